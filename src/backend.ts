@@ -1,0 +1,146 @@
+// The one Backend interface. Two implementations: WebGPU (src/gpu, shaders/*.wgsl)
+// and the CPU reference (src/reference). Model and RL code call only these ops.
+//
+// Conventions (after llm.c):
+// - arguments: outputs first, then inputs, then sizes;
+// - every *Backward op ACCUMULATES (+=) into its gradient outputs; the caller
+//   zeroes gradient buffers once per step. Forward ops overwrite (=) outputs.
+// - matrices are row-major; Linear weights are [out, in] (PyTorch convention).
+// - ops are recorded in order; on WebGPU nothing reaches the device until
+//   `submit()`. `read` submits what is pending and waits (a sync point).
+
+export type DType = 'f32' | 'i32';
+
+/** A handle to backend-owned memory. Never touched outside its backend. */
+export interface Tensor {
+  readonly size: number; // elements
+  readonly dtype: DType;
+}
+
+/** Numbers read back from a backend: f32 tensors as Float32Array (Float64Array on the f64 CPU backend). */
+export type FloatArray = Float32Array | Float64Array;
+
+export type AdvantageMode = 'group' | 'none' | 'batch';
+export type Algorithm = 'gspo' | 'grpo';
+
+export interface AdamWParams {
+  lr: number;
+  beta1: number;
+  beta2: number;
+  eps: number;
+  weightDecay: number;
+  step: number; // 1-based, for bias correction
+}
+
+/** Fixed layout of the stats vector written by `rlStats` (indices). */
+export const RL_STATS = {
+  loss: 0, // mean_i L_i + beta * kl
+  policyLoss: 1, // mean_i L_i
+  kl: 2, // mean_i of token-mean k3 KL (0 when beta = 0)
+  clipCount: 3, // sequences (GSPO) or tokens (GRPO) where clipping is active
+  clipDenom: 4, // sequences (GSPO) or masked tokens (GRPO)
+  ratioMean: 5, // mean of s_i (GSPO) or of rho_t over masked tokens (GRPO)
+  ratioMin: 6,
+  ratioMax: 7,
+  size: 8,
+} as const;
+
+/** Fixed layout of `groupNormalize`'s stats output. */
+export const ADV_STATS = { zeroStdGroups: 0, groups: 1, size: 2 } as const;
+
+export interface Backend {
+  readonly name: 'cpu' | 'webgpu';
+  /** Offsets passed to `view` must be multiples of this (elements). */
+  readonly viewAlign: number;
+
+  // ---- memory ----
+  /** A new zero-filled tensor. */
+  alloc(size: number, dtype?: DType): Tensor;
+  /** A window [offset, offset+size) of `base` sharing its memory; offset % viewAlign === 0. */
+  view(base: Tensor, offset: number, size: number): Tensor;
+  write(t: Tensor, data: ArrayLike<number>, offset?: number): void;
+  read(t: Tensor): Promise<FloatArray | Int32Array>;
+  zero(t: Tensor): void;
+  copy(dst: Tensor, src: Tensor): void;
+  free(t: Tensor): void;
+  /** Sends everything recorded so far to the device (one command submission). */
+  submit(): void;
+  /** Waits until all submitted work is done. */
+  sync(): Promise<void>;
+  destroy(): void;
+
+  // ---- embedding: out[n,:] = wte[tokens[n],:] + wpe[n % T,:] ----
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number): void;
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, V: number): void;
+
+  // ---- LayerNorm over the last dim C, eps 1e-5, biased variance; saves mean and rstd [N] ----
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, bias: Tensor, N: number, C: number): void;
+  layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number): void;
+
+  // ---- Linear: out[N,OC] = inp[N,IC] @ weight[OC,IC]^T + bias[OC] (bias may be null) ----
+  matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void;
+  /** dinp += dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout). dbias may be null. */
+  matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor, N: number, IC: number, OC: number): void;
+
+  // ---- causal multi-head attention. qkv [B,T,3C] (q,k,v in that order), out [B,T,C], att [B,NH,T,T] softmax probs ----
+  attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void;
+  /** dpreatt [B,NH,T,T] is scratch (overwritten). */
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void;
+
+  // ---- GELU, tanh approximation ----
+  geluForward(out: Tensor, inp: Tensor, n: number): void;
+  geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void;
+
+  // ---- residual: out = a + b; its backward is `accumulate` into both inputs' grads ----
+  residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void;
+  /** dst += src */
+  accumulate(dst: Tensor, src: Tensor, n: number): void;
+
+  // ---- log-softmax gathering: logp[n] = log softmax(logits[n,:] / temperature)[targets[n]], entropy[n] of that softmax.
+  // targets[n] < 0 marks a row with no target: logp 0, gradient 0 (entropy still computed). ----
+  logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void;
+  /** dlogits[n,:] += dlogp[n] * (onehot(target) - softmax(logits/temperature)) / temperature */
+  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void;
+
+  // ---- softmax cross-entropy (pretraining): losses[n] = -log softmax(logits[n,:])[targets[n]]; targets < 0 ignored (loss 0) ----
+  crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void;
+  /** dlogits[n,:] += dloss[n] * (softmax - onehot); dloss is a tensor [N] (e.g. 1/count where counted, 0 elsewhere). */
+  crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void;
+
+  // ---- optimizer ----
+  /** out[0] = sum of squares of x[0..n) (global grad norm^2 when x is the flat gradient). */
+  sumSquares(out: Tensor, x: Tensor, n: number): void;
+  /** scale[0] = maxNorm > 0 ? min(1, maxNorm / (sqrt(normSq[0]) + 1e-6)) : 1; stays on the device (no readback). */
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void;
+  /** AdamW on a flat parameter vector; g = grads * scale[0]; weight decay per element times decayMask (1 for 2-D weights, 0 otherwise). */
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams): void;
+
+  // ---- RL objective (rl.md sections 3 and 4) ----
+  /** out[i] = src[index[i]] for i < n (index i32); e.g. episode advantages -> per-sequence advantages. */
+  gather(out: Tensor, src: Tensor, index: Tensor, n: number): void;
+  /**
+   * Advantages per episode from rewards [E]; groups given as CSR offsets groupStart[P+1] (i32) over episodes.
+   * mode group: (r - mean_g) / (std_g + 1e-4), std with Bessel; none: r - mean_g; batch: (r - mean_g) / (std_batch + 1e-4).
+   * A group of one, or whose rewards are all equal, gets A = 0 (in every mode).
+   * stats (ADV_STATS): count of groups with all-equal rewards (or size 1), and P.
+   */
+  groupNormalize(adv: Tensor, stats: Tensor, rewards: Tensor, groupStart: Tensor, E: number, P: number, mode: AdvantageMode): void;
+  /**
+   * Per sequence s in [S] with rows of length T (logp, oldLogp, mask are [S,T]):
+   * logS[s] = clamp(sum_t m (logp - old) / max(1, sum_t m), -20, 20), ratio[s] = exp(logS);
+   * tokRatio[s,t] = exp(logp - old) where mask, else 1 (GRPO's rho_t).
+   */
+  seqRatio(logS: Tensor, ratio: Tensor, tokRatio: Tensor, logp: Tensor, oldLogp: Tensor, mask: Tensor, S: number, T: number): void;
+  /**
+   * The clipped surrogate (+ beta * k3 KL). seqAdv [S] (the episode's advantage per sequence).
+   * Writes lossSeq [S] (L_i, or for GRPO the token mean of l_t), klSeq [S] (token-mean KL), clipSeq [S] (GSPO: 0/1; GRPO: clipped token count),
+   * and dlogp [S,T] (overwritten) = d L / d logp with L = mean_i (L_i + beta * kl_i).
+   * refLogp may be null when beta = 0.
+   */
+  clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor,
+    logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor, mask: Tensor, refLogp: Tensor | null,
+    S: number, T: number, algorithm: Algorithm, epsLow: number, epsHigh: number, beta: number): void;
+  /** Reduces the per-sequence outputs into the RL_STATS vector (no readback). */
+  rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
+    S: number, T: number, algorithm: Algorithm, beta: number): void;
+}
