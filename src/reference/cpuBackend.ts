@@ -1,0 +1,116 @@
+// The CPU backend: the reference ops behind the Backend interface. With
+// precision 'f64' it is the float64 oracle used by finite-difference tests.
+import type { AdamWParams, AdvantageMode, Algorithm, Backend, DType, FloatArray, Tensor } from '../backend';
+import * as nn from './nn';
+import * as ls from './logsoftmax';
+import * as opt from './optim';
+import * as rl from './rl';
+
+class CpuTensor implements Tensor {
+  constructor(readonly data: FloatArray | Int32Array, readonly dtype: DType) {}
+  get size(): number { return this.data.length; }
+}
+
+function f(t: Tensor): FloatArray {
+  if (!(t instanceof CpuTensor) || t.dtype !== 'f32') throw new Error('cpu backend: expected a float tensor of this backend');
+  return t.data as FloatArray;
+}
+function i32(t: Tensor): Int32Array {
+  if (!(t instanceof CpuTensor) || t.dtype !== 'i32') throw new Error('cpu backend: expected an i32 tensor of this backend');
+  return t.data as Int32Array;
+}
+
+export class CpuBackend implements Backend {
+  readonly name = 'cpu' as const;
+  readonly viewAlign = 64; // the same rule as WebGPU, so layouts are identical
+
+  constructor(readonly precision: 'f32' | 'f64' = 'f32') {}
+
+  alloc(size: number, dtype: DType = 'f32'): Tensor {
+    const data = dtype === 'i32' ? new Int32Array(size) : this.precision === 'f64' ? new Float64Array(size) : new Float32Array(size);
+    return new CpuTensor(data, dtype);
+  }
+  view(base: Tensor, offset: number, size: number): Tensor {
+    if (offset % this.viewAlign !== 0) throw new Error(`view offset ${offset} is not a multiple of ${this.viewAlign}`);
+    if (offset + size > base.size) throw new Error(`view [${offset}, ${offset + size}) is outside a tensor of ${base.size}`);
+    const b = base as CpuTensor;
+    return new CpuTensor(b.data.subarray(offset, offset + size), b.dtype);
+  }
+  write(t: Tensor, data: ArrayLike<number>, offset = 0): void {
+    (t as CpuTensor).data.set(data, offset);
+  }
+  async read(t: Tensor): Promise<FloatArray | Int32Array> {
+    return (t as CpuTensor).data.slice();
+  }
+  zero(t: Tensor): void { (t as CpuTensor).data.fill(0); }
+  copy(dst: Tensor, src: Tensor): void { (dst as CpuTensor).data.set((src as CpuTensor).data); }
+  free(_t: Tensor): void { /* garbage collected */ }
+  submit(): void {}
+  async sync(): Promise<void> {}
+  destroy(): void {}
+
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number): void {
+    nn.embeddingForward(f(out), i32(tokens), f(wte), f(wpe), N, T, C);
+  }
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, _V: number): void {
+    nn.embeddingBackward(f(dwte), f(dwpe), f(dout), i32(tokens), N, T, C);
+  }
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number): void {
+    nn.layernormForward(f(out), f(mean), f(rstd), f(inp), f(w), f(b), N, C);
+  }
+  layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number): void {
+    nn.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), N, C);
+  }
+  matmulForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
+    nn.matmulForward(f(out), f(inp), f(w), bias ? f(bias) : null, N, IC, OC);
+  }
+  matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number): void {
+    nn.matmulBackward(f(dinp), f(dw), dbias ? f(dbias) : null, f(dout), f(inp), f(w), N, IC, OC);
+  }
+  attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
+    nn.attentionForward(f(out), f(att), f(qkv), B, T, C, NH);
+  }
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
+    nn.attentionBackward(f(dqkv), f(dpreatt), f(dout), f(qkv), f(att), B, T, C, NH);
+  }
+  geluForward(out: Tensor, inp: Tensor, n: number): void { nn.geluForward(f(out), f(inp), n); }
+  geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void { nn.geluBackward(f(dinp), f(inp), f(dout), n); }
+  residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void { nn.residualForward(f(out), f(a), f(b), n); }
+  accumulate(dst: Tensor, src: Tensor, n: number): void { nn.accumulate(f(dst), f(src), n); }
+
+  logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    ls.logprobForward(f(logp), f(entropy), f(logits), i32(targets), N, V, temperature);
+  }
+  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    ls.logprobBackward(f(dlogits), f(dlogp), f(logits), i32(targets), N, V, temperature);
+  }
+  crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    ls.crossEntropyForward(f(losses), f(logits), i32(targets), N, V);
+  }
+  crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    ls.crossEntropyBackward(f(dlogits), f(dloss), f(logits), i32(targets), N, V);
+  }
+
+  sumSquares(out: Tensor, x: Tensor, n: number): void { opt.sumSquares(f(out), f(x), n); }
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void { opt.clipScale(f(scale), f(normSq), maxNorm); }
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams): void {
+    opt.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), n, hp);
+  }
+
+  gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(f(out), f(src), i32(index), n); }
+  groupNormalize(adv: Tensor, stats: Tensor, rewards: Tensor, groupStart: Tensor, E: number, P: number, mode: AdvantageMode): void {
+    rl.groupNormalize(f(adv), f(stats), f(rewards), i32(groupStart), E, P, mode);
+  }
+  seqRatio(logS: Tensor, ratio: Tensor, tokRatio: Tensor, logp: Tensor, oldLogp: Tensor, mask: Tensor, S: number, T: number): void {
+    rl.seqRatio(f(logS), f(ratio), f(tokRatio), f(logp), f(oldLogp), f(mask), S, T);
+  }
+  clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor, logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor,
+    mask: Tensor, refLogp: Tensor | null, S: number, T: number, algorithm: Algorithm, epsLow: number, epsHigh: number, beta: number): void {
+    rl.clipLoss(f(lossSeq), f(klSeq), f(clipSeq), f(dlogp), f(logp), f(ratio), f(tokRatio), f(seqAdv), f(mask),
+      refLogp ? f(refLogp) : null, S, T, algorithm, epsLow, epsHigh, beta);
+  }
+  rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
+    S: number, T: number, algorithm: Algorithm, beta: number): void {
+    rl.rlStats(f(stats), f(lossSeq), f(klSeq), f(clipSeq), f(ratio), f(tokRatio), f(mask), S, T, algorithm, beta);
+  }
+}
