@@ -1,0 +1,198 @@
+// The policy: nanoGPT's architecture, forward and backward composed from
+// Backend ops (read top to bottom, after llm.c's gpt2_forward/gpt2_backward).
+//   x = wte[tok] + wpe[pos]
+//   per layer: x = x + c_proj(attn(c_attn(ln_1(x))));  x = x + mlp.c_proj(gelu(c_fc(ln_2(x))))
+//   logits = ln_f(x) @ wte^T   (tied head, no bias)
+import type { Backend, Tensor } from '../backend';
+import { decayMask, initParams, paramSpecs, type GPTConfig, type ParamSpec } from './params';
+
+interface LayerParams {
+  ln1w: Tensor; ln1b: Tensor; qkvw: Tensor; qkvb: Tensor; attprojw: Tensor; attprojb: Tensor;
+  ln2w: Tensor; ln2b: Tensor; fcw: Tensor; fcb: Tensor; fcprojw: Tensor; fcprojb: Tensor;
+}
+interface Params { wte: Tensor; wpe: Tensor; layers: LayerParams[]; lnfw: Tensor; lnfb: Tensor }
+
+// Activations of one forward pass, kept for the backward. BT = B*T rows.
+interface LayerActs {
+  ln1: Tensor; ln1Mean: Tensor; ln1Rstd: Tensor; // (BT, C), (BT), (BT)
+  qkv: Tensor; // (BT, 3C)
+  att: Tensor; // (B, NH, T, T)
+  atty: Tensor; // (BT, C)
+  attproj: Tensor; // (BT, C)
+  residual2: Tensor; // (BT, C)
+  ln2: Tensor; ln2Mean: Tensor; ln2Rstd: Tensor;
+  fch: Tensor; // (BT, 4C)
+  fchGelu: Tensor; // (BT, 4C)
+  fcproj: Tensor; // (BT, C)
+  residual3: Tensor; // (BT, C)
+}
+interface Acts {
+  B: number; T: number;
+  tokens: Tensor; // (BT) i32
+  encoded: Tensor; // (BT, C)
+  layers: LayerActs[];
+  lnf: Tensor; lnfMean: Tensor; lnfRstd: Tensor;
+  logits: Tensor; // (BT, V)
+  // gradient scratch, zeroed before each use because backward ops accumulate
+  dlogits: Tensor; dresidual: Tensor; dlnf: Tensor; dbt3c: Tensor; dbt4c: Tensor; dbt4c2: Tensor; dbtc: Tensor; dpreatt: Tensor;
+}
+
+function viewParams(b: Backend, flat: Tensor, specs: ParamSpec[], nLayer: number): Params {
+  const by = new Map(specs.map((s) => [s.name, b.view(flat, s.offset, s.size)]));
+  const get = (n: string) => by.get(n)!;
+  const layers: LayerParams[] = [];
+  for (let l = 0; l < nLayer; l++) {
+    const p = `transformer.h.${l}.`;
+    layers.push({
+      ln1w: get(p + 'ln_1.weight'), ln1b: get(p + 'ln_1.bias'),
+      qkvw: get(p + 'attn.c_attn.weight'), qkvb: get(p + 'attn.c_attn.bias'),
+      attprojw: get(p + 'attn.c_proj.weight'), attprojb: get(p + 'attn.c_proj.bias'),
+      ln2w: get(p + 'ln_2.weight'), ln2b: get(p + 'ln_2.bias'),
+      fcw: get(p + 'mlp.c_fc.weight'), fcb: get(p + 'mlp.c_fc.bias'),
+      fcprojw: get(p + 'mlp.c_proj.weight'), fcprojb: get(p + 'mlp.c_proj.bias'),
+    });
+  }
+  return { wte: get('transformer.wte.weight'), wpe: get('transformer.wpe.weight'), layers, lnfw: get('transformer.ln_f.weight'), lnfb: get('transformer.ln_f.bias') };
+}
+
+export class GPT {
+  readonly specs: ParamSpec[];
+  readonly numParams: number; // flat length (with alignment padding)
+  readonly params: Tensor; // flat
+  readonly grads: Tensor; // flat, same layout
+  readonly decayMask: Tensor;
+  private p: Params;
+  private g: Params;
+  private acts: Acts | null = null;
+
+  constructor(readonly backend: Backend, readonly config: GPTConfig, weights?: Float32Array, seed = 0) {
+    const { specs, total } = paramSpecs(config);
+    this.specs = specs;
+    this.numParams = total;
+    this.params = backend.alloc(total);
+    backend.write(this.params, weights ?? initParams(config, seed));
+    this.grads = backend.alloc(total);
+    this.decayMask = backend.alloc(total);
+    backend.write(this.decayMask, decayMask(config));
+    this.p = viewParams(backend, this.params, specs, config.nLayer);
+    this.g = viewParams(backend, this.grads, specs, config.nLayer);
+  }
+
+  /** Activations for B sequences of T positions; reused while the shape fits. */
+  private activations(B: number, T: number): Acts {
+    const a = this.acts;
+    if (a && a.B === B && a.T === T) return a;
+    if (a) this.freeActs(a);
+    const b = this.backend, { nLayer, nHead: NH, nEmbd: C, vocabSize: V } = this.config, BT = B * T;
+    const layers: LayerActs[] = [];
+    for (let l = 0; l < nLayer; l++) {
+      layers.push({
+        ln1: b.alloc(BT * C), ln1Mean: b.alloc(BT), ln1Rstd: b.alloc(BT), qkv: b.alloc(BT * 3 * C), att: b.alloc(B * NH * T * T),
+        atty: b.alloc(BT * C), attproj: b.alloc(BT * C), residual2: b.alloc(BT * C), ln2: b.alloc(BT * C), ln2Mean: b.alloc(BT), ln2Rstd: b.alloc(BT),
+        fch: b.alloc(BT * 4 * C), fchGelu: b.alloc(BT * 4 * C), fcproj: b.alloc(BT * C), residual3: b.alloc(BT * C),
+      });
+    }
+    this.acts = {
+      B, T, tokens: b.alloc(BT, 'i32'), encoded: b.alloc(BT * C), layers,
+      lnf: b.alloc(BT * C), lnfMean: b.alloc(BT), lnfRstd: b.alloc(BT), logits: b.alloc(BT * V),
+      dlogits: b.alloc(BT * V), dresidual: b.alloc(BT * C), dlnf: b.alloc(BT * C), dbt3c: b.alloc(BT * 3 * C),
+      dbt4c: b.alloc(BT * 4 * C), dbt4c2: b.alloc(BT * 4 * C), dbtc: b.alloc(BT * C), dpreatt: b.alloc(B * NH * T * T),
+    };
+    return this.acts;
+  }
+
+  private freeActs(a: Acts): void {
+    for (const v of Object.values(a)) if (typeof v === 'object' && v !== null && 'size' in v) this.backend.free(v as Tensor);
+    for (const l of a.layers) for (const t of Object.values(l)) this.backend.free(t);
+  }
+
+  /**
+   * Forward over tokens (B*T i32, row-major). Returns logits (BT, V), valid until the next forward.
+   * With `params`, runs another weight set of the same layout (e.g. the frozen reference policy).
+   */
+  forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor): Tensor {
+    if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
+    const b = this.backend, a = this.activations(B, T), { nHead: NH, nEmbd: C, vocabSize: V } = this.config, BT = B * T;
+    const p = params ? viewParams(b, params, this.specs, this.config.nLayer) : this.p;
+    if ('dtype' in tokens && 'size' in tokens) b.copy(a.tokens, tokens as Tensor);
+    else b.write(a.tokens, tokens as ArrayLike<number>);
+    b.embeddingForward(a.encoded, a.tokens, p.wte, p.wpe, BT, T, C);
+    let residual = a.encoded;
+    p.layers.forEach((lp, l) => {
+      const la = a.layers[l];
+      b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, BT, C);
+      b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, BT, C, 3 * C);
+      b.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH);
+      b.matmulForward(la.attproj, la.atty, lp.attprojw, lp.attprojb, BT, C, C);
+      b.residualForward(la.residual2, residual, la.attproj, BT * C);
+      b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, BT, C);
+      b.matmulForward(la.fch, la.ln2, lp.fcw, lp.fcb, BT, C, 4 * C);
+      b.geluForward(la.fchGelu, la.fch, BT * 4 * C);
+      b.matmulForward(la.fcproj, la.fchGelu, lp.fcprojw, lp.fcprojb, BT, 4 * C, C);
+      b.residualForward(la.residual3, la.residual2, la.fcproj, BT * C);
+      residual = la.residual3;
+    });
+    b.layernormForward(a.lnf, a.lnfMean, a.lnfRstd, residual, p.lnfw, p.lnfb, BT, C);
+    b.matmulForward(a.logits, a.lnf, p.wte, null, BT, C, V);
+    return a.logits;
+  }
+
+  /** The zeroed gradient of the logits of the last forward; a loss head accumulates into it before `backward`. */
+  dlogits(): Tensor {
+    const a = this.acts;
+    if (!a) throw new Error('dlogits() before forward()');
+    this.backend.zero(a.dlogits);
+    return a.dlogits;
+  }
+
+  zeroGrad(): void { this.backend.zero(this.grads); }
+
+  /** Backpropagates dlogits through the last forward, accumulating (+=) into this.grads. */
+  backward(): void {
+    const a = this.acts;
+    if (!a) throw new Error('backward() before forward()');
+    const b = this.backend, p = this.p, g = this.g, { nHead: NH, nEmbd: C, vocabSize: V } = this.config, { B, T } = a, BT = B * T;
+    const L = this.config.nLayer;
+    b.zero(a.dlnf);
+    b.matmulBackward(a.dlnf, g.wte, null, a.dlogits, a.lnf, p.wte, BT, C, V);
+    b.zero(a.dresidual);
+    const lastResidual = L > 0 ? a.layers[L - 1].residual3 : a.encoded;
+    b.layernormBackward(a.dresidual, g.lnfw, g.lnfb, a.dlnf, lastResidual, p.lnfw, a.lnfMean, a.lnfRstd, BT, C);
+    // dresidual carries d(loss)/d(residual stream) down through the layers
+    for (let l = L - 1; l >= 0; l--) {
+      const lp = p.layers[l], lg = g.layers[l], la = a.layers[l];
+      const residual = l === 0 ? a.encoded : a.layers[l - 1].residual3;
+      // MLP branch: residual3 = residual2 + fcproj
+      b.zero(a.dbt4c);
+      b.matmulBackward(a.dbt4c, lg.fcprojw, lg.fcprojb, a.dresidual, la.fchGelu, lp.fcprojw, BT, 4 * C, C);
+      b.zero(a.dbt4c2);
+      b.geluBackward(a.dbt4c2, la.fch, a.dbt4c, BT * 4 * C);
+      b.zero(a.dbtc);
+      b.matmulBackward(a.dbtc, lg.fcw, lg.fcb, a.dbt4c2, la.ln2, lp.fcw, BT, C, 4 * C);
+      b.layernormBackward(a.dresidual, lg.ln2w, lg.ln2b, a.dbtc, la.residual2, lp.ln2w, la.ln2Mean, la.ln2Rstd, BT, C);
+      // attention branch: residual2 = residual + attproj
+      b.zero(a.dbtc);
+      b.matmulBackward(a.dbtc, lg.attprojw, lg.attprojb, a.dresidual, la.atty, lp.attprojw, BT, C, C);
+      b.zero(a.dbt3c);
+      b.attentionBackward(a.dbt3c, a.dpreatt, a.dbtc, la.qkv, la.att, B, T, C, NH);
+      b.zero(a.dbtc);
+      b.matmulBackward(a.dbtc, lg.qkvw, lg.qkvb, a.dbt3c, la.ln1, lp.qkvw, BT, C, 3 * C);
+      b.layernormBackward(a.dresidual, lg.ln1w, lg.ln1b, a.dbtc, residual, lp.ln1w, la.ln1Mean, la.ln1Rstd, BT, C);
+    }
+    b.embeddingBackward(g.wte, g.wpe, a.dresidual, a.tokens, BT, T, C, V);
+  }
+
+  /** Named tensors of a flat buffer read back (checkpoints, gradients). */
+  async readNamed(flat: Tensor = this.params): Promise<Map<string, { shape: number[]; data: Float32Array }>> {
+    const all = await this.backend.read(flat);
+    const out = new Map<string, { shape: number[]; data: Float32Array }>();
+    for (const s of this.specs) out.set(s.name, { shape: s.shape, data: Float32Array.from(all.subarray(s.offset, s.offset + s.size)) });
+    return out;
+  }
+
+  destroy(): void {
+    if (this.acts) this.freeActs(this.acts);
+    this.acts = null;
+    for (const t of [this.params, this.grads, this.decayMask]) this.backend.free(t);
+  }
+}
