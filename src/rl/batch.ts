@@ -1,0 +1,107 @@
+// The `grad` batch file (cli.md) -> a PolicyBatch in prediction space, validated.
+import type { AdvantageMode, Algorithm } from '../backend';
+import { InputError } from '../errors';
+import type { ObjectiveConfig, PolicyBatch } from './objective';
+
+export interface SequenceIn {
+  tokens: number[];
+  mask: number[];
+  oldLogprobs: number[];
+  refLogprobs?: number[];
+  episode: number;
+  group: number;
+  reward: number;
+}
+
+const fail = (msg: string): never => { throw new InputError(msg); };
+
+function num(v: unknown, where: string): number {
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${where} must be a finite number, got ${JSON.stringify(v)}`);
+  return v as number;
+}
+function numArray(v: unknown, where: string, len?: number): number[] {
+  if (!Array.isArray(v)) fail(`${where} must be an array of numbers`);
+  const a = v as unknown[];
+  if (len !== undefined && a.length !== len) fail(`${where} has ${a.length} entries, expected ${len} (one per token)`);
+  return a.map((x, i) => num(x, `${where}[${i}]`));
+}
+
+/**
+ * Builds the batch of sequences. Episodes are grouped by `group`; group statistics are
+ * over episodes (an episode counts once however many sequences it has).
+ */
+export function buildPolicyBatch(seqs: SequenceIn[], vocabSize: number, blockSize: number): PolicyBatch {
+  if (seqs.length === 0) fail('the batch has no sequences');
+  const T = Math.max(...seqs.map((s) => s.tokens.length)) - 1; // predictions per row
+  if (T < 1) fail('every sequence needs at least 2 tokens (a context token and a generated one)');
+  const episodes = new Map<number, { group: number; reward: number }>();
+  seqs.forEach((s, i) => {
+    const w = `sequences[${i}]`;
+    if (s.tokens.length > blockSize) fail(`${w}.tokens has ${s.tokens.length} tokens, more than block_size ${blockSize}`);
+    s.tokens.forEach((t, j) => { if (!Number.isInteger(t) || t < 0 || t >= vocabSize) fail(`${w}.tokens[${j}] = ${t} is not a token id in [0, ${vocabSize})`); });
+    s.mask.forEach((m, j) => { if (m !== 0 && m !== 1) fail(`${w}.mask[${j}] must be 0 or 1, got ${m}`); });
+    if (s.mask[0] === 1) fail(`${w}.mask[0] must be 0: the first token has no log-prob`);
+    const e = episodes.get(s.episode);
+    if (e && (e.group !== s.group || e.reward !== s.reward)) fail(`${w}: episode ${s.episode} appears with different group or reward`);
+    episodes.set(s.episode, { group: s.group, reward: s.reward });
+  });
+  // episodes ordered by group -> CSR offsets
+  const epIds = [...episodes.keys()].sort((a, b) => episodes.get(a)!.group - episodes.get(b)!.group || a - b);
+  const epIndex = new Map(epIds.map((id, i) => [id, i]));
+  const rewards = Float32Array.from(epIds.map((id) => episodes.get(id)!.reward));
+  const groupStart: number[] = [];
+  epIds.forEach((id, i) => { if (i === 0 || episodes.get(id)!.group !== episodes.get(epIds[i - 1])!.group) groupStart.push(i); });
+  groupStart.push(epIds.length);
+
+  const S = seqs.length, ST = S * T;
+  const tokens = new Int32Array(ST), targets = new Int32Array(ST).fill(-1), mask = new Float32Array(ST), oldLogp = new Float32Array(ST);
+  const hasRef = seqs.some((s) => s.refLogprobs);
+  const refLogp = hasRef ? new Float32Array(ST) : null;
+  seqs.forEach((s, i) => {
+    const n = s.tokens.length;
+    for (let t = 0; t < n - 1; t++) {
+      const o = i * T + t;
+      tokens[o] = s.tokens[t];
+      targets[o] = s.tokens[t + 1];
+      mask[o] = s.mask[t + 1];
+      oldLogp[o] = s.oldLogprobs[t + 1];
+      if (refLogp && s.refLogprobs) refLogp[o] = s.refLogprobs[t + 1];
+    }
+    if (n - 1 < T) tokens[i * T + n - 1] = s.tokens[n - 1]; // the last token is context for nothing, kept for completeness
+  });
+  return { S, T, tokens, targets, mask, oldLogp, refLogp, seqEpisode: Int32Array.from(seqs.map((s) => epIndex.get(s.episode)!)), rewards, groupStart: Int32Array.from(groupStart) };
+}
+
+/** Parses the JSON of a batch file; every problem is an InputError naming the field. */
+export function parseBatchFile(json: unknown, vocabSize: number, blockSize: number): { batch: PolicyBatch; cfg: ObjectiveConfig } {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) fail('the batch file must be a JSON object');
+  const o = json as Record<string, unknown>;
+  const known = new Set(['algorithm', 'eps_low', 'eps_high', 'beta', 'advantage', 'temperature', 'sequences']);
+  for (const k of Object.keys(o)) if (!known.has(k)) fail(`unknown key "${k}" in the batch file (known: ${[...known].join(', ')})`);
+  const algorithm = (o.algorithm ?? 'gspo') as Algorithm;
+  if (algorithm !== 'gspo' && algorithm !== 'grpo') fail(`algorithm must be "gspo" or "grpo", got ${JSON.stringify(o.algorithm)}`);
+  const advantage = (o.advantage ?? 'group') as AdvantageMode;
+  if (!['group', 'none', 'batch'].includes(advantage)) fail(`advantage must be "group", "none" or "batch", got ${JSON.stringify(o.advantage)}`);
+  const epsLow = num(o.eps_low ?? (algorithm === 'gspo' ? 3e-4 : 0.2), 'eps_low');
+  const epsHigh = num(o.eps_high ?? (algorithm === 'gspo' ? 4e-4 : 0.2), 'eps_high');
+  if (epsLow < 0 || epsLow >= 1) fail(`eps_low must be in [0, 1), got ${epsLow}`);
+  if (epsHigh < 0) fail(`eps_high must be >= 0, got ${epsHigh}`);
+  const beta = num(o.beta ?? 0, 'beta');
+  if (beta < 0) fail(`beta must be >= 0, got ${beta}`);
+  const temperature = num(o.temperature ?? 1, 'temperature');
+  if (temperature <= 0) fail(`temperature must be > 0, got ${temperature}`);
+  if (!Array.isArray(o.sequences)) fail('sequences must be an array');
+  const seqs = (o.sequences as unknown[]).map((raw, i): SequenceIn => {
+    const w = `sequences[${i}]`;
+    if (typeof raw !== 'object' || raw === null) fail(`${w} must be an object`);
+    const s = raw as Record<string, unknown>;
+    const tokens = numArray(s.tokens, `${w}.tokens`);
+    const n = tokens.length;
+    const ref = s.ref_logprobs === undefined ? undefined : numArray(s.ref_logprobs, `${w}.ref_logprobs`, n);
+    if (beta > 0 && !ref) fail(`${w}.ref_logprobs is required when beta > 0`);
+    const episode = num(s.episode, `${w}.episode`), group = num(s.group, `${w}.group`);
+    if (!Number.isInteger(episode) || !Number.isInteger(group)) fail(`${w}: episode and group must be integers`);
+    return { tokens, mask: numArray(s.mask, `${w}.mask`, n), oldLogprobs: numArray(s.old_logprobs, `${w}.old_logprobs`, n), refLogprobs: ref, episode, group, reward: num(s.reward, `${w}.reward`) };
+  });
+  return { batch: buildPolicyBatch(seqs, vocabSize, blockSize), cfg: { algorithm, epsLow, epsHigh, beta, advantage, temperature } };
+}
