@@ -1,0 +1,169 @@
+// `bench [--backend cpu|webgpu] [--json] [--quick]`: per-kernel time and GFLOP/s or GB/s at a few
+// sizes, and one whole training step (forward, GSPO loss, backward, AdamW) at the
+// default model size. With no --backend, both backends run in one process so
+// their ratio is measured under the same load.
+import type { Backend, Tensor } from '../../backend';
+import { CpuBackend } from '../../reference/cpuBackend';
+import { GPT } from '../../model/gpt';
+import { AdamW, ADAMW_RL } from '../../model/optimizer';
+import { paramCount, type GPTConfig } from '../../model/params';
+import { mulberry32 } from '../../model/random';
+import { PolicyObjective, type ObjectiveConfig, type PolicyBatch } from '../../rl/objective';
+import { InputError } from '../../errors';
+import { parseFlags, type FlagSpec } from '../args';
+import { log, webgpuBackend } from '../io';
+
+export const benchFlags: FlagSpec = {
+  backend: { kind: 'string', help: 'cpu | webgpu (default: both)' },
+  json: { kind: 'bool', help: 'print JSON instead of a table' },
+  quick: { kind: 'bool', help: 'smaller sizes, fewer repetitions' },
+};
+
+export const BENCH_MODEL: GPTConfig = { nLayer: 2, nHead: 4, nEmbd: 64, blockSize: 48, vocabSize: 32 };
+
+interface Case {
+  name: string;
+  size: string;
+  flops?: number; // per run
+  bytes?: number; // per run
+  setup: (b: Backend) => { run: () => void; done?: () => Promise<unknown> };
+}
+
+interface Row { kernel: string; size: string; ms: Record<string, number>; gflops?: Record<string, number>; gbs?: Record<string, number> }
+
+function rand(b: Backend, n: number, seed: number, scale = 1): Tensor {
+  const r = mulberry32(seed), t = b.alloc(n);
+  b.write(t, Float32Array.from({ length: n }, () => (r() - 0.5) * 2 * scale));
+  return t;
+}
+
+function stepBatch(cfg: GPTConfig, S: number, T: number): PolicyBatch {
+  const r = mulberry32(7), ST = S * T;
+  const tokens = Int32Array.from({ length: ST }, () => Math.floor(r() * cfg.vocabSize));
+  const targets = Int32Array.from({ length: ST }, (_, i) => ((i + 1) % T === 0 ? -1 : tokens[i + 1]));
+  const mask = Float32Array.from({ length: ST }, (_, i) => (i % T >= T / 2 && targets[i] >= 0 ? 1 : 0));
+  const G = 8, P = S / G;
+  return {
+    S, T, tokens, targets, mask, oldLogp: Float32Array.from({ length: ST }, () => -Math.log(cfg.vocabSize) + (r() - 0.5) * 0.01), refLogp: null,
+    seqEpisode: Int32Array.from({ length: S }, (_, i) => i), rewards: Float32Array.from({ length: S }, () => (r() < 0.5 ? 1 : 0)),
+    groupStart: Int32Array.from({ length: P + 1 }, (_, g) => g * G),
+  };
+}
+
+function cases(quick: boolean): Case[] {
+  const list: Case[] = [];
+  const sizes = quick ? [[256, 64, 256]] : [[256, 64, 256], [1024, 64, 256], [3072, 64, 256]];
+  for (const [N, IC, OC] of sizes) {
+    list.push({ name: 'matmul_forward', size: `${N}x${IC}x${OC}`, flops: 2 * N * IC * OC, setup: (b) => {
+      const out = b.alloc(N * OC), inp = rand(b, N * IC, 1), w = rand(b, OC * IC, 2), bias = rand(b, OC, 3);
+      return { run: () => b.matmulForward(out, inp, w, bias, N, IC, OC) };
+    } });
+    list.push({ name: 'matmul_backward', size: `${N}x${IC}x${OC}`, flops: 4 * N * IC * OC, setup: (b) => {
+      const dinp = b.alloc(N * IC), dw = b.alloc(OC * IC), db = b.alloc(OC), dout = rand(b, N * OC, 4), inp = rand(b, N * IC, 5), w = rand(b, OC * IC, 6);
+      return { run: () => b.matmulBackward(dinp, dw, db, dout, inp, w, N, IC, OC) };
+    } });
+  }
+  const BT = quick ? 512 : 3072, C = 64, B = BT / 48, T = 48, NH = 4, V = 32;
+  list.push({ name: 'layernorm_forward', size: `${BT}x${C}`, bytes: 2 * BT * C * 4, setup: (b) => {
+    const out = b.alloc(BT * C), m = b.alloc(BT), r = b.alloc(BT), inp = rand(b, BT * C, 7), w = rand(b, C, 8), bias = rand(b, C, 9);
+    return { run: () => b.layernormForward(out, m, r, inp, w, bias, BT, C) };
+  } });
+  list.push({ name: 'attention_forward', size: `B${B} T${T} C${C} H${NH}`, flops: 4 * B * NH * T * T * (C / NH), setup: (b) => {
+    const out = b.alloc(BT * C), att = b.alloc(B * NH * T * T), qkv = rand(b, BT * 3 * C, 10);
+    return { run: () => b.attentionForward(out, att, qkv, B, T, C, NH) };
+  } });
+  list.push({ name: 'attention_backward', size: `B${B} T${T} C${C} H${NH}`, flops: 8 * B * NH * T * T * (C / NH), setup: (b) => {
+    const out = b.alloc(BT * C), att = b.alloc(B * NH * T * T), qkv = rand(b, BT * 3 * C, 10), dqkv = b.alloc(BT * 3 * C), dpre = b.alloc(B * NH * T * T), dout = rand(b, BT * C, 11);
+    b.attentionForward(out, att, qkv, B, T, C, NH);
+    return { run: () => b.attentionBackward(dqkv, dpre, dout, qkv, att, B, T, C, NH) };
+  } });
+  list.push({ name: 'gelu_forward', size: `${BT * 4 * C}`, bytes: 2 * BT * 4 * C * 4, setup: (b) => {
+    const out = b.alloc(BT * 4 * C), inp = rand(b, BT * 4 * C, 12);
+    return { run: () => b.geluForward(out, inp, BT * 4 * C) };
+  } });
+  list.push({ name: 'logprob_forward', size: `${BT}x${V}`, bytes: BT * V * 4, setup: (b) => {
+    const lp = b.alloc(BT), ent = b.alloc(BT), logits = rand(b, BT * V, 13, 3), tg = b.alloc(BT, 'i32');
+    b.write(tg, Int32Array.from({ length: BT }, (_, i) => i % V));
+    return { run: () => b.logprobForward(lp, ent, logits, tg, BT, V, 1) };
+  } });
+  const n = paramCount(BENCH_MODEL);
+  list.push({ name: 'adamw', size: `${n}`, bytes: 5 * n * 4 * 2, setup: (b) => {
+    const p = rand(b, n, 14), g = rand(b, n, 15), m = b.alloc(n), v = b.alloc(n), mask = b.alloc(n), scale = b.alloc(1);
+    b.write(scale, [1]);
+    let step = 0;
+    return { run: () => b.adamw(p, g, m, v, mask, scale, n, { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.01, step: ++step }) };
+  } });
+  const S = quick ? 16 : 64;
+  const cfg: ObjectiveConfig = { algorithm: 'gspo', epsLow: 3e-4, epsHigh: 4e-4, beta: 0, advantage: 'group', temperature: 1 };
+  list.push({ name: 'train_step (fwd+GSPO+bwd+AdamW)', size: `S${S} T${T} L2 C64 H4 V32`, setup: (b) => {
+    const model = new GPT(b, BENCH_MODEL, undefined, 1), obj = new PolicyObjective(b), opt = new AdamW(b, model, ADAMW_RL);
+    const batch = stepBatch(BENCH_MODEL, S, T);
+    return {
+      run: () => { model.zeroGrad(); obj.record(model, batch, cfg); opt.measure(); opt.apply(); b.submit(); },
+      done: () => obj.readStats(batch), // the step's one readback
+    };
+  } });
+  return list;
+}
+
+async function time(b: Backend, c: Case, minSeconds: number, maxReps: number): Promise<number> {
+  const { run, done } = c.setup(b);
+  run(); // warm-up: pipelines, pools
+  b.submit();
+  await (done ? done() : b.sync());
+  let reps = 0;
+  const t0 = performance.now();
+  while (reps < maxReps && (reps < 2 || performance.now() - t0 < minSeconds * 1000)) {
+    run();
+    if (done) await done(); // a step ends with its readback
+    else if (b.name === 'webgpu') { b.submit(); await b.sync(); }
+    reps++;
+  }
+  return (performance.now() - t0) / reps;
+}
+
+export async function bench(argv: string[]): Promise<unknown> {
+  const flags = parseFlags(argv, benchFlags, 'bench');
+  const which = flags.backend as string | undefined;
+  if (which !== undefined && which !== 'cpu' && which !== 'webgpu') throw new InputError(`--backend must be webgpu or cpu, got "${which}"`);
+  const backends: Backend[] = [];
+  if (which !== 'webgpu') backends.push(new CpuBackend());
+  if (which !== 'cpu') {
+    const { backend, reason } = await webgpuBackend();
+    if (backend) backends.push(backend);
+    else if (which === 'webgpu') throw new InputError(`--backend webgpu: no WebGPU adapter (${reason})`);
+    else log(`notice: no WebGPU adapter (${reason}); benchmarking the CPU backend only`);
+  }
+  const quick = flags.quick === true;
+  const rows: Row[] = [];
+  for (const c of cases(quick)) {
+    const row: Row = { kernel: c.name, size: c.size, ms: {} };
+    for (const b of backends) {
+      log(`bench ${b.name}: ${c.name} ${c.size}`);
+      const ms = await time(b, c, quick ? 0.2 : 0.5, quick ? 5 : 50);
+      row.ms[b.name] = ms;
+      if (c.flops) (row.gflops ??= {})[b.name] = c.flops / ms / 1e6;
+      if (c.bytes) (row.gbs ??= {})[b.name] = c.bytes / ms / 1e6;
+    }
+    rows.push(row);
+  }
+  const device = backends.map((b) => `${b.name}${'adapterInfo' in b ? ` (${(b as { adapterInfo: string }).adapterInfo})` : ''}`);
+  const result = { backends: device, rows };
+  for (const b of backends) b.destroy();
+  if (flags.json) return result;
+  printTable(rows, backends.map((b) => b.name));
+  return undefined;
+}
+
+function printTable(rows: Row[], names: string[]): void {
+  const head = ['kernel', 'size', ...names.map((n) => `${n} ms`), ...names.map((n) => `${n} GFLOP/s|GB/s`), ...(names.length === 2 ? ['cpu/webgpu'] : [])];
+  const body = rows.map((r) => [
+    r.kernel, r.size,
+    ...names.map((n) => r.ms[n].toFixed(3)),
+    ...names.map((n) => (r.gflops ? `${r.gflops[n].toFixed(2)} GFLOP/s` : r.gbs ? `${r.gbs[n].toFixed(2)} GB/s` : '-')),
+    ...(names.length === 2 ? [`${(r.ms.cpu / r.ms.webgpu).toFixed(2)}x`] : []),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');
+  process.stdout.write([line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n');
+}

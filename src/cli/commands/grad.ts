@@ -1,0 +1,52 @@
+// `grad --checkpoint F --batch B.json [--out G.safetensors]`: the policy loss of one
+// minibatch (rl.md section 4) and its gradient w.r.t. every parameter.
+import { GPT } from '../../model/gpt';
+import { namedTensors, configToJson } from '../../model/checkpoint';
+import { serializeSafetensors } from '../../model/safetensors';
+import { AdamW, ADAMW_RL } from '../../model/optimizer';
+import { PolicyObjective } from '../../rl/objective';
+import { parseBatchFile } from '../../rl/batch';
+import { InputError } from '../../errors';
+import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { chooseBackend, loadCheckpoint, log, readFileChecked, writeAtomic } from '../io';
+
+export const gradFlags: FlagSpec = {
+  checkpoint: { kind: 'string', help: 'a .safetensors checkpoint' },
+  batch: { kind: 'string', help: 'the batch file (JSON, cli.md format)' },
+  out: { kind: 'string', help: 'where to write the gradients (.safetensors, checkpoint names)' },
+  backend: { kind: 'string', help: 'webgpu | cpu' },
+};
+
+export async function grad(argv: string[]): Promise<unknown> {
+  const flags = parseFlags(argv, gradFlags, 'grad');
+  const ck = loadCheckpoint(requireFlag(flags, 'checkpoint', 'grad'));
+  const batchPath = requireFlag(flags, 'batch', 'grad');
+  const text = new TextDecoder().decode(readFileChecked(batchPath, 'batch file', 64 << 20));
+  let json: unknown;
+  try { json = JSON.parse(text); } catch (e) { throw new InputError(`batch file "${batchPath}" is not valid JSON (${(e as Error).message})`); }
+  const { batch, cfg } = parseBatchFile(json, ck.config.vocabSize, ck.config.blockSize);
+  const backend = await chooseBackend(flags.backend);
+  try {
+    const model = new GPT(backend, ck.config, ck.weights);
+    const obj = new PolicyObjective(backend);
+    const opt = new AdamW(backend, model, ADAMW_RL); // only for its norm, nothing is applied
+    model.zeroGrad();
+    obj.record(model, batch, cfg);
+    opt.measure();
+    backend.submit();
+    const stats = await obj.readStats(batch);
+    const normSq = (await backend.read(opt.normSq))[0];
+    if (flags.out !== undefined) {
+      const g = await backend.read(model.grads);
+      writeAtomic(String(flags.out), serializeSafetensors(namedTensors(ck.config, g), { config: configToJson(ck.config), content: 'gradients' }));
+      log(`wrote gradients to ${flags.out}`);
+    }
+    return {
+      backend: backend.name, loss: stats.loss, policy_loss: stats.policyLoss, kl: stats.kl, grad_norm: Math.sqrt(normSq),
+      clip_frac: stats.clipFrac, ratio_mean: stats.ratioMean, ratio_min: stats.ratioMin, ratio_max: stats.ratioMax,
+      entropy: stats.entropy, frac_zero_std: stats.fracZeroStd, sequences: batch.S,
+    };
+  } finally {
+    backend.destroy();
+  }
+}

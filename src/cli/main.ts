@@ -1,0 +1,53 @@
+// The headless CLI: `npm run gspo -- <command> [flags]`. Progress to stderr, one JSON
+// document to stdout; bad input exits 2 with one line naming the problem.
+import { InputError } from '../errors';
+import { SafetensorsError } from '../model/safetensors';
+import { bench, benchFlags } from './commands/bench';
+import { grad, gradFlags } from './commands/grad';
+import { logprobs, logprobsFlags } from './commands/logprobs';
+import type { FlagSpec } from './args';
+
+const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
+  logprobs: { run: logprobs, flags: logprobsFlags, help: 'per-position log-probs of the given tokens' },
+  grad: { run: grad, flags: gradFlags, help: 'the policy loss of a batch file and its gradient' },
+  bench: { run: bench, flags: benchFlags, help: 'kernel and training-step timings' },
+};
+const later = ['train', 'eval', 'pretrain'];
+
+function usage(): string {
+  const lines = ['usage: npm run gspo -- <command> [flags]', '', 'commands:'];
+  for (const [name, c] of Object.entries(commands)) {
+    lines.push(`  ${name.padEnd(9)} ${c.help}`);
+    for (const [f, s] of Object.entries(c.flags)) lines.push(`      --${f.padEnd(12)} ${s.help}`);
+  }
+  return lines.join('\n');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === 'help' || name === '-h') {
+    process.stdout.write(usage() + '\n');
+    return name ? 0 : 2;
+  }
+  const cmd = commands[name];
+  if (!cmd) {
+    const msg = later.includes(name) ? `"${name}" is not available yet (it comes with the RL training loop)` : `unknown command "${name}"`;
+    throw new InputError(`${msg}; commands: ${Object.keys(commands).join(', ')}`);
+  }
+  const out = await cmd.run(rest);
+  if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (e: unknown) => {
+    if (e instanceof InputError || e instanceof SafetensorsError) {
+      process.stderr.write(`gspo: ${e.message}\n`);
+      process.exit(2);
+    }
+    process.stderr.write(`gspo: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    if (process.env.GSPO_DEBUG && e instanceof Error) process.stderr.write(String(e.stack) + '\n');
+    process.exit(1);
+  },
+);
