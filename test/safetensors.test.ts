@@ -195,3 +195,25 @@ describe('parseSafetensors rejects malformed files', () => {
     expectReject(handFile(header, f32le([1, 2])), /tensor bad: dtype BF16/);
   });
 });
+
+describe('a checkpoint written by scripts/make_checkpoint.py (numpy, by hand)', () => {
+  it('parses, with the config metadata, nanoGPT names and lm_head equal to wte', async () => {
+    const { readFileSync } = await import('node:fs');
+    const bytes = new Uint8Array(readFileSync(new URL('./fixtures/tiny-numpy.safetensors', import.meta.url)));
+    const { tensors, metadata } = parseSafetensors(bytes);
+    expect(JSON.parse(metadata.config!)).toEqual({ n_layer: 1, n_head: 2, n_embd: 4, block_size: 5, vocab_size: 6 });
+    expect(tensors.get('transformer.wte.weight')!.shape).toEqual([6, 4]);
+    expect(tensors.get('transformer.wpe.weight')!.shape).toEqual([5, 4]);
+    expect(tensors.get('transformer.h.0.attn.c_attn.weight')!.shape).toEqual([12, 4]);
+    expect(tensors.get('transformer.h.0.mlp.c_proj.weight')!.shape).toEqual([4, 16]);
+    expect(tensors.size).toBe(2 + 12 + 2 + 1);
+    // values printed by numpy from the same file
+    expect(Array.from(tensors.get('transformer.wte.weight')!.data.slice(0, 3))).toEqual([
+      0.0006150766857899725, 0.14937277138233185, -0.13706892728805542,
+    ]);
+    expect(Array.from(tensors.get('lm_head.weight')!.data)).toEqual(Array.from(tensors.get('transformer.wte.weight')!.data));
+    // and re-serializing gives back the same tensors
+    const again = parseSafetensors(serializeSafetensors([...tensors], metadata));
+    for (const [name, t] of tensors) expect(Array.from(again.tensors.get(name)!.data)).toEqual(Array.from(t.data));
+  });
+});

@@ -1,0 +1,294 @@
+"""Shared numpy pieces for the Python oracle scripts (numpy only, float64).
+
+- safetensors reading/writing by hand (struct + json + numpy), F32 little-endian
+- the nanoGPT forward pass (design/model.md), batched over padded sequences
+- the RL objective of design/rl.md sections 3-4 over a cli.md batch file
+
+Independent of the TypeScript code: written from the design documents only.
+"""
+import json
+import math
+import struct
+
+import numpy as np
+
+GELU_C = math.sqrt(2.0 / math.pi)
+LN_EPS = 1e-5
+STD_EPS = 1e-4
+LOG_S_CLAMP = 20.0
+
+
+# ---------------------------------------------------------------- safetensors
+
+def write_safetensors(path, tensors, metadata=None):
+    """tensors: list of (name, ndarray); written as F32 LE in the given order.
+    Header padded with spaces so the data starts at a multiple of 8 bytes."""
+    header = {}
+    if metadata:
+        for k, v in metadata.items():
+            if not isinstance(v, str):
+                raise ValueError(f"metadata value for {k!r} must be a string")
+        header["__metadata__"] = dict(metadata)
+    blobs = []
+    offset = 0
+    for name, arr in tensors:
+        a = np.ascontiguousarray(np.asarray(arr, dtype="<f4"))
+        b = a.tobytes()
+        header[name] = {"dtype": "F32", "shape": list(a.shape), "data_offsets": [offset, offset + len(b)]}
+        blobs.append(b)
+        offset += len(b)
+    hj = json.dumps(header, separators=(",", ":")).encode("utf-8")
+    hj += b" " * ((8 - len(hj) % 8) % 8)
+    tmp = str(path) + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(hj)))
+        f.write(hj)
+        for b in blobs:
+            f.write(b)
+    import os
+    os.replace(tmp, path)
+
+
+def read_safetensors(path):
+    """Returns (dict name -> float64 ndarray, metadata dict). F32 and F64 accepted."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if len(data) < 8:
+        raise ValueError(f"{path}: too short for a safetensors file")
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > len(data) - 8 or n > (1 << 24):
+        raise ValueError(f"{path}: bad header length {n}")
+    header = json.loads(data[8:8 + n].decode("utf-8"))
+    meta = header.pop("__metadata__", {}) or {}
+    base = 8 + n
+    out = {}
+    for name, e in header.items():
+        dt = {"F32": "<f4", "F64": "<f8"}.get(e["dtype"])
+        if dt is None:
+            raise ValueError(f"{path}: tensor {name}: unsupported dtype {e['dtype']}")
+        b, t = e["data_offsets"]
+        if base + t > len(data):
+            raise ValueError(f"{path}: tensor {name}: data outside the file")
+        arr = np.frombuffer(data[base + b:base + t], dtype=dt).astype(np.float64)
+        out[name] = arr.reshape(e["shape"])
+    return out, meta
+
+
+# ---------------------------------------------------------------- model
+
+def param_names(n_layer):
+    names = ["transformer.wte.weight", "transformer.wpe.weight"]
+    for i in range(n_layer):
+        p = f"transformer.h.{i}."
+        for s in ["ln_1.weight", "ln_1.bias", "attn.c_attn.weight", "attn.c_attn.bias",
+                  "attn.c_proj.weight", "attn.c_proj.bias", "ln_2.weight", "ln_2.bias",
+                  "mlp.c_fc.weight", "mlp.c_fc.bias", "mlp.c_proj.weight", "mlp.c_proj.bias"]:
+            names.append(p + s)
+    names += ["transformer.ln_f.weight", "transformer.ln_f.bias"]
+    return names
+
+
+def param_shapes(cfg):
+    C, V, T, L = cfg["n_embd"], cfg["vocab_size"], cfg["block_size"], cfg["n_layer"]
+    shapes = {"transformer.wte.weight": (V, C), "transformer.wpe.weight": (T, C),
+              "transformer.ln_f.weight": (C,), "transformer.ln_f.bias": (C,)}
+    for i in range(L):
+        p = f"transformer.h.{i}."
+        shapes.update({
+            p + "ln_1.weight": (C,), p + "ln_1.bias": (C,),
+            p + "attn.c_attn.weight": (3 * C, C), p + "attn.c_attn.bias": (3 * C,),
+            p + "attn.c_proj.weight": (C, C), p + "attn.c_proj.bias": (C,),
+            p + "ln_2.weight": (C,), p + "ln_2.bias": (C,),
+            p + "mlp.c_fc.weight": (4 * C, C), p + "mlp.c_fc.bias": (4 * C,),
+            p + "mlp.c_proj.weight": (C, 4 * C), p + "mlp.c_proj.bias": (C,),
+        })
+    return shapes
+
+
+def load_checkpoint(path):
+    """Returns (cfg, params) with params float64, lm_head.weight dropped. Checks names and shapes."""
+    tensors, meta = read_safetensors(path)
+    if "config" not in meta:
+        raise ValueError(f"{path}: __metadata__ has no config")
+    cfg = json.loads(meta["config"])
+    for k in ["n_layer", "n_head", "n_embd", "block_size", "vocab_size"]:
+        cfg[k] = int(cfg[k])
+    tensors.pop("lm_head.weight", None)
+    shapes = param_shapes(cfg)
+    for name, shape in shapes.items():
+        if name not in tensors:
+            raise ValueError(f"{path}: missing tensor {name}")
+        if tuple(tensors[name].shape) != shape:
+            raise ValueError(f"{path}: tensor {name} has shape {tensors[name].shape}, expected {shape}")
+    extra = set(tensors) - set(shapes)
+    if extra:
+        raise ValueError(f"{path}: unexpected tensors {sorted(extra)}")
+    return cfg, tensors
+
+
+def layernorm(x, w, b):
+    mu = x.mean(-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(-1, keepdims=True)  # biased
+    return (x - mu) / np.sqrt(var + LN_EPS) * w + b
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + np.tanh(GELU_C * (x + 0.044715 * x ** 3)))
+
+
+def forward_logits(cfg, P, tokens):
+    """tokens: int array [N, T] (T <= block_size). Returns logits [N, T, V] in float64."""
+    N, T = tokens.shape
+    C, nh = cfg["n_embd"], cfg["n_head"]
+    hs = C // nh
+    x = P["transformer.wte.weight"][tokens] + P["transformer.wpe.weight"][:T][None]
+    causal = np.triu(np.ones((T, T), dtype=bool), k=1)
+    for i in range(cfg["n_layer"]):
+        p = f"transformer.h.{i}."
+        h = layernorm(x, P[p + "ln_1.weight"], P[p + "ln_1.bias"])
+        qkv = h @ P[p + "attn.c_attn.weight"].T + P[p + "attn.c_attn.bias"]  # (N, T, 3C)
+        q, k, v = qkv[..., :C], qkv[..., C:2 * C], qkv[..., 2 * C:]
+        q = q.reshape(N, T, nh, hs).transpose(0, 2, 1, 3)  # (N, nh, T, hs)
+        k = k.reshape(N, T, nh, hs).transpose(0, 2, 1, 3)
+        v = v.reshape(N, T, nh, hs).transpose(0, 2, 1, 3)
+        att = q @ k.transpose(0, 1, 3, 2) / math.sqrt(hs)  # (N, nh, T, T)
+        att = np.where(causal, -np.inf, att)
+        att = att - att.max(-1, keepdims=True)
+        att = np.exp(att)
+        att = att / att.sum(-1, keepdims=True)
+        y = (att @ v).transpose(0, 2, 1, 3).reshape(N, T, C)
+        x = x + y @ P[p + "attn.c_proj.weight"].T + P[p + "attn.c_proj.bias"]
+        h = layernorm(x, P[p + "ln_2.weight"], P[p + "ln_2.bias"])
+        m = gelu(h @ P[p + "mlp.c_fc.weight"].T + P[p + "mlp.c_fc.bias"])
+        x = x + m @ P[p + "mlp.c_proj.weight"].T + P[p + "mlp.c_proj.bias"]
+    x = layernorm(x, P["transformer.ln_f.weight"], P["transformer.ln_f.bias"])
+    return x @ P["transformer.wte.weight"].T
+
+
+def token_logprobs(cfg, P, tokens, temperature=1.0):
+    """tokens: int array [N, T]. Returns lp [N, T] with lp[:, t] = log p(tokens[t] | tokens[<t]) for t >= 1, lp[:, 0] = 0."""
+    logits = forward_logits(cfg, P, tokens) / temperature
+    z = logits - logits.max(-1, keepdims=True)
+    logsm = z - np.log(np.exp(z).sum(-1, keepdims=True))
+    N, T = tokens.shape
+    lp = np.zeros((N, T))
+    if T > 1:
+        lp[:, 1:] = np.take_along_axis(logsm[:, :-1, :], tokens[:, 1:, None], axis=-1)[..., 0]
+    return lp
+
+
+# ---------------------------------------------------------------- batch file and RL objective
+
+class Batch:
+    """A cli.md batch file, padded to [S, T] arrays (padding: token 0, mask 0)."""
+
+    def __init__(self, obj, cfg=None):
+        self.algorithm = obj.get("algorithm", "gspo")
+        if self.algorithm not in ("gspo", "grpo"):
+            raise ValueError(f"bad algorithm {self.algorithm}")
+        default_eps = (3e-4, 4e-4) if self.algorithm == "gspo" else (0.2, 0.2)
+        self.eps_low = float(obj.get("eps_low", default_eps[0]))
+        self.eps_high = float(obj.get("eps_high", default_eps[1]))
+        self.beta = float(obj.get("beta", 0.0))
+        self.advantage = obj.get("advantage", "group")
+        if self.advantage not in ("group", "none", "batch"):
+            raise ValueError(f"bad advantage mode {self.advantage}")
+        self.temperature = float(obj.get("temperature", 1.0))
+        seqs = obj["sequences"]
+        S = len(seqs)
+        T = max(len(s["tokens"]) for s in seqs)
+        if cfg is not None and T > cfg["block_size"]:
+            raise ValueError(f"sequence of length {T} exceeds block_size {cfg['block_size']}")
+        self.S, self.T = S, T
+        self.tokens = np.zeros((S, T), dtype=np.int64)
+        self.mask = np.zeros((S, T))
+        self.old = np.zeros((S, T))
+        self.ref = np.zeros((S, T))
+        self.lengths = []
+        self.episode, self.group, self.reward = [], [], []
+        for i, s in enumerate(seqs):
+            n = len(s["tokens"])
+            self.lengths.append(n)
+            self.tokens[i, :n] = s["tokens"]
+            self.mask[i, :n] = s["mask"]
+            self.old[i, :n] = s["old_logprobs"]
+            if self.beta > 0:
+                self.ref[i, :n] = s["ref_logprobs"]
+            if n > 0 and s["mask"][0]:
+                raise ValueError(f"sequence {i}: mask[0] must be 0 (the first token has no log-prob)")
+            self.episode.append(s["episode"])
+            self.group.append(s["group"])
+            self.reward.append(float(s["reward"]))
+        self.adv_seq = self.advantages()
+
+    def advantages(self):
+        """rl.md section 3: stats over EPISODES (each counts once). Returns A per sequence."""
+        ep_reward, ep_group = {}, {}
+        for e, g, r in zip(self.episode, self.group, self.reward):
+            if e in ep_reward and (ep_reward[e] != r or ep_group[e] != g):
+                raise ValueError(f"episode {e}: sequences disagree on reward or group")
+            ep_reward[e], ep_group[e] = r, g
+        groups = {}
+        for e in ep_reward:
+            groups.setdefault(ep_group[e], []).append(ep_reward[e])
+        all_r = np.array(list(ep_reward.values()))
+        batch_std = all_r.std(ddof=1) if len(all_r) > 1 else 0.0
+        ep_adv = {}
+        for e, r in ep_reward.items():
+            rs = np.array(groups[ep_group[e]])
+            if len(rs) < 2 or np.all(rs == rs[0]):
+                ep_adv[e] = 0.0
+                continue
+            mean = rs.mean()
+            if self.advantage == "group":
+                ep_adv[e] = (r - mean) / (rs.std(ddof=1) + STD_EPS)
+            elif self.advantage == "none":
+                ep_adv[e] = r - mean
+            else:
+                ep_adv[e] = (r - mean) / (batch_std + STD_EPS)
+        return np.array([ep_adv[e] for e in self.episode])
+
+
+def rl_loss(batch, lp):
+    """rl.md section 4. lp [S, T] current log-probs. Returns dict with loss, clip indicators (for
+    kink detection: which branch of min / clamp is active), clip_frac, policy, kl."""
+    b = batch
+    m = b.mask
+    n_tok = m.sum(1)
+    denom = np.maximum(1.0, n_tok)
+    A = b.adv_seq
+    lo, hi = 1.0 - b.eps_low, 1.0 + b.eps_high
+    if b.algorithm == "gspo":
+        log_s_raw = (m * (lp - b.old)).sum(1) / denom
+        log_s = np.clip(log_s_raw, -LOG_S_CLAMP, LOG_S_CLAMP)
+        s = np.exp(log_s)
+        unc = s * A
+        clp = np.clip(s, lo, hi) * A
+        L = -np.minimum(unc, clp)
+        active = ((s < lo) & (A < 0)) | ((s > hi) & (A > 0))
+        branch = np.concatenate([(clp < unc), s < lo, s > hi, log_s_raw < -LOG_S_CLAMP, log_s_raw > LOG_S_CLAMP])
+        clip_count, clip_den = active.sum(), b.S
+    else:
+        rho = np.exp(lp - b.old)
+        unc = rho * A[:, None]
+        clp = np.clip(rho, lo, hi) * A[:, None]
+        lt = -np.minimum(unc, clp)
+        L = (m * lt).sum(1) / denom
+        active = (((rho < lo) & (A[:, None] < 0)) | ((rho > hi) & (A[:, None] > 0))) & (m > 0)
+        mb = m > 0
+        branch = np.concatenate([(clp < unc)[mb], (rho < lo)[mb], (rho > hi)[mb]])
+        clip_count, clip_den = active.sum(), m.sum()
+    policy = L.mean()
+    kl = 0.0
+    if b.beta > 0:
+        d = b.ref - lp
+        k3 = np.exp(d) - d - 1.0
+        kl = ((m * k3).sum(1) / denom).mean()
+    loss = policy + b.beta * kl
+    return {"loss": float(loss), "policy": float(policy), "kl": float(kl), "branch": branch,
+            "clip_count": int(clip_count), "clip_den": int(clip_den),
+            "clip_frac": float(clip_count / clip_den) if clip_den > 0 else 0.0}
+
+
+def batch_loss(cfg, P, batch):
+    return rl_loss(batch, token_logprobs(cfg, P, batch.tokens, batch.temperature))
