@@ -1,0 +1,63 @@
+// The CLI against an independent float64 numpy implementation (scripts/oracle.py):
+// log-probs within 1e-4 absolute, the loss within 1e-3 relative, and gradients
+// checked by central finite differences (or PyTorch autograd where torch exists),
+// on each backend. Needs python3 with numpy (installed by .ci/run).
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { gspo, ROOT, tempDir } from './run';
+import { webgpuForCli } from './gpuAvailable';
+
+function py(args: string[]): { code: number; out: string } {
+  const r = spawnSync('python3', args, { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
+  return { code: r.status ?? -1, out: (r.stdout ?? '') + (r.stderr ?? '') };
+}
+
+const hasNumpy = spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' }).status === 0;
+if (!hasNumpy && process.env.CI === 'true') throw new Error('python3 with numpy is required for the oracle tests (apt-get install python3-numpy)');
+if (!hasNumpy) console.warn('oracle tests skipped: python3 with numpy not found');
+
+let dir = '';
+let ck = '';
+const CASES = ['gspo_group_narrow_kl', 'gspo_batch_wide', 'grpo_batch_wide_kl', 'grpo_none_narrow', 'edge_all_masked'];
+
+describe.runIf(hasNumpy)('CLI vs the numpy oracle', () => {
+  beforeAll(() => {
+    dir = tempDir();
+    ck = join(dir, 'ckpt.safetensors');
+    let r = py(['scripts/make_checkpoint.py', '--out', ck, '--seed', '3', '--n-layer', '2', '--n-head', '2', '--n-embd', '16', '--block-size', '12', '--vocab-size', '11', '--std', '0.3']);
+    expect(r.code, r.out).toBe(0);
+    r = py(['scripts/make_batches.py', '--checkpoint', ck, '--out-dir', join(dir, 'batches'), '--seed', '4']);
+    expect(r.code, r.out).toBe(0);
+  });
+
+  for (const backend of ['cpu', 'webgpu'] as const) {
+    describe(backend, () => {
+      beforeAll(() => {
+        if (backend === 'webgpu') webgpuForCli(); // throws under CI=true without an adapter
+      });
+      it('logprobs match within 1e-4', async (ctx) => {
+        if (backend === 'webgpu' && !webgpuForCli().ok) ctx.skip();
+        for (const tokens of ['3,1,4,1,5,9,2,6,5,3,5,8', '0,7']) {
+          const cli = gspo(['logprobs', '--checkpoint', ck, '--tokens', tokens, '--backend', backend]);
+          expect(cli.code, cli.stderr).toBe(0);
+          const out = join(dir, `lp_${backend}.json`);
+          (await import('node:fs')).writeFileSync(out, cli.stdout);
+          const r = py(['scripts/oracle.py', 'check-logprobs', '--checkpoint', ck, '--tokens', tokens, '--cli-json', out]);
+          expect(r.code, r.out).toBe(0);
+        }
+      });
+      for (const c of CASES) {
+        it(`grad ${c}: loss and every gradient tensor`, async (ctx) => {
+          if (backend === 'webgpu' && !webgpuForCli().ok) ctx.skip();
+          const batch = join(dir, 'batches', `batch_${c}.json`), g = join(dir, `g_${backend}_${c}.safetensors`), out = join(dir, `g_${backend}_${c}.json`);
+          const cli = gspo(['grad', '--checkpoint', ck, '--batch', batch, '--out', g, '--backend', backend]);
+          expect(cli.code, cli.stderr).toBe(0);
+          (await import('node:fs')).writeFileSync(out, cli.stdout);
+          const r = py(['scripts/oracle.py', 'check-grad', '--checkpoint', ck, '--batch', batch, '--cli-json', out, '--cli-grad', g, '--samples', '6']);
+          expect(r.code, r.out).toBe(0);
+        });
+      }
+    });
+  }
+});
