@@ -1,0 +1,93 @@
+// Optimizer kernels over the flat parameter vector.
+//   sumsq_partial: partials[w] = sum of x^2 over workgroup w's grid-stride slice    (=)
+//   sumsq_final:   sums[0] = sum of partials (one workgroup; deterministic order)    (=)
+//   clip_scale:    scale[0] = maxNorm > 0 ? min(1, maxNorm / (sqrt(sums[0]) + 1e-6)) : 1  (=)
+//   adamw_update:  g = grads * scale[0]; m, v moments; params -= lr * (mhat / (sqrt(vhat) + eps)
+//                  + weightDecay * decayMask * params)                                (in place)
+// The scale stays on the device so clipping needs no readback.
+
+struct Params {
+  n: u32,
+  numPartials: u32,
+  lr: f32,
+  beta1: f32,
+  beta2: f32,
+  eps: f32,
+  weightDecay: f32,
+  biasCorrection1: f32, // 1 - beta1^step, computed in f64 on the host
+  biasCorrection2: f32, // 1 - beta2^step
+  maxNorm: f32,
+}
+
+override WG: u32 = 256u;
+const RWG: u32 = 256u; // reduction workgroup size (fixed: it sizes the workgroup array)
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> params: array<f32>;
+@group(0) @binding(2) var<storage, read_write> grads: array<f32>;
+@group(0) @binding(3) var<storage, read_write> m: array<f32>;
+@group(0) @binding(4) var<storage, read_write> v: array<f32>;
+@group(0) @binding(5) var<storage, read_write> decayMask: array<f32>;
+@group(0) @binding(6) var<storage, read_write> scale: array<f32>;
+@group(0) @binding(7) var<storage, read_write> sums: array<f32>;
+@group(0) @binding(8) var<storage, read_write> partials: array<f32>;
+@group(0) @binding(9) var<storage, read_write> x: array<f32>;
+
+var<workgroup> red: array<f32, RWG>;
+
+fn flat(gid: vec3u, nwg: vec3u) -> u32 {
+  return gid.x + gid.y * nwg.x * WG;
+}
+
+fn reduce_workgroup(lid: u32) {
+  for (var stride = RWG / 2u; stride > 0u; stride /= 2u) {
+    if (lid < stride) { red[lid] += red[lid + stride]; }
+    workgroupBarrier();
+  }
+}
+
+@compute @workgroup_size(RWG)
+fn sumsq_partial(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  var sum = 0.0;
+  for (var i = wid.x * RWG + lid.x; i < p.n; i += p.numPartials * RWG) {
+    sum += x[i] * x[i];
+  }
+  red[lid.x] = sum;
+  workgroupBarrier();
+  reduce_workgroup(lid.x);
+  if (lid.x == 0u) { partials[wid.x] = red[0]; }
+}
+
+@compute @workgroup_size(RWG)
+fn sumsq_final(@builtin(local_invocation_id) lid: vec3u) {
+  var sum = 0.0;
+  for (var i = lid.x; i < p.numPartials; i += RWG) { sum += partials[i]; }
+  red[lid.x] = sum;
+  workgroupBarrier();
+  reduce_workgroup(lid.x);
+  if (lid.x == 0u) { sums[0] = red[0]; }
+}
+
+@compute @workgroup_size(1)
+fn clip_scale() {
+  if (p.maxNorm > 0.0) {
+    scale[0] = min(1.0, p.maxNorm / (sqrt(sums[0]) + 1e-6));
+  } else {
+    scale[0] = 1.0;
+  }
+}
+
+@compute @workgroup_size(WG)
+fn adamw_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = flat(gid, nwg);
+  if (i >= p.n) { return; }
+  let g = grads[i] * scale[0];
+  let mi = p.beta1 * m[i] + (1.0 - p.beta1) * g;
+  let vi = p.beta2 * v[i] + (1.0 - p.beta2) * g * g;
+  m[i] = mi;
+  v[i] = vi;
+  let mhat = mi / p.biasCorrection1;
+  let vhat = vi / p.biasCorrection2;
+  let w = params[i];
+  params[i] = w - p.lr * (mhat / (sqrt(vhat) + p.eps) + p.weightDecay * decayMask[i] * w);
+}

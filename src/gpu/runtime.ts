@@ -1,0 +1,250 @@
+// Command recording for the WebGPU backend. Ops append dispatches to one
+// GPUCommandEncoder (consecutive dispatches share a compute pass); nothing
+// reaches the device until `submit`. Uniforms go to the arena, bind groups are
+// cached by (pipeline, uniform slot, bound ranges), so a repeated step creates
+// no GPU objects.
+import { BufferPool } from './bufferPool';
+import type { DeviceHealth } from './device';
+import { PipelineCache } from './pipelines';
+import { GpuTensor } from './tensor';
+import { UniformArena, UNIFORM_SLOT_BYTES, type ParamFormat } from './uniformArena';
+
+export interface Kernel {
+  shader: string; // file name in shaders/ without .wgsl
+  entry: string;
+  constants?: Record<string, number>; // WGSL override constants (e.g. workgroup size)
+}
+
+export type Grid = readonly [number, number, number];
+
+/** Binding number -> tensor, exactly the storage bindings the entry point uses. */
+export type Bindings = Record<number, GpuTensor>;
+
+/** What kernel wrappers (src/gpu/kernels) see. */
+export interface KernelContext {
+  dispatch(kernel: Kernel, format: ParamFormat, params: readonly number[], bindings: Bindings, grid: Grid): void;
+  /** A persistent backend-owned f32 buffer for intermediate results, by name. */
+  scratch(name: string, size: number): GpuTensor;
+  /** A small buffer to bind where an optional input is absent. */
+  readonly dummy: GpuTensor;
+}
+
+const MAX_GROUPS_PER_DIM = 65535;
+
+/** Workgroups for n invocations of a 1-D kernel, split over y when wider than one dimension allows. */
+export function grid1D(n: number, workgroupSize: number): Grid {
+  const groups = Math.ceil(n / workgroupSize);
+  if (groups <= MAX_GROUPS_PER_DIM) return [groups, 1, 1];
+  return [MAX_GROUPS_PER_DIM, Math.ceil(groups / MAX_GROUPS_PER_DIM), 1];
+}
+
+export interface GpuCounters {
+  dispatches: number;
+  submissions: number;
+  readbacks: number;
+  uploads: number;
+  bindGroupsCreated: number;
+  buffersCreated: number;
+}
+
+const BIND_GROUP_CACHE_LIMIT = 50_000;
+
+export class GpuRuntime implements KernelContext {
+  readonly storage: BufferPool;
+  private readonly staging: BufferPool; // MAP_READ | COPY_DST for reads
+  private readonly uploads: BufferPool; // COPY_SRC | COPY_DST for ordered writes
+  private readonly uniforms: UniformArena;
+  readonly pipelines: PipelineCache;
+  private readonly bindGroups = new Map<string, GPUBindGroup>();
+  private readonly scratchTensors = new Map<string, GpuTensor>();
+  private encoder: GPUCommandEncoder | null = null;
+  private pass: GPUComputePassEncoder | null = null;
+  private pendingUploads: GPUBuffer[] = [];
+  private recorded = 0; // commands in the open encoder
+  readonly dummy: GpuTensor;
+  /** Objects that must live as long as the device (the GPU instance, the adapter). */
+  readonly keepAlive: unknown[] = [];
+  readonly counters: GpuCounters = { dispatches: 0, submissions: 0, readbacks: 0, uploads: 0, bindGroupsCreated: 0, buffersCreated: 0 };
+
+  constructor(
+    readonly device: GPUDevice,
+    readonly health: DeviceHealth,
+    shaders: Record<string, string>,
+  ) {
+    // (GPUBufferUsage is read here, not at import: under Node it is a global only once 'webgpu' is loaded.)
+    this.storage = new BufferPool(device, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, 'tensor');
+    this.staging = new BufferPool(device, GPUBufferUsage.MAP_READ | GPUBufferUsage.COPY_DST, 'staging');
+    this.uploads = new BufferPool(device, GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, 'upload');
+    this.uniforms = new UniformArena(device);
+    this.pipelines = new PipelineCache(device, shaders);
+    this.dummy = new GpuTensor(this.storage.acquire(256).buffer, 0, 64, 'f32', false);
+  }
+
+  private commandEncoder(): GPUCommandEncoder {
+    if (!this.encoder) this.encoder = this.device.createCommandEncoder({ label: 'step' });
+    return this.encoder;
+  }
+
+  /** The encoder outside any compute pass, for copies and clears. */
+  private copyEncoder(): GPUCommandEncoder {
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
+    this.recorded++;
+    return this.commandEncoder();
+  }
+
+  dispatch(kernel: Kernel, format: ParamFormat, params: readonly number[], bindings: Bindings, grid: Grid): void {
+    if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
+    if (this.uniforms.full) this.submit();
+    const { pipeline, key } = this.pipelines.get(kernel.shader, kernel.entry, kernel.constants);
+    const slot = this.uniforms.push(format, params);
+    const bindGroup = this.bindGroup(pipeline, key, slot, bindings);
+    if (!this.pass) this.pass = this.commandEncoder().beginComputePass({ label: 'ops' });
+    this.pass.setPipeline(pipeline);
+    this.pass.setBindGroup(0, bindGroup);
+    this.pass.dispatchWorkgroups(grid[0], grid[1], grid[2]);
+    this.recorded++;
+    this.counters.dispatches++;
+  }
+
+  private bindGroup(pipeline: GPUComputePipeline, pipelineKey: string, slot: number, bindings: Bindings): GPUBindGroup {
+    let key = `${pipelineKey}|${slot}`;
+    const entries: GPUBindGroupEntry[] = [
+      { binding: 0, resource: { buffer: this.uniforms.buffer, offset: slot * UNIFORM_SLOT_BYTES, size: UNIFORM_SLOT_BYTES } },
+    ];
+    for (const [binding, t] of Object.entries(bindings)) {
+      // Zero-length bindings are invalid; kernels never read past their sizes.
+      const size = Math.max(4, Math.min(t.byteLength, t.buffer.size - t.byteOffset));
+      key += `|${binding}:${BufferPool.id(t.buffer)}:${t.byteOffset}:${size}`;
+      entries.push({ binding: Number(binding), resource: { buffer: t.buffer, offset: t.byteOffset, size } });
+    }
+    let group = this.bindGroups.get(key);
+    if (!group) {
+      if (this.bindGroups.size >= BIND_GROUP_CACHE_LIMIT) this.bindGroups.clear();
+      group = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
+      this.bindGroups.set(key, group);
+      this.counters.bindGroupsCreated++;
+    }
+    return group;
+  }
+
+  scratch(name: string, size: number): GpuTensor {
+    let t = this.scratchTensors.get(name);
+    if (!t || t.size < size) {
+      if (t) this.storage.release(t.buffer);
+      t = this.allocate(size, 'f32');
+      this.scratchTensors.set(name, t);
+    }
+    return t;
+  }
+
+  /** A zero-filled base tensor from the pool. */
+  allocate(size: number, dtype: 'f32' | 'i32'): GpuTensor {
+    const bytes = Math.max(4, size * 4);
+    const { buffer, fresh } = this.storage.acquire(bytes);
+    if (fresh) this.counters.buffersCreated++;
+    // A new buffer is zero-filled by WebGPU; a reused one is cleared in record
+    // order, after any recorded op that still reads its old contents.
+    else this.copyEncoder().clearBuffer(buffer, 0, buffer.size);
+    return new GpuTensor(buffer, 0, size, dtype, false);
+  }
+
+  release(t: GpuTensor): void {
+    this.storage.release(t.buffer);
+  }
+
+  clear(t: GpuTensor): void {
+    if (t.size === 0) return;
+    this.copyEncoder().clearBuffer(t.buffer, t.byteOffset, t.byteLength);
+  }
+
+  copyBuffer(dst: GpuTensor, src: GpuTensor): void {
+    this.copyEncoder().copyBufferToBuffer(src.buffer, src.byteOffset, dst.buffer, dst.byteOffset, src.byteLength);
+  }
+
+  /**
+   * Writes host data into a tensor at its place in the recorded order: with
+   * nothing recorded it goes straight to the queue; otherwise through a staging
+   * buffer and a recorded copy, so ops recorded earlier still see the old data.
+   */
+  upload(t: GpuTensor, byteOffset: number, data: Float32Array | Int32Array): void {
+    if (data.byteLength === 0) return;
+    this.counters.uploads++;
+    if (this.recorded === 0) {
+      this.device.queue.writeBuffer(t.buffer, t.byteOffset + byteOffset, data.buffer, data.byteOffset, data.byteLength);
+      return;
+    }
+    const { buffer } = this.uploads.acquire(data.byteLength);
+    this.device.queue.writeBuffer(buffer, 0, data.buffer, data.byteOffset, data.byteLength);
+    this.copyEncoder().copyBufferToBuffer(buffer, 0, t.buffer, t.byteOffset + byteOffset, data.byteLength);
+    this.pendingUploads.push(buffer);
+  }
+
+  submit(): void {
+    if (this.pass) {
+      this.pass.end();
+      this.pass = null;
+    }
+    if (!this.encoder) return;
+    this.uniforms.flush(this.device.queue);
+    this.device.queue.submit([this.encoder.finish()]);
+    this.encoder = null;
+    this.recorded = 0;
+    this.uniforms.reset();
+    // Queue order: later writes into these staging buffers land after this submission's copies.
+    for (const b of this.pendingUploads) this.uploads.release(b);
+    this.pendingUploads = [];
+    this.counters.submissions++;
+  }
+
+  /** Submits what is pending and copies the tensor back (a CPU-GPU sync point). */
+  async read(t: GpuTensor): Promise<ArrayBuffer> {
+    this.throwIfUnhealthy();
+    const bytes = t.byteLength;
+    if (bytes === 0) return new ArrayBuffer(0);
+    const { buffer: staging } = this.staging.acquire(bytes);
+    this.copyEncoder().copyBufferToBuffer(t.buffer, t.byteOffset, staging, 0, bytes);
+    this.submit();
+    this.counters.readbacks++;
+    try {
+      await staging.mapAsync(GPUMapMode.READ, 0, bytes);
+      const copy = staging.getMappedRange(0, bytes).slice(0);
+      staging.unmap();
+      return copy;
+    } finally {
+      this.staging.release(staging);
+      this.throwIfUnhealthy();
+    }
+  }
+
+  async sync(): Promise<void> {
+    this.submit();
+    await this.device.queue.onSubmittedWorkDone();
+    this.throwIfUnhealthy();
+  }
+
+  /** Errors reported since the last call (and clears them). */
+  takeErrors(): string[] {
+    const errors = this.health.errors;
+    this.health.errors = [];
+    return errors;
+  }
+
+  private throwIfUnhealthy(): void {
+    if (this.health.lost) throw new Error(`WebGPU device lost (${this.health.lostReason})`);
+    if (this.health.errors.length > 0) throw new Error(`WebGPU error: ${this.takeErrors().join('; ')}`);
+  }
+
+  destroy(): void {
+    this.encoder = null;
+    this.pass = null;
+    this.bindGroups.clear();
+    this.storage.destroyAll();
+    this.staging.destroyAll();
+    this.uploads.destroyAll();
+    this.uniforms.destroy();
+    this.device.destroy();
+  }
+}

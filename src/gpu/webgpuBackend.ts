@@ -1,0 +1,228 @@
+// The WebGPU implementation of the Backend interface (src/backend.ts).
+// Memory and recording live in GpuRuntime; each op is a thin call into its
+// kernel wrapper in ./kernels, the only code that knows a kernel's bindings.
+import type { AdamWParams, AdvantageMode, Algorithm, Backend, DType, FloatArray, Tensor } from '../backend';
+import { requestGpuDevice } from './device';
+import * as adamwK from './kernels/adamw';
+import * as attentionK from './kernels/attention';
+import * as embeddingK from './kernels/embedding';
+import * as geluK from './kernels/gelu';
+import * as layernormK from './kernels/layernorm';
+import * as logsoftmaxK from './kernels/logsoftmax';
+import * as matmulK from './kernels/matmul';
+import * as residualK from './kernels/residual';
+import * as rlK from './kernels/rl';
+import { GpuRuntime, type GpuCounters } from './runtime';
+import { asGpu, GpuTensor } from './tensor';
+
+/** 64 f32 elements = 256 bytes = minStorageBufferOffsetAlignment. */
+const VIEW_ALIGN = 64;
+
+export class WebGpuBackend implements Backend {
+  readonly name = 'webgpu' as const;
+  readonly viewAlign = VIEW_ALIGN;
+
+  private constructor(
+    private readonly rt: GpuRuntime,
+    /** Vendor/architecture of the adapter, for logs and benchmarks. */
+    readonly adapterInfo: string,
+  ) {}
+
+  /** `shaders` maps a file name in shaders/ (without .wgsl) to its source. */
+  static async create(gpu: GPU, shaders: Record<string, string>): Promise<WebGpuBackend> {
+    const { device, adapter, adapterInfo, health } = await requestGpuDevice(gpu);
+    const rt = new GpuRuntime(device, health, shaders);
+    rt.keepAlive.push(gpu, adapter);
+    try {
+      await rt.pipelines.checkAll();
+    } catch (e) {
+      rt.destroy();
+      throw e;
+    }
+    return new WebGpuBackend(rt, adapterInfo);
+  }
+
+  /** Dispatches, submissions, readbacks, uploads and GPU objects created so far (for benchmarks). */
+  get counters(): Readonly<GpuCounters> {
+    return { ...this.rt.counters };
+  }
+
+  /** True once the device is lost; every later read throws. */
+  get lost(): boolean {
+    return this.rt.health.lost;
+  }
+
+  /** Uncaptured WebGPU errors since the last call (validation, out of memory). */
+  takeErrors(): string[] {
+    return this.rt.takeErrors();
+  }
+
+  // ---- memory ----
+
+  alloc(size: number, dtype: DType = 'f32'): Tensor {
+    if (!Number.isInteger(size) || size < 0) throw new Error(`alloc: bad size ${size}`);
+    return this.rt.allocate(size, dtype);
+  }
+
+  view(base: Tensor, offset: number, size: number): Tensor {
+    const b = asGpu(base);
+    if (offset % VIEW_ALIGN !== 0) throw new Error(`view: offset ${offset} is not a multiple of ${VIEW_ALIGN}`);
+    if (offset < 0 || size < 0 || offset + size > b.size) throw new Error(`view: [${offset}, ${offset + size}) outside tensor of size ${b.size}`);
+    return new GpuTensor(b.buffer, b.byteOffset + offset * 4, size, b.dtype, true);
+  }
+
+  write(t: Tensor, data: ArrayLike<number>, offset = 0): void {
+    const g = asGpu(t);
+    if (offset < 0 || offset + data.length > g.size) throw new Error(`write: ${data.length} values at ${offset} exceed tensor size ${g.size}`);
+    const arr = g.dtype === 'i32' ? Int32Array.from(data) : Float32Array.from(data);
+    this.rt.upload(g, offset * 4, arr);
+  }
+
+  async read(t: Tensor): Promise<FloatArray | Int32Array> {
+    const g = asGpu(t);
+    const bytes = await this.rt.read(g);
+    return g.dtype === 'i32' ? new Int32Array(bytes) : new Float32Array(bytes);
+  }
+
+  zero(t: Tensor): void {
+    this.rt.clear(asGpu(t));
+  }
+
+  copy(dst: Tensor, src: Tensor): void {
+    const d = asGpu(dst);
+    const s = asGpu(src);
+    if (d.size !== s.size) throw new Error(`copy: sizes differ (${d.size} vs ${s.size})`);
+    if (s.size === 0) return;
+    // A buffer-to-buffer copy may not read and write one buffer; a kernel may (disjoint ranges).
+    if (d.buffer === s.buffer) residualK.copyKernel(this.rt, d, s, s.size);
+    else this.rt.copyBuffer(d, s);
+  }
+
+  free(t: Tensor): void {
+    const g = asGpu(t);
+    if (!g.isView) this.rt.release(g);
+  }
+
+  submit(): void {
+    this.rt.submit();
+  }
+
+  sync(): Promise<void> {
+    return this.rt.sync();
+  }
+
+  destroy(): void {
+    this.rt.destroy();
+  }
+
+  // ---- model ops ----
+
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number): void {
+    embeddingK.embeddingForward(this.rt, asGpu(out), asGpu(tokens), asGpu(wte), asGpu(wpe), N, T, C);
+  }
+
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, V: number): void {
+    embeddingK.embeddingBackward(this.rt, asGpu(dwte), asGpu(dwpe), asGpu(dout), asGpu(tokens), N, T, C, V);
+  }
+
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, bias: Tensor, N: number, C: number): void {
+    layernormK.layernormForward(this.rt, asGpu(out), asGpu(mean), asGpu(rstd), asGpu(inp), asGpu(weight), asGpu(bias), N, C);
+  }
+
+  layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor,
+    N: number, C: number): void {
+    layernormK.layernormBackward(this.rt, asGpu(dinp), asGpu(dweight), asGpu(dbias), asGpu(dout), asGpu(inp), asGpu(weight),
+      asGpu(mean), asGpu(rstd), N, C);
+  }
+
+  matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
+    matmulK.matmulForward(this.rt, asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, N, IC, OC);
+  }
+
+  matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor,
+    N: number, IC: number, OC: number): void {
+    matmulK.matmulBackward(this.rt, asGpu(dinp), asGpu(dweight), dbias ? asGpu(dbias) : null, asGpu(dout), asGpu(inp), asGpu(weight),
+      N, IC, OC);
+  }
+
+  attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
+    attentionK.attentionForward(this.rt, asGpu(out), asGpu(att), asGpu(qkv), B, T, C, NH);
+  }
+
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
+    attentionK.attentionBackward(this.rt, asGpu(dqkv), asGpu(dpreatt), asGpu(dout), asGpu(qkv), asGpu(att), B, T, C, NH);
+  }
+
+  geluForward(out: Tensor, inp: Tensor, n: number): void {
+    geluK.geluForward(this.rt, asGpu(out), asGpu(inp), n);
+  }
+
+  geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void {
+    geluK.geluBackward(this.rt, asGpu(dinp), asGpu(inp), asGpu(dout), n);
+  }
+
+  residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void {
+    residualK.residualForward(this.rt, asGpu(out), asGpu(a), asGpu(b), n);
+  }
+
+  accumulate(dst: Tensor, src: Tensor, n: number): void {
+    residualK.accumulate(this.rt, asGpu(dst), asGpu(src), n);
+  }
+
+  logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    logsoftmaxK.logprobForward(this.rt, asGpu(logp), asGpu(entropy), asGpu(logits), asGpu(targets), N, V, temperature);
+  }
+
+  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    logsoftmaxK.logprobBackward(this.rt, asGpu(dlogits), asGpu(dlogp), asGpu(logits), asGpu(targets), N, V, temperature);
+  }
+
+  crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    logsoftmaxK.crossEntropyForward(this.rt, asGpu(losses), asGpu(logits), asGpu(targets), N, V);
+  }
+
+  crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    logsoftmaxK.crossEntropyBackward(this.rt, asGpu(dlogits), asGpu(dloss), asGpu(logits), asGpu(targets), N, V);
+  }
+
+  // ---- optimizer ----
+
+  sumSquares(out: Tensor, x: Tensor, n: number): void {
+    adamwK.sumSquares(this.rt, asGpu(out), asGpu(x), n);
+  }
+
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void {
+    adamwK.clipScale(this.rt, asGpu(scale), asGpu(normSq), maxNorm);
+  }
+
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams): void {
+    adamwK.adamw(this.rt, asGpu(params), asGpu(grads), asGpu(m), asGpu(v), asGpu(decayMask), asGpu(scale), n, hp);
+  }
+
+  // ---- RL objective ----
+
+  gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {
+    rlK.gather(this.rt, asGpu(out), asGpu(src), asGpu(index), n);
+  }
+
+  groupNormalize(adv: Tensor, stats: Tensor, rewards: Tensor, groupStart: Tensor, E: number, P: number, mode: AdvantageMode): void {
+    rlK.groupNormalize(this.rt, asGpu(adv), asGpu(stats), asGpu(rewards), asGpu(groupStart), E, P, mode);
+  }
+
+  seqRatio(logS: Tensor, ratio: Tensor, tokRatio: Tensor, logp: Tensor, oldLogp: Tensor, mask: Tensor, S: number, T: number): void {
+    rlK.seqRatio(this.rt, asGpu(logS), asGpu(ratio), asGpu(tokRatio), asGpu(logp), asGpu(oldLogp), asGpu(mask), S, T);
+  }
+
+  clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor,
+    logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor, mask: Tensor, refLogp: Tensor | null,
+    S: number, T: number, algorithm: Algorithm, epsLow: number, epsHigh: number, beta: number): void {
+    rlK.clipLoss(this.rt, asGpu(lossSeq), asGpu(klSeq), asGpu(clipSeq), asGpu(dlogp), asGpu(logp), asGpu(ratio), asGpu(tokRatio),
+      asGpu(seqAdv), asGpu(mask), refLogp ? asGpu(refLogp) : null, S, T, algorithm, epsLow, epsHigh, beta);
+  }
+
+  rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
+    S: number, T: number, algorithm: Algorithm, beta: number): void {
+    rlK.rlStats(this.rt, asGpu(stats), asGpu(lossSeq), asGpu(klSeq), asGpu(clipSeq), asGpu(ratio), asGpu(tokRatio), asGpu(mask),
+      S, T, algorithm, beta);
+  }
+}
