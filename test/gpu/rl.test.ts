@@ -1,0 +1,107 @@
+// Parity of the RL kernels (shaders/rl.wgsl) with the f32 CPU reference: every
+// advantage mode, G = 1, all-equal rewards, all-masked sequences, T = 1, GSPO and
+// GRPO with clipping active on both sides, beta 0 and > 0.
+import { describe, expect, it } from 'vitest';
+import type { AdvantageMode, Algorithm } from '../../src/backend';
+import { ADV_STATS, RL_STATS } from '../../src/backend';
+import { noGpu, theGpu } from './device';
+import { parity } from './parity';
+import { Rng } from './random';
+
+const MODES: AdvantageMode[] = ['group', 'none', 'batch'];
+
+/** CSR offsets for groups of the given sizes. */
+function csr(sizes: number[]): Int32Array {
+  const start = new Int32Array(sizes.length + 1);
+  sizes.forEach((s, g) => (start[g + 1] = start[g] + s));
+  return start;
+}
+
+/** logp, oldLogp (perturbed so ratios leave [1 - eps, 1 + eps]), mask with an all-masked row and a one-token row. */
+function sequences(r: Rng, S: number, T: number) {
+  const logp = r.uniformIn(S * T, -4, -0.05);
+  const noise = r.normal(S * T, 0.3);
+  const oldLogp = Float32Array.from(logp, (x, i) => x + noise[i]);
+  const mask = r.mask(S * T, 0.7);
+  if (S > 1) mask.fill(0, 0, T); // sequence 0: all masked
+  if (S > 2) { mask.fill(0, T, 2 * T); mask[T] = 1; } // sequence 1: one token
+  const refLogp = Float32Array.from(logp, (x, i) => x + noise[(i * 7) % noise.length] * 0.5);
+  return { logp, oldLogp, mask, refLogp };
+}
+
+describe.skipIf(noGpu)('WebGPU RL kernels vs CPU reference', () => {
+  it('gather', async () => {
+    const r = new Rng(1);
+    await parity(theGpu(), { src: r.normal(20), index: r.ints(37, 0, 20), out: r.normal(37) },
+      (b, t) => b.gather(t.out, t.src, t.index, 37), ['out']);
+  });
+
+  it('groupNormalize: every mode; G = 1, all-equal rewards, uneven groups', async () => {
+    const sizes = [4, 1, 3, 5, 2, 4];
+    const start = csr(sizes);
+    const E = start[sizes.length];
+    const r = new Rng(2);
+    const rewards = r.uniformIn(E, -1, 1);
+    rewards.fill(0.5, start[2], start[3]); // all equal
+    rewards[start[4]] = rewards[start[4] + 1] = 1; // all equal, size 2
+    for (const mode of MODES) {
+      const got = await parity(theGpu(), { rewards, groupStart: start, adv: r.normal(E), stats: r.normal(ADV_STATS.size) },
+        (b, t) => b.groupNormalize(t.adv, t.stats, t.rewards, t.groupStart, E, sizes.length, mode), ['adv', 'stats']);
+      expect(Array.from(got.stats)).toEqual([3, sizes.length]);
+      expect(got.adv[start[1]]).toBe(0);
+    }
+    // binary rewards (the common case) and G = 1 everywhere
+    for (const mode of MODES) {
+      const ones = csr([1, 1, 1]);
+      await parity(theGpu(), { rewards: Float32Array.of(1, 0, 1), groupStart: ones, adv: r.normal(3), stats: r.normal(2) },
+        (b, t) => b.groupNormalize(t.adv, t.stats, t.rewards, t.groupStart, 3, 3, mode), ['adv', 'stats']);
+    }
+  });
+
+  it('seqRatio: all-masked and one-token sequences, T = 1, clamped log s', async () => {
+    for (const [S, T] of [[7, 9], [5, 1], [70, 64]]) {
+      const r = new Rng(S * T);
+      const { logp, oldLogp, mask } = sequences(r, S, T);
+      if (T > 1) { for (let t = 0; t < T; t++) oldLogp[(S - 1) * T + t] = logp[(S - 1) * T + t] - 30; mask[(S - 1) * T] = 1; }
+      await parity(theGpu(), { logp, oldLogp, mask, logS: r.normal(S), ratio: r.normal(S), tokRatio: r.normal(S * T) },
+        (b, t) => b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T), ['logS', 'ratio', 'tokRatio']);
+    }
+  });
+
+  const cases: Array<[Algorithm, number, number, number]> = [
+    ['gspo', 3e-4, 4e-4, 0], ['gspo', 3e-4, 4e-4, 0.1], ['grpo', 0.2, 0.2, 0], ['grpo', 0.2, 0.28, 0.05],
+  ];
+  for (const [algorithm, epsLow, epsHigh, beta] of cases) {
+    it(`clipLoss + rlStats: ${algorithm}, eps ${epsLow}/${epsHigh}, beta ${beta}, clipping active`, async () => {
+      for (const [S, T] of [[9, 6], [4, 1]]) {
+        const r = new Rng(S * 13 + T + beta * 100);
+        const { logp, oldLogp, mask, refLogp } = sequences(r, S, T);
+        const seqAdv = r.normal(S);
+        seqAdv[S - 1] = 0;
+        const inputs = {
+          logp, oldLogp, mask, refLogp, seqAdv,
+          logS: r.normal(S), ratio: r.normal(S), tokRatio: r.normal(S * T),
+          lossSeq: r.normal(S), klSeq: r.normal(S), clipSeq: r.normal(S), dlogp: r.normal(S * T), stats: r.normal(RL_STATS.size),
+        };
+        const got = await parity(theGpu(), inputs, (b, t) => {
+          b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
+          b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask,
+            beta > 0 ? t.refLogp : null, S, T, algorithm, epsLow, epsHigh, beta);
+          b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, algorithm, beta);
+        }, ['lossSeq', 'klSeq', 'clipSeq', 'dlogp', 'stats']);
+        if (S > 4) expect(got.stats[RL_STATS.clipCount], 'some clipping is active').toBeGreaterThan(0);
+      }
+    });
+  }
+
+  it('clipLoss with refLogp given but beta = 0: no KL term', async () => {
+    const [S, T] = [5, 4];
+    const r = new Rng(77);
+    const { logp, mask, refLogp } = sequences(r, S, T);
+    await parity(theGpu(), {
+      logp, mask, refLogp, seqAdv: r.normal(S), ratio: r.uniformIn(S, 0.5, 1.5), tokRatio: r.uniformIn(S * T, 0.5, 1.5),
+      lossSeq: r.normal(S), klSeq: r.normal(S), clipSeq: r.normal(S), dlogp: r.normal(S * T),
+    }, (b, t) => b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask, t.refLogp,
+      S, T, 'gspo', 0.2, 0.2, 0), ['lossSeq', 'klSeq', 'clipSeq', 'dlogp']);
+  });
+});
