@@ -29,7 +29,9 @@ interface Case {
   setup: (b: Backend) => { run: () => void; done?: () => Promise<unknown> };
 }
 
-interface Row { kernel: string; size: string; ms: Record<string, number>; gflops?: Record<string, number>; gbs?: Record<string, number> }
+interface Row { kernel: string; size: string; ms: Record<string, number>; gflops?: Record<string, number>; gbs?: Record<string, number>; perRun?: Record<string, number> }
+
+type Counted = Backend & { counters?: Record<string, number> };
 
 function rand(b: Backend, n: number, seed: number, scale = 1): Tensor {
   const r = mulberry32(seed), t = b.alloc(n);
@@ -63,7 +65,7 @@ function cases(quick: boolean): Case[] {
       return { run: () => b.matmulBackward(dinp, dw, db, dout, inp, w, N, IC, OC) };
     } });
   }
-  const BT = quick ? 512 : 3072, C = 64, B = BT / 48, T = 48, NH = 4, V = 32;
+  const BT = quick ? 480 : 3072, C = 64, B = BT / 48, T = 48, NH = 4, V = 32;
   list.push({ name: 'layernorm_forward', size: `${BT}x${C}`, bytes: 2 * BT * C * 4, setup: (b) => {
     const out = b.alloc(BT * C), m = b.alloc(BT), r = b.alloc(BT), inp = rand(b, BT * C, 7), w = rand(b, C, 8), bias = rand(b, C, 9);
     return { run: () => b.layernormForward(out, m, r, inp, w, bias, BT, C) };
@@ -106,20 +108,28 @@ function cases(quick: boolean): Case[] {
   return list;
 }
 
-async function time(b: Backend, c: Case, minSeconds: number, maxReps: number): Promise<number> {
+/** GPU work per run of a case: dispatches, submissions, readbacks, buffers and bind groups created (0 once warm). */
+function delta(before: Record<string, number> | undefined, after: Record<string, number> | undefined): Record<string, number> | undefined {
+  if (!before || !after) return undefined;
+  return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]));
+}
+
+async function time(b: Counted, c: Case, minSeconds: number, maxReps: number): Promise<{ ms: number; perRun?: Record<string, number> }> {
   const { run, done } = c.setup(b);
   run(); // warm-up: pipelines, pools
   b.submit();
   await (done ? done() : b.sync());
-  let reps = 0;
+  let reps = 0, perRun: Record<string, number> | undefined;
   const t0 = performance.now();
   while (reps < maxReps && (reps < 2 || performance.now() - t0 < minSeconds * 1000)) {
+    const before = b.counters ? { ...b.counters } : undefined;
     run();
     if (done) await done(); // a step ends with its readback
     else if (b.name === 'webgpu') { b.submit(); await b.sync(); }
+    perRun = delta(before, b.counters);
     reps++;
   }
-  return (performance.now() - t0) / reps;
+  return { ms: (performance.now() - t0) / reps, perRun };
 }
 
 export async function bench(argv: string[]): Promise<unknown> {
@@ -140,8 +150,9 @@ export async function bench(argv: string[]): Promise<unknown> {
     const row: Row = { kernel: c.name, size: c.size, ms: {} };
     for (const b of backends) {
       log(`bench ${b.name}: ${c.name} ${c.size}`);
-      const ms = await time(b, c, quick ? 0.2 : 0.5, quick ? 5 : 50);
+      const { ms, perRun } = await time(b, c, quick ? 0.2 : 0.5, quick ? 5 : 50);
       row.ms[b.name] = ms;
+      if (perRun && c.name.startsWith('train_step')) row.perRun = perRun;
       if (c.flops) (row.gflops ??= {})[b.name] = c.flops / ms / 1e6;
       if (c.bytes) (row.gbs ??= {})[b.name] = c.bytes / ms / 1e6;
     }
@@ -152,6 +163,7 @@ export async function bench(argv: string[]): Promise<unknown> {
   for (const b of backends) b.destroy();
   if (flags.json) return result;
   printTable(rows, backends.map((b) => b.name));
+  for (const r of rows) if (r.perRun) process.stdout.write(`\nwebgpu, per ${r.kernel}: ${Object.entries(r.perRun).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
   return undefined;
 }
 
