@@ -34,6 +34,9 @@ export interface ObjectiveStats {
   ratioMean: number; ratioMin: number; ratioMax: number; entropy: number; fracZeroStd: number;
 }
 
+// offsets in the readout tensor (multiples of the view alignment)
+const READOUT = { stats: 0, adv: 64, entropy: 128 } as const;
+
 /** Device buffers for one batch shape; reused across steps while the shape holds. */
 export class PolicyObjective {
   private key = '';
@@ -52,7 +55,12 @@ export class PolicyObjective {
       adv: b.alloc(E), advStats: b.alloc(2), seqAdv: b.alloc(S),
       logp: b.alloc(ST), entropy: b.alloc(ST), logS: b.alloc(S), ratio: b.alloc(S), tokRatio: b.alloc(ST),
       lossSeq: b.alloc(S), klSeq: b.alloc(S), clipSeq: b.alloc(S), dlogp: b.alloc(ST), stats: b.alloc(RL_STATS.size),
+      // what readStats needs, packed into one tensor so a step has a single readback
+      readout: b.alloc(READOUT.entropy + ST),
     };
+    this.t.readStats = b.view(this.t.readout, READOUT.stats, RL_STATS.size);
+    this.t.readAdv = b.view(this.t.readout, READOUT.adv, 2);
+    this.t.readEntropy = b.view(this.t.readout, READOUT.entropy, ST);
     this.key = key;
     return this.t;
   }
@@ -83,14 +91,17 @@ export class PolicyObjective {
     b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask,
       cfg.beta > 0 ? t.refLogp : null, S, T, cfg.algorithm, cfg.epsLow, cfg.epsHigh, cfg.beta);
     b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, cfg.algorithm, cfg.beta);
+    b.copy(t.readStats, t.stats);
+    b.copy(t.readAdv, t.advStats);
+    b.copy(t.readEntropy, t.entropy);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();
   }
 
   /** Reads the stats of the last `record` (a sync point). */
   async readStats(batch: PolicyBatch): Promise<ObjectiveStats> {
-    const b = this.backend, t = this.t;
-    const [s, ent, advStats] = await Promise.all([b.read(t.stats), b.read(t.entropy), b.read(t.advStats)]);
+    const r = await this.backend.read(this.t.readout);
+    const s = r.subarray(READOUT.stats), advStats = r.subarray(READOUT.adv), ent = r.subarray(READOUT.entropy);
     let entSum = 0, n = 0;
     for (let i = 0; i < batch.mask.length; i++) if (batch.mask[i] > 0) { entSum += ent[i]; n++; }
     return {
@@ -103,7 +114,8 @@ export class PolicyObjective {
   }
 
   destroy(): void {
-    for (const x of Object.values(this.t)) this.backend.free(x);
+    for (const [k, x] of Object.entries(this.t)) if (!k.startsWith('read')) this.backend.free(x); // views share readout's memory
+    if (this.t.readout) this.backend.free(this.t.readout);
     this.t = {};
     this.key = '';
   }
