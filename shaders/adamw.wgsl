@@ -70,7 +70,10 @@ fn sumsq_final(@builtin(local_invocation_id) lid: vec3u) {
 
 @compute @workgroup_size(1)
 fn clip_scale() {
-  if (p.maxNorm > 0.0) {
+  // The divergence guard: a NaN or Inf norm (exponent bits all ones) gives -1, and adamw_update skips.
+  if ((bitcast<u32>(sums[0]) & 0x7f800000u) == 0x7f800000u) {
+    scale[0] = -1.0;
+  } else if (p.maxNorm > 0.0) {
     scale[0] = min(1.0, p.maxNorm / (sqrt(sums[0]) + 1e-6));
   } else {
     scale[0] = 1.0;
@@ -80,7 +83,7 @@ fn clip_scale() {
 @compute @workgroup_size(WG)
 fn adamw_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = flat(gid, nwg);
-  if (i >= p.n) { return; }
+  if (i >= p.n || scale[0] < 0.0) { return; }
   let g = grads[i] * scale[0];
   let mi = p.beta1 * m[i] + (1.0 - p.beta1) * g;
   let vi = p.beta2 * v[i] + (1.0 - p.beta2) * g * g;

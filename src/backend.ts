@@ -110,10 +110,27 @@ export interface Backend {
   // ---- optimizer ----
   /** out[0] = sum of squares of x[0..n) (global grad norm^2 when x is the flat gradient). */
   sumSquares(out: Tensor, x: Tensor, n: number): void;
-  /** scale[0] = maxNorm > 0 ? min(1, maxNorm / (sqrt(normSq[0]) + 1e-6)) : 1; stays on the device (no readback). */
+  /**
+   * scale[0] = maxNorm > 0 ? min(1, maxNorm / (sqrt(normSq[0]) + 1e-6)) : 1; stays on the device (no readback).
+   * A non-finite normSq (NaN or Inf) gives scale -1: the divergence guard, which makes `adamw` a no-op.
+   */
   clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void;
-  /** AdamW on a flat parameter vector; g = grads * scale[0]; weight decay per element times decayMask (1 for 2-D weights, 0 otherwise). */
+  /**
+   * AdamW on a flat parameter vector; g = grads * scale[0]; weight decay per element times decayMask (1 for 2-D weights, 0 otherwise).
+   * When scale[0] < 0 (a non-finite gradient, see clipScale) nothing changes: params, m and v stay as they were.
+   */
   adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams): void;
+
+  // ---- sampling (rl.md section 1): one token per sequence, appended on the device ----
+  /**
+   * For each sequence b < B with done[b] == 0: reads logits row b*T + pos[b] - 1, draws a token from
+   * softmax(row / temperature) with the counter-based RNG u = uniform(seed, counter, b) (inverse CDF),
+   * or the argmax when temperature == 0; writes tokens[b*T + pos[b]] = token and logp[b*T + pos[b]] =
+   * its log-prob at `temperature` (at 1 when greedy); then pos[b] += 1 and done[b] = 1 when the token is
+   * `eos` or pos[b] == limit[b]. tokens, pos, done, limit are i32. Sequences already done are untouched.
+   */
+  sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number): void;
 
   // ---- RL objective (rl.md sections 3 and 4) ----
   /** out[i] = src[index[i]] for i < n (index i32); e.g. episode advantages -> per-sequence advantages. */

@@ -12,6 +12,7 @@ import * as logsoftmaxK from './kernels/logsoftmax';
 import * as matmulK from './kernels/matmul';
 import * as residualK from './kernels/residual';
 import * as rlK from './kernels/rl';
+import * as sampleK from './kernels/sample';
 import { GpuRuntime, type GpuCounters } from './runtime';
 import { asGpu, GpuTensor } from './tensor';
 
@@ -200,6 +201,11 @@ export class WebGpuBackend implements Backend {
   }
 
   // ---- RL objective ----
+
+  sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number): void {
+    sampleK.sample(this.rt, asGpu(tokens), asGpu(logp), asGpu(pos), asGpu(done), asGpu(limit), asGpu(logits), B, T, V, temperature, eos, seed, counter);
+  }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {
     rlK.gather(this.rt, asGpu(out), asGpu(src), asGpu(index), n);

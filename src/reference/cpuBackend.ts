@@ -5,6 +5,7 @@ import * as nn from './nn';
 import * as ls from './logsoftmax';
 import * as opt from './optim';
 import * as rl from './rl';
+import * as smp from './sample';
 
 class CpuTensor implements Tensor {
   constructor(readonly data: FloatArray | Int32Array, readonly dtype: DType) {}
@@ -95,6 +96,11 @@ export class CpuBackend implements Backend {
   clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void { opt.clipScale(f(scale), f(normSq), maxNorm); }
   adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams): void {
     opt.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), n, hp);
+  }
+
+  sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number): void {
+    smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(f(out), f(src), i32(index), n); }

@@ -1,0 +1,45 @@
+// Token sampling with a counter-based RNG: the same (seed, counter, sequence)
+// gives the same uniform on every backend, so a run is reproducible.
+import type { F, I } from './nn';
+
+/** lowbias32 (Chris Wellons): a 32-bit integer hash with good avalanche. WGSL twin in shaders/sample.wgsl. */
+export function hash32(x: number): number {
+  x = (x ^ (x >>> 16)) >>> 0;
+  x = Math.imul(x, 0x7feb352d) >>> 0;
+  x = (x ^ (x >>> 15)) >>> 0;
+  x = Math.imul(x, 0x846ca68b) >>> 0;
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+/** A uniform in [0, 1) from (seed, counter, stream), 24 bits of resolution. */
+export function uniform(seed: number, counter: number, stream: number): number {
+  const h = hash32((seed + hash32((counter + hash32(stream >>> 0)) >>> 0)) >>> 0);
+  return (h >>> 8) / 16777216;
+}
+
+export function sample(tokens: I, logp: F, pos: I, done: I, limit: I, logits: F,
+  B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number): void {
+  const greedy = temperature === 0, inv = greedy ? 1 : 1 / temperature;
+  for (let b = 0; b < B; b++) {
+    if (done[b] !== 0) continue;
+    const p = pos[b], o = (b * T + p - 1) * V;
+    let max = -Infinity, arg = 0;
+    for (let v = 0; v < V; v++) { const x = logits[o + v] * inv; if (x > max) { max = x; arg = v; } }
+    let sum = 0;
+    for (let v = 0; v < V; v++) sum += Math.exp(logits[o + v] * inv - max);
+    let tok = arg;
+    if (!greedy) {
+      const target = uniform(seed, counter, b) * sum;
+      let acc = 0;
+      tok = V - 1;
+      for (let v = 0; v < V; v++) {
+        acc += Math.exp(logits[o + v] * inv - max);
+        if (acc > target) { tok = v; break; }
+      }
+    }
+    tokens[b * T + p] = tok;
+    logp[b * T + p] = logits[o + tok] * inv - max - Math.log(sum);
+    pos[b] = p + 1;
+    if (tok === eos || p + 1 >= limit[b]) done[b] = 1;
+  }
+}
