@@ -63,7 +63,8 @@ export class GPT {
   readonly decayMask: Tensor;
   private p: Params;
   private g: Params;
-  private acts: Acts | null = null;
+  private acts: Acts | null = null; // of the last forward
+  private actsByShape = new Map<string, Acts>(); // rollouts, training and eval each keep their shape
 
   constructor(readonly backend: Backend, readonly config: GPTConfig, weights?: Float32Array, seed = 0) {
     const { specs, total } = paramSpecs(config);
@@ -80,9 +81,9 @@ export class GPT {
 
   /** Activations for B sequences of T positions; reused while the shape fits. */
   private activations(B: number, T: number): Acts {
-    const a = this.acts;
-    if (a && a.B === B && a.T === T) return a;
-    if (a) this.freeActs(a);
+    const key = `${B}x${T}`;
+    const cached = this.actsByShape.get(key);
+    if (cached) return (this.acts = cached);
     const b = this.backend, { nLayer, nHead: NH, nEmbd: C, vocabSize: V } = this.config, BT = B * T;
     const layers: LayerActs[] = [];
     for (let l = 0; l < nLayer; l++) {
@@ -98,6 +99,7 @@ export class GPT {
       dlogits: b.alloc(BT * V), dresidual: b.alloc(BT * C), dlnf: b.alloc(BT * C), dbt3c: b.alloc(BT * 3 * C),
       dbt4c: b.alloc(BT * 4 * C), dbt4c2: b.alloc(BT * 4 * C), dbtc: b.alloc(BT * C), dpreatt: b.alloc(B * NH * T * T),
     };
+    this.actsByShape.set(key, this.acts);
     return this.acts;
   }
 
@@ -190,9 +192,15 @@ export class GPT {
     return out;
   }
 
-  destroy(): void {
-    if (this.acts) this.freeActs(this.acts);
+  /** Frees activations of every shape seen so far (they are rebuilt on demand). */
+  releaseActivations(): void {
+    for (const a of this.actsByShape.values()) this.freeActs(a);
+    this.actsByShape.clear();
     this.acts = null;
+  }
+
+  destroy(): void {
+    this.releaseActivations();
     for (const t of [this.params, this.grads, this.decayMask]) this.backend.free(t);
   }
 }

@@ -37,54 +37,77 @@ export interface ObjectiveStats {
 // offsets in the readout tensor (multiples of the view alignment)
 const READOUT = { stats: 0, adv: 64, entropy: 128 } as const;
 
-/** Device buffers for one batch shape; reused across steps while the shape holds. */
+/** Device buffers per batch shape, kept across steps (nothing is allocated once warm). */
 export class PolicyObjective {
-  private key = '';
-  private t: Record<string, Tensor> = {};
+  private advKey = '';
+  private a: Record<string, Tensor> = {}; // advantages of the whole rollout batch
+  private byShape = new Map<string, Record<string, Tensor>>(); // per minibatch shape
+  private t: Record<string, Tensor> = {}; // of the last record
 
   constructor(private readonly backend: Backend) {}
 
-  private buffers(S: number, T: number, E: number, P: number): Record<string, Tensor> {
-    const key = `${S}x${T}/${E}/${P}`;
-    if (key === this.key) return this.t;
-    this.destroy();
+  private minibatchBuffers(S: number, T: number): Record<string, Tensor> {
+    const key = `${S}x${T}`;
+    const hit = this.byShape.get(key);
+    if (hit) return hit;
     const b = this.backend, ST = S * T;
-    this.t = {
-      targets: b.alloc(ST, 'i32'), mask: b.alloc(ST), oldLogp: b.alloc(ST), refLogp: b.alloc(ST),
-      seqEpisode: b.alloc(S, 'i32'), rewards: b.alloc(E), groupStart: b.alloc(P + 1, 'i32'),
-      adv: b.alloc(E), advStats: b.alloc(2), seqAdv: b.alloc(S),
+    const t: Record<string, Tensor> = {
+      targets: b.alloc(ST, 'i32'), mask: b.alloc(ST), oldLogp: b.alloc(ST), refLogp: b.alloc(ST), refEntropy: b.alloc(ST),
+      seqEpisode: b.alloc(S, 'i32'), seqAdv: b.alloc(S),
       logp: b.alloc(ST), entropy: b.alloc(ST), logS: b.alloc(S), ratio: b.alloc(S), tokRatio: b.alloc(ST),
       lossSeq: b.alloc(S), klSeq: b.alloc(S), clipSeq: b.alloc(S), dlogp: b.alloc(ST), stats: b.alloc(RL_STATS.size),
       // what readStats needs, packed into one tensor so a step has a single readback
       readout: b.alloc(READOUT.entropy + ST),
     };
-    this.t.readStats = b.view(this.t.readout, READOUT.stats, RL_STATS.size);
-    this.t.readAdv = b.view(this.t.readout, READOUT.adv, 2);
-    this.t.readEntropy = b.view(this.t.readout, READOUT.entropy, ST);
-    this.key = key;
-    return this.t;
+    t.readStats = b.view(t.readout, READOUT.stats, RL_STATS.size);
+    t.readAdv = b.view(t.readout, READOUT.adv, 2);
+    t.readEntropy = b.view(t.readout, READOUT.entropy, ST);
+    this.byShape.set(key, t);
+    return t;
+  }
+
+  /** Records the advantages of a whole rollout batch (rl.md section 3); minibatches gather from them. */
+  advantages(rewards: Float32Array, groupStart: Int32Array, mode: AdvantageMode): void {
+    const b = this.backend, E = rewards.length, P = groupStart.length - 1, key = `${E}/${P}`;
+    if (key !== this.advKey) {
+      for (const x of Object.values(this.a)) b.free(x);
+      this.a = { rewards: b.alloc(E), groupStart: b.alloc(P + 1, 'i32'), adv: b.alloc(E), advStats: b.alloc(2) };
+      this.advKey = key;
+    }
+    b.write(this.a.rewards, rewards);
+    b.write(this.a.groupStart, groupStart);
+    b.groupNormalize(this.a.adv, this.a.advStats, this.a.rewards, this.a.groupStart, E, P, mode);
+  }
+
+  /** One batch on its own: its advantages, then forward, loss and backward. */
+  record(model: GPT, batch: PolicyBatch, cfg: ObjectiveConfig): void {
+    this.advantages(batch.rewards, batch.groupStart, cfg.advantage);
+    this.recordMinibatch(model, batch, cfg);
   }
 
   /**
-   * Records forward, loss and backward for one minibatch; model.grads accumulates the gradient.
-   * Nothing is read back here: call `readStats` after the caller's submit.
+   * Records forward, loss and backward for one minibatch whose seqEpisode indexes the episodes
+   * of the last `advantages` call; model.grads accumulates the gradient. With beta > 0 the
+   * reference log-probs come from `refParams` (a forward of the frozen reference weights) or,
+   * without it, from batch.refLogp. Nothing is read back: call `readStats` after a submit.
    */
-  record(model: GPT, batch: PolicyBatch, cfg: ObjectiveConfig): void {
-    const b = this.backend, { S, T } = batch, E = batch.rewards.length, P = batch.groupStart.length - 1, V = model.config.vocabSize;
-    const t = this.buffers(S, T, E, P);
+  recordMinibatch(model: GPT, batch: PolicyBatch, cfg: ObjectiveConfig, refParams?: Tensor): void {
+    const b = this.backend, { S, T } = batch, V = model.config.vocabSize;
+    const t = this.minibatchBuffers(S, T);
+    this.t = t;
     b.write(t.targets, batch.targets);
     b.write(t.mask, batch.mask);
     b.write(t.oldLogp, batch.oldLogp);
-    if (cfg.beta > 0) {
-      if (!batch.refLogp) throw new Error('beta > 0 needs reference log-probs');
-      b.write(t.refLogp, batch.refLogp);
-    }
     b.write(t.seqEpisode, batch.seqEpisode);
-    b.write(t.rewards, batch.rewards);
-    b.write(t.groupStart, batch.groupStart);
-
-    b.groupNormalize(t.adv, t.advStats, t.rewards, t.groupStart, E, P, cfg.advantage);
-    b.gather(t.seqAdv, t.adv, t.seqEpisode, S);
+    if (cfg.beta > 0) {
+      if (refParams) {
+        const refLogits = model.forward(batch.tokens, S, T, refParams);
+        b.logprobForward(t.refLogp, t.refEntropy, refLogits, t.targets, S * T, V, cfg.temperature);
+      } else if (batch.refLogp) {
+        b.write(t.refLogp, batch.refLogp);
+      } else throw new Error('beta > 0 needs reference log-probs or reference weights');
+    }
+    b.gather(t.seqAdv, this.a.adv, t.seqEpisode, S);
     const logits = model.forward(batch.tokens, S, T);
     b.logprobForward(t.logp, t.entropy, logits, t.targets, S * T, V, cfg.temperature);
     b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
@@ -92,7 +115,7 @@ export class PolicyObjective {
       cfg.beta > 0 ? t.refLogp : null, S, T, cfg.algorithm, cfg.epsLow, cfg.epsHigh, cfg.beta);
     b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, cfg.algorithm, cfg.beta);
     b.copy(t.readStats, t.stats);
-    b.copy(t.readAdv, t.advStats);
+    b.copy(t.readAdv, this.a.advStats);
     b.copy(t.readEntropy, t.entropy);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();
@@ -100,6 +123,7 @@ export class PolicyObjective {
 
   /** Reads the stats of the last `record` (a sync point). */
   async readStats(batch: PolicyBatch): Promise<ObjectiveStats> {
+    if (!this.t.readout) throw new Error('readStats() before record()');
     const r = await this.backend.read(this.t.readout);
     const s = r.subarray(READOUT.stats), advStats = r.subarray(READOUT.adv), ent = r.subarray(READOUT.entropy);
     let entSum = 0, n = 0;
@@ -114,9 +138,13 @@ export class PolicyObjective {
   }
 
   destroy(): void {
-    for (const [k, x] of Object.entries(this.t)) if (!k.startsWith('read')) this.backend.free(x); // views share readout's memory
-    if (this.t.readout) this.backend.free(this.t.readout);
+    for (const t of this.byShape.values()) {
+      for (const [k, x] of Object.entries(t)) if (!k.startsWith('read') || k === 'readout') this.backend.free(x); // views share readout's memory
+    }
+    for (const x of Object.values(this.a)) this.backend.free(x);
+    this.byShape.clear();
+    this.a = {};
     this.t = {};
-    this.key = '';
+    this.advKey = '';
   }
 }
