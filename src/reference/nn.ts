@@ -3,6 +3,8 @@
 // outputs; backward ops accumulate (+=) into gradients. Arrays are f32 or f64
 // (f64 for finite-difference tests); the math is the same.
 
+import { colSum, gemmDinp, gemmDweight, gemmNT, iota, nonzeroRows } from './gemm';
+
 export type F = Float32Array | Float64Array;
 export type I = Int32Array;
 
@@ -66,29 +68,19 @@ export function layernormBackward(dinp: F, dw: F, db: F, dout: F, inp: F, w: F, 
   }
 }
 
-// out[N,OC] = inp[N,IC] @ w[OC,IC]^T + bias
+// out[N,OC] = inp[N,IC] @ w[OC,IC]^T + bias  (4x4 register-blocked, see gemm.ts)
 export function matmulForward(out: F, inp: F, w: F, bias: F | null, N: number, IC: number, OC: number): void {
-  for (let n = 0; n < N; n++) {
-    for (let o = 0; o < OC; o++) {
-      let acc = bias ? bias[o] : 0;
-      for (let i = 0; i < IC; i++) acc += inp[n * IC + i] * w[o * IC + i];
-      out[n * OC + o] = acc;
-    }
-  }
+  gemmNT(out, inp, w, bias, iota(N), N, IC, OC, false);
 }
 
+// dinp += dout @ w; dw += dout^T @ inp; dbias += colsum(dout). Rows of dout that are all zero
+// (masked positions) contribute nothing and are skipped.
 export function matmulBackward(dinp: F, dw: F, dbias: F | null, dout: F, inp: F, w: F, N: number, IC: number, OC: number): void {
-  for (let n = 0; n < N; n++) {
-    for (let o = 0; o < OC; o++) {
-      const d = dout[n * OC + o];
-      if (d === 0) continue;
-      for (let i = 0; i < IC; i++) {
-        dinp[n * IC + i] += d * w[o * IC + i];
-        dw[o * IC + i] += d * inp[n * IC + i];
-      }
-      if (dbias) dbias[o] += d;
-    }
-  }
+  const [rows, R] = nonzeroRows(dout, N, OC);
+  if (R === 0) return;
+  gemmDinp(dinp, dout, w, rows, R, IC, OC);
+  gemmDweight(dw, dout, inp, rows, R, IC, OC);
+  if (dbias) colSum(dbias, dout, rows, R, OC);
 }
 
 // Causal self-attention. qkv [B,T,3C], out [B,T,C], att [B,NH,T,T] (softmax probs, 0 above the diagonal).
