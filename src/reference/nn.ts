@@ -3,6 +3,7 @@
 // outputs; backward ops accumulate (+=) into gradients. Arrays are f32 or f64
 // (f64 for finite-difference tests); the math is the same.
 
+import { attentionBackward as attnBackward, attentionForward as attnForward } from './attention';
 import { colSum, gemmDinp, gemmDweight, gemmNT, iota, nonzeroRows } from './gemm';
 
 export type F = Float32Array | Float64Array;
@@ -84,56 +85,14 @@ export function matmulBackward(dinp: F, dw: F, dbias: F | null, dout: F, inp: F,
 }
 
 // Causal self-attention. qkv [B,T,3C], out [B,T,C], att [B,NH,T,T] (softmax probs, 0 above the diagonal).
+// Kernels in attention.ts (blocked per batch and head).
 export function attentionForward(out: F, att: F, qkv: F, B: number, T: number, C: number, NH: number): void {
-  const hs = C / NH, scale = 1 / Math.sqrt(hs), C3 = 3 * C;
-  for (let b = 0; b < B; b++) for (let h = 0; h < NH; h++) for (let t = 0; t < T; t++) {
-    const q = b * T * C3 + t * C3 + h * hs;
-    const a = ((b * NH + h) * T + t) * T;
-    let max = -Infinity;
-    for (let t2 = 0; t2 <= t; t2++) {
-      const k = b * T * C3 + t2 * C3 + C + h * hs;
-      let s = 0;
-      for (let i = 0; i < hs; i++) s += qkv[q + i] * qkv[k + i];
-      s *= scale;
-      att[a + t2] = s;
-      if (s > max) max = s;
-    }
-    let sum = 0;
-    for (let t2 = 0; t2 <= t; t2++) { const e = Math.exp(att[a + t2] - max); att[a + t2] = e; sum += e; }
-    for (let t2 = 0; t2 < T; t2++) att[a + t2] = t2 <= t ? att[a + t2] / sum : 0;
-    const o = b * T * C + t * C + h * hs;
-    for (let i = 0; i < hs; i++) out[o + i] = 0;
-    for (let t2 = 0; t2 <= t; t2++) {
-      const v = b * T * C3 + t2 * C3 + 2 * C + h * hs, p = att[a + t2];
-      for (let i = 0; i < hs; i++) out[o + i] += p * qkv[v + i];
-    }
-  }
+  attnForward(out, att, qkv, B, T, C, NH);
 }
 
+/** dpreatt [B,NH,T,T] is scratch (overwritten: the scaled pre-softmax gradient, 0 above the diagonal). */
 export function attentionBackward(dqkv: F, dpreatt: F, dout: F, qkv: F, att: F, B: number, T: number, C: number, NH: number): void {
-  const hs = C / NH, scale = 1 / Math.sqrt(hs), C3 = 3 * C;
-  dpreatt.fill(0, 0, B * NH * T * T);
-  for (let b = 0; b < B; b++) for (let h = 0; h < NH; h++) for (let t = 0; t < T; t++) {
-    const a = ((b * NH + h) * T + t) * T;
-    const o = b * T * C + t * C + h * hs;
-    // datt[t2] = dout[t] . v[t2]; dv[t2] += att[t,t2] * dout[t]
-    let dot = 0; // sum_t2 att * datt, for the softmax backward
-    const datt = new Float64Array(t + 1);
-    for (let t2 = 0; t2 <= t; t2++) {
-      const v = b * T * C3 + t2 * C3 + 2 * C + h * hs, p = att[a + t2];
-      let s = 0;
-      for (let i = 0; i < hs; i++) { s += dout[o + i] * qkv[v + i]; dqkv[v + i] += p * dout[o + i]; }
-      datt[t2] = s;
-      dot += p * s;
-    }
-    const q = b * T * C3 + t * C3 + h * hs;
-    for (let t2 = 0; t2 <= t; t2++) {
-      const d = att[a + t2] * (datt[t2] - dot) * scale;
-      dpreatt[a + t2] = d;
-      const k = b * T * C3 + t2 * C3 + C + h * hs;
-      for (let i = 0; i < hs; i++) { dqkv[q + i] += d * qkv[k + i]; dqkv[k + i] += d * qkv[q + i]; }
-    }
-  }
+  attnBackward(dqkv, dpreatt, dout, qkv, att, B, T, C, NH);
 }
 
 const GELU_S = Math.sqrt(2 / Math.PI);
