@@ -5,14 +5,19 @@ import { SafetensorsError } from '../model/safetensors';
 import { bench, benchFlags } from './commands/bench';
 import { grad, gradFlags } from './commands/grad';
 import { logprobs, logprobsFlags } from './commands/logprobs';
+import { pretrainCmd, pretrainFlags } from './commands/pretrain';
+import { train, trainFlags } from './commands/train';
+import { evaluate, evalFlags } from './commands/evaluate';
 import type { FlagSpec } from './args';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
   logprobs: { run: logprobs, flags: logprobsFlags, help: 'per-position log-probs of the given tokens' },
   grad: { run: grad, flags: gradFlags, help: 'the policy loss of a batch file and its gradient' },
   bench: { run: bench, flags: benchFlags, help: 'kernel and training-step timings' },
+  pretrain: { run: pretrainCmd, flags: pretrainFlags, help: 'supervised warm start on the environment\'s demonstrations' },
+  train: { run: train, flags: trainFlags, help: 'RL training (GSPO/GRPO) from the preset\'s warm start' },
+  eval: { run: evaluate, flags: evalFlags, help: 'greedy evaluation of a checkpoint on the held-out set' },
 };
-const later = ['train', 'eval', 'pretrain'];
 
 function usage(): string {
   const lines = ['usage: npm run gspo -- <command> [flags]', '', 'commands:'];
@@ -31,8 +36,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const cmd = commands[name];
   if (!cmd) {
-    const msg = later.includes(name) ? `"${name}" is not available yet (it comes with the RL training loop)` : `unknown command "${name}"`;
-    throw new InputError(`${msg}; commands: ${Object.keys(commands).join(', ')}`);
+    throw new InputError(`unknown command "${name}"; commands: ${Object.keys(commands).join(', ')}`);
   }
   const out = await cmd.run(rest);
   if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');

@@ -1,7 +1,7 @@
 // The run config: one typed object, every field with its default, valid range
 // and a one-line description in one place (rl.md section 10). The UI, the URL,
 // the CLI's --set and checkpoints all go through `validateConfig`.
-import { InputError } from '../errors';
+import { InputError } from './errors';
 
 export interface RunConfig {
   env: 'relay';

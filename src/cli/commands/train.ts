@@ -1,0 +1,75 @@
+// `train --preset NAME [--set key=value]... [--steps N] [--seed S] [--out DIR]`: the Trainer, headless.
+import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeCheckpoint } from '../../model/checkpoint';
+import { Trainer, type EvalRecord } from '../../rl/trainer';
+import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { chooseBackend, log, writeAtomic } from '../io';
+import { parseSets, setup, shippedWarmStart } from './runSetup';
+import { makeWarmStart } from './pretrain';
+import { PRETRAIN_DEFAULTS } from '../../rl/pretrain';
+import type { GPTConfig } from '../../model/params';
+
+export const trainFlags: FlagSpec = {
+  preset: { kind: 'string', help: 'a preset name (see README)' },
+  set: { kind: 'list', help: 'config override key=value (repeatable)' },
+  steps: { kind: 'int', help: 'training steps (overrides the preset)' },
+  seed: { kind: 'int', help: 'run seed' },
+  out: { kind: 'string', help: 'output directory (default runs/<preset>-<time>)' },
+  backend: { kind: 'string', help: 'webgpu | cpu' },
+};
+
+const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'lambdaTok'));
+
+export async function train(argv: string[]): Promise<unknown> {
+  const flags = parseFlags(argv, trainFlags, 'train');
+  const overrides: Record<string, unknown> = parseSets(flags.set as string[] | undefined);
+  if (flags.steps !== undefined) overrides.steps = flags.steps;
+  if (flags.seed !== undefined) overrides.seed = flags.seed;
+  const s = setup(requireFlag(flags, 'preset', 'train'), overrides);
+  const out = (flags.out as string | undefined) ?? join('runs', `${s.preset.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  mkdirSync(out, { recursive: true });
+  const backend = await chooseBackend(flags.backend);
+  const t0 = performance.now();
+  try {
+    let ck = shippedWarmStart(s);
+    let weights = ck?.weights;
+    if (!weights) {
+      log('warm-starting on the demonstrations first');
+      weights = (await makeWarmStart(backend, s, PRETRAIN_DEFAULTS.steps, s.preset.warmStart.seed)).weights;
+      ck = null;
+    }
+    const trainer = new Trainer(backend, s.env, s.config, weights);
+    writeFileSync(join(out, 'config.json'), JSON.stringify({ preset: s.preset.name, backend: backend.name, config: s.config }, null, 2) + '\n');
+    writeFileSync(join(out, 'metrics.jsonl'), '');
+    writeFileSync(join(out, 'evals.jsonl'), '');
+    const logEval = (e: EvalRecord) => {
+      appendFileSync(join(out, 'evals.jsonl'), JSON.stringify(e) + '\n');
+      log(`eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} ${Object.entries(e).filter(([k]) => k.startsWith('silence')).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
+    };
+    const warm = await trainer.evaluate();
+    logEval(warm);
+    for (let i = 0; i < s.config.steps; i++) {
+      const m = await trainer.step();
+      appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify(m) + '\n');
+      log(`step ${m.step + 1}/${s.config.steps} reward ${m.reward.toFixed(3)} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)} silence ${m.silence_rate.toFixed(2)} clip ${m.clip_frac.toFixed(2)} lambda ${m.lambda_tok.toFixed(3)} ${m.step_time_ms.toFixed(0)} ms`);
+      if ((i + 1) % s.config.evalEvery === 0 && i + 1 < s.config.steps) logEval(await trainer.evaluate());
+    }
+    const final = s.config.steps > 0 ? await trainer.evaluate() : warm;
+    if (s.config.steps > 0) logEval(final);
+    const gpt: GPTConfig = trainer.model.config;
+    const extras = { env: s.env.id, preset: s.preset.name, run_config: JSON.stringify(s.config) };
+    writeAtomic(join(out, 'last.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('last'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.stepCount) } }));
+    writeAtomic(join(out, 'best.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('best'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.bestEval?.step ?? 0) } }));
+    const summary = {
+      preset: s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
+      warmStart: pick(warm), final: pick(final), best: trainer.bestEval ? pick(trainer.bestEval) : null,
+      lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message), out,
+      warmStartSource: ck ? `public/checkpoints/${s.preset.warmStart.file}` : 'pretrained in this run',
+    };
+    trainer.destroy();
+    return summary;
+  } finally {
+    backend.destroy();
+  }
+}

@@ -1,0 +1,59 @@
+// Presets: partial configs layered over the defaults, each with the warm start
+// it starts from and a paragraph on what to watch for.
+import { InputError } from '../errors';
+import { DEFAULTS, validateConfig, type RunConfig } from '../config';
+import type { DemoOptions } from './registry';
+
+export interface Preset {
+  name: string;
+  title: string;
+  explain: string;
+  config: Partial<RunConfig>;
+  /** The shipped warm start (public/checkpoints/<file>), and the demonstrations that make it. */
+  warmStart: { file: string; demo: DemoOptions; seed: number };
+}
+
+const RELAY_WARM = { file: 'relay-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1 };
+const RELAY_BASE: Partial<RunConfig> = {
+  env: 'relay', algorithm: 'gspo', groupSize: 8, promptsPerStep: 32, minibatches: 4, lr: 3e-4, epsLow: 3e-4, epsHigh: 4e-4,
+  temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.1, lambdaMode: 'manual', pKnown: 0.3, pKnownTrain: 0.5,
+  steps: 60, evalEvery: 10, evalEpisodes: 256,
+};
+
+export const PRESETS: Preset[] = [
+  {
+    name: 'relay-silence', title: 'Relay: strategic silence (GSPO)',
+    explain: 'The Scout starts verbose (about 8 tokens: the whole secret, repeated) and the Solver answers from it. With a token penalty of 0.1, GSPO finds that one digit is enough, and that nothing at all is needed when the Solver already knows: watch tokens fall toward ~0.7 at full accuracy, and the silence rate split into ~1 on known tasks and ~0 on unknown ones. Nobody programmed the silence; the reward and a little silence in the warm start did.',
+    config: { ...RELAY_BASE }, warmStart: RELAY_WARM,
+  },
+  {
+    name: 'relay-budget', title: 'Relay: a token budget (dual lambda)',
+    explain: 'Instead of a fixed penalty, ask for at most B = 4 tokens per episode. lambda_tok starts at 0 and the dual update raises it while the Scout is over budget, then lets it decay to 0 once the budget is slack: watch the lambda chart rise and fall while tokens drop below the budget line. A budget below ~0.7 (what full accuracy needs) with a large eta collapses the policy into total silence.',
+    config: { ...RELAY_BASE, lambdaMode: 'budget', lambdaTok: 0, budget: 4, dualEta: 0.005, lambdaMax: 1 }, warmStart: RELAY_WARM,
+  },
+  {
+    name: 'relay-grpo', title: 'Relay: token-level GRPO',
+    explain: 'The same task with GRPO: a ratio per token and the usual clip range 0.2. At this scale it reaches the same end point as GSPO (the task does not separate them); compare how the clip fraction and ratio range behave with token-level ratios.',
+    config: { ...RELAY_BASE, algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.2 }, warmStart: RELAY_WARM,
+  },
+  {
+    name: 'relay-no-groupnorm', title: 'Relay: no group normalization',
+    explain: 'Advantages are r - mean(group), without dividing by the group standard deviation (Dr. GRPO style). The gradient scale now follows the reward scale: with rewards in units of 0.1 per token, watch whether learning is slower and the grad norm smaller than with group normalization.',
+    config: { ...RELAY_BASE, advantage: 'none' }, warmStart: RELAY_WARM,
+  },
+  {
+    name: 'relay-never-silent', title: 'Relay: a warm start that is never silent',
+    explain: 'The warm start never sent an empty message. RL compresses the message to the one digit that is needed, but silence does not emerge: a group with no silent sample has nothing to reinforce. Strategic silence needs silence to be explored first.',
+    config: { ...RELAY_BASE }, warmStart: { file: 'relay-warm-never-silent.safetensors', demo: { demoSilence: 0, flagAwareDemos: true }, seed: 1 },
+  },
+];
+
+export function findPreset(name: string): Preset {
+  const p = PRESETS.find((x) => x.name === name);
+  if (!p) throw new InputError(`unknown preset "${name}" (presets: ${PRESETS.map((x) => x.name).join(', ')})`);
+  return p;
+}
+
+export function presetConfig(p: Preset, overrides: Record<string, unknown> = {}): RunConfig {
+  return validateConfig(overrides, validateConfig(p.config as Record<string, unknown>, DEFAULTS));
+}

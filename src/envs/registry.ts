@@ -1,0 +1,13 @@
+// Environments by id, built from the run config's env fields.
+import type { RunConfig } from '../config';
+import { createRelay } from './relay';
+import type { Environment } from './types';
+
+export interface DemoOptions { demoSilence?: number; flagAwareDemos?: boolean }
+
+export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
+  switch (c.env) {
+    case 'relay':
+      return createRelay({ digits: c.digits, pKnown: c.pKnown, pKnownTrain: c.pKnownTrain, maxMessage: c.maxMessage, ...demo }) as Environment;
+  }
+}

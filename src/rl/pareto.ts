@@ -1,0 +1,13 @@
+// Eval points and the accuracy-vs-tokens Pareto frontier (rl.md section 8).
+export interface EvalPoint { tokens: number; accuracy: number; run: string; step: number; lambdaTok: number }
+
+/** Points not dominated: no other point has fewer-or-equal tokens and higher-or-equal accuracy, one strictly. Sorted by tokens. */
+export function paretoFrontier<P extends { tokens: number; accuracy: number }>(points: P[]): P[] {
+  const front = points.filter((p) => !points.some((q) => q.tokens <= p.tokens && q.accuracy >= p.accuracy && (q.tokens < p.tokens || q.accuracy > p.accuracy)));
+  return front.sort((a, b) => a.tokens - b.tokens || b.accuracy - a.accuracy);
+}
+
+/** The best-checkpoint order: higher accuracy, then fewer tokens. */
+export function betterEval(a: { accuracy: number; tokens: number }, b: { accuracy: number; tokens: number } | null): boolean {
+  return b === null || a.accuracy > b.accuracy || (a.accuracy === b.accuracy && a.tokens < b.tokens);
+}

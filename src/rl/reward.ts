@@ -1,0 +1,39 @@
+// The communication-aware reward of rl.md section 2, per episode, with its parts.
+import type { Sequence } from './rollout';
+
+export interface RewardWeights { lambdaTok: number; lambdaTurn: number; lambdaRep: number }
+
+export interface RewardParts {
+  reward: number;
+  rTask: number;
+  tokens: number; // message tokens, EOS excluded, summed over the episode's agents
+  turns: number; // message turns actually taken (a silent turn does not count)
+  repetition: number; // message tokens whose bigram (previous, token) already occurred in the episode's messages
+}
+
+/** Message parts of one episode from its sequences (EOS excluded). */
+export function messageParts(seqs: Sequence[], eos: number): { tokens: number; turns: number; repetition: number } {
+  let tokens = 0, turns = 0, repetition = 0;
+  const seen = new Set<string>();
+  for (const s of seqs) {
+    if (!s.message) continue;
+    const msg = s.generated.filter((t) => t !== eos);
+    if (msg.length > 0) turns++;
+    tokens += msg.length;
+    for (let i = 1; i < msg.length; i++) {
+      const key = `${msg[i - 1]},${msg[i]}`;
+      if (seen.has(key)) repetition++;
+      else seen.add(key);
+    }
+  }
+  return { tokens, turns, repetition };
+}
+
+export function reward(rTask: number, parts: { tokens: number; turns: number; repetition: number }, w: RewardWeights): RewardParts {
+  return { reward: rTask - w.lambdaTok * parts.tokens - w.lambdaTurn * parts.turns - w.lambdaRep * parts.repetition, rTask, ...parts };
+}
+
+/** rl.md section 5: lambda_tok <- clamp(lambda_tok + eta (mean_tokens - B), 0, lambda_max). */
+export function dualUpdate(lambdaTok: number, meanTokens: number, budget: number, eta: number, lambdaMax: number): number {
+  return Math.min(lambdaMax, Math.max(0, lambdaTok + eta * (meanTokens - budget)));
+}

@@ -1,0 +1,198 @@
+// The Trainer: rollouts -> reward -> advantages -> GSPO/GRPO minibatch updates,
+// the dual lambda, metrics (rl.md section 7), greedy evaluation, the Pareto
+// frontier and best/last checkpoints. Runs unchanged in the worker and the CLI.
+import type { Backend, Tensor } from '../backend';
+import type { Environment, Score } from '../envs/types';
+import { GPT } from '../model/gpt';
+import { AdamW } from '../model/optimizer';
+import type { GPTConfig } from '../model/params';
+import { mulberry32 } from '../model/random';
+import { LIVE_FIELDS, validateConfig, type RunConfig } from '../config';
+import { PolicyObjective, type ObjectiveStats, type PolicyBatch } from './objective';
+import { betterEval, type EvalPoint } from './pareto';
+import { dualUpdate, messageParts, reward, type RewardParts } from './reward';
+import { Generator, rollout, type Rollout, type Sequence } from './rollout';
+
+export const EVAL_SEED = 20251; // the held-out set is the same for every run, so runs compare
+
+export interface StepMetrics {
+  step: number;
+  reward: number; reward_std: number; r_task: number; tokens: number; turns: number; repetition: number;
+  lambda_tok: number; frac_zero_std: number; policy_loss: number; kl: number; entropy: number;
+  clip_frac: number; ratio_mean: number; ratio_min: number; ratio_max: number; grad_norm: number;
+  seq_len_mean: number; silence_rate: number; step_time_ms: number; tokens_per_s: number;
+  skipped_updates: number;
+}
+
+export interface EvalRecord {
+  step: number; accuracy: number; tokens: number; turns: number; lambdaTok: number;
+  [extra: string]: number;
+}
+
+export interface Flag { kind: 'nonfinite-update' | 'diverged'; step: number; message: string }
+
+function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
+function std(xs: number[]): number {
+  if (xs.length < 2) return 0;
+  const m = mean(xs);
+  return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
+}
+
+/** Episodes' sequences as a PolicyBatch in prediction space (row per sequence). */
+export function sequencesToBatch(seqs: Sequence[], episodeIndex: (e: number) => number, T: number): PolicyBatch {
+  const S = seqs.length, ST = S * T;
+  const tokens = new Int32Array(ST), targets = new Int32Array(ST).fill(-1), mask = new Float32Array(ST), oldLogp = new Float32Array(ST);
+  seqs.forEach((s, i) => {
+    const full = [...s.context, ...s.generated];
+    for (let t = 0; t < full.length; t++) tokens[i * T + t] = full[t];
+    for (let t = 0; t < full.length - 1; t++) targets[i * T + t] = full[t + 1];
+    s.generated.forEach((_, g) => {
+      const at = i * T + s.context.length - 1 + g; // the position whose logits predict generated token g
+      mask[at] = 1;
+      oldLogp[at] = s.logp[g];
+    });
+  });
+  return { S, T, tokens, targets, mask, oldLogp, refLogp: null, seqEpisode: Int32Array.from(seqs.map((s) => episodeIndex(s.episode))), rewards: new Float32Array(0), groupStart: new Int32Array(0) };
+}
+
+export class Trainer<Task = unknown, State = unknown> {
+  readonly model: GPT;
+  private readonly opt: AdamW;
+  private readonly objective: PolicyObjective;
+  private readonly gen: Generator;
+  private ref: Tensor | null = null; // reference weights (start of RL), when beta > 0
+  private best: Tensor; // weights of the best eval
+  private readonly evalTasks: Task[];
+  stepCount = 0;
+  lambdaTok: number;
+  readonly evals: EvalRecord[] = [];
+  bestEval: EvalRecord | null = null;
+  readonly flags: Flag[] = [];
+  skippedUpdates = 0;
+  lastRollout: { rollout: Rollout<State>; rewards: RewardParts[] } | null = null;
+  lastEval: { rollout: Rollout<State> } | null = null;
+
+  constructor(readonly backend: Backend, readonly env: Environment<Task, State>, public config: RunConfig, weights?: Float32Array) {
+    const gpt: GPTConfig = { nLayer: config.nLayer, nHead: config.nHead, nEmbd: config.nEmbd, blockSize: env.blockSize, vocabSize: env.vocab.length };
+    this.model = new GPT(backend, gpt, weights, config.seed);
+    this.opt = new AdamW(backend, this.model, { lr: config.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: config.weightDecay, gradClip: config.gradClip });
+    this.objective = new PolicyObjective(backend);
+    this.gen = new Generator(backend, this.model);
+    this.best = backend.alloc(this.model.numParams);
+    backend.copy(this.best, this.model.params);
+    this.lambdaTok = config.lambdaTok;
+    this.evalTasks = env.sampleTasks('eval', config.evalEpisodes, EVAL_SEED, 0);
+  }
+
+  /** Changes applied at the next step without a reset; other fields need a new Trainer. */
+  setHyperparams(partial: Partial<RunConfig>): void {
+    for (const k of Object.keys(partial)) {
+      if (!LIVE_FIELDS.includes(k as keyof RunConfig)) throw new Error(`${k} cannot change during a run (it needs a reset)`);
+    }
+    const next = validateConfig(partial as Record<string, unknown>, this.config);
+    if (partial.lambdaTok !== undefined) this.lambdaTok = next.lambdaTok;
+    this.config = next;
+    this.opt.config = { ...this.opt.config, lr: next.lr, gradClip: next.gradClip };
+  }
+
+  private weights() { return { lambdaTok: this.lambdaTok, lambdaTurn: this.config.lambdaTurn, lambdaRep: this.config.lambdaRep }; }
+
+  /** One RL step: P prompts x G episodes, rewards, advantages, `minibatches` optimizer updates. */
+  async step(): Promise<StepMetrics> {
+    const c = this.config, t0 = performance.now(), b = this.backend;
+    if (c.beta > 0 && !this.ref) { this.ref = b.alloc(this.model.numParams); b.copy(this.ref, this.model.params); }
+    const step = this.stepCount;
+    const tasks = this.env.sampleTasks('train', c.promptsPerStep, c.seed, step * c.promptsPerStep);
+    const ro = await rollout(this.env, this.gen, tasks, c.groupSize, c.temperature, c.seed, step * 4096);
+    const E = ro.states.length;
+    const byEpisode: Sequence[][] = Array.from({ length: E }, () => []);
+    for (const s of ro.sequences) byEpisode[s.episode].push(s);
+    const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), this.weights()));
+    this.lastRollout = { rollout: ro, rewards: parts };
+
+    // advantages over the whole batch, on the device; minibatches gather from them
+    const rewards = Float32Array.from(parts.map((p) => p.reward));
+    const groupStart = Int32Array.from({ length: c.promptsPerStep + 1 }, (_, g) => g * c.groupSize);
+    this.objective.advantages(rewards, groupStart, c.advantage);
+
+    // minibatches split whole episodes, in a seeded shuffled order
+    const order = Array.from({ length: E }, (_, i) => i);
+    const rand = mulberry32(c.seed * 7919 + step);
+    for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
+    const T = this.model.config.blockSize - 1;
+    const mbStats: ObjectiveStats[] = [];
+    const gradNorms: number[] = [];
+    for (let m = 0; m < c.minibatches; m++) {
+      const eps = order.slice(Math.floor((m * E) / c.minibatches), Math.floor(((m + 1) * E) / c.minibatches));
+      if (eps.length === 0) continue;
+      const seqs = eps.flatMap((e) => byEpisode[e]);
+      const batch = sequencesToBatch(seqs, (e) => e, T);
+      this.model.zeroGrad();
+      this.objective.recordMinibatch(this.model, batch, c, this.ref ?? undefined);
+      this.opt.measure();
+      this.opt.apply(); // a non-finite gradient makes this a no-op on the device (the guard)
+      b.submit();
+      const [stats, normSq] = await Promise.all([this.objective.readStats(batch), b.read(this.opt.normSq)]);
+      const gn = Math.sqrt(normSq[0]);
+      if (!Number.isFinite(gn) || !Number.isFinite(stats.loss)) {
+        this.skippedUpdates++;
+        this.flags.push({ kind: 'nonfinite-update', step, message: `step ${step}: a non-finite loss or gradient; the update was skipped (weights untouched)` });
+      } else { mbStats.push(stats); gradNorms.push(gn); }
+    }
+    this.stepCount++;
+    const meanTokens = mean(parts.map((p) => p.tokens));
+    const lambdaUsed = this.lambdaTok;
+    if (c.lambdaMode === 'budget') this.lambdaTok = dualUpdate(this.lambdaTok, meanTokens, c.budget, c.dualEta, c.lambdaMax);
+
+    const ms = performance.now() - t0;
+    const genTokens = ro.sequences.reduce((a, s) => a + s.generated.length, 0);
+    const silentTurns = ro.sequences.filter((s) => s.message && s.generated[0] === this.env.eos).length;
+    const messageTurns = ro.sequences.filter((s) => s.message).length;
+    const avg = (k: 'policyLoss' | 'kl' | 'entropy' | 'clipFrac' | 'ratioMean' | 'fracZeroStd') => mean(mbStats.map((s) => s[k]));
+    return {
+      step, reward: mean(parts.map((p) => p.reward)), reward_std: std(parts.map((p) => p.reward)), r_task: mean(parts.map((p) => p.rTask)),
+      tokens: meanTokens, turns: mean(parts.map((p) => p.turns)), repetition: mean(parts.map((p) => p.repetition)), lambda_tok: lambdaUsed,
+      frac_zero_std: avg('fracZeroStd'), policy_loss: avg('policyLoss'), kl: avg('kl'), entropy: avg('entropy'), clip_frac: avg('clipFrac'),
+      ratio_mean: avg('ratioMean'), ratio_min: Math.min(...mbStats.map((s) => s.ratioMin), Infinity), ratio_max: Math.max(...mbStats.map((s) => s.ratioMax), -Infinity),
+      grad_norm: mean(gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
+      step_time_ms: ms, tokens_per_s: genTokens / (ms / 1000), skipped_updates: this.skippedUpdates,
+    };
+  }
+
+  /** Greedy evaluation on the fixed held-out set; tracks the best checkpoint. */
+  async evaluate(): Promise<EvalRecord> {
+    const ro = await rollout(this.env, this.gen, this.evalTasks, 1, 0, EVAL_SEED, 0);
+    this.lastEval = { rollout: ro };
+    const byEpisode: Sequence[][] = ro.states.map(() => []);
+    for (const s of ro.sequences) byEpisode[s.episode].push(s);
+    const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos));
+    const rec: EvalRecord = {
+      step: this.stepCount, accuracy: mean(ro.scores.map((s: Score) => s.rTask)), tokens: mean(parts.map((p) => p.tokens)),
+      turns: mean(parts.map((p) => p.turns)), lambdaTok: this.lambdaTok, ...this.env.evalExtras(ro.scores),
+    };
+    this.evals.push(rec);
+    if (betterEval(rec, this.bestEval)) {
+      this.bestEval = rec;
+      this.backend.copy(this.best, this.model.params);
+    }
+    return rec;
+  }
+
+  evalPoints(run: string): EvalPoint[] {
+    return this.evals.map((e) => ({ tokens: e.tokens, accuracy: e.accuracy, run, step: e.step, lambdaTok: e.lambdaTok }));
+  }
+
+  /** Weights of the last step or of the best eval, read back. */
+  async readWeights(which: 'last' | 'best'): Promise<Float32Array> {
+    return Float32Array.from(await this.backend.read(which === 'best' ? this.best : this.model.params));
+  }
+
+  destroy(): void {
+    this.gen.destroy();
+    this.objective.destroy();
+    this.opt.destroy();
+    this.model.destroy();
+    this.backend.free(this.best);
+    if (this.ref) this.backend.free(this.ref);
+  }
+}
