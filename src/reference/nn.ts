@@ -32,12 +32,12 @@ const LN_EPS = 1e-5;
 
 export function layernormForward(out: F, mean: F, rstd: F, inp: F, w: F, b: F, N: number, C: number): void {
   for (let n = 0; n < N; n++) {
-    const o = n * C;
+    const o = n * C, e = o + C;
     let m = 0;
-    for (let c = 0; c < C; c++) m += inp[o + c];
+    for (let j = o; j < e; j++) m += inp[j];
     m /= C;
     let v = 0;
-    for (let c = 0; c < C; c++) { const d = inp[o + c] - m; v += d * d; }
+    for (let j = o; j < e; j++) { const d = inp[j] - m; v += d * d; }
     v /= C; // biased variance, as PyTorch's LayerNorm
     const s = 1 / Math.sqrt(v + LN_EPS);
     for (let c = 0; c < C; c++) out[o + c] = (inp[o + c] - m) * s * w[c] + b[c];
@@ -46,27 +46,37 @@ export function layernormForward(out: F, mean: F, rstd: F, inp: F, w: F, b: F, N
   }
 }
 
+let lnAcc = new Float64Array(0); // [2C]: dw and db sums over rows, added once
+
 export function layernormBackward(dinp: F, dw: F, db: F, dout: F, inp: F, w: F, mean: F, rstd: F, N: number, C: number): void {
+  if (lnAcc.length < 2 * C) lnAcc = new Float64Array(2 * C);
+  const acc = lnAcc;
+  acc.fill(0, 0, 2 * C);
   for (let n = 0; n < N; n++) {
     const o = n * C, m = mean[n], s = rstd[n];
     // two reductions: mean of dnorm and mean of dnorm * norm
     let dnormMean = 0, dnormNormMean = 0;
     for (let c = 0; c < C; c++) {
-      const norm = (inp[o + c] - m) * s;
       const dnorm = w[c] * dout[o + c];
       dnormMean += dnorm;
-      dnormNormMean += dnorm * norm;
+      dnormNormMean += dnorm * (inp[o + c] - m) * s;
     }
     dnormMean /= C;
     dnormNormMean /= C;
+    if (dnormMean === 0 && dnormNormMean === 0) {
+      // dout row all zero (masked): dinp, dw and db get exact zeros; skip the row
+      let any = false;
+      for (let c = 0; c < C; c++) if (dout[o + c] !== 0) { any = true; break; }
+      if (!any) continue;
+    }
     for (let c = 0; c < C; c++) {
-      const norm = (inp[o + c] - m) * s;
-      const dnorm = w[c] * dout[o + c];
-      db[c] += dout[o + c];
-      dw[c] += norm * dout[o + c];
-      dinp[o + c] += (dnorm - dnormMean - norm * dnormNormMean) * s;
+      const g = dout[o + c], norm = (inp[o + c] - m) * s;
+      acc[C + c] += g;
+      acc[c] += norm * g;
+      dinp[o + c] += (w[c] * g - dnormMean - norm * dnormNormMean) * s;
     }
   }
+  for (let c = 0; c < C; c++) { dw[c] += acc[c]; db[c] += acc[C + c]; }
 }
 
 // out[N,OC] = inp[N,IC] @ w[OC,IC]^T + bias  (4x4 register-blocked, see gemm.ts)
@@ -97,18 +107,27 @@ export function attentionBackward(dqkv: F, dpreatt: F, dout: F, qkv: F, att: F, 
 
 const GELU_S = Math.sqrt(2 / Math.PI);
 
+// 0.5 * (1 + tanh(u)) = sigmoid(2u): one Math.exp (cheaper than Math.tanh) and, by the sign of u,
+// no cancellation in it or in its complement.
 export function geluForward(out: F, inp: F, n: number): void {
   for (let i = 0; i < n; i++) {
-    const x = inp[i];
-    out[i] = 0.5 * x * (1 + Math.tanh(GELU_S * (x + 0.044715 * x * x * x)));
+    const x = inp[i], u = GELU_S * (x + 0.044715 * x * x * x);
+    let sg: number;
+    if (u >= 0) sg = 1 / (1 + Math.exp(-2 * u));
+    else { const e = Math.exp(2 * u); sg = e / (1 + e); }
+    out[i] = x * sg;
   }
 }
 
+// d/dx [x * sigmoid(2u)] = sg + 2 x sg (1 - sg) du/dx
 export function geluBackward(dinp: F, inp: F, dout: F, n: number): void {
   for (let i = 0; i < n; i++) {
-    const x = inp[i], u = GELU_S * (x + 0.044715 * x * x * x), th = Math.tanh(u);
+    const x = inp[i], u = GELU_S * (x + 0.044715 * x * x * x);
+    let sg: number, sc: number; // sigmoid(2u) and 1 - sigmoid(2u)
+    if (u >= 0) { const e = Math.exp(-2 * u), d = 1 / (1 + e); sg = d; sc = e * d; }
+    else { const e = Math.exp(2 * u), d = 1 / (1 + e); sg = e * d; sc = d; }
     const du = GELU_S * (1 + 3 * 0.044715 * x * x);
-    dinp[i] += dout[i] * (0.5 * (1 + th) + 0.5 * x * (1 - th * th) * du);
+    dinp[i] += dout[i] * (sg + 2 * x * sg * sc * du);
   }
 }
 
