@@ -71,6 +71,8 @@ export class Trainer<Task = unknown, State = unknown> {
   skippedUpdates = 0;
   lastRollout: { rollout: Rollout<State>; rewards: RewardParts[] } | null = null;
   lastEval: { rollout: Rollout<State> } | null = null;
+  /** Wall time of the last step's phases and of the last eval, ms (for bench and the UI). */
+  readonly phases = { rollout: 0, reward: 0, update: 0, eval: 0 };
 
   constructor(readonly backend: Backend, readonly env: Environment<Task, State>, public config: RunConfig, weights?: Float32Array) {
     const gpt: GPTConfig = { nLayer: config.nLayer, nHead: config.nHead, nEmbd: config.nEmbd, blockSize: env.blockSize, vocabSize: env.vocab.length };
@@ -104,6 +106,7 @@ export class Trainer<Task = unknown, State = unknown> {
     const step = this.stepCount;
     const tasks = this.env.sampleTasks('train', c.promptsPerStep, c.seed, step * c.promptsPerStep);
     const ro = await rollout(this.env, this.gen, tasks, c.groupSize, c.temperature, c.seed, step * 4096);
+    const tRollout = performance.now();
     const E = ro.states.length;
     const byEpisode: Sequence[][] = Array.from({ length: E }, () => []);
     for (const s of ro.sequences) byEpisode[s.episode].push(s);
@@ -113,6 +116,7 @@ export class Trainer<Task = unknown, State = unknown> {
     // advantages over the whole batch, on the device; minibatches gather from them
     const rewards = Float32Array.from(parts.map((p) => p.reward));
     const groupStart = Int32Array.from({ length: c.promptsPerStep + 1 }, (_, g) => g * c.groupSize);
+    const tReward = performance.now();
     this.objective.advantages(rewards, groupStart, c.advantage);
 
     // minibatches split whole episodes, in a seeded shuffled order
@@ -140,6 +144,8 @@ export class Trainer<Task = unknown, State = unknown> {
       } else { mbStats.push(stats); gradNorms.push(gn); }
     }
     this.stepCount++;
+    const tUpdate = performance.now();
+    Object.assign(this.phases, { rollout: tRollout - t0, reward: tReward - tRollout, update: tUpdate - tReward });
     const meanTokens = mean(parts.map((p) => p.tokens));
     const lambdaUsed = this.lambdaTok;
     if (c.lambdaMode === 'budget') this.lambdaTok = dualUpdate(this.lambdaTok, meanTokens, c.budget, c.dualEta, c.lambdaMax);
@@ -161,7 +167,9 @@ export class Trainer<Task = unknown, State = unknown> {
 
   /** Greedy evaluation on the fixed held-out set; tracks the best checkpoint. */
   async evaluate(): Promise<EvalRecord> {
+    const t0 = performance.now();
     const ro = await rollout(this.env, this.gen, this.evalTasks, 1, 0, EVAL_SEED, 0);
+    this.phases.eval = performance.now() - t0;
     this.lastEval = { rollout: ro };
     const byEpisode: Sequence[][] = ro.states.map(() => []);
     for (const s of ro.sequences) byEpisode[s.episode].push(s);

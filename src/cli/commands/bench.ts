@@ -11,6 +11,9 @@ import { mulberry32 } from '../../model/random';
 import { PolicyObjective, type ObjectiveConfig, type PolicyBatch } from '../../rl/objective';
 import { InputError } from '../../errors';
 import { parseFlags, type FlagSpec } from '../args';
+import { Trainer } from '../../rl/trainer';
+import { findPreset, presetConfig } from '../../envs/presets';
+import { createEnv } from '../../envs/registry';
 import { log, webgpuBackend } from '../io';
 
 export const benchFlags: FlagSpec = {
@@ -114,6 +117,25 @@ function delta(before: Record<string, number> | undefined, after: Record<string,
   return Object.fromEntries(Object.keys(after).map((k) => [k, after[k] - before[k]]));
 }
 
+/** One whole RL step of the relay-silence preset (default model, P x G episodes), from random weights. */
+async function rlStep(b: Counted, quick: boolean) {
+  const cfg = presetConfig(findPreset('relay-silence'), quick ? { promptsPerStep: 4, evalEpisodes: 32 } : { evalEpisodes: 64 });
+  const trainer = new Trainer(b, createEnv(cfg), cfg);
+  await trainer.step(); // warm-up: pipelines, buffers
+  const before = b.counters ? { ...b.counters } : undefined;
+  const t0 = performance.now();
+  const reps = quick ? 1 : 2;
+  for (let i = 0; i < reps; i++) await trainer.step();
+  const ms = (performance.now() - t0) / reps;
+  const perStep = delta(before, b.counters);
+  const phases = { ...trainer.phases };
+  await trainer.evaluate();
+  const evalMs = trainer.phases.eval;
+  trainer.destroy();
+  const per = perStep && Object.fromEntries(Object.entries(perStep).map(([k, v]) => [k, v / reps]));
+  return { size: `P${cfg.promptsPerStep} G${cfg.groupSize} L${cfg.nLayer} C${cfg.nEmbd}`, ms, stepsPerSec: 1000 / ms, phases: { ...phases, eval: evalMs }, evalEpisodes: cfg.evalEpisodes, perStep: per };
+}
+
 async function time(b: Counted, c: Case, minSeconds: number, maxReps: number): Promise<{ ms: number; perRun?: Record<string, number> }> {
   const { run, done } = c.setup(b);
   run(); // warm-up: pipelines, pools
@@ -158,11 +180,21 @@ export async function bench(argv: string[]): Promise<unknown> {
     }
     rows.push(row);
   }
+  const rl: Record<string, Awaited<ReturnType<typeof rlStep>>> = {};
+  for (const b of backends) {
+    log(`bench ${b.name}: rl step (relay-silence)`);
+    rl[b.name] = await rlStep(b, quick);
+  }
   const device = backends.map((b) => `${b.name}${'adapterInfo' in b ? ` (${(b as { adapterInfo: string }).adapterInfo})` : ''}`);
-  const result = { backends: device, rows };
+  const result = { backends: device, rows, rlStep: rl };
   for (const b of backends) b.destroy();
   if (flags.json) return result;
   printTable(rows, backends.map((b) => b.name));
+  for (const [name, r] of Object.entries(rl)) {
+    const ph = Object.entries(r.phases).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ');
+    process.stdout.write(`\n${name}: RL step (relay-silence ${r.size}) ${r.ms.toFixed(0)} ms = ${r.stepsPerSec.toFixed(3)} steps/s; phases: ${ph} (eval of ${r.evalEpisodes})` +
+      (r.perStep ? `; per step: ${Object.entries(r.perStep).map(([k, v]) => `${k} ${v}`).join(', ')}` : '') + '\n');
+  }
   for (const r of rows) if (r.perRun) process.stdout.write(`\nwebgpu, per ${r.kernel}: ${Object.entries(r.perRun).map(([k, v]) => `${k} ${v}`).join(', ')}\n`);
   return undefined;
 }
