@@ -107,27 +107,23 @@ export function attentionBackward(dqkv: F, dpreatt: F, dout: F, qkv: F, att: F, 
 
 const GELU_S = Math.sqrt(2 / Math.PI);
 
-// 0.5 * (1 + tanh(u)) = sigmoid(2u): one Math.exp (cheaper than Math.tanh) and, by the sign of u,
-// no cancellation in it or in its complement.
+// 0.5 * (1 + tanh(u)) = sigmoid(2u) = e / (1 + e) with e = exp(2u): one Math.exp (cheaper than
+// Math.tanh), no cancellation, no branch; 2u is capped at 700 so e stays finite (e / (1 + e) is 1 there).
 export function geluForward(out: F, inp: F, n: number): void {
   for (let i = 0; i < n; i++) {
     const x = inp[i], u = GELU_S * (x + 0.044715 * x * x * x);
-    let sg: number;
-    if (u >= 0) sg = 1 / (1 + Math.exp(-2 * u));
-    else { const e = Math.exp(2 * u); sg = e / (1 + e); }
-    out[i] = x * sg;
+    const e = Math.exp(Math.min(2 * u, 700));
+    out[i] = x * (e / (1 + e));
   }
 }
 
-// d/dx [x * sigmoid(2u)] = sg + 2 x sg (1 - sg) du/dx
+// d/dx [x * sigmoid(2u)] = sg + 2 x sg (1 - sg) du/dx, with 1 - sg = 1 / (1 + e)
 export function geluBackward(dinp: F, inp: F, dout: F, n: number): void {
   for (let i = 0; i < n; i++) {
     const x = inp[i], u = GELU_S * (x + 0.044715 * x * x * x);
-    let sg: number, sc: number; // sigmoid(2u) and 1 - sigmoid(2u)
-    if (u >= 0) { const e = Math.exp(-2 * u), d = 1 / (1 + e); sg = d; sc = e * d; }
-    else { const e = Math.exp(2 * u), d = 1 / (1 + e); sg = e * d; sc = d; }
+    const e = Math.exp(Math.min(2 * u, 700)), d = 1 / (1 + e), sg = e * d;
     const du = GELU_S * (1 + 3 * 0.044715 * x * x);
-    dinp[i] += dout[i] * (sg + 2 * x * sg * sc * du);
+    dinp[i] += dout[i] * (sg + 2 * x * sg * d * du);
   }
 }
 
