@@ -17,7 +17,9 @@ export function messageParts(seqs: Sequence[], eos: number): { tokens: number; t
   const seen = new Set<string>();
   for (const s of seqs) {
     if (!s.message) continue;
-    const msg = s.generated.filter((t) => t !== eos);
+    // what the listener receives: the tokens before EOS, at most maxNew - 1 of them
+    const end = s.generated.indexOf(eos);
+    const msg = s.generated.slice(0, Math.min(end < 0 ? s.generated.length : end, s.maxNew - 1));
     if (msg.length > 0) turns++;
     tokens += msg.length;
     for (let i = 1; i < msg.length; i++) {

@@ -14,6 +14,7 @@ export interface Sequence {
   generated: number[]; // EOS included when it was generated
   logp: number[]; // log-prob of each generated token at sampling time (pi_old)
   message: boolean;
+  maxNew: number; // the turn's limit, EOS included: a message holds at most maxNew - 1 tokens
 }
 
 export interface Rollout<State = unknown> {
@@ -99,7 +100,7 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gen: G
     const out = await gen.generate(turns.map((t) => t.context), turns.map((t) => t.maxNew), temperature, env.eos, seed, counterBase + k * 64);
     active.forEach((e, i) => {
       env.applyTurn(states[e], k, out.tokens[i]);
-      sequences.push({ episode: e, turn: k, role: turns[i].role, context: turns[i].context, generated: out.tokens[i], logp: out.logp[i], message: turns[i].message });
+      sequences.push({ episode: e, turn: k, role: turns[i].role, context: turns[i].context, generated: out.tokens[i], logp: out.logp[i], message: turns[i].message, maxNew: turns[i].maxNew });
     });
   }
   return { states, scores: states.map((s) => env.score(s)), sequences };

@@ -5,8 +5,8 @@ import type { Sequence } from '../../src/rl/rollout';
 
 const EOS = 2;
 let turnNo = 0;
-function seq(generated: number[], message = true): Sequence {
-  return { episode: 0, turn: turnNo++, role: message ? 'scout' : 'solver', context: [1], generated, logp: generated.map(() => -1), message };
+function seq(generated: number[], message = true, maxNew = 9): Sequence {
+  return { episode: 0, turn: turnNo++, role: message ? 'scout' : 'solver', context: [1], generated, logp: generated.map(() => -1), message, maxNew };
 }
 
 describe('messageParts', () => {
@@ -28,8 +28,13 @@ describe('messageParts', () => {
     expect(messageParts([seq([5, 6, EOS], false), seq([5, 6, EOS])], EOS)).toEqual({ tokens: 2, turns: 1, repetition: 0 });
   });
 
-  it('a message cut at the length limit (no EOS) counts all its tokens', () => {
-    expect(messageParts([seq([4, 5, 6])], EOS)).toEqual({ tokens: 3, turns: 1, repetition: 0 });
+  it('a message cut at the length limit (no EOS) counts what the listener receives: at most maxNew - 1 tokens', () => {
+    // maxNew 4 (M = 3 + EOS): generated 4 tokens without EOS; the listener reads 3
+    expect(messageParts([seq([4, 5, 6, 7], true, 4)], EOS)).toEqual({ tokens: 3, turns: 1, repetition: 0 });
+    // a repeated bigram only in the dropped token does not count
+    expect(messageParts([seq([4, 5, 9, 4, 5], true, 5)], EOS)).toEqual({ tokens: 4, turns: 1, repetition: 0 });
+    // and a shorter message without EOS (generation stopped by the block) counts all its tokens
+    expect(messageParts([seq([4, 5, 6], true, 9)], EOS)).toEqual({ tokens: 3, turns: 1, repetition: 0 });
   });
 
   it('repetition within one message: tokens whose bigram already occurred earlier', () => {
