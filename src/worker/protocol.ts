@@ -1,0 +1,151 @@
+// The trainer worker's API and its telemetry, as types the page can import
+// without pulling in the engine. Control goes through comlink (request/response);
+// telemetry flows one way on a dedicated MessagePort, batched (10-20 Hz):
+// per-step metrics as one Float64Array per flush (rows x METRIC_NAMES columns),
+// eval records, status changes and flags as single rare events.
+import type { RunConfig } from '../config';
+import type { Score, TranscriptLine } from '../envs/types';
+import type { RewardParts } from '../rl/reward';
+import type { EvalRecord, Flag, StepMetrics } from '../rl/trainer';
+
+// ---- metrics columns ----
+
+/** Column order of a metrics batch: the StepMetrics fields (rl.md section 7, plus step and skipped_updates). */
+export const METRIC_NAMES = [
+  'step', 'reward', 'reward_std', 'r_task', 'tokens', 'turns', 'repetition', 'lambda_tok', 'frac_zero_std',
+  'policy_loss', 'kl', 'entropy', 'clip_frac', 'ratio_mean', 'ratio_min', 'ratio_max', 'grad_norm',
+  'seq_len_mean', 'silence_rate', 'step_time_ms', 'tokens_per_s', 'skipped_updates',
+] as const satisfies ReadonlyArray<keyof StepMetrics>;
+
+export type MetricName = (typeof METRIC_NAMES)[number];
+/** Compile-time check: METRIC_NAMES names every StepMetrics field (a new field must be added here). */
+export type MetricNamesCoverStepMetrics = [Exclude<keyof StepMetrics, MetricName>] extends [never] ? true : never;
+export const METRIC_NAMES_COMPLETE: MetricNamesCoverStepMetrics = true;
+
+/** Column index of a metric in a batch row. */
+export const METRIC_INDEX: Readonly<Record<MetricName, number>> = Object.fromEntries(METRIC_NAMES.map((n, i) => [n, i])) as Record<MetricName, number>;
+
+/** One row of a metrics batch, in METRIC_NAMES order. */
+export function metricsRow(m: StepMetrics, out: Float64Array = new Float64Array(METRIC_NAMES.length), offset = 0): Float64Array {
+  for (let i = 0; i < METRIC_NAMES.length; i++) out[offset + i] = m[METRIC_NAMES[i]];
+  return out;
+}
+
+// ---- telemetry events (worker -> page, on the telemetry port) ----
+
+export type RunStatus = 'idle' | 'running' | 'paused' | 'error';
+
+/** `rows` steps' metrics, row-major: data[r * columns + c] is METRIC_NAMES[c] of row r. */
+export interface MetricsEvent { kind: 'metrics'; runId: string; columns: number; rows: number; data: Float64Array }
+export interface EvalEvent { kind: 'eval'; runId: string; record: EvalRecord }
+/** `progress` in [0, 1] while something long runs (the warm start's pretraining). */
+export interface StatusEvent { kind: 'status'; runId: string; status: RunStatus; message?: string; progress?: number }
+export interface FlagEvent { kind: 'flag'; runId: string; flag: Flag }
+
+export type TelemetryEvent = MetricsEvent | EvalEvent | StatusEvent | FlagEvent;
+export type TelemetryKind = TelemetryEvent['kind'];
+
+export function assertNever(x: never, what = 'value'): never {
+  throw new Error(`unhandled ${what}: ${JSON.stringify(x)}`);
+}
+
+/** One handler per event kind; the mapped type makes a missing kind a compile error. */
+export type TelemetryHandlers = { [K in TelemetryKind]: (e: Extract<TelemetryEvent, { kind: K }>) => void };
+
+export function dispatchTelemetry(e: TelemetryEvent, h: TelemetryHandlers): void {
+  switch (e.kind) {
+    case 'metrics': return h.metrics(e);
+    case 'eval': return h.eval(e);
+    case 'status': return h.status(e);
+    case 'flag': return h.flag(e);
+    default: return assertNever(e, 'telemetry event');
+  }
+}
+
+const STATUSES: readonly string[] = ['idle', 'running', 'paused', 'error'] satisfies RunStatus[];
+
+/** Structural check of a message received on the telemetry port. */
+export function isTelemetryEvent(x: unknown): x is TelemetryEvent {
+  if (typeof x !== 'object' || x === null) return false;
+  const e = x as Record<string, unknown>;
+  if (typeof e.runId !== 'string') return false;
+  const kind = e.kind as TelemetryKind;
+  switch (kind) {
+    case 'metrics':
+      return e.data instanceof Float64Array && e.columns === METRIC_NAMES.length && typeof e.rows === 'number' && e.data.length === e.rows * e.columns;
+    case 'eval': return typeof e.record === 'object' && e.record !== null;
+    case 'status': return typeof e.status === 'string' && STATUSES.includes(e.status);
+    case 'flag': return typeof e.flag === 'object' && e.flag !== null;
+    default: {
+      const unknownKind: never = kind; // a new kind must be checked above
+      void unknownKind;
+      return false; // not ours (untrusted input: never throws)
+    }
+  }
+}
+
+/** A metrics batch back as objects (for logs and tests; charts can read columns directly). */
+export function decodeMetrics(e: MetricsEvent): StepMetrics[] {
+  const out: StepMetrics[] = [];
+  for (let r = 0; r < e.rows; r++) {
+    const m = {} as StepMetrics;
+    METRIC_NAMES.forEach((n, c) => { m[n] = e.data[r * e.columns + c]; });
+    out.push(m);
+  }
+  return out;
+}
+
+// ---- the control API (page -> worker, through comlink) ----
+
+export interface InitOptions {
+  /** Pretraining steps when the preset's shipped warm start is missing or of another model size (default PRETRAIN_DEFAULTS.steps). */
+  warmStartSteps?: number;
+}
+
+export interface TrainerState {
+  runId: string | null; // changes on init, reset and loadCheckpoint; telemetry of older runs can be dropped
+  preset: string | null;
+  config: RunConfig | null; // what the next step uses (pending hyperparameters included)
+  pending: Partial<RunConfig>; // hyperparameters set but not yet applied (they apply at the next step)
+  status: RunStatus;
+  message: string | null; // the last status message
+  backend: 'cpu' | 'webgpu' | null;
+  warmStart: string | null; // where the weights the run started from came from
+  stepCount: number;
+  lambdaTok: number;
+  evals: EvalRecord[];
+  bestEval: EvalRecord | null;
+  flags: Flag[];
+  skippedUpdates: number;
+}
+
+export interface EpisodeTranscript {
+  episode: number;
+  lines: TranscriptLine[];
+  score: Score;
+  reward: RewardParts; // for eval episodes: with the lambdas in force at that eval
+}
+
+export interface Transcripts {
+  train: { step: number; episodes: EpisodeTranscript[] } | null;
+  eval: { step: number; episodes: EpisodeTranscript[] } | null;
+}
+
+/** What the trainer worker exposes. Every argument and result is structured-clonable. */
+export interface TrainerWorkerApi {
+  init(presetName: string, overrides?: Partial<RunConfig>, options?: InitOptions): Promise<TrainerState>;
+  /** Starts the step loop and returns at once; it runs until paused, an error, divergence, or config.steps. */
+  start(): Promise<TrainerState>;
+  /** Stops the loop after the step in flight; resolves once it has stopped. */
+  pause(): Promise<TrainerState>;
+  /** n steps now (not while running); evaluates at evalEvery boundaries like the loop. */
+  step(n?: number): Promise<StepMetrics[]>;
+  reset(): Promise<TrainerState>;
+  setHyperparams(partial: Partial<RunConfig>): Promise<TrainerState>;
+  evaluate(): Promise<EvalRecord>;
+  getState(): Promise<TrainerState>;
+  exportCheckpoint(which: 'last' | 'best'): Promise<Uint8Array>;
+  loadCheckpoint(bytes: Uint8Array): Promise<TrainerState>;
+  telemetryPort(port: MessagePort): Promise<void>;
+  lastTranscripts(count?: number): Promise<Transcripts>;
+}

@@ -1,0 +1,25 @@
+// The trainer worker for Node tests: TrainerApi over comlink on worker_threads,
+// the CPU backend, warm starts read from public/checkpoints on disk.
+import { readFile } from 'node:fs/promises';
+import { parentPort } from 'node:worker_threads';
+import * as Comlink from 'comlink';
+import nodeEndpoint from 'comlink/dist/esm/node-adapter.mjs';
+import { CpuBackend } from '../../src/reference/cpuBackend';
+import { TrainerApi } from '../../src/worker/trainerApi';
+
+const dir = new URL('../../public/checkpoints/', import.meta.url);
+
+const api = new TrainerApi(
+  async () => new CpuBackend(),
+  async (file) => {
+    try {
+      return new Uint8Array(await readFile(new URL(file, dir)));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw e;
+    }
+  },
+);
+
+if (!parentPort) throw new Error('nodeWorker.ts runs as a worker_threads Worker');
+Comlink.expose(api, nodeEndpoint(parentPort));
