@@ -101,7 +101,8 @@ export class Trainer<Task = unknown, State = unknown> {
 
   /** One RL step: P prompts x G episodes, rewards, advantages, `minibatches` optimizer updates. */
   async step(): Promise<StepMetrics> {
-    const c = this.config, t0 = performance.now(), b = this.backend;
+    // settings are read once: a live change made during this step applies to the next one
+    const c = this.config, w = this.weights(), t0 = performance.now(), b = this.backend;
     if (c.beta > 0 && !this.ref) { this.ref = b.alloc(this.model.numParams); b.copy(this.ref, this.model.params); }
     const step = this.stepCount;
     const tasks = this.env.sampleTasks('train', c.promptsPerStep, c.seed, step * c.promptsPerStep);
@@ -110,7 +111,7 @@ export class Trainer<Task = unknown, State = unknown> {
     const E = ro.states.length;
     const byEpisode: Sequence[][] = Array.from({ length: E }, () => []);
     for (const s of ro.sequences) byEpisode[s.episode].push(s);
-    const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), this.weights()));
+    const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), w));
     this.lastRollout = { rollout: ro, rewards: parts };
 
     // advantages over the whole batch, on the device; minibatches gather from them
