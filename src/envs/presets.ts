@@ -17,7 +17,7 @@ const RELAY_WARM = { file: 'relay-warm.safetensors', demo: { demoSilence: 0.1, f
 const RELAY_BASE: Partial<RunConfig> = {
   env: 'relay', algorithm: 'gspo', groupSize: 8, promptsPerStep: 32, minibatches: 4, lr: 3e-4, epsLow: 3e-4, epsHigh: 4e-4,
   temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.1, lambdaMode: 'manual', pKnown: 0.3, pKnownTrain: 0.5,
-  steps: 60, evalEvery: 10, evalEpisodes: 256,
+  steps: 100, evalEvery: 10, evalEpisodes: 256,
 };
 
 export const PRESETS: Preset[] = [
