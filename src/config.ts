@@ -113,3 +113,13 @@ export const LIVE_FIELDS: ReadonlyArray<keyof RunConfig> = [
   'lambdaTok', 'lambdaTurn', 'lambdaRep', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax', 'groupSize', 'promptsPerStep',
   'lr', 'epsLow', 'epsHigh', 'beta', 'temperature', 'minibatches', 'advantage', 'gradClip',
 ];
+
+/** Throws an InputError naming the first key that is unknown or cannot change during a run. */
+export function checkLiveChange(keys: string[]): void {
+  for (const k of keys) {
+    if (!(k in FIELDS)) throw new InputError(`unknown config key "${k}"`);
+    if (!LIVE_FIELDS.includes(k as keyof RunConfig)) {
+      throw new InputError(`${k} cannot change during a run (it needs reset() or init()); live fields: ${LIVE_FIELDS.join(', ')}`);
+    }
+  }
+}

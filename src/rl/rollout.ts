@@ -105,3 +105,10 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gen: G
   }
   return { states, scores: states.map((s) => env.score(s)), sequences };
 }
+
+/** The sequences of each episode, indexed by episode. */
+export function sequencesByEpisode(ro: Rollout): Sequence[][] {
+  const out: Sequence[][] = ro.states.map(() => []);
+  for (const s of ro.sequences) out[s.episode].push(s);
+  return out;
+}

@@ -6,8 +6,8 @@ import { CpuBackend } from '../reference/cpuBackend';
 import { GPT } from '../model/gpt';
 import { AdamW, ADAMW_RL } from '../model/optimizer';
 import type { GPTConfig } from '../model/params';
-import { mulberry32 } from '../model/random';
 import { PolicyObjective, type ObjectiveConfig, type PolicyBatch } from './objective';
+import { randomPolicyBatch } from './randomBatch';
 
 export interface SelfCheckResult {
   backend: string;
@@ -19,21 +19,6 @@ export interface SelfCheckResult {
 }
 
 const CONFIG: GPTConfig = { nLayer: 2, nHead: 2, nEmbd: 32, blockSize: 16, vocabSize: 16 };
-
-function randomBatch(seed: number, S: number, T: number): PolicyBatch {
-  const r = mulberry32(seed), ST = S * T, V = CONFIG.vocabSize;
-  const tokens = Int32Array.from({ length: ST }, () => Math.floor(r() * V));
-  const targets = Int32Array.from({ length: ST }, (_, i) => ((i + 1) % T === 0 ? -1 : tokens[i + 1]));
-  const mask = Float32Array.from({ length: ST }, (_, i) => (i % T >= 4 && targets[i] >= 0 ? 1 : 0));
-  const G = 4;
-  return {
-    S, T, tokens, targets, mask, refLogp: null,
-    oldLogp: Float32Array.from({ length: ST }, () => -Math.log(V) + (r() - 0.5) * 0.4),
-    seqEpisode: Int32Array.from({ length: S }, (_, i) => i),
-    rewards: Float32Array.from({ length: S }, () => (r() < 0.5 ? 1 : 0)),
-    groupStart: Int32Array.from({ length: S / G + 1 }, (_, g) => g * G),
-  };
-}
 
 async function step(b: Backend, batch: PolicyBatch, cfg: ObjectiveConfig) {
   const model = new GPT(b, CONFIG, undefined, 11), obj = new PolicyObjective(b), opt = new AdamW(b, model, ADAMW_RL);
@@ -53,7 +38,7 @@ async function step(b: Backend, batch: PolicyBatch, cfg: ObjectiveConfig) {
 }
 
 export async function selfCheck(backend: Backend): Promise<SelfCheckResult> {
-  const batch = randomBatch(5, 16, CONFIG.blockSize);
+  const batch = randomPolicyBatch({ vocabSize: CONFIG.vocabSize, S: 16, T: CONFIG.blockSize, groupSize: 4, maskFrom: 4, oldLogpNoise: 0.4, seed: 5 });
   const cfg: ObjectiveConfig = { algorithm: 'gspo', epsLow: 0.2, epsHigh: 0.2, beta: 0, advantage: 'group', temperature: 1 };
   const ref = await step(new CpuBackend(), batch, cfg);
   const got = await step(backend, batch, cfg);

@@ -7,11 +7,11 @@ import { GPT } from '../model/gpt';
 import { AdamW } from '../model/optimizer';
 import type { GPTConfig } from '../model/params';
 import { mulberry32 } from '../model/random';
-import { LIVE_FIELDS, validateConfig, type RunConfig } from '../config';
+import { checkLiveChange, validateConfig, type RunConfig } from '../config';
 import { PolicyObjective, type ObjectiveStats, type PolicyBatch } from './objective';
 import { betterEval, type EvalPoint } from './pareto';
 import { dualUpdate, messageParts, reward, type RewardParts } from './reward';
-import { Generator, rollout, type Rollout, type Sequence } from './rollout';
+import { Generator, rollout, sequencesByEpisode, type Rollout, type Sequence } from './rollout';
 
 export const EVAL_SEED = 20251; // the held-out set is the same for every run, so runs compare
 
@@ -88,9 +88,7 @@ export class Trainer<Task = unknown, State = unknown> {
 
   /** Changes applied at the next step without a reset; other fields need a new Trainer. */
   setHyperparams(partial: Partial<RunConfig>): void {
-    for (const k of Object.keys(partial)) {
-      if (!LIVE_FIELDS.includes(k as keyof RunConfig)) throw new Error(`${k} cannot change during a run (it needs a reset)`);
-    }
+    checkLiveChange(Object.keys(partial));
     const next = validateConfig(partial as Record<string, unknown>, this.config);
     if (partial.lambdaTok !== undefined) this.lambdaTok = next.lambdaTok;
     this.config = next;
@@ -109,8 +107,7 @@ export class Trainer<Task = unknown, State = unknown> {
     const ro = await rollout(this.env, this.gen, tasks, c.groupSize, c.temperature, c.seed, step * 4096);
     const tRollout = performance.now();
     const E = ro.states.length;
-    const byEpisode: Sequence[][] = Array.from({ length: E }, () => []);
-    for (const s of ro.sequences) byEpisode[s.episode].push(s);
+    const byEpisode = sequencesByEpisode(ro);
     const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), w));
     this.lastRollout = { rollout: ro, rewards: parts };
 
@@ -172,8 +169,7 @@ export class Trainer<Task = unknown, State = unknown> {
     const ro = await rollout(this.env, this.gen, this.evalTasks, 1, 0, EVAL_SEED, 0);
     this.phases.eval = performance.now() - t0;
     this.lastEval = { rollout: ro };
-    const byEpisode: Sequence[][] = ro.states.map(() => []);
-    for (const s of ro.sequences) byEpisode[s.episode].push(s);
+    const byEpisode = sequencesByEpisode(ro);
     const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos));
     const rec: EvalRecord = {
       step: this.stepCount, accuracy: mean(ro.scores.map((s: Score) => s.rTask)), tokens: mean(parts.map((p) => p.tokens)),

@@ -5,7 +5,7 @@
 // with a backend factory and a warm-start loader.
 import * as Comlink from 'comlink';
 import type { Backend } from '../backend';
-import { FIELDS, LIVE_FIELDS, validateConfig, type RunConfig } from '../config';
+import { checkLiveChange, validateConfig, type RunConfig } from '../config';
 import { InputError } from '../errors';
 import { findPreset, presetConfig, PRESETS, type Preset } from '../envs/presets';
 import { createEnv } from '../envs/registry';
@@ -152,12 +152,7 @@ export class TrainerApi implements TrainerWorkerApi {
   async setHyperparams(partial: Partial<RunConfig>): Promise<TrainerState> {
     const t = this.requireTrainer('setHyperparams');
     if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) throw new InputError('setHyperparams expects an object of config fields');
-    for (const k of Object.keys(partial)) {
-      if (!(k in FIELDS)) throw new InputError(`setHyperparams: unknown config key "${k}"`);
-      if (!LIVE_FIELDS.includes(k as keyof RunConfig)) {
-        throw new InputError(`setHyperparams: ${k} cannot change during a run (it needs reset() or init()); live fields: ${LIVE_FIELDS.join(', ')}`);
-      }
-    }
+    checkLiveChange(Object.keys(partial));
     const merged = { ...this.pending, ...partial };
     validateConfig(merged as Record<string, unknown>, t.config); // throws naming the field and its range
     this.pending = merged;

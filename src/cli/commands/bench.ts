@@ -8,7 +8,8 @@ import { GPT } from '../../model/gpt';
 import { AdamW, ADAMW_RL } from '../../model/optimizer';
 import { paramCount, type GPTConfig } from '../../model/params';
 import { mulberry32 } from '../../model/random';
-import { PolicyObjective, type ObjectiveConfig, type PolicyBatch } from '../../rl/objective';
+import { PolicyObjective, type ObjectiveConfig } from '../../rl/objective';
+import { randomPolicyBatch } from '../../rl/randomBatch';
 import { InputError } from '../../errors';
 import { parseFlags, type FlagSpec } from '../args';
 import { Trainer } from '../../rl/trainer';
@@ -40,19 +41,6 @@ function rand(b: Backend, n: number, seed: number, scale = 1): Tensor {
   const r = mulberry32(seed), t = b.alloc(n);
   b.write(t, Float32Array.from({ length: n }, () => (r() - 0.5) * 2 * scale));
   return t;
-}
-
-function stepBatch(cfg: GPTConfig, S: number, T: number): PolicyBatch {
-  const r = mulberry32(7), ST = S * T;
-  const tokens = Int32Array.from({ length: ST }, () => Math.floor(r() * cfg.vocabSize));
-  const targets = Int32Array.from({ length: ST }, (_, i) => ((i + 1) % T === 0 ? -1 : tokens[i + 1]));
-  const mask = Float32Array.from({ length: ST }, (_, i) => (i % T >= T / 2 && targets[i] >= 0 ? 1 : 0));
-  const G = 8, P = S / G;
-  return {
-    S, T, tokens, targets, mask, oldLogp: Float32Array.from({ length: ST }, () => -Math.log(cfg.vocabSize) + (r() - 0.5) * 0.01), refLogp: null,
-    seqEpisode: Int32Array.from({ length: S }, (_, i) => i), rewards: Float32Array.from({ length: S }, () => (r() < 0.5 ? 1 : 0)),
-    groupStart: Int32Array.from({ length: P + 1 }, (_, g) => g * G),
-  };
 }
 
 function cases(quick: boolean): Case[] {
@@ -102,7 +90,7 @@ function cases(quick: boolean): Case[] {
   const cfg: ObjectiveConfig = { algorithm: 'gspo', epsLow: 3e-4, epsHigh: 4e-4, beta: 0, advantage: 'group', temperature: 1 };
   list.push({ name: 'train_step (fwd+GSPO+bwd+AdamW)', size: `S${S} T${T} L2 C64 H4 V32`, setup: (b) => {
     const model = new GPT(b, BENCH_MODEL, undefined, 1), obj = new PolicyObjective(b), opt = new AdamW(b, model, ADAMW_RL);
-    const batch = stepBatch(BENCH_MODEL, S, T);
+    const batch = randomPolicyBatch({ vocabSize: BENCH_MODEL.vocabSize, S, T, groupSize: 8, maskFrom: T / 2, oldLogpNoise: 0.01, seed: 7 });
     return {
       run: () => { model.zeroGrad(); obj.record(model, batch, cfg); opt.measure(); opt.apply(); b.submit(); },
       done: () => obj.readStats(batch), // the step's one readback
