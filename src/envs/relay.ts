@@ -237,16 +237,16 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
       return { task, scoutGenerated: null, message: null, answer: null };
     },
 
-    turn(state, t): Turn | null {
-      if (t === 0) return { role: 'scout', context: scoutContext(state.task), maxNew: M + 1, message: true };
+    turn(state, t): Turn[] {
+      if (t === 0) return [{ role: 'scout', context: scoutContext(state.task), maxNew: M + 1, message: true }];
       if (t === 1) {
         if (state.message === null) throw new Error('relay: turn 1 before the Scout turn was applied');
-        return { role: 'solver', context: solverContext(state.task, state.message), maxNew: 2, message: false };
+        return [{ role: 'solver', context: solverContext(state.task, state.message), maxNew: 2, message: false }];
       }
-      return null;
+      return [];
     },
 
-    applyTurn(state, t, generated) {
+    applyTurn(state, t, [generated]) {
       if (t === 0) {
         state.scoutGenerated = generated.slice();
         state.message = messageOf(generated, M);

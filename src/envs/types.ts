@@ -1,25 +1,40 @@
 // What the Trainer needs of an environment. Turns run in lockstep across a
-// batch: turn k of every episode is generated in one batched call per role.
+// batch: turn k of every episode is generated in one batched call per slot.
 // Everything here runs on the CPU and is plain data (no backend types).
 
 /** One turn a policy must generate. */
 export interface Turn {
-  role: string; // e.g. 'scout' | 'solver'
+  role: string; // e.g. 'scout' | 'solver'; the env's roleSlot maps it to a policy slot
   context: number[]; // token ids the policy conditions on (role token included)
   maxNew: number; // at most this many tokens are generated, EOS included
   message: boolean; // true when the generated tokens are a message to another agent (they count in `tokens`)
+  /** Generated tokens before this index are an action, not message (default 0): philosophers' action token. */
+  messageFrom?: number;
+  /** Counts in `turns` even when it is not a message (AgentPO critic: the Actor's second answer). */
+  countsAsTurn?: boolean;
+  /** Which agent of the episode speaks (default 0). Parallel turns of one k have distinct agents. */
+  agent?: number;
+  /**
+   * The context extends this agent's previous turn (its context + generated tokens are a prefix of this
+   * context): both turns are one sequence for the loss (rl.md: one sequence per agent over the rounds).
+   */
+  continues?: boolean;
 }
 
-/** Per-episode outcome. `extras` are 0/1 or numeric flags the env aggregates in evalExtras. */
+/** Per-episode outcome. */
 export interface Score {
-  rTask: number; // in [0, 1]
-  extras: Record<string, number>;
+  rTask: number; // the task measure in [0, 1]: the "accuracy" axis of the Pareto chart
+  /** The environment's reward used in place of rTask in r = r_env - lambda... (philosophers' four terms); default rTask. */
+  reward?: number;
+  /** The parts of `reward`, each logged per step (e.g. meals, deadlock, starvation, actionCost). */
+  terms?: Record<string, number>;
+  extras: Record<string, number>; // 0/1 or numeric flags the env aggregates in evalExtras
 }
 
 /** A transcript line for the viewer: who said what (silence as an empty message). */
 export interface TranscriptLine {
   role: string;
-  text: string; // the rendered context the env showed, or the generated tokens
+  text: string; // the rendered context the env showed, or the generated tokens (may be several lines: a drawn table)
   generated: boolean;
   tokens: number[];
 }
@@ -30,24 +45,36 @@ export interface Demonstration {
   target: number[]; // same length; target[0] is always 0
 }
 
+/** A scripted policy's eval figures, drawn on the charts as a reference. */
+export interface BaselineResult {
+  name: string; // e.g. 'random', 'resource hierarchy'
+  accuracy: number; // mean rTask on the eval tasks
+  tokens: number; // mean message tokens per episode
+  extras: Record<string, number>; // evalExtras of its episodes (and mean terms)
+}
+
 export interface Environment<Task = unknown, State = unknown> {
   readonly id: string;
   readonly vocab: readonly string[]; // index = token id
   readonly eos: number; // token id of EOS
   readonly blockSize: number; // longest context + generation any turn needs
+  /** Role -> policy slot. Absent: every role is played by the one slot 'policy'. */
+  readonly roleSlot?: Readonly<Record<string, string>>;
 
   /** Seeded tasks; the train and eval streams never share a task. `index` positions the stream. */
   sampleTasks(split: 'train' | 'eval', count: number, seed: number, index: number): Task[];
   start(task: Task): State;
-  /** Turn k of an episode, or null when the episode is over. */
-  turn(state: State, k: number): Turn | null;
-  /** Records what the policy generated for turn k (EOS included when it was generated). */
-  applyTurn(state: State, k: number, generated: number[]): void;
+  /** The turns of step k of an episode: one, several generated at once (simultaneous moves), or [] when it is over. */
+  turn(state: State, k: number): Turn[];
+  /** Records what the policy generated for step k: generated[i] answers turn(state, k)[i] (EOS included when generated). */
+  applyTurn(state: State, k: number, generated: number[][]): void;
   score(state: State): Score;
   /** Aggregates per-episode extras of an eval into the reported env extras (camelCase, e.g. silenceKnown). */
   evalExtras(scores: Score[]): Record<string, number>;
-  /** Verbose demonstrations for the warm start. */
-  demonstrations(count: number, seed: number): Demonstration[];
+  /** Verbose demonstrations for the warm start of one slot (default 'policy'). */
+  demonstrations(count: number, seed: number, slot?: string): Demonstration[];
   /** Human-readable transcript. */
   render(state: State): TranscriptLine[];
+  /** Scripted baselines on the given (eval) tasks. */
+  baselines?(tasks: Task[], seed: number): BaselineResult[];
 }

@@ -12,15 +12,16 @@ export interface RewardParts {
 }
 
 /** Message parts of one episode from its sequences (EOS excluded). */
-export function messageParts(seqs: Sequence[], eos: number): { tokens: number; turns: number; repetition: number } {
+export function messageParts(seqs: (Pick<Sequence, 'message' | 'generated' | 'maxNew'> & Partial<Pick<Sequence, 'messageFrom' | 'countsAsTurn'>>)[], eos: number): { tokens: number; turns: number; repetition: number } {
   let tokens = 0, turns = 0, repetition = 0;
   const seen = new Set<string>();
   for (const s of seqs) {
+    if (s.countsAsTurn) turns++;
     if (!s.message) continue;
-    // what the listener receives: the tokens before EOS, at most maxNew - 1 of them
+    // what the listener receives: the tokens before EOS, at most maxNew - 1 of them (after an action token, if any)
     const end = s.generated.indexOf(eos);
-    const msg = s.generated.slice(0, Math.min(end < 0 ? s.generated.length : end, s.maxNew - 1));
-    if (msg.length > 0) turns++;
+    const msg = s.generated.slice(s.messageFrom ?? 0, Math.min(end < 0 ? s.generated.length : end, s.maxNew - 1));
+    if (msg.length > 0 && !s.countsAsTurn) turns++;
     tokens += msg.length;
     for (let i = 1; i < msg.length; i++) {
       const key = `${msg[i - 1]},${msg[i]}`;
@@ -31,8 +32,9 @@ export function messageParts(seqs: Sequence[], eos: number): { tokens: number; t
   return { tokens, turns, repetition };
 }
 
-export function reward(rTask: number, parts: { tokens: number; turns: number; repetition: number }, w: RewardWeights): RewardParts {
-  return { reward: rTask - w.lambdaTok * parts.tokens - w.lambdaTurn * parts.turns - w.lambdaRep * parts.repetition, rTask, ...parts };
+/** r = r_env - lambda... where r_env is the env's own reward when it has one (philosophers), else r_task. */
+export function reward(rTask: number, parts: { tokens: number; turns: number; repetition: number }, w: RewardWeights, rEnv = rTask): RewardParts {
+  return { reward: rEnv - w.lambdaTok * parts.tokens - w.lambdaTurn * parts.turns - w.lambdaRep * parts.repetition, rTask, ...parts };
 }
 
 /** rl.md section 5: lambda_tok <- clamp(lambda_tok + eta (mean_tokens - B), 0, lambda_max). */

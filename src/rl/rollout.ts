@@ -10,11 +10,19 @@ export interface Sequence {
   episode: number;
   turn: number;
   role: string;
+  slot: string; // the policy slot that generated it
+  agent: number;
   context: number[];
   generated: number[]; // EOS included when it was generated
   logp: number[]; // log-prob of each generated token at sampling time (pi_old)
   message: boolean;
+  messageFrom: number; // generated tokens before this index are an action, not message
+  countsAsTurn: boolean;
   maxNew: number; // the turn's limit, EOS included: a message holds at most maxNew - 1 tokens
+  /** This agent's earlier generated tokens inside `context` (a continued sequence), with their sampling log-probs. */
+  earlier: { at: number; logp: number }[];
+  /** A later turn of the same agent continues this one; that row carries these tokens into the loss. */
+  superseded: boolean;
 }
 
 export interface Rollout<State = unknown> {
@@ -81,27 +89,66 @@ export class Generator {
   }
 }
 
+/** Role -> slot of an environment ('policy' for every role when it declares none). */
+export function slotOf(env: Environment<any, any>, role: string): string {
+  return env.roleSlot?.[role] ?? 'policy';
+}
+
+function startsWith(xs: number[], prefix: number[]): boolean {
+  if (prefix.length > xs.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (xs[i] !== prefix[i]) return false;
+  return true;
+}
+
 /**
  * Runs `tasks` (each repeated `repeats` times, consecutively: a group) to the end.
+ * Each step k, the turns of every active episode are generated in one batched call per slot.
  * counterBase separates the RNG streams of different calls.
  */
-export async function rollout<Task, State>(env: Environment<Task, State>, gen: Generator, tasks: Task[], repeats: number,
+export async function rollout<Task, State>(env: Environment<Task, State>, gens: (slot: string) => Generator, tasks: Task[], repeats: number,
   temperature: number, seed: number, counterBase: number): Promise<Rollout<State>> {
   const states: State[] = [];
   for (const task of tasks) for (let g = 0; g < repeats; g++) states.push(env.start(task));
   const sequences: Sequence[] = [];
+  const lastOf = new Map<string, Sequence>(); // `${episode}:${agent}` -> its latest sequence
+  const slotIndex = new Map<string, number>();
   for (let k = 0; ; k++) {
-    const active: number[] = [], turns: Turn[] = [];
+    const pending: { e: number; i: number; turn: Turn; slot: string }[] = [];
+    const perEpisode = new Map<number, number[][]>();
     for (let e = 0; e < states.length; e++) {
-      const turn = env.turn(states[e], k);
-      if (turn) { active.push(e); turns.push(turn); }
+      const turns = env.turn(states[e], k);
+      if (turns.length === 0) continue;
+      perEpisode.set(e, turns.map(() => []));
+      turns.forEach((turn, i) => pending.push({ e, i, turn, slot: slotOf(env, turn.role) }));
     }
-    if (active.length === 0) break;
-    const out = await gen.generate(turns.map((t) => t.context), turns.map((t) => t.maxNew), temperature, env.eos, seed, counterBase + k * 64);
-    active.forEach((e, i) => {
-      env.applyTurn(states[e], k, out.tokens[i]);
-      sequences.push({ episode: e, turn: k, role: turns[i].role, context: turns[i].context, generated: out.tokens[i], logp: out.logp[i], message: turns[i].message, maxNew: turns[i].maxNew });
-    });
+    if (pending.length === 0) break;
+    const slots = [...new Set(pending.map((p) => p.slot))];
+    for (const slot of slots) {
+      if (!slotIndex.has(slot)) slotIndex.set(slot, slotIndex.size);
+      const mine = pending.filter((p) => p.slot === slot);
+      const out = await gens(slot).generate(mine.map((p) => p.turn.context), mine.map((p) => p.turn.maxNew), temperature, env.eos, seed,
+        counterBase + k * 64 + slotIndex.get(slot)! * 16);
+      mine.forEach((p, j) => {
+        perEpisode.get(p.e)![p.i] = out.tokens[j];
+        const agent = p.turn.agent ?? 0, key = `${p.e}:${agent}`;
+        const seq: Sequence = {
+          episode: p.e, turn: k, role: p.turn.role, slot, agent, context: p.turn.context, generated: out.tokens[j], logp: out.logp[j],
+          message: p.turn.message, messageFrom: p.turn.messageFrom ?? 0, countsAsTurn: p.turn.countsAsTurn ?? false, maxNew: p.turn.maxNew,
+          earlier: [], superseded: false,
+        };
+        if (p.turn.continues) {
+          const prev = lastOf.get(key);
+          if (!prev || !startsWith(seq.context, [...prev.context, ...prev.generated])) {
+            throw new Error(`${env.id}: turn ${k} of agent ${agent} is marked continues but does not extend its previous turn`);
+          }
+          seq.earlier = [...prev.earlier, ...prev.generated.map((_, g) => ({ at: prev.context.length + g, logp: prev.logp[g] }))];
+          prev.superseded = true;
+        }
+        lastOf.set(key, seq);
+        sequences.push(seq);
+      });
+    }
+    for (const [e, generated] of perEpisode) env.applyTurn(states[e], k, generated);
   }
   return { states, scores: states.map((s) => env.score(s)), sequences };
 }

@@ -2,7 +2,7 @@
 // the dual lambda, metrics (rl.md section 7), greedy evaluation, the Pareto
 // frontier and best/last checkpoints. Runs unchanged in the worker and the CLI.
 import type { Backend, Tensor } from '../backend';
-import type { Environment, Score } from '../envs/types';
+import type { BaselineResult, Environment, Score } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { AdamW } from '../model/optimizer';
 import type { GPTConfig } from '../model/params';
@@ -29,7 +29,7 @@ export interface EvalRecord {
   [extra: string]: number;
 }
 
-export interface Flag { kind: 'nonfinite-update' | 'diverged'; step: number; message: string }
+export interface Flag { kind: 'nonfinite-update' | 'diverged' | 'degenerate'; step: number; message: string }
 
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
 function std(xs: number[]): number {
@@ -38,7 +38,10 @@ function std(xs: number[]): number {
   return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
 }
 
-/** Episodes' sequences as a PolicyBatch in prediction space (row per sequence). */
+/**
+ * Sequences as a PolicyBatch in prediction space (row per sequence). A continued sequence
+ * also trains on its earlier turns' tokens, which sit inside its context.
+ */
 export function sequencesToBatch(seqs: Sequence[], episodeIndex: (e: number) => number, T: number): PolicyBatch {
   const S = seqs.length, ST = S * T;
   const tokens = new Int32Array(ST), targets = new Int32Array(ST).fill(-1), mask = new Float32Array(ST), oldLogp = new Float32Array(ST);
@@ -46,20 +49,33 @@ export function sequencesToBatch(seqs: Sequence[], episodeIndex: (e: number) => 
     const full = [...s.context, ...s.generated];
     for (let t = 0; t < full.length; t++) tokens[i * T + t] = full[t];
     for (let t = 0; t < full.length - 1; t++) targets[i * T + t] = full[t + 1];
-    s.generated.forEach((_, g) => {
-      const at = i * T + s.context.length - 1 + g; // the position whose logits predict generated token g
-      mask[at] = 1;
-      oldLogp[at] = s.logp[g];
-    });
+    const train = (at: number, logp: number) => { // the position whose logits predict token `at`
+      mask[i * T + at - 1] = 1;
+      oldLogp[i * T + at - 1] = logp;
+    };
+    for (const x of s.earlier) train(x.at, x.logp);
+    s.generated.forEach((_, g) => train(s.context.length + g, s.logp[g]));
   });
   return { S, T, tokens, targets, mask, oldLogp, refLogp: null, seqEpisode: Int32Array.from(seqs.map((s) => episodeIndex(s.episode))), rewards: new Float32Array(0), groupStart: new Int32Array(0) };
 }
 
+/** A policy slot's start: trainable or frozen, and its weights (absent: a fresh init). */
+export interface SlotInit { trainable: boolean; weights?: Float32Array }
+export type TrainerSlots = Record<string, SlotInit>;
+
+interface Policy { slot: string; model: GPT; gen: Generator; trainable: boolean }
+
+/** The env's slots (every role in 'policy' when it declares none). */
+export function slotNames(env: Environment<any, any>): string[] {
+  return env.roleSlot ? [...new Set(Object.values(env.roleSlot))] : ['policy'];
+}
+
 export class Trainer<Task = unknown, State = unknown> {
+  /** The trainable slot's model (the one the optimizer updates). */
   readonly model: GPT;
+  readonly policies: Policy[];
   private readonly opt: AdamW;
   private readonly objective: PolicyObjective;
-  private readonly gen: Generator;
   private ref: Tensor | null = null; // reference weights (start of RL), when beta > 0
   private best: Tensor; // weights of the best eval
   private readonly evalTasks: Task[];
@@ -74,17 +90,49 @@ export class Trainer<Task = unknown, State = unknown> {
   /** Wall time of the last step's phases and of the last eval, ms (for bench and the UI). */
   readonly phases = { rollout: 0, reward: 0, update: 0, eval: 0 };
 
-  constructor(readonly backend: Backend, readonly env: Environment<Task, State>, public config: RunConfig, weights?: Float32Array) {
+  /**
+   * `init`: the weights of the only slot (one-slot envs), or each slot's start. At most one slot is
+   * trainable (the optimizer's); frozen slots only generate, and their sequences never enter the loss.
+   */
+  constructor(readonly backend: Backend, readonly env: Environment<Task, State>, public config: RunConfig, init?: Float32Array | TrainerSlots) {
     const gpt: GPTConfig = { nLayer: config.nLayer, nHead: config.nHead, nEmbd: config.nEmbd, blockSize: env.blockSize, vocabSize: env.vocab.length };
-    this.model = new GPT(backend, gpt, weights, config.seed);
+    const names = slotNames(env);
+    let slots: TrainerSlots;
+    if (init === undefined || init instanceof Float32Array) {
+      if (names.length > 1) throw new Error(`${env.id} has slots ${names.join(', ')}: give each slot its start`);
+      slots = { [names[0]]: { trainable: true, weights: init } };
+    } else {
+      slots = init;
+      for (const n of names) if (!slots[n]) throw new Error(`${env.id}: no start given for slot "${n}"`);
+    }
+    if (names.filter((n) => slots[n].trainable).length > 1) throw new Error(`${env.id}: only one trainable slot is supported`);
+    this.policies = names.map((slot) => {
+      const model = new GPT(backend, gpt, slots[slot].weights, config.seed);
+      return { slot, model, gen: new Generator(backend, model), trainable: slots[slot].trainable };
+    });
+    this.model = (this.policies.find((p) => p.trainable) ?? this.policies[0]).model;
     this.opt = new AdamW(backend, this.model, { lr: config.lr, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: config.weightDecay, gradClip: config.gradClip });
     this.objective = new PolicyObjective(backend);
-    this.gen = new Generator(backend, this.model);
     this.best = backend.alloc(this.model.numParams);
     backend.copy(this.best, this.model.params);
     this.lambdaTok = config.lambdaTok;
     this.evalTasks = env.sampleTasks('eval', config.evalEpisodes, EVAL_SEED, 0);
   }
+
+  private readonly gens = (slot: string): Generator => {
+    const p = this.policies.find((x) => x.slot === slot);
+    if (!p) throw new Error(`${this.env.id}: no policy slot "${slot}"`);
+    return p.gen;
+  };
+
+  private trainable(slot: string): boolean { return this.policies.some((p) => p.slot === slot && p.trainable); }
+
+  /** Scripted baselines on the eval tasks (computed once). */
+  baselines(): BaselineResult[] {
+    this.baselineCache ??= this.env.baselines?.(this.evalTasks, EVAL_SEED) ?? [];
+    return this.baselineCache;
+  }
+  private baselineCache: BaselineResult[] | null = null;
 
   /** Changes applied at the next step without a reset; other fields need a new Trainer. */
   setHyperparams(partial: Partial<RunConfig>): void {
@@ -104,11 +152,14 @@ export class Trainer<Task = unknown, State = unknown> {
     if (c.beta > 0 && !this.ref) { this.ref = b.alloc(this.model.numParams); b.copy(this.ref, this.model.params); }
     const step = this.stepCount;
     const tasks = this.env.sampleTasks('train', c.promptsPerStep, c.seed, step * c.promptsPerStep);
-    const ro = await rollout(this.env, this.gen, tasks, c.groupSize, c.temperature, c.seed, step * 4096);
+    if (!this.policies.some((p) => p.trainable)) throw new Error('no trainable policy slot: this run can only be evaluated');
+    const ro = await rollout(this.env, this.gens, tasks, c.groupSize, c.temperature, c.seed, step * 4096);
     const tRollout = performance.now();
     const E = ro.states.length;
     const byEpisode = sequencesByEpisode(ro);
-    const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), w));
+    const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), w, sc.reward));
+    // the loss sees the trainable slot's sequences; a continued sequence's last row carries its earlier turns
+    const lossByEpisode = byEpisode.map((seqs) => seqs.filter((q) => this.trainable(q.slot) && !q.superseded));
     this.lastRollout = { rollout: ro, rewards: parts };
 
     // advantages over the whole batch, on the device; minibatches gather from them
@@ -127,7 +178,8 @@ export class Trainer<Task = unknown, State = unknown> {
     for (let m = 0; m < c.minibatches; m++) {
       const eps = order.slice(Math.floor((m * E) / c.minibatches), Math.floor(((m + 1) * E) / c.minibatches));
       if (eps.length === 0) continue;
-      const seqs = eps.flatMap((e) => byEpisode[e]);
+      const seqs = eps.flatMap((e) => lossByEpisode[e]);
+      if (seqs.length === 0) continue;
       const batch = sequencesToBatch(seqs, (e) => e, T);
       this.model.zeroGrad();
       this.objective.recordMinibatch(this.model, batch, c, this.ref ?? undefined);
@@ -166,7 +218,7 @@ export class Trainer<Task = unknown, State = unknown> {
   /** Greedy evaluation on the fixed held-out set; tracks the best checkpoint. */
   async evaluate(): Promise<EvalRecord> {
     const t0 = performance.now();
-    const ro = await rollout(this.env, this.gen, this.evalTasks, 1, 0, EVAL_SEED, 0);
+    const ro = await rollout(this.env, this.gens, this.evalTasks, 1, 0, EVAL_SEED, 0);
     this.phases.eval = performance.now() - t0;
     this.lastEval = { rollout: ro };
     const byEpisode = sequencesByEpisode(ro);
@@ -193,10 +245,9 @@ export class Trainer<Task = unknown, State = unknown> {
   }
 
   destroy(): void {
-    this.gen.destroy();
+    for (const p of this.policies) { p.gen.destroy(); p.model.destroy(); }
     this.objective.destroy();
     this.opt.destroy();
-    this.model.destroy();
     this.backend.free(this.best);
     if (this.ref) this.backend.free(this.ref);
   }

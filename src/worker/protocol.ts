@@ -4,7 +4,8 @@
 // per-step metrics as one Float64Array per flush (rows x METRIC_NAMES columns),
 // eval records, status changes and flags as single rare events.
 import type { RunConfig } from '../config';
-import type { Score, TranscriptLine } from '../envs/types';
+import type { BaselineResult, Score, TranscriptLine } from '../envs/types';
+import type { Comparison } from '../rl/compare';
 import type { RewardParts } from '../rl/reward';
 import type { EvalRecord, Flag, StepMetrics } from '../rl/trainer';
 
@@ -117,6 +118,12 @@ export interface TrainerState {
   bestEval: EvalRecord | null;
   flags: Flag[];
   skippedUpdates: number;
+  /** Scripted baselines on the eval tasks (philosophers: random, resource hierarchy), drawn as references. */
+  baselines?: BaselineResult[];
+  /** Curriculum stage changes (philosophers: N = 3 -> 5 -> 7), marked on the charts. */
+  curriculum?: { step: number; stage: number; label: string }[];
+  /** AgentPO: actor alone / untrained / trained collaborator, once computed. */
+  comparison?: Comparison | null;
 }
 
 export interface EpisodeTranscript {

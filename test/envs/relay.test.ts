@@ -14,8 +14,8 @@ const pairKey = (t: RelayTask) => `${t.secret.join('')}:${t.j}`;
 function play(task: RelayTask, scout: number[], solver: number[], params = {}) {
   const env = createRelay(params);
   const state = env.start(task);
-  env.applyTurn(state, 0, scout);
-  env.applyTurn(state, 1, solver);
+  env.applyTurn(state, 0, [scout]);
+  env.applyTurn(state, 1, [solver]);
   return { env, state, score: env.score(state) };
 }
 
@@ -59,40 +59,40 @@ describe('relay turns', () => {
   it('lays out the Scout and Solver contexts exactly', () => {
     const env = createRelay();
     const state = env.start(task);
-    const scout = env.turn(state, 0)!;
+    const scout = env.turn(state, 0)[0];
     expect(scout).toEqual({
       role: 'scout',
       context: [T.BOS, T.SCOUT, d(4), d(7), d(1), T.Q, d(2), T.UNKNOWN, T.SEP],
       maxNew: 9,
       message: true,
     });
-    env.applyTurn(state, 0, [T.DIGIT, d(7), RELAY_EOS]);
-    const solver = env.turn(state, 1)!;
+    env.applyTurn(state, 0, [[T.DIGIT, d(7), RELAY_EOS]]);
+    const solver = env.turn(state, 1)[0];
     expect(solver).toEqual({
       role: 'solver',
       context: [T.BOS, T.SOLVER, T.Q, d(2), T.MASK, T.MASK, T.MASK, T.SEP, T.DIGIT, d(7), T.ANS],
       maxNew: 2,
       message: false,
     });
-    env.applyTurn(state, 1, [d(7), RELAY_EOS]);
-    expect(env.turn(state, 2)).toBeNull();
+    env.applyTurn(state, 1, [[d(7), RELAY_EOS]]);
+    expect(env.turn(state, 2)).toEqual([]);
   });
 
   it('shows the secret to a Solver that knows; silence gives an empty message', () => {
     const env = createRelay();
     const state = env.start({ ...task, known: true });
-    expect(env.turn(state, 0)!.context[7]).toBe(T.KNOWN);
-    env.applyTurn(state, 0, [RELAY_EOS]);
-    expect(env.turn(state, 1)!.context).toEqual([T.BOS, T.SOLVER, T.Q, d(2), d(4), d(7), d(1), T.SEP, T.ANS]);
+    expect(env.turn(state, 0)[0].context[7]).toBe(T.KNOWN);
+    env.applyTurn(state, 0, [[RELAY_EOS]]);
+    expect(env.turn(state, 1)[0].context).toEqual([T.BOS, T.SOLVER, T.Q, d(2), d(4), d(7), d(1), T.SEP, T.ANS]);
   });
 
   it('truncates a message that ran out of tokens without EOS to M', () => {
     const env = createRelay({ maxMessage: 3 });
     const state = env.start(task);
-    expect(env.turn(state, 0)!.maxNew).toBe(4);
-    env.applyTurn(state, 0, [d(1), d(2), d(3), d(4)]);
+    expect(env.turn(state, 0)[0].maxNew).toBe(4);
+    env.applyTurn(state, 0, [[d(1), d(2), d(3), d(4)]]);
     expect(state.message).toEqual([d(1), d(2), d(3)]);
-    expect(env.turn(state, 1)!.context.slice(-4)).toEqual([d(1), d(2), d(3), T.ANS]);
+    expect(env.turn(state, 1)[0].context.slice(-4)).toEqual([d(1), d(2), d(3), T.ANS]);
     expect(env.score(state).extras.messageTokens).toBe(3);
   });
 

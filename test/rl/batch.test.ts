@@ -4,7 +4,7 @@ import { sequencesToBatch } from '../../src/rl/trainer';
 import type { Sequence } from '../../src/rl/rollout';
 
 const S = (episode: number, context: number[], generated: number[], logp: number[], message = true): Sequence =>
-  ({ episode, turn: 0, role: 'r', context, generated, logp, message, maxNew: 9 });
+  ({ episode, turn: 0, role: 'r', slot: 'policy', agent: 0, context, generated, logp, message, messageFrom: 0, countsAsTurn: false, maxNew: 9, earlier: [], superseded: false });
 
 describe('sequencesToBatch', () => {
   // A: context [1,3,4] (L=3), generated [5,2] (n=2): full 1 3 4 5 2, masked positions 2..3

@@ -6,7 +6,7 @@ import type { Sequence } from '../../src/rl/rollout';
 const EOS = 2;
 let turnNo = 0;
 function seq(generated: number[], message = true, maxNew = 9): Sequence {
-  return { episode: 0, turn: turnNo++, role: message ? 'scout' : 'solver', context: [1], generated, logp: generated.map(() => -1), message, maxNew };
+  return { episode: 0, turn: turnNo++, role: message ? 'scout' : 'solver', slot: 'policy', agent: 0, context: [1], generated, logp: generated.map(() => -1), message, messageFrom: 0, countsAsTurn: false, maxNew, earlier: [], superseded: false };
 }
 
 describe('messageParts', () => {
