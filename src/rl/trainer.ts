@@ -85,6 +85,8 @@ export class Trainer<Task = unknown, State = unknown> {
   bestEval: EvalRecord | null = null;
   readonly flags: Flag[] = [];
   skippedUpdates = 0;
+  /** Rows (sequences) that entered the loss in the last step: the trainable slot's, continued ones merged. */
+  lossRows = 0;
   lastRollout: { rollout: Rollout<State>; rewards: RewardParts[] } | null = null;
   lastEval: { rollout: Rollout<State> } | null = null;
   /** Wall time of the last step's phases and of the last eval, ms (for bench and the UI). */
@@ -174,12 +176,14 @@ export class Trainer<Task = unknown, State = unknown> {
     for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
     const T = this.model.config.blockSize - 1;
     const mbStats: ObjectiveStats[] = [];
+    this.lossRows = 0;
     const gradNorms: number[] = [];
     for (let m = 0; m < c.minibatches; m++) {
       const eps = order.slice(Math.floor((m * E) / c.minibatches), Math.floor(((m + 1) * E) / c.minibatches));
       if (eps.length === 0) continue;
       const seqs = eps.flatMap((e) => lossByEpisode[e]);
       if (seqs.length === 0) continue;
+      this.lossRows += seqs.length;
       const batch = sequencesToBatch(seqs, (e) => e, T);
       this.model.zeroGrad();
       this.objective.recordMinibatch(this.model, batch, c, this.ref ?? undefined);
