@@ -4,7 +4,7 @@
 import { InputError } from './errors';
 
 export interface RunConfig {
-  env: 'relay';
+  env: 'relay' | 'addition' | 'philosophers';
   algorithm: 'gspo' | 'grpo';
   groupSize: number;
   promptsPerStep: number;
@@ -36,6 +36,19 @@ export interface RunConfig {
   pKnown: number;
   pKnownTrain: number;
   maxMessage: number;
+  // addition (AgentPO)
+  topology: 'alone' | 'hint' | 'critic';
+  // philosophers
+  philosophers: number;
+  rounds: number;
+  philMessage: number;
+  mealReward: number;
+  deadlockPenalty: number;
+  starvePenalty: number;
+  actionCost: number;
+  curriculum: 'off' | 'on';
+  curriculumThreshold: number;
+  curriculumPatience: number;
 }
 
 type Field =
@@ -43,7 +56,7 @@ type Field =
   | { kind: 'enum'; values: readonly string[]; help: string };
 
 export const FIELDS: Record<keyof RunConfig, Field> = {
-  env: { kind: 'enum', values: ['relay'], help: 'the environment' },
+  env: { kind: 'enum', values: ['relay', 'addition', 'philosophers'], help: 'the environment' },
   algorithm: { kind: 'enum', values: ['gspo', 'grpo'], help: 'GSPO (sequence ratio) or GRPO (token ratio)' },
   groupSize: { kind: 'int', min: 1, max: 64, help: 'G: episodes per prompt, normalized together' },
   promptsPerStep: { kind: 'int', min: 1, max: 256, help: 'P: prompts per step' },
@@ -74,6 +87,17 @@ export const FIELDS: Record<keyof RunConfig, Field> = {
   pKnown: { kind: 'number', min: 0, max: 1, help: 'relay: eval rate of tasks where the Solver already knows' },
   pKnownTrain: { kind: 'number', min: 0, max: 1, help: 'relay: training rate of such tasks' },
   maxMessage: { kind: 'int', min: 1, max: 12, help: 'relay: M, longest Scout message' },
+  topology: { kind: 'enum', values: ['alone', 'hint', 'critic'], help: 'addition: the Actor alone, with a hint writer, or with a critic' },
+  philosophers: { kind: 'int', min: 3, max: 7, help: 'philosophers: N at the table (the first stage when the curriculum is on)' },
+  rounds: { kind: 'int', min: 1, max: 8, help: 'philosophers: R, rounds per episode' },
+  philMessage: { kind: 'int', min: 0, max: 2, help: 'philosophers: longest message after the action token' },
+  mealReward: { kind: 'number', min: 0, max: 100, help: 'philosophers: reward per meal eaten' },
+  deadlockPenalty: { kind: 'number', min: 0, max: 100, help: 'philosophers: penalty when the table deadlocks' },
+  starvePenalty: { kind: 'number', min: 0, max: 100, help: 'philosophers: penalty per philosopher who never ate' },
+  actionCost: { kind: 'number', min: 0, max: 100, help: 'philosophers: cost per action other than THINK' },
+  curriculum: { kind: 'enum', values: ['off', 'on'], help: 'philosophers: N = 3 -> 5 -> 7 as the eval task measure passes the threshold' },
+  curriculumThreshold: { kind: 'number', min: 0, max: 1, help: 'curriculum: eval accuracy that counts as passing' },
+  curriculumPatience: { kind: 'int', min: 1, max: 100, help: 'curriculum: consecutive passing evals before N advances' },
 };
 
 export const DEFAULTS: RunConfig = {
@@ -81,6 +105,8 @@ export const DEFAULTS: RunConfig = {
   beta: 0, temperature: 1, advantage: 'group', gradClip: 1, weightDecay: 0, lambdaTok: 0.1, lambdaTurn: 0, lambdaRep: 0,
   lambdaMode: 'manual', budget: 4, dualEta: 0.005, lambdaMax: 1, evalEvery: 10, evalEpisodes: 256, steps: 100, seed: 0,
   nLayer: 2, nHead: 4, nEmbd: 64, digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8,
+  topology: 'hint', philosophers: 3, rounds: 4, philMessage: 2, mealReward: 1, deadlockPenalty: 1, starvePenalty: 0, actionCost: 0.1,
+  curriculum: 'off', curriculumThreshold: 0.6, curriculumPatience: 2,
 };
 
 /** Checks one field; returns the parsed value or throws an InputError naming the field and its range. */

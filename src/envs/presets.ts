@@ -4,13 +4,25 @@ import { InputError } from '../errors';
 import { DEFAULTS, validateConfig, type RunConfig } from '../config';
 import type { DemoOptions } from './registry';
 
+/** A shipped warm start (public/checkpoints/<file>), and the demonstrations and seed that make it. */
+export interface WarmStartSpec { file: string; demo: DemoOptions; seed: number }
+/** A policy slot of a preset: trainable or frozen, and where its weights start. */
+export interface SlotSpec { trainable: boolean; warmStart: WarmStartSpec }
+
 export interface Preset {
   name: string;
   title: string;
   explain: string;
   config: Partial<RunConfig>;
-  /** The shipped warm start (public/checkpoints/<file>), and the demonstrations that make it. */
-  warmStart: { file: string; demo: DemoOptions; seed: number };
+  /** The warm start of the trainable policy (of the one slot 'policy' when `slots` is absent). */
+  warmStart: WarmStartSpec;
+  /** Envs with several slots (AgentPO: a frozen Actor and a trainable Collaborator). */
+  slots?: Record<string, SlotSpec>;
+}
+
+/** Every slot of a preset with its spec ('policy', trainable, when the preset names none). */
+export function presetSlots(p: Preset): Record<string, SlotSpec> {
+  return p.slots ?? { policy: { trainable: true, warmStart: p.warmStart } };
 }
 
 const RELAY_WARM = { file: 'relay-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1 };

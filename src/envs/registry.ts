@@ -1,5 +1,6 @@
 // Environments by id, built from the run config's env fields.
 import type { RunConfig } from '../config';
+import { InputError } from '../errors';
 import { createRelay } from './relay';
 import type { Environment } from './types';
 
@@ -9,5 +10,7 @@ export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
   switch (c.env) {
     case 'relay':
       return createRelay({ digits: c.digits, pKnown: c.pKnown, pKnownTrain: c.pKnownTrain, maxMessage: c.maxMessage, ...demo }) as Environment;
+    default:
+      throw new InputError(`the ${c.env} environment is not available yet`);
   }
 }

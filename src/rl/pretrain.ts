@@ -12,6 +12,7 @@ export interface PretrainConfig {
   lr: number; // peak; linear warmup over 5% of steps, then cosine to 10%
   seed: number;
   demos: number; // size of the demonstration pool
+  slot?: string; // whose demonstrations (envs with several policy slots)
 }
 
 export const PRETRAIN_DEFAULTS: PretrainConfig = { steps: 600, batchSize: 64, lr: 3e-3, seed: 0, demos: 20000 };
@@ -26,7 +27,8 @@ function lrAt(cfg: PretrainConfig, step: number): number {
 /** Trains `model` in place on demonstrations; onProgress gets (step, mean loss per target token). */
 export async function pretrain(backend: Backend, model: GPT, env: Environment, cfg: PretrainConfig,
   onProgress?: (step: number, loss: number) => void): Promise<number> {
-  const demos: Demonstration[] = env.demonstrations(cfg.demos, cfg.seed);
+  const demos: Demonstration[] = env.demonstrations(cfg.demos, cfg.seed, cfg.slot);
+  if (demos.length === 0) throw new Error(`${env.id} has no demonstrations${cfg.slot ? ` for slot "${cfg.slot}"` : ''}`);
   const T = model.config.blockSize - 1, B = cfg.batchSize, V = model.config.vocabSize;
   const opt = new AdamW(backend, model, { lr: cfg.lr, beta1: 0.9, beta2: 0.95, eps: 1e-8, weightDecay: 0.01, gradClip: 1 });
   const targets = backend.alloc(B * T, 'i32'), losses = backend.alloc(B * T), dloss = backend.alloc(B * T);

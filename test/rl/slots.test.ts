@@ -42,7 +42,7 @@ const roundsEnv: Environment<number, Rounds> = {
     if (k >= ROUNDS) return [];
     return s.ctx.map((c, agent) => ({ role: 'p', agent, context: c, maxNew: 3, message: true, messageFrom: 1, continues: k > 0 }));
   },
-  applyTurn(s, k, generated) {
+  applyTurn(s, _k, generated) {
     s.gen.push(generated);
     s.ctx = s.ctx.map((c, i) => [...c, ...generated[i], OBS]);
   },

@@ -1,57 +1,61 @@
-// `pretrain --preset NAME [--out F] [--steps N] [--seed S] [--set k=v]`: the supervised warm start.
-import { join } from 'node:path';
+// `pretrain --preset NAME [--slot S] [--out F] [--steps N] [--seed S] [--set k=v]`: the supervised warm
+// start of each policy slot of a preset (or of one), written where the preset ships it.
+import { dirname, join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import type { Backend } from '../../backend';
-import { GPT } from '../../model/gpt';
 import { writeCheckpoint } from '../../model/checkpoint';
-import { createEnv } from '../../envs/registry';
-import { PRETRAIN_DEFAULTS, pretrain as runPretrain, modelConfigFor } from '../../rl/pretrain';
-import { Trainer } from '../../rl/trainer';
+import { presetSlots } from '../../envs/presets';
+import { PRETRAIN_DEFAULTS, modelConfigFor } from '../../rl/pretrain';
+import { slotNames, Trainer, type TrainerSlots } from '../../rl/trainer';
+import { pretrainSlot } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, writeAtomic } from '../io';
-import { CHECKPOINT_DIR, parseSets, setup, type RunSetup } from './runSetup';
+import { CHECKPOINT_DIR, parseSets, setup, startSlots } from './runSetup';
 import { InputError } from '../../errors';
 
 export const pretrainFlags: FlagSpec = {
-  preset: { kind: 'string', help: 'preset whose warm start to make' },
-  out: { kind: 'string', help: 'output .safetensors (default: public/checkpoints/<the preset\'s warm start>)' },
+  preset: { kind: 'string', help: 'preset whose warm start(s) to make' },
+  slot: { kind: 'string', help: 'only this policy slot (default: every slot of the preset)' },
+  out: { kind: 'string', help: 'output .safetensors (one slot only; default: public/checkpoints/<the slot\'s warm start>)' },
   steps: { kind: 'int', help: `optimizer steps (default ${PRETRAIN_DEFAULTS.steps})` },
-  seed: { kind: 'int', help: 'seed (default: the preset\'s warm-start seed)' },
+  seed: { kind: 'int', help: 'seed (default: the slot\'s warm-start seed)' },
   set: { kind: 'list', help: 'config override key=value (model size, env fields)' },
   backend: { kind: 'string', help: 'webgpu | cpu' },
 };
-
-/** Makes a warm start for a setup; returns the weights and its greedy eval. */
-export async function makeWarmStart(backend: Backend, s: RunSetup, steps: number, seed: number) {
-  const env = createEnv(s.config, s.preset.warmStart.demo);
-  const model = new GPT(backend, modelConfigFor(env, s.config), undefined, seed);
-  const t0 = performance.now();
-  const loss = await runPretrain(backend, model, env, { ...PRETRAIN_DEFAULTS, steps, seed }, (step, l) => log(`pretrain step ${step}/${steps} loss ${l.toFixed(4)}`));
-  const weights = Float32Array.from(await backend.read(model.params));
-  model.destroy();
-  const trainer = new Trainer(backend, s.env, s.config, weights);
-  const ev = await trainer.evaluate();
-  trainer.destroy();
-  return { weights, loss, eval: ev, seconds: (performance.now() - t0) / 1000, config: modelConfigFor(env, s.config) };
-}
 
 export async function pretrainCmd(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, pretrainFlags, 'pretrain');
   const s = setup(requireFlag(flags, 'preset', 'pretrain'), parseSets(flags.set as string[] | undefined));
   const steps = (flags.steps as number | undefined) ?? PRETRAIN_DEFAULTS.steps;
   if (steps < 1) throw new InputError(`--steps must be >= 1, got ${steps}`);
-  const seed = (flags.seed as number | undefined) ?? s.preset.warmStart.seed;
-  const out = (flags.out as string | undefined) ?? join(CHECKPOINT_DIR, s.preset.warmStart.file);
+  const specs = presetSlots(s.preset), all = slotNames(s.env);
+  const only = flags.slot as string | undefined;
+  if (only !== undefined && !all.includes(only)) throw new InputError(`--slot must be one of ${all.join(', ')} for ${s.preset.name}; got "${only}"`);
+  const todo = only ? [only] : all;
+  if (flags.out !== undefined && todo.length > 1) throw new InputError(`--out needs --slot: ${s.preset.name} has slots ${all.join(', ')}`);
   const backend = await chooseBackend(flags.backend);
   try {
-    const w = await makeWarmStart(backend, s, steps, seed);
-    mkdirSync(dirname(out), { recursive: true });
-    writeAtomic(out, writeCheckpoint({ config: w.config, weights: w.weights, vocab: [...s.env.vocab], extras: {
-      env: s.env.id, preset: s.preset.name, kind: 'warm-start', pretrain: JSON.stringify({ steps, seed, ...s.preset.warmStart.demo }),
-    } }));
-    log(`wrote ${out}`);
-    return { preset: s.preset.name, backend: backend.name, out, steps, seed, finalLoss: w.loss, wallSeconds: w.seconds, eval: w.eval };
+    const t0 = performance.now();
+    const made: Record<string, unknown> = {};
+    const start: TrainerSlots = {};
+    for (const slot of todo) {
+      const spec = specs[slot].warmStart;
+      const seed = (flags.seed as number | undefined) ?? spec.seed;
+      const w = await pretrainSlot(backend, s.config, slot, { ...spec, seed }, steps, (step, l) => log(`pretrain ${slot} step ${step}/${steps} loss ${l.toFixed(4)}`));
+      const out = (flags.out as string | undefined) ?? join(CHECKPOINT_DIR, spec.file);
+      mkdirSync(dirname(out), { recursive: true });
+      writeAtomic(out, writeCheckpoint({ config: modelConfigFor(s.env, s.config), weights: w.weights, vocab: [...s.env.vocab], extras: {
+        env: s.env.id, preset: s.preset.name, slot, kind: 'warm-start', pretrain: JSON.stringify({ steps, seed, ...spec.demo }),
+      } }));
+      log(`wrote ${out}`);
+      start[slot] = { trainable: specs[slot].trainable, weights: w.weights };
+      made[slot] = { out, seed, finalLoss: w.loss };
+    }
+    // the warm start's greedy eval, with the other slots' shipped (or freshly made) starts
+    const others = all.some((x) => !start[x]) ? (await startSlots(backend, s)).slots : {};
+    const trainer = new Trainer(backend, s.env, s.config, { ...others, ...start });
+    const ev = await trainer.evaluate();
+    trainer.destroy();
+    return { preset: s.preset.name, backend: backend.name, steps, slots: made, wallSeconds: (performance.now() - t0) / 1000, eval: ev };
   } finally {
     backend.destroy();
   }

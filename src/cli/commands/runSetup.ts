@@ -7,8 +7,10 @@ import { findPreset, presetConfig, type Preset } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
 import type { Environment } from '../../envs/types';
 import type { RunConfig } from '../../config';
-import { loadCheckpoint, log } from '../io';
-import type { Checkpoint } from '../../model/checkpoint';
+import { log, MAX_CHECKPOINT_BYTES, readFileChecked } from '../io';
+import type { Backend } from '../../backend';
+import { PRETRAIN_DEFAULTS } from '../../rl/pretrain';
+import { warmStarts, type CheckpointLoader, type WarmStarts } from '../../rl/warmStart';
 
 export const CHECKPOINT_DIR = fileURLToPath(new URL('../../../public/checkpoints/', import.meta.url));
 
@@ -31,16 +33,13 @@ export function setup(presetName: string, overrides: Record<string, unknown>): R
   return { preset, config, env: createEnv(config) };
 }
 
-/** The preset's shipped warm start when it fits this config's model, else null (with the reason logged). */
-export function shippedWarmStart(s: RunSetup): Checkpoint | null {
-  const path = join(CHECKPOINT_DIR, s.preset.warmStart.file);
-  if (!existsSync(path)) { log(`no shipped warm start at ${path}`); return null; }
-  const ck = loadCheckpoint(path);
-  const c = ck.config, r = s.config;
-  if (c.nLayer !== r.nLayer || c.nHead !== r.nHead || c.nEmbd !== r.nEmbd || c.blockSize !== s.env.blockSize || c.vocabSize !== s.env.vocab.length) {
-    log(`the shipped warm start ${s.preset.warmStart.file} is for another model size; warm-starting a new one`);
-    return null;
-  }
-  if (ck.vocab && ck.vocab.join(' ') !== s.env.vocab.join(' ')) throw new InputError(`checkpoint vocab does not match the ${s.env.id} environment`);
-  return ck;
+/** public/checkpoints/<file>, read from disk (null when absent). */
+export const shippedCheckpoint: CheckpointLoader = async (file) => {
+  const path = join(CHECKPOINT_DIR, file);
+  return existsSync(path) ? readFileChecked(path, 'checkpoint', MAX_CHECKPOINT_BYTES) : null;
+};
+
+/** Every slot's start: the shipped warm starts when they fit, else pretrained first (logged). */
+export function startSlots(backend: Backend, s: RunSetup): Promise<WarmStarts> {
+  return warmStarts(backend, s.preset, s.config, s.env, shippedCheckpoint, PRETRAIN_DEFAULTS.steps, (m) => log(m));
 }

@@ -5,9 +5,7 @@ import { writeCheckpoint } from '../../model/checkpoint';
 import { Trainer, type EvalRecord } from '../../rl/trainer';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, writeAtomic } from '../io';
-import { parseSets, setup, shippedWarmStart } from './runSetup';
-import { makeWarmStart } from './pretrain';
-import { PRETRAIN_DEFAULTS } from '../../rl/pretrain';
+import { parseSets, setup, startSlots } from './runSetup';
 import type { GPTConfig } from '../../model/params';
 
 export const trainFlags: FlagSpec = {
@@ -32,14 +30,8 @@ export async function train(argv: string[]): Promise<unknown> {
   const backend = await chooseBackend(flags.backend);
   const t0 = performance.now();
   try {
-    let ck = shippedWarmStart(s);
-    let weights = ck?.weights;
-    if (!weights) {
-      log('warm-starting on the demonstrations first');
-      weights = (await makeWarmStart(backend, s, PRETRAIN_DEFAULTS.steps, s.preset.warmStart.seed)).weights;
-      ck = null;
-    }
-    const trainer = new Trainer(backend, s.env, s.config, weights);
+    const warmStart = await startSlots(backend, s);
+    const trainer = new Trainer(backend, s.env, s.config, warmStart.slots);
     writeFileSync(join(out, 'config.json'), JSON.stringify({ preset: s.preset.name, backend: backend.name, config: s.config }, null, 2) + '\n');
     writeFileSync(join(out, 'metrics.jsonl'), '');
     writeFileSync(join(out, 'evals.jsonl'), '');
@@ -65,7 +57,7 @@ export async function train(argv: string[]): Promise<unknown> {
       preset: s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
       warmStart: pick(warm), final: pick(final), best: trainer.bestEval ? pick(trainer.bestEval) : null,
       lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message), out,
-      warmStartSource: ck ? `public/checkpoints/${s.preset.warmStart.file}` : 'pretrained in this run',
+      warmStartSource: warmStart.source,
     };
     trainer.destroy();
     return summary;
