@@ -1,0 +1,445 @@
+// addition: a collaborator for a frozen actor (envs.md section 2, AgentPO).
+//
+// Task: a + b with a, b in 10..99; the Actor writes the sum's digits, then EOS.
+// Roles: 'actor' is played by the frozen slot 'actor'; 'collaborator' (hint)
+// and 'critic' by the trainable slot 'collaborator'. Both slots share this
+// vocabulary, and the Actor's demonstrations are the same in every topology,
+// so one Actor checkpoint serves 'alone', 'hint' and 'critic'.
+//
+// Layouts (P = a1 a2 + b1 b2, five tokens; ids in ADD_VOCAB):
+//   actor alone / draft  BOS ACTOR P ANS                  8 tokens, then <= 4 generated (3 digits + EOS)
+//   collaborator         BOS COLLAB P SEP                 8, then <= 5 (hint <= 4 tokens + EOS)
+//   actor with a hint    BOS ACTOR P HINT h ANS           9+|h|, then <= 4; a silent hint gives the alone context
+//   critic               BOS CRITIC P DRAFT d SEP         9+|d|, then <= 5 (critique <= 4 tokens + EOS)
+//   actor revision       BOS ACTOR P DRAFT d CRIT c ANS   10+|d|+|c|, then <= 4
+// A turn's text for the next one is its tokens before EOS, at most maxNew - 1
+// (what reward.ts counts as a message), so |d| <= 3, |h|, |c| <= 4 and the
+// longest sequence is 10+3+4+4 = 21 tokens: blockSize 24.
+//
+// The language the Actor was taught (anything else is outside its training):
+//   hint      CARRY (the units column carries) | NOCARRY (it does not) | silence (no hint: it answers as alone)
+//   critique  silence or a first token OK accept the draft, and the episode ends after two turns;
+//             anything else makes the Actor answer again (a turn that counts in `turns`).
+//             It was taught FIX CARRY | FIX NOCARRY, and follows the carry word.
+// "Follows c" means it writes 10 (ta + tb + c) + (ua + ub) mod 10 (t: tens digit, u: units digit):
+// the sum when c is the true carry, a+b-10 or a+b+10 otherwise.
+//
+// Actor demonstrations (slot 'actor'), whatever the topology:
+//   40% alone: the sum, except on carry problems, where the carry is dropped (a+b-10) with
+//       probability dropCarry (0.7), so greedy decoding drops every carry: ~55% right alone.
+//   30% with a hint CARRY|NOCARRY drawn independently of the problem, the answer following it.
+//       Only "follow the hint" explains these demos, so the Actor trusts hints, right or wrong.
+//   30% revisions: a draft drawn as alone, FIX CARRY|FIX NOCARRY at random, the answer following it.
+// Collaborator demonstrations (slot 'collaborator'): an untrained helper that speaks the format
+// without reading the problem (or the draft): silent with probability untrainedSilence (0.1);
+//   hint:   otherwise CARRY with probability untrainedCarry (0.6), else NOCARRY;
+//   critic: otherwise FIX with probability untrainedFix (0.6), followed by CARRY (untrainedCarry)
+//           or NOCARRY, else OK.
+// Greedy, it says CARRY / FIX CARRY everywhere, which breaks the ~55% of problems without a carry.
+//
+// Train / eval split: a hash of (a, b) puts one pair in EVAL_SHARE in the eval set (about 2000
+// of the 8100). The eval stream is a seeded permutation of that set, so its first |eval set|
+// tasks are distinct; the train stream samples train pairs by rejection.
+
+import { mulberry32 } from '../model/random';
+import type { Demonstration, Environment, Score, TranscriptLine, Turn } from './types';
+
+export const ADD_VOCAB = [
+  'PAD', // 0, never generated on purpose
+  'BOS', // 1
+  'EOS', // 2
+  'ACTOR', // 3
+  'COLLAB', // 4
+  'CRITIC', // 5
+  '+', // 6
+  'SEP', // 7
+  'ANS', // 8
+  'HINT', // 9
+  'DRAFT', // 10
+  'CRIT', // 11
+  '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', // 12..21
+  'CARRY', // 22
+  'NOCARRY', // 23
+  'OK', // 24
+  'FIX', // 25
+] as const;
+
+export type AddToken = (typeof ADD_VOCAB)[number];
+
+/** Token id of a vocabulary word. */
+export const ADD_ID: Readonly<Record<AddToken, number>> = Object.fromEntries(
+  ADD_VOCAB.map((w, i) => [w, i]),
+) as Record<AddToken, number>;
+
+export const ADD_EOS = ADD_ID.EOS;
+const digitId = (d: number): number => ADD_ID['0'] + d;
+
+export type Topology = 'alone' | 'hint' | 'critic';
+
+export interface AdditionOptions {
+  topology: Topology;
+  dropCarry?: number; // share of the Actor's alone demos on carry problems that drop the carry, [0, 1]
+  untrainedSilence?: number; // share of silent hints / critiques in the collaborator's demos, [0, 1]
+  untrainedCarry?: number; // P(CARRY) in the collaborator's hints and after its FIX, [0, 1]
+  untrainedFix?: number; // critic: P(FIX) among the collaborator's non-silent critiques, [0, 1]
+}
+
+export const ADDITION_DEFAULTS: Required<Omit<AdditionOptions, 'topology'>> = {
+  dropCarry: 0.7,
+  untrainedSilence: 0.1,
+  untrainedCarry: 0.6,
+  untrainedFix: 0.6,
+};
+
+export interface AddTask {
+  a: number; // 10..99
+  b: number; // 10..99
+}
+
+export interface AddState {
+  task: AddTask;
+  hint: number[] | null; // hint topology: what the Collaborator generated (EOS included when generated)
+  draft: number[] | null; // critic topology: the Actor's first answer
+  critique: number[] | null; // critic topology: what the Critic generated
+  answer: number[] | null; // the Actor's answer (alone, hint) or its revision (critic, only after a critique)
+}
+
+export interface AdditionEnv extends Environment<AddTask, AddState> {
+  readonly topology: Topology;
+}
+
+/** Share of the Actor's demonstrations of each kind (the rest are revisions). */
+const ACTOR_ALONE_SHARE = 0.4;
+const ACTOR_HINT_SHARE = 0.3;
+const EVAL_SHARE = 4; // 1 in EVAL_SHARE (a, b) pairs is eval-only
+export const ADD_BLOCK_SIZE = 24;
+const ANSWER_MAX_NEW = 4; // up to 3 digits + EOS
+const MESSAGE_MAX_NEW = 5; // up to 4 tokens + EOS
+/** Where each step's generation is kept, per topology. */
+const TURN_FIELDS: Record<Topology, ('hint' | 'draft' | 'critique' | 'answer')[]> = {
+  alone: ['answer'],
+  hint: ['hint', 'answer'],
+  critic: ['draft', 'critique', 'answer'],
+};
+
+// ---------------------------------------------------------------- arithmetic
+
+/** 1 when the units column carries (the hint a collaborator should learn), else 0. */
+export const carryOf = (t: AddTask): number => ((t.a % 10) + (t.b % 10) >= 10 ? 1 : 0);
+
+/** The answer of an Actor that follows carry c: the sum when c = carryOf(t), else the sum -+ 10. */
+export function followedAnswer(t: AddTask, c: number): number {
+  const tens = Math.floor(t.a / 10) + Math.floor(t.b / 10) + c;
+  return 10 * tens + ((t.a % 10) + (t.b % 10)) % 10;
+}
+
+/** What the Actor must generate: the decimal digits of n (no leading zero), then EOS. */
+export function answerTokens(n: number): number[] {
+  return [...String(n)].map((ch) => digitId(Number(ch))).concat(ADD_EOS);
+}
+
+/** Exact: the digits of a+b then EOS, nothing else (a missing EOS or an extra digit is wrong). */
+export function isCorrect(t: AddTask, generated: number[] | null): boolean {
+  const want = answerTokens(t.a + t.b);
+  return generated !== null && generated.length === want.length && want.every((tok, i) => generated[i] === tok);
+}
+
+// ---------------------------------------------------------------- split
+
+/** 32-bit integer mixer (murmur3 finalizer). */
+function mix32(x: number): number {
+  x = (x ^ (x >>> 16)) >>> 0;
+  x = Math.imul(x, 0x85ebca6b) >>> 0;
+  x = (x ^ (x >>> 13)) >>> 0;
+  x = Math.imul(x, 0xc2b2ae35) >>> 0;
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+function hashInts(...xs: number[]): number {
+  let h = 0x811c9dc5;
+  for (const x of xs) h = mix32((h ^ mix32(x >>> 0)) + 0x9e3779b9);
+  return h;
+}
+
+/** True when (a, b) belongs to the held-out eval set. */
+export function isEvalProblem(t: AddTask): boolean {
+  return hashInts(0xadd, t.a, t.b) % EVAL_SHARE === 0;
+}
+
+/** Every eval pair, in (a, b) order. */
+export const EVAL_PROBLEMS: readonly AddTask[] = (() => {
+  const out: AddTask[] = [];
+  for (let a = 10; a <= 99; a++) for (let b = 10; b <= 99; b++) if (isEvalProblem({ a, b })) out.push({ a, b });
+  return out;
+})();
+
+/** Train task `index` of a seed: its own RNG, so it depends only on (seed, index). */
+function trainTask(seed: number, index: number): AddTask {
+  const rand = mulberry32(hashInts(seed, 0x7a1, index));
+  for (;;) {
+    const t = { a: 10 + Math.floor(rand() * 90), b: 10 + Math.floor(rand() * 90) };
+    if (!isEvalProblem(t)) return t;
+  }
+}
+
+/** The eval set in a seeded order (Fisher-Yates), cached per seed. */
+const evalOrders = new Map<number, AddTask[]>();
+function evalOrder(seed: number): AddTask[] {
+  let order = evalOrders.get(seed);
+  if (!order) {
+    order = EVAL_PROBLEMS.slice();
+    const rand = mulberry32(hashInts(seed, 0xe7a1));
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [order[i], order[j]] = [order[j], order[i]];
+    }
+    if (evalOrders.size > 16) evalOrders.clear();
+    evalOrders.set(seed, order);
+  }
+  return order;
+}
+
+// ---------------------------------------------------------------- contexts
+
+const problemTokens = (t: AddTask): number[] => [
+  digitId(Math.floor(t.a / 10)), digitId(t.a % 10), ADD_ID['+'], digitId(Math.floor(t.b / 10)), digitId(t.b % 10),
+];
+
+/** The alone context, also the draft's and the one a silent hint leaves. */
+export function actorContext(t: AddTask): number[] {
+  return [ADD_ID.BOS, ADD_ID.ACTOR, ...problemTokens(t), ADD_ID.ANS];
+}
+
+export function actorHintContext(t: AddTask, hint: number[]): number[] {
+  if (hint.length === 0) return actorContext(t);
+  return [ADD_ID.BOS, ADD_ID.ACTOR, ...problemTokens(t), ADD_ID.HINT, ...hint, ADD_ID.ANS];
+}
+
+export function collaboratorContext(t: AddTask): number[] {
+  return [ADD_ID.BOS, ADD_ID.COLLAB, ...problemTokens(t), ADD_ID.SEP];
+}
+
+export function criticContext(t: AddTask, draft: number[]): number[] {
+  return [ADD_ID.BOS, ADD_ID.CRITIC, ...problemTokens(t), ADD_ID.DRAFT, ...draft, ADD_ID.SEP];
+}
+
+export function actorRevisionContext(t: AddTask, draft: number[], critique: number[]): number[] {
+  return [ADD_ID.BOS, ADD_ID.ACTOR, ...problemTokens(t), ADD_ID.DRAFT, ...draft, ADD_ID.CRIT, ...critique, ADD_ID.ANS];
+}
+
+/** What the next turn reads of a generation: its tokens before EOS, at most maxNew - 1. */
+function textOf(generated: number[], maxNew: number): number[] {
+  const end = generated.indexOf(ADD_EOS);
+  return generated.slice(0, Math.min(end < 0 ? generated.length : end, maxNew - 1));
+}
+
+/** A critique accepts the draft when it is silent or starts with OK. */
+export function accepts(critique: number[]): boolean {
+  return critique.length === 0 || critique[0] === ADD_ID.OK;
+}
+
+// ---------------------------------------------------------------- options
+
+function resolveOptions(opts: AdditionOptions): Required<AdditionOptions> {
+  for (const key of Object.keys(opts)) {
+    if (key !== 'topology' && !(key in ADDITION_DEFAULTS)) throw new Error(`addition: unknown option '${key}'`);
+  }
+  if (!['alone', 'hint', 'critic'].includes(opts.topology)) throw new Error(`addition: unknown topology '${opts.topology}'`);
+  const o: Required<AdditionOptions> = { ...ADDITION_DEFAULTS, topology: opts.topology };
+  for (const [key, value] of Object.entries(opts)) {
+    if (value !== undefined) (o as unknown as Record<string, unknown>)[key] = value;
+  }
+  for (const key of Object.keys(ADDITION_DEFAULTS) as (keyof typeof ADDITION_DEFAULTS)[]) {
+    const v = o[key];
+    if (!(v >= 0 && v <= 1)) throw new Error(`addition: ${key} must be in [0, 1], got ${v}`);
+  }
+  return o;
+}
+
+// ---------------------------------------------------------------- environment
+
+export function createAddition(opts: AdditionOptions): AdditionEnv {
+  const o = resolveOptions(opts);
+  const topology = o.topology;
+
+  /** The Actor's answer written alone: drops a carry with probability dropCarry. */
+  const aloneAnswer = (t: AddTask, rand: () => number): number =>
+    carryOf(t) === 1 && rand() < o.dropCarry ? followedAnswer(t, 0) : t.a + t.b;
+  const carryWord = (c: number) => (c === 1 ? ADD_ID.CARRY : ADD_ID.NOCARRY);
+
+  function actorDemo(t: AddTask, rand: () => number): Demonstration {
+    const kind = rand();
+    if (kind < ACTOR_ALONE_SHARE) return withTargets(actorContext(t), answerTokens(aloneAnswer(t, rand)));
+    const c = rand() < 0.5 ? 1 : 0;
+    if (kind < ACTOR_ALONE_SHARE + ACTOR_HINT_SHARE) {
+      return withTargets(actorHintContext(t, [carryWord(c)]), answerTokens(followedAnswer(t, c)));
+    }
+    const draft = answerTokens(aloneAnswer(t, rand)).slice(0, -1);
+    return withTargets(actorRevisionContext(t, draft, [ADD_ID.FIX, carryWord(c)]), answerTokens(followedAnswer(t, c)));
+  }
+
+  /** The untrained collaborator: the format, chosen without reading the problem or the draft. */
+  function collaboratorDemo(t: AddTask, rand: () => number): Demonstration {
+    const silent = rand() < o.untrainedSilence;
+    const carry = () => (rand() < o.untrainedCarry ? ADD_ID.CARRY : ADD_ID.NOCARRY);
+    if (topology === 'hint') return withTargets(collaboratorContext(t), silent ? [ADD_EOS] : [carry(), ADD_EOS]);
+    const draft = answerTokens(aloneAnswer(t, rand)).slice(0, -1);
+    const critique = silent ? [] : rand() < o.untrainedFix ? [ADD_ID.FIX, carry()] : [ADD_ID.OK];
+    return withTargets(criticContext(t, draft), [...critique, ADD_EOS]);
+  }
+
+  const env: AdditionEnv = {
+    id: 'addition',
+    topology,
+    vocab: ADD_VOCAB,
+    eos: ADD_EOS,
+    blockSize: ADD_BLOCK_SIZE,
+    roleSlot: { actor: 'actor', collaborator: 'collaborator', critic: 'collaborator' },
+
+    sampleTasks(split, count, seed, index) {
+      const order = split === 'eval' ? evalOrder(seed) : null;
+      return Array.from({ length: count }, (_, i) =>
+        order ? { ...order[(index + i) % order.length] } : trainTask(seed, index + i));
+    },
+
+    start(task) {
+      return { task, hint: null, draft: null, critique: null, answer: null };
+    },
+
+    turn(state, k): Turn[] {
+      const t = state.task;
+      const answer = (context: number[], countsAsTurn = false): Turn[] =>
+        [{ role: 'actor', agent: 0, context, maxNew: ANSWER_MAX_NEW, message: false, countsAsTurn }];
+      const speak = (role: string, context: number[]): Turn[] =>
+        [{ role, agent: 1, context, maxNew: MESSAGE_MAX_NEW, message: true }];
+      if (topology === 'alone') return k === 0 ? answer(actorContext(t)) : [];
+      if (topology === 'hint') {
+        if (k === 0) return speak('collaborator', collaboratorContext(t));
+        if (k === 1) return answer(actorHintContext(t, need(state.hint, 'hint', MESSAGE_MAX_NEW)));
+        return [];
+      }
+      if (k === 0) return answer(actorContext(t));
+      const draft = need(state.draft, 'draft', ANSWER_MAX_NEW);
+      if (k === 1) return speak('critic', criticContext(t, draft));
+      const critique = need(state.critique, 'critique', MESSAGE_MAX_NEW);
+      if (k === 2 && !accepts(critique)) return answer(actorRevisionContext(t, draft, critique), true);
+      return [];
+    },
+
+    applyTurn(state, k, generated) {
+      if (generated.length !== 1) throw new Error(`addition: step ${k} has one turn, got ${generated.length} generations`);
+      const field = TURN_FIELDS[topology][k];
+      if (field === undefined) throw new Error(`addition (${topology}): no turn ${k}`);
+      state[field] = generated[0].slice();
+    },
+
+    score(state): Score {
+      const t = state.task;
+      const final = topology === 'critic' ? state.answer ?? state.draft : state.answer;
+      const extras: Record<string, number> = { correct: isCorrect(t, final) ? 1 : 0, carry: carryOf(t) };
+      if (topology === 'hint' && state.hint !== null) {
+        const hint = textOf(state.hint, MESSAGE_MAX_NEW);
+        extras.hintGiven = hint.length > 0 ? 1 : 0;
+        extras.hintCorrect = hint.length === 1 && hint[0] === carryWord(carryOf(t)) ? 1 : 0;
+      }
+      if (topology === 'critic' && state.critique !== null) {
+        const critique = textOf(state.critique, MESSAGE_MAX_NEW);
+        extras.draftCorrect = isCorrect(t, state.draft) ? 1 : 0;
+        extras.criticOk = accepts(critique) ? 1 : 0;
+        extras.criticSilent = critique.length === 0 ? 1 : 0;
+      }
+      return { rTask: extras.correct, extras };
+    },
+
+    evalExtras(scores) {
+      const out: Record<string, number> = {
+        accuracyCarry: meanWhere(scores, 'correct', 'carry', 1),
+        accuracyNoCarry: meanWhere(scores, 'correct', 'carry', 0),
+      };
+      if (topology === 'hint') {
+        out.hintRate = meanWhere(scores, 'hintGiven');
+        out.hintRateCarry = meanWhere(scores, 'hintGiven', 'carry', 1);
+        out.hintRateNoCarry = meanWhere(scores, 'hintGiven', 'carry', 0);
+        out.hintAccuracy = meanWhere(scores, 'hintCorrect', 'hintGiven', 1);
+      }
+      if (topology === 'critic') {
+        out.draftAccuracy = meanWhere(scores, 'draftCorrect');
+        out.okWhenRight = meanWhere(scores, 'criticOk', 'draftCorrect', 1);
+        out.okWhenWrong = meanWhere(scores, 'criticOk', 'draftCorrect', 0);
+        out.silenceRate = meanWhere(scores, 'criticSilent');
+      }
+      return out;
+    },
+
+    demonstrations(count, seed, slot = 'policy') {
+      if (slot !== 'actor' && slot !== 'collaborator') {
+        throw new Error(`addition: demonstrations are per slot ('actor' or 'collaborator'), got '${slot}'`);
+      }
+      if (slot === 'collaborator' && topology === 'alone') {
+        throw new Error("addition: topology 'alone' has no collaborator; take its demonstrations from 'hint' or 'critic'");
+      }
+      const rand = mulberry32(hashInts(seed, 0xde70, slot === 'actor' ? 1 : 2));
+      return Array.from({ length: count }, (_, i) => {
+        const t = trainTask(seed ^ 0xde70, i);
+        return slot === 'actor' ? actorDemo(t, rand) : collaboratorDemo(t, rand);
+      });
+    },
+
+    render(state): TranscriptLine[] {
+      const t = state.task;
+      const lines: TranscriptLine[] = [
+        { role: 'problem', text: `${t.a} + ${t.b} = ?`, generated: false, tokens: problemTokens(t) },
+      ];
+      const said = (role: string, generated: number[], text: string) => lines.push({ role, text, generated: true, tokens: generated.slice() });
+      const message = (g: number[]) => {
+        const m = textOf(g, MESSAGE_MAX_NEW);
+        return m.length === 0 ? '(silent)' : tokenText(m);
+      };
+      if (topology === 'hint') {
+        if (state.hint === null) return lines;
+        said('collaborator', state.hint, `hint: ${message(state.hint)}`);
+      }
+      if (topology === 'critic') {
+        if (state.draft === null) return lines;
+        said('actor', state.draft, `drafts ${answerText(t, state.draft)}`);
+        if (state.critique === null) return lines;
+        const c = textOf(state.critique, MESSAGE_MAX_NEW);
+        said('critic', state.critique, `${message(state.critique)}${accepts(c) ? ' (accepts the draft)' : ''}`);
+      }
+      if (state.answer !== null) said('actor', state.answer, `answers ${answerText(t, state.answer)}`);
+      return lines;
+    },
+  };
+  return env;
+}
+
+/** The turn's text, failing loudly when the Trainer asks for a turn before applying the previous one. */
+function need(generated: number[] | null, what: string, maxNew: number): number[] {
+  if (generated === null) throw new Error(`addition: the ${what} turn was not applied yet`);
+  return textOf(generated, maxNew);
+}
+
+/** Mean of extras[key] over the scores whose extras[where] === value (all when no filter); 0 when none. */
+function meanWhere(scores: Score[], key: string, where?: string, value?: number): number {
+  const xs = where === undefined ? scores : scores.filter((s) => s.extras[where] === value);
+  return xs.length === 0 ? 0 : xs.reduce((acc, s) => acc + (s.extras[key] ?? 0), 0) / xs.length;
+}
+
+/** Context + generated part; targets exactly on the generated tokens. */
+function withTargets(context: number[], generated: number[]): Demonstration {
+  return { tokens: [...context, ...generated], target: [...context.map(() => 0), ...generated.map(() => 1)] };
+}
+
+/** Readable text of token ids (unknown ids as <id>). */
+export function tokenText(tokens: number[]): string {
+  return tokens.map((t) => ADD_VOCAB[t] ?? `<${t}>`).join(' ');
+}
+
+/** An answer as the viewer shows it: digits joined, EOS dropped, and whether it is right. */
+function answerText(t: AddTask, generated: number[]): string {
+  const body = generated[generated.length - 1] === ADD_EOS ? generated.slice(0, -1) : generated;
+  const allDigits = body.length > 0 && body.every((x) => x >= digitId(0) && x <= digitId(9));
+  const shown = allDigits ? body.map((x) => x - digitId(0)).join('') : body.length === 0 ? '(nothing)' : tokenText(body);
+  const eos = generated[generated.length - 1] === ADD_EOS ? '' : ' (no EOS)';
+  return `${shown}${eos} (${isCorrect(t, generated) ? 'correct' : `wrong, ${t.a + t.b}`})`;
+}
