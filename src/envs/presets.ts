@@ -60,6 +60,27 @@ export const PRESETS: Preset[] = [
   },
 ];
 
+const ADD_ACTOR = { file: 'addition-actor.safetensors', demo: {}, seed: 1 };
+const ADD_BASE: Partial<RunConfig> = {
+  env: 'addition', algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.2, groupSize: 8, promptsPerStep: 16, minibatches: 2, lr: 1e-3,
+  temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.01, lambdaTurn: 0, lambdaMode: 'manual', steps: 40, evalEvery: 10, evalEpisodes: 1000,
+};
+
+PRESETS.push(
+  {
+    name: 'agentpo-hint', title: 'AgentPO: a hint writer for a frozen Actor (GRPO)',
+    explain: 'A frozen Actor adds two 2-digit numbers but drops carries (about 55% right alone); it trusts a hint CARRY or NOCARRY. Only the Collaborator trains, with GRPO and a binary reward. It starts untrained: it speaks the hint language without reading the problem, and says CARRY everywhere, which makes the Actor worse than alone. Watch accuracy climb past the Actor alone as the Collaborator learns when the units column carries; the comparison shows alone / untrained / trained with 95% intervals.',
+    config: { ...ADD_BASE, topology: 'hint' }, warmStart: { file: 'agentpo-hint-collaborator.safetensors', demo: {}, seed: 2 },
+    slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-hint-collaborator.safetensors', demo: {}, seed: 2 } } },
+  },
+  {
+    name: 'agentpo-critic', title: 'AgentPO: a critic for a frozen Actor (GRPO)',
+    explain: 'The Actor drafts an answer; the Critic reads it and says OK (or nothing) or FIX CARRY / FIX NOCARRY, and on a FIX the Actor answers again, which costs a turn (lambda_turn 0.1). The untrained Critic says FIX CARRY almost everywhere, breaking right drafts. Watch it learn to stay quiet when the draft is right and to speak only when a carry was dropped: the OK rates on right and wrong drafts pull apart.',
+    config: { ...ADD_BASE, topology: 'critic', lambdaTurn: 0.1 }, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 },
+    slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 } } },
+  },
+);
+
 export function findPreset(name: string): Preset {
   const p = PRESETS.find((x) => x.name === name);
   if (!p) throw new InputError(`unknown preset "${name}" (presets: ${PRESETS.map((x) => x.name).join(', ')})`);

@@ -1,5 +1,12 @@
 // The AgentPO comparison (envs.md section 2): the frozen Actor alone, with the
 // untrained Collaborator, and with the trained one, on the held-out set.
+import type { Backend } from '../backend';
+import { validateConfig, type RunConfig } from '../config';
+import { createEnv } from '../envs/registry';
+import { comparisonRow } from './interval';
+import { messageParts } from './reward';
+import { sequencesByEpisode } from './rollout';
+import { Trainer, type TrainerSlots } from './trainer';
 
 /** One arm of the comparison: accuracy with its 95% interval, and the tokens it cost. */
 export interface ComparisonRow {
@@ -13,3 +20,38 @@ export interface ComparisonRow {
 }
 
 export interface Comparison { step: number; rows: ComparisonRow[] }
+
+/** The three arms' starts: the frozen Actor, and the Collaborator before and after training. */
+export interface ComparisonStarts { actor: Float32Array; untrained: Float32Array; trained: Float32Array }
+
+/**
+ * Greedy evaluation of each arm on the same held-out problems (`episodes` of them),
+ * with a 95% Wilson interval on accuracy. Only the Actor plays in "actor alone".
+ */
+export async function compareCollaborators(backend: Backend, config: RunConfig, starts: ComparisonStarts, episodes: number, step: number,
+  trainedName = 'trained collaborator'): Promise<Comparison> {
+  const c = validateConfig({ evalEpisodes: episodes }, config);
+  const arm = async (name: string, topology: RunConfig['topology'], collaborator: Float32Array | null): Promise<ComparisonRow> => {
+    const cfg = validateConfig({ topology }, c);
+    const env = createEnv(cfg);
+    const slots: TrainerSlots = { actor: { trainable: false, weights: starts.actor } };
+    if (collaborator) slots.collaborator = { trainable: false, weights: collaborator };
+    const tr = new Trainer(backend, env, cfg, slots);
+    try {
+      await tr.evaluate();
+      const ro = tr.lastEval!.rollout;
+      const tokens = sequencesByEpisode(ro).map((seqs) => messageParts(seqs, env.eos).tokens);
+      return comparisonRow(name, ro.scores, tokens, env.evalExtras(ro.scores));
+    } finally {
+      tr.destroy();
+    }
+  };
+  return {
+    step,
+    rows: [
+      await arm('actor alone', 'alone', null),
+      await arm('untrained collaborator', config.topology, starts.untrained),
+      await arm(trainedName, config.topology, starts.trained),
+    ],
+  };
+}

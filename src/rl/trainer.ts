@@ -38,6 +38,16 @@ function std(xs: number[]): number {
   return Math.sqrt(xs.reduce((a, x) => a + (x - m) ** 2, 0) / (xs.length - 1));
 }
 
+/** Batch means of the env's reward terms (prefixed `term_`) and extras. */
+export function envMeans(scores: Score[]): Record<string, number> {
+  const sum: Record<string, number> = {};
+  for (const sc of scores) {
+    for (const [k, v] of Object.entries(sc.terms ?? {})) sum[`term_${k}`] = (sum[`term_${k}`] ?? 0) + v;
+    for (const [k, v] of Object.entries(sc.extras)) sum[k] = (sum[k] ?? 0) + v;
+  }
+  return Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, v / Math.max(1, scores.length)]));
+}
+
 /**
  * Sequences as a PolicyBatch in prediction space (row per sequence). A continued sequence
  * also trains on its earlier turns' tokens, which sit inside its context.
@@ -88,6 +98,8 @@ export class Trainer<Task = unknown, State = unknown> {
   /** Rows (sequences) that entered the loss in the last step: the trainable slot's, continued ones merged. */
   lossRows = 0;
   lastRollout: { rollout: Rollout<State>; rewards: RewardParts[] } | null = null;
+  /** The env's own per-step figures: batch means of its reward terms and extras (philosophers: meals, deadlock, ...). */
+  lastEnvMetrics: Record<string, number> = {};
   lastEval: { rollout: Rollout<State> } | null = null;
   /** Wall time of the last step's phases and of the last eval, ms (for bench and the UI). */
   readonly phases = { rollout: 0, reward: 0, update: 0, eval: 0 };
@@ -163,6 +175,7 @@ export class Trainer<Task = unknown, State = unknown> {
     // the loss sees the trainable slot's sequences; a continued sequence's last row carries its earlier turns
     const lossByEpisode = byEpisode.map((seqs) => seqs.filter((q) => this.trainable(q.slot) && !q.superseded));
     this.lastRollout = { rollout: ro, rewards: parts };
+    this.lastEnvMetrics = envMeans(ro.scores);
 
     // advantages over the whole batch, on the device; minibatches gather from them
     const rewards = Float32Array.from(parts.map((p) => p.reward));

@@ -1,14 +1,21 @@
-// `eval --checkpoint F --preset NAME [--episodes N] [--seed S]`: greedy evaluation on the held-out set.
+// `eval --preset NAME [--checkpoint F] [--episodes N] [--compare]`: greedy evaluation on the held-out set.
+// Without --checkpoint it evaluates the preset's warm start. With several policy slots the checkpoint
+// is the trainable slot's; the frozen ones come from the preset. --compare (AgentPO presets): the
+// Actor alone, with the untrained Collaborator, and with the checkpoint's, with 95% intervals.
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, loadCheckpoint } from '../io';
-import { parseSets, setup } from './runSetup';
-import { Trainer } from '../../rl/trainer';
+import { parseSets, setup, startSlots } from './runSetup';
+import { Trainer, type TrainerSlots } from '../../rl/trainer';
+import { compareCollaborators } from '../../rl/compare';
+import { trainableSlot } from '../../rl/warmStart';
+import { EVAL_PROBLEMS } from '../../envs/addition';
 import { InputError } from '../../errors';
 
 export const evalFlags: FlagSpec = {
-  checkpoint: { kind: 'string', help: 'a .safetensors checkpoint' },
+  checkpoint: { kind: 'string', help: 'a .safetensors checkpoint (default: the preset\'s warm start)' },
   preset: { kind: 'string', help: 'the preset (environment and its parameters)' },
-  episodes: { kind: 'int', help: 'held-out tasks (default the preset\'s evalEpisodes)' },
+  episodes: { kind: 'int', help: 'held-out tasks (default the preset\'s evalEpisodes; --compare: every held-out problem)' },
+  compare: { kind: 'bool', help: 'AgentPO: actor alone vs untrained vs trained collaborator, 95% intervals' },
   seed: { kind: 'int', help: 'ignored for the held-out set (fixed), kept for symmetry' },
   set: { kind: 'list', help: 'config override key=value' },
   backend: { kind: 'string', help: 'webgpu | cpu' },
@@ -18,16 +25,28 @@ export async function evaluate(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, evalFlags, 'eval');
   const overrides: Record<string, unknown> = parseSets(flags.set as string[] | undefined);
   if (flags.episodes !== undefined) overrides.evalEpisodes = flags.episodes;
-  const ck = loadCheckpoint(requireFlag(flags, 'checkpoint', 'eval'));
-  Object.assign(overrides, { nLayer: ck.config.nLayer, nHead: ck.config.nHead, nEmbd: ck.config.nEmbd });
+  const path = flags.checkpoint as string | undefined;
+  const ck = path !== undefined ? loadCheckpoint(path) : null;
+  if (ck) Object.assign(overrides, { nLayer: ck.config.nLayer, nHead: ck.config.nHead, nEmbd: ck.config.nEmbd });
   const s = setup(requireFlag(flags, 'preset', 'eval'), overrides);
-  if (ck.config.vocabSize !== s.env.vocab.length || ck.config.blockSize !== s.env.blockSize) {
+  if (ck && (ck.config.vocabSize !== s.env.vocab.length || ck.config.blockSize !== s.env.blockSize)) {
     throw new InputError(`checkpoint (vocab ${ck.config.vocabSize}, block ${ck.config.blockSize}) does not fit the ${s.env.id} environment (vocab ${s.env.vocab.length}, block ${s.env.blockSize})`);
   }
-  if (ck.vocab && ck.vocab.join(' ') !== s.env.vocab.join(' ')) throw new InputError(`checkpoint vocab does not match the ${s.env.id} environment`);
+  if (ck?.vocab && ck.vocab.join(' ') !== s.env.vocab.join(' ')) throw new InputError(`checkpoint vocab does not match the ${s.env.id} environment`);
+  if (flags.compare && s.config.env !== 'addition') throw new InputError(`--compare is for the AgentPO presets (agentpo-hint, agentpo-critic); ${s.preset.name} is ${s.config.env}`);
   const backend = await chooseBackend(flags.backend);
   try {
-    const trainer = new Trainer(backend, s.env, s.config, ck.weights);
+    const warm = (await startSlots(backend, s)).slots;
+    const slot = trainableSlot(warm)!;
+    const start: TrainerSlots = ck ? { ...warm, [slot]: { ...warm[slot], weights: ck.weights } } : warm;
+    if (flags.compare) {
+      if (s.config.topology === 'alone') throw new InputError('--compare needs topology hint or critic (alone has no collaborator)');
+      const episodes = (flags.episodes as number | undefined) ?? EVAL_PROBLEMS.length;
+      const cmp = await compareCollaborators(backend, s.config, { actor: warm.actor.weights!, untrained: warm.collaborator.weights!, trained: start.collaborator.weights! },
+        episodes, Number(ck?.extras.step ?? 0), ck ? `collaborator of ${path}` : 'collaborator (= the untrained one: no --checkpoint)');
+      return { backend: backend.name, preset: s.preset.name, episodes, comparison: cmp.rows };
+    }
+    const trainer = new Trainer(backend, s.env, s.config, start);
     const e = await trainer.evaluate();
     trainer.destroy();
     const { step: _s, lambdaTok: _l, ...rest } = e;

@@ -7,6 +7,8 @@ import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, writeAtomic } from '../io';
 import { parseSets, setup, startSlots } from './runSetup';
 import type { GPTConfig } from '../../model/params';
+import { compareCollaborators } from '../../rl/compare';
+import { EVAL_PROBLEMS } from '../../envs/addition';
 
 export const trainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -43,7 +45,7 @@ export async function train(argv: string[]): Promise<unknown> {
     logEval(warm);
     for (let i = 0; i < s.config.steps; i++) {
       const m = await trainer.step();
-      appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify(m) + '\n');
+      appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify({ ...m, env: trainer.lastEnvMetrics }) + '\n');
       log(`step ${m.step + 1}/${s.config.steps} reward ${m.reward.toFixed(3)} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)} silence ${m.silence_rate.toFixed(2)} clip ${m.clip_frac.toFixed(2)} lambda ${m.lambda_tok.toFixed(3)} ${m.step_time_ms.toFixed(0)} ms`);
       if ((i + 1) % s.config.evalEvery === 0 && i + 1 < s.config.steps) logEval(await trainer.evaluate());
     }
@@ -53,11 +55,18 @@ export async function train(argv: string[]): Promise<unknown> {
     const extras = { env: s.env.id, preset: s.preset.name, run_config: JSON.stringify(s.config) };
     writeAtomic(join(out, 'last.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('last'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.stepCount) } }));
     writeAtomic(join(out, 'best.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('best'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.bestEval?.step ?? 0) } }));
+    // AgentPO: the frozen Actor alone, with the untrained Collaborator, and with this run's best one
+    const comparison = s.config.env === 'addition' && s.config.topology !== 'alone'
+      ? await compareCollaborators(backend, s.config, { actor: warmStart.slots.actor.weights!, untrained: warmStart.slots.collaborator.weights!, trained: await trainer.readWeights('best') },
+        EVAL_PROBLEMS.length, trainer.bestEval?.step ?? 0, `trained collaborator (best eval, step ${trainer.bestEval?.step ?? 0})`)
+      : null;
+    if (comparison) for (const r of comparison.rows) log(`${r.name}: accuracy ${r.accuracy.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}] tokens ${r.tokens.toFixed(2)} (n ${r.n})`);
     const summary = {
       preset: s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
       warmStart: pick(warm), final: pick(final), best: trainer.bestEval ? pick(trainer.bestEval) : null,
       lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message), out,
       warmStartSource: warmStart.source,
+      ...(comparison ? { comparison: comparison.rows } : {}),
     };
     trainer.destroy();
     return summary;
