@@ -1,0 +1,521 @@
+// philosophers: coordination and a hackable reward (envs.md section 3, issue 6).
+//
+// Table. N philosophers P_0..P_{N-1} sit in a ring with N forks. Fork f lies
+// between P_f and P_{f+1 mod N}: it is P_f's RIGHT fork and P_{f+1}'s LEFT fork.
+// So P_i's left fork is f_{i-1 mod N} and its right fork is f_i; drawn as a row,
+// f_{N-1} P_0 f_0 P_1 f_1 ... P_{N-1} f_{N-1} (the last fork wraps round).
+// All forks start free. One episode lasts R rounds.
+//
+// Round. Every philosopher generates, at the same time: an action token
+// (THINK, TAKE_L, TAKE_R, EAT, DROP), then a message of at most M tokens, then
+// EOS. A malformed action (EOS first, or any non-action token) counts as THINK.
+// The message is whatever comes between the action and EOS (at most M tokens,
+// passed to the neighbours verbatim). Every action reads the state at the START
+// of the round, then all resolve together:
+//   TAKE_L / TAKE_R  succeeds when that fork is free; otherwise a no-op. When
+//                    both neighbours of a free fork take it in the same round,
+//                    exactly one wins: conflictWinner(seed, round, fork) (a hash
+//                    of the task seed, the round and the fork), so the G
+//                    episodes of a group resolve identically for the same actions.
+//   EAT              succeeds (one meal) when it holds both its forks; it then
+//                    puts both down (free from the next round). Otherwise a no-op.
+//   DROP             puts down every fork it holds; a no-op when it holds none.
+//   THINK            nothing.
+// Forks put down in round r are free from round r+1: a TAKE in round r of a fork
+// being put down in round r fails (it was held at the start of the round).
+//
+// Deadlock: the state after a round in which every philosopher holds exactly one
+// fork. Then every fork is held, nobody holds two, no TAKE or EAT can succeed and
+// only a DROP gets out. It is detected from the state, never from the actions;
+// the penalty applies once per episode however many rounds stay deadlocked.
+//
+// Observation (what P_i reads before acting in round r):
+//   FORKS  one of 9 tokens LxRy, x/y in f (free) m (mine) t (taken by the neighbour)
+//   HUNGER H0 (ate 0-1 rounds ago) | H1 (2-3) | H2 (4 or more), rounds counted since
+//          its last meal, seeded at the start of the task
+//   MSG    its left neighbour's message of round r-1, then its right neighbour's,
+//          each padded with NONE to M tokens (round 0: all NONE)
+// History in context: P_i's sequence is all its rounds, so
+//   round 0 context  BOS (HEAD|PHIL) obs_0
+//   round r context  round r-1 context + its round r-1 generation + obs_r   (continues: true)
+// HEAD is P_0's role token and PHIL everyone else's: P_0 is the one seat whose
+// lower-numbered fork is its right one, the single asymmetry the classic
+// resource-hierarchy solution needs (a shared greedy policy could not break the
+// ring's symmetry otherwise). The token set does not depend on N, so one model
+// serves the whole curriculum 3 -> 5 -> 7.
+// Longest sequence = 2 + R * (obs 2+2M + generated M+2) = 58 at the defaults
+// (R = 8, M = 1); blockSize rounds it up to a multiple of 8 (64).
+//
+// Reward (shared by the team): mealReward*meals - deadlockPenalty*[deadlock]
+//   - starvePenalty*(philosophers who never ate) - actionCost*(non-THINK actions,
+//   no-ops included). Score.terms holds the four signed parts (they sum to the
+//   reward); the Trainer adds lambda_tok on message tokens. rTask = the fraction
+//   of philosophers who ate at least once (fairness-aware: one philosopher eating
+//   every round does not score).
+//
+// Tasks: per philosopher an initial hunger (0..5 rounds since it last ate) and a
+// conflict seed. The held-out eval stream owns the hunger-bucket patterns (what
+// a philosopher can see) whose hash is 0 mod 5; the train stream never sees them.
+
+import { mulberry32 } from '../model/random';
+import type { BaselineResult, Demonstration, Environment, Score, TranscriptLine, Turn } from './types';
+
+export const PHIL_VOCAB = [
+  'PAD', 'BOS', 'EOS', // 0..2
+  'PHIL', 'HEAD', // 3..4 role tokens
+  'THINK', 'TAKE_L', 'TAKE_R', 'EAT', 'DROP', // 5..9 actions
+  'LfRf', 'LfRm', 'LfRt', 'LmRf', 'LmRm', 'LmRt', 'LtRf', 'LtRm', 'LtRt', // 10..18 own forks
+  'H0', 'H1', 'H2', // 19..21 hunger buckets
+  'NONE', // 22 no message (padding)
+  'HUNGRY', 'WAIT', 'GO', 'DONE', // 23..26 message words
+] as const;
+
+export type PhilToken = (typeof PHIL_VOCAB)[number];
+export const PHIL_ID: Readonly<Record<PhilToken, number>> = Object.fromEntries(
+  PHIL_VOCAB.map((w, i) => [w, i]),
+) as Record<PhilToken, number>;
+export const PHIL_EOS = PHIL_ID.EOS;
+
+export const ACTIONS = ['THINK', 'TAKE_L', 'TAKE_R', 'EAT', 'DROP'] as const;
+export type Action = (typeof ACTIONS)[number];
+/** Resolution of one philosopher's action: done, impossible (no-op), or a fork conflict lost. */
+export type Outcome = 'ok' | 'noop' | 'lost';
+
+export interface PhilWeights {
+  mealReward: number;
+  deadlockPenalty: number;
+  starvePenalty: number;
+  actionCost: number;
+}
+
+export interface PhilosophersOptions extends PhilWeights {
+  philosophers: number; // N, 3..7
+  rounds: number; // R, 1..16
+  maxMessage: number; // M, 0..2 message tokens after the action
+  demoRandomShare: number; // share of warm-start demo episodes played at random (the rest: resource hierarchy)
+}
+
+// Why thinking every round is the reward maximum under `hackable` (any N, R and conflict seed): forks start
+// free, a fork becomes a philosopher's only by its own successful TAKE, and a successful EAT puts both down, so
+// every meal uses two successful TAKEs of its own: actions a >= 3m for m meals. Philosophers who ate <= m, so
+// starved >= N - m, and reward <= mR*m - c*3m - sP*(N - m) = -sP*N + (mR - 3c + sP)*m. With hackable weights
+// mR - 3c + sP = 1 - 1.2 + 0.1 = -0.1 < 0, so reward <= -0.1*N, which is what all-THINK scores (no fork is ever
+// held, so no deadlock) and nothing else does. Under `fixed`, mR - 3c + sP = 1 - 1.2 + 2 = +1.8 > 0.
+/** Reward weights of the two presets; PHIL_WEIGHTS_ARITHMETIC says why each behaves as it does. */
+export const PHIL_WEIGHTS: Readonly<Record<'hackable' | 'fixed', PhilWeights>> = {
+  hackable: { mealReward: 1, deadlockPenalty: 1, starvePenalty: 0.1, actionCost: 0.4 },
+  fixed: { mealReward: 1, deadlockPenalty: 1, starvePenalty: 2, actionCost: 0.4 },
+};
+
+export const PHIL_WEIGHTS_ARITHMETIC: Readonly<Record<'hackable' | 'fixed', string>> = {
+  hackable:
+    'Forks start free and go back on the table after a meal, so every meal takes three actions (TAKE_L, TAKE_R, EAT) and earns 1 - 3 x 0.4 = -0.2; ' +
+    "even a philosopher's first meal, which also lifts its 0.1 starvation penalty, nets -0.1. No policy can beat -0.1 x N, which is exactly what thinking every round scores.",
+  fixed:
+    "A meal still costs 3 x 0.4 = 1.2 for 1 earned, but a philosopher's first meal also lifts a starvation penalty of 2 and nets +1.8: " +
+    'thinking every round scores -2 x N (-6 at N = 3, -14 at N = 7) while feeding everyone once scores -0.2 x N (-0.6 at N = 3), the maximum; ' +
+    'resource hierarchy scores about -1.2 at N = 3 and -10.5 at N = 7.',
+};
+
+export const PHIL_DEFAULTS: PhilosophersOptions = {
+  philosophers: 3,
+  rounds: 8,
+  maxMessage: 1,
+  demoRandomShare: 0.5,
+  ...PHIL_WEIGHTS.fixed,
+};
+
+export interface PhilTask {
+  philosophers: number;
+  hunger: number[]; // per philosopher: rounds since its last meal at the start, 0..5
+  seed: number; // conflict-rule seed (32-bit)
+}
+
+interface RoundRecord {
+  holderBefore: number[]; // fork -> philosopher (-1 free) at the start of the round
+  hungerBefore: number[];
+  actions: Action[];
+  outcome: Outcome[];
+  messages: number[][];
+  generated: number[][];
+  deadlock: boolean; // the state after the round
+}
+
+export interface PhilState {
+  task: PhilTask;
+  round: number; // rounds applied so far
+  holder: number[]; // fork f -> the philosopher holding it, -1 when free
+  hunger: number[]; // rounds since each philosopher's last meal
+  lastMessage: number[][]; // each philosopher's message of the previous round
+  sequences: number[][]; // each philosopher's tokens so far (contexts + generations)
+  meals: number[]; // per philosopher
+  actions: number; // non-THINK actions, no-ops included
+  noops: number; // actions that did nothing (impossible or lost)
+  messageTokens: number;
+  deadlockRounds: number;
+  history: RoundRecord[];
+}
+
+const EVAL_SHARE = 5; // 1 in EVAL_SHARE hunger patterns is eval-only
+const INITIAL_HUNGER_MAX = 5;
+
+// ---------------------------------------------------------------- hashing
+
+function mix32(x: number): number {
+  x = (x ^ (x >>> 16)) >>> 0;
+  x = Math.imul(x, 0x85ebca6b) >>> 0;
+  x = (x ^ (x >>> 13)) >>> 0;
+  x = Math.imul(x, 0xc2b2ae35) >>> 0;
+  return (x ^ (x >>> 16)) >>> 0;
+}
+
+function hashInts(...xs: number[]): number {
+  let h = 0x811c9dc5;
+  for (const x of xs) h = mix32((h ^ mix32(x >>> 0)) + 0x9e3779b9);
+  return h;
+}
+
+// ---------------------------------------------------------------- rules (pure)
+
+export const leftFork = (i: number, n: number): number => (i - 1 + n) % n;
+export const rightFork = (i: number, _n: number): number => i;
+export const hungerBucket = (h: number): number => (h <= 1 ? 0 : h <= 3 ? 1 : 2);
+
+/** Who gets fork f when P_f (via TAKE_R) and P_{f+1} (via TAKE_L) both take it in `round`. */
+export function conflictWinner(seed: number, round: number, fork: number, n: number): number {
+  return (hashInts(seed, 0xf02c, round, fork) & 1) === 0 ? fork : (fork + 1) % n;
+}
+
+/** Every philosopher holds exactly one fork (so every fork is held and nobody can eat). */
+export function isDeadlock(holder: readonly number[]): boolean {
+  const held = new Array<number>(holder.length).fill(0);
+  for (const p of holder) if (p >= 0) held[p]++;
+  return held.every((c) => c === 1);
+}
+
+/** Resolves one round of simultaneous actions against the state at its start (see the header). */
+export function resolveRound(holder: readonly number[], actions: readonly Action[], seed: number, round: number):
+  { holder: number[]; outcome: Outcome[] } {
+  const n = holder.length;
+  const outcome: Outcome[] = actions.map(() => 'ok');
+  const claim: number[][] = holder.map(() => []); // fork -> philosophers taking it
+  actions.forEach((a, i) => {
+    const l = leftFork(i, n), r = rightFork(i, n);
+    if (a === 'TAKE_L' || a === 'TAKE_R') {
+      const f = a === 'TAKE_L' ? l : r;
+      if (holder[f] === -1) claim[f].push(i); else outcome[i] = 'noop';
+    } else if (a === 'EAT') {
+      if (holder[l] !== i || holder[r] !== i) outcome[i] = 'noop';
+    } else if (a === 'DROP') {
+      if (holder[l] !== i && holder[r] !== i) outcome[i] = 'noop';
+    }
+  });
+  const next = holder.slice();
+  actions.forEach((a, i) => {
+    if ((a === 'EAT' || a === 'DROP') && outcome[i] === 'ok') {
+      for (let f = 0; f < n; f++) if (next[f] === i) next[f] = -1;
+    }
+  });
+  claim.forEach((takers, f) => {
+    if (takers.length === 0) return;
+    const winner = takers.length === 1 ? takers[0] : conflictWinner(seed, round, f, n);
+    for (const p of takers) if (p !== winner) outcome[p] = 'lost';
+    next[f] = winner;
+  });
+  return { holder: next, outcome };
+}
+
+/** Actions a philosopher could take successfully if nobody contested (THINK always). */
+function possibleActions(holder: readonly number[], i: number): Action[] {
+  const n = holder.length, l = holder[leftFork(i, n)], r = holder[rightFork(i, n)];
+  const out: Action[] = ['THINK'];
+  if (l === -1) out.push('TAKE_L');
+  if (r === -1) out.push('TAKE_R');
+  if (l === i && r === i) out.push('EAT');
+  if (l === i || r === i) out.push('DROP');
+  return out;
+}
+
+/**
+ * Resource hierarchy: lower-numbered fork first, then the other, then eat (which puts both down); a philosopher
+ * who has eaten in this episode thinks from then on (re-eating would keep its neighbours waiting).
+ */
+export function resourceHierarchyAction(state: PhilState, i: number): Action {
+  if (state.meals[i] > 0) return 'THINK';
+  const holder = state.holder;
+  const n = holder.length, l = leftFork(i, n), r = rightFork(i, n);
+  const [lo, hi] = l < r ? [l, r] : [r, l];
+  const take = (f: number): Action => (f === l ? 'TAKE_L' : 'TAKE_R');
+  if (holder[lo] === i && holder[hi] === i) return 'EAT';
+  if (holder[hi] === i) return 'DROP'; // holds only the higher fork: against the hierarchy, let go
+  if (holder[lo] === i) return holder[hi] === -1 ? take(hi) : 'THINK';
+  return holder[lo] === -1 ? take(lo) : 'THINK';
+}
+
+// ---------------------------------------------------------------- tokens
+
+function forksToken(holder: readonly number[], i: number): number {
+  const n = holder.length;
+  const code = (p: number) => (p === -1 ? 0 : p === i ? 1 : 2);
+  return PHIL_ID.LfRf + 3 * code(holder[leftFork(i, n)]) + code(holder[rightFork(i, n)]);
+}
+
+function actionOf(token: number | undefined): Action {
+  const a = token === undefined ? -1 : token - PHIL_ID.THINK;
+  return a >= 0 && a < ACTIONS.length ? ACTIONS[a] : 'THINK'; // malformed (EOS first, non-action) = THINK
+}
+
+/** The message in a generation: tokens after the action and before EOS, at most M. */
+function messageOf(generated: readonly number[], maxMessage: number): number[] {
+  if (generated.length === 0 || generated[0] === PHIL_EOS) return [];
+  const end = generated.indexOf(PHIL_EOS, 1);
+  return generated.slice(1, end < 0 ? generated.length : end).slice(0, maxMessage);
+}
+
+export const philTokenText = (tokens: readonly number[]): string => tokens.map((t) => PHIL_VOCAB[t] ?? `<${t}>`).join(' ');
+
+/** Longest sequence of a philosopher (2 + R * (observation + generation)), rounded up to a multiple of 8. */
+export function philBlockSize(rounds: number, maxMessage: number): number {
+  return Math.ceil((2 + rounds * (2 + 2 * maxMessage + maxMessage + 2)) / 8) * 8;
+}
+
+/** True when the task belongs to the held-out eval stream: its hunger-bucket pattern hashes to 0 mod 5. */
+export function isEvalTask(task: PhilTask): boolean {
+  let pattern = 0;
+  for (const h of task.hunger) pattern = pattern * 3 + hungerBucket(h);
+  return hashInts(0x9411, task.philosophers, pattern) % EVAL_SHARE === 0;
+}
+
+function resolveOptions(opts: Partial<PhilosophersOptions>): PhilosophersOptions {
+  for (const key of Object.keys(opts)) {
+    if (!(key in PHIL_DEFAULTS)) throw new Error(`philosophers: unknown parameter '${key}'`);
+  }
+  const p: PhilosophersOptions = { ...PHIL_DEFAULTS };
+  for (const [key, value] of Object.entries(opts)) if (value !== undefined) (p as unknown as Record<string, number>)[key] = value;
+  const intIn = (name: string, v: number, lo: number, hi: number) => {
+    if (!Number.isInteger(v) || v < lo || v > hi) throw new Error(`philosophers: ${name} must be an integer in ${lo}..${hi}, got ${v}`);
+  };
+  intIn('philosophers', p.philosophers, 3, 7);
+  intIn('rounds', p.rounds, 1, 16);
+  intIn('maxMessage', p.maxMessage, 0, 2);
+  for (const w of ['mealReward', 'deadlockPenalty', 'starvePenalty', 'actionCost'] as const) {
+    if (!(Number.isFinite(p[w]) && p[w] >= 0)) throw new Error(`philosophers: ${w} must be a number >= 0, got ${p[w]}`);
+  }
+  if (!(p.demoRandomShare >= 0 && p.demoRandomShare <= 1)) throw new Error(`philosophers: demoRandomShare must be in [0, 1]`);
+  return p;
+}
+
+// ---------------------------------------------------------------- environment
+
+export function createPhilosophers(opts: Partial<PhilosophersOptions> = {}): Environment<PhilTask, PhilState> {
+  const p = resolveOptions(opts);
+  const N = p.philosophers, R = p.rounds, M = p.maxMessage;
+
+  function sampleTask(split: 'train' | 'eval', seed: number, index: number): PhilTask {
+    const rand = mulberry32(hashInts(seed, split === 'eval' ? 0xe7a1 : 0x7a1, index));
+    for (let tries = 0; tries < 10_000; tries++) {
+      const hunger = Array.from({ length: N }, () => Math.floor(rand() * (INITIAL_HUNGER_MAX + 1)));
+      const task = { philosophers: N, hunger, seed: Math.floor(rand() * 2 ** 32) };
+      if (isEvalTask(task) === (split === 'eval')) return task;
+    }
+    throw new Error(`philosophers: no ${split} task found by rejection (N=${N})`);
+  }
+
+  function observation(s: PhilState, i: number): number[] {
+    const pad = (msg: number[]) => [...msg, ...new Array<number>(M - msg.length).fill(PHIL_ID.NONE)];
+    return [
+      forksToken(s.holder, i), PHIL_ID.H0 + hungerBucket(s.hunger[i]),
+      ...pad(s.lastMessage[(i - 1 + N) % N]), ...pad(s.lastMessage[(i + 1) % N]),
+    ];
+  }
+
+  const env: Environment<PhilTask, PhilState> = {
+    id: 'philosophers',
+    vocab: PHIL_VOCAB,
+    eos: PHIL_EOS,
+    blockSize: philBlockSize(R, M),
+
+    sampleTasks(split, count, seed, index) {
+      return Array.from({ length: count }, (_, i) => sampleTask(split, seed, index + i));
+    },
+
+    start(task) {
+      if (task.philosophers !== N) throw new Error(`philosophers: task for N=${task.philosophers} given to an env with N=${N}`);
+      return {
+        task, round: 0,
+        holder: new Array<number>(N).fill(-1),
+        hunger: task.hunger.slice(),
+        lastMessage: Array.from({ length: N }, () => []),
+        sequences: Array.from({ length: N }, (_, i) => [PHIL_ID.BOS, i === 0 ? PHIL_ID.HEAD : PHIL_ID.PHIL]),
+        meals: new Array<number>(N).fill(0),
+        actions: 0, noops: 0, messageTokens: 0, deadlockRounds: 0, history: [],
+      };
+    },
+
+    turn(state, k): Turn[] {
+      if (k >= R) return [];
+      if (k !== state.round) throw new Error(`philosophers: turn ${k} asked at round ${state.round}`);
+      return Array.from({ length: N }, (_, i) => ({
+        role: 'philosopher', agent: i, context: [...state.sequences[i], ...observation(state, i)],
+        maxNew: M + 2, message: M > 0, messageFrom: 1, continues: k > 0,
+      }));
+    },
+
+    applyTurn(state, k, generated) {
+      if (k !== state.round || k >= R) throw new Error(`philosophers: applyTurn ${k} at round ${state.round} of ${R}`);
+      if (generated.length !== N) throw new Error(`philosophers: ${generated.length} generations for ${N} philosophers`);
+      const actions = generated.map((g) => actionOf(g[0]));
+      const messages = generated.map((g) => messageOf(g, M));
+      for (let i = 0; i < N; i++) state.sequences[i].push(...observation(state, i), ...generated[i]);
+      const before = state.holder;
+      const { holder, outcome } = resolveRound(before, actions, state.task.seed, k);
+      const hungerBefore = state.hunger.slice();
+      actions.forEach((a, i) => {
+        const ate = a === 'EAT' && outcome[i] === 'ok';
+        if (ate) state.meals[i]++;
+        state.hunger[i] = ate ? 0 : state.hunger[i] + 1;
+        if (a !== 'THINK') state.actions++;
+        if (outcome[i] !== 'ok') state.noops++;
+      });
+      state.holder = holder;
+      state.lastMessage = messages;
+      state.messageTokens += messages.reduce((s, m) => s + m.length, 0);
+      const deadlock = isDeadlock(holder);
+      if (deadlock) state.deadlockRounds++;
+      state.history.push({ holderBefore: before, hungerBefore, actions, outcome, messages, generated: generated.map((g) => g.slice()), deadlock });
+      state.round++;
+    },
+
+    score(state): Score {
+      const meals = state.meals.reduce((a, b) => a + b, 0);
+      const ate = state.meals.filter((m) => m > 0).length;
+      const starved = N - ate;
+      const deadlock = state.deadlockRounds > 0 ? 1 : 0;
+      const cost = (weight: number, count: number) => (count === 0 ? 0 : -weight * count); // no -0 in the logs
+      const terms = {
+        meals: p.mealReward * meals,
+        deadlock: cost(p.deadlockPenalty, deadlock),
+        starvation: cost(p.starvePenalty, starved),
+        actionCost: cost(p.actionCost, state.actions),
+      };
+      const slots = N * R;
+      return {
+        rTask: ate / N,
+        reward: terms.meals + terms.deadlock + terms.starvation + terms.actionCost,
+        terms,
+        extras: {
+          meals, mealsPerPhilosopher: meals / N, ate: ate / N, starved: starved / N, deadlock,
+          actionRate: state.actions / slots, illegalRate: state.noops / slots,
+          messageRate: state.messageTokens / slots, messageTokens: state.messageTokens,
+        },
+      };
+    },
+
+    evalExtras(scores) {
+      const mean = (key: string) => (scores.length === 0 ? 0 : scores.reduce((a, s) => a + (s.extras[key] ?? 0), 0) / scores.length);
+      return {
+        mealsPerPhilosopher: mean('mealsPerPhilosopher'), ate: mean('ate'), starved: mean('starved'),
+        deadlockRate: mean('deadlock'), actionRate: mean('actionRate'), illegalRate: mean('illegalRate'),
+        messageRate: mean('messageRate'),
+      };
+    },
+
+    demonstrations(count, seed) {
+      // Whole episodes on training tasks, one demo per philosopher (its merged
+      // sequence, targets on every round's generation). An episode is played by
+      // resource hierarchy or, with probability demoRandomShare, by uniformly
+      // random possible actions; every message is verbose (M tokens), so the warm
+      // policy is active and talkative but not optimal.
+      const rand = mulberry32(hashInts(seed, 0xde70));
+      const demos: Demonstration[] = [];
+      for (let episode = 0; demos.length < count; episode++) {
+        const state = env.start(sampleTask('train', seed, episode));
+        const random = rand() < p.demoRandomShare;
+        const targets: number[][] = state.sequences.map((s) => s.map(() => 0));
+        for (let k = 0; k < R; k++) {
+          const turns = env.turn(state, k);
+          const generated = turns.map((_, i) => {
+            const options = possibleActions(state.holder, i);
+            const a = random ? options[Math.floor(rand() * options.length)] : resourceHierarchyAction(state, i);
+            return [PHIL_ID.THINK + ACTIONS.indexOf(a), ...verboseMessage(a, state.hunger[i], M), PHIL_EOS];
+          });
+          turns.forEach((t, i) => targets[i].push(...new Array<number>(t.context.length - targets[i].length).fill(0), ...generated[i].map(() => 1)));
+          env.applyTurn(state, k, generated);
+        }
+        for (let i = 0; i < N && demos.length < count; i++) demos.push({ tokens: state.sequences[i].slice(), target: targets[i] });
+      }
+      return demos;
+    },
+
+    render(state): TranscriptLine[] {
+      const hungerText = state.task.hunger.map((h, i) => `P${i} ${h}`).join(', ');
+      const lines: TranscriptLine[] = [{
+        role: 'table', generated: false, tokens: [],
+        text: `${N} philosophers, ${R} rounds; fork f lies between P_f (its right fork) and P_f+1 (its left); rounds since last meal at the start: ${hungerText}`,
+      }];
+      state.history.forEach((h, r) => {
+        const rows = h.actions.map((a, i) => {
+          const l = h.holderBefore[leftFork(i, N)] === i ? 'L' : '-', rr = h.holderBefore[rightFork(i, N)] === i ? 'R' : '-';
+          const result = h.outcome[i] === 'lost' ? 'lost' : h.outcome[i] === 'noop' ? 'no-op' : a === 'EAT' ? 'eats' : '';
+          const msg = h.messages[i].length > 0 ? `"${philTokenText(h.messages[i])}"` : '';
+          return `  P${i} [${l}${rr}] H${hungerBucket(h.hungerBefore[i])}  ${a.padEnd(6)} ${result.padEnd(5)} ${msg}`.trimEnd();
+        });
+        const after = state.history[r + 1]?.holderBefore ?? state.holder;
+        const forks = after.map((q, f) => `f${f}:${q === -1 ? '-' : `P${q}`}`).join(' ');
+        lines.push({
+          role: 'table', generated: true, tokens: h.generated.flat(),
+          text: [`round ${r}  forks after: ${forks}${h.deadlock ? '  DEADLOCK' : ''}`, ...rows].join('\n'),
+        });
+      });
+      const s = env.score(state);
+      const t = s.terms!;
+      lines.push({
+        role: 'table', generated: false, tokens: [],
+        text: `meals ${s.extras.meals} (${state.meals.map((m, i) => `P${i}:${m}`).join(' ')}), ate ${Math.round(s.rTask * N)}/${N}, ` +
+          `deadlock ${s.extras.deadlock ? 'yes' : 'no'}, actions ${state.actions}; reward ${fmt(s.reward!)} = ` +
+          `meals ${fmt(t.meals)} deadlock ${fmt(t.deadlock)} starvation ${fmt(t.starvation)} actions ${fmt(t.actionCost)}`,
+      });
+      return lines;
+    },
+
+    baselines(tasks, seed) {
+      const rand = mulberry32(hashInts(seed, 0xba5e));
+      const policies: [string, (state: PhilState, i: number) => Action][] = [
+        ['random', () => ACTIONS[Math.floor(rand() * ACTIONS.length)]],
+        ['resource hierarchy', resourceHierarchyAction],
+      ];
+      return policies.map(([name, policy]): BaselineResult => {
+        const scores = tasks.map((task) => {
+          const state = env.start(task);
+          for (let k = 0; k < R; k++) {
+            const gen = env.turn(state, k).map((_, i) => [PHIL_ID.THINK + ACTIONS.indexOf(policy(state, i)), PHIL_EOS]);
+            env.applyTurn(state, k, gen);
+          }
+          return env.score(state);
+        });
+        const mean = (f: (s: Score) => number) => (scores.length === 0 ? 0 : scores.reduce((a, s) => a + f(s), 0) / scores.length);
+        return {
+          name,
+          accuracy: mean((s) => s.rTask),
+          tokens: mean((s) => s.extras.messageTokens),
+          extras: {
+            ...env.evalExtras(scores), reward: mean((s) => s.reward!),
+            meals: mean((s) => s.terms!.meals), deadlock: mean((s) => s.terms!.deadlock),
+            starvation: mean((s) => s.terms!.starvation), actionCost: mean((s) => s.terms!.actionCost),
+          },
+        };
+      });
+    },
+  };
+  return env;
+}
+
+/** The verbose demo message: what it is doing, then how hungry it is (truncated to M). */
+function verboseMessage(a: Action, hunger: number, maxMessage: number): number[] {
+  const intent = a === 'TAKE_L' || a === 'TAKE_R' ? PHIL_ID.WAIT : a === 'EAT' ? PHIL_ID.DONE
+    : a === 'DROP' ? PHIL_ID.GO : hungerBucket(hunger) > 0 ? PHIL_ID.HUNGRY : PHIL_ID.GO;
+  const mood = hungerBucket(hunger) > 0 ? PHIL_ID.HUNGRY : PHIL_ID.GO;
+  return [intent, mood].slice(0, maxMessage);
+}
+
+const fmt = (x: number): string => (Math.round(x * 100) / 100).toString();
