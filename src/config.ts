@@ -89,7 +89,7 @@ export const FIELDS: Record<keyof RunConfig, Field> = {
   maxMessage: { kind: 'int', min: 1, max: 12, help: 'relay: M, longest Scout message' },
   topology: { kind: 'enum', values: ['alone', 'hint', 'critic'], help: 'addition: the Actor alone, with a hint writer, or with a critic' },
   philosophers: { kind: 'int', min: 3, max: 7, help: 'philosophers: N at the table (the first stage when the curriculum is on)' },
-  rounds: { kind: 'int', min: 1, max: 8, help: 'philosophers: R, rounds per episode' },
+  rounds: { kind: 'int', min: 1, max: 12, help: 'philosophers: R, rounds per episode' },
   philMessage: { kind: 'int', min: 0, max: 2, help: 'philosophers: longest message after the action token' },
   mealReward: { kind: 'number', min: 0, max: 100, help: 'philosophers: reward per meal eaten' },
   deadlockPenalty: { kind: 'number', min: 0, max: 100, help: 'philosophers: penalty when the table deadlocks' },
@@ -105,7 +105,7 @@ export const DEFAULTS: RunConfig = {
   beta: 0, temperature: 1, advantage: 'group', gradClip: 1, weightDecay: 0, lambdaTok: 0.1, lambdaTurn: 0, lambdaRep: 0,
   lambdaMode: 'manual', budget: 4, dualEta: 0.005, lambdaMax: 1, evalEvery: 10, evalEpisodes: 256, steps: 100, seed: 0,
   nLayer: 2, nHead: 4, nEmbd: 64, digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8,
-  topology: 'hint', philosophers: 3, rounds: 4, philMessage: 2, mealReward: 1, deadlockPenalty: 1, starvePenalty: 0, actionCost: 0.1,
+  topology: 'hint', philosophers: 3, rounds: 8, philMessage: 1, mealReward: 1, deadlockPenalty: 1, starvePenalty: 2, actionCost: 0.4,
   curriculum: 'off', curriculumThreshold: 0.6, curriculumPatience: 2,
 };
 

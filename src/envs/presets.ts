@@ -3,6 +3,7 @@
 import { InputError } from '../errors';
 import { DEFAULTS, validateConfig, type RunConfig } from '../config';
 import type { DemoOptions } from './registry';
+import { PHIL_WEIGHTS, PHIL_WEIGHTS_ARITHMETIC } from './philosophers';
 
 /** A shipped warm start (public/checkpoints/<file>), and the demonstrations and seed that make it. */
 export interface WarmStartSpec { file: string; demo: DemoOptions; seed: number }
@@ -78,6 +79,31 @@ PRESETS.push(
     explain: 'The Actor drafts an answer; the Critic reads it and says OK (or nothing) or FIX CARRY / FIX NOCARRY, and on a FIX the Actor answers again, which costs a turn (lambda_turn 0.1). The untrained Critic says FIX CARRY almost everywhere, breaking right drafts. Watch it learn to stay quiet when the draft is right and to speak only when a carry was dropped: the OK rates on right and wrong drafts pull apart.',
     config: { ...ADD_BASE, topology: 'critic', lambdaTurn: 0.1 }, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 },
     slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 } } },
+  },
+);
+
+const PHIL_BASE: Partial<RunConfig> = {
+  env: 'philosophers', algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.2, groupSize: 8, promptsPerStep: 4, minibatches: 2, lr: 1e-3,
+  temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.02, lambdaMode: 'manual', philosophers: 3, rounds: 6, philMessage: 1,
+  nLayer: 2, nHead: 2, nEmbd: 32, steps: 40, evalEvery: 5, evalEpisodes: 64,
+};
+const PHIL_WARM = { file: 'philosophers-warm.safetensors', demo: {}, seed: 1 };
+
+PRESETS.push(
+  {
+    name: 'philosophers-hackable', title: 'Dining philosophers: a hackable reward (GRPO)',
+    explain: `Three philosophers share three forks; the warm start eats (half resource hierarchy, half random play). The reward has four terms: meals, a deadlock penalty, a starvation penalty and a cost per action, and these weights make doing nothing the maximum. ${PHIL_WEIGHTS_ARITHMETIC.hackable} Watch actions and meals fall while the reward rises: the trainer flags the run as degenerate, and the best checkpoint (by meals) is an early one, not the final.`,
+    config: { ...PHIL_BASE, ...PHIL_WEIGHTS.hackable }, warmStart: PHIL_WARM,
+  },
+  {
+    name: 'philosophers-fixed', title: 'Dining philosophers: a fixed reward (GRPO)',
+    explain: `The same table with the starvation penalty raised so that feeding everyone is worth it. ${PHIL_WEIGHTS_ARITHMETIC.fixed} Compare meals per philosopher with the random and resource-hierarchy baselines: GRPO improves on random but does not close the gap to the scripted solution.`,
+    config: { ...PHIL_BASE, ...PHIL_WEIGHTS.fixed }, warmStart: PHIL_WARM,
+  },
+  {
+    name: 'philosophers-curriculum', title: 'Dining philosophers: a curriculum 3 -> 5 -> 7',
+    explain: 'The fixed reward with a curriculum: the table grows from 3 to 5 to 7 philosophers when the share of philosophers who ate passes 0.6 in two evals in a row. The charts mark where N changed; the best checkpoint restarts at each stage (evals at different N do not compare).',
+    config: { ...PHIL_BASE, ...PHIL_WEIGHTS.fixed, curriculum: 'on', curriculumThreshold: 0.6, curriculumPatience: 2, steps: 60 }, warmStart: PHIL_WARM,
   },
 );
 

@@ -11,6 +11,9 @@ import { checkLiveChange, validateConfig, type RunConfig } from '../config';
 import { PolicyObjective, type ObjectiveStats, type PolicyBatch } from './objective';
 import { betterEval, type EvalPoint } from './pareto';
 import { dualUpdate, messageParts, reward, type RewardParts } from './reward';
+import { createEnv } from '../envs/registry';
+import { curriculumUpdate, type CurriculumState } from './curriculum';
+import { detectDegenerate, type DegenerateRecord, type DegenerateVerdict } from './degenerate';
 import { Generator, rollout, sequencesByEpisode, type Rollout, type Sequence } from './rollout';
 
 export const EVAL_SEED = 20251; // the held-out set is the same for every run, so runs compare
@@ -26,6 +29,7 @@ export interface StepMetrics {
 
 export interface EvalRecord {
   step: number; accuracy: number; tokens: number; turns: number; lambdaTok: number;
+  reward: number; // mean episode reward under the lambdas in force (greedy)
   [extra: string]: number;
 }
 
@@ -88,12 +92,17 @@ export class Trainer<Task = unknown, State = unknown> {
   private readonly objective: PolicyObjective;
   private ref: Tensor | null = null; // reference weights (start of RL), when beta > 0
   private best: Tensor; // weights of the best eval
-  private readonly evalTasks: Task[];
+  private evalTasks: Task[];
   stepCount = 0;
   lambdaTok: number;
   readonly evals: EvalRecord[] = [];
   bestEval: EvalRecord | null = null;
   readonly flags: Flag[] = [];
+  /** Curriculum stage changes (philosophers: N = 3 -> 5 -> 7). */
+  readonly curriculum: { step: number; stage: number; label: string }[] = [];
+  private curriculumState: CurriculumState | null = null;
+  /** The degenerate-policy detector's latest verdict (envs that report actionRate). */
+  degenerate: DegenerateVerdict | null = null;
   skippedUpdates = 0;
   /** Rows (sequences) that entered the loss in the last step: the trainable slot's, continued ones merged. */
   lossRows = 0;
@@ -108,7 +117,7 @@ export class Trainer<Task = unknown, State = unknown> {
    * `init`: the weights of the only slot (one-slot envs), or each slot's start. At most one slot is
    * trainable (the optimizer's); frozen slots only generate, and their sequences never enter the loss.
    */
-  constructor(readonly backend: Backend, readonly env: Environment<Task, State>, public config: RunConfig, init?: Float32Array | TrainerSlots) {
+  constructor(readonly backend: Backend, public env: Environment<Task, State>, public config: RunConfig, init?: Float32Array | TrainerSlots) {
     const gpt: GPTConfig = { nLayer: config.nLayer, nHead: config.nHead, nEmbd: config.nEmbd, blockSize: env.blockSize, vocabSize: env.vocab.length };
     const names = slotNames(env);
     let slots: TrainerSlots;
@@ -131,6 +140,39 @@ export class Trainer<Task = unknown, State = unknown> {
     backend.copy(this.best, this.model.params);
     this.lambdaTok = config.lambdaTok;
     this.evalTasks = env.sampleTasks('eval', config.evalEpisodes, EVAL_SEED, 0);
+    if (config.env === 'philosophers' && config.curriculum === 'on') this.curriculumState = { stage: config.philosophers, streak: 0 };
+  }
+
+  private curriculumOptions() {
+    const stages = [3, 5, 7].filter((n) => n >= this.curriculumState!.stage);
+    return { stages: stages.includes(this.curriculumState!.stage) ? stages : [this.curriculumState!.stage, ...stages], threshold: this.config.curriculumThreshold, patience: this.config.curriculumPatience };
+  }
+
+  /** After an eval: the curriculum may advance (a new env, eval set and baselines; the best checkpoint restarts at the new stage). */
+  private advanceCurriculum(rec: EvalRecord): void {
+    if (!this.curriculumState) return;
+    const next = curriculumUpdate(this.curriculumState, rec.accuracy, this.curriculumOptions());
+    this.curriculumState = { stage: next.stage, streak: next.streak };
+    if (!next.advanced) return;
+    this.config = { ...this.config, philosophers: next.stage };
+    this.env = createEnv(this.config) as Environment<Task, State>;
+    this.evalTasks = this.env.sampleTasks('eval', this.config.evalEpisodes, EVAL_SEED, 0);
+    this.baselineCache = null;
+    this.bestEval = null; // evals at different N do not compare
+    this.curriculum.push({ step: this.stepCount, stage: next.stage, label: `N = ${next.stage}` });
+  }
+
+  /** After an eval: flags the run once when the policy degenerates (actions or messages collapse while the task falls). */
+  private checkDegenerate(): void {
+    if (this.evals.length === 0 || this.evals[0].actionRate === undefined) return;
+    const since = this.curriculum.length ? this.curriculum[this.curriculum.length - 1].step : -1;
+    const records: DegenerateRecord[] = this.evals.filter((e) => e.step >= since).map((e) => ({
+      step: e.step, reward: e.reward, actionRate: e.actionRate, messageRate: e.messageRate ?? 0, task: e.mealsPerPhilosopher ?? e.accuracy,
+    }));
+    this.degenerate = detectDegenerate(records, { taskLabel: this.evals[0].mealsPerPhilosopher !== undefined ? 'meals per philosopher' : 'accuracy' });
+    if (this.degenerate.degenerate && !this.flags.some((f) => f.kind === 'degenerate')) {
+      this.flags.push({ kind: 'degenerate', step: this.stepCount, message: `degenerate policy: ${this.degenerate.reason} The reward is being maximized without doing the task; check the reward's weights (see the preset's explanation).` });
+    }
   }
 
   private readonly gens = (slot: string): Generator => {
@@ -240,8 +282,10 @@ export class Trainer<Task = unknown, State = unknown> {
     this.lastEval = { rollout: ro };
     const byEpisode = sequencesByEpisode(ro);
     const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos));
+    const w = this.weights();
     const rec: EvalRecord = {
       step: this.stepCount, accuracy: mean(ro.scores.map((s: Score) => s.rTask)), tokens: mean(parts.map((p) => p.tokens)),
+      reward: mean(ro.scores.map((s, e) => reward(s.rTask, parts[e], w, s.reward).reward)),
       turns: mean(parts.map((p) => p.turns)), lambdaTok: this.lambdaTok, ...this.env.evalExtras(ro.scores),
     };
     this.evals.push(rec);
@@ -249,6 +293,8 @@ export class Trainer<Task = unknown, State = unknown> {
       this.bestEval = rec;
       this.backend.copy(this.best, this.model.params);
     }
+    this.checkDegenerate();
+    this.advanceCurriculum(rec);
     return rec;
   }
 
