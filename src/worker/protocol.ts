@@ -5,6 +5,7 @@
 // eval records, status changes and flags as single rare events.
 import type { RunConfig } from '../config';
 import type { BaselineResult, Score, TranscriptLine } from '../envs/types';
+import type { GpuProbe } from '../gpu/probe';
 import type { Comparison } from '../rl/compare';
 import type { RewardParts } from '../rl/reward';
 import type { EvalRecord, Flag, StepMetrics } from '../rl/trainer';
@@ -124,11 +125,32 @@ export interface TrainerState {
   curriculum?: { step: number; stage: number; label: string }[];
   /** AgentPO: actor alone / untrained / trained collaborator, once computed. */
   comparison?: Comparison | null;
+  /** The last time the GPU device was lost and the run resumed from its last checkpoint (null: never). */
+  recovery?: Recovery | null;
+}
+
+/** A lost GPU device: the run went back to the checkpoint of `step` (taken at its last eval) and goes on from there. */
+export interface Recovery { step: number; lostAtStep: number; reason: string; count: number }
+
+/** Which backend init() builds: WebGPU when there is an adapter (else the CPU), or the CPU reference. */
+export type BackendPreference = 'auto' | 'cpu';
+
+/** One generated turn: the tokens the policy sampled (EOS included) and each one's log-prob at sampling time. */
+export interface TranscriptTurn {
+  role: string;
+  turn: number;
+  message: boolean; // a message to another agent (its tokens count), else an action or answer
+  ids: number[];
+  tokens: string[]; // the vocabulary's text of each id
+  logp: number[]; // log pi_old(token), same length as ids
+  silent: boolean; // a message turn whose first token is EOS: nothing was said
 }
 
 export interface EpisodeTranscript {
   episode: number;
   lines: TranscriptLine[];
+  /** The generated turns in the order they were generated (line i with generated=true is the i-th of its role). */
+  turns: TranscriptTurn[];
   score: Score;
   reward: RewardParts; // for eval episodes: with the lambdas in force at that eval
 }
@@ -136,6 +158,50 @@ export interface EpisodeTranscript {
 export interface Transcripts {
   train: { step: number; episodes: EpisodeTranscript[] } | null;
   eval: { step: number; episodes: EpisodeTranscript[] } | null;
+}
+
+// ---- the anatomy of a step (teaching view of one group of the last step) ----
+
+/** One trainable sequence of an episode, measured by a forward of the current weights. */
+export interface AnatomySequence {
+  role: string;
+  turn: number;
+  tokens: string[];
+  length: number; // |y_i|: generated tokens, EOS included
+  logRatio: number; // log s_i = mean_t (logp_t - old_logp_t), clamped to [-20, 20]
+  ratio: number; // s_i (GSPO) or the mean token ratio rho_t (GRPO)
+  tokenRatios: number[]; // rho_t per generated token
+  clipped: boolean; // GSPO: the clipped branch is the active minimum; GRPO: any token clipped
+  clippedTokens: number; // GRPO: tokens where clipping is active (GSPO: 0 or 1 for the sequence)
+  loss: number; // L_i = -min(s A, clip(s) A) (GSPO), or the token mean of l_t (GRPO)
+}
+
+export interface AnatomyEpisode {
+  episode: number; // index in the rollout
+  lines: TranscriptLine[];
+  reward: RewardParts;
+  advantage: number; // A_i, given to every sequence of the episode
+  sequences: AnatomySequence[];
+}
+
+export interface StepAnatomy {
+  step: number; // the step whose rollout this is
+  group: number;
+  groups: number; // P of that step
+  groupSize: number; // G of that step
+  algorithm: RunConfig['algorithm'];
+  advantageMode: RunConfig['advantage'];
+  epsLow: number;
+  epsHigh: number;
+  weights: { lambdaTok: number; lambdaTurn: number; lambdaRep: number }; // the reward weights of that step
+  mean: number; // mean reward of the group
+  std: number; // its std (Bessel, n - 1)
+  batchStd: number; // std over the whole batch (advantage mode 'batch')
+  stdEps: number; // the 1e-4 added to the std
+  zeroStd: boolean; // every reward equal: A = 0 for the whole group
+  episodes: AnatomyEpisode[];
+  /** How the ratios were measured (one sentence, shown beside them). */
+  ratioNote: string;
 }
 
 /** What the trainer worker exposes. Every argument and result is structured-clonable. */
@@ -151,8 +217,16 @@ export interface TrainerWorkerApi {
   setHyperparams(partial: Partial<RunConfig>): Promise<TrainerState>;
   evaluate(): Promise<EvalRecord>;
   getState(): Promise<TrainerState>;
-  exportCheckpoint(which: 'last' | 'best'): Promise<Uint8Array>;
+  exportCheckpoint(which: 'last' | 'best', runId?: string): Promise<Uint8Array>;
   loadCheckpoint(bytes: Uint8Array): Promise<TrainerState>;
   telemetryPort(port: MessagePort): Promise<void>;
   lastTranscripts(count?: number): Promise<Transcripts>;
+  /** Whether this host offers a WebGPU adapter, in words a person can read. */
+  probe(): Promise<GpuProbe>;
+  /** The backend the next init() builds (a run on another backend is ended). */
+  useBackend(prefer: BackendPreference): Promise<TrainerState>;
+  /** Group `group` of the last step: rewards, advantages, ratios at the current weights, clipping, losses. */
+  stepAnatomy(group: number): Promise<StepAnatomy>;
+  /** Puts the weights of the best eval back into the run (it goes on from them). */
+  restoreBest(): Promise<TrainerState>;
 }

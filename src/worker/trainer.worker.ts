@@ -1,16 +1,19 @@
 // The trainer in a Web Worker, behind comlink. WebGPU when navigator.gpu offers
-// an adapter, else the CPU reference; warm starts fetched from this origin's
-// /checkpoints/ (public/checkpoints), and pretrained here when there is none.
+// an adapter (unless the page asked for the CPU), else the CPU reference; warm
+// starts fetched from this origin's /checkpoints/ (public/checkpoints), and
+// pretrained here when there is none.
 import * as Comlink from 'comlink';
 import type { Backend } from '../backend';
+import { probeWebGpu } from '../gpu/probe';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
 import { shaders } from '../gpu/shaders.browser';
 import { CpuBackend } from '../reference/cpuBackend';
+import type { BackendPreference } from './protocol';
 import { TrainerApi } from './trainerApi';
 
-async function makeBackend(): Promise<Backend> {
+async function makeBackend(prefer: BackendPreference): Promise<Backend> {
   const gpu = self.navigator.gpu;
-  if (gpu) {
+  if (gpu && prefer !== 'cpu') {
     const adapter = await gpu.requestAdapter().catch(() => null);
     if (adapter) {
       try {
@@ -33,4 +36,4 @@ async function loadWarmStart(file: string): Promise<Uint8Array | null> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-Comlink.expose(new TrainerApi(makeBackend, loadWarmStart));
+Comlink.expose(new TrainerApi(makeBackend, loadWarmStart, () => probeWebGpu(self.navigator.gpu)));

@@ -7,19 +7,28 @@ import * as Comlink from 'comlink';
 import type { Backend } from '../backend';
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
 import { InputError } from '../errors';
-import { findPreset, presetConfig, PRESETS, type Preset } from '../envs/presets';
+import { findPreset, presetConfig, presetSlots, PRESETS, type Preset } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { readCheckpoint, writeCheckpoint } from '../model/checkpoint';
-import { GPT } from '../model/gpt';
-import { modelConfigFor, pretrain, PRETRAIN_DEFAULTS } from '../rl/pretrain';
+import { PRETRAIN_DEFAULTS } from '../rl/pretrain';
 import { messageParts, reward, type RewardParts } from '../rl/reward';
 import type { Rollout, Sequence } from '../rl/rollout';
-import { Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
-import type { EpisodeTranscript, InitOptions, RunStatus, TrainerState, TrainerWorkerApi, Transcripts } from './protocol';
+import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
+import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
+import type { GpuProbe } from '../gpu/probe';
+import { stepAnatomy } from './anatomy';
+import type {
+  BackendPreference, EpisodeTranscript, InitOptions, Recovery, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
+} from './protocol';
+import { applyResumePoint, captureResumePoint, isDeviceLost, MAX_RECOVERIES, type ResumePoint } from './recovery';
 import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
+import { transcriptTurns } from './transcripts';
 
-export type BackendFactory = () => Promise<Backend>;
+/** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
+export type BackendFactory = (prefer: BackendPreference) => Promise<Backend>;
+/** Whether the host offers WebGPU (the browser entry asks navigator.gpu). */
+export type GpuProber = () => Promise<GpuProbe>;
 /** The bytes of a shipped warm start (public/checkpoints/<file>), or null when there is none. */
 export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
 
@@ -50,7 +59,7 @@ export class DivergenceWatch {
   reset(): void { this.streak = 0; }
 }
 
-interface WarmStart { weights: Float32Array; source: string }
+type WarmStart = WarmStarts;
 
 export class TrainerApi implements TrainerWorkerApi {
   private backend: Promise<Backend> | null = null;
@@ -71,8 +80,14 @@ export class TrainerApi implements TrainerWorkerApi {
   private flagsSent = 0;
   private readonly divergence = new DivergenceWatch();
   private readonly telemetry = new TelemetryBatcher();
+  private prefer: BackendPreference = 'auto';
+  private resumePoint: ResumePoint | null = null; // taken at every eval: where a lost device resumes
+  private recovery: Recovery | null = null;
+  private recoveriesInARow = 0;
+  private lastStepWeights: { lambdaTok: number; lambdaTurn: number; lambdaRep: number } | null = null;
 
-  constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader) {}
+  constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader,
+    private readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' })) {}
 
   // ---- control ----
 
@@ -90,7 +105,7 @@ export class TrainerApi implements TrainerWorkerApi {
         const backend = await this.getBackend();
         const env = createEnv(config);
         const warm = await this.warmStartFor(preset, config, env, steps, runId);
-        const trainer = new Trainer(backend, env, config, warm.weights);
+        const trainer = new Trainer(backend, env, config, warm.slots);
         this.install(trainer, env, preset, warm, runId);
         this.setStatus('idle', `ready: ${preset.title}; warm start from ${warm.source}`);
         return this.snapshot();
@@ -142,7 +157,7 @@ export class TrainerApi implements TrainerWorkerApi {
     return this.exclusive(async () => {
       const config = this.effectiveConfig(t);
       const env = this.env!, warm = this.warm!, preset = this.preset!;
-      const trainer = new Trainer(await this.getBackend(), env, config, warm.weights);
+      const trainer = new Trainer(await this.getBackend(), env, config, warm.slots);
       this.install(trainer, env, preset, warm, this.nextRunId());
       this.setStatus('idle', `reset to the warm start (${warm.source})`);
       return this.snapshot();
@@ -168,10 +183,11 @@ export class TrainerApi implements TrainerWorkerApi {
     return this.snapshot();
   }
 
-  async exportCheckpoint(which: 'last' | 'best'): Promise<Uint8Array> {
+  async exportCheckpoint(which: 'last' | 'best', runId?: string): Promise<Uint8Array> {
     this.requireTrainer('exportCheckpoint');
     if (which !== 'last' && which !== 'best') throw new InputError(`exportCheckpoint: which must be "last" or "best"; got ${JSON.stringify(which)}`);
     return this.exclusive(async () => {
+      if (runId !== undefined && runId !== this.runId) throw new InputError(`exportCheckpoint: run ${runId} is no longer in the trainer (it holds ${this.runId})`);
       const t = this.trainer!, env = this.env!;
       const weights = await t.readWeights(which);
       const step = which === 'best' ? (t.bestEval?.step ?? 0) : t.stepCount;
@@ -219,8 +235,11 @@ export class TrainerApi implements TrainerWorkerApi {
     const step = ck.extras.step ? ` (step ${ck.extras.step}${ck.extras.preset ? ` of ${ck.extras.preset}` : ''})` : '';
     await this.stopLoop();
     return this.exclusive(async () => {
-      const trainer = new Trainer(await this.getBackend(), env, config, weights);
-      this.install(trainer, env, preset, { weights, source: `a loaded checkpoint${step}` }, this.nextRunId());
+      // several slots: the checkpoint is the trainable one's; the frozen ones come from the preset
+      const frozen = slotNames(env).length > 1 ? (await this.warmStartFor(preset, config, env, PRETRAIN_DEFAULTS.steps, this.runId ?? 'load')).slots : null;
+      const start = frozen ? { ...frozen, [trainableSlot(frozen)!]: { trainable: true, weights } } : { policy: { trainable: true, weights } };
+      const trainer = new Trainer(await this.getBackend(), env, config, frozen ? start : weights);
+      this.install(trainer, env, preset, { slots: start, source: `a loaded checkpoint${step}` }, this.nextRunId());
       this.setStatus('idle', `loaded a checkpoint${step}; reset() returns to it`);
       return this.snapshot();
     });
@@ -252,6 +271,55 @@ export class TrainerApi implements TrainerWorkerApi {
     });
   }
 
+  async probe(): Promise<GpuProbe> {
+    return this.probeGpu();
+  }
+
+  async useBackend(prefer: BackendPreference): Promise<TrainerState> {
+    if (prefer !== 'auto' && prefer !== 'cpu') throw new InputError(`useBackend: expected "auto" or "cpu"; got ${JSON.stringify(prefer)}`);
+    if (prefer === this.prefer) return this.snapshot();
+    await this.stopLoop();
+    return this.exclusive(async () => {
+      this.prefer = prefer;
+      // the run (if any) lives on the old backend: end it; the next init() builds on the new one
+      this.trainer?.destroy();
+      this.trainer = null;
+      if (this.backend) (await this.backend.catch(() => null))?.destroy();
+      this.backend = null;
+      this.backendName = null;
+      this.warmCache.clear();
+      this.setStatus('idle', `the next run trains on ${prefer === 'cpu' ? 'the CPU' : 'WebGPU when there is an adapter'}; init() a preset`);
+      return this.snapshot();
+    });
+  }
+
+  async stepAnatomy(group: number): Promise<StepAnatomy> {
+    this.requireTrainer('stepAnatomy');
+    if (!Number.isInteger(group) || group < 0) throw new InputError(`stepAnatomy: group must be an integer >= 0; got ${group}`);
+    return this.exclusive(async () => {
+      const t = this.trainer!;
+      const w = this.lastStepWeights ?? { lambdaTok: t.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
+      return stepAnatomy(t, this.env!, group, w);
+    });
+  }
+
+  async restoreBest(): Promise<TrainerState> {
+    const t = this.requireTrainer('restoreBest');
+    if (!t.bestEval) throw new InputError('restoreBest: the run has no eval yet, so there is no best checkpoint');
+    await this.stopLoop();
+    return this.exclusive(async () => {
+      const best = t.bestEval!;
+      const last = t.evals[t.evals.length - 1];
+      if (last === best && t.stepCount === best.step) {
+        this.setStatus(this.status, `the weights are already those of the best eval (step ${best.step})`);
+        return this.snapshot();
+      }
+      t.backend.write(t.model.params, await t.readWeights('best'));
+      this.setStatus(this.status, `restored the weights of the best eval (step ${best.step}: accuracy ${best.accuracy.toFixed(3)}, ${best.tokens.toFixed(2)} tokens); training goes on from them`);
+      return this.snapshot();
+    });
+  }
+
   /** Stops the loop and frees the backend (Node scripts and tests; the browser just ends the worker). */
   async destroy(): Promise<void> {
     await this.stopLoop();
@@ -276,7 +344,16 @@ export class TrainerApi implements TrainerWorkerApi {
         if (this.stopRequested) break;
         const t = this.trainer!;
         if (untilDone && t.stepCount >= t.config.steps) break;
-        metrics.push(await this.exclusive(() => this.oneStep()));
+        try {
+          metrics.push(await this.exclusive(() => this.oneStep()));
+          this.recoveriesInARow = 0;
+        } catch (e) {
+          if (!(await this.lostDevice()) || this.recoveriesInARow >= MAX_RECOVERIES) throw e;
+          this.recoveriesInARow++;
+          await this.exclusive(() => this.recoverFromLostDevice(e));
+          i--; // the step is taken again
+          continue;
+        }
         if (this.divergence.tripped) break;
         await yieldToEventLoop(); // lets pause, setHyperparams and getState in
       }
@@ -311,7 +388,9 @@ export class TrainerApi implements TrainerWorkerApi {
       this.pending = {};
     }
     const before = t.skippedUpdates;
+    const weights = { lambdaTok: t.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
     const m = await t.step();
+    this.lastStepWeights = weights;
     this.telemetry.metrics(this.runId!, m);
     this.sendNewFlags();
     const updates = Math.min(t.config.minibatches, t.config.promptsPerStep * t.config.groupSize);
@@ -324,6 +403,8 @@ export class TrainerApi implements TrainerWorkerApi {
     const t = this.trainer!;
     const rec = await t.evaluate();
     this.telemetry.eval({ runId: this.runId!, record: rec });
+    const best = this.warm ? this.warm.slots[trainableSlot(this.warm.slots) ?? '']?.weights : undefined;
+    this.resumePoint = await captureResumePoint(t, this.resumePoint, best ?? await t.readWeights('best'));
     return rec;
   }
 
@@ -333,6 +414,37 @@ export class TrainerApi implements TrainerWorkerApi {
     this.stopRequested = true;
     await loop;
     if (this.loop === loop) this.loop = null;
+  }
+
+  /** True when the backend's device is lost (WebGPU); the CPU never is. */
+  private async lostDevice(): Promise<boolean> {
+    if (!this.backend) return false;
+    return isDeviceLost(await this.backend.catch(() => null));
+  }
+
+  /**
+   * A new backend and Trainer after the device was lost, from the checkpoint of the last eval (or the
+   * warm start before any): the run keeps its id, evals and counters, and goes on from that step.
+   */
+  private async recoverFromLostDevice(cause: unknown): Promise<void> {
+    const old = this.trainer!, env = this.env!, warm = this.warm!;
+    const lostAtStep = old.stepCount;
+    try { old.destroy(); } catch { /* its buffers went with the device */ }
+    const oldBackend = await this.backend?.catch(() => null);
+    try { oldBackend?.destroy(); } catch { /* already gone */ }
+    this.backend = null;
+    const backend = await this.getBackend();
+    const r = this.resumePoint;
+    const slot = trainableSlot(warm.slots);
+    const slots = r && slot ? { ...warm.slots, [slot]: { ...warm.slots[slot], weights: r.best } } : warm.slots;
+    const trainer = new Trainer(backend, env, r?.config ?? old.config, slots);
+    if (r) applyResumePoint(trainer, r);
+    this.trainer = trainer;
+    this.flagsSent = trainer.flags.length;
+    this.divergence.reset();
+    const step = r?.step ?? 0;
+    this.recovery = { step, lostAtStep, reason: errorMessage(cause), count: (this.recovery?.count ?? 0) + 1 };
+    this.setStatus('running', `the GPU device was lost at step ${lostAtStep} (${errorMessage(cause)}); resumed from the checkpoint of step ${step}${r ? '' : ' (the warm start)'}`);
   }
 
   // ---- helpers ----
@@ -345,7 +457,7 @@ export class TrainerApi implements TrainerWorkerApi {
 
   private getBackend(): Promise<Backend> {
     if (!this.backend) {
-      const made = this.makeBackend();
+      const made = this.makeBackend(this.prefer);
       this.backend = made;
       made.then((b) => { this.backendName = b.name; }, () => { this.backend = null; });
     }
@@ -372,6 +484,10 @@ export class TrainerApi implements TrainerWorkerApi {
     this.pending = {};
     this.flagsSent = 0;
     this.divergence.reset();
+    this.resumePoint = null;
+    this.recovery = null;
+    this.recoveriesInARow = 0;
+    this.lastStepWeights = null;
   }
 
   private effectiveConfig(t: Trainer): RunConfig {
@@ -389,47 +505,17 @@ export class TrainerApi implements TrainerWorkerApi {
     for (; this.flagsSent < t.flags.length; this.flagsSent++) this.telemetry.flag({ runId: this.runId!, flag: t.flags[this.flagsSent] });
   }
 
-  /** The preset's shipped warm start when it fits this model, else one pretrained here (cached per model and env). */
+  /** Every slot's shipped warm start when it fits this model, else one pretrained here (cached per model and env). */
   private async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number, runId: string): Promise<WarmStart> {
-    const file = preset.warmStart.file;
-    const key = JSON.stringify([file, preset.warmStart.seed, config.nLayer, config.nHead, config.nEmbd, config.digits, config.pKnown, config.pKnownTrain, config.maxMessage, env.blockSize, env.vocab.length, steps]);
+    const key = JSON.stringify([preset.name, presetSlots(preset), config, env.blockSize, env.vocab.length, steps]);
     const cached = this.warmCache.get(key);
     if (cached) return cached;
-    let why = '';
-    let bytes: Uint8Array | null = null;
-    try { bytes = await this.loadWarmStart(file); } catch (e) { why = `loading ${file} failed (${errorMessage(e)})`; }
-    if (bytes) {
-      try {
-        const ck = readCheckpoint(bytes);
-        const c = ck.config;
-        if (c.nLayer !== config.nLayer || c.nHead !== config.nHead || c.nEmbd !== config.nEmbd) why = `${file} is for another model size (n_layer ${c.nLayer}, n_head ${c.nHead}, n_embd ${c.nEmbd})`;
-        else if (c.blockSize !== env.blockSize || c.vocabSize !== env.vocab.length || (ck.vocab && ck.vocab.join('\u0000') !== env.vocab.join('\u0000'))) why = `${file} is for another environment setting (block size or vocabulary differ)`;
-        else {
-          const warm = { weights: ck.weights, source: `checkpoints/${file}` };
-          this.warmCache.set(key, warm);
-          return warm;
-        }
-      } catch (e) {
-        why = `${file} is not a valid checkpoint (${errorMessage(e)})`;
-      }
-    } else {
-      why ||= `there is no shipped ${file}`;
-    }
     const backend = await this.getBackend();
     const progress = (message: string, p: number) => this.telemetry.status({ runId, status: 'idle', message, progress: p });
-    progress(`warm start: ${why}; pretraining ${steps} steps on the demonstrations`, 0);
-    const demoEnv = createEnv(config, preset.warmStart.demo);
-    const model = new GPT(backend, modelConfigFor(demoEnv, config), undefined, preset.warmStart.seed);
-    try {
-      const loss = await pretrain(backend, model, demoEnv, { ...PRETRAIN_DEFAULTS, steps, seed: preset.warmStart.seed },
-        (s, l) => progress(`warm start: pretraining step ${s + 1}/${steps}, loss ${l.toFixed(4)}`, (s + 1) / steps));
-      const warm = { weights: Float32Array.from(await backend.read(model.params)), source: `${steps} pretraining steps here (final loss ${loss.toFixed(4)})` };
-      if (this.warmCache.size >= 4) this.warmCache.delete(this.warmCache.keys().next().value!);
-      this.warmCache.set(key, warm);
-      return warm;
-    } finally {
-      model.destroy();
-    }
+    const warm = await warmStarts(backend, preset, config, env, this.loadWarmStart, steps, progress);
+    if (this.warmCache.size >= 4) this.warmCache.delete(this.warmCache.keys().next().value!);
+    this.warmCache.set(key, warm);
+    return warm;
   }
 
   private sequencesByEpisode(ro: Rollout<unknown>): Sequence[][] {
@@ -443,7 +529,8 @@ export class TrainerApi implements TrainerWorkerApi {
     const E = ro.states.length, n = Math.min(count, E), env = this.env!;
     return Array.from({ length: n }, (_, i) => {
       const e = Math.floor((i * E) / n);
-      return { episode: e, lines: env.render(ro.states[e]), score: ro.scores[e], reward: rewardOf(e) };
+      const seqs = ro.sequences.filter((s) => s.episode === e);
+      return { episode: e, lines: env.render(ro.states[e]), turns: transcriptTurns(seqs, env), score: ro.scores[e], reward: rewardOf(e) };
     });
   }
 
@@ -455,6 +542,7 @@ export class TrainerApi implements TrainerWorkerApi {
       stepCount: t?.stepCount ?? 0, lambdaTok: this.pending.lambdaTok ?? t?.lambdaTok ?? 0,
       evals: t ? t.evals.map((e) => ({ ...e })) : [], bestEval: t?.bestEval ? { ...t.bestEval } : null,
       flags: t ? t.flags.map((f) => ({ ...f })) : [], skippedUpdates: t?.skippedUpdates ?? 0,
+      recovery: this.recovery ? { ...this.recovery } : null,
     };
   }
 }

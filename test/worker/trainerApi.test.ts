@@ -250,7 +250,7 @@ describe('telemetry batching', () => {
       now += 26; vi.advanceTimersByTime(26);
       expect(sent).toHaveLength(2);
       b.metrics('r', row(11));
-      b.eval({ runId: 'r', record: { step: 12, accuracy: 1, tokens: 1, turns: 1, lambdaTok: 0 } });
+      b.eval({ runId: 'r', record: { step: 12, accuracy: 1, tokens: 1, turns: 1, lambdaTok: 0, reward: 1 } });
       expect(sent.map((s) => s.msg.kind)).toEqual(['metrics', 'metrics', 'metrics', 'eval']);
       b.metrics('r', row(12));
       b.metrics('s', row(0)); // a new run: the old run's rows go first

@@ -1,0 +1,103 @@
+// The anatomy of a step, for teaching: one group of the last step's rollout
+// with its rewards, the group mean and std, the advantages (rl.md section 3,
+// computed by the CPU reference on the step's rewards) and, per trainable
+// sequence, the importance ratio and the clipped surrogate (section 4).
+//
+// The ratios come from one extra forward of the *current* weights (after the
+// step's `minibatches` updates) against the log-probs recorded at sampling
+// time: s_i = 1 for every sequence when the step began, and what is shown is
+// how far the step's updates moved each one (the ratio the next update of the
+// same batch would see). The per-minibatch ratios of the step itself are not
+// kept by the Trainer.
+import type { Backend } from '../backend';
+import type { Environment } from '../envs/types';
+import { clippedTerm, groupNormalize, seqRatio } from '../reference/rl';
+import type { RewardParts, RewardWeights } from '../rl/reward';
+import { sequencesByEpisode, type Sequence } from '../rl/rollout';
+import { sequencesToBatch, type Trainer } from '../rl/trainer';
+import { InputError } from '../errors';
+import type { AnatomyEpisode, AnatomySequence, StepAnatomy } from './protocol';
+
+const STD_EPS = 1e-4; // rl.md section 3 (the reference's constant)
+
+function meanStd(xs: number[]): { mean: number; std: number } {
+  const n = xs.length, mean = xs.reduce((a, b) => a + b, 0) / Math.max(1, n);
+  const ss = xs.reduce((a, x) => a + (x - mean) ** 2, 0);
+  return { mean, std: n > 1 ? Math.sqrt(ss / (n - 1)) : 0 };
+}
+
+/** log pi(current weights) of every generated token of `seqs`, read back (one forward, one readback). */
+async function currentLogp(b: Backend, trainer: Trainer, seqs: Sequence[], temperature: number) {
+  const T = trainer.model.config.blockSize - 1, V = trainer.model.config.vocabSize;
+  const batch = sequencesToBatch(seqs, (e) => e, T);
+  const S = batch.S;
+  const targets = b.alloc(S * T, 'i32'), logp = b.alloc(S * T), entropy = b.alloc(S * T);
+  try {
+    b.write(targets, batch.targets);
+    const logits = trainer.model.forward(batch.tokens, S, T);
+    b.logprobForward(logp, entropy, logits, targets, S * T, V, temperature);
+    b.submit();
+    const lp = Float64Array.from(await b.read(logp));
+    return { batch, logp: lp, T };
+  } finally {
+    b.free(targets); b.free(logp); b.free(entropy);
+  }
+}
+
+/**
+ * Group `group` of the trainer's last rollout. `weights` are the reward weights that step used
+ * (in budget mode lambda_tok has moved since).
+ */
+export async function stepAnatomy(trainer: Trainer, env: Environment, group: number, weights: RewardWeights): Promise<StepAnatomy> {
+  const last = trainer.lastRollout;
+  if (!last) throw new InputError('stepAnatomy: no step yet; take a step first');
+  const c = trainer.config, ro = last.rollout, E = ro.states.length, G = c.groupSize;
+  if (E % G !== 0) throw new InputError(`stepAnatomy: the last rollout has ${E} episodes, not a multiple of G = ${G}`);
+  const P = E / G;
+  if (!Number.isInteger(group) || group < 0 || group >= P) throw new InputError(`stepAnatomy: group must be an integer in [0, ${P - 1}]; got ${group}`);
+
+  // advantages of the whole batch (mode 'batch' needs every reward), by the CPU reference
+  const rewards = Float64Array.from(last.rewards.map((r: RewardParts) => r.reward));
+  const groupStart = Int32Array.from({ length: P + 1 }, (_, g) => g * G);
+  const adv = new Float64Array(E), stats = new Float64Array(2);
+  groupNormalize(adv, stats, rewards, groupStart, E, P, c.advantage);
+
+  const first = group * G, eps = Array.from({ length: G }, (_, i) => first + i);
+  // the sequences the loss saw: the trainable slot's, a continued sequence's last row carrying its earlier turns
+  const trainable = new Set(trainer.policies.filter((p) => p.trainable).map((p) => p.slot));
+  const byEpisode = sequencesByEpisode(ro).map((seqs) => seqs.filter((q) => trainable.has(q.slot) && !q.superseded));
+  const seqs = eps.flatMap((e) => byEpisode[e]);
+  const { batch, logp, T } = await currentLogp(trainer.backend, trainer, seqs, c.temperature);
+  const S = batch.S;
+  const logS = new Float64Array(S), ratio = new Float64Array(S), tokRatio = new Float64Array(S * T);
+  seqRatio(logS, ratio, tokRatio, logp, Float64Array.from(batch.oldLogp), Float64Array.from(batch.mask), S, T);
+
+  let row = 0;
+  const episodes: AnatomyEpisode[] = eps.map((e) => {
+    const A = adv[e];
+    const sequences: AnatomySequence[] = byEpisode[e].map((s) => {
+      const i = row++;
+      const rhos: number[] = [];
+      for (let t = 0; t < T; t++) if (batch.mask[i * T + t] > 0) rhos.push(tokRatio[i * T + t]);
+      const base = { role: s.role, turn: s.turn, tokens: s.generated.map((id) => env.vocab[id] ?? `#${id}`), length: s.generated.length, logRatio: logS[i], tokenRatios: rhos };
+      if (c.algorithm === 'gspo') {
+        const term = clippedTerm(ratio[i], A, c.epsLow, c.epsHigh);
+        return { ...base, ratio: ratio[i], clipped: term.clipped, clippedTokens: term.clipped ? 1 : 0, loss: term.loss };
+      }
+      const terms = rhos.map((r) => clippedTerm(r, A, c.epsLow, c.epsHigh));
+      const n = Math.max(1, terms.length);
+      const nClip = terms.filter((x) => x.clipped).length;
+      return { ...base, ratio: rhos.reduce((a, r) => a + r, 0) / n, clipped: nClip > 0, clippedTokens: nClip, loss: terms.reduce((a, x) => a + x.loss, 0) / n };
+    });
+    return { episode: e, lines: env.render(ro.states[e]), reward: last.rewards[e], advantage: A, sequences };
+  });
+
+  const groupRewards = eps.map((e) => rewards[e]);
+  const { mean, std } = meanStd(groupRewards);
+  return {
+    step: trainer.stepCount - 1, group, groups: P, groupSize: G, algorithm: c.algorithm, advantageMode: c.advantage,
+    epsLow: c.epsLow, epsHigh: c.epsHigh, weights: { ...weights }, mean, std, batchStd: meanStd(Array.from(rewards)).std, stdEps: STD_EPS,
+    zeroStd: groupRewards.every((r) => r === groupRewards[0]), episodes,
+    ratioNote: 'Ratios are measured now, with the weights after this step\'s updates, against the log-probs recorded when the episodes were sampled: every ratio was 1 when the step began.',
+  };
+}

@@ -1,0 +1,162 @@
+// The worker methods the page uses beyond training: transcripts with log-probs,
+// the anatomy of a step, restoring the best weights, exporting only the run
+// asked for, choosing the backend, and resuming after a lost GPU device.
+// In-process TrainerApi on the CPU backend (a small model, a 3-step warm start).
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Tensor } from '../../src/backend';
+import type { RunConfig } from '../../src/config';
+import { readCheckpoint } from '../../src/model/checkpoint';
+import { CpuBackend } from '../../src/reference/cpuBackend';
+import type { BackendPreference } from '../../src/worker/protocol';
+import { TrainerApi } from '../../src/worker/trainerApi';
+
+const PRESET = 'relay-silence';
+const SMALL: Partial<RunConfig> = { promptsPerStep: 4, groupSize: 4, minibatches: 2, evalEpisodes: 16, evalEvery: 1, nLayer: 1, nHead: 2, nEmbd: 16, steps: 1000 };
+const WARM = { warmStartSteps: 3 };
+
+/** The CPU backend with a switch that makes it behave like a lost WebGPU device (every read fails). */
+class LosableBackend extends CpuBackend {
+  lost = false;
+  override async read(t: Tensor) {
+    if (this.lost) throw new Error('WebGPU device lost (test: unknown: the device went away)');
+    return super.read(t);
+  }
+}
+
+let api: TrainerApi | null = null;
+afterEach(async () => { await api?.destroy(); api = null; });
+
+function make(backends: LosableBackend[] = [], prefs: BackendPreference[] = []): TrainerApi {
+  api = new TrainerApi(async (prefer) => { prefs.push(prefer); const b = new LosableBackend(); backends.push(b); return b; }, async () => null,
+    async () => ({ ok: false, reason: 'test: no adapter' }));
+  return api;
+}
+
+const weightsOf = async (a: TrainerApi, which: 'last' | 'best') => readCheckpoint(await a.exportCheckpoint(which)).weights;
+
+describe('page-facing TrainerApi methods', () => {
+  it('transcripts carry each generated token with its sampling log-prob, matching the rendered lines', async () => {
+    const a = make();
+    await a.init(PRESET, SMALL, WARM);
+    await a.step(1);
+    const tr = await a.lastTranscripts(8);
+    const eps = [...tr.train!.episodes, ...tr.eval!.episodes];
+    expect(eps.length).toBe(16);
+    for (const ep of eps) {
+      expect(ep.turns.length).toBeGreaterThan(0);
+      // the env's own record of what was generated (TranscriptLine.tokens) is the same as the sampled ids, role by role
+      const generatedLines = ep.lines.filter((l) => l.generated);
+      for (const role of new Set(ep.turns.map((t) => t.role))) {
+        expect(ep.turns.filter((t) => t.role === role).map((t) => t.ids)).toEqual(generatedLines.filter((l) => l.role === role).map((l) => l.tokens));
+      }
+      for (const t of ep.turns) {
+        expect(t.logp).toHaveLength(t.ids.length);
+        expect(t.tokens).toHaveLength(t.ids.length);
+        for (const lp of t.logp) { expect(Number.isFinite(lp)).toBe(true); expect(lp).toBeLessThanOrEqual(1e-6); }
+        expect(t.silent).toBe(t.message && t.tokens[0] === 'EOS');
+      }
+    }
+    // greedy eval tokens are the most likely ones: each has probability >= 1/V
+    for (const ep of tr.eval!.episodes) for (const t of ep.turns) for (const lp of t.logp) expect(Math.exp(lp)).toBeGreaterThan(1 / 64);
+  });
+
+  it('stepAnatomy: ratios are exactly 1 when the step did not move the weights (lr 0), advantages follow rl.md section 3', async () => {
+    const a = make();
+    await a.init(PRESET, { ...SMALL, lr: 0 }, WARM);
+    await a.step(1);
+    for (let g = 0; g < 4; g++) {
+      const an = await a.stepAnatomy(g);
+      expect(an).toMatchObject({ step: 0, group: g, groups: 4, groupSize: 4, algorithm: 'gspo', advantageMode: 'group' });
+      expect(an.episodes.map((e) => e.episode)).toEqual([4 * g, 4 * g + 1, 4 * g + 2, 4 * g + 3]);
+      const r = an.episodes.map((e) => e.reward.reward);
+      const mean = r.reduce((x, y) => x + y, 0) / 4;
+      const std = Math.sqrt(r.reduce((x, y) => x + (y - mean) ** 2, 0) / 3);
+      expect(an.mean).toBeCloseTo(mean, 12);
+      expect(an.std).toBeCloseTo(std, 12);
+      const allEqual = r.every((x) => x === r[0]);
+      expect(an.zeroStd).toBe(allEqual);
+      an.episodes.forEach((e, i) => {
+        expect(e.advantage).toBeCloseTo(allEqual ? 0 : (r[i] - mean) / (std + 1e-4), 6);
+        expect(e.sequences.length).toBeGreaterThan(0);
+        for (const s of e.sequences) {
+          expect(Math.abs(s.ratio - 1)).toBeLessThan(1e-5); // same weights as at sampling
+          for (const rho of s.tokenRatios) expect(Math.abs(rho - 1)).toBeLessThan(1e-5);
+          expect(s.clipped).toBe(false);
+          expect(s.loss).toBeCloseTo(-e.advantage, 4); // -min(1*A, clip(1)*A)
+        }
+      });
+    }
+    await expect(a.stepAnatomy(4)).rejects.toThrow(/group must be an integer in \[0, 3\]/);
+  });
+
+  it('stepAnatomy after a real update: s_i = exp(mean log rho_t), and the clip rule of rl.md section 4', async () => {
+    const a = make();
+    await a.init(PRESET, { ...SMALL, lr: 0.01 }, WARM);
+    await a.step(1);
+    const an = await a.stepAnatomy(1);
+    let moved = 0;
+    for (const e of an.episodes) for (const s of e.sequences) {
+      const meanLog = s.tokenRatios.reduce((x, rho) => x + Math.log(rho), 0) / s.tokenRatios.length;
+      expect(s.logRatio).toBeCloseTo(meanLog, 5);
+      expect(s.ratio).toBeCloseTo(Math.exp(s.logRatio), 6);
+      const A = e.advantage, lo = 1 - an.epsLow, hi = 1 + an.epsHigh;
+      expect(s.clipped).toBe((s.ratio < lo && A < 0) || (s.ratio > hi && A > 0));
+      expect(s.loss).toBeCloseTo(-Math.min(s.ratio * A, Math.min(hi, Math.max(lo, s.ratio)) * A), 6);
+      if (Math.abs(s.ratio - 1) > 1e-4) moved++;
+    }
+    expect(moved).toBeGreaterThan(0); // lr 0.01 moved the policy on these sequences
+  });
+
+  it('restoreBest puts the best eval weights back; exportCheckpoint refuses another run id', async () => {
+    const a = make();
+    const s = await a.init(PRESET, { ...SMALL, lr: 0.01 }, WARM);
+    await a.step(3);
+    const best = await weightsOf(a, 'best');
+    const st = await a.restoreBest();
+    expect(st.message).toMatch(/best eval|already/);
+    expect(await weightsOf(a, 'last')).toEqual(best);
+    await expect(a.exportCheckpoint('last', 'run-that-is-not-here')).rejects.toThrow(/no longer in the trainer/);
+    expect(readCheckpoint(await a.exportCheckpoint('last', s.runId!)).weights).toEqual(best);
+  });
+
+  it('probe and useBackend: the factory is asked for the CPU after useBackend("cpu")', async () => {
+    const prefs: BackendPreference[] = [];
+    const a = make([], prefs);
+    expect(await a.probe()).toEqual({ ok: false, reason: 'test: no adapter' });
+    await a.init(PRESET, SMALL, WARM);
+    expect(prefs).toEqual(['auto']);
+    const s = await a.useBackend('cpu');
+    expect(s.config).toBeNull(); // the run on the old backend ended
+    await a.init(PRESET, SMALL, WARM);
+    expect(prefs).toEqual(['auto', 'cpu']);
+    await expect(a.useBackend('gpu' as BackendPreference)).rejects.toThrow(/"auto" or "cpu"/);
+  });
+
+  it('a lost device mid-run resumes from the last eval\'s checkpoint on a new backend, with a notice', async () => {
+    const backends: LosableBackend[] = [];
+    const a = make(backends);
+    const s0 = await a.init(PRESET, { ...SMALL, evalEvery: 2 }, WARM);
+    const atZero = await weightsOf(a, 'last');
+    await a.step(2); // evals at 0 and 2: the resume point is step 2
+    const atTwo = await weightsOf(a, 'last');
+    const [first] = await a.step(1);
+    expect(first.step).toBe(2);
+    expect(await weightsOf(a, 'last')).not.toEqual(atTwo);
+    backends[0].lost = true;
+    const [m] = await a.step(1); // fails on the lost device, recovers, takes step 2 again
+    expect(backends).toHaveLength(2);
+    expect(m.step).toBe(2);
+    const s = await a.getState();
+    expect(s.runId).toBe(s0.runId);
+    expect(s.stepCount).toBe(3);
+    expect(s.recovery).toMatchObject({ step: 2, lostAtStep: 3, count: 1 });
+    expect(s.recovery!.reason).toMatch(/device lost/);
+    expect(s.evals.map((e) => e.step)).toEqual([0, 2]);
+    // the retried step sampled from the step-2 weights with step 2's seed: the very same rollout as the first time
+    expect(m.reward).toBe(first.reward);
+    expect(m.tokens).toBe(first.tokens);
+    expect(m.r_task).toBe(first.r_task);
+    // and the best eval's weights survived the loss
+    expect(await weightsOf(a, 'best')).toEqual(s.bestEval!.step === 2 ? atTwo : atZero);
+  });
+});
