@@ -84,7 +84,7 @@ PRESETS.push(
 
 const PHIL_BASE: Partial<RunConfig> = {
   env: 'philosophers', algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.2, groupSize: 8, promptsPerStep: 4, minibatches: 2, lr: 1e-3,
-  temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.02, lambdaMode: 'manual', philosophers: 3, rounds: 6, philMessage: 1,
+  temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.02, lambdaMode: 'manual', philosophers: 3, rounds: 8, philMessage: 1,
   nLayer: 2, nHead: 2, nEmbd: 32, steps: 40, evalEvery: 5, evalEpisodes: 64,
 };
 const PHIL_WARM = { file: 'philosophers-warm.safetensors', demo: {}, seed: 1 };

@@ -229,4 +229,6 @@ export interface TrainerWorkerApi {
   stepAnatomy(group: number): Promise<StepAnatomy>;
   /** Puts the weights of the best eval back into the run (it goes on from them). */
   restoreBest(): Promise<TrainerState>;
+  /** AgentPO runs: the Actor alone / with the untrained / with the trained (best) Collaborator on the held-out set. */
+  compare(): Promise<Comparison>;
 }

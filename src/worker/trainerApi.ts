@@ -16,6 +16,8 @@ import { messageParts, reward, type RewardParts } from '../rl/reward';
 import type { Rollout, Sequence } from '../rl/rollout';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
+import { compareCollaborators, type Comparison } from '../rl/compare';
+import { EVAL_PROBLEMS } from '../envs/addition';
 import type { GpuProbe } from '../gpu/probe';
 import { stepAnatomy } from './anatomy';
 import type {
@@ -78,6 +80,7 @@ export class TrainerApi implements TrainerWorkerApi {
   private stopRequested = false;
   private lock: Promise<unknown> = Promise.resolve();
   private flagsSent = 0;
+  private comparison: Comparison | null = null;
   private readonly divergence = new DivergenceWatch();
   private readonly telemetry = new TelemetryBatcher();
   private prefer: BackendPreference = 'auto';
@@ -320,6 +323,19 @@ export class TrainerApi implements TrainerWorkerApi {
     });
   }
 
+  async compare(): Promise<Comparison> {
+    const t = this.requireTrainer('compare');
+    const slots = this.warm!.slots;
+    if (t.config.env !== 'addition' || !slots.actor || !slots.collaborator) throw new InputError('compare: only AgentPO runs (a frozen Actor and a Collaborator) have a comparison');
+    return this.exclusive(async () => {
+      const step = t.bestEval?.step ?? t.stepCount;
+      this.comparison = await compareCollaborators(await this.getBackend(), t.config,
+        { actor: slots.actor.weights!, untrained: slots.collaborator.weights!, trained: await t.readWeights('best') },
+        EVAL_PROBLEMS.length, step, `trained collaborator (best eval, step ${step})`);
+      return this.comparison;
+    });
+  }
+
   /** Stops the loop and frees the backend (Node scripts and tests; the browser just ends the worker). */
   async destroy(): Promise<void> {
     await this.stopLoop();
@@ -483,6 +499,7 @@ export class TrainerApi implements TrainerWorkerApi {
     this.runId = runId;
     this.pending = {};
     this.flagsSent = 0;
+    this.comparison = null;
     this.divergence.reset();
     this.resumePoint = null;
     this.recovery = null;
@@ -543,6 +560,7 @@ export class TrainerApi implements TrainerWorkerApi {
       evals: t ? t.evals.map((e) => ({ ...e })) : [], bestEval: t?.bestEval ? { ...t.bestEval } : null,
       flags: t ? t.flags.map((f) => ({ ...f })) : [], skippedUpdates: t?.skippedUpdates ?? 0,
       recovery: this.recovery ? { ...this.recovery } : null,
+      baselines: t ? t.baselines() : [], curriculum: t ? t.curriculum.map((c) => ({ ...c })) : [], comparison: this.comparison,
     };
   }
 }

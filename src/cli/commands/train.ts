@@ -39,10 +39,12 @@ export async function train(argv: string[]): Promise<unknown> {
     writeFileSync(join(out, 'evals.jsonl'), '');
     const logEval = (e: EvalRecord) => {
       appendFileSync(join(out, 'evals.jsonl'), JSON.stringify(e) + '\n');
-      log(`eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} ${Object.entries(e).filter(([k]) => k.startsWith('silence')).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
+      log(`eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} reward ${e.reward.toFixed(3)} ${Object.entries(e).filter(([k]) => !['step', 'accuracy', 'tokens', 'turns', 'lambdaTok', 'reward'].includes(k)).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
+      for (const c of trainer.curriculum.filter((x) => x.step === e.step)) log(`curriculum: ${c.label} from step ${c.step}`);
     };
     const warm = await trainer.evaluate();
     logEval(warm);
+    for (const b of trainer.baselines()) log(`baseline ${b.name}: accuracy ${b.accuracy.toFixed(3)} ${Object.entries(b.extras).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
     for (let i = 0; i < s.config.steps; i++) {
       const m = await trainer.step();
       appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify({ ...m, env: trainer.lastEnvMetrics }) + '\n');
@@ -64,7 +66,9 @@ export async function train(argv: string[]): Promise<unknown> {
     const summary = {
       preset: s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
       warmStart: pick(warm), final: pick(final), best: trainer.bestEval ? pick(trainer.bestEval) : null,
-      lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message), out,
+      bestStep: trainer.bestEval?.step ?? null, finalStep: trainer.stepCount,
+      lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message),
+      degenerate: trainer.degenerate, curriculum: trainer.curriculum, baselines: trainer.baselines(), out,
       warmStartSource: warmStart.source,
       ...(comparison ? { comparison: comparison.rows } : {}),
     };
