@@ -1,9 +1,29 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { createAppStore } from './store/appStore';
+import { MetricsHub } from './store/metricsHub';
+import { openRunStorage } from './store/runsDb';
+import { connectTrainer } from './store/trainerClient';
 import { App } from './ui/App';
+import { downloadBlob } from './ui/download';
+import { StoreProvider } from './ui/storeContext';
+import './ui/styles.css';
+
+const storage = await openRunStorage();
+const store = createAppStore({
+  client: connectTrainer(),
+  storage,
+  hub: new MetricsHub(),
+  replaceUrl: (query) => history.replaceState(history.state, '', `${location.pathname}?${query}${location.hash}`),
+  download: downloadBlob,
+});
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>
-    <App />
+    <StoreProvider store={store}>
+      <App />
+    </StoreProvider>
   </StrictMode>,
 );
+
+void store.getState().boot(location.search);

@@ -1,0 +1,170 @@
+// What the three slices share: the deps, the recorder, and the few steps every
+// slice takes (start a run, ask before losing one, keep the URL and the run
+// records in step with the worker).
+import type { StoreApi } from 'zustand/vanilla';
+import { findPreset, presetConfig } from '../envs/presets';
+import type { RunConfig } from '../config';
+import type { TrainerState } from '../worker/protocol';
+import { Recorder } from './recorder';
+import type { CheckpointKind } from './runsDb';
+import type { RunMeta, RunStatus } from './runTypes';
+import type { AppDeps, AppState, ConfirmRequest } from './types';
+import { encodeSetup } from './urlState';
+
+export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+
+export class StoreContext {
+  readonly deps: Required<AppDeps>;
+  readonly recorder: Recorder;
+  /** Newer versions of run records than the store shows (steps move with every metrics batch; the table catches up on rare events). */
+  private readonly latest = new Map<string, RunMeta>();
+  private lastQuery: string | null = null;
+  private saving: Promise<void> = Promise.resolve();
+
+  constructor(deps: AppDeps, readonly set: StoreApi<AppState>['setState'], readonly get: () => AppState) {
+    this.deps = { now: () => Date.now(), persistIntervalMs: 1000, ...deps };
+    this.recorder = new Recorder(deps.storage, this.deps.persistIntervalMs, (e) => set({ error: `saving the run failed: ${errorText(e)}` }));
+  }
+
+  get api() { return this.deps.client.api; }
+
+  /** Runs `fn`, showing its error (if any) instead of throwing. */
+  async guard(fn: () => Promise<void>): Promise<void> {
+    try { await fn(); } catch (e) { this.set({ error: errorText(e) }); }
+  }
+
+  /** Does `fn` now, or (when `needed`) asks first through the confirm dialog. */
+  async askFirst(req: Omit<ConfirmRequest, 'onConfirm'>, fn: () => Promise<void>, needed: boolean): Promise<void> {
+    if (!needed) return fn();
+    this.set({ confirm: { ...req, onConfirm: fn } });
+  }
+
+  setQueryKnown(query: string): void { this.lastQuery = query; }
+
+  /** The URL follows the setup: replaced only when its query changes (never once per step). */
+  syncUrl(): void {
+    const { preset, config } = this.get();
+    const q = encodeSetup(preset, config);
+    if (q === this.lastQuery) return;
+    this.lastQuery = q;
+    this.deps.replaceUrl(q);
+  }
+
+  applySnapshot(s: TrainerState): void {
+    this.set({
+      trainer: s, runId: s.runId, status: s.status, message: s.message, flags: s.flags,
+      ...(s.config ? { config: s.config } : {}), ...(s.preset ? { preset: s.preset } : {}),
+      ...(s.status === 'running' || s.status === 'paused' ? {} : { progress: null }),
+    });
+    this.syncUrl();
+    const meta = s.runId ? this.meta(s.runId) : undefined;
+    if (meta) {
+      const patch: Partial<RunMeta> = {};
+      if (s.baselines) patch.baselines = s.baselines;
+      if (s.curriculum) patch.curriculum = s.curriculum;
+      if (s.comparison !== undefined) patch.comparison = s.comparison;
+      if (s.evals.length >= meta.evals.length) { patch.evals = s.evals; patch.bestEval = s.bestEval; }
+      if (Object.keys(patch).length) this.updateMeta(meta.id, patch, true);
+    }
+  }
+
+  /** A new run in the worker from a preset (its warm start), with progress while it loads. */
+  async initRun(preset: string, overrides: Partial<RunConfig>): Promise<void> {
+    await this.finishCurrent();
+    this.set({ busy: 'Loading the warm start…', progress: null, error: null, transcripts: null, anatomy: null, anatomyError: null });
+    try {
+      const s = await this.api.init(preset, overrides);
+      this.set({ preset });
+      this.applySnapshot(s);
+    } catch (e) {
+      this.set({ error: `Could not start ${preset}: ${errorText(e)}`, preset, config: presetConfig(findPreset(preset), overrides) });
+    } finally {
+      this.set({ busy: null, progress: null });
+    }
+  }
+
+  /** Before the worker switches runs: stop the loop and store the current run's last checkpoint. */
+  async finishCurrent(): Promise<void> {
+    const id = this.get().runId;
+    if (!id || !this.get().trainer?.config) return;
+    if (this.get().status === 'running') {
+      try { this.applySnapshot(await this.api.pause()); } catch { /* the switch goes on */ }
+    }
+    if (this.meta(id)) await this.saveCheckpoint(id, 'last');
+    await this.recorder.flush();
+  }
+
+  /** Steps the current run has taken, from telemetry (ahead of the last snapshot). */
+  currentSteps(): number {
+    const { runId, trainer } = this.get();
+    const s = runId ? this.deps.hub.get(runId) : undefined;
+    const fromMetrics = s && s.rows > 0 ? s.last('step') + 1 : 0;
+    return Math.max(trainer?.stepCount ?? 0, fromMetrics);
+  }
+
+  // ---- run records ----
+
+  meta(id: string): RunMeta | undefined {
+    return this.latest.get(id) ?? this.get().runs.find((r) => r.id === id);
+  }
+
+  /** Changes a run record; `publish` also updates the store now (rare events), else only storage soon. */
+  updateMeta(id: string, patch: Partial<RunMeta>, publish: boolean): RunMeta | undefined {
+    const old = this.meta(id);
+    if (!old) return undefined;
+    const meta: RunMeta = { ...old, ...patch, updatedAt: this.deps.now() };
+    this.latest.set(id, meta);
+    this.recorder.queueRun(meta);
+    if (publish) this.publish(id);
+    return meta;
+  }
+
+  /** Shows the latest version of a run record in the store. */
+  publish(id: string): void {
+    const meta = this.latest.get(id);
+    if (!meta) return;
+    this.latest.delete(id);
+    const runs = this.get().runs;
+    this.set({ runs: runs.some((r) => r.id === id) ? runs.map((r) => (r.id === id ? meta : r)) : [meta, ...runs] });
+  }
+
+  addRun(meta: RunMeta): void {
+    this.set({ runs: [meta, ...this.get().runs.filter((r) => r.id !== meta.id)] });
+  }
+
+  dropRun(id: string): void {
+    this.latest.delete(id);
+    this.recorder.forget(id);
+    this.set({ runs: this.get().runs.filter((r) => r.id !== id), overlay: this.get().overlay.filter((x) => x !== id) });
+  }
+
+  nextColor(): number {
+    const used = this.get().runs.map((r) => r.colorIndex);
+    return used.length ? Math.max(...used) + 1 : 0;
+  }
+
+  /** Stores a checkpoint of the current run (skipped if the worker has moved on to another run). */
+  saveCheckpoint(id: string, which: CheckpointKind): Promise<void> {
+    const job = async () => {
+      if (this.get().runId !== id || !this.meta(id)) return;
+      let bytes: Uint8Array;
+      try { bytes = await this.api.exportCheckpoint(which, id); } catch { return; } // another run by now, or none
+      await this.deps.storage.putCheckpoint(id, which, bytes);
+      const m = this.meta(id)!;
+      const step = which === 'best' ? (m.bestEval?.step ?? 0) : this.currentSteps();
+      this.updateMeta(id, { checkpoints: { ...m.checkpoints, [which]: step } }, true);
+    };
+    this.saving = this.saving.then(job).catch((e) => this.set({ error: `saving a checkpoint failed: ${errorText(e)}` }));
+    return this.saving;
+  }
+}
+
+/** The run-table status of a worker status. */
+export function runStatusOf(status: TrainerState['status'], message: string | null | undefined, steps: number, diverged: boolean): RunStatus {
+  switch (status) {
+    case 'running': return 'running';
+    case 'paused': return diverged ? 'diverged' : 'paused';
+    case 'error': return 'error';
+    case 'idle': return message?.startsWith('finished') ? 'finished' : steps > 0 ? 'stopped' : 'ready';
+  }
+}

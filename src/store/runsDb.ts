@@ -1,0 +1,141 @@
+// Where runs persist: the runs, their metrics (appended in chunks, about once
+// a second) and their best/last checkpoints (safetensors bytes). IndexedDB in
+// the browser; an in-memory twin for tests and for browsers without it.
+import { METRIC_NAMES } from '../worker/protocol';
+import { MetricsSeries } from './metricsSeries';
+import type { RunMeta } from './runTypes';
+
+export type CheckpointKind = 'last' | 'best';
+
+export interface RunStorage {
+  readonly kind: 'indexeddb' | 'memory';
+  listRuns(): Promise<RunMeta[]>;
+  putRun(meta: RunMeta): Promise<void>;
+  /** The run, its metrics and its checkpoints. */
+  deleteRun(id: string): Promise<void>;
+  /** Rows in METRIC_NAMES order. */
+  appendMetrics(id: string, data: Float64Array, rows: number): Promise<void>;
+  loadMetrics(id: string): Promise<MetricsSeries>;
+  putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array): Promise<void>;
+  getCheckpoint(id: string, which: CheckpointKind): Promise<Uint8Array | null>;
+}
+
+interface MetricsChunk { run: string; columns: string[]; rows: number; data: Float64Array }
+
+/** Chunks in order into one series; columns matched by name (a column this page does not know is dropped). */
+function seriesFromChunks(chunks: MetricsChunk[]): MetricsSeries {
+  const s = new MetricsSeries(), C = METRIC_NAMES.length;
+  for (const ch of chunks) {
+    const same = ch.columns.length === C && ch.columns.every((c, i) => c === METRIC_NAMES[i]);
+    if (same) { s.append(ch.data, ch.rows); continue; }
+    const at = METRIC_NAMES.map((n) => ch.columns.indexOf(n));
+    const data = new Float64Array(ch.rows * C);
+    for (let r = 0; r < ch.rows; r++) for (let c = 0; c < C; c++) data[r * C + c] = at[c] < 0 ? NaN : ch.data[r * ch.columns.length + at[c]];
+    s.append(data, ch.rows);
+  }
+  return s;
+}
+
+export class MemoryRunStorage implements RunStorage {
+  readonly kind = 'memory' as const;
+  private readonly runs = new Map<string, RunMeta>();
+  private readonly chunks = new Map<string, MetricsChunk[]>();
+  private readonly ckpts = new Map<string, Uint8Array>();
+
+  async listRuns(): Promise<RunMeta[]> { return [...this.runs.values()].map((r) => structuredClone(r)); }
+  async putRun(meta: RunMeta): Promise<void> { this.runs.set(meta.id, structuredClone(meta)); }
+  async deleteRun(id: string): Promise<void> {
+    this.runs.delete(id);
+    this.chunks.delete(id);
+    this.ckpts.delete(`${id}:last`);
+    this.ckpts.delete(`${id}:best`);
+  }
+  async appendMetrics(id: string, data: Float64Array, rows: number): Promise<void> {
+    const list = this.chunks.get(id) ?? [];
+    list.push({ run: id, columns: [...METRIC_NAMES], rows, data: data.slice() });
+    this.chunks.set(id, list);
+  }
+  async loadMetrics(id: string): Promise<MetricsSeries> { return seriesFromChunks(this.chunks.get(id) ?? []); }
+  async putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array): Promise<void> { this.ckpts.set(`${id}:${which}`, bytes.slice()); }
+  async getCheckpoint(id: string, which: CheckpointKind): Promise<Uint8Array | null> { return this.ckpts.get(`${id}:${which}`)?.slice() ?? null; }
+}
+
+const DB_NAME = 'gspo-playground';
+const DB_VERSION = 1;
+
+function request<T>(r: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => { r.onsuccess = () => resolve(r.result); r.onerror = () => reject(r.error); });
+}
+
+function done(tx: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => { tx.oncomplete = () => resolve(); tx.onerror = () => reject(tx.error); tx.onabort = () => reject(tx.error ?? new Error('transaction aborted')); });
+}
+
+export class IndexedDbRunStorage implements RunStorage {
+  readonly kind = 'indexeddb' as const;
+  private constructor(private readonly db: IDBDatabase) {}
+
+  static async open(factory: IDBFactory = indexedDB): Promise<IndexedDbRunStorage> {
+    const req = factory.open(DB_NAME, DB_VERSION);
+    req.onupgradeneeded = () => {
+      const db = req.result;
+      if (!db.objectStoreNames.contains('runs')) db.createObjectStore('runs', { keyPath: 'id' });
+      if (!db.objectStoreNames.contains('metrics')) db.createObjectStore('metrics', { autoIncrement: true }).createIndex('run', 'run');
+      if (!db.objectStoreNames.contains('checkpoints')) db.createObjectStore('checkpoints');
+    };
+    return new IndexedDbRunStorage(await request(req));
+  }
+
+  async listRuns(): Promise<RunMeta[]> {
+    const tx = this.db.transaction('runs', 'readonly');
+    return request(tx.objectStore('runs').getAll() as IDBRequest<RunMeta[]>);
+  }
+
+  async putRun(meta: RunMeta): Promise<void> {
+    const tx = this.db.transaction('runs', 'readwrite');
+    tx.objectStore('runs').put(meta);
+    return done(tx);
+  }
+
+  async deleteRun(id: string): Promise<void> {
+    const tx = this.db.transaction(['runs', 'metrics', 'checkpoints'], 'readwrite');
+    tx.objectStore('runs').delete(id);
+    const keys = await request(tx.objectStore('metrics').index('run').getAllKeys(IDBKeyRange.only(id)));
+    for (const k of keys) tx.objectStore('metrics').delete(k);
+    tx.objectStore('checkpoints').delete(`${id}:last`);
+    tx.objectStore('checkpoints').delete(`${id}:best`);
+    return done(tx);
+  }
+
+  async appendMetrics(id: string, data: Float64Array, rows: number): Promise<void> {
+    const tx = this.db.transaction('metrics', 'readwrite');
+    const chunk: MetricsChunk = { run: id, columns: [...METRIC_NAMES], rows, data };
+    tx.objectStore('metrics').add(chunk);
+    return done(tx);
+  }
+
+  async loadMetrics(id: string): Promise<MetricsSeries> {
+    const tx = this.db.transaction('metrics', 'readonly');
+    // the primary keys increase with every add, so key order is append order
+    const chunks = await request(tx.objectStore('metrics').index('run').getAll(IDBKeyRange.only(id)) as IDBRequest<MetricsChunk[]>);
+    return seriesFromChunks(chunks);
+  }
+
+  async putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array): Promise<void> {
+    const tx = this.db.transaction('checkpoints', 'readwrite');
+    tx.objectStore('checkpoints').put(bytes, `${id}:${which}`);
+    return done(tx);
+  }
+
+  async getCheckpoint(id: string, which: CheckpointKind): Promise<Uint8Array | null> {
+    const tx = this.db.transaction('checkpoints', 'readonly');
+    const v = await request(tx.objectStore('checkpoints').get(`${id}:${which}`) as IDBRequest<Uint8Array | undefined>);
+    return v ?? null;
+  }
+}
+
+/** IndexedDB when the browser has it, else memory (the page says runs will not survive a reload). */
+export async function openRunStorage(): Promise<RunStorage> {
+  if (typeof indexedDB === 'undefined') return new MemoryRunStorage();
+  try { return await IndexedDbRunStorage.open(); } catch { return new MemoryRunStorage(); }
+}

@@ -1,0 +1,144 @@
+// The runs table: overlay, rename, delete, duplicate-with-changes, export and
+// import. An import is checked whole before anything is stored.
+import { checkRunCheckpoint, fileStem, MAX_CHECKPOINT_BYTES, MAX_RUN_FILE_BYTES, metricsCsv, parseRunFile, RunFileError, runToJson } from './runFile';
+import { errorText, type StoreContext } from './context';
+import type { CheckpointKind } from './runsDb';
+import type { RunMeta } from './runTypes';
+import type { RunsSlice } from './types';
+import { overridesOf } from './urlState';
+
+export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'storageKind' | 'notice' | 'importError'>;
+
+export const initialRuns = (): RunsState => ({ runs: [], overlay: [], storageKind: null, notice: null, importError: null });
+
+export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState> {
+  const { set, get, deps } = ctx;
+  const seriesOf = async (id: string) => deps.hub.get(id) ?? deps.storage.loadMetrics(id);
+  const find = (id: string): RunMeta => {
+    const m = ctx.meta(id);
+    if (!m) throw new Error(`no run ${id}`);
+    return m;
+  };
+
+  return {
+    async toggleOverlay(id) {
+      const { overlay } = get();
+      if (overlay.includes(id)) { set({ overlay: overlay.filter((x) => x !== id) }); return; }
+      await ctx.guard(async () => {
+        if (!deps.hub.has(id) && id !== get().runId) deps.hub.set(id, await deps.storage.loadMetrics(id));
+        set({ overlay: [...get().overlay.filter((x) => x !== id), id] });
+      });
+    },
+
+    async renameRun(id, name) {
+      const clean = name.trim().slice(0, 200);
+      if (!clean) { set({ error: 'a run needs a name' }); return; }
+      ctx.updateMeta(id, { name: clean }, true);
+      await ctx.recorder.flush();
+    },
+
+    async deleteRun(id) {
+      if (id === get().runId) { set({ error: 'This is the run in the trainer; start a new run (Reset or a preset) before deleting it.' }); return; }
+      const meta = ctx.meta(id);
+      if (!meta) return;
+      await ctx.askFirst({
+        title: `Delete "${meta.name}"?`,
+        body: 'Its metrics, evals and checkpoints are removed from this browser. Export it first to keep a copy.',
+        confirmLabel: 'Delete',
+      }, async () => {
+        ctx.dropRun(id);
+        deps.hub.delete(id);
+        await deps.storage.deleteRun(id);
+      }, true);
+    },
+
+    async duplicateRun(id) {
+      await ctx.guard(async () => {
+        const meta = find(id);
+        await ctx.askFirst({
+          title: `Set up a run like "${meta.name}"?`,
+          body: `A new run starts with its preset and settings; change what you like before pressing Start. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+          confirmLabel: 'Duplicate',
+        }, async () => {
+          await ctx.initRun(meta.preset, overridesOf(meta.preset, meta.config));
+          set({ notice: `Set up like "${meta.name}": change what you like, then press Start.` });
+        }, ctx.currentSteps() > 0);
+      });
+    },
+
+    async exportRun(id, what) {
+      await ctx.guard(async () => {
+        const meta = find(id), stem = fileStem(meta.name);
+        if (what === 'json') {
+          deps.download(`${stem}.run.json`, new Blob([runToJson(meta, await seriesOf(id))], { type: 'application/json' }));
+        } else if (what === 'csv') {
+          deps.download(`${stem}.metrics.csv`, new Blob([metricsCsv(await seriesOf(id))], { type: 'text/csv' }));
+        } else {
+          const bytes = id === get().runId ? await ctx.api.exportCheckpoint(what, id) : await deps.storage.getCheckpoint(id, what);
+          if (!bytes) throw new Error(`"${meta.name}" has no ${what} checkpoint stored`);
+          deps.download(`${stem}.${what}.safetensors`, new Blob([bytes as Uint8Array<ArrayBuffer>], { type: 'application/octet-stream' }));
+        }
+      });
+    },
+
+    async importFiles(files) {
+      set({ importError: null, notice: null });
+      try {
+        const jsons = files.filter((f) => f.name.toLowerCase().endsWith('.json'));
+        const cks = files.filter((f) => f.name.toLowerCase().endsWith('.safetensors'));
+        const other = files.find((f) => !jsons.includes(f) && !cks.includes(f));
+        if (other) throw new RunFileError(`${other.name} was not imported: pick a run's .run.json file and, if you like, its .safetensors checkpoints`);
+        if (jsons.length !== 1) throw new RunFileError(jsons.length === 0 ? 'Pick the run\'s .run.json file (its .safetensors checkpoints may come along)' : 'Import one run at a time: pick one .run.json file');
+        const jf = jsons[0];
+        if (jf.size > MAX_RUN_FILE_BYTES) throw new RunFileError(`${jf.name} was not imported: it is larger than ${MAX_RUN_FILE_BYTES / 1024 / 1024} MB`);
+        const run = parseRunFile(await jf.text(), jf.name);
+        const checkpoints: { which: CheckpointKind; bytes: Uint8Array }[] = [];
+        for (const f of cks) {
+          if (f.size > MAX_CHECKPOINT_BYTES) throw new RunFileError(`${f.name} was not imported: it is larger than ${MAX_CHECKPOINT_BYTES / 1024 / 1024} MB`);
+          const bytes = new Uint8Array(await f.arrayBuffer());
+          const which = checkRunCheckpoint(bytes, run.meta.config, f.name);
+          if (checkpoints.some((c) => c.which === which)) throw new RunFileError(`${f.name} was not imported: two ${which} checkpoints were picked`);
+          checkpoints.push({ which, bytes });
+        }
+        // everything checked: now store it (and take it all back if storing fails)
+        const id = `import-${deps.now().toString(36)}-${Math.floor(Math.random() * 0x7fffffff).toString(36)}`;
+        const steps = run.metrics.rows > 0 ? run.metrics.last('step') + 1 : run.meta.steps;
+        const stored: Record<string, number> = {};
+        for (const c of checkpoints) stored[c.which] = c.which === 'best' ? (run.meta.bestEval?.step ?? 0) : steps;
+        const meta: RunMeta = { ...run.meta, id, colorIndex: ctx.nextColor(), checkpoints: stored };
+        try {
+          await deps.storage.putRun(meta);
+          if (run.metrics.rows > 0) await deps.storage.appendMetrics(id, run.metrics.toArray(), run.metrics.rows);
+          for (const c of checkpoints) await deps.storage.putCheckpoint(id, c.which, c.bytes);
+        } catch (e) {
+          await deps.storage.deleteRun(id).catch(() => undefined);
+          throw new Error(`storing the imported run failed (${errorText(e)}); nothing was kept`);
+        }
+        deps.hub.set(id, run.metrics);
+        ctx.addRun(meta);
+        set({ overlay: [...get().overlay, id], notice: `Imported "${meta.name}": ${run.metrics.rows} steps, ${meta.evals.length} evals${checkpoints.length ? `, ${checkpoints.map((c) => c.which).join(' and ')} checkpoint` : ''}.` });
+      } catch (e) {
+        set({ importError: errorText(e) });
+      }
+    },
+
+    async loadRunCheckpoint(id, which) {
+      await ctx.guard(async () => {
+        const meta = find(id);
+        const bytes = await deps.storage.getCheckpoint(id, which);
+        if (!bytes) throw new Error(`"${meta.name}" has no ${which} checkpoint stored`);
+        await ctx.askFirst({
+          title: `Continue from "${meta.name}"?`,
+          body: `A new run starts from its ${which} weights (step ${meta.checkpoints[which] ?? '?'}) with its settings. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+          confirmLabel: 'Load weights',
+        }, async () => {
+          await ctx.finishCurrent();
+          ctx.applySnapshot(await ctx.api.loadCheckpoint(bytes));
+          set({ notice: `Loaded the ${which} weights of "${meta.name}"; press Start to train on from them.` });
+        }, ctx.currentSteps() > 0);
+      });
+    },
+
+    dismissNotice() { set({ notice: null, importError: null }); },
+  };
+}

@@ -1,0 +1,187 @@
+// The session with the worker: boot (URL, stored runs, WebGPU probe, the
+// first run), the run buttons, telemetry routing, transcripts and anatomy.
+// Metrics go to the MetricsHub and the recorder, never through a React set;
+// rare events (eval, status, flag) update the store.
+import { findPreset, presetConfig } from '../envs/presets';
+import { betterEval } from '../rl/pareto';
+import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
+import { errorText, runStatusOf, type StoreContext } from './context';
+import { stepsAfter } from './recorder';
+import type { RunMeta } from './runTypes';
+import type { SessionSlice } from './types';
+import { decodeSetup, overridesOf } from './urlState';
+
+export type SessionState = Pick<SessionSlice, 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
+
+export const initialSession = (): SessionState => ({
+  gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: null,
+  error: null, flags: [], speed: 'normal', transcripts: null, anatomy: null, anatomyGroup: 0, anatomyError: null,
+});
+
+export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof SessionState> {
+  const { set, get, deps } = ctx;
+  const api = () => ctx.api;
+
+  /** The record of the current run, made when its first metrics or eval arrive. */
+  const ensureMeta = (runId: string): RunMeta | undefined => {
+    const have = ctx.meta(runId);
+    if (have || runId !== get().runId) return have;
+    const { preset, config, trainer, runs } = get();
+    const n = runs.filter((r) => r.preset === preset).length + 1;
+    const meta: RunMeta = {
+      id: runId, name: `${preset} #${n}`, preset, config, createdAt: deps.now(), updatedAt: deps.now(), status: 'running', steps: 0,
+      evals: [], bestEval: null, flags: [], warmStart: trainer?.warmStart ?? null, backend: trainer?.backend ?? null, checkpoints: {},
+      colorIndex: ctx.nextColor(), source: 'trained',
+      ...(trainer?.baselines ? { baselines: trainer.baselines } : {}), ...(trainer?.curriculum ? { curriculum: trainer.curriculum } : {}),
+    };
+    ctx.addRun(meta);
+    void deps.storage.putRun(meta).catch((e) => set({ error: `saving the run failed: ${errorText(e)}` }));
+    return meta;
+  };
+
+  const refreshSnapshot = async (runId: string) => {
+    try {
+      const s = await api().getState();
+      if (s.runId === runId) ctx.applySnapshot(s);
+    } catch { /* the worker is busy restarting; the next event refreshes */ }
+  };
+
+  const onEvent = (e: TelemetryEvent) => dispatchTelemetry(e, {
+    metrics(m) {
+      if (!ctx.meta(m.runId) && m.runId !== get().runId) return; // a run already forgotten
+      deps.hub.append(m.runId, m.data, m.rows);
+      const meta = ensureMeta(m.runId);
+      if (!meta) return;
+      ctx.recorder.queueMetrics(m.runId, m.data, m.rows);
+      ctx.updateMeta(m.runId, { steps: stepsAfter(m.data, m.rows) }, false);
+    },
+    eval(ev) {
+      const meta = ensureMeta(ev.runId);
+      if (!meta) return;
+      const evals = [...meta.evals.filter((x) => x.step < ev.record.step), ev.record]; // a resumed run rewinds
+      let best = null;
+      for (const x of evals) if (betterEval(x, best)) best = x;
+      const newBest = best === ev.record;
+      ctx.updateMeta(ev.runId, { evals, bestEval: best }, true);
+      if (newBest) void ctx.saveCheckpoint(ev.runId, 'best');
+      void ctx.saveCheckpoint(ev.runId, 'last');
+      void refreshSnapshot(ev.runId);
+    },
+    status(st) {
+      const current = st.runId === get().runId;
+      if (current) set({ status: st.status, message: st.message ?? null, progress: st.progress ?? null });
+      if (st.progress !== undefined) return; // warm start progress: no record changes
+      const meta = ctx.meta(st.runId);
+      if (meta) {
+        const diverged = meta.flags.some((f) => f.kind === 'diverged');
+        const steps = current ? ctx.currentSteps() : meta.steps;
+        ctx.updateMeta(st.runId, { status: runStatusOf(st.status, st.message, steps, diverged), steps }, true);
+        if (st.status !== 'running' && current) {
+          void ctx.saveCheckpoint(st.runId, 'last');
+          void ctx.recorder.flush();
+        }
+      }
+      if (current) void refreshSnapshot(st.runId);
+    },
+    flag(f) {
+      if (f.runId === get().runId) set({ flags: [...get().flags, f.flag] });
+      const meta = ctx.meta(f.runId);
+      if (meta) ctx.updateMeta(f.runId, { flags: [...meta.flags, f.flag] }, true);
+    },
+  });
+
+  return {
+    async boot(search) {
+      set({ storageKind: deps.storage.kind });
+      try {
+        const stored = await deps.storage.listRuns();
+        const runs = stored.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' as const } : r));
+        for (const r of runs) if (r !== stored.find((x) => x.id === r.id)) await deps.storage.putRun(r);
+        runs.sort((a, b) => b.createdAt - a.createdAt);
+        set({ runs });
+      } catch (e) {
+        set({ error: `the stored runs could not be read: ${errorText(e)}` });
+      }
+      const d = decodeSetup(search);
+      set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), urlProblems: d.problems });
+      ctx.setQueryKnown(search.replace(/^\?/, ''));
+      ctx.syncUrl();
+      deps.client.onTelemetry(onEvent);
+      let probe;
+      try { probe = await api().probe(); } catch (e) { probe = { ok: false as const, reason: errorText(e) }; }
+      if (probe.ok) {
+        set({ gpu: { state: 'ok', adapter: probe.adapter }, backendChoice: 'auto' });
+        await ctx.initRun(d.preset, d.overrides);
+      } else {
+        set({ gpu: { state: 'none', reason: probe.reason } });
+      }
+    },
+
+    async useCpu() {
+      await ctx.guard(async () => {
+        await api().useBackend('cpu');
+        set({ backendChoice: 'cpu' });
+        const { preset, config } = get();
+        await ctx.initRun(preset, overridesOf(preset, config));
+      });
+    },
+
+    async start() { await ctx.guard(async () => ctx.applySnapshot(await api().start())); },
+
+    async pause() { await ctx.guard(async () => ctx.applySnapshot(await api().pause())); },
+
+    async stepOnce() {
+      await ctx.guard(async () => {
+        await api().step(1);
+        ctx.applySnapshot(await api().getState());
+      });
+    },
+
+    async reset() {
+      await ctx.askFirst({
+        title: 'Reset the run?',
+        body: `The weights go back to the warm start and a new run begins. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+        confirmLabel: 'Reset',
+      }, async () => ctx.guard(async () => {
+        await ctx.finishCurrent();
+        ctx.applySnapshot(await api().reset());
+        set({ transcripts: null, anatomy: null });
+      }), ctx.currentSteps() > 0);
+    },
+
+    async warmStart() {
+      const { preset, config } = get();
+      await ctx.askFirst({
+        title: 'Start again from the warm start?',
+        body: `A new run starts from the preset's warm-start weights with the settings shown. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+        confirmLabel: 'Warm start',
+      }, () => ctx.initRun(preset, overridesOf(preset, config)), ctx.currentSteps() > 0);
+    },
+
+    async restoreBest() {
+      await ctx.guard(async () => {
+        ctx.applySnapshot(await api().restoreBest());
+        set({ notice: get().trainer?.message ?? 'restored the best weights' });
+      });
+    },
+
+    setSpeed(speed) { set({ speed }); },
+
+    async loadTranscripts() {
+      await ctx.guard(async () => { set({ transcripts: await api().lastTranscripts(16) }); });
+    },
+
+    async loadAnatomy(group) {
+      set({ anatomyGroup: group });
+      try {
+        set({ anatomy: await api().stepAnatomy(group), anatomyError: null });
+      } catch (e) {
+        set({ anatomy: null, anatomyError: errorText(e) });
+      }
+    },
+
+    dismissError() { set({ error: null }); },
+
+    currentSteps() { return ctx.currentSteps(); },
+  };
+}

@@ -1,0 +1,92 @@
+// The setup: preset, config fields and the confirm dialog. Live fields go to
+// the worker at once (applied at its next step); the others need a new run,
+// which is asked first when the current one has taken steps.
+import { FIELDS, LIVE_FIELDS, parseField, validateConfig, type RunConfig } from '../config';
+import { findPreset, presetConfig, PRESETS } from '../envs/presets';
+import { errorText, type StoreContext } from './context';
+import type { ConfigField, SetupSlice } from './types';
+import { DEFAULT_PRESET, overridesOf } from './urlState';
+
+export type SetupState = Pick<SetupSlice, 'preset' | 'config' | 'urlProblems' | 'fieldErrors' | 'confirm'>;
+
+export const initialSetup = (): SetupState => ({
+  preset: DEFAULT_PRESET, config: presetConfig(findPreset(DEFAULT_PRESET)), urlProblems: [], fieldErrors: {}, confirm: null,
+});
+
+export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupState> {
+  const { set, get } = ctx;
+  const fieldError = (key: ConfigField, message: string | null) => {
+    const next = { ...get().fieldErrors };
+    if (message === null) delete next[key];
+    else next[key] = message;
+    set({ fieldErrors: next });
+  };
+  const newRunNeeded = () => ctx.currentSteps() > 0;
+
+  return {
+    async setField(key, raw) {
+      if (!(key in FIELDS)) return fieldError(key, `unknown config field "${key}"`);
+      let value: RunConfig[typeof key];
+      let next: RunConfig;
+      try {
+        value = parseField(key, raw);
+        next = validateConfig({ [key]: value }, get().config);
+      } catch (e) {
+        return fieldError(key, `${errorText(e)}; not applied`);
+      }
+      fieldError(key, null);
+      if (value === get().config[key]) return;
+      const { trainer, preset } = get();
+      if (!trainer?.config) { // no run yet (no backend chosen): the setup waits for one
+        set({ config: next });
+        ctx.syncUrl();
+        return;
+      }
+      if (LIVE_FIELDS.includes(key)) {
+        try {
+          ctx.applySnapshot(await ctx.api.setHyperparams({ [key]: value }));
+        } catch (e) {
+          return fieldError(key, `${errorText(e)}; not applied`);
+        }
+        const id = get().runId;
+        const meta = id ? ctx.meta(id) : undefined;
+        if (meta) ctx.updateMeta(meta.id, { changes: [...(meta.changes ?? []), { step: ctx.currentSteps(), field: key, value }] }, true);
+        return;
+      }
+      await ctx.askFirst({
+        title: 'Start a new run?',
+        body: `${key} cannot change while a run trains. The current run (${ctx.currentSteps()} steps) stays in the runs table, and a new run starts from the warm start with ${key} = ${String(value)}.`,
+        confirmLabel: 'Start a new run',
+      }, () => ctx.initRun(preset, overridesOf(preset, next)), newRunNeeded());
+    },
+
+    async choosePreset(name) {
+      let preset;
+      try { preset = findPreset(name); } catch (e) { set({ error: errorText(e) }); return; }
+      if (!get().trainer?.config) {
+        set({ preset: name, config: presetConfig(preset), fieldErrors: {} });
+        ctx.syncUrl();
+        return;
+      }
+      await ctx.askFirst({
+        title: `Switch to "${preset.title}"?`,
+        body: `A preset brings its own settings and warm start, so a new run starts. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+        confirmLabel: 'Switch preset',
+      }, async () => { set({ fieldErrors: {} }); await ctx.initRun(name, {}); }, newRunNeeded());
+    },
+
+    async chooseEnv(env) {
+      const first = PRESETS.find((p) => (p.config.env ?? 'relay') === env);
+      if (!first) { set({ error: `no preset for the ${env} environment yet` }); return; }
+      await get().choosePreset(first.name);
+    },
+
+    async answerConfirm(ok) {
+      const c = get().confirm;
+      set({ confirm: null });
+      if (ok && c) await ctx.guard(c.onConfirm);
+    },
+
+    dismissUrlProblems() { set({ urlProblems: [] }); },
+  };
+}

@@ -1,0 +1,106 @@
+// The app store's shape: three slices (setup, session, runs) in one zustand
+// store, and what the store needs from outside (the worker, storage, the URL).
+import type { RunConfig } from '../config';
+import type { Flag } from '../rl/trainer';
+import type { StepAnatomy, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
+import type { MetricsHub } from './metricsHub';
+import type { CheckpointKind, RunStorage } from './runsDb';
+import type { RunMeta } from './runTypes';
+
+/** The worker's API and its telemetry stream (comlink in the page; a fake in tests). */
+export interface TrainerClient {
+  api: TrainerWorkerApi;
+  onTelemetry(fn: (e: TelemetryEvent) => void): () => void;
+}
+
+/** A file picked by the person (a File in the browser). */
+export interface PickedFile { name: string; size: number; text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer> }
+
+export interface AppDeps {
+  client: TrainerClient;
+  storage: RunStorage;
+  hub: MetricsHub;
+  /** Replaces the page's query string (history.replaceState); called only when it changes. */
+  replaceUrl: (query: string) => void;
+  download: (fileName: string, blob: Blob) => void;
+  now?: () => number;
+  /** How often metrics and run changes are written to storage (ms). */
+  persistIntervalMs?: number;
+}
+
+export interface ConfirmRequest {
+  title: string;
+  body: string;
+  confirmLabel: string;
+  onConfirm: () => Promise<void>;
+}
+
+export type ConfigField = keyof RunConfig;
+
+export interface SetupSlice {
+  preset: string;
+  config: RunConfig;
+  /** Parameters of the opened URL that were not applied, each naming the parameter and why. */
+  urlProblems: string[];
+  fieldErrors: Partial<Record<ConfigField, string>>;
+  confirm: ConfirmRequest | null;
+  /** Sets one field: live fields at the next step; the others ask before a new run. */
+  setField(key: ConfigField, raw: unknown): Promise<void>;
+  choosePreset(name: string): Promise<void>;
+  chooseEnv(env: RunConfig['env']): Promise<void>;
+  answerConfirm(ok: boolean): Promise<void>;
+  dismissUrlProblems(): void;
+}
+
+export type GpuState = { state: 'probing' } | { state: 'ok'; adapter: string } | { state: 'none'; reason: string };
+
+export interface SessionSlice {
+  gpu: GpuState;
+  backendChoice: 'auto' | 'cpu' | null;
+  trainer: TrainerState | null;
+  runId: string | null;
+  status: WorkerStatus;
+  message: string | null;
+  progress: number | null;
+  busy: string | null;
+  error: string | null;
+  flags: Flag[];
+  speed: 'normal' | 'fast';
+  transcripts: Transcripts | null;
+  anatomy: StepAnatomy | null;
+  anatomyGroup: number;
+  anatomyError: string | null;
+  boot(search: string): Promise<void>;
+  useCpu(): Promise<void>;
+  start(): Promise<void>;
+  pause(): Promise<void>;
+  stepOnce(): Promise<void>;
+  reset(): Promise<void>;
+  warmStart(): Promise<void>;
+  restoreBest(): Promise<void>;
+  setSpeed(s: 'normal' | 'fast'): void;
+  loadTranscripts(): Promise<void>;
+  loadAnatomy(group: number): Promise<void>;
+  dismissError(): void;
+  /** Steps the current run has taken (from telemetry, which is ahead of `trainer`). */
+  currentSteps(): number;
+}
+
+export interface RunsSlice {
+  runs: RunMeta[];
+  overlay: string[];
+  storageKind: RunStorage['kind'] | null;
+  notice: string | null;
+  importError: string | null;
+  toggleOverlay(id: string): Promise<void>;
+  renameRun(id: string, name: string): Promise<void>;
+  deleteRun(id: string): Promise<void>;
+  duplicateRun(id: string): Promise<void>;
+  exportRun(id: string, what: 'json' | 'csv' | CheckpointKind): Promise<void>;
+  importFiles(files: PickedFile[]): Promise<void>;
+  /** Puts a stored checkpoint of a run into the trainer: a new run goes on from those weights. */
+  loadRunCheckpoint(id: string, which: CheckpointKind): Promise<void>;
+  dismissNotice(): void;
+}
+
+export type AppState = SetupSlice & SessionSlice & RunsSlice;

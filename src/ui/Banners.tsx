@@ -1,0 +1,139 @@
+// The states a person must never be left guessing in: no WebGPU (and the CPU
+// offered), a warm start loading (progress), URL parameters not applied, a
+// diverged or degenerate run, a lost GPU device, errors and notices.
+import type { Flag } from '../rl/trainer';
+import { useApp, useAppStore } from './storeContext';
+
+function NoWebGpu() {
+  const gpu = useApp((s) => s.gpu);
+  const choice = useApp((s) => s.backendChoice);
+  const store = useAppStore();
+  if (gpu.state !== 'none' || choice === 'cpu') return null;
+  return (
+    <section role="region" aria-label="No WebGPU" className="banner warn" data-testid="no-webgpu">
+      <h2>This browser did not give the page a WebGPU GPU</h2>
+      <p>Reason: {gpu.reason}.</p>
+      <p>
+        WebGPU is on by default in Chrome and Edge 113 or newer (Windows, macOS, ChromeOS; Android 121+), in Safari 26 or newer
+        (and Safari Technology Preview), and in Firefox 141 or newer on Windows. Elsewhere it may be behind a flag, or the GPU may be
+        blocklisted by the browser.
+      </p>
+      <p>You can still train here on the CPU: the same code, about ten to a hundred times slower.</p>
+      <button type="button" className="primary" onClick={() => void store.getState().useCpu()}>Use the CPU backend</button>
+    </section>
+  );
+}
+
+function Progress() {
+  const busy = useApp((s) => s.busy);
+  const progress = useApp((s) => s.progress);
+  const message = useApp((s) => s.message);
+  if (busy === null && progress === null) return null;
+  return (
+    <div className="banner info" role="status" data-testid="progress">
+      <p>{progress !== null ? message : busy}</p>
+      <progress max={1} value={progress ?? undefined} aria-label="Warm start progress" />
+    </div>
+  );
+}
+
+function UrlProblems() {
+  const problems = useApp((s) => s.urlProblems);
+  const store = useAppStore();
+  if (!problems.length) return null;
+  return (
+    <section role="alert" className="banner warn" data-testid="url-problems">
+      <h2>Some link parameters were not applied</h2>
+      <ul>{problems.map((p) => <li key={p}>{p}</li>)}</ul>
+      <p>The rest of the link was applied.</p>
+      <button type="button" onClick={() => store.getState().dismissUrlProblems()}>Dismiss</button>
+    </section>
+  );
+}
+
+const WHAT_TO_TRY: Record<Flag['kind'], string> = {
+  'nonfinite-update': 'The update was skipped and the weights are untouched. If it repeats, lower the learning rate or the temperature.',
+  diverged: 'Training paused. Try a lower learning rate (lr), a tighter gradient clip, or a lower temperature; Restore best or Reset to go back to good weights.',
+  degenerate: 'The policy may have found a shortcut the reward allows. Look at the transcripts; try another preset, a smaller lambda, or Restore best.',
+};
+
+function Flags() {
+  const flags = useApp((s) => s.flags);
+  const skipped = flags.filter((f) => f.kind === 'nonfinite-update');
+  const serious = flags.filter((f) => f.kind !== 'nonfinite-update');
+  if (!flags.length) return null;
+  const last = serious[serious.length - 1];
+  return (
+    <section role="alert" className="banner error" data-testid="flags">
+      {last && (
+        <>
+          <h2>{last.kind === 'diverged' ? 'Training diverged' : 'The policy looks degenerate'} (step {last.step})</h2>
+          <p>{last.message}</p>
+          <p>{WHAT_TO_TRY[last.kind]}</p>
+        </>
+      )}
+      {skipped.length > 0 && (
+        <p>
+          {skipped.length} update{skipped.length > 1 ? 's' : ''} skipped for a non-finite loss or gradient (last at step {skipped[skipped.length - 1].step}); they are marked on the
+          time series. {last ? '' : WHAT_TO_TRY['nonfinite-update']}
+        </p>
+      )}
+    </section>
+  );
+}
+
+function Recovered() {
+  const r = useApp((s) => s.trainer?.recovery);
+  if (!r) return null;
+  return (
+    <div role="status" className="banner warn" data-testid="recovery">
+      The GPU device was lost at step {r.lostAtStep} ({r.reason}). The run resumed from its last checkpoint, step {r.step}
+      {r.count > 1 ? ` (${r.count} times so far)` : ''}; the steps after it are taken again.
+    </div>
+  );
+}
+
+function Messages() {
+  const error = useApp((s) => s.error);
+  const notice = useApp((s) => s.notice);
+  const importError = useApp((s) => s.importError);
+  const storage = useApp((s) => s.storageKind);
+  const store = useAppStore();
+  return (
+    <>
+      {error && (
+        <div role="alert" className="banner error" data-testid="error">
+          <p>{error}</p>
+          <button type="button" onClick={() => store.getState().dismissError()}>Dismiss</button>
+        </div>
+      )}
+      {importError && (
+        <div role="alert" className="banner error" data-testid="import-error">
+          <p>{importError}</p>
+          <p>Nothing was imported.</p>
+          <button type="button" onClick={() => store.getState().dismissNotice()}>Dismiss</button>
+        </div>
+      )}
+      {notice && (
+        <div role="status" className="banner info" data-testid="notice">
+          <p>{notice}</p>
+          <button type="button" onClick={() => store.getState().dismissNotice()}>Dismiss</button>
+        </div>
+      )}
+      {storage === 'memory' && <div role="status" className="banner warn">This browser offers no IndexedDB here: runs will not survive a reload. Export them to keep them.</div>}
+    </>
+  );
+}
+
+export function Banners() {
+  return (
+    <div className="banners">
+      <NoWebGpu />
+      <UrlProblems />
+      <Progress />
+      <Recovered />
+      <Flags />
+      <Messages />
+    </div>
+  );
+}

@@ -1,0 +1,105 @@
+// The middle column: the Pareto chart, the comparison (when there is one), the
+// last eval's figures, and the time series of every shown run. Redrawn from
+// the MetricsHub once per frame at most (fast mode: once a second).
+import { useMemo } from 'react';
+import type { EvalRecord } from '../rl/trainer';
+import { decimateXY, MAX_POINTS, type XY } from '../store/decimate';
+import type { MetricsSeries } from '../store/metricsSeries';
+import { ComparisonChart } from './ComparisonChart';
+import { EvalTable } from './EvalTable';
+import { DASHES, seriesColor } from './palette';
+import { ParetoChart } from './ParetoChart';
+import { EVAL_CORE_KEYS, TIME_SERIES, type SeriesDef } from './seriesDefs';
+import { shownRuns, type ShownRun } from './shownRuns';
+import { useApp, useHub, useHubFrame } from './storeContext';
+import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
+
+const MAX_MARKS = 40;
+
+function seriesXY(s: MetricsSeries | undefined, def: SeriesDef): XY[] {
+  if (!s || s.rows === 0) return [];
+  const x = s.column('step');
+  const y = def.metric === 'steps_per_s' ? s.column('step_time_ms').map((ms) => (ms > 0 ? 1000 / ms : NaN)) : s.column(def.metric);
+  return decimateXY(x, y, MAX_POINTS);
+}
+
+function evalXY(evals: EvalRecord[], key: string): XY[] {
+  const pts = evals.filter((e) => Number.isFinite(e[key])).map((e) => ({ x: e.step, y: e[key] }));
+  if (pts.length <= MAX_POINTS) return pts;
+  return decimateXY(pts.map((p) => p.x), pts.map((p) => p.y), MAX_POINTS);
+}
+
+export function ChartsPanel() {
+  const frame = useHubFrame();
+  const hub = useHub();
+  const runs = useApp((s) => s.runs);
+  const overlay = useApp((s) => s.overlay);
+  const runId = useApp((s) => s.runId);
+  const trainer = useApp((s) => s.trainer);
+  const preset = useApp((s) => s.preset);
+  const config = useApp((s) => s.config);
+  const flags = useApp((s) => s.flags);
+  const shown = useMemo(() => shownRuns({ runs, overlay, runId, trainer, preset }), [runs, overlay, runId, trainer, preset]);
+  const current = shown.find((r) => r.current);
+  const baselines = current?.meta?.baselines ?? trainer?.baselines ?? [];
+  const curriculum = current?.meta?.curriculum ?? trainer?.curriculum ?? [];
+  const comparison = current?.meta?.comparison ?? trainer?.comparison ?? null;
+  const budget = config.lambdaMode === 'budget' ? config.budget : null;
+
+  const charts = useMemo(() => {
+    void frame; // recomputed when telemetry has advanced
+    const single = shown.length === 1;
+    const colorOf = (r: ShownRun, i: number) => (single ? seriesColor(i) : r.color);
+    const dashOf = (i: number) => (single ? undefined : DASHES[i % DASHES.length]);
+    const nameOf = (r: ShownRun, label: string) => (single ? label : `${r.name} · ${label}`);
+    const marks: VMark[] = [
+      ...curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })),
+      ...[...new Set(flags.filter((f) => f.kind === 'nonfinite-update').map((f) => f.step))].slice(-MAX_MARKS).map((s) => ({ x: s, label: 'skipped', color: '#c0392b' })),
+    ];
+    return TIME_SERIES.map((def) => {
+      const lines: ChartLine[] = [];
+      const hrefs: HRef[] = [];
+      let rightLabel: string | undefined;
+      shown.forEach((r) => {
+        const s = hub.get(r.id);
+        def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis }));
+        if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true });
+        if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true });
+      });
+      if (def.id === 'accuracy') for (const b of baselines) hrefs.push({ y: b.accuracy, label: `${b.name} ${Math.round(b.accuracy * 100)}%`, color: '#555' });
+      if (def.id === 'lambda' && budget !== null) {
+        // the budget is in tokens: tokens on a second axis with B as its reference line
+        shown.forEach((r) => lines.push({ key: `${r.id}-lam-tok`, label: nameOf(r, 'tokens'), color: single ? seriesColor(1) : r.color, dash: '2 2', data: seriesXY(hub.get(r.id), { metric: 'tokens', label: 'tokens' }), axis: 'right' }));
+        hrefs.push({ y: budget, label: `budget B = ${budget}`, color: '#e67e22', axis: 'right' });
+        rightLabel = 'tokens';
+      }
+      if (def.id === 'tokens' && budget !== null) hrefs.push({ y: budget, label: `B = ${budget}`, color: '#e67e22' });
+      return { def, lines, hrefs, rightLabel, marks };
+    });
+  }, [frame, shown, hub, baselines, budget, curriculum, flags]);
+
+  const extrasKeys = useMemo(() => [...new Set((current?.evals ?? []).flatMap((e) => Object.keys(e)).filter((k) => !EVAL_CORE_KEYS.has(k)))], [current?.evals]);
+  const curriculumMarks: VMark[] = curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' }));
+
+  return (
+    <main className="charts" aria-label="Charts">
+      <div className="top-charts">
+        <ParetoChart runs={shown} baselines={baselines} budget={budget} />
+        <div className="side">
+          <EvalTable run={current} />
+          {comparison && comparison.rows.length > 0 && <ComparisonChart comparison={comparison} />}
+        </div>
+      </div>
+      <div className="series-grid">
+        {charts.map(({ def, lines, hrefs, rightLabel, marks }) => (
+          <TimeSeriesChart key={def.id} title={def.title} lines={lines} hrefs={hrefs} yDomain={def.yDomain} rightLabel={rightLabel} marks={marks} />
+        ))}
+        {extrasKeys.length > 0 && (
+          <TimeSeriesChart title="Eval extras" marks={curriculumMarks}
+            lines={extrasKeys.map((k, i) => ({ key: k, label: k, color: seriesColor(i), data: evalXY(current?.evals ?? [], k), dots: true }))} />
+        )}
+      </div>
+      <p className="muted legend-note">Colours: one per run when several runs are shown (dashes tell the series apart). Overlay stored runs from the runs table.</p>
+    </main>
+  );
+}

@@ -1,0 +1,96 @@
+// The runs table: each run's setup in brief, best and final eval, status;
+// show it on the charts, rename, duplicate (then change what you like),
+// export (JSON, CSV, checkpoints), load its weights, delete; import a run.
+import { useId, useState } from 'react';
+import type { RunMeta } from '../store/runTypes';
+import { fmt, pct } from './labels';
+import { runColor } from './palette';
+import { useApp, useAppStore } from './storeContext';
+
+function summary(m: RunMeta): string {
+  const c = m.config;
+  const lam = c.lambdaMode === 'budget' ? `budget B=${c.budget} (eta ${c.dualEta})` : `lambda_tok ${c.lambdaTok}`;
+  return `${c.algorithm.toUpperCase()} G=${c.groupSize} P=${c.promptsPerStep} lr ${c.lr} · ${lam} · ${c.nLayer}x${c.nEmbd}`;
+}
+
+const evalText = (e: RunMeta['bestEval'] | undefined) => (e ? `${pct(e.accuracy)}, ${fmt(e.tokens)} tok (step ${e.step})` : '–');
+
+function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
+  const id = useId();
+  const overlay = useApp((s) => s.overlay.includes(m.id));
+  const a = useAppStore().getState();
+  const [editing, setEditing] = useState(false);
+  const [name, setName] = useState(m.name);
+  const last = m.evals[m.evals.length - 1];
+  const changes = m.changes?.length ? ` · changed live: ${m.changes.slice(-3).map((c) => `${c.field} ${c.value} @${c.step}`).join(', ')}` : '';
+  return (
+    <tr className={current ? 'current' : ''}>
+      <td>
+        {current ? <span className="swatch" style={{ background: runColor(m.colorIndex) }} title="the run in the trainer (always shown)" /> : (
+          <input type="checkbox" id={`${id}-show`} checked={overlay} onChange={() => void a.toggleOverlay(m.id)} aria-label={`Show ${m.name}`} />
+        )}
+      </td>
+      <th scope="row">
+        {editing ? (
+          <form onSubmit={(e) => { e.preventDefault(); setEditing(false); void a.renameRun(m.id, name); }}>
+            <label htmlFor={`${id}-name`} className="sr-only">New name</label>
+            <input id={`${id}-name`} value={name} maxLength={200} autoFocus onChange={(e) => setName(e.target.value)} />
+            <button type="submit">Save name</button>
+          </form>
+        ) : (
+          <>
+            <span className="swatch" style={{ background: runColor(m.colorIndex) }} /> {m.name}{current ? ' (this run)' : ''}
+          </>
+        )}
+      </th>
+      <td className="config">{m.preset}: {summary(m)}{changes}</td>
+      <td>{m.steps}</td>
+      <td>{evalText(m.bestEval)}</td>
+      <td>{evalText(last)}</td>
+      <td>{m.status}{m.flags.some((f) => f.kind === 'diverged') ? ' (diverged)' : ''}</td>
+      <td className="actions">
+        {!editing && <button type="button" onClick={() => { setName(m.name); setEditing(true); }}>Rename</button>}
+        <button type="button" onClick={() => void a.duplicateRun(m.id)}>Duplicate</button>
+        <button type="button" onClick={() => void a.exportRun(m.id, 'json')}>Export JSON</button>
+        <button type="button" onClick={() => void a.exportRun(m.id, 'csv')}>Export CSV</button>
+        <button type="button" disabled={!current && m.checkpoints.last === undefined} onClick={() => void a.exportRun(m.id, 'last')}>Export checkpoint</button>
+        {m.checkpoints.best !== undefined && <button type="button" onClick={() => void a.exportRun(m.id, 'best')}>Export best</button>}
+        {!current && m.checkpoints.last !== undefined && <button type="button" onClick={() => void a.loadRunCheckpoint(m.id, 'last')}>Load weights</button>}
+        <button type="button" disabled={current} onClick={() => void a.deleteRun(m.id)}>Delete</button>
+      </td>
+    </tr>
+  );
+}
+
+export function RunsTable() {
+  const id = useId();
+  const runs = useApp((s) => s.runs);
+  const runId = useApp((s) => s.runId);
+  const a = useAppStore().getState();
+  return (
+    <section aria-labelledby={`${id}-h`} className="runs">
+      <header>
+        <h2 id={`${id}-h`}>Runs</h2>
+        <label className="import">
+          Import a run
+          <input type="file" multiple accept=".json,.safetensors,application/json" onChange={(e) => {
+            const files = [...(e.target.files ?? [])];
+            e.target.value = '';
+            if (files.length) void a.importFiles(files);
+          }} />
+        </label>
+      </header>
+      {runs.length === 0 ? <p className="muted">No runs yet. A run is recorded here from its first step, and kept in this browser.</p> : (
+        <div className="table-wrap">
+          <table>
+            <thead>
+              <tr><th scope="col">shown</th><th scope="col">name</th><th scope="col">setup</th><th scope="col">steps</th><th scope="col">best eval</th><th scope="col">final eval</th><th scope="col">status</th><th scope="col">actions</th></tr>
+            </thead>
+            <tbody>{runs.map((m) => <RunRow key={m.id} m={m} current={m.id === runId} />)}</tbody>
+          </table>
+        </div>
+      )}
+      <p className="muted">Export JSON holds the setup, every step's metrics and every eval; import it (with its .safetensors checkpoints, if you like) in any browser to see the same charts.</p>
+    </section>
+  );
+}

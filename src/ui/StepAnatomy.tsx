@@ -1,0 +1,121 @@
+// The anatomy of a step: one group of the last step with its G episodes, their
+// rewards, the group mean and std, the advantages, each sequence's ratio, which
+// were clipped, and the objective with these numbers. Every number comes from
+// the worker (stepAnatomy); the page only writes them into the formulas.
+import { useId, useState } from 'react';
+import type { AnatomyEpisode, StepAnatomy as Anatomy } from '../worker/protocol';
+import { fmt } from './labels';
+import { useApp, useAppStore, useLiveSteps, useThrottledEffect } from './storeContext';
+
+const f4 = (x: number) => fmt(x, 4);
+
+function AdvantageFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
+  const r = e.reward.reward;
+  if (a.zeroStd) return <p>Every reward in this group is equal, so there is no signal: A<sub>i</sub> = 0 for all {a.groupSize} episodes.</p>;
+  if (a.advantageMode === 'none') return <p className="math">A<sub>i</sub> = r<sub>i</sub> − mean = {f4(r)} − {f4(a.mean)} = <strong>{f4(e.advantage)}</strong></p>;
+  const sd = a.advantageMode === 'batch' ? a.batchStd : a.std;
+  return (
+    <p className="math">
+      A<sub>i</sub> = (r<sub>i</sub> − mean) / ({a.advantageMode === 'batch' ? 'batch std' : 'std'} + {a.stdEps}) = ({f4(r)} − {f4(a.mean)}) / ({f4(sd)} + {a.stdEps}) = <strong>{f4(e.advantage)}</strong>
+    </p>
+  );
+}
+
+function ObjectiveFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
+  const lo = 1 - a.epsLow, hi = 1 + a.epsHigh, A = e.advantage;
+  return (
+    <>
+      {e.sequences.map((s, i) => (
+        <div key={i} className="math">
+          <p>{s.role}, {s.length} token{s.length === 1 ? '' : 's'} ({s.tokens.join(' ')}):</p>
+          {a.algorithm === 'gspo' ? (
+            <>
+              <p>log s<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> (log π<sub>θ</sub> − log π<sub>old</sub>) = {fmt(s.logRatio, 5)}, so s<sub>i</sub> = {fmt(s.ratio, 6)}</p>
+              <p>
+                L<sub>i</sub> = −min(s<sub>i</sub>·A<sub>i</sub>, clip(s<sub>i</sub>, 1−ε<sub>low</sub>, 1+ε<sub>high</sub>)·A<sub>i</sub>) = −min({fmt(s.ratio, 6)} × {f4(A)}, clip({fmt(s.ratio, 6)}, {fmt(lo, 6)}, {fmt(hi, 6)}) × {f4(A)}) = <strong>{fmt(s.loss, 5)}</strong>
+                {s.clipped ? ' (clipped: no gradient from this sequence)' : ''}
+              </p>
+            </>
+          ) : (
+            <>
+              <p>ρ<sub>t</sub> = π<sub>θ</sub>/π<sub>old</sub> per token: {s.tokenRatios.map((r) => fmt(r, 5)).join(', ')}</p>
+              <p>
+                L<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> −min(ρ<sub>t</sub>·A<sub>i</sub>, clip(ρ<sub>t</sub>, {fmt(lo, 4)}, {fmt(hi, 4)})·A<sub>i</sub>) = <strong>{fmt(s.loss, 5)}</strong>
+                {s.clippedTokens > 0 ? ` (${s.clippedTokens} token${s.clippedTokens > 1 ? 's' : ''} clipped)` : ''}
+              </p>
+            </>
+          )}
+        </div>
+      ))}
+    </>
+  );
+}
+
+export function StepAnatomy() {
+  const id = useId();
+  const anatomy = useApp((s) => s.anatomy);
+  const error = useApp((s) => s.anatomyError);
+  const group = useApp((s) => s.anatomyGroup);
+  const stepCount = useLiveSteps();
+  const runId = useApp((s) => s.runId);
+  const fast = useApp((s) => s.speed === 'fast');
+  const store = useAppStore();
+  const [picked, setPicked] = useState(0);
+  const groups = anatomy?.groups ?? store.getState().config.promptsPerStep;
+  // follows the run (a forward pass in the worker each time): at most every 2 s, not in fast mode
+  useThrottledEffect(() => { if (stepCount > 0) void store.getState().loadAnatomy(Math.min(group, Math.max(0, groups - 1))); }, `${runId}:${stepCount}`, 2000, !fast);
+  const e = anatomy?.episodes[Math.min(picked, (anatomy?.episodes.length ?? 1) - 1)];
+  return (
+    <section aria-label="Anatomy of a step" className="anatomy">
+      <div className="row">
+        <div className="field">
+          <label htmlFor={`${id}-g`}>Group</label>
+          <select id={`${id}-g`} value={group} onChange={(ev) => { setPicked(0); void store.getState().loadAnatomy(Number(ev.target.value)); }}>
+            {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}</option>)}
+          </select>
+        </div>
+        <button type="button" onClick={() => void store.getState().loadAnatomy(group)}>Refresh</button>
+      </div>
+      {stepCount === 0 && <p className="muted">Take a step first (Step or Start).</p>}
+      {error && <p role="alert" className="error">{error}</p>}
+      {anatomy && (
+        <>
+          <p>
+            Step {anatomy.step}, group {anatomy.group + 1}: one task played G = {anatomy.groupSize} times ({anatomy.algorithm.toUpperCase()}, advantage mode {anatomy.advantageMode}).
+            Rewards r = r_task − {fmt(anatomy.weights.lambdaTok, 4)}·tokens{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)}·turns` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)}·repetition` : ''}.
+            Group mean {f4(anatomy.mean)}, std {f4(anatomy.std)}.
+          </p>
+          <table className="anatomy-table">
+            <thead>
+              <tr><th scope="col">#</th><th scope="col">what was generated</th><th scope="col">r_task</th><th scope="col">tokens</th><th scope="col">reward r<sub>i</sub></th><th scope="col">advantage A<sub>i</sub></th><th scope="col">ratio{anatomy.algorithm === 'gspo' ? ' s_i' : ' (mean ρ_t)'}</th><th scope="col">clipped</th><th scope="col">L<sub>i</sub></th></tr>
+            </thead>
+            <tbody>
+              {anatomy.episodes.map((ep, i) => (
+                <tr key={ep.episode} className={i === picked ? 'picked' : ''} onClick={() => setPicked(i)}>
+                  <td><button type="button" className="link" aria-pressed={i === picked} onClick={() => setPicked(i)}>{i + 1}</button></td>
+                  <td>{ep.sequences.map((s) => `${s.role}: ${s.tokens.join(' ')}`).join(' | ')}</td>
+                  <td>{fmt(ep.reward.rTask)}</td>
+                  <td>{ep.reward.tokens}</td>
+                  <td>{f4(ep.reward.reward)}</td>
+                  <td>{f4(ep.advantage)}</td>
+                  <td>{ep.sequences.map((s) => fmt(s.ratio, 6)).join(', ')}</td>
+                  <td>{ep.sequences.map((s) => (s.clipped ? (anatomy.algorithm === 'grpo' ? `${s.clippedTokens} tok` : 'yes') : 'no')).join(', ')}</td>
+                  <td>{ep.sequences.map((s) => fmt(s.loss, 4)).join(', ')}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {e && (
+            <div className="formulas" aria-label={`Formulas for episode ${picked + 1}`}>
+              <h4>Episode {picked + 1} in the formulas</h4>
+              <p className="math">r<sub>i</sub> = {fmt(e.reward.rTask)} − {fmt(anatomy.weights.lambdaTok, 4)} × {e.reward.tokens}{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)} × ${e.reward.turns}` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)} × ${e.reward.repetition}` : ''} = <strong>{f4(e.reward.reward)}</strong></p>
+              <AdvantageFormula a={anatomy} e={e} />
+              <ObjectiveFormula a={anatomy} e={e} />
+            </div>
+          )}
+          <p className="muted">{anatomy.ratioNote} L is the mean of L<sub>i</sub> over every sequence of the minibatch; the optimizer follows its gradient.</p>
+        </>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,80 @@
+// Transcripts of the last step (sampled) and the last eval (greedy): who said
+// what, silence shown as silence, multi-line text in monospace, every
+// generated token coloured by its log-prob; filter success / failure / silent.
+import { useId, useState } from 'react';
+import type { EpisodeTranscript, TranscriptTurn } from '../worker/protocol';
+import { fmt } from './labels';
+import { LogpLegend, TokenChips } from './TokenChips';
+import { useApp, useAppStore, useLiveSteps, useThrottledEffect } from './storeContext';
+
+type Filter = 'all' | 'success' | 'failure' | 'silent';
+const success = (e: EpisodeTranscript) => e.score.rTask >= 0.5;
+const silent = (e: EpisodeTranscript) => e.turns.some((t) => t.silent);
+
+function Episode({ ep }: { ep: EpisodeTranscript }) {
+  // the k-th generated line of a role is the k-th generated turn of that role
+  const seen = new Map<string, number>();
+  const turnOf = (role: string): TranscriptTurn | undefined => {
+    const k = seen.get(role) ?? 0;
+    seen.set(role, k + 1);
+    return ep.turns.filter((t) => t.role === role)[k];
+  };
+  const tags = [success(ep) ? 'success' : 'failure', ...(silent(ep) ? ['silent'] : [])];
+  return (
+    <details className={`episode ${tags.join(' ')}`}>
+      <summary>
+        Episode {ep.episode} · {tags.join(', ')} · {ep.reward.tokens} token{ep.reward.tokens === 1 ? '' : 's'} · reward {fmt(ep.reward.reward)}
+      </summary>
+      <ol className="lines">
+        {ep.lines.map((l, i) => {
+          const turn = l.generated ? turnOf(l.role) : undefined;
+          return (
+            <li key={i} className={l.generated ? 'generated' : 'context'}>
+              <span className="role">{l.role}{l.generated ? ' (generated)' : ''}</span>
+              {turn && <TokenChips turn={turn} />}
+              {l.text.includes('\n') ? <pre>{l.text}</pre> : <code className="text">{l.text}</code>}
+            </li>
+          );
+        })}
+      </ol>
+      <p className="muted">r_task {fmt(ep.score.rTask)} · tokens {ep.reward.tokens} · turns {ep.reward.turns} · repetition {ep.reward.repetition} · reward {fmt(ep.reward.reward, 4)}</p>
+    </details>
+  );
+}
+
+export function Transcripts() {
+  const id = useId();
+  const transcripts = useApp((s) => s.transcripts);
+  const steps = useLiveSteps();
+  const runId = useApp((s) => s.runId);
+  const fast = useApp((s) => s.speed === 'fast');
+  const store = useAppStore();
+  const [which, setWhich] = useState<'train' | 'eval'>('train');
+  const [filter, setFilter] = useState<Filter>('all');
+  // refresh when the run has moved on, at most once a second (not in fast mode)
+  useThrottledEffect(() => void store.getState().loadTranscripts(), `${runId}:${steps}`, 1000, !fast);
+  const block = transcripts?.[which] ?? null;
+  const shown = (block?.episodes ?? []).filter((e) => filter === 'all' || (filter === 'success' ? success(e) : filter === 'failure' ? !success(e) : silent(e)));
+  return (
+    <section aria-label="Transcripts" className="transcripts">
+      <div className="row">
+        <fieldset>
+          <legend>Episodes of</legend>
+          <label><input type="radio" name={`${id}-w`} checked={which === 'train'} onChange={() => setWhich('train')} /> last step (sampled)</label>
+          <label><input type="radio" name={`${id}-w`} checked={which === 'eval'} onChange={() => setWhich('eval')} /> last eval (greedy)</label>
+        </fieldset>
+        <div className="field">
+          <label htmlFor={`${id}-f`}>Show</label>
+          <select id={`${id}-f`} value={filter} onChange={(e) => setFilter(e.target.value as Filter)}>
+            <option value="all">all</option><option value="success">success</option><option value="failure">failure</option><option value="silent">silent</option>
+          </select>
+        </div>
+        <button type="button" onClick={() => void store.getState().loadTranscripts()}>Refresh</button>
+      </div>
+      <LogpLegend />
+      {!block && <p className="muted">No {which === 'train' ? 'step' : 'eval'} yet: press Step or Start.</p>}
+      {block && <p className="muted">{which === 'train' ? `Step ${block.step}` : `Eval at step ${block.step}`}: {shown.length} of {block.episodes.length} episodes shown.</p>}
+      {shown.map((ep) => <Episode key={`${which}-${block!.step}-${ep.episode}`} ep={ep} />)}
+    </section>
+  );
+}

@@ -1,0 +1,29 @@
+// Visible labels of the config fields (each control's accessible name is its
+// label), and number formatting for the page.
+import type { RunConfig } from '../config';
+
+export const FIELD_LABELS: Partial<Record<keyof RunConfig, string>> = {
+  env: 'Environment', algorithm: 'Algorithm', groupSize: 'Group size', promptsPerStep: 'Prompts per step', minibatches: 'Minibatches',
+  lr: 'Learning rate', epsLow: 'eps_low', epsHigh: 'eps_high', beta: 'beta (KL)', temperature: 'Temperature', advantage: 'Advantage mode',
+  gradClip: 'Gradient clip', weightDecay: 'Weight decay', lambdaTok: 'lambda_tok', lambdaTurn: 'lambda_turn', lambdaRep: 'lambda_rep',
+  lambdaMode: 'lambda mode', budget: 'Budget B', dualEta: 'eta', lambdaMax: 'lambda_max', evalEvery: 'Eval every', evalEpisodes: 'Eval episodes',
+  steps: 'Steps', seed: 'Seed', nLayer: 'Layers', nHead: 'Heads', nEmbd: 'Width',
+};
+
+export const labelOf = (k: keyof RunConfig): string => FIELD_LABELS[k] ?? k;
+
+/** A number for people: 3 significant digits, small/large ones in exponent form. */
+export function fmt(x: number | null | undefined, digits = 3): string {
+  if (x === null || x === undefined || Number.isNaN(x)) return '–';
+  if (!Number.isFinite(x)) return x > 0 ? '∞' : '-∞';
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a >= 1e5 || a < 1e-3) return x.toExponential(2);
+  return Number(x.toPrecision(digits)).toString();
+}
+
+export const pct = (x: number | null | undefined): string => (x === null || x === undefined || !Number.isFinite(x) ? '–' : `${(x * 100).toFixed(1)}%`);
+
+export function fmtCount(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(2)}M` : n >= 1e3 ? `${(n / 1e3).toFixed(1)}k` : String(n);
+}

@@ -1,0 +1,211 @@
+// The app store against a fake worker and in-memory storage: boot and the URL,
+// live vs reset-needing changes, telemetry outside React state, persistence
+// across a "reload", export/import, delete and rename.
+import { afterEach, describe, expect, it } from 'vitest';
+import { findPreset, presetConfig } from '../../src/envs/presets';
+import { createAppStore, type AppStore } from '../../src/store/appStore';
+import { MetricsHub } from '../../src/store/metricsHub';
+import { MemoryRunStorage } from '../../src/store/runsDb';
+import type { PickedFile } from '../../src/store/types';
+import { METRIC_NAMES } from '../../src/worker/protocol';
+import { FakeTrainer, fakeClient, settle } from './fakeClient';
+
+interface World { store: AppStore; fake: FakeTrainer; storage: MemoryRunStorage; urls: string[]; downloads: { name: string; blob: Blob }[] }
+const stores: AppStore[] = [];
+afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
+
+function world(storage = new MemoryRunStorage(), fake = new FakeTrainer()): World {
+  const urls: string[] = [], downloads: { name: string; blob: Blob }[] = [];
+  const store = createAppStore({
+    client: fakeClient(fake), storage, hub: new MetricsHub(), replaceUrl: (q) => urls.push(q), download: (name, blob) => downloads.push({ name, blob }),
+    persistIntervalMs: 60_000, // flushed by hand in these tests
+  });
+  stores.push(store);
+  return { store, fake, storage, urls, downloads };
+}
+
+const file = (name: string, content: string | Uint8Array): PickedFile => {
+  const bytes = typeof content === 'string' ? new TextEncoder().encode(content) : content;
+  return { name, size: bytes.length, text: async () => new TextDecoder().decode(bytes), arrayBuffer: async () => bytes.slice().buffer };
+};
+
+describe('app store', () => {
+  it('boot applies the valid URL parameters, reports the bad ones, and cleans the URL once', async () => {
+    const { store, fake, urls } = world();
+    await store.getState().boot('?v=1&preset=relay-budget&groupSize=4&lambdaTok=77&nope=1');
+    const s = store.getState();
+    expect(fake.callsOf('init')).toEqual([['relay-budget', { groupSize: 4 }]]);
+    expect(s.urlProblems).toHaveLength(2);
+    expect(s.urlProblems.join('\n')).toMatch(/lambdaTok must be in \[0, 10\]; got 77; not applied/);
+    expect(s.urlProblems.join('\n')).toMatch(/unknown parameter "nope"/);
+    expect(s.config.groupSize).toBe(4);
+    expect(s.config.lambdaTok).toBe(presetConfig(findPreset('relay-budget')).lambdaTok);
+    expect(urls).toEqual(['v=1&preset=relay-budget&groupSize=4']);
+    expect(s.gpu).toEqual({ state: 'ok', adapter: 'fake adapter' });
+  });
+
+  it('without WebGPU it waits for the person to choose the CPU, then starts there', async () => {
+    const fake = new FakeTrainer();
+    fake.gpu = { ok: false, reason: 'navigator.gpu found no adapter' };
+    const { store } = world(undefined, fake);
+    await store.getState().boot('');
+    expect(store.getState().gpu).toEqual({ state: 'none', reason: 'navigator.gpu found no adapter' });
+    expect(fake.callsOf('init')).toEqual([]);
+    await store.getState().useCpu();
+    expect(fake.callsOf('useBackend')).toEqual([['cpu']]);
+    expect(fake.callsOf('init')).toHaveLength(1);
+    expect(store.getState().backendChoice).toBe('cpu');
+  });
+
+  it('live fields go to setHyperparams at once; bad values are reported by name and not sent', async () => {
+    const { store, fake, urls } = world();
+    await store.getState().boot('');
+    await store.getState().setField('lambdaTok', '0.3');
+    expect(fake.callsOf('setHyperparams')).toEqual([[{ lambdaTok: 0.3 }]]);
+    expect(store.getState().config.lambdaTok).toBe(0.3);
+    expect(urls.at(-1)).toBe('v=1&preset=relay-silence&lambdaTok=0.3');
+    await store.getState().setField('groupSize', '0');
+    expect(store.getState().fieldErrors.groupSize).toMatch(/groupSize must be in \[1, 64\]; got 0; not applied/);
+    await store.getState().setField('nHead', '3'); // 64 % 3 != 0
+    expect(store.getState().fieldErrors.nHead).toMatch(/nEmbd \(64\) must be divisible by nHead \(3\)/);
+    expect(fake.callsOf('setHyperparams')).toHaveLength(1);
+    expect(fake.callsOf('init')).toHaveLength(1);
+    expect(store.getState().confirm).toBeNull();
+  });
+
+  it('a field that needs a new run asks first once the run has steps; Cancel changes nothing, confirming starts it', async () => {
+    const { store, fake } = world();
+    await store.getState().boot('');
+    await store.getState().setField('evalEvery', '5'); // no steps yet: nothing to lose, no question
+    expect(fake.callsOf('init').at(-1)).toEqual(['relay-silence', { evalEvery: 5 }]);
+    fake.emitSteps(0, 3);
+    await store.getState().setField('nLayer', '3');
+    const ask = store.getState().confirm;
+    expect(ask?.title).toBe('Start a new run?');
+    expect(ask?.body).toMatch(/nLayer cannot change while a run trains.*3 steps/);
+    await store.getState().answerConfirm(false);
+    expect(fake.callsOf('init')).toHaveLength(2);
+    expect(store.getState().config.nLayer).toBe(2);
+    await store.getState().setField('nLayer', '3');
+    await store.getState().answerConfirm(true);
+    expect(fake.callsOf('init').at(-1)).toEqual(['relay-silence', { evalEvery: 5, nLayer: 3 }]);
+    expect(store.getState().config.nLayer).toBe(3);
+    // a preset brings its own settings: also asked once there are steps
+    fake.emitSteps(0, 1);
+    await store.getState().choosePreset('relay-grpo');
+    expect(store.getState().confirm?.confirmLabel).toBe('Switch preset');
+    await store.getState().answerConfirm(true);
+    expect(fake.callsOf('init').at(-1)).toEqual(['relay-grpo', {}]);
+  });
+
+  it('metrics go to the hub without a store update per batch; evals and status do update it', async () => {
+    const { store, fake, urls } = world();
+    await store.getState().boot('');
+    let updates = 0;
+    store.subscribe(() => { updates++; });
+    fake.emitSteps(0, 1); // the first batch makes the run's record (one update)
+    const afterFirst = updates;
+    for (let b = 1; b < 200; b++) fake.emitSteps(b, b + 1);
+    expect(updates).toBe(afterFirst);
+    const hub = store.ctx.deps.hub;
+    const series = hub.get(store.getState().runId!)!;
+    expect(series.rows).toBe(200);
+    expect(Array.from(series.column('step'))).toEqual(Array.from({ length: 200 }, (_, i) => i));
+    expect(urls).toHaveLength(1); // the URL is not touched per step
+    fake.emitEval(0, 1, 8);
+    expect(updates).toBeGreaterThan(afterFirst);
+    expect(store.getState().runs[0].evals).toHaveLength(1);
+  });
+
+  it('a run persists: metrics, evals and checkpoints survive a reload, where a running run shows as interrupted', async () => {
+    const storage = new MemoryRunStorage();
+    const a = world(storage);
+    await a.store.getState().boot('');
+    const id = a.store.getState().runId!;
+    a.fake.state.status = 'running';
+    const rows = [a.fake.emitSteps(0, 5), a.fake.emitSteps(5, 9)];
+    a.fake.emitEval(0, 1, 8);
+    a.fake.emitEval(8, 0.9, 1);
+    a.fake.emit({ kind: 'status', runId: id, status: 'running' });
+    await settle();
+    await a.store.ctx.recorder.flush();
+    await settle();
+    const stored = await storage.listRuns();
+    expect(stored.map((r) => [r.id, r.steps, r.status])).toEqual([[id, 9, 'running']]);
+    expect(stored[0].evals.map((e) => e.step)).toEqual([0, 8]);
+    expect(stored[0].bestEval?.step).toBe(0);
+    expect(await storage.getCheckpoint(id, 'best')).toEqual(a.fake.checkpointBytes);
+    expect(await storage.getCheckpoint(id, 'last')).toEqual(a.fake.checkpointBytes);
+    const loaded = await storage.loadMetrics(id);
+    expect(loaded.toArray()).toEqual(new Float64Array([...rows[0], ...rows[1]]));
+
+    // "reload": a new page on the same storage
+    const b = world(storage);
+    await b.store.getState().boot('');
+    const run = b.store.getState().runs.find((r) => r.id === id)!;
+    expect(run.status).toBe('interrupted');
+    expect(run.steps).toBe(9);
+    expect(b.store.ctx.deps.hub.has(id)).toBe(false);
+    await b.store.getState().toggleOverlay(id);
+    expect(b.store.getState().overlay).toEqual([id]);
+    expect(b.store.ctx.deps.hub.get(id)!.toArray()).toEqual(loaded.toArray());
+  });
+
+  it('export then import gives a run with the same metrics and evals; a corrupted import changes nothing', async () => {
+    const { store, fake, storage, downloads } = world();
+    await store.getState().boot('');
+    const id = store.getState().runId!;
+    fake.emitSteps(0, 4);
+    fake.emitEval(0, 1, 8);
+    fake.emitEval(4, 0.75, 2);
+    await store.getState().exportRun(id, 'json');
+    await store.getState().exportRun(id, 'csv');
+    await store.getState().exportRun(id, 'last');
+    expect(downloads.map((d) => d.name)).toEqual(['relay-silence-1.run.json', 'relay-silence-1.metrics.csv', 'relay-silence-1.last.safetensors']);
+    const json = await downloads[0].blob.text();
+    expect((await downloads[1].blob.text()).split('\n')[0]).toBe(METRIC_NAMES.join(','));
+
+    const before = (await storage.listRuns()).length;
+    await store.getState().importFiles([file('broken.run.json', json.slice(0, -20))]);
+    expect(store.getState().importError).toMatch(/^broken\.run\.json was not imported: it is not valid JSON/);
+    await store.getState().importFiles([file('r.run.json', json), file('notes.txt', 'hi')]);
+    expect(store.getState().importError).toMatch(/notes\.txt was not imported/);
+    await store.getState().importFiles([file('r.run.json', json), file('w.safetensors', new Uint8Array([1, 2, 3]))]);
+    expect(store.getState().importError).toMatch(/^w\.safetensors was not imported: /);
+    expect((await storage.listRuns()).length).toBe(before);
+
+    await store.getState().importFiles([file('r.run.json', json)]);
+    expect(store.getState().importError).toBeNull();
+    const imported = store.getState().runs.find((r) => r.source === 'imported')!;
+    expect(imported.id).not.toBe(id);
+    expect(imported.name).toBe('relay-silence #1');
+    expect(imported.evals).toEqual(store.getState().runs.find((r) => r.id === id)!.evals);
+    expect(store.getState().overlay).toContain(imported.id);
+    const hub = store.ctx.deps.hub;
+    expect(hub.get(imported.id)!.toArray()).toEqual(hub.get(id)!.toArray());
+    expect((await storage.loadMetrics(imported.id)).toArray()).toEqual(hub.get(id)!.toArray());
+    expect(store.getState().notice).toMatch(/Imported "relay-silence #1": 4 steps, 2 evals/);
+  });
+
+  it('delete asks first and removes the run from storage; the run in the trainer cannot be deleted; rename persists', async () => {
+    const { store, fake, storage } = world();
+    await store.getState().boot('');
+    const first = store.getState().runId!;
+    fake.emitSteps(0, 2);
+    await store.getState().reset();
+    await store.getState().answerConfirm(true);
+    const second = store.getState().runId!;
+    expect(second).not.toBe(first);
+    fake.emitSteps(0, 1);
+    await store.getState().deleteRun(second);
+    expect(store.getState().error).toMatch(/run in the trainer/);
+    await store.getState().renameRun(first, '  my first run ');
+    expect((await storage.listRuns()).find((r) => r.id === first)?.name).toBe('my first run');
+    await store.getState().deleteRun(first);
+    expect(store.getState().confirm?.title).toBe('Delete "my first run"?');
+    await store.getState().answerConfirm(true);
+    expect(store.getState().runs.map((r) => r.id)).toEqual([second]);
+    expect((await storage.listRuns()).map((r) => r.id)).not.toContain(first);
+    expect((await storage.loadMetrics(first)).rows).toBe(0);
+  });
+});

@@ -1,0 +1,87 @@
+// A stand-in for the trainer worker: records every call, keeps a config like
+// the real one (validated, live fields pending), and lets a test push
+// telemetry events as the worker would.
+import { checkLiveChange, validateConfig, type RunConfig } from '../../src/config';
+import { findPreset, presetConfig } from '../../src/envs/presets';
+import type { GpuProbe } from '../../src/gpu/probe';
+import { betterEval } from '../../src/rl/pareto';
+import type { EvalRecord } from '../../src/rl/trainer';
+import { METRIC_NAMES, type TelemetryEvent, type TrainerState, type TrainerWorkerApi } from '../../src/worker/protocol';
+import type { TrainerClient } from '../../src/store/types';
+
+export interface Call { method: string; args: unknown[] }
+
+let runCounter = 0; // run ids are unique across fakes, as the worker's (random) ones are across page loads
+
+export class FakeTrainer implements TrainerWorkerApi {
+  calls: Call[] = [];
+  listeners = new Set<(e: TelemetryEvent) => void>();
+  state: TrainerState = {
+    runId: null, preset: null, config: null, pending: {}, status: 'idle', message: null, backend: null, warmStart: null,
+    stepCount: 0, lambdaTok: 0, evals: [], bestEval: null, flags: [], skippedUpdates: 0,
+  };
+  gpu: GpuProbe = { ok: true, adapter: 'fake adapter' };
+  checkpointBytes = new Uint8Array([1, 2, 3]);
+
+  private log(method: string, ...args: unknown[]) { this.calls.push({ method, args }); }
+  callsOf(method: string): unknown[][] { return this.calls.filter((c) => c.method === method).map((c) => c.args); }
+  private snap(): TrainerState { return structuredClone(this.state); }
+
+  emit(e: TelemetryEvent) { for (const l of this.listeners) l(e); }
+
+  /** Metrics rows for steps [from, to) of the current run, as one batch. */
+  emitSteps(from: number, to: number, value = (step: number, name: string) => (name === 'step' ? step : step * 0.01)) {
+    const C = METRIC_NAMES.length, rows = to - from, data = new Float64Array(rows * C);
+    for (let r = 0; r < rows; r++) METRIC_NAMES.forEach((n, c) => { data[r * C + c] = value(from + r, n); });
+    this.state.stepCount = to;
+    this.emit({ kind: 'metrics', runId: this.state.runId!, columns: C, rows, data });
+    return data;
+  }
+
+  emitEval(step: number, accuracy: number, tokens: number) {
+    const record: EvalRecord = { step, accuracy, tokens, turns: 1, lambdaTok: this.state.lambdaTok, reward: accuracy - 0.1 * tokens, silenceKnown: 0.5 };
+    this.state.evals.push(record);
+    if (betterEval(record, this.state.bestEval)) this.state.bestEval = record; // as the Trainer does
+    this.emit({ kind: 'eval', runId: this.state.runId!, record });
+  }
+
+  async init(preset: string, overrides: Partial<RunConfig> = {}) {
+    this.log('init', preset, overrides);
+    const config = presetConfig(findPreset(preset), overrides as Record<string, unknown>);
+    this.state = { ...this.state, runId: `run-${++runCounter}`, preset, config, pending: {}, status: 'idle', stepCount: 0, evals: [], bestEval: null, flags: [],
+      lambdaTok: config.lambdaTok, backend: 'webgpu', warmStart: 'checkpoints/fake.safetensors', message: 'ready' };
+    return this.snap();
+  }
+  async start() { this.log('start'); this.state.status = 'running'; return this.snap(); }
+  async pause() { this.log('pause'); this.state.status = 'paused'; return this.snap(); }
+  async step(n = 1) { this.log('step', n); return []; }
+  async reset() { this.log('reset'); this.state = { ...this.state, runId: `run-${++runCounter}`, stepCount: 0, evals: [], status: 'idle' }; return this.snap(); }
+  async setHyperparams(partial: Partial<RunConfig>) {
+    this.log('setHyperparams', partial);
+    checkLiveChange(Object.keys(partial));
+    this.state.config = validateConfig(partial as Record<string, unknown>, this.state.config!);
+    this.state.pending = { ...this.state.pending, ...partial };
+    return this.snap();
+  }
+  async evaluate(): Promise<EvalRecord> { throw new Error('not in the fake'); }
+  async getState() { this.log('getState'); return this.snap(); }
+  async exportCheckpoint(which: 'last' | 'best', runId?: string) {
+    this.log('exportCheckpoint', which, runId);
+    if (runId !== undefined && runId !== this.state.runId) throw new Error('another run');
+    return this.checkpointBytes.slice();
+  }
+  async loadCheckpoint(bytes: Uint8Array) { this.log('loadCheckpoint', bytes.length); return this.init('relay-silence'); }
+  async telemetryPort() { /* the fake delivers through emit() */ }
+  async lastTranscripts() { return { train: null, eval: null }; }
+  async probe() { return this.gpu; }
+  async useBackend(prefer: 'auto' | 'cpu') { this.log('useBackend', prefer); return this.snap(); }
+  async stepAnatomy(): Promise<never> { throw new Error('not in the fake'); }
+  async restoreBest() { this.log('restoreBest'); return this.snap(); }
+}
+
+export function fakeClient(t: FakeTrainer): TrainerClient {
+  return { api: t, onTelemetry(fn) { t.listeners.add(fn); return () => { t.listeners.delete(fn); }; } };
+}
+
+/** Lets pending promise callbacks run. */
+export const settle = () => new Promise((r) => setTimeout(r, 0));
