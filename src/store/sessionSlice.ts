@@ -165,6 +165,18 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       });
     },
 
+    async compare() {
+      await ctx.guard(async () => {
+        set({ busy: 'Comparing on the held-out problems…' });
+        try {
+          await api().compare();
+          ctx.applySnapshot(await api().getState());
+        } finally {
+          set({ busy: null });
+        }
+      });
+    },
+
     setSpeed(speed) { set({ speed }); },
 
     async loadTranscripts() {

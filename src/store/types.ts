@@ -78,6 +78,8 @@ export interface SessionSlice {
   reset(): Promise<void>;
   warmStart(): Promise<void>;
   restoreBest(): Promise<void>;
+  /** AgentPO: the Actor alone / with the untrained / with the trained Collaborator, on the held-out set. */
+  compare(): Promise<void>;
   setSpeed(s: 'normal' | 'fast'): void;
   loadTranscripts(): Promise<void>;
   loadAnatomy(group: number): Promise<void>;

@@ -5,7 +5,7 @@ import { useMemo } from 'react';
 import type { EvalRecord } from '../rl/trainer';
 import { decimateXY, MAX_POINTS, type XY } from '../store/decimate';
 import type { MetricsSeries } from '../store/metricsSeries';
-import { ComparisonChart } from './ComparisonChart';
+import { CompareButton, ComparisonChart } from './ComparisonChart';
 import { EvalTable } from './EvalTable';
 import { DASHES, seriesColor } from './palette';
 import { ParetoChart } from './ParetoChart';
@@ -87,6 +87,7 @@ export function ChartsPanel() {
         <ParetoChart runs={shown} baselines={baselines} budget={budget} />
         <div className="side">
           <EvalTable run={current} />
+          {config.env === 'addition' && <CompareButton />}
           {comparison && comparison.rows.length > 0 && <ComparisonChart comparison={comparison} />}
         </div>
       </div>

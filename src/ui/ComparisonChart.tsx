@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, X
 import type { Comparison } from '../rl/compare';
 import { ChartFrame } from './ChartFrame';
 import { fmt, pct } from './labels';
+import { useApp, useAppStore } from './storeContext';
 
 export function ComparisonChart({ comparison }: { comparison: Comparison }) {
   const data = comparison.rows.map((r) => ({ name: r.name, accuracy: r.accuracy, err: [r.accuracy - r.lo, r.hi - r.accuracy], tokens: r.tokens, lo: r.lo, hi: r.hi, n: r.n }));
@@ -22,5 +23,17 @@ export function ComparisonChart({ comparison }: { comparison: Comparison }) {
         </BarChart>
       </ResponsiveContainer>
     </ChartFrame>
+  );
+}
+
+/** AgentPO runs: compute the comparison (the worker runs the three arms on the held-out problems). */
+export function CompareButton() {
+  const store = useAppStore();
+  const busy = useApp((s) => s.busy !== null || s.status === 'running');
+  return (
+    <p>
+      <button type="button" disabled={busy} onClick={() => void store.getState().compare()}>Compare</button>{' '}
+      <small className="muted">the Actor alone, with the untrained and with the trained Collaborator (best eval), with 95% intervals</small>
+    </p>
   );
 }
