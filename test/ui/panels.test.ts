@@ -129,7 +129,7 @@ const run = (id: string, name: string, evals: RunMeta['evals'], extra: Partial<R
 });
 
 describe('runs and the Pareto chart', () => {
-  const evals = [
+  const evals: RunMeta['evals'] = [
     { step: 0, accuracy: 1, tokens: 8, turns: 1, lambdaTok: 0.1, reward: 0.2 },
     { step: 5, accuracy: 0.8, tokens: 2, turns: 1, lambdaTok: 0.1, reward: 0.6 },
     { step: 10, accuracy: 0.9, tokens: 1, turns: 1, lambdaTok: 0.3, reward: 0.8, silenceKnown: 0.75 },
