@@ -11,7 +11,7 @@ import { FakeTrainer, fakeClient } from '../store/fakeClient';
 
 export function render(component: ComponentType, state: Partial<AppState> = {}, hub = new MetricsHub()): string {
   const store = createAppStore({ client: fakeClient(new FakeTrainer()), storage: new MemoryRunStorage(), hub, replaceUrl: () => {}, download: () => {} }, state);
-  return renderToStaticMarkup(createElement(StoreProvider, { store }, createElement(component)));
+  return renderToStaticMarkup(createElement(StoreProvider, { store, children: createElement(component) }));
 }
 
 const decode = (s: string) => s.replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#x27;/g, "'");
