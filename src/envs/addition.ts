@@ -30,12 +30,16 @@
 //   30% with a hint CARRY|NOCARRY drawn independently of the problem, the answer following it.
 //       Only "follow the hint" explains these demos, so the Actor trusts hints, right or wrong.
 //   30% revisions: a draft drawn as alone, FIX CARRY|FIX NOCARRY at random, the answer following it.
-// Collaborator demonstrations (slot 'collaborator'): an untrained helper that speaks the format
-// without reading the problem (or the draft): silent with probability untrainedSilence (0.1);
-//   hint:   otherwise CARRY with probability untrainedCarry (0.6), else NOCARRY;
-//   critic: otherwise FIX with probability untrainedFix (0.6), followed by CARRY (untrainedCarry)
-//           or NOCARRY, else OK.
-// Greedy, it says CARRY / FIX CARRY everywhere, which breaks the ~55% of problems without a carry.
+// Collaborator demonstrations (slot 'collaborator'): an untrained helper with a miscalibrated idea of
+// carrying, like a base model that half-knows arithmetic: it believes the units column carries when
+// the units digits add up to UNTRAINED_CARRY_FROM (5) or more, and says the other word with
+// probability untrainedFlip (0.2); silent with probability untrainedSilence (0.1). It never reads the draft.
+//   hint:   its belief, CARRY | NOCARRY;
+//   critic: FIX CARRY when it believes the units carry, else OK.
+// Greedy, it says CARRY / FIX CARRY on units sums 5..9 too, which breaks those 40% of problems:
+// about 60% right, below the Actor alone. Training has to move its threshold from 5 to 10.
+// (An uninformed helper, whose hints ignore the problem, was tried first: GRPO pulled it into total
+// silence within 10 steps, the best problem-blind policy, before it could learn the carry.)
 //
 // Train / eval split: a hash of (a, b) puts one pair in EVAL_SHARE in the eval set (about 2000
 // of the 8100). The eval stream is a seeded permutation of that set, so its first |eval set|
@@ -80,15 +84,16 @@ export interface AdditionOptions {
   topology: Topology;
   dropCarry?: number; // share of the Actor's alone demos on carry problems that drop the carry, [0, 1]
   untrainedSilence?: number; // share of silent hints / critiques in the collaborator's demos, [0, 1]
-  untrainedCarry?: number; // P(CARRY) in the collaborator's hints and after its FIX, [0, 1]
-  untrainedFix?: number; // critic: P(FIX) among the collaborator's non-silent critiques, [0, 1]
+  untrainedFlip?: number; // P(the untrained collaborator says the opposite of its belief), [0, 1]
 }
+
+/** The untrained collaborator believes the units column carries from this units sum up (the truth: 10). */
+export const UNTRAINED_CARRY_FROM = 5;
 
 export const ADDITION_DEFAULTS: Required<Omit<AdditionOptions, 'topology'>> = {
   dropCarry: 0.7,
   untrainedSilence: 0.1,
-  untrainedCarry: 0.6,
-  untrainedFix: 0.6,
+  untrainedFlip: 0.2,
 };
 
 export interface AddTask {
@@ -278,13 +283,13 @@ export function createAddition(opts: AdditionOptions): AdditionEnv {
     return withTargets(actorRevisionContext(t, draft, [ADD_ID.FIX, carryWord(c)]), answerTokens(followedAnswer(t, c)));
   }
 
-  /** The untrained collaborator: the format, chosen without reading the problem or the draft. */
+  /** The untrained collaborator: a miscalibrated carry belief (units sum >= 5), never reading the draft. */
   function collaboratorDemo(t: AddTask, rand: () => number): Demonstration {
     const silent = rand() < o.untrainedSilence;
-    const carry = () => (rand() < o.untrainedCarry ? ADD_ID.CARRY : ADD_ID.NOCARRY);
-    if (topology === 'hint') return withTargets(collaboratorContext(t), silent ? [ADD_EOS] : [carry(), ADD_EOS]);
+    const believes = ((t.a % 10) + (t.b % 10) >= UNTRAINED_CARRY_FROM) !== (rand() < o.untrainedFlip);
+    if (topology === 'hint') return withTargets(collaboratorContext(t), silent ? [ADD_EOS] : [believes ? ADD_ID.CARRY : ADD_ID.NOCARRY, ADD_EOS]);
     const draft = answerTokens(aloneAnswer(t, rand)).slice(0, -1);
-    const critique = silent ? [] : rand() < o.untrainedFix ? [ADD_ID.FIX, carry()] : [ADD_ID.OK];
+    const critique = silent ? [] : believes ? [ADD_ID.FIX, ADD_ID.CARRY] : [ADD_ID.OK];
     return withTargets(criticContext(t, draft), [...critique, ADD_EOS]);
   }
 

@@ -93,7 +93,7 @@ PRESETS.push(
   {
     name: 'philosophers-hackable', title: 'Dining philosophers: a hackable reward (GRPO)',
     explain: `Three philosophers share three forks; the warm start eats (half resource hierarchy, half random play). The reward has four terms: meals, a deadlock penalty, a starvation penalty and a cost per action, and these weights make doing nothing the maximum. ${PHIL_WEIGHTS_ARITHMETIC.hackable} Watch actions and meals fall while the reward rises: the trainer flags the run as degenerate, and the best checkpoint (by meals) is an early one, not the final.`,
-    config: { ...PHIL_BASE, ...PHIL_WEIGHTS.hackable }, warmStart: PHIL_WARM,
+    config: { ...PHIL_BASE, ...PHIL_WEIGHTS.hackable, lr: 3e-3 }, warmStart: PHIL_WARM,
   },
   {
     name: 'philosophers-fixed', title: 'Dining philosophers: a fixed reward (GRPO)',

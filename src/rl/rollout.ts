@@ -106,7 +106,8 @@ function startsWith(xs: number[], prefix: number[]): boolean {
  * counterBase separates the RNG streams of different calls.
  */
 export async function rollout<Task, State>(env: Environment<Task, State>, gens: (slot: string) => Generator, tasks: Task[], repeats: number,
-  temperature: number, seed: number, counterBase: number): Promise<Rollout<State>> {
+  temperature: number | ((slot: string) => number), seed: number, counterBase: number): Promise<Rollout<State>> {
+  const tempOf = typeof temperature === 'number' ? () => temperature : temperature;
   const states: State[] = [];
   for (const task of tasks) for (let g = 0; g < repeats; g++) states.push(env.start(task));
   const sequences: Sequence[] = [];
@@ -126,7 +127,7 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gens: 
     for (const slot of slots) {
       if (!slotIndex.has(slot)) slotIndex.set(slot, slotIndex.size);
       const mine = pending.filter((p) => p.slot === slot);
-      const out = await gens(slot).generate(mine.map((p) => p.turn.context), mine.map((p) => p.turn.maxNew), temperature, env.eos, seed,
+      const out = await gens(slot).generate(mine.map((p) => p.turn.context), mine.map((p) => p.turn.maxNew), tempOf(slot), env.eos, seed,
         counterBase + k * 64 + slotIndex.get(slot)! * 16);
       mine.forEach((p, j) => {
         perEpisode.get(p.e)![p.i] = out.tokens[j];

@@ -209,7 +209,8 @@ export class Trainer<Task = unknown, State = unknown> {
     const step = this.stepCount;
     const tasks = this.env.sampleTasks('train', c.promptsPerStep, c.seed, step * c.promptsPerStep);
     if (!this.policies.some((p) => p.trainable)) throw new Error('no trainable policy slot: this run can only be evaluated');
-    const ro = await rollout(this.env, this.gens, tasks, c.groupSize, c.temperature, c.seed, step * 4096);
+    // frozen slots are part of the environment: they decode greedily, so their sampling noise does not blur the reward
+    const ro = await rollout(this.env, this.gens, tasks, c.groupSize, (slot) => (this.trainable(slot) ? c.temperature : 0), c.seed, step * 4096);
     const tRollout = performance.now();
     const E = ro.states.length;
     const byEpisode = sequencesByEpisode(ro);
