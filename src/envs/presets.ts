@@ -70,14 +70,14 @@ const ADD_BASE: Partial<RunConfig> = {
 PRESETS.push(
   {
     name: 'agentpo-hint', title: 'AgentPO: a hint writer for a frozen Actor (GRPO)',
-    explain: 'A frozen Actor adds two 2-digit numbers but drops carries (about 55% right alone); it trusts a hint CARRY or NOCARRY. Only the Collaborator trains, with GRPO and a binary reward. It starts untrained: it speaks the hint language without reading the problem, and says CARRY everywhere, which makes the Actor worse than alone. Watch accuracy climb past the Actor alone as the Collaborator learns when the units column carries; the comparison shows alone / untrained / trained with 95% intervals.',
+    explain: 'A frozen Actor adds two 2-digit numbers but drops carries (about 55% right alone); it trusts a hint CARRY or NOCARRY. Only the Collaborator trains, with GRPO and a binary reward. It starts untrained, with a miscalibrated idea of carrying (it says CARRY from a units sum of 5 up, and greedily nearly everywhere), which makes the Actor worse than alone. Watch accuracy climb past the Actor alone as the Collaborator learns when the units column carries; the comparison shows alone / untrained / trained with 95% intervals.',
     config: { ...ADD_BASE, topology: 'hint' }, warmStart: { file: 'agentpo-hint-collaborator.safetensors', demo: {}, seed: 2 },
     slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-hint-collaborator.safetensors', demo: {}, seed: 2 } } },
   },
   {
     name: 'agentpo-critic', title: 'AgentPO: a critic for a frozen Actor (GRPO)',
-    explain: 'The Actor drafts an answer; the Critic reads it and says OK (or nothing) or FIX CARRY / FIX NOCARRY, and on a FIX the Actor answers again, which costs a turn (lambda_turn 0.1). The untrained Critic says FIX CARRY almost everywhere, breaking right drafts. Watch it learn to stay quiet when the draft is right and to speak only when a carry was dropped: the OK rates on right and wrong drafts pull apart.',
-    config: { ...ADD_BASE, topology: 'critic', lambdaTurn: 0.1 }, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 },
+    explain: 'The Actor drafts an answer; the Critic reads it and says OK (or nothing) or FIX CARRY / FIX NOCARRY, and on a FIX the Actor answers again, which costs a turn (lambda_turn 0.02 per turn taken). The untrained Critic says FIX CARRY almost everywhere, breaking right drafts. (With lambda_turn 0.1 or lr 1e-3, GRPO pulls it into total silence within 10 steps: quiet, but no help.) Watch it learn to stay quiet when the draft is right and to speak only when a carry was dropped: the OK rates on right and wrong drafts pull apart.',
+    config: { ...ADD_BASE, topology: 'critic', lambdaTok: 0, lambdaTurn: 0.02, lr: 3e-4 }, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 },
     slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 } } },
   },
 );
