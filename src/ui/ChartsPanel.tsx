@@ -10,8 +10,8 @@ import { EvalTable } from './EvalTable';
 import { DASHES, seriesColor } from './palette';
 import { ParetoChart } from './ParetoChart';
 import { EVAL_CORE_KEYS, TIME_SERIES, type SeriesDef } from './seriesDefs';
-import { shownRuns, type ShownRun } from './shownRuns';
-import { useApp, useHub, useHubFrame } from './storeContext';
+import { chartSignature, shownRuns, type ShownRun } from './shownRuns';
+import { useApp, useAppStore, useHub, useHubFrame } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
 
 const MAX_MARKS = 40;
@@ -32,17 +32,17 @@ function evalXY(evals: EvalRecord[], key: string): XY[] {
 export function ChartsPanel() {
   const frame = useHubFrame();
   const hub = useHub();
-  const runs = useApp((s) => s.runs);
-  const overlay = useApp((s) => s.overlay);
-  const runId = useApp((s) => s.runId);
-  const trainer = useApp((s) => s.trainer);
-  const preset = useApp((s) => s.preset);
-  const config = useApp((s) => s.config);
-  const flags = useApp((s) => s.flags);
-  const shown = useMemo(() => shownRuns({ runs, overlay, runId, trainer, preset }), [runs, overlay, runId, trainer, preset]);
+  const store = useAppStore();
+  // the store is read when what the charts show has changed (the signature), not on every update
+  const signature = useApp(chartSignature);
+  const { shown, trainer, config, flags } = useMemo(() => {
+    void signature;
+    const s = store.getState();
+    return { shown: shownRuns(s), trainer: s.trainer, config: s.config, flags: s.flags };
+  }, [signature, store]);
   const current = shown.find((r) => r.current);
-  const baselines = current?.meta?.baselines ?? trainer?.baselines ?? [];
-  const curriculum = current?.meta?.curriculum ?? trainer?.curriculum ?? [];
+  const baselines = useMemo(() => current?.meta?.baselines ?? trainer?.baselines ?? [], [current, trainer]);
+  const curriculum = useMemo(() => current?.meta?.curriculum ?? trainer?.curriculum ?? [], [current, trainer]);
   const comparison = current?.meta?.comparison ?? trainer?.comparison ?? null;
   const budget = config.lambdaMode === 'budget' ? config.budget : null;
 
@@ -79,7 +79,7 @@ export function ChartsPanel() {
   }, [frame, shown, hub, baselines, budget, curriculum, flags]);
 
   const extrasKeys = useMemo(() => [...new Set((current?.evals ?? []).flatMap((e) => Object.keys(e)).filter((k) => !EVAL_CORE_KEYS.has(k)))], [current?.evals]);
-  const curriculumMarks: VMark[] = curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' }));
+  const curriculumMarks: VMark[] = useMemo(() => curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })), [curriculum]);
 
   return (
     <main className="charts" aria-label="Charts">

@@ -1,12 +1,13 @@
 // The AgentPO comparison (src/rl/compare.ts): accuracy of each arm with its
 // 95% interval as error bars, and the tokens it cost.
+import { memo } from 'react';
 import { Bar, BarChart, CartesianGrid, ErrorBar, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { Comparison } from '../rl/compare';
 import { ChartFrame } from './ChartFrame';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore } from './storeContext';
 
-export function ComparisonChart({ comparison }: { comparison: Comparison }) {
+export const ComparisonChart = memo(function ComparisonChart({ comparison }: { comparison: Comparison }) {
   const data = comparison.rows.map((r) => ({ name: r.name, accuracy: r.accuracy, err: [r.accuracy - r.lo, r.hi - r.accuracy], tokens: r.tokens, lo: r.lo, hi: r.hi, n: r.n }));
   return (
     <ChartFrame title="Comparison" className="comparison"
@@ -24,7 +25,7 @@ export function ComparisonChart({ comparison }: { comparison: Comparison }) {
       </ResponsiveContainer>
     </ChartFrame>
   );
-}
+});
 
 /** AgentPO runs: compute the comparison (the worker runs the three arms on the held-out problems). */
 export function CompareButton() {

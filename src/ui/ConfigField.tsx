@@ -13,11 +13,16 @@ export function ConfigField({ name, disabled = false }: { name: keyof RunConfig;
   const setField = useApp((s) => s.setField);
   const f = FIELDS[name];
   const live = LIVE_FIELDS.includes(name);
+  const asking = useApp((s) => s.confirm !== null);
   const [draft, setDraft] = useState(String(value));
-  useEffect(() => setDraft(String(value)), [value]);
+  // back to the value in force when it changes, and when a confirm dialog closes (Cancel keeps the old value)
+  useEffect(() => { if (!asking) setDraft(String(value)); }, [value, asking]);
   const commit = () => { if (draft !== String(value)) void setField(name, draft); };
   const onKey = (e: KeyboardEvent<HTMLInputElement>) => {
-    if (e.key === 'Enter') commit();
+    if (e.key === 'Enter') {
+      e.preventDefault(); // no keypress: a dialog this opens must not take the same Enter as its answer
+      commit();
+    }
     if (e.key === 'Escape') setDraft(String(value));
   };
   const help = `${f.help}${f.kind === 'enum' ? '' : ` (${f.min} to ${f.max})`}${live ? '' : '; changing it starts a new run'}`;

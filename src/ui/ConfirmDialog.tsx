@@ -22,8 +22,8 @@ export function ConfirmDialog() {
           <h2 id={`${id}-title`}>{confirm.title}</h2>
           <p id={`${id}-body`}>{confirm.body}</p>
           <div className="buttons">
-            <button type="button" onClick={() => void answer(false)}>Cancel</button>
-            <button type="button" className="primary" autoFocus onClick={() => void answer(true)}>{confirm.confirmLabel}</button>
+            <button type="button" autoFocus onClick={() => void answer(false)}>Cancel</button>
+            <button type="button" className="primary" onClick={() => void answer(true)}>{confirm.confirmLabel}</button>
           </div>
         </form>
       )}

@@ -1,12 +1,13 @@
 // The current run's last and best eval, every field (env extras included,
 // whatever the environment reports), and a note on what the best is.
+import { memo } from 'react';
 import type { EvalRecord } from '../rl/trainer';
 import { fmt } from './labels';
 import type { ShownRun } from './shownRuns';
 
 const ORDER = ['step', 'accuracy', 'tokens', 'turns', 'reward', 'lambdaTok'];
 
-export function EvalTable({ run }: { run: ShownRun | undefined }) {
+export const EvalTable = memo(function EvalTable({ run }: { run: ShownRun | undefined }) {
   const last: EvalRecord | undefined = run?.evals[run.evals.length - 1];
   const best = run?.meta?.bestEval ?? null;
   if (!last) return <section aria-label="Last eval" className="eval-table"><h3>Last eval</h3><p className="muted">No eval yet: the first comes with the first step (the warm start's point).</p></section>;
@@ -25,4 +26,4 @@ export function EvalTable({ run }: { run: ShownRun | undefined }) {
       <p className="muted">Best: the highest accuracy, ties broken by fewer tokens. Restore best puts its weights back.</p>
     </section>
   );
-}
+});

@@ -2,6 +2,7 @@
 // current run's trail as a path, the frontier (src/rl/pareto.ts) as a step
 // line, each run's warm-start point (its step-0 eval) as a star, scripted
 // baselines as crosses, the budget B in budget mode; hover shows step and lambda_tok.
+import { memo } from 'react';
 import { CartesianGrid, ComposedChart, LabelList, Legend, Line, ReferenceLine, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
 import type { BaselineResult } from '../envs/types';
 import { decimateIndices, MAX_POINTS } from '../store/decimate';
@@ -31,7 +32,7 @@ function Tip({ active, payload }: { active?: boolean; payload?: ReadonlyArray<{ 
   );
 }
 
-export function ParetoChart({ runs, baselines, budget }: { runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null }) {
+export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget }: { runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null }) {
   const perRun = runs.map((r) => ({ run: r, points: pointsOf(r) }));
   const all = perRun.flatMap((x) => x.points);
   const front = frontier(all);
@@ -76,4 +77,4 @@ export function ParetoChart({ runs, baselines, budget }: { runs: ShownRun[]; bas
       </ResponsiveContainer>
     </ChartFrame>
   );
-}
+});

@@ -31,7 +31,7 @@ export function RewardControls() {
     if (timer.current) clearTimeout(timer.current);
     timer.current = setTimeout(() => {
       timer.current = null;
-      void setField('lambdaTok', v).finally(() => setDraft(null));
+      void setField('lambdaTok', v).finally(() => setDraft((d) => (d === v ? null : d))); // a newer drag keeps its value
     }, DEBOUNCE_MS);
   };
   return (

@@ -1,21 +1,28 @@
 // One small time-series chart: lines with their own (decimated) data, on a
 // step axis, optional second axis, reference lines (budget, baselines) and
 // vertical markers (curriculum stages, skipped updates). No animation.
+import { memo, useRef, type ReactElement } from 'react';
 import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { XY } from '../store/decimate';
 import { ChartFrame } from './ChartFrame';
 import { fmt } from './labels';
+import { useInView } from './useInView';
 
 export interface ChartLine { key: string; label: string; color: string; dash?: string; data: XY[]; axis?: 'left' | 'right'; dots?: boolean }
 export interface HRef { y: number; label: string; color: string; axis?: 'left' | 'right' }
 export interface VMark { x: number; label: string; color: string }
 
-export function TimeSeriesChart({ title, lines, hrefs = [], marks = [], yDomain, rightLabel }: {
+export const TimeSeriesChart = memo(function TimeSeriesChart({ title, lines, hrefs = [], marks = [], yDomain, rightLabel }: {
   title: string; lines: ChartLine[]; hrefs?: HRef[]; marks?: VMark[]; yDomain?: [number | 'auto', number | 'auto']; rightLabel?: string;
 }) {
+  const box = useRef<HTMLDivElement>(null);
+  const drawn = useRef<ReactElement | null>(null);
+  const inView = useInView(box);
+  if (!inView && drawn.current) return drawn.current; // off screen: the last drawing stands (the same element: React skips it)
   const right = lines.some((l) => l.axis === 'right') || hrefs.some((h) => h.axis === 'right');
   const empty = lines.every((l) => l.data.length === 0);
-  return (
+  drawn.current = (
+    <div ref={box} className="series-box">
     <ChartFrame title={title} className="series" caption={empty ? <p className="muted">No data yet.</p> : undefined}>
       <ResponsiveContainer width="100%" height={150}>
         <LineChart margin={{ top: 4, right: right ? 4 : 12, bottom: 0, left: 0 }}>
@@ -35,5 +42,7 @@ export function TimeSeriesChart({ title, lines, hrefs = [], marks = [], yDomain,
         </LineChart>
       </ResponsiveContainer>
     </ChartFrame>
+    </div>
   );
-}
+  return drawn.current;
+});

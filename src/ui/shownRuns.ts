@@ -28,3 +28,18 @@ export function shownRuns(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trai
   }
   return out;
 }
+
+/**
+ * What the charts depend on in the store, as one string: the charts redraw when it changes
+ * (or when telemetry arrives), not on every store update (a checkpoint saved, a rename elsewhere).
+ */
+export function chartSignature(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trainer' | 'preset' | 'config' | 'flags'>): string {
+  const runs = shownRuns(s).map((r) => {
+    const last = r.evals[r.evals.length - 1];
+    return [r.id, r.name, r.color, r.evals.length, last?.step, last?.accuracy, last?.tokens, r.meta?.bestEval?.step,
+      r.meta?.baselines?.length, r.meta?.curriculum?.length, r.meta?.comparison?.step];
+  });
+  const t = s.trainer;
+  return JSON.stringify([runs, t?.baselines?.length, t?.curriculum?.length, t?.comparison?.step ?? null, s.config.lambdaMode, s.config.budget, s.config.env,
+    s.flags.length]);
+}

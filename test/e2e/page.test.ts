@@ -1,10 +1,17 @@
-// The built page in a real Chromium with WebGPU (SwiftShader when there is no GPU):
-// it finds an adapter, and one training step in the worker matches the CPU reference.
+// The built page in a real Chromium with WebGPU (SwiftShader when there is no
+// GPU), driven as a person would: by role and visible name. SwiftShader is
+// slow (a step of the default relay preset takes many seconds), so the runs
+// here are small (P = 2, G = 4, 8 eval episodes, an eval every step).
+// Under CI=true a missing Chromium or WebGPU fails; elsewhere a missing
+// Chromium skips with a message.
 import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, preview, type PreviewServer } from 'vite';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { frameStats, startFrameProbe, stopFrameProbe } from './frames';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -12,16 +19,21 @@ const haveChromium = existsSync(CHROMIUM);
 if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
 if (!haveChromium) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
+const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8'; // in FIELDS order, as the page writes it
+const LONG = 300_000;
+
 describe.runIf(haveChromium)('the page in Chromium', () => {
   let server: PreviewServer;
   let browser: Browser;
   let url = '';
+  let downloads = '';
 
   beforeAll(async () => {
     const outDir = join(ROOT, 'dist-e2e');
     await build({ root: ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
     server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
     url = server.resolvedUrls!.local[0];
+    downloads = await mkdtemp(join(tmpdir(), 'gspo-e2e-'));
     browser = await chromium.launch({
       executablePath: CHROMIUM,
       args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox',
@@ -32,18 +44,43 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
+    if (downloads) await rm(downloads, { recursive: true, force: true });
   });
 
-  it('reports a WebGPU adapter, and a training step on it matches the CPU reference', async () => {
-    const page = await browser.newPage();
-    const errors: string[] = [];
+  /** A page that records errors and every request that leaves this origin. */
+  async function open(context: BrowserContext, query = ''): Promise<{ page: Page; errors: string[]; offsite: string[] }> {
+    const page = await context.newPage();
+    const errors: string[] = [], offsite: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    const requests: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
-    await page.goto(url);
+    page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) offsite.push(r.url()); });
+    await page.goto(url + query);
+    await ready(page);
+    return { page, errors, offsite };
+  }
+
+  /** The run is ready in the worker (the warm start loaded) on WebGPU. */
+  async function ready(page: Page): Promise<void> {
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
+    await page.getByText('This device: WebGPU').waitFor({ timeout: 10_000 }); // a CPU fallback would fail here
+  }
+
+  const steps = async (page: Page) => Number(await page.getByTestId('step-count').textContent());
+  const evalPoints = async (page: Page) => Number(await page.getByTestId('pareto-caption').getAttribute('data-points'));
+  const runRow = (page: Page, name: RegExp): Locator => page.getByRole('row', { name });
+
+  async function download(page: Page, button: Locator): Promise<string> {
+    const [d] = await Promise.all([page.waitForEvent('download'), button.click()]);
+    const path = join(downloads, `${Date.now()}-${d.suggestedFilename()}`);
+    await d.saveAs(path);
+    return path;
+  }
+
+  it('reports a WebGPU adapter, and a training step on it matches the CPU reference', async () => {
+    const context = await browser.newContext();
+    const { page, errors, offsite } = await open(context);
+    await page.getByText('This device: WebGPU').click();
     const status = page.getByTestId('webgpu-status');
-    await status.waitFor({ timeout: 60_000 });
     expect(await status.textContent()).toMatch(/WebGPU is available/);
     await page.getByRole('button', { name: 'Run self-check' }).click();
     const result = page.getByTestId('self-check');
@@ -54,7 +91,161 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     expect(gradError).toBeLessThan(1e-3);
     expect(Math.abs(lossGpu - lossCpu)).toBeLessThan(1e-4 * Math.max(1, Math.abs(lossCpu)));
     expect(errors).toEqual([]);
-    // no network at run time: every request stays on this origin
-    expect(requests.filter((r) => !r.startsWith(url))).toEqual([]);
-  });
+    expect(offsite).toEqual([]); // no network at run time
+    await context.close();
+  }, LONG);
+
+  it('a link with bad parameters: each is reported by name and not applied, the rest is', async () => {
+    const context = await browser.newContext();
+    const { page, errors } = await open(context, '?v=1&preset=relay-grpo&groupSize=999&bogus=1&lambdaTok=0.25&temperature=hot');
+    const alert = page.getByTestId('url-problems');
+    await expect.poll(() => alert.textContent()).toMatch(/groupSize must be in \[1, 64\]; got 999; not applied/);
+    const text = await alert.textContent();
+    expect(text).toMatch(/unknown parameter "bogus"/);
+    expect(text).toMatch(/temperature must be a number in \[0\.05, 5\]; got "hot"; not applied/);
+    expect(await page.getByLabel('Preset').inputValue()).toBe('relay-grpo');
+    expect(await page.getByRole('spinbutton', { name: 'Group size' }).inputValue()).toBe('8'); // the preset's
+    expect(await page.getByRole('slider', { name: 'lambda_tok' }).inputValue()).toBe('0.25');
+    expect(await page.getByRole('spinbutton', { name: 'Temperature' }).inputValue()).toBe('1');
+    // the address now holds what was applied
+    expect(new URL(page.url()).search).toBe('?v=1&preset=relay-grpo&lambdaTok=0.25');
+    expect(errors).toEqual([]);
+    await context.close();
+  }, LONG);
+
+  it('trains the relay preset, follows lambda_tok, keeps the run over a reload, exports it and imports it into a fresh profile', async () => {
+    const context = await browser.newContext();
+    const { page, errors, offsite } = await open(context);
+
+    // pick the relay preset, then make it small enough for SwiftShader through the fields
+    const preset = page.getByLabel('Preset');
+    const presetInUrl = () => new URL(page.url()).searchParams.get('preset');
+    await preset.selectOption('relay-grpo');
+    await expect.poll(presetInUrl, { timeout: 120_000 }).toBe('relay-grpo');
+    await ready(page);
+    await preset.selectOption('relay-silence');
+    await expect.poll(presetInUrl, { timeout: 120_000 }).toBe('relay-silence');
+    await ready(page);
+    expect(await page.getByText(/GSPO finds that one digit is enough/).count()).toBe(1);
+    const setNumber = async (name: string, value: string) => {
+      const box = page.getByRole('spinbutton', { name, exact: true });
+      await box.fill(value);
+      await box.press('Enter');
+      await expect.poll(() => new URL(page.url()).searchParams.get(name === 'Group size' ? 'groupSize' : name === 'Prompts per step' ? 'promptsPerStep' : name === 'Minibatches' ? 'minibatches' : name === 'Eval episodes' ? 'evalEpisodes' : 'evalEvery')).toBe(value);
+      await ready(page);
+    };
+    await setNumber('Group size', '4');
+    await setNumber('Prompts per step', '2');
+    await setNumber('Minibatches', '2');
+    await page.getByText('Evaluation and length').click();
+    await setNumber('Eval episodes', '8');
+    await setNumber('Eval every', '1');
+    expect(new URL(page.url()).search).toBe(`?v=1&preset=relay-silence&${SMALL}`);
+
+    // train, measuring frame times in the page meanwhile
+    await startFrameProbe(page);
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await expect.poll(() => steps(page), { timeout: 180_000, interval: 500 }).toBeGreaterThanOrEqual(2);
+    await expect.poll(() => evalPoints(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
+
+    // move lambda_tok by keyboard (0.1 -> 0.3 in steps of 0.005) while it trains
+    const slider = page.getByRole('slider', { name: 'lambda_tok' });
+    await slider.focus();
+    for (let i = 0; i < 40; i++) await slider.press('ArrowRight');
+    await expect.poll(() => page.getByTestId('lambda-tok-value').textContent()).toBe('0.3');
+    await expect.poll(() => new URL(page.url()).searchParams.get('lambdaTok')).toBe('0.3');
+    const movedAt = await steps(page);
+    await expect.poll(() => steps(page), { timeout: 180_000, interval: 500 }).toBeGreaterThanOrEqual(movedAt + 2);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('paused');
+    const frames = frameStats(await stopFrameProbe(page));
+    console.log(`frame times while training (rAF deltas, ${frames.count} frames over ${(frames.spanMs / 1000).toFixed(1)} s): ` +
+      `mean ${frames.mean.toFixed(1)} ms, median ${frames.p50.toFixed(1)}, p95 ${frames.p95.toFixed(1)}, p99 ${frames.p99.toFixed(1)}, max ${frames.max.toFixed(1)}; ` +
+      `frames over 50 ms: ${frames.over50}; long tasks: ${frames.longTasks} (${frames.longTaskMs.toFixed(0)} ms in all)`);
+    expect(frames.count).toBeGreaterThan(10);
+
+    const trained = await steps(page);
+    const points = await evalPoints(page);
+    expect(points).toBe(trained + 1); // an eval at step 0 (the warm start) and after every step
+    // every point is drawn in the chart's region: the run's symbols plus its warm-start star
+    const pareto = page.getByRole('region', { name: 'Accuracy vs tokens' });
+    expect(await pareto.locator('.recharts-scatter-symbol').count()).toBeGreaterThanOrEqual(points + 1);
+    const row = runRow(page, /relay-silence #1/);
+    await expect.poll(() => row.textContent()).toMatch(/changed live: .*lambdaTok 0\.3 @\d+/);
+
+    // the last step used the new lambda: its anatomy says so, and shows every episode of a group
+    await page.getByRole('tab', { name: 'Anatomy of a step' }).click();
+    const anatomy = page.getByRole('region', { name: 'Anatomy of a step' });
+    await expect.poll(() => anatomy.textContent(), { timeout: 60_000 }).toMatch(/Rewards r = r_task − 0\.3·tokens/);
+    expect(await anatomy.locator('table.anatomy-table tbody tr').count()).toBe(4);
+    expect(await anatomy.textContent()).toMatch(/one task played G = 4 times \(GSPO/);
+
+    // open a transcript: who said what, tokens coloured by log-prob
+    await page.getByRole('tab', { name: 'Transcripts' }).click();
+    const transcripts = page.getByRole('region', { name: 'Transcripts' });
+    const first = transcripts.locator('details.episode').first();
+    await first.waitFor({ timeout: 60_000 });
+    await first.locator('summary').click();
+    expect(await first.getAttribute('open')).not.toBeNull();
+    expect(await first.locator('.role').first().textContent()).toBe('scout');
+    expect(await first.locator('.chip[title*="log-prob"]').count()).toBeGreaterThan(0);
+
+    // a change that needs a new run asks first; Cancel keeps the run
+    await page.getByText('Model', { exact: true }).click();
+    const layers = page.getByRole('spinbutton', { name: 'Layers' });
+    await layers.fill('3');
+    await layers.press('Enter');
+    const dialog = page.getByRole('dialog', { name: 'Start a new run?' });
+    await dialog.waitFor();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    await expect.poll(() => layers.inputValue()).toBe('2');
+    expect(await steps(page)).toBe(trained);
+
+    // a reload keeps the run
+    await page.reload();
+    await ready(page);
+    const kept = runRow(page, /relay-silence #1/);
+    await kept.waitFor();
+    const cells = kept.locator('td'); // shown, setup, steps, best eval, final eval, status, actions
+    expect(await cells.nth(2).textContent()).toBe(String(trained));
+    expect(await cells.nth(5).textContent()).toBe('paused');
+    await kept.getByRole('checkbox').check();
+    await expect.poll(() => evalPoints(page)).toBe(points);
+
+    // export it (JSON, CSV, checkpoint)
+    const json = await download(page, kept.getByRole('button', { name: 'Export JSON' }));
+    const csv = await download(page, kept.getByRole('button', { name: 'Export CSV' }));
+    const ckpt = await download(page, kept.getByRole('button', { name: 'Export checkpoint' }));
+    const exported = JSON.parse(await readFile(json, 'utf8'));
+    expect(exported.metrics.rows).toHaveLength(trained);
+    expect(exported.evals).toHaveLength(points);
+    expect((await readFile(csv, 'utf8')).trim().split('\n')).toHaveLength(trained + 1);
+    expect(errors).toEqual([]);
+    expect(offsite).toEqual([]);
+    await context.close();
+
+    // a fresh profile: import, the same charts, a bad file rejected with nothing lost
+    const fresh = await browser.newContext();
+    const b = await open(fresh);
+    const input = b.page.getByLabel('Import a run');
+    await input.setInputFiles({ name: 'bad.run.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "gspo-playground-run", "version": 1, "run": ') });
+    await expect.poll(() => b.page.getByTestId('import-error').textContent()).toMatch(/bad\.run\.json was not imported: it is not valid JSON/);
+    expect(await b.page.getByRole('row', { name: /relay-silence #1/ }).count()).toBe(0);
+    await input.setInputFiles([json, ckpt]);
+    await expect.poll(() => b.page.getByTestId('notice').textContent()).toMatch(new RegExp(`Imported "relay-silence #1": ${trained} steps, ${points} evals, last checkpoint`));
+    const imported = runRow(b.page, /relay-silence #1/);
+    expect(await imported.locator('td').nth(5).textContent()).toBe('imported');
+    expect(await imported.locator('td').nth(2).textContent()).toBe(String(trained));
+    await expect.poll(() => evalPoints(b.page)).toBe(points);
+    const again = JSON.parse(await readFile(await download(b.page, imported.getByRole('button', { name: 'Export JSON' })), 'utf8'));
+    expect(again.metrics).toEqual(exported.metrics);
+    expect(again.evals).toEqual(exported.evals);
+    expect(again.run.config).toEqual(exported.run.config);
+    // its weights go into the trainer
+    await imported.getByRole('button', { name: 'Load weights' }).click();
+    await expect.poll(() => b.page.getByTestId('notice').textContent(), { timeout: 60_000 }).toMatch(/Loaded the last weights of "relay-silence #1"/);
+    expect(b.errors).toEqual([]);
+    expect(b.offsite).toEqual([]);
+    await fresh.close();
+  }, 900_000);
 });
