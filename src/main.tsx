@@ -16,6 +16,8 @@ const store = createAppStore({
   hub: new MetricsHub(),
   replaceUrl: (query) => history.replaceState(history.state, '', `${location.pathname}?${query}${location.hash}`),
   download: downloadBlob,
+  publishDelayMs: 150, // evals, checkpoints saved, snapshots: one store update for what arrives together
+  checkpointIntervalMs: 10_000, // checkpoints while training: at most every 10 s (and at once when the run stops)
 });
 
 createRoot(document.getElementById('root')!).render(

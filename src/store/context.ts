@@ -20,9 +20,13 @@ export class StoreContext {
   private readonly latest = new Map<string, RunMeta>();
   private lastQuery: string | null = null;
   private saving: Promise<void> = Promise.resolve();
+  private readonly toPublish = new Set<string>();
+  private publishTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Per run and kind: when its checkpoint was last stored, and whether a newer one is waiting. */
+  private readonly ckptState = new Map<string, { at: number; stale: boolean }>();
 
   constructor(deps: AppDeps, readonly set: StoreApi<AppState>['setState'], readonly get: () => AppState) {
-    this.deps = { now: () => Date.now(), persistIntervalMs: 1000, ...deps };
+    this.deps = { now: () => Date.now(), persistIntervalMs: 1000, publishDelayMs: 0, checkpointIntervalMs: 0, ...deps };
     this.recorder = new Recorder(deps.storage, this.deps.persistIntervalMs, (e) => set({ error: `saving the run failed: ${errorText(e)}` }));
   }
 
@@ -90,7 +94,8 @@ export class StoreContext {
     if (this.get().status === 'running') {
       try { this.applySnapshot(await this.api.pause()); } catch { /* the switch goes on */ }
     }
-    if (this.meta(id)) await this.saveCheckpoint(id, 'last');
+    if (this.meta(id)) await this.saveStaleCheckpoints(id);
+    this.flushPublish();
     await this.recorder.flush();
   }
 
@@ -119,13 +124,25 @@ export class StoreContext {
     return meta;
   }
 
-  /** Shows the latest version of a run record in the store. */
+  /** Shows the latest version of a run record in the store (with others that changed meanwhile: one store update). */
   publish(id: string): void {
-    const meta = this.latest.get(id);
-    if (!meta) return;
-    this.latest.delete(id);
-    const runs = this.get().runs;
-    this.set({ runs: runs.some((r) => r.id === id) ? runs.map((r) => (r.id === id ? meta : r)) : [meta, ...runs] });
+    this.toPublish.add(id);
+    if (this.deps.publishDelayMs <= 0) { this.flushPublish(); return; }
+    this.publishTimer ??= setTimeout(() => this.flushPublish(), this.deps.publishDelayMs);
+  }
+
+  flushPublish(): void {
+    if (this.publishTimer !== null) { clearTimeout(this.publishTimer); this.publishTimer = null; }
+    if (this.toPublish.size === 0) return;
+    let runs = this.get().runs;
+    for (const id of this.toPublish) {
+      const meta = this.latest.get(id);
+      if (!meta) continue;
+      this.latest.delete(id);
+      runs = runs.some((r) => r.id === id) ? runs.map((r) => (r.id === id ? meta : r)) : [meta, ...runs];
+    }
+    this.toPublish.clear();
+    if (runs !== this.get().runs) this.set({ runs });
   }
 
   addRun(meta: RunMeta): void {
@@ -143,8 +160,18 @@ export class StoreContext {
     return used.length ? Math.max(...used) + 1 : 0;
   }
 
-  /** Stores a checkpoint of the current run (skipped if the worker has moved on to another run). */
-  saveCheckpoint(id: string, which: CheckpointKind): Promise<void> {
+  /**
+   * Stores a checkpoint of the current run (skipped if the worker has moved on to another run). Unless
+   * `force`, at most once per checkpointIntervalMs per kind: the skipped one is marked stale and stored
+   * when the run stops (saveStaleCheckpoints).
+   */
+  saveCheckpoint(id: string, which: CheckpointKind, force = false): Promise<void> {
+    const key = `${id}:${which}`, st = this.ckptState.get(key) ?? { at: -Infinity, stale: false };
+    if (!force && this.deps.now() - st.at < this.deps.checkpointIntervalMs) {
+      this.ckptState.set(key, { ...st, stale: true });
+      return this.saving;
+    }
+    this.ckptState.set(key, { at: this.deps.now(), stale: false });
     const job = async () => {
       if (this.get().runId !== id || !this.meta(id)) return;
       let bytes: Uint8Array;
@@ -156,6 +183,14 @@ export class StoreContext {
     };
     this.saving = this.saving.then(job).catch((e) => this.set({ error: `saving a checkpoint failed: ${errorText(e)}` }));
     return this.saving;
+  }
+
+  /** When a run stops: its last checkpoint, and the best one if a newer best was not stored yet. */
+  async saveStaleCheckpoints(id: string): Promise<void> {
+    const best = this.ckptState.get(`${id}:best`);
+    const jobs = [this.saveCheckpoint(id, 'last', true)];
+    if (best?.stale) jobs.push(this.saveCheckpoint(id, 'best', true));
+    await Promise.all(jobs);
   }
 }
 

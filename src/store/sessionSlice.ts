@@ -77,7 +77,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         const steps = current ? ctx.currentSteps() : meta.steps;
         ctx.updateMeta(st.runId, { status: runStatusOf(st.status, st.message, steps, diverged), steps }, true);
         if (st.status !== 'running' && current) {
-          void ctx.saveCheckpoint(st.runId, 'last');
+          void ctx.saveStaleCheckpoints(st.runId);
           void ctx.recorder.flush();
         }
       }
@@ -180,7 +180,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     setSpeed(speed) { set({ speed }); },
 
     async loadTranscripts() {
-      await ctx.guard(async () => { set({ transcripts: await api().lastTranscripts(16) }); });
+      await ctx.guard(async () => { set({ transcripts: await api().lastTranscripts(12) }); });
     },
 
     async loadAnatomy(group) {

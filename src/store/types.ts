@@ -26,6 +26,10 @@ export interface AppDeps {
   now?: () => number;
   /** How often metrics and run changes are written to storage (ms). */
   persistIntervalMs?: number;
+  /** Rare events (evals, checkpoints saved) reach the store together, at most this often (ms; 0: at once). */
+  publishDelayMs?: number;
+  /** While a run trains, its checkpoints are stored at most this often (ms); stopping stores them at once. */
+  checkpointIntervalMs?: number;
 }
 
 export interface ConfirmRequest {

@@ -10,7 +10,10 @@ export function ChartFrame({ title, caption, children, className = '' }: { title
   const [error, setError] = useState<string | null>(null);
   const save = async () => {
     setError(null);
-    const svg = ref.current?.querySelector('svg.recharts-surface') as SVGSVGElement | null;
+    // the chart's own surface: the largest SVG (legend icons are small SVGs of the same class)
+    const svgs = [...(ref.current?.querySelectorAll('svg') ?? [])] as SVGSVGElement[];
+    const area = (e: SVGSVGElement) => { const r = e.getBoundingClientRect(); return r.width * r.height; };
+    const svg = svgs.sort((a, b) => area(b) - area(a))[0] ?? null;
     if (!svg) { setError('nothing drawn yet'); return; }
     try {
       downloadBlob(`${fileStem(title)}.png`, await svgToPngBlob(svg));

@@ -11,7 +11,7 @@ import { DASHES, seriesColor } from './palette';
 import { ParetoChart } from './ParetoChart';
 import { EVAL_CORE_KEYS, TIME_SERIES, type SeriesDef } from './seriesDefs';
 import { chartSignature, shownRuns, type ShownRun } from './shownRuns';
-import { useApp, useAppStore, useHub, useHubFrame } from './storeContext';
+import { useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
 
 const MAX_MARKS = 40;
@@ -30,11 +30,11 @@ function evalXY(evals: EvalRecord[], key: string): XY[] {
 }
 
 export function ChartsPanel() {
-  const frame = useHubFrame();
   const hub = useHub();
   const store = useAppStore();
-  // the store is read when what the charts show has changed (the signature), not on every update
-  const signature = useApp(chartSignature);
+  // redrawn when telemetry arrives or what the charts show changes (the signature), at most every REDRAW_MS
+  const frame = useDrawTick(chartSignature);
+  const signature = useMemo(() => { void frame; return chartSignature(store.getState()); }, [frame, store]);
   const { shown, trainer, config, flags } = useMemo(() => {
     void signature;
     const s = store.getState();

@@ -82,7 +82,7 @@ export function StepAnatomy() {
         <>
           <p>
             Step {anatomy.step}, group {anatomy.group + 1}: one task played G = {anatomy.groupSize} times ({anatomy.algorithm.toUpperCase()}, advantage mode {anatomy.advantageMode}).
-            Rewards r = r_task − {fmt(anatomy.weights.lambdaTok, 4)}·tokens{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)}·turns` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)}·repetition` : ''}.
+            Rewards r = {anatomy.episodes[0]?.rEnvName ?? 'r_task'} − {fmt(anatomy.weights.lambdaTok, 4)}·tokens{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)}·turns` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)}·repetition` : ''}.
             Group mean {f4(anatomy.mean)}, std {f4(anatomy.std)}.
           </p>
           <table className="anatomy-table">
@@ -108,7 +108,8 @@ export function StepAnatomy() {
           {e && (
             <div className="formulas" aria-label={`Formulas for episode ${picked + 1}`}>
               <h4>Episode {picked + 1} in the formulas</h4>
-              <p className="math">r<sub>i</sub> = {fmt(e.reward.rTask)} − {fmt(anatomy.weights.lambdaTok, 4)} × {e.reward.tokens}{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)} × ${e.reward.turns}` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)} × ${e.reward.repetition}` : ''} = <strong>{f4(e.reward.reward)}</strong></p>
+              <p className="math">r<sub>i</sub> = {e.rEnvName}{e.terms ? ` (${Object.entries(e.terms).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')})` : ''} − λ_tok × tokens{anatomy.weights.lambdaTurn ? ' − λ_turn × turns' : ''}{anatomy.weights.lambdaRep ? ' − λ_rep × repetition' : ''}</p>
+              <p className="math">r<sub>i</sub> = {fmt(e.rEnv, 4)} − {fmt(anatomy.weights.lambdaTok, 4)} × {e.reward.tokens}{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)} × ${e.reward.turns}` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)} × ${e.reward.repetition}` : ''} = <strong>{f4(e.reward.reward)}</strong></p>
               <AdvantageFormula a={anatomy} e={e} />
               <ObjectiveFormula a={anatomy} e={e} />
             </div>

@@ -2,7 +2,7 @@
 // step axis, optional second axis, reference lines (budget, baselines) and
 // vertical markers (curriculum stages, skipped updates). No animation.
 import { memo, useRef, type ReactElement } from 'react';
-import { CartesianGrid, Legend, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { XY } from '../store/decimate';
 import { ChartFrame } from './ChartFrame';
 import { fmt } from './labels';
@@ -23,7 +23,9 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ title, lines, hre
   const empty = lines.every((l) => l.data.length === 0);
   drawn.current = (
     <div ref={box} className="series-box">
-    <ChartFrame title={title} className="series" caption={empty ? <p className="muted">No data yet.</p> : undefined}>
+    <ChartFrame title={title} className="series" caption={empty ? <p className="muted">No data yet.</p> : (
+      <ul className="legend">{lines.map((l) => <li key={l.key}><span className="key" style={{ borderTop: `2px ${l.dash ? 'dashed' : 'solid'} ${l.color}` }} />{l.label}</li>)}</ul>
+    )}>
       <ResponsiveContainer width="100%" height={150}>
         <LineChart margin={{ top: 4, right: right ? 4 : 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
@@ -32,7 +34,6 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ title, lines, hre
           {right && <YAxis yAxisId="right" orientation="right" type="number" tickFormatter={(v: number) => fmt(v, 2)} width={36} fontSize={11}
             label={rightLabel ? { value: rightLabel, angle: 90, position: 'insideRight', fontSize: 10 } : undefined} />}
           <Tooltip isAnimationActive={false} labelFormatter={(v) => `step ${v}`} formatter={(v) => fmt(Number(v), 4)} />
-          <Legend height={18} iconSize={10} wrapperStyle={{ fontSize: 11 }} />
           {lines.map((l) => (
             <Line key={l.key} yAxisId={l.axis ?? 'left'} data={l.data} dataKey="y" name={l.label} stroke={l.color} strokeDasharray={l.dash}
               dot={l.dots ? { r: 2 } : false} isAnimationActive={false} connectNulls />

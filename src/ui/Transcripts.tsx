@@ -11,8 +11,16 @@ type Filter = 'all' | 'success' | 'failure' | 'silent';
 const success = (e: EpisodeTranscript) => e.score.rTask >= 0.5;
 const silent = (e: EpisodeTranscript) => e.turns.some((t) => t.silent);
 
+/** Generated lines pair with generated turns role by role when the env renders one line per turn. */
+function pairsByRole(ep: EpisodeTranscript): boolean {
+  const count = (xs: string[]) => xs.reduce((m, r) => m.set(r, (m.get(r) ?? 0) + 1), new Map<string, number>());
+  const a = count(ep.lines.filter((l) => l.generated).map((l) => l.role)), b = count(ep.turns.map((t) => t.role));
+  return a.size === b.size && [...a].every(([r, n]) => b.get(r) === n);
+}
+
 function Episode({ ep }: { ep: EpisodeTranscript }) {
-  // the k-th generated line of a role is the k-th generated turn of that role
+  // the k-th generated line of a role is the k-th generated turn of that role (when the env renders one line per turn)
+  const paired = pairsByRole(ep);
   const seen = new Map<string, number>();
   const turnOf = (role: string): TranscriptTurn | undefined => {
     const k = seen.get(role) ?? 0;
@@ -27,7 +35,7 @@ function Episode({ ep }: { ep: EpisodeTranscript }) {
       </summary>
       <ol className="lines">
         {ep.lines.map((l, i) => {
-          const turn = l.generated ? turnOf(l.role) : undefined;
+          const turn = l.generated && paired ? turnOf(l.role) : undefined;
           return (
             <li key={i} className={l.generated ? 'generated' : 'context'}>
               <span className="role">{l.role}{l.generated ? ' (generated)' : ''}</span>
@@ -37,6 +45,16 @@ function Episode({ ep }: { ep: EpisodeTranscript }) {
           );
         })}
       </ol>
+      {!paired && ep.turns.length > 0 && (
+        <>
+          <p className="muted">The sampled tokens, turn by turn:</p>
+          <ol className="lines">
+            {ep.turns.map((t, i) => (
+              <li key={i} className="generated"><span className="role">{t.role} {t.agent} · turn {t.turn}</span><TokenChips turn={t} /></li>
+            ))}
+          </ol>
+        </>
+      )}
       <p className="muted">r_task {fmt(ep.score.rTask)} · tokens {ep.reward.tokens} · turns {ep.reward.turns} · repetition {ep.reward.repetition} · reward {fmt(ep.reward.reward, 4)}</p>
     </details>
   );
@@ -51,8 +69,8 @@ export function Transcripts() {
   const store = useAppStore();
   const [which, setWhich] = useState<'train' | 'eval'>('train');
   const [filter, setFilter] = useState<Filter>('all');
-  // refresh when the run has moved on, at most once a second (not in fast mode)
-  useThrottledEffect(() => void store.getState().loadTranscripts(), `${runId}:${steps}`, 1000, !fast);
+  // refresh when the run has moved on, at most every 2 s (not in fast mode)
+  useThrottledEffect(() => void store.getState().loadTranscripts(), `${runId}:${steps}`, 2000, !fast);
   const block = transcripts?.[which] ?? null;
   const shown = (block?.episodes ?? []).filter((e) => filter === 'all' || (filter === 'success' ? success(e) : filter === 'failure' ? !success(e) : silent(e)));
   return (

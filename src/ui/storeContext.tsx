@@ -1,7 +1,7 @@
 // React's handle on the app store: one value at a time (useApp), and a frame
 // counter for high-frequency data that advances at most once per animation
 // frame (once a second in fast mode) however often telemetry arrives.
-import { createContext, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
+import { createContext, startTransition, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { AppStore } from '../store/appStore';
 import type { MetricsHub } from '../store/metricsHub';
@@ -27,30 +27,54 @@ export function useHub(): MetricsHub {
   return useAppStore().ctx.deps.hub;
 }
 
-/** The hub's version as of the last drawn frame: re-renders at most once per frame (fast: once a second). */
-export function useHubFrame(): number {
-  const hub = useHub();
+/** Redraws of live data: at most this often (ms), normal and fast. */
+export const REDRAW_MS = { normal: 250, fast: 1000 } as const;
+
+/**
+ * A counter that advances when telemetry arrives (the hub) or when `select(state)` changes, at most
+ * every REDRAW_MS (normal 250 ms, fast 1 s) and on an animation frame: what live views redraw on.
+ */
+export function useDrawTick(select?: (s: AppState) => unknown): number {
+  const store = useAppStore();
+  const hub = store.ctx.deps.hub;
   const fast = useApp((s) => s.speed === 'fast');
-  const [frame, setFrame] = useState(hub.version);
+  const [tick, setTick] = useState(0);
+  const selectRef = useRef(select);
+  selectRef.current = select;
   useEffect(() => {
     let pending = false;
     let raf = 0;
+    let last = -Infinity;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const draw = () => { pending = false; setFrame(hub.version); };
-    const unsubscribe = hub.subscribe(() => {
+    const gap = fast ? REDRAW_MS.fast : REDRAW_MS.normal;
+    // a transition: React renders the redraw in slices and lets frames (and clicks) through meanwhile
+    const draw = () => { pending = false; last = performance.now(); startTransition(() => setTick((t) => t + 1)); };
+    const onFrame = () => (typeof requestAnimationFrame === 'undefined' ? draw() : (raf = requestAnimationFrame(draw)));
+    const changed = () => {
       if (pending) return;
       pending = true;
-      if (fast || typeof requestAnimationFrame === 'undefined') timer = setTimeout(draw, fast ? 1000 : 16);
-      else raf = requestAnimationFrame(draw);
+      timer = setTimeout(onFrame, Math.max(0, last + gap - performance.now()));
+    };
+    const offHub = hub.subscribe(changed);
+    let seen = selectRef.current?.(store.getState());
+    const offStore = store.subscribe((s) => {
+      const now = selectRef.current?.(s);
+      if (now !== seen) { seen = now; changed(); }
     });
-    setFrame(hub.version);
+    setTick((t) => t + 1);
     return () => {
-      unsubscribe();
+      offHub();
+      offStore();
       if (raf) cancelAnimationFrame(raf);
       if (timer) clearTimeout(timer);
     };
-  }, [hub, fast]);
-  return frame;
+  }, [hub, store, fast]);
+  return tick;
+}
+
+/** Re-renders with telemetry (the hub), at most every REDRAW_MS. */
+export function useHubFrame(): number {
+  return useDrawTick();
 }
 
 /** Steps the current run has taken, live from telemetry (re-renders with the hub frame). */

@@ -89,7 +89,11 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
       const nClip = terms.filter((x) => x.clipped).length;
       return { ...base, ratio: rhos.reduce((a, r) => a + r, 0) / n, clipped: nClip > 0, clippedTokens: nClip, loss: terms.reduce((a, x) => a + x.loss, 0) / n };
     });
-    return { episode: e, lines: env.render(ro.states[e]), reward: last.rewards[e], advantage: A, sequences };
+    const score = ro.scores[e];
+    return {
+      episode: e, lines: env.render(ro.states[e]), reward: last.rewards[e], rEnv: score.reward ?? score.rTask, rEnvName: score.reward === undefined ? 'r_task' : 'r_env',
+      ...(score.terms ? { terms: { ...score.terms } } : {}), advantage: A, sequences,
+    };
   });
 
   const groupRewards = eps.map((e) => rewards[e]);

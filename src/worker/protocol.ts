@@ -139,6 +139,7 @@ export type BackendPreference = 'auto' | 'cpu';
 export interface TranscriptTurn {
   role: string;
   turn: number;
+  agent: number; // which agent of the episode spoke (several at once in simultaneous turns)
   message: boolean; // a message to another agent (its tokens count), else an action or answer
   ids: number[];
   tokens: string[]; // the vocabulary's text of each id
@@ -180,6 +181,10 @@ export interface AnatomyEpisode {
   episode: number; // index in the rollout
   lines: TranscriptLine[];
   reward: RewardParts;
+  /** The environment's reward the penalties are taken from: r_task, or the env's own (philosophers' four terms). */
+  rEnv: number;
+  rEnvName: 'r_task' | 'r_env';
+  terms?: Record<string, number>; // the parts of r_env, when the env reports them
   advantage: number; // A_i, given to every sequence of the episode
   sequences: AnatomySequence[];
 }

@@ -6,7 +6,7 @@ import type { TranscriptTurn } from './protocol';
 
 export function transcriptTurns(seqs: Sequence[], env: Pick<Environment, 'vocab' | 'eos'>): TranscriptTurn[] {
   return seqs.map((s) => ({
-    role: s.role, turn: s.turn, message: s.message,
+    role: s.role, turn: s.turn, agent: s.agent, message: s.message,
     ids: s.generated.slice(), tokens: s.generated.map((id) => env.vocab[id] ?? `#${id}`), logp: s.logp.slice(),
     silent: s.message && s.generated[0] === env.eos,
   }));

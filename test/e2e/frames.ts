@@ -4,16 +4,17 @@
 // timed assertion.
 import type { Page } from 'playwright-core';
 
-interface Probe { deltas: number[]; longTasks: number[]; stop: boolean; t0: number; t1: number }
+interface Probe { deltas: number[]; slow: [number, number][]; longTasks: number[]; stop: boolean; t0: number; t1: number }
 
 export async function startFrameProbe(page: Page): Promise<void> {
   await page.evaluate(() => {
     const w = window as unknown as { __frameProbe: Probe };
-    const probe: Probe = { deltas: [], longTasks: [], stop: false, t0: performance.now(), t1: 0 };
+    const probe: Probe = { deltas: [], slow: [], longTasks: [], stop: false, t0: performance.now(), t1: 0 };
     w.__frameProbe = probe;
     let last = performance.now();
     const tick = (t: number) => {
       probe.deltas.push(t - last);
+      if (t - last > 100) probe.slow.push([Math.round(last - probe.t0), Math.round(t - last)]); // [start ms after the probe began, length]
       last = t;
       if (!probe.stop) requestAnimationFrame(tick);
     };
@@ -39,6 +40,6 @@ export function frameStats(p: Probe) {
   return {
     count: d.length, spanMs: p.t1 - p.t0, mean: d.reduce((a, b) => a + b, 0) / Math.max(1, d.length),
     p50: q(0.5), p95: q(0.95), p99: q(0.99), max: d[d.length - 1] ?? NaN, over50: d.filter((x) => x > 50).length,
-    longTasks: p.longTasks.length, longTaskMs: p.longTasks.reduce((a, b) => a + b, 0),
+    longTasks: p.longTasks.length, longTaskMs: p.longTasks.reduce((a, b) => a + b, 0), slow: p.slow,
   };
 }

@@ -66,11 +66,11 @@ const transcripts: T = {
         { role: 'solver', text: 'board:\n| 1 | 2 |\n| 3 | 4 |', generated: false, tokens: [] },
         { role: 'solver', text: 'answers 2 (correct)', generated: true, tokens: [5, 1] },
       ], turns: [
-        { role: 'scout', turn: 0, message: true, ids: [1], tokens: ['EOS'], logp: [-0.105], silent: true },
-        { role: 'solver', turn: 1, message: false, ids: [5, 1], tokens: ['2', 'EOS'], logp: [-0.01, -2.3], silent: false },
+        { role: 'scout', turn: 0, agent: 0, message: true, ids: [1], tokens: ['EOS'], logp: [-0.105], silent: true },
+        { role: 'solver', turn: 1, agent: 1, message: false, ids: [5, 1], tokens: ['2', 'EOS'], logp: [-0.01, -2.3], silent: false },
       ], score: { rTask: 1, extras: {} }, reward: { reward: 1, rTask: 1, tokens: 0, turns: 0, repetition: 0 } },
       { episode: 4, lines: [{ role: 'scout', text: '7 7', generated: true, tokens: [8, 8] }],
-        turns: [{ role: 'scout', turn: 0, message: true, ids: [8, 8], tokens: ['7', '7'], logp: [-1, -1], silent: false }],
+        turns: [{ role: 'scout', turn: 0, agent: 0, message: true, ids: [8, 8], tokens: ['7', '7'], logp: [-1, -1], silent: false }],
         score: { rTask: 0, extras: {} }, reward: { reward: -0.2, rTask: 0, tokens: 2, turns: 1, repetition: 0 } },
     ],
   },
@@ -96,14 +96,30 @@ describe('transcripts', () => {
   });
 });
 
+describe('transcripts of an env that draws one table per round', () => {
+  it('shows the tables in monospace and the sampled tokens turn by turn, each agent named', () => {
+    const h = render(Transcripts, { transcripts: { eval: null, train: { step: 1, episodes: [{
+      episode: 0, score: { rTask: 0, extras: {} }, reward: { reward: -1, rTask: 0, tokens: 0, turns: 0, repetition: 0 },
+      lines: [{ role: 'table', text: 'round 0\n P0 THINK\n P1 TAKE_L', generated: true, tokens: [] }],
+      turns: [
+        { role: 'philosopher', turn: 0, agent: 0, message: false, ids: [3, 1], tokens: ['THINK', 'EOS'], logp: [-0.2, -0.01], silent: false },
+        { role: 'philosopher', turn: 0, agent: 1, message: false, ids: [4, 1], tokens: ['TAKE_L', 'EOS'], logp: [-1.5, -0.01], silent: false },
+      ] }] } } });
+    const t = text(h);
+    expect(h).toContain('<pre>round 0\n P0 THINK\n P1 TAKE_L</pre>');
+    expect(t).toMatch(/The sampled tokens, turn by turn: philosopher 0 · turn 0 THINK EOS philosopher 1 · turn 0 TAKE_L EOS/);
+    expect(h).toMatch(/title="TAKE_L: log-prob -1\.500 \(p = 0\.22\)"/);
+  });
+});
+
 describe('step anatomy', () => {
   const anatomy: Anatomy = {
     step: 3, group: 1, groups: 4, groupSize: 2, algorithm: 'gspo', advantageMode: 'group', epsLow: 0.0003, epsHigh: 0.0004,
     weights: { lambdaTok: 0.1, lambdaTurn: 0, lambdaRep: 0 }, mean: 0.75, std: 0.3536, batchStd: 0.5, stdEps: 1e-4, zeroStd: false,
     episodes: [
-      { episode: 2, lines: [], reward: { reward: 1, rTask: 1, tokens: 0, turns: 0, repetition: 0 }, advantage: 0.7069, sequences: [
+      { episode: 2, lines: [], reward: { reward: 1, rTask: 1, tokens: 0, turns: 0, repetition: 0 }, rEnv: 1, rEnvName: 'r_task', advantage: 0.7069, sequences: [
         { role: 'scout', turn: 0, tokens: ['EOS'], length: 1, logRatio: 0.0005, ratio: 1.0005, tokenRatios: [1.0005], clipped: true, clippedTokens: 1, loss: -0.70718 }] },
-      { episode: 3, lines: [], reward: { reward: 0.5, rTask: 1, tokens: 5, turns: 1, repetition: 0 }, advantage: -0.7069, sequences: [
+      { episode: 3, lines: [], reward: { reward: 0.5, rTask: 1, tokens: 5, turns: 1, repetition: 0 }, rEnv: 1, rEnvName: 'r_task', advantage: -0.7069, sequences: [
         { role: 'scout', turn: 0, tokens: ['1', '2', '3', '1', '2', 'EOS'], length: 6, logRatio: -0.0001, ratio: 0.9999, tokenRatios: [1, 1, 1, 1, 1, 0.9994], clipped: false, clippedTokens: 0, loss: 0.70683 }] },
     ],
     ratioNote: 'Ratios are measured now.',
@@ -112,7 +128,7 @@ describe('step anatomy', () => {
   it('fills the formulas with the worker\'s numbers', () => {
     expect(t).toMatch(/Step 3, group 2: one task played G = 2 times \(GSPO, advantage mode group\)/);
     expect(t).toMatch(/Group mean 0\.75, std 0\.3536/);
-    expect(t).toMatch(/r i = 1 − 0\.1 × 0 = 1/);
+    expect(t).toMatch(/r i = r_task − λ_tok × tokens r i = 1 − 0\.1 × 0 = 1/);
     expect(t).toMatch(/A i = \(r i − mean\) \/ \(std \+ 0\.0001\) = \(1 − 0\.75\) \/ \(0\.3536 \+ 0\.0001\) = 0\.7069/);
     expect(t).toMatch(/clip\(1\.0005, 0\.9997, 1\.0004\) × 0\.7069\) = -0\.70718 \(clipped: no gradient from this sequence\)/);
     expect(t).toMatch(/Ratios are measured now\./);
