@@ -39,7 +39,13 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     return meta;
   };
 
-  const refreshSnapshot = async (runId: string) => {
+  // the worker's state after rare events, asked for once per publish interval however many events arrive
+  let refreshQueued = false;
+  const refreshSnapshot = async (runId: string): Promise<void> => {
+    if (refreshQueued) return;
+    refreshQueued = true;
+    await new Promise((r) => setTimeout(r, ctx.deps.publishDelayMs));
+    refreshQueued = false;
     try {
       const s = await api().getState();
       if (s.runId === runId) ctx.applySnapshot(s);

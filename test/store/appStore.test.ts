@@ -6,7 +6,7 @@ import { findPreset, presetConfig } from '../../src/envs/presets';
 import { createAppStore, type AppStore } from '../../src/store/appStore';
 import { MetricsHub } from '../../src/store/metricsHub';
 import { MemoryRunStorage } from '../../src/store/runsDb';
-import type { PickedFile } from '../../src/store/types';
+import type { AppDeps, PickedFile } from '../../src/store/types';
 import { METRIC_NAMES } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient, settle } from './fakeClient';
 
@@ -14,11 +14,12 @@ interface World { store: AppStore; fake: FakeTrainer; storage: MemoryRunStorage;
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
 
-function world(storage = new MemoryRunStorage(), fake = new FakeTrainer()): World {
+function world(storage = new MemoryRunStorage(), fake = new FakeTrainer(), extra: Partial<AppDeps> = {}): World {
   const urls: string[] = [], downloads: { name: string; blob: Blob }[] = [];
   const store = createAppStore({
     client: fakeClient(fake), storage, hub: new MetricsHub(), replaceUrl: (q) => urls.push(q), download: (name, blob) => downloads.push({ name, blob }),
     persistIntervalMs: 60_000, // flushed by hand in these tests
+    ...extra,
   });
   stores.push(store);
   return { store, fake, storage, urls, downloads };
@@ -207,5 +208,39 @@ describe('app store', () => {
     expect(store.getState().runs.map((r) => r.id)).toEqual([second]);
     expect((await storage.listRuns()).map((r) => r.id)).not.toContain(first);
     expect((await storage.loadMetrics(first)).rows).toBe(0);
+  });
+
+  it('rare events that arrive together reach the store as one update; checkpoints while training are stored at most once per interval, and at once when the run stops', async () => {
+    let now = 1_000_000;
+    const { store, fake, storage } = world(undefined, undefined, { publishDelayMs: 50, checkpointIntervalMs: 10_000, now: () => now });
+    await store.getState().boot('');
+    const id = store.getState().runId!;
+    fake.emitSteps(0, 1); // makes the run's record
+    await settle();
+    let updates = 0;
+    store.subscribe(() => { updates++; });
+    fake.emitEval(0, 1, 8);
+    fake.emitEval(1, 0.5, 4);
+    fake.emitEval(2, 1, 2); // a new best
+    expect(updates).toBe(0); // not yet: they are gathered
+    await new Promise((r) => setTimeout(r, 80));
+    await settle();
+    expect(store.getState().runs.find((r) => r.id === id)!.evals.map((e) => e.step)).toEqual([0, 1, 2]);
+    expect(updates).toBeLessThanOrEqual(3); // the evals together, the snapshot, the first checkpoints: not one per event
+    const exports = () => fake.callsOf('exportCheckpoint').map((c) => c[0]);
+    expect(exports()).toEqual(['best', 'last']); // the first eval's; the next two came within the interval
+    now += 5_000;
+    fake.emitEval(3, 1, 1); // better again, still within 10 s
+    await settle();
+    expect(exports()).toEqual(['best', 'last']);
+    // the run stops: the newest last and best are stored now
+    fake.state.status = 'paused';
+    fake.emit({ kind: 'status', runId: id, status: 'paused', message: 'paused at step 4' });
+    await new Promise((r) => setTimeout(r, 80));
+    expect(exports().slice(2).sort()).toEqual(['best', 'last']);
+    const meta = store.getState().runs.find((r) => r.id === id)!;
+    expect(meta.checkpoints.best).toBe(3);
+    expect(meta.status).toBe('paused');
+    expect(await storage.getCheckpoint(id, 'best')).toEqual(fake.checkpointBytes);
   });
 });
