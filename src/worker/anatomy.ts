@@ -77,9 +77,10 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
     const A = adv[e];
     const sequences: AnatomySequence[] = byEpisode[e].map((s) => {
       const i = row++;
-      const rhos: number[] = [];
-      for (let t = 0; t < T; t++) if (batch.mask[i * T + t] > 0) rhos.push(tokRatio[i * T + t]);
-      const base = { role: s.role, turn: s.turn, tokens: s.generated.map((id) => env.vocab[id] ?? `#${id}`), length: s.generated.length, logRatio: logS[i], tokenRatios: rhos };
+      // the tokens this row puts in the loss: its own, and a continued sequence's earlier turns too
+      const rhos: number[] = [], ids: number[] = [];
+      for (let t = 0; t < T; t++) if (batch.mask[i * T + t] > 0) { rhos.push(tokRatio[i * T + t]); ids.push(batch.targets[i * T + t]); }
+      const base = { role: s.role, turn: s.turn, tokens: ids.map((id) => env.vocab[id] ?? `#${id}`), length: ids.length, logRatio: logS[i], tokenRatios: rhos };
       if (c.algorithm === 'gspo') {
         const term = clippedTerm(ratio[i], A, c.epsLow, c.epsHigh);
         return { ...base, ratio: ratio[i], clipped: term.clipped, clippedTokens: term.clipped ? 1 : 0, loss: term.loss };

@@ -167,8 +167,8 @@ export interface Transcripts {
 export interface AnatomySequence {
   role: string;
   turn: number;
-  tokens: string[];
-  length: number; // |y_i|: generated tokens, EOS included
+  tokens: string[]; // the tokens in the loss (a continued sequence's earlier turns included), EOS included
+  length: number; // |y_i|: how many
   logRatio: number; // log s_i = mean_t (logp_t - old_logp_t), clamped to [-20, 20]
   ratio: number; // s_i (GSPO) or the mean token ratio rho_t (GRPO)
   tokenRatios: number[]; // rho_t per generated token

@@ -198,6 +198,11 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     // every point is drawn in the chart's region: the run's symbols plus its warm-start star
     const pareto = page.getByRole('region', { name: 'Accuracy vs tokens' });
     expect(await pareto.locator('.recharts-scatter-symbol').count()).toBeGreaterThanOrEqual(points + 1);
+    // hovering a point shows its step and lambda_tok
+    // (by the mouse over the run's newest point: points can lie on top of each other and on the warm-start star)
+    const newest = await pareto.locator('.recharts-scatter-symbol path[name="relay-silence #1"]').last().boundingBox();
+    await page.mouse.move(newest!.x + newest!.width / 2, newest!.y + newest!.height / 2);
+    await expect.poll(() => pareto.locator('.tip').textContent()).toMatch(/relay-silence #1step \d+ · lambda_tok 0\.\d+accuracy/);
     const row = runRow(page, /relay-silence #1/);
     await expect.poll(() => row.textContent()).toMatch(/changed live: .*lambdaTok 0\.3 @\d+/);
 

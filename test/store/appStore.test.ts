@@ -188,6 +188,26 @@ describe('app store', () => {
     expect(store.getState().notice).toMatch(/Imported "relay-silence #1": 4 steps, 2 evals/);
   });
 
+  it('duplicate sets up a new run with the run\'s preset and settings (asking first when the current run has steps)', async () => {
+    const { store, fake } = world();
+    await store.getState().boot('?preset=relay-grpo&groupSize=4');
+    const first = store.getState().runId!;
+    await store.getState().setField('lambdaTok', '0.35');
+    fake.emitSteps(0, 2);
+    await store.getState().reset();
+    await store.getState().answerConfirm(true);
+    await store.getState().choosePreset('relay-budget'); // no steps in this run: no question
+    expect(store.getState().preset).toBe('relay-budget');
+    await store.getState().duplicateRun(first);
+    expect(store.getState().confirm).toBeNull();
+    expect(fake.callsOf('init').at(-1)).toEqual(['relay-grpo', { groupSize: 4, lambdaTok: 0.35 }]); // the run's config as its first step took it
+    expect(store.getState().preset).toBe('relay-grpo');
+    expect(store.getState().notice).toMatch(/Set up like "relay-grpo #1": change what you like, then press Start/);
+    fake.emitSteps(0, 1);
+    await store.getState().duplicateRun(first);
+    expect(store.getState().confirm?.confirmLabel).toBe('Duplicate');
+  });
+
   it('delete asks first and removes the run from storage; the run in the trainer cannot be deleted; rename persists', async () => {
     const { store, fake, storage } = world();
     await store.getState().boot('');

@@ -4,7 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import { presetConfig, findPreset } from '../../src/envs/presets';
 import { createEnv } from '../../src/envs/registry';
+import { MetricsHub } from '../../src/store/metricsHub';
 import { Controls } from '../../src/ui/Controls';
+import { METRIC_INDEX, METRIC_NAMES } from '../../src/worker/protocol';
 import { buttons, controls, render, text } from './render';
 
 describe('controls', () => {
@@ -35,6 +37,21 @@ describe('controls', () => {
     expect(names).toContain('eta');
     expect(text(h)).toMatch(/set by the dual update toward the budget \(it moves by itself\)/);
     expect(controls(html).map((c) => c.name)).not.toContain('Budget B'); // manual mode hides them
+  });
+
+  it('in budget mode the lambda_tok slider shows the value the dual update reached (the last step), not the configured one', () => {
+    const cfg = presetConfig(findPreset('relay-budget')); // lambdaTok starts at 0
+    const hub = new MetricsHub();
+    const C = METRIC_NAMES.length, rows = new Float64Array(2 * C);
+    rows[METRIC_INDEX.step] = 0; rows[METRIC_INDEX.lambda_tok] = 0.035;
+    rows[C + METRIC_INDEX.step] = 1; rows[C + METRIC_INDEX.lambda_tok] = 0.0725;
+    hub.append('r', rows, 2);
+    const h = render(Controls, { config: cfg, preset: 'relay-budget', runId: 'r' }, hub);
+    expect(h).toMatch(/<input[^>]*type="range"[^>]*value="0.0725"/);
+    expect(h).toMatch(/data-testid="lambda-tok-value">0\.0725</);
+    // manual mode: the configured value, whatever the metrics say
+    const m = render(Controls, { config: { ...cfg, lambdaMode: 'manual', lambdaTok: 0.2 }, preset: 'relay-budget', runId: 'r' }, hub);
+    expect(m).toMatch(/<input[^>]*type="range"[^>]*value="0.2"/);
   });
 
   it('shows the parameter count of the model (2 layers, width 64, the relay vocabulary)', () => {

@@ -5,6 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Tensor } from '../../src/backend';
 import type { RunConfig } from '../../src/config';
+import { findPreset, presetConfig } from '../../src/envs/presets';
+import { createEnv } from '../../src/envs/registry';
 import { readCheckpoint } from '../../src/model/checkpoint';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import type { BackendPreference } from '../../src/worker/protocol';
@@ -63,6 +65,7 @@ describe('page-facing TrainerApi methods', () => {
   it('stepAnatomy: ratios are exactly 1 when the step did not move the weights (lr 0), advantages follow rl.md section 3', async () => {
     const a = make();
     await a.init(PRESET, { ...SMALL, lr: 0 }, WARM);
+    const vocab = createEnv(presetConfig(findPreset(PRESET), SMALL as Record<string, unknown>)).vocab;
     await a.step(1);
     for (let g = 0; g < 4; g++) {
       const an = await a.stepAnatomy(g);
@@ -78,6 +81,9 @@ describe('page-facing TrainerApi methods', () => {
       an.episodes.forEach((e, i) => {
         expect(e.advantage).toBeCloseTo(allEqual ? 0 : (r[i] - mean) / (std + 1e-4), 6);
         expect(e.sequences.length).toBeGreaterThan(0);
+        // each sequence's tokens are what the env recorded as generated (relay: no continued turns)
+        expect(e.sequences.map((q) => q.tokens)).toEqual(e.lines.filter((l) => l.generated).map((l) => l.tokens.map((id) => vocab[id])));
+        expect(e.sequences.map((q) => q.length)).toEqual(e.sequences.map((q) => q.tokenRatios.length));
         for (const s of e.sequences) {
           expect(Math.abs(s.ratio - 1)).toBeLessThan(1e-5); // same weights as at sampling
           for (const rho of s.tokenRatios) expect(Math.abs(rho - 1)).toBeLessThan(1e-5);
