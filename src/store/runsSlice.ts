@@ -133,7 +133,12 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           confirmLabel: 'Load weights',
         }, async () => {
           await ctx.finishCurrent();
-          ctx.applySnapshot(await ctx.api.loadCheckpoint(bytes));
+          set({ busy: `Loading the ${which} weights of "${meta.name}"…` });
+          try {
+            ctx.applySnapshot(await ctx.api.loadCheckpoint(bytes));
+          } finally {
+            set({ busy: null });
+          }
           set({ notice: `Loaded the ${which} weights of "${meta.name}"; press Start to train on from them.` });
         }, ctx.currentSteps() > 0);
       });

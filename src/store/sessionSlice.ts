@@ -14,7 +14,7 @@ import { decodeSetup, overridesOf } from './urlState';
 export type SessionState = Pick<SessionSlice, 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
 
 export const initialSession = (): SessionState => ({
-  gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: null,
+  gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
   error: null, flags: [], speed: 'normal', transcripts: null, anatomy: null, anatomyGroup: 0, anatomyError: null,
 });
 
@@ -119,7 +119,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         set({ gpu: { state: 'ok', adapter: probe.adapter }, backendChoice: 'auto' });
         await ctx.initRun(d.preset, d.overrides);
       } else {
-        set({ gpu: { state: 'none', reason: probe.reason } });
+        set({ gpu: { state: 'none', reason: probe.reason }, busy: null });
       }
     },
 
