@@ -46,6 +46,7 @@
 // tasks are distinct; the train stream samples train pairs by rejection.
 
 import { mulberry32 } from '../model/random';
+import { hashInts } from './hash';
 import type { Demonstration, Environment, Score, TranscriptLine, Turn } from './types';
 
 export const ADD_VOCAB = [
@@ -152,20 +153,6 @@ export function isCorrect(t: AddTask, generated: number[] | null): boolean {
 // ---------------------------------------------------------------- split
 
 /** 32-bit integer mixer (murmur3 finalizer). */
-function mix32(x: number): number {
-  x = (x ^ (x >>> 16)) >>> 0;
-  x = Math.imul(x, 0x85ebca6b) >>> 0;
-  x = (x ^ (x >>> 13)) >>> 0;
-  x = Math.imul(x, 0xc2b2ae35) >>> 0;
-  return (x ^ (x >>> 16)) >>> 0;
-}
-
-function hashInts(...xs: number[]): number {
-  let h = 0x811c9dc5;
-  for (const x of xs) h = mix32((h ^ mix32(x >>> 0)) + 0x9e3779b9);
-  return h;
-}
-
 /** True when (a, b) belongs to the held-out eval set. */
 export function isEvalProblem(t: AddTask): boolean {
   return hashInts(0xadd, t.a, t.b) % EVAL_SHARE === 0;

@@ -58,6 +58,7 @@
 // a philosopher can see) whose hash is 0 mod 5; the train stream never sees them.
 
 import { mulberry32 } from '../model/random';
+import { hashInts } from './hash';
 import type { BaselineResult, Demonstration, Environment, Score, TranscriptLine, Turn } from './types';
 
 export const PHIL_VOCAB = [
@@ -160,20 +161,6 @@ const EVAL_SHARE = 5; // 1 in EVAL_SHARE hunger patterns is eval-only
 const INITIAL_HUNGER_MAX = 5;
 
 // ---------------------------------------------------------------- hashing
-
-function mix32(x: number): number {
-  x = (x ^ (x >>> 16)) >>> 0;
-  x = Math.imul(x, 0x85ebca6b) >>> 0;
-  x = (x ^ (x >>> 13)) >>> 0;
-  x = Math.imul(x, 0xc2b2ae35) >>> 0;
-  return (x ^ (x >>> 16)) >>> 0;
-}
-
-function hashInts(...xs: number[]): number {
-  let h = 0x811c9dc5;
-  for (const x of xs) h = mix32((h ^ mix32(x >>> 0)) + 0x9e3779b9);
-  return h;
-}
 
 // ---------------------------------------------------------------- rules (pure)
 

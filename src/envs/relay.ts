@@ -25,6 +25,7 @@
 // of the flag.
 
 import { mulberry32 } from '../model/random';
+import { hashInts } from './hash';
 import type { Demonstration, Environment, Score, TranscriptLine, Turn } from './types';
 
 export const RELAY_VOCAB = [
@@ -97,20 +98,6 @@ const EVAL_SHARE = 5; // 1 in EVAL_SHARE (secret, j) pairs is eval-only
 // ---------------------------------------------------------------- hashing
 
 /** 32-bit integer mixer (murmur3 finalizer). */
-function mix32(x: number): number {
-  x = (x ^ (x >>> 16)) >>> 0;
-  x = Math.imul(x, 0x85ebca6b) >>> 0;
-  x = (x ^ (x >>> 13)) >>> 0;
-  x = Math.imul(x, 0xc2b2ae35) >>> 0;
-  return (x ^ (x >>> 16)) >>> 0;
-}
-
-function hashInts(...xs: number[]): number {
-  let h = 0x811c9dc5;
-  for (const x of xs) h = mix32((h ^ mix32(x >>> 0)) + 0x9e3779b9);
-  return h;
-}
-
 /** True when the task belongs to the held-out eval stream (see the file header). */
 export function isEvalTask(task: RelayTask): boolean {
   if (task.secret.length === 1) return (task.secret[0] + (task.known ? 3 : 0)) % 5 === 2;

@@ -183,6 +183,11 @@ export class Trainer<Task = unknown, State = unknown> {
 
   private trainable(slot: string): boolean { return this.policies.some((p) => p.slot === slot && p.trainable); }
 
+  /** The rows an episode puts in the loss: the trainable slot's turns; a continued sequence's last row carries its earlier turns. */
+  lossSequences(episode: Sequence[]): Sequence[] {
+    return episode.filter((q) => this.trainable(q.slot) && !q.superseded);
+  }
+
   /** Scripted baselines on the eval tasks (computed once). */
   baselines(): BaselineResult[] {
     this.baselineCache ??= this.env.baselines?.(this.evalTasks, EVAL_SEED) ?? [];
@@ -215,8 +220,7 @@ export class Trainer<Task = unknown, State = unknown> {
     const E = ro.states.length;
     const byEpisode = sequencesByEpisode(ro);
     const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), w, sc.reward));
-    // the loss sees the trainable slot's sequences; a continued sequence's last row carries its earlier turns
-    const lossByEpisode = byEpisode.map((seqs) => seqs.filter((q) => this.trainable(q.slot) && !q.superseded));
+    const lossByEpisode = byEpisode.map((seqs) => this.lossSequences(seqs));
     this.lastRollout = { rollout: ro, rewards: parts };
     this.lastEnvMetrics = envMeans(ro.scores);
 

@@ -63,9 +63,7 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
   groupNormalize(adv, stats, rewards, groupStart, E, P, c.advantage);
 
   const first = group * G, eps = Array.from({ length: G }, (_, i) => first + i);
-  // the sequences the loss saw: the trainable slot's, a continued sequence's last row carrying its earlier turns
-  const trainable = new Set(trainer.policies.filter((p) => p.trainable).map((p) => p.slot));
-  const byEpisode = sequencesByEpisode(ro).map((seqs) => seqs.filter((q) => trainable.has(q.slot) && !q.superseded));
+  const byEpisode = sequencesByEpisode(ro).map((seqs) => trainer.lossSequences(seqs)); // the rows the loss saw
   const seqs = eps.flatMap((e) => byEpisode[e]);
   const { batch, logp, T } = await currentLogp(trainer.backend, trainer, seqs, c.temperature);
   const S = batch.S;

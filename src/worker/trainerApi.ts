@@ -13,7 +13,7 @@ import type { Environment } from '../envs/types';
 import { readCheckpoint, writeCheckpoint } from '../model/checkpoint';
 import { PRETRAIN_DEFAULTS } from '../rl/pretrain';
 import { messageParts, reward, type RewardParts } from '../rl/reward';
-import type { Rollout, Sequence } from '../rl/rollout';
+import { sequencesByEpisode, type Rollout } from '../rl/rollout';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { compareCollaborators, type Comparison } from '../rl/compare';
@@ -266,7 +266,7 @@ export class TrainerApi implements TrainerWorkerApi {
       const lastEval = t.evals[t.evals.length - 1];
       if (t.lastEval && lastEval) {
         const ro = t.lastEval.rollout;
-        const bySeq = this.sequencesByEpisode(ro);
+        const bySeq = sequencesByEpisode(ro);
         const w = { lambdaTok: lastEval.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
         out.eval = { step: lastEval.step, episodes: this.episodes(ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)) };
       }
@@ -533,12 +533,6 @@ export class TrainerApi implements TrainerWorkerApi {
     if (this.warmCache.size >= 4) this.warmCache.delete(this.warmCache.keys().next().value!);
     this.warmCache.set(key, warm);
     return warm;
-  }
-
-  private sequencesByEpisode(ro: Rollout<unknown>): Sequence[][] {
-    const by: Sequence[][] = ro.states.map(() => []);
-    for (const s of ro.sequences) by[s.episode].push(s);
-    return by;
   }
 
   /** `count` episodes spread over the rollout (different prompts), rendered by the env. */
