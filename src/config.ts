@@ -36,6 +36,8 @@ export interface RunConfig {
   pKnown: number;
   pKnownTrain: number;
   maxMessage: number;
+  channelNoise: number;
+  scouts: number;
   // addition (AgentPO)
   topology: 'alone' | 'hint' | 'critic';
   // philosophers
@@ -83,10 +85,12 @@ export const FIELDS: Record<keyof RunConfig, Field> = {
   nLayer: { kind: 'int', min: 1, max: 8, help: 'transformer layers' },
   nHead: { kind: 'int', min: 1, max: 16, help: 'attention heads' },
   nEmbd: { kind: 'int', min: 8, max: 256, help: 'embedding width (divisible by nHead)' },
-  digits: { kind: 'int', min: 1, max: 5, help: 'relay: k, digits in the secret' },
+  digits: { kind: 'int', min: 1, max: 6, help: 'relay: k, digits in the secret (at least the number of Scouts)' },
   pKnown: { kind: 'number', min: 0, max: 1, help: 'relay: eval rate of tasks where the Solver already knows' },
   pKnownTrain: { kind: 'number', min: 0, max: 1, help: 'relay: training rate of such tasks' },
   maxMessage: { kind: 'int', min: 1, max: 12, help: 'relay: M, longest Scout message' },
+  channelNoise: { kind: 'number', min: 0, max: 0.9, help: 'relay: eps, chance that each message token is erased before the Solver reads it' },
+  scouts: { kind: 'int', min: 1, max: 6, help: 'relay: Scouts, each holding a disjoint part of the secret' },
   topology: { kind: 'enum', values: ['alone', 'hint', 'critic'], help: 'addition: the Actor alone, with a hint writer, or with a critic' },
   philosophers: { kind: 'int', min: 3, max: 7, help: 'philosophers: N at the table (the first stage when the curriculum is on)' },
   rounds: { kind: 'int', min: 1, max: 12, help: 'philosophers: R, rounds per episode' },
@@ -104,7 +108,7 @@ export const DEFAULTS: RunConfig = {
   env: 'relay', algorithm: 'gspo', groupSize: 8, promptsPerStep: 32, minibatches: 4, lr: 3e-4, epsLow: 3e-4, epsHigh: 4e-4,
   beta: 0, temperature: 1, advantage: 'group', gradClip: 1, weightDecay: 0, lambdaTok: 0.1, lambdaTurn: 0, lambdaRep: 0,
   lambdaMode: 'manual', budget: 4, dualEta: 0.005, lambdaMax: 1, evalEvery: 10, evalEpisodes: 256, steps: 100, seed: 0,
-  nLayer: 2, nHead: 4, nEmbd: 64, digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8,
+  nLayer: 2, nHead: 4, nEmbd: 64, digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8, channelNoise: 0, scouts: 1,
   topology: 'hint', philosophers: 3, rounds: 8, philMessage: 1, mealReward: 1, deadlockPenalty: 1, starvePenalty: 2, actionCost: 0.4,
   curriculum: 'off', curriculumThreshold: 0.6, curriculumPatience: 2,
 };

@@ -11,7 +11,7 @@ export interface DemoOptions { demoSilence?: number; flagAwareDemos?: boolean }
 export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
   switch (c.env) {
     case 'relay':
-      return createRelay({ digits: c.digits, pKnown: c.pKnown, pKnownTrain: c.pKnownTrain, maxMessage: c.maxMessage, ...demo }) as Environment;
+      return createRelay({ digits: c.digits, pKnown: c.pKnown, pKnownTrain: c.pKnownTrain, maxMessage: c.maxMessage, channelNoise: c.channelNoise, scouts: c.scouts, ...demo }) as Environment;
     case 'addition': {
       const env = createAddition({ topology: c.topology });
       // alone, only the Actor plays: its one slot is the frozen Actor's

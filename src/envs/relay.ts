@@ -67,6 +67,8 @@ export interface RelayParams {
   maxMessage: number; // M, longest Scout message (EOS excluded), 1..12
   demoSilence?: number; // fraction of silent Scout demonstrations, [0, 1]
   flagAwareDemos?: boolean; // verbose demo starts with NOTE instead of SECRET when the Solver knows
+  channelNoise?: number; // eps: each message token is erased (the Solver reads MASK) with this probability, [0, 0.9]
+  scouts?: number; // N Scouts, each holding a disjoint part of the secret, 1..6 (at most k)
 }
 
 export const RELAY_DEFAULTS: Required<RelayParams> = {
@@ -76,6 +78,8 @@ export const RELAY_DEFAULTS: Required<RelayParams> = {
   maxMessage: 8,
   demoSilence: 0.1,
   flagAwareDemos: true,
+  channelNoise: 0,
+  scouts: 1,
 };
 
 export interface RelayTask {
