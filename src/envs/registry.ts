@@ -6,7 +6,7 @@ import { createPhilosophers } from './philosophers';
 import { createRelay } from './relay';
 import type { Environment } from './types';
 
-export interface DemoOptions { demoSilence?: number; flagAwareDemos?: boolean }
+export interface DemoOptions { demoSilence?: number; flagAwareDemos?: boolean; demoCopies?: number }
 
 export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
   switch (c.env) {

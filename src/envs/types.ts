@@ -63,7 +63,8 @@ export interface Environment<Task = unknown, State = unknown> {
 
   /** Seeded tasks; the train and eval streams never share a task. `index` positions the stream. */
   sampleTasks(split: 'train' | 'eval', count: number, seed: number, index: number): Task[];
-  start(task: Task): State;
+  /** A fresh episode; `replica` is its index within the task's group (0..G-1), for envs with per-episode chance (relay's channel). */
+  start(task: Task, replica?: number): State;
   /** The turns of step k of an episode: one, several generated at once (simultaneous moves), or [] when it is over. */
   turn(state: State, k: number): Turn[];
   /** Records what the policy generated for step k: generated[i] answers turn(state, k)[i] (EOS included when generated). */
