@@ -6,6 +6,7 @@ import type { StepAnatomy, TelemetryEvent, TrainerState, TrainerWorkerApi, Trans
 import type { MetricsHub } from './metricsHub';
 import type { CheckpointKind, RunStorage } from './runsDb';
 import type { RunMeta } from './runTypes';
+import type { KeyValueStore, SweepRecord } from './sweepSlice';
 
 /** The worker's API and its telemetry stream (comlink in the page; a fake in tests). */
 export interface TrainerClient {
@@ -30,6 +31,8 @@ export interface AppDeps {
   publishDelayMs?: number;
   /** While a run trains, its checkpoints are stored at most this often (ms); stopping stores them at once. */
   checkpointIntervalMs?: number;
+  /** Small records kept between page loads (the sweep): localStorage in the page, a map in tests. */
+  kv?: KeyValueStore;
 }
 
 export interface ConfirmRequest {
@@ -109,4 +112,22 @@ export interface RunsSlice {
   dismissNotice(): void;
 }
 
-export type AppState = SetupSlice & SessionSlice & RunsSlice;
+export interface SweepSlice {
+  /** The current (or last) sweep, kept between page loads. */
+  sweep: SweepRecord | null;
+  /** The values typed for the next sweep (null: the preset's default grid), and what is wrong with them. */
+  sweepDraft: string | null;
+  sweepDraftError: string | null;
+  /** The sweep run picked on the sweep's chart. */
+  sweepSelected: string | null;
+  setSweepDraft(text: string): void;
+  /** One run per value, one after another, each to its last step. */
+  startSweep(): Promise<void>;
+  stopSweep(): Promise<void>;
+  /** Runs the interrupted and pending runs of a stopped or interrupted sweep. */
+  resumeSweep(): Promise<void>;
+  clearSweep(): void;
+  selectSweepRun(runId: string): Promise<void>;
+}
+
+export type AppState = SetupSlice & SessionSlice & RunsSlice & SweepSlice;

@@ -8,6 +8,7 @@ import { Controls } from './Controls';
 import { DeviceInfo } from './DeviceInfo';
 import { Inspector } from './Inspector';
 import { RunsTable } from './RunsTable';
+import { SweepPanel } from './SweepPanel';
 
 export function App() {
   return (
@@ -21,6 +22,7 @@ export function App() {
       <Controls />
       <div className="middle">
         <ChartsPanel />
+        <SweepPanel />
         <RunsTable />
       </div>
       <Inspector />
