@@ -135,6 +135,7 @@ export function validateConfig(partial: Record<string, unknown>, base: RunConfig
     (out as unknown as Record<string, unknown>)[k] = parseField(k as keyof RunConfig, v);
   }
   if (out.nEmbd % out.nHead !== 0) throw new InputError(`nEmbd (${out.nEmbd}) must be divisible by nHead (${out.nHead})`);
+  if (out.scouts > out.digits) throw new InputError(`scouts (${out.scouts}) must be at most digits (${out.digits}): each Scout holds a part of the secret`);
   return out;
 }
 

@@ -15,7 +15,7 @@ class FinishingTrainer extends FakeTrainer {
   finishAfterMs = 20;
   final = (lambda: number) => ({ accuracy: 1 - lambda, tokens: 4 - 10 * lambda });
   hold = false; // when true, started runs never finish (a sweep to stop or reload)
-  async start() {
+  override async start() {
     const snap = await super.start();
     const runId = this.state.runId!;
     if (!this.hold) {
