@@ -64,7 +64,7 @@ export const PRESETS: Preset[] = [
 // The noisy channel (eps 0.3): copies of s_j buy accuracy with diminishing returns,
 // P(right | n copies, unknown) = 1 - 0.9 * 0.3^n, so the best n falls as lambda_tok rises.
 const NOISY_WARM = { file: 'relay-noisy-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true, demoCopies: 6 }, seed: 1 };
-const NOISY_BASE: Partial<RunConfig> = { ...RELAY_BASE, channelNoise: 0.3, evalEpisodes: 512, steps: 150, evalEvery: 10 };
+const NOISY_BASE: Partial<RunConfig> = { ...RELAY_BASE, channelNoise: 0.3, promptsPerStep: 16, lr: 5e-4, evalEpisodes: 512, steps: 80, evalEvery: 20 };
 
 PRESETS.push(
   {
