@@ -20,7 +20,7 @@ import yaml
 TRAINING_ARGUMENTS = [
     "output_dir", "per_device_train_batch_size", "max_steps", "learning_rate", "lr_scheduler_type",
     "weight_decay", "adam_beta1", "adam_beta2", "adam_epsilon", "gradient_accumulation_steps", "max_grad_norm",
-    "bf16", "logging_steps", "report_to", "seed",
+    "bf16", "logging_steps", "report_to", "seed", "eval_strategy", "eval_steps", "per_device_eval_batch_size",
 ]
 
 

@@ -8,6 +8,7 @@ import { logprobs, logprobsFlags } from './commands/logprobs';
 import { pretrainCmd, pretrainFlags } from './commands/pretrain';
 import { train, trainFlags } from './commands/train';
 import { evaluate, evalFlags } from './commands/evaluate';
+import { exportCmd, exportFlags } from './commands/export';
 import type { FlagSpec } from './args';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
@@ -17,6 +18,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flag
   pretrain: { run: pretrainCmd, flags: pretrainFlags, help: 'supervised warm start on the environment\'s demonstrations' },
   train: { run: train, flags: trainFlags, help: 'RL training (GSPO/GRPO) from the preset\'s warm start' },
   eval: { run: evaluate, flags: evalFlags, help: 'greedy evaluation of a checkpoint on the held-out set' },
+  export: { run: exportCmd, flags: exportFlags, help: 'the run\'s setup as a TRL or verl recipe (docs/export.md)' },
 };
 
 function usage(): string {
