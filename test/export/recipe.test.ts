@@ -185,3 +185,20 @@ print(json.dumps([t.outcome(task, "TAKE_L TAKE_L TAKE_L"), t.outcome(task, "TAKE
     expect(r[2].r_env).toBeCloseTo(-6, 12); // thinking every round
   });
 });
+
+describe('the page\'s one-file bundle', () => {
+  it('unpacks, with python3, into exactly the files the CLI writes', async () => {
+    const { recipeBundle } = await import('../../src/export/bundle');
+    const { readFileSync, readdirSync } = await import('node:fs');
+    const c = presetConfig(findPreset('philosophers-fixed'), { lambdaRep: 0.05 });
+    for (const t of ['trl', 'verl'] as const) {
+      const files = exportRecipe(t, c, 'philosophers-fixed');
+      const dir = join(tempDir(), 'bundle');
+      const bundle = join(dir + '.py');
+      writeFileSync(bundle, recipeBundle(files, 'x'));
+      execFileSync('python3', [bundle, dir]);
+      expect(readdirSync(dir).sort()).toEqual(files.map((f) => f.path).sort());
+      for (const f of files) expect(readFileSync(join(dir, f.path), 'utf8')).toBe(f.text);
+    }
+  });
+});
