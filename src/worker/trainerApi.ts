@@ -16,8 +16,7 @@ import { messageParts, reward, type RewardParts } from '../rl/reward';
 import { sequencesByEpisode, type Rollout } from '../rl/rollout';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
-import { compareCollaborators, type Comparison } from '../rl/compare';
-import { EVAL_PROBLEMS } from '../envs/addition';
+import { comparePlayers, type Comparison } from '../rl/compare';
 import type { GpuProbe } from '../gpu/probe';
 import { stepAnatomy } from './anatomy';
 import type {
@@ -325,13 +324,11 @@ export class TrainerApi implements TrainerWorkerApi {
 
   async compare(): Promise<Comparison> {
     const t = this.requireTrainer('compare');
-    const slots = this.warm!.slots;
-    if (t.config.env !== 'addition' || !slots.actor || !slots.collaborator) throw new InputError('compare: only AgentPO runs (a frozen Actor and a Collaborator) have a comparison');
+    if (!t.env.comparison) throw new InputError('compare: only runs whose environment declares a comparison of players (AgentPO: a frozen Actor and a Collaborator) have one');
     return this.exclusive(async () => {
       const step = t.bestEval?.step ?? t.stepCount;
-      this.comparison = await compareCollaborators(await this.getBackend(), t.config,
-        { actor: slots.actor.weights!, untrained: slots.collaborator.weights!, trained: await t.readWeights('best') },
-        EVAL_PROBLEMS.length, step, `trained collaborator (best eval, step ${step})`);
+      this.comparison = await comparePlayers(await this.getBackend(), t.env, t.config, this.warm!.slots, await t.readWeights('best'),
+        step, `trained collaborator (best eval, step ${step})`);
       return this.comparison;
     });
   }

@@ -35,7 +35,7 @@ describe('the config table', () => {
     for (const [k, f] of Object.entries(FIELDS)) {
       const v = DEFAULTS[k as keyof RunConfig];
       if (f.kind === 'enum') expect(f.values, k).toContain(v);
-      else expect(v >= f.min && v <= f.max, k).toBe(true);
+      else expect(typeof v === 'number' && v >= f.min && v <= f.max, k).toBe(true);
     }
   });
 });
