@@ -2,6 +2,7 @@
 // config. The TRL script, the verl config and the READMEs' mapping tables are
 // all rendered from these rows, so they cannot disagree (docs/export.md).
 import type { RunConfig } from '../config';
+import { rewardWeights } from '../rl/reward';
 
 export type PyValue = number | string | boolean | null | number[];
 
@@ -26,7 +27,7 @@ export function completionsPerUpdate(c: RunConfig): number {
 }
 
 export function mappingRows(c: RunConfig): MappingRow[] {
-  const gspo = c.algorithm === 'gspo';
+  const gspo = c.algorithm === 'gspo', w = rewardWeights(c, c.lambdaTok); // lambda_tok at the start of the run
   const divisible = (c.promptsPerStep * c.groupSize) % c.minibatches === 0 && c.promptsPerStep % c.minibatches === 0;
   const rows: MappingRow[] = [
     {
@@ -70,8 +71,8 @@ export function mappingRows(c: RunConfig): MappingRow[] {
       verl: { 'actor_rollout_ref.actor.optim.weight_decay': c.weightDecay, 'actor_rollout_ref.actor.optim.betas': [ADAM.beta1, ADAM.beta2] },
     },
     {
-      field: 'lambdaTok, lambdaTurn, lambdaRep', value: `${c.lambdaTok}, ${c.lambdaTurn}, ${c.lambdaRep}`,
-      trl: { reward_weights: [1, neg(c.lambdaTok), neg(c.lambdaTurn), neg(c.lambdaRep)] },
+      field: 'lambdaTok, lambdaTurn, lambdaRep', value: `${w.lambdaTok}, ${w.lambdaTurn}, ${w.lambdaRep}`,
+      trl: { reward_weights: [1, neg(w.lambdaTok), neg(w.lambdaTurn), neg(w.lambdaRep)] },
       verl: { 'custom_reward_function.path': '$PWD/reward_fn.py', 'custom_reward_function.name': 'compute_score' },
       note: 'TRL: one reward function per term (task, tokens, turns, repetition), logged separately; verl: reward_fn.py sums them with these weights',
     },

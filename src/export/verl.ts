@@ -3,6 +3,7 @@
 // in verl's row format), toy_tasks.py, and a README with the mapping table.
 import type { RunConfig } from '../config';
 import { hydraValue, mappingRows, verlOptions, type PyValue } from './mapping';
+import { rewardWeights } from '../rl/reward';
 import { pyVerlScore } from './python/common';
 import { ENV_PYTHON } from './python';
 import { toyTasksPy } from './envModule';
@@ -82,7 +83,7 @@ function rewardFn(c: RunConfig): string {
   return `"""verl custom reward for the GSPO Playground's ${c.env} environment (generated).
 custom_reward_function.path=reward_fn.py custom_reward_function.name=compute_score
 """
-${toyTasksPy(c).replace(/^"""[\s\S]*?"""\n/, '').replace(/\nif __name__ == "__main__":[\s\S]*$/, '\n')}${pyVerlScore(c.lambdaTok, c.lambdaTurn, c.lambdaRep)}`;
+${toyTasksPy(c).replace(/^"""[\s\S]*?"""\n/, '').replace(/\nif __name__ == "__main__":[\s\S]*$/, '\n')}${pyVerlScore(rewardWeights(c, c.lambdaTok))}`;
 }
 
 export function verlFiles(c: RunConfig, presetName: string): ExportFile[] {

@@ -8,9 +8,10 @@ import { AdamW } from '../model/optimizer';
 import type { GPTConfig } from '../model/params';
 import { mulberry32 } from '../model/random';
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
+import { shiftIntoRow } from './batch';
 import { PolicyObjective, type ObjectiveStats, type PolicyBatch } from './objective';
 import { betterEval, type EvalPoint } from './pareto';
-import { dualUpdate, messageParts, reward, type RewardParts } from './reward';
+import { dualUpdate, messageParts, reward, rewardWeights, type RewardParts } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
 import { detectDegenerate, type DegenerateRecord, type DegenerateVerdict } from './degenerate';
@@ -59,16 +60,13 @@ export function envMeans(scores: Score[]): Record<string, number> {
 export function sequencesToBatch(seqs: Sequence[], episodeIndex: (e: number) => number, T: number): PolicyBatch {
   const S = seqs.length, ST = S * T;
   const tokens = new Int32Array(ST), targets = new Int32Array(ST).fill(-1), mask = new Float32Array(ST), oldLogp = new Float32Array(ST);
+  const rows = { T, tokens, targets, mask, oldLogp, refLogp: null };
   seqs.forEach((s, i) => {
     const full = [...s.context, ...s.generated];
-    for (let t = 0; t < full.length; t++) tokens[i * T + t] = full[t];
-    for (let t = 0; t < full.length - 1; t++) targets[i * T + t] = full[t + 1];
-    const train = (at: number, logp: number) => { // the position whose logits predict token `at`
-      mask[i * T + at - 1] = 1;
-      oldLogp[i * T + at - 1] = logp;
-    };
-    for (const x of s.earlier) train(x.at, x.logp);
-    s.generated.forEach((_, g) => train(s.context.length + g, s.logp[g]));
+    const trained = new Float32Array(full.length), logp = new Float32Array(full.length); // indexed like `full`
+    for (const x of s.earlier) { trained[x.at] = 1; logp[x.at] = x.logp; }
+    s.generated.forEach((_, g) => { trained[s.context.length + g] = 1; logp[s.context.length + g] = s.logp[g]; });
+    shiftIntoRow(rows, i, full, trained, logp);
   });
   return { S, T, tokens, targets, mask, oldLogp, refLogp: null, seqEpisode: Int32Array.from(seqs.map((s) => episodeIndex(s.episode))), rewards: new Float32Array(0), groupStart: new Int32Array(0) };
 }
@@ -206,7 +204,7 @@ export class Trainer<Task = unknown, State = unknown> {
     this.opt.config = { ...this.opt.config, lr: next.lr, gradClip: next.gradClip };
   }
 
-  private weights() { return { lambdaTok: this.lambdaTok, lambdaTurn: this.config.lambdaTurn, lambdaRep: this.config.lambdaRep }; }
+  private weights() { return rewardWeights(this.config, this.lambdaTok); }
 
   /** One RL step: P prompts x G episodes, rewards, advantages, `minibatches` optimizer updates. */
   async step(): Promise<StepMetrics> {

@@ -12,7 +12,7 @@ import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { readCheckpoint, writeCheckpoint } from '../model/checkpoint';
 import { PRETRAIN_DEFAULTS } from '../rl/pretrain';
-import { messageParts, reward, type RewardParts } from '../rl/reward';
+import { messageParts, reward, rewardWeights, type RewardParts, type RewardWeights } from '../rl/reward';
 import { sequencesByEpisode, type Rollout } from '../rl/rollout';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
@@ -86,7 +86,7 @@ export class TrainerApi implements TrainerWorkerApi {
   private resumePoint: ResumePoint | null = null; // taken at every eval: where a lost device resumes
   private recovery: Recovery | null = null;
   private recoveriesInARow = 0;
-  private lastStepWeights: { lambdaTok: number; lambdaTurn: number; lambdaRep: number } | null = null;
+  private lastStepWeights: RewardWeights | null = null;
 
   constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader,
     private readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' })) {}
@@ -266,7 +266,7 @@ export class TrainerApi implements TrainerWorkerApi {
       if (t.lastEval && lastEval) {
         const ro = t.lastEval.rollout;
         const bySeq = sequencesByEpisode(ro);
-        const w = { lambdaTok: lastEval.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
+        const w = rewardWeights(t.config, lastEval.lambdaTok);
         out.eval = { step: lastEval.step, episodes: this.episodes(ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)) };
       }
       return out;
@@ -300,7 +300,7 @@ export class TrainerApi implements TrainerWorkerApi {
     if (!Number.isInteger(group) || group < 0) throw new InputError(`stepAnatomy: group must be an integer >= 0; got ${group}`);
     return this.exclusive(async () => {
       const t = this.trainer!;
-      const w = this.lastStepWeights ?? { lambdaTok: t.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
+      const w = this.lastStepWeights ?? rewardWeights(t.config, t.lambdaTok);
       return stepAnatomy(t, this.env!, group, w);
     });
   }
@@ -401,7 +401,7 @@ export class TrainerApi implements TrainerWorkerApi {
       this.pending = {};
     }
     const before = t.skippedUpdates;
-    const weights = { lambdaTok: t.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
+    const weights = rewardWeights(t.config, t.lambdaTok);
     const m = await t.step();
     this.lastStepWeights = weights;
     this.telemetry.metrics(this.runId!, m);

@@ -1,5 +1,6 @@
 // Python shared by every env's export: message words, the reward terms and the
 // two trainers' entry points (TRL reward functions, verl's compute_score).
+import type { RewardWeights } from '../../rl/reward';
 
 /** Message-term helpers: a message is a list of whitespace-separated words (the playground's tokens). */
 export const PY_MESSAGE_TERMS = `
@@ -59,13 +60,13 @@ REWARD_FUNCS = [reward_task, reward_tokens, reward_turns, reward_repetition]
 `;
 
 /** verl: one scalar per response; the parts go back as extra info so verl logs them too. */
-export function pyVerlScore(lambdaTok: number, lambdaTurn: number, lambdaRep: number): string {
+export function pyVerlScore(w: RewardWeights): string {
   return `
 import json
 
-LAMBDA_TOK = ${lambdaTok}
-LAMBDA_TURN = ${lambdaTurn}
-LAMBDA_REP = ${lambdaRep}
+LAMBDA_TOK = ${w.lambdaTok}
+LAMBDA_TURN = ${w.lambdaTurn}
+LAMBDA_REP = ${w.lambdaRep}
 
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
