@@ -2,6 +2,7 @@
 // store, and what the store needs from outside (the worker, storage, the URL).
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/trainer';
+import type { ExportTarget } from '../export/recipe';
 import type { StepAnatomy, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
 import type { MetricsHub } from './metricsHub';
 import type { CheckpointKind, RunStorage } from './runsDb';
@@ -105,7 +106,7 @@ export interface RunsSlice {
   renameRun(id: string, name: string): Promise<void>;
   deleteRun(id: string): Promise<void>;
   duplicateRun(id: string): Promise<void>;
-  exportRun(id: string, what: 'json' | 'csv' | CheckpointKind): Promise<void>;
+  exportRun(id: string, what: 'json' | 'csv' | CheckpointKind | ExportTarget): Promise<void>;
   importFiles(files: PickedFile[]): Promise<void>;
   /** Puts a stored checkpoint of a run into the trainer: a new run goes on from those weights. */
   loadRunCheckpoint(id: string, which: CheckpointKind): Promise<void>;

@@ -1,6 +1,6 @@
 // The left column: setup, run buttons, reward, then the other fields in
 // groups (algorithm, model, evaluation, the environment's own).
-import { FIELDS, type RunConfig } from '../config';
+import { FIELDS, fieldsInGroup, type RunConfig } from '../config';
 import { fieldEnv } from '../store/modelInfo';
 import { ConfigField } from './ConfigField';
 import { ModelSize } from './ModelSize';
@@ -9,8 +9,8 @@ import { RewardControls } from './RewardControls';
 import { RunButtons } from './RunButtons';
 import { useApp } from './storeContext';
 
-const ALGORITHM: (keyof RunConfig)[] = ['algorithm', 'groupSize', 'promptsPerStep', 'minibatches', 'lr', 'epsLow', 'epsHigh', 'beta', 'temperature', 'advantage', 'gradClip', 'weightDecay'];
-const EVALUATION: (keyof RunConfig)[] = ['evalEvery', 'evalEpisodes', 'steps', 'seed'];
+const ALGORITHM = fieldsInGroup('algorithm');
+const EVALUATION = fieldsInGroup('evaluation');
 
 export function Controls() {
   const env = useApp((s) => s.config.env);

@@ -10,8 +10,7 @@ import type { Backend } from '../../backend';
 import type { WarmStarts } from '../../rl/warmStart';
 import type { StepPoint } from '../../rl/dualStatic';
 import type { GPTConfig } from '../../model/params';
-import { compareCollaborators } from '../../rl/compare';
-import { EVAL_PROBLEMS } from '../../envs/addition';
+import { comparePlayers } from '../../rl/compare';
 
 export const trainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -78,9 +77,10 @@ export async function trainRun(backend: Backend, s: RunSetup, out: string, quiet
   writeAtomic(join(out, 'last.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('last'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.stepCount) } }));
   writeAtomic(join(out, 'best.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('best'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.bestEval?.step ?? 0) } }));
   // AgentPO: the frozen Actor alone, with the untrained Collaborator, and with this run's best one
-  const comparison = s.config.env === 'addition' && s.config.topology !== 'alone'
-    ? await compareCollaborators(backend, s.config, { actor: warmStart.slots.actor.weights!, untrained: warmStart.slots.collaborator.weights!, trained: await trainer.readWeights('best') },
-      EVAL_PROBLEMS.length, trainer.bestEval?.step ?? 0, `trained collaborator (best eval, step ${trainer.bestEval?.step ?? 0})`)
+  // an env with a comparison of players (AgentPO): the frozen player alone, with the untrained helper, and with this run's best one
+  const comparison = s.env.comparison
+    ? await comparePlayers(backend, s.env, s.config, warmStart.slots, await trainer.readWeights('best'),
+      trainer.bestEval?.step ?? 0, `trained collaborator (best eval, step ${trainer.bestEval?.step ?? 0})`)
     : null;
   if (comparison) for (const r of comparison.rows) log(`${r.name}: accuracy ${r.accuracy.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}] tokens ${r.tokens.toFixed(2)} (n ${r.n})`);
   const summary = {
