@@ -5,7 +5,7 @@ import type { RunConfig } from '../config';
 import { mappingRows, pyLiteral, trlOptions, type PyValue } from './mapping';
 import { PY_TRL_REWARDS } from './python/common';
 import { ENV_PYTHON } from './python';
-import { toyTasksPy } from './envModule';
+import { toyTasksPy } from './toyTasks';
 import { OPTION_SOURCES } from './optionNames';
 import { recipeReadme, type ExportFile } from './readme';
 

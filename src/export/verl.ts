@@ -6,7 +6,7 @@ import { hydraValue, mappingRows, verlOptions, type PyValue } from './mapping';
 import { rewardWeights } from '../rl/reward';
 import { pyVerlScore } from './python/common';
 import { ENV_PYTHON } from './python';
-import { toyTasksPy } from './envModule';
+import { toyTasksPy } from './toyTasks';
 import { recipeReadme, type ExportFile } from './readme';
 
 /** Every verl key the script sets: the mapping rows plus data paths, lengths and the trainer's bookkeeping. */
