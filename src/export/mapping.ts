@@ -33,8 +33,12 @@ export function mappingRows(c: RunConfig): MappingRow[] {
     {
       field: 'algorithm', value: c.algorithm,
       trl: { importance_sampling_level: gspo ? 'sequence' : 'token', loss_type: 'grpo' },
-      verl: { 'actor_rollout_ref.actor.policy_loss.loss_mode': gspo ? 'gspo' : 'vanilla', 'actor_rollout_ref.actor.loss_agg_mode': 'seq-mean-token-mean' },
-      note: 'loss_type="grpo": each sequence\'s loss is its token mean, then the mean over sequences, as here (TRL\'s default "dapo" weights sequences by length).',
+      verl: {
+        'actor_rollout_ref.actor.policy_loss.loss_mode': gspo ? 'gspo' : 'vanilla', 'actor_rollout_ref.actor.loss_agg_mode': 'seq-mean-token-mean',
+        'actor_rollout_ref.actor.clip_ratio_c': 1e9,
+      },
+      note: 'loss_type="grpo": each sequence\'s loss is its token mean, then the mean over sequences, as here (TRL\'s default "dapo" weights sequences by length). ' +
+        'clip_ratio_c=1e9 turns off verl\'s dual clip of negative advantages, which the playground does not have.',
     },
     { field: 'groupSize', value: String(c.groupSize), trl: { num_generations: c.groupSize }, verl: { 'actor_rollout_ref.rollout.n': c.groupSize } },
     {

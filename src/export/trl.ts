@@ -5,7 +5,7 @@ import type { RunConfig } from '../config';
 import { mappingRows, pyLiteral, trlOptions, type PyValue } from './mapping';
 import { PY_TRL_REWARDS } from './python/common';
 import { ENV_PYTHON } from './python';
-import { toyTasksPy } from './envModule';
+import { toyTasksPy } from './toyTasks';
 import { OPTION_SOURCES } from './optionNames';
 import { recipeReadme, type ExportFile } from './readme';
 
@@ -48,7 +48,9 @@ class LambdaTokBudget(TrainerCallback):
         self.trainer = None  # set once the trainer exists
 
     def on_step_end(self, args, state, control, **kwargs):
-        # the playground moves lambda once per rollout, after its last minibatch
+        # the playground moves lambda once per rollout, after its last minibatch. Evals run after this
+        # hook at multiples of steps_per_generation, and the next training generation refreshes STATS
+        # before the next update, so eval completions never move lambda.
         if self.trainer is None or state.global_step % self.steps_per_generation != 0:
             return
         self.lambda_tok = min(self.lambda_max, max(0.0, self.lambda_tok + self.eta * (STATS["mean_tokens"] - self.budget)))

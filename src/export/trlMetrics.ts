@@ -4,9 +4,9 @@
 // already share TRL's names. The sampling/importance_sampling_ratio columns
 // carry the policy ratio pi/pi_old of the last update here; TRL logs its
 // sampler-vs-trainer ratio under that name (docs/export.md).
-import type { MetricName } from '../worker/protocol';
+import type { StepMetrics } from '../rl/trainer';
 
-export const TRL_METRIC_ALIASES: ReadonlyArray<readonly [trl: string, playground: MetricName]> = [
+export const TRL_METRIC_ALIASES: ReadonlyArray<readonly [trl: string, playground: keyof StepMetrics]> = [
   ['frac_reward_zero_std', 'frac_zero_std'],
   ['clip_ratio/region_mean', 'clip_frac'],
   ['completions/mean_length', 'seq_len_mean'],

@@ -6,7 +6,7 @@ import { hydraValue, mappingRows, verlOptions, type PyValue } from './mapping';
 import { rewardWeights } from '../rl/reward';
 import { pyVerlScore } from './python/common';
 import { ENV_PYTHON } from './python';
-import { toyTasksPy } from './envModule';
+import { toyTasksPy } from './toyTasks';
 import { recipeReadme, type ExportFile } from './readme';
 
 /** Every verl key the script sets: the mapping rows plus data paths, lengths and the trainer's bookkeeping. */
@@ -19,6 +19,9 @@ export function verlOverrides(c: RunConfig, presetName: string): Record<string, 
     'data.max_response_length': maxLen,
     'actor_rollout_ref.model.path': '$MODEL',
     'actor_rollout_ref.rollout.name': 'vllm',
+    'actor_rollout_ref.rollout.tensor_model_parallel_size': 1,
+    // micro-batches by token count (verl requires a micro-batch setting); the sums, hence the update, are the same
+    'actor_rollout_ref.actor.use_dynamic_bsz': true,
     ...verlOptions(c),
     'trainer.project_name': 'gspo-playground',
     'trainer.experiment_name': presetName,
@@ -28,8 +31,14 @@ export function verlOverrides(c: RunConfig, presetName: string): Record<string, 
   };
 }
 
+/** A Hydra value as one shell word: "$VAR/..." expands, [a,b] is quoted so the shell does not glob it. */
+function shellWord(v: string): string {
+  if (v.includes('$')) return `"${v}"`;
+  return /[^A-Za-z0-9_.,:/=+-]/.test(v) ? `'${v}'` : v;
+}
+
 function runScript(c: RunConfig, presetName: string): string {
-  const lines = Object.entries(verlOverrides(c, presetName)).map(([k, v]) => `    ${k}=${hydraValue(v)} \\`);
+  const lines = Object.entries(verlOverrides(c, presetName)).map(([k, v]) => `    ${k}=${shellWord(hydraValue(v))} \\`);
   return `#!/usr/bin/env bash
 # GRPO/GSPO with verl for the GSPO Playground preset "${presetName}" (generated; see README.md).
 # usage: MODEL=Qwen/Qwen2.5-0.5B-Instruct GPUS=1 bash run_verl.sh

@@ -10,6 +10,7 @@ import ast
 import json
 import os
 import re
+import shlex
 import sys
 
 
@@ -28,11 +29,15 @@ def overrides(path):
         if "verl.trainer.main_ppo" in line:
             started = True
             continue
-        m = re.match(r"^\s+([A-Za-z0-9_.+]+)=(\S+?)\s*\\?$", line)
-        if started and m:
-            if m.group(1) in out:
-                raise SystemExit(f"{m.group(1)} is set twice")
-            out[m.group(1)] = m.group(2)
+        if not started or not line.startswith("    "):
+            continue
+        words = shlex.split(line.rstrip().rstrip("\\"))  # the shell's own word splitting and quote removal
+        if len(words) != 1 or "=" not in words[0]:
+            raise SystemExit(f"not one key=value word: {line!r}")
+        key, value = words[0].split("=", 1)
+        if key in out:
+            raise SystemExit(f"{key} is set twice")
+        out[key] = value
     return out
 
 

@@ -202,3 +202,12 @@ describe('the page\'s one-file bundle', () => {
     }
   });
 });
+
+describe('docs/export.md', () => {
+  it('shows the mapping table the export writes for relay-budget (the docs cannot drift from the code)', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { mappingTable } = await import('../../src/export/mapping');
+    const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'export.md'), 'utf8');
+    expect(doc).toContain(mappingTable(presetConfig(findPreset('relay-budget'), {})));
+  });
+});
