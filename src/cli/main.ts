@@ -1,6 +1,6 @@
 // The headless CLI: `npm run gspo -- <command> [flags]`. Progress to stderr, one JSON
 // document to stdout; bad input exits 2 with one line naming the problem.
-import { InputError } from '../errors';
+import { clip, hasKey, InputError } from '../errors';
 import { SafetensorsError } from '../model/safetensors';
 import { bench, benchFlags } from './commands/bench';
 import { grad, gradFlags } from './commands/grad';
@@ -34,9 +34,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage() + '\n');
     return name ? 0 : 2;
   }
-  const cmd = commands[name];
+  const cmd = hasKey(commands, name) ? commands[name] : undefined;
   if (!cmd) {
-    throw new InputError(`unknown command "${name}"; commands: ${Object.keys(commands).join(', ')}`);
+    throw new InputError(`unknown command "${clip(name)}"; commands: ${Object.keys(commands).join(', ')}`);
   }
   const out = await cmd.run(rest);
   if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');
