@@ -7,6 +7,8 @@ import { PRESETS } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import { readCheckpoint } from '../model/checkpoint';
 import { betterEval } from '../rl/pareto';
+import { checkpointFit, presetTrainableSlot } from '../rl/checkpointFit';
+import { quote } from '../errors';
 import type { EvalRecord, Flag } from '../rl/trainer';
 import { METRIC_NAMES } from '../worker/protocol';
 import { MetricsSeries } from './metricsSeries';
@@ -170,19 +172,19 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
   }
 }
 
-/** Checks a .safetensors file against a run's config; returns which checkpoint it is ('last' unless its metadata says 'best'). */
-export function checkRunCheckpoint(bytes: Uint8Array, config: RunConfig, fileName = 'the checkpoint'): 'last' | 'best' {
+/**
+ * Checks a .safetensors file against a run (checkpointFit, the one check the worker and the CLI
+ * use); returns which checkpoint it is ('last' unless its metadata says 'best') and any notice.
+ */
+export function checkRunCheckpoint(bytes: Uint8Array, config: RunConfig, fileName = 'the checkpoint', presetName?: string): { which: 'last' | 'best'; notice: string | null } {
   const fail = (why: string): never => { throw new RunFileError(`${fileName} was not imported: ${why}`); };
   if (bytes.byteLength > MAX_CHECKPOINT_BYTES) fail(`it is larger than ${MAX_CHECKPOINT_BYTES / 1024 / 1024} MB`);
   let ck: ReturnType<typeof readCheckpoint>;
   try { ck = readCheckpoint(bytes); } catch (e) { return fail((e as Error).message); }
-  const m = ck.config;
-  if (m.nLayer !== config.nLayer || m.nHead !== config.nHead || m.nEmbd !== config.nEmbd) {
-    fail(`its tensors are n_layer ${m.nLayer}, n_head ${m.nHead}, n_embd ${m.nEmbd} but the run is ${config.nLayer}, ${config.nHead}, ${config.nEmbd}`);
-  }
-  const env = createEnv(config);
-  if (m.vocabSize !== env.vocab.length || m.blockSize !== env.blockSize) fail(`its vocab_size ${m.vocabSize} / block_size ${m.blockSize} do not fit the run's ${config.env} environment (${env.vocab.length} / ${env.blockSize})`);
+  const preset = presetName === undefined ? undefined : PRESETS.find((p) => p.name === presetName);
+  const fit = checkpointFit(ck, config, createEnv(config), { slot: preset ? presetTrainableSlot(preset) : undefined });
+  if (!fit.fits) fail(fit.why);
   const which = ck.extras.which;
-  if (which !== undefined && which !== 'last' && which !== 'best') fail(`__metadata__.which is ${JSON.stringify(which)}, expected "last" or "best"`);
-  return which === 'best' ? 'best' : 'last';
+  if (which !== undefined && which !== 'last' && which !== 'best') fail(`__metadata__.which is ${quote(which)}, expected "last" or "best"`);
+  return { which: which === 'best' ? 'best' : 'last', notice: fit.fits ? fit.notice : null };
 }

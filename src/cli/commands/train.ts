@@ -9,6 +9,7 @@ import { parseSets, setup, startSlots } from './runSetup';
 import type { GPTConfig } from '../../model/params';
 import { compareCollaborators } from '../../rl/compare';
 import { EVAL_PROBLEMS } from '../../envs/addition';
+import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 
 export const trainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -54,7 +55,7 @@ export async function train(argv: string[]): Promise<unknown> {
     const final = s.config.steps > 0 ? await trainer.evaluate() : warm;
     if (s.config.steps > 0) logEval(final);
     const gpt: GPTConfig = trainer.model.config;
-    const extras = { env: s.env.id, preset: s.preset.name, run_config: JSON.stringify(s.config) };
+    const extras = { ...envRecord(s.config, presetTrainableSlot(s.preset)), preset: s.preset.name, run_config: JSON.stringify(s.config) };
     writeAtomic(join(out, 'last.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('last'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.stepCount) } }));
     writeAtomic(join(out, 'best.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('best'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.bestEval?.step ?? 0) } }));
     // AgentPO: the frozen Actor alone, with the untrained Collaborator, and with this run's best one
