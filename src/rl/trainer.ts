@@ -33,7 +33,7 @@ export interface EvalRecord {
   [extra: string]: number;
 }
 
-export interface Flag { kind: 'nonfinite-update' | 'diverged' | 'degenerate'; step: number; message: string }
+export interface Flag { kind: 'nonfinite-update' | 'diverged' | 'degenerate' | 'collapse'; step: number; message: string }
 
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
 function std(xs: number[]): number {
