@@ -31,3 +31,8 @@ export function hasKey(table: object, key: string): boolean {
 export function clip(s: string, max = QUOTE_MAX): string {
   return s.length > max ? `${s.slice(0, max)}... (${s.length} characters)` : s;
 }
+
+/** A run that cannot go on (e.g. every update skipped as non-finite): the CLI exits 1 with this one line. */
+export class RunFault extends Error {
+  override name = 'RunFault';
+}

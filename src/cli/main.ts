@@ -1,6 +1,6 @@
 // The headless CLI: `npm run gspo -- <command> [flags]`. Progress to stderr, one JSON
 // document to stdout; bad input exits 2 with one line naming the problem.
-import { clip, hasKey, InputError } from '../errors';
+import { clip, hasKey, InputError, RunFault } from '../errors';
 import { SafetensorsError } from '../model/safetensors';
 import { bench, benchFlags } from './commands/bench';
 import { grad, gradFlags } from './commands/grad';
@@ -49,6 +49,10 @@ main(process.argv.slice(2)).then(
     if (e instanceof InputError || e instanceof SafetensorsError) {
       process.stderr.write(`gspo: ${e.message}\n`);
       process.exit(2);
+    }
+    if (e instanceof RunFault) {
+      process.stderr.write(`gspo: ${e.message}\n`);
+      process.exit(1);
     }
     process.stderr.write(`gspo: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
     if (process.env.GSPO_DEBUG && e instanceof Error) process.stderr.write(String(e.stack) + '\n');

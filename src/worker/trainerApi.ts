@@ -18,6 +18,7 @@ import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/tra
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { compareCollaborators, type Comparison } from '../rl/compare';
 import { checkpointFit, envRecord, presetTrainableSlot } from '../rl/checkpointFit';
+import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import { EVAL_PROBLEMS } from '../envs/addition';
 import type { GpuProbe } from '../gpu/probe';
 import { stepAnatomy } from './anatomy';
@@ -35,32 +36,13 @@ export type GpuProber = () => Promise<GpuProbe>;
 /** The bytes of a shipped warm start (public/checkpoints/<file>), or null when there is none. */
 export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
 
-/** Consecutive skipped updates (non-finite loss or gradient) that pause a run. */
-export const DIVERGENCE_LIMIT = 3;
 const MAX_STEPS_PER_CALL = 100_000;
 const MAX_TRANSCRIPTS = 32;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const yieldToEventLoop = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
 
-/**
- * Counts consecutive skipped optimizer updates from per-step counts. A step
- * whose updates were all skipped extends the streak; a step with some skipped
- * restarts it at that count (the skips are taken to be its last updates); a
- * clean step ends it.
- */
-export class DivergenceWatch {
-  streak = 0;
-  constructor(readonly limit = DIVERGENCE_LIMIT) {}
-  record(skipped: number, updates: number): boolean {
-    if (skipped <= 0) this.streak = 0;
-    else if (skipped >= updates) this.streak += skipped;
-    else this.streak = skipped;
-    return this.tripped;
-  }
-  get tripped(): boolean { return this.streak >= this.limit; }
-  reset(): void { this.streak = 0; }
-}
+export { DIVERGENCE_LIMIT, DivergenceWatch }; // moved to rl/faults (the CLI stops on the same streak)
 
 type WarmStart = WarmStarts;
 
