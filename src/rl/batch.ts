@@ -1,5 +1,6 @@
 // The `grad` batch file (cli.md) -> a PolicyBatch in prediction space, validated.
 import type { AdvantageMode, Algorithm } from '../backend';
+import { parseField } from '../config';
 import { InputError, quote } from '../errors';
 import type { ObjectiveConfig, PolicyBatch } from './objective';
 
@@ -96,7 +97,9 @@ export function parseBatchFile(json: unknown, vocabSize: number, blockSize: numb
   const beta = num(o.beta ?? 0, 'beta');
   if (beta < 0) fail(`beta must be >= 0, got ${beta}`);
   const temperature = num(o.temperature ?? 1, 'temperature');
-  if (temperature <= 0) fail(`temperature must be > 0, got ${temperature}`);
+  // the config's range: far below it logits / T overflow float32 and the log-probs are not finite
+  parseField('temperature', temperature); // throws "temperature must be in [min, max]; got ..."
+
   if (!Array.isArray(o.sequences)) fail('sequences must be an array');
   const seqs = (o.sequences as unknown[]).map((raw, i): SequenceIn => {
     const w = `sequences[${i}]`;
