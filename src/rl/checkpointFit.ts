@@ -94,6 +94,9 @@ export function checkpointFit(ck: Checkpoint, config: RunConfig, env: Environmen
   if (ck.vocab && ck.vocab.join('\u0000') !== env.vocab.join('\u0000')) return { fits: false, why: `its vocabulary is not the ${env.id} environment's` };
   const recEnv = ck.extras.env;
   if (recEnv !== undefined && recEnv !== config.env) return { fits: false, why: `it was made for the ${show(recEnv)} environment, the run is ${config.env}` };
+  if (want.slot !== undefined && ck.extras.slot !== undefined && ck.extras.slot !== want.slot) {
+    return { fits: false, why: `it is the ${show(ck.extras.slot)} policy, not the ${want.slot}` };
+  }
 
   const options = recordedOptions(ck);
   if (options === null) return { fits: false, why: 'its __metadata__.env_options is not a JSON object' };
@@ -103,9 +106,6 @@ export function checkpointFit(ck: Checkpoint, config: RunConfig, env: Environmen
       .map((k) => ({ k, was: own(options, k) ?? DEFAULTS[k], now: config[k] }))
       .filter((d) => d.was !== d.now);
     if (diff.length) return { fits: false, why: `it was made for ${diff.map((d) => `${d.k} ${show(d.was)}`).join(', ')}; the run has ${diff.map((d) => `${d.k} ${d.now}`).join(', ')}` };
-  }
-  if (want.slot !== undefined && ck.extras.slot !== undefined && ck.extras.slot !== want.slot) {
-    return { fits: false, why: `it is the ${show(ck.extras.slot)} policy, not the ${want.slot}` };
   }
   if (want.demo) {
     const demo = recordedDemo(ck);
