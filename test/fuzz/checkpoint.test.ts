@@ -10,7 +10,7 @@ import { SafetensorsError } from '../../src/model/safetensors';
 import { checkRunCheckpoint, RunFileError } from '../../src/store/runFile';
 import { validateConfig } from '../../src/config';
 import { createEnv } from '../../src/envs/registry';
-import { deepJson, EDGE_JSON, int, pick, PROTO_KEYS, seeded, Tally } from './harness';
+import { EDGE_JSON, int, pick, PROTO_KEYS, seeded, Tally } from './harness';
 
 const named = (e: unknown) => e instanceof SafetensorsError || e instanceof InputError || e instanceof RunFileError;
 

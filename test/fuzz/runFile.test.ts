@@ -1,8 +1,8 @@
 // Fuzz: the run-file importer. JSON edits at every path (edge values, deleted and
 // added keys, prototype names, deep nesting, huge strings), text truncation and
 // character flips; and through the store: a rejected file stores nothing.
-import { afterEach, describe, expect, it } from 'vitest';
-import { DEFAULTS, FIELDS, validateConfig } from '../../src/config';
+import { describe, expect, it } from 'vitest';
+import { FIELDS, validateConfig } from '../../src/config';
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import { createAppStore, type AppStore } from '../../src/store/appStore';
 import { MetricsHub } from '../../src/store/metricsHub';
@@ -59,7 +59,6 @@ function invariants(run: ImportedRun): string | null {
   let prev = -1;
   const steps = run.metrics.column('step');
   for (let r = 0; r < run.metrics.rows; r++) { if (!whole(steps[r]) || steps[r] <= prev) return `metrics step ${steps[r]}`; prev = steps[r]; }
-  void DEFAULTS;
   return null;
 }
 
