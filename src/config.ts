@@ -2,7 +2,7 @@
 // page group, environment, liveness and a one-line description in one table
 // (rl.md section 10). The UI, the URL, the CLI's --set and checkpoints all go
 // through `validateConfig`.
-import { InputError } from './errors';
+import { hasKey, InputError, quote } from './errors';
 
 /** The environments, by id (src/envs/registry.ts builds them). */
 export const ENV_IDS = ['relay', 'addition', 'philosophers'] as const;
@@ -88,24 +88,30 @@ export function fieldsInGroup(group: FieldGroup, env?: EnvId): (keyof RunConfig)
 
 /** Checks one field; returns the parsed value or throws an InputError naming the field and its range. */
 export function parseField<K extends keyof RunConfig>(key: K, raw: unknown): RunConfig[K] {
+  if (!isConfigKey(key)) throw new InputError(`unknown config key ${quote(key)}`);
   const f = FIELDS[key];
   if (f.kind === 'enum') {
-    if (typeof raw !== 'string' || !f.values.includes(raw)) throw new InputError(`${key} must be one of ${f.values.join(', ')}; got ${JSON.stringify(raw)}`);
+    if (typeof raw !== 'string' || !f.values.includes(raw)) throw new InputError(`${key} must be one of ${f.values.join(', ')}; got ${quote(raw)}`);
     return raw as RunConfig[K];
   }
   const v = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw new InputError(`${key} must be a number in [${f.min}, ${f.max}]; got ${JSON.stringify(raw)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw new InputError(`${key} must be a number in [${f.min}, ${f.max}]; got ${quote(raw)}`);
   if (f.kind === 'int' && !Number.isInteger(v)) throw new InputError(`${key} must be an integer in [${f.min}, ${f.max}]; got ${v}`);
   if (v < f.min || v > f.max) throw new InputError(`${key} must be in [${f.min}, ${f.max}]; got ${v}`);
   return v as RunConfig[K];
+}
+
+/** Whether a name (from a URL, a flag, a file) is a config field: own keys only, never "constructor" or "__proto__". */
+export function isConfigKey(k: string): k is keyof RunConfig {
+  return typeof k === 'string' && hasKey(FIELDS, k);
 }
 
 /** A whole config from a partial one over the defaults; unknown keys are errors, never ignored. */
 export function validateConfig(partial: Record<string, unknown>, base: RunConfig = DEFAULTS): RunConfig {
   const out: RunConfig = { ...base };
   for (const [k, v] of Object.entries(partial)) {
-    if (!(k in FIELDS)) throw new InputError(`unknown config key "${k}" (known: ${Object.keys(FIELDS).join(', ')})`);
-    (out as unknown as Record<string, unknown>)[k] = parseField(k as keyof RunConfig, v);
+    if (!isConfigKey(k)) throw new InputError(`unknown config key ${quote(k)} (known: ${Object.keys(FIELDS).join(', ')})`);
+    (out as unknown as Record<string, unknown>)[k] = parseField(k, v);
   }
   if (out.nEmbd % out.nHead !== 0) throw new InputError(`nEmbd (${out.nEmbd}) must be divisible by nHead (${out.nHead})`);
   if (out.scouts > out.digits) throw new InputError(`scouts (${out.scouts}) must be at most digits (${out.digits}): each Scout holds a part of the secret`);
@@ -118,8 +124,8 @@ export const LIVE_FIELDS: ReadonlyArray<keyof RunConfig> = KEYS.filter((k) => FI
 /** Throws an InputError naming the first key that is unknown or cannot change during a run. */
 export function checkLiveChange(keys: string[]): void {
   for (const k of keys) {
-    if (!(k in FIELDS)) throw new InputError(`unknown config key "${k}"`);
-    if (!LIVE_FIELDS.includes(k as keyof RunConfig)) {
+    if (!isConfigKey(k)) throw new InputError(`unknown config key ${quote(k)}`);
+    if (!LIVE_FIELDS.includes(k)) {
       throw new InputError(`${k} cannot change during a run (it needs reset() or init()); live fields: ${LIVE_FIELDS.join(', ')}`);
     }
   }

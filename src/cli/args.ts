@@ -1,5 +1,5 @@
 // Flag parsing for the CLI: every flag is declared; an unknown or malformed one is an InputError.
-import { InputError } from '../errors';
+import { clip, hasKey, InputError } from '../errors';
 
 export type FlagKind = 'string' | 'int' | 'number' | 'bool' | 'list';
 export type FlagSpec = Record<string, { kind: FlagKind; help: string }>;
@@ -9,24 +9,24 @@ export function parseFlags(argv: string[], spec: FlagSpec, command: string): Fla
   const out: Flags = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
-    if (!arg.startsWith('--')) throw new InputError(`${command}: unexpected argument "${arg}" (flags start with --)`);
+    if (!arg.startsWith('--')) throw new InputError(`${command}: unexpected argument "${clip(arg)}" (flags start with --)`);
     const eq = arg.indexOf('=');
     const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
-    const s = spec[name];
-    if (!s) throw new InputError(`${command}: unknown flag --${name} (known: ${Object.keys(spec).map((k) => '--' + k).join(', ')})`);
+    const s = hasKey(spec, name) ? spec[name] : undefined;
+    if (!s) throw new InputError(`${command}: unknown flag --${clip(name)} (known: ${Object.keys(spec).map((k) => '--' + k).join(', ')})`);
     if (s.kind === 'bool' && eq < 0) { out[name] = true; continue; }
     const raw = eq > 0 ? arg.slice(eq + 1) : argv[++i];
     if (raw === undefined || (eq < 0 && raw.startsWith('--'))) throw new InputError(`${command}: --${name} needs a value`);
     if (s.kind === 'int' || s.kind === 'number') {
       const v = Number(raw);
       if (raw.trim() === '' || !Number.isFinite(v) || (s.kind === 'int' && !Number.isInteger(v))) {
-        throw new InputError(`${command}: --${name} must be ${s.kind === 'int' ? 'an integer' : 'a number'}, got "${raw}"`);
+        throw new InputError(`${command}: --${name} must be ${s.kind === 'int' ? 'an integer' : 'a number'}, got "${clip(raw)}"`);
       }
       out[name] = v;
     } else if (s.kind === 'list') {
       out[name] = [...((out[name] as string[]) ?? []), raw];
     } else if (s.kind === 'bool') {
-      if (raw !== 'true' && raw !== 'false') throw new InputError(`${command}: --${name} must be true or false, got "${raw}"`);
+      if (raw !== 'true' && raw !== 'false') throw new InputError(`${command}: --${name} must be true or false, got "${clip(raw)}"`);
       out[name] = raw === 'true';
     } else out[name] = raw;
   }
@@ -42,9 +42,9 @@ export function requireFlag(flags: Flags, name: string, command: string): string
 /** "1,5,7" -> [1,5,7]; each entry must be an integer token id in [0, V) and the count <= blockSize. */
 export function parseTokens(text: string, vocabSize: number, blockSize: number): number[] {
   const parts = text.split(',').map((s) => s.trim());
-  if (parts.length === 0 || parts.some((p) => p === '')) throw new InputError(`--tokens must be comma-separated token ids, got "${text}"`);
+  if (parts.length === 0 || parts.some((p) => p === '')) throw new InputError(`--tokens must be comma-separated token ids, got "${clip(text)}"`);
   const tokens = parts.map((p, i) => {
-    if (!/^-?\d+$/.test(p)) throw new InputError(`--tokens: entry ${i} ("${p}") is not an integer`);
+    if (!/^-?\d+$/.test(p)) throw new InputError(`--tokens: entry ${i} ("${clip(p)}") is not an integer`);
     const t = Number(p);
     if (t < 0 || t >= vocabSize) throw new InputError(`--tokens: entry ${i} (${t}) is outside the vocabulary [0, ${vocabSize})`);
     return t;

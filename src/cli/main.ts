@@ -1,6 +1,6 @@
 // The headless CLI: `npm run gspo -- <command> [flags]`. Progress to stderr, one JSON
 // document to stdout; bad input exits 2 with one line naming the problem.
-import { InputError } from '../errors';
+import { clip, hasKey, InputError, RunFault } from '../errors';
 import { SafetensorsError } from '../model/safetensors';
 import { bench, benchFlags } from './commands/bench';
 import { grad, gradFlags } from './commands/grad';
@@ -38,9 +38,9 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(usage() + '\n');
     return name ? 0 : 2;
   }
-  const cmd = commands[name];
+  const cmd = hasKey(commands, name) ? commands[name] : undefined;
   if (!cmd) {
-    throw new InputError(`unknown command "${name}"; commands: ${Object.keys(commands).join(', ')}`);
+    throw new InputError(`unknown command "${clip(name)}"; commands: ${Object.keys(commands).join(', ')}`);
   }
   const out = await cmd.run(rest);
   if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');
@@ -53,6 +53,10 @@ main(process.argv.slice(2)).then(
     if (e instanceof InputError || e instanceof SafetensorsError) {
       process.stderr.write(`gspo: ${e.message}\n`);
       process.exit(2);
+    }
+    if (e instanceof RunFault) {
+      process.stderr.write(`gspo: ${e.message}\n`);
+      process.exit(1);
     }
     process.stderr.write(`gspo: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
     if (process.env.GSPO_DEBUG && e instanceof Error) process.stderr.write(String(e.stack) + '\n');

@@ -2,6 +2,7 @@
 // Reading is strict and all-or-nothing: a bad file throws one clear line.
 import { parseSafetensors, serializeSafetensors, SafetensorsError } from './safetensors';
 import { paramSpecs, validateGPTConfig, type GPTConfig } from './params';
+import { clip } from '../errors';
 
 export interface Checkpoint {
   config: GPTConfig;
@@ -35,18 +36,24 @@ export function readCheckpoint(bytes: Uint8Array): Checkpoint {
   const { tensors, metadata } = parseSafetensors(bytes);
   const config = configFromJson(metadata.config);
   const { specs, total } = paramSpecs(config);
-  const weights = new Float32Array(total);
   const expected = new Set(specs.map((s) => s.name));
   for (const name of tensors.keys()) {
-    if (!expected.has(name) && name !== 'lm_head.weight') fail(`unexpected tensor "${name}" for a model with n_layer ${config.nLayer}`);
+    if (!expected.has(name) && name !== 'lm_head.weight') fail(`unexpected tensor "${clip(name)}" for a model with n_layer ${config.nLayer}`);
   }
+  // names and shapes first: the flat buffer is allocated only once the file is known to hold it
+  // (a small file whose config declares a large model must not allocate the model)
   for (const s of specs) {
     const t = tensors.get(s.name) ?? fail(`tensor "${s.name}" is missing`);
     if (t!.shape.join(',') !== s.shape.join(',')) fail(`tensor "${s.name}" has shape [${t!.shape}], expected [${s.shape}]`);
-    weights.set(t!.data, s.offset);
   }
   const head = tensors.get('lm_head.weight');
   if (head && head.shape.join(',') !== `${config.vocabSize},${config.nEmbd}`) fail(`tensor "lm_head.weight" has shape [${head.shape}], expected [${config.vocabSize},${config.nEmbd}]`);
+  for (const [name, t] of tensors) {
+    const i = firstNonFinite(t.data);
+    if (i >= 0) fail(`tensor "${clip(name)}" holds ${t.data[i]} at index ${i}: every weight must be finite (a diverged or corrupt checkpoint)`);
+  }
+  const weights = new Float32Array(total);
+  for (const s of specs) weights.set(tensors.get(s.name)!.data, s.offset);
   let vocab: string[] | null = null;
   if (metadata.vocab !== undefined) {
     let v: unknown;
@@ -55,9 +62,15 @@ export function readCheckpoint(bytes: Uint8Array): Checkpoint {
     if ((v as string[]).length !== config.vocabSize) fail(`__metadata__.vocab has ${(v as string[]).length} tokens, config.vocab_size is ${config.vocabSize}`);
     vocab = v as string[];
   }
-  const extras: Record<string, string> = {};
-  for (const [k, val] of Object.entries(metadata)) if (k !== 'config' && k !== 'vocab') extras[k] = val;
+  // own entries only (an assignment to extras["__proto__"] would vanish)
+  const extras: Record<string, string> = Object.fromEntries(Object.entries(metadata).filter(([k]) => k !== 'config' && k !== 'vocab'));
   return { config, weights, vocab, extras };
+}
+
+/** Index of the first NaN or infinity, or -1. */
+export function firstNonFinite(data: ArrayLike<number>): number {
+  for (let i = 0; i < data.length; i++) if (!Number.isFinite(data[i])) return i;
+  return -1;
 }
 
 /** Named tensors (weights or gradients) of a flat buffer laid out by paramSpecs. */

@@ -9,6 +9,8 @@
 // Reading is strict (design/model.md, quality.md): the first problem throws a
 // SafetensorsError whose message is one line naming it; nothing is half-returned.
 
+import { clip, quote } from '../errors';
+
 export class SafetensorsError extends Error {
   constructor(message: string) {
     super(message);
@@ -41,10 +43,39 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A bounded description of a header value: short arrays of numbers in full, anything else by `quote`. */
 function describe(v: unknown): string {
-  const s = JSON.stringify(v);
-  if (s === undefined) return String(v);
-  return s.length > 40 ? `${s.slice(0, 40)}...` : s;
+  if (Array.isArray(v) && v.length <= 8 && v.every((x) => typeof x === 'number')) return `[${v.join(',')}]`;
+  return quote(v, 40);
+}
+
+/**
+ * The first key that appears twice in one object of a JSON text (already valid
+ * JSON), or null. JSON.parse keeps the last silently; the reference
+ * implementation rejects duplicates. A loop with an explicit stack: any depth.
+ */
+export function duplicateJsonKey(text: string): string | null {
+  const stack: Array<{ keys: Set<string>; expectKey: boolean } | null> = []; // null: an array
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x7b /* { */) stack.push({ keys: new Set(), expectKey: true });
+    else if (c === 0x5b /* [ */) stack.push(null);
+    else if (c === 0x7d /* } */ || c === 0x5d /* ] */) stack.pop();
+    else if (c === 0x2c /* , */) { const top = stack[stack.length - 1]; if (top) top.expectKey = true; }
+    else if (c === 0x22 /* " */) {
+      let j = i + 1;
+      while (text.charCodeAt(j) !== 0x22) j += text.charCodeAt(j) === 0x5c /* \ */ ? 2 : 1;
+      const top = stack[stack.length - 1];
+      if (top && top.expectKey) {
+        const key = JSON.parse(text.slice(i, j + 1)) as string;
+        if (top.keys.has(key)) return key;
+        top.keys.add(key);
+        top.expectKey = false;
+      }
+      i = j;
+    }
+  }
+  return null;
 }
 
 interface Entry {
@@ -56,15 +87,15 @@ interface Entry {
 }
 
 function parseEntry(name: string, raw: unknown, dataBytes: number, dataStart: number, fileBytes: number): Entry {
-  const where = `tensor ${name}`;
+  const where = `tensor ${clip(name, 80)}`;
   if (!isPlainObject(raw)) fail(`${where}: header entry must be an object, got ${describe(raw)}`);
   for (const key of Object.keys(raw)) {
-    if (!TENSOR_KEYS.has(key)) fail(`${where}: unknown key "${key}" in header entry (allowed: dtype, shape, data_offsets)`);
+    if (!TENSOR_KEYS.has(key)) fail(`${where}: unknown key ${quote(key, 40)} in header entry (allowed: dtype, shape, data_offsets)`);
   }
   const { dtype, shape, data_offsets: offsets } = raw;
   if (dtype === undefined) fail(`${where}: missing dtype`);
   if (typeof dtype !== 'string') fail(`${where}: dtype must be a string, got ${describe(dtype)}`);
-  if (dtype !== 'F32') fail(`${where}: dtype ${dtype} is not supported (only F32)`);
+  if (dtype !== 'F32') fail(`${where}: dtype ${clip(dtype as string, 40)} is not supported (only F32)`);
 
   if (shape === undefined) fail(`${where}: missing shape`);
   if (!Array.isArray(shape)) fail(`${where}: shape must be an array, got ${describe(shape)}`);
@@ -139,6 +170,8 @@ export function parseSafetensors(
     fail(`header is not valid JSON (${err instanceof Error ? err.message.split('\n')[0] : String(err)})`);
   }
   if (!isPlainObject(header)) fail(`header must be a JSON object, got ${Array.isArray(header) ? 'an array' : describe(header)}`);
+  const twice = duplicateJsonKey(text);
+  if (twice !== null) fail(`header names ${quote(twice, 80)} twice (duplicate JSON keys are an error, as in the reference implementation)`);
 
   const dataStart = 8 + headerLen;
   const dataBytes = size - dataStart;
@@ -149,7 +182,7 @@ export function parseSafetensors(
     if (name === '__metadata__') {
       if (!isPlainObject(raw)) fail(`__metadata__ must be an object of strings, got ${describe(raw)}`);
       for (const [k, v] of Object.entries(raw)) {
-        if (typeof v !== 'string') fail(`__metadata__ value for "${k}" must be a string, got ${describe(v)}`);
+        if (typeof v !== 'string') fail(`__metadata__ value for ${quote(k, 40)} must be a string, got ${describe(v)}`);
         metaEntries.push([k, v]);
       }
       continue;
@@ -157,17 +190,20 @@ export function parseSafetensors(
     entries.push(parseEntry(name, raw, dataBytes, dataStart, size));
   }
 
-  // Byte ranges must not overlap (empty tensors occupy nothing).
-  const sorted = entries.filter((e) => e.end > e.begin).sort((a, b) => a.begin - b.begin || a.end - b.end);
-  for (let i = 1; i < sorted.length; i++) {
-    const prev = sorted[i - 1]!;
+  // The tensors tile the data section exactly, as the reference implementation requires: no
+  // overlap, no gap, nothing after the last (a header length off by one would misalign every weight).
+  const sorted = entries.slice().sort((a, b) => a.begin - b.begin || a.end - b.end);
+  let covered = 0;
+  for (let i = 0; i < sorted.length; i++) {
     const cur = sorted[i]!;
-    if (cur.begin < prev.end) {
-      fail(
-        `tensors ${prev.name} and ${cur.name} overlap: data_offsets [${prev.begin}, ${prev.end}] and [${cur.begin}, ${cur.end}]`,
-      );
+    if (cur.begin < covered) {
+      const prev = sorted[i - 1]!;
+      fail(`tensors ${clip(prev.name)} and ${clip(cur.name)} overlap: data_offsets [${prev.begin}, ${prev.end}] and [${cur.begin}, ${cur.end}]`);
     }
+    if (cur.begin > covered) fail(`data section bytes ${covered}..${cur.begin} belong to no tensor (before tensor ${clip(cur.name)}): the tensors must cover the data section without gaps`);
+    covered = cur.end;
   }
+  if (covered !== dataBytes) fail(`the data section is ${dataBytes} bytes but the tensors cover ${covered}: bytes ${covered}..${dataBytes} belong to no tensor (header length wrong, or extra bytes at the end)`);
 
   const tensors = new Map<string, StTensor>();
   for (const e of entries) {

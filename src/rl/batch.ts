@@ -1,6 +1,7 @@
 // The `grad` batch file (cli.md) -> a PolicyBatch in prediction space, validated.
 import type { AdvantageMode, Algorithm } from '../backend';
-import { InputError } from '../errors';
+import { parseField } from '../config';
+import { InputError, quote } from '../errors';
 import type { ObjectiveConfig, PolicyBatch } from './objective';
 
 export interface SequenceIn {
@@ -16,7 +17,7 @@ export interface SequenceIn {
 const fail = (msg: string): never => { throw new InputError(msg); };
 
 function num(v: unknown, where: string): number {
-  if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${where} must be a finite number, got ${JSON.stringify(v)}`);
+  if (typeof v !== 'number' || !Number.isFinite(v)) fail(`${where} must be a finite number, got ${quote(v)}`);
   return v as number;
 }
 function numArray(v: unknown, where: string, len?: number): number[] {
@@ -52,8 +53,13 @@ export function shiftIntoRow(b: PredictionRows, row: number, seq: ArrayLike<numb
  */
 export function buildPolicyBatch(seqs: SequenceIn[], vocabSize: number, blockSize: number): PolicyBatch {
   if (seqs.length === 0) fail('the batch has no sequences');
-  const T = Math.max(...seqs.map((s) => s.tokens.length)) - 1; // predictions per row
-  if (T < 1) fail('every sequence needs at least 2 tokens (a context token and a generated one)');
+  // every sequence, not only the longest: a shorter one would write into the previous row
+  let longest = 0; // a loop, not Math.max(...): a spread over 100k+ sequences throws RangeError
+  seqs.forEach((s, i) => {
+    if (s.tokens.length < 2) fail(`sequences[${i}].tokens has ${s.tokens.length} tokens; every sequence needs at least 2 (a context token and a generated one)`);
+    if (s.tokens.length > longest) longest = s.tokens.length;
+  });
+  const T = longest - 1; // predictions per row
   const episodes = new Map<number, { group: number; reward: number }>();
   seqs.forEach((s, i) => {
     const w = `sequences[${i}]`;
@@ -82,16 +88,18 @@ export function buildPolicyBatch(seqs: SequenceIn[], vocabSize: number, blockSiz
   return { S, T, tokens, targets, mask, oldLogp, refLogp, seqEpisode: Int32Array.from(seqs.map((s) => epIndex.get(s.episode)!)), rewards, groupStart: Int32Array.from(groupStart) };
 }
 
+const SEQUENCE_KEYS = new Set(['tokens', 'mask', 'old_logprobs', 'ref_logprobs', 'episode', 'group', 'reward']);
+
 /** Parses the JSON of a batch file; every problem is an InputError naming the field. */
 export function parseBatchFile(json: unknown, vocabSize: number, blockSize: number): { batch: PolicyBatch; cfg: ObjectiveConfig } {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) fail('the batch file must be a JSON object');
   const o = json as Record<string, unknown>;
   const known = new Set(['algorithm', 'eps_low', 'eps_high', 'beta', 'advantage', 'temperature', 'sequences']);
-  for (const k of Object.keys(o)) if (!known.has(k)) fail(`unknown key "${k}" in the batch file (known: ${[...known].join(', ')})`);
+  for (const k of Object.keys(o)) if (!known.has(k)) fail(`unknown key ${quote(k)} in the batch file (known: ${[...known].join(', ')})`);
   const algorithm = (o.algorithm ?? 'gspo') as Algorithm;
-  if (algorithm !== 'gspo' && algorithm !== 'grpo') fail(`algorithm must be "gspo" or "grpo", got ${JSON.stringify(o.algorithm)}`);
+  if (algorithm !== 'gspo' && algorithm !== 'grpo') fail(`algorithm must be "gspo" or "grpo", got ${quote(o.algorithm)}`);
   const advantage = (o.advantage ?? 'group') as AdvantageMode;
-  if (!['group', 'none', 'batch'].includes(advantage)) fail(`advantage must be "group", "none" or "batch", got ${JSON.stringify(o.advantage)}`);
+  if (!['group', 'none', 'batch'].includes(advantage)) fail(`advantage must be "group", "none" or "batch", got ${quote(o.advantage)}`);
   const epsLow = num(o.eps_low ?? (algorithm === 'gspo' ? 3e-4 : 0.2), 'eps_low');
   const epsHigh = num(o.eps_high ?? (algorithm === 'gspo' ? 4e-4 : 0.2), 'eps_high');
   if (epsLow < 0 || epsLow >= 1) fail(`eps_low must be in [0, 1), got ${epsLow}`);
@@ -99,12 +107,15 @@ export function parseBatchFile(json: unknown, vocabSize: number, blockSize: numb
   const beta = num(o.beta ?? 0, 'beta');
   if (beta < 0) fail(`beta must be >= 0, got ${beta}`);
   const temperature = num(o.temperature ?? 1, 'temperature');
-  if (temperature <= 0) fail(`temperature must be > 0, got ${temperature}`);
+  // the config's range: far below it logits / T overflow float32 and the log-probs are not finite
+  parseField('temperature', temperature); // throws "temperature must be in [min, max]; got ..."
+
   if (!Array.isArray(o.sequences)) fail('sequences must be an array');
   const seqs = (o.sequences as unknown[]).map((raw, i): SequenceIn => {
     const w = `sequences[${i}]`;
-    if (typeof raw !== 'object' || raw === null) fail(`${w} must be an object`);
+    if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) fail(`${w} must be an object`);
     const s = raw as Record<string, unknown>;
+    for (const k of Object.keys(s)) if (!SEQUENCE_KEYS.has(k)) fail(`${w}: unknown key ${quote(k)} (known: ${[...SEQUENCE_KEYS].join(', ')})`);
     const tokens = numArray(s.tokens, `${w}.tokens`);
     const n = tokens.length;
     const ref = s.ref_logprobs === undefined ? undefined : numArray(s.ref_logprobs, `${w}.ref_logprobs`, n);

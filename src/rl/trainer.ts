@@ -14,6 +14,7 @@ import { betterEval, type EvalPoint } from './pareto';
 import { dualUpdate, messageParts, reward, rewardWeights, type RewardParts } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
+import { collapseFlag, firstNonFiniteTensor } from './faults';
 import { detectDegenerate, type DegenerateRecord, type DegenerateVerdict } from './degenerate';
 import { Generator, rollout, sequencesByEpisode, type Rollout, type Sequence } from './rollout';
 
@@ -34,9 +35,10 @@ export interface EvalRecord {
   [extra: string]: number;
 }
 
-export interface Flag { kind: 'nonfinite-update' | 'diverged' | 'degenerate'; step: number; message: string }
+export interface Flag { kind: 'nonfinite-update' | 'diverged' | 'degenerate' | 'collapse'; step: number; message: string }
 
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
+function meanOrNaN(xs: number[]): number { return xs.length ? mean(xs) : NaN; }
 function std(xs: number[]): number {
   if (xs.length < 2) return 0;
   const m = mean(xs);
@@ -254,7 +256,10 @@ export class Trainer<Task = unknown, State = unknown> {
       const gn = Math.sqrt(normSq[0]);
       if (!Number.isFinite(gn) || !Number.isFinite(stats.loss)) {
         this.skippedUpdates++;
-        this.flags.push({ kind: 'nonfinite-update', step, message: `step ${step}: a non-finite loss or gradient; the update was skipped (weights untouched)` });
+        // which tensor: read back only on this rare path
+        const bad = Number.isFinite(gn) ? null : firstNonFiniteTensor(this.model.config, await b.read(this.model.grads));
+        const what = bad ? `a non-finite gradient (first in ${bad})` : Number.isFinite(stats.loss) ? 'a non-finite gradient' : 'a non-finite loss';
+        this.flags.push({ kind: 'nonfinite-update', step, message: `step ${step}: ${what}; the update was skipped (weights untouched)` });
       } else { mbStats.push(stats); gradNorms.push(gn); }
     }
     this.stepCount++;
@@ -268,13 +273,14 @@ export class Trainer<Task = unknown, State = unknown> {
     const genTokens = ro.sequences.reduce((a, s) => a + s.generated.length, 0);
     const silentTurns = ro.sequences.filter((s) => s.message && s.generated[0] === this.env.eos).length;
     const messageTurns = ro.sequences.filter((s) => s.message).length;
-    const avg = (k: 'policyLoss' | 'kl' | 'entropy' | 'clipFrac' | 'ratioMean' | 'fracZeroStd') => mean(mbStats.map((s) => s[k]));
+    // with every update skipped these are means of nothing: NaN, not 0
+    const avg = (k: 'policyLoss' | 'kl' | 'entropy' | 'clipFrac' | 'ratioMean' | 'fracZeroStd') => meanOrNaN(mbStats.map((s) => s[k]));
     return {
       step, reward: mean(parts.map((p) => p.reward)), reward_std: std(parts.map((p) => p.reward)), r_task: mean(parts.map((p) => p.rTask)),
       tokens: meanTokens, turns: mean(parts.map((p) => p.turns)), repetition: mean(parts.map((p) => p.repetition)), lambda_tok: lambdaUsed,
       frac_zero_std: avg('fracZeroStd'), policy_loss: avg('policyLoss'), kl: avg('kl'), entropy: avg('entropy'), clip_frac: avg('clipFrac'),
       ratio_mean: avg('ratioMean'), ratio_min: Math.min(...mbStats.map((s) => s.ratioMin), Infinity), ratio_max: Math.max(...mbStats.map((s) => s.ratioMax), -Infinity),
-      grad_norm: mean(gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
+      grad_norm: meanOrNaN(gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
       step_time_ms: ms, tokens_per_s: genTokens / (ms / 1000), skipped_updates: this.skippedUpdates,
     };
   }
@@ -293,6 +299,8 @@ export class Trainer<Task = unknown, State = unknown> {
       reward: mean(ro.scores.map((s, e) => reward(s.rTask, parts[e], w, s.reward).reward)),
       turns: mean(parts.map((p) => p.turns)), lambdaTok: this.lambdaTok, ...this.env.evalExtras(ro.scores),
     };
+    const collapse = collapseFlag(this.evals[this.evals.length - 1], rec);
+    if (collapse) this.flags.push(collapse);
     this.evals.push(rec);
     if (betterEval(rec, this.bestEval)) {
       this.bestEval = rec;

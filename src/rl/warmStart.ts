@@ -6,8 +6,8 @@ import type { RunConfig } from '../config';
 import { presetSlots, type Preset, type WarmStartSpec } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
-import { readCheckpoint } from '../model/checkpoint';
 import { GPT } from '../model/gpt';
+import { fitCheckpointBytes, type FitWant } from './checkpointFit';
 import { modelConfigFor, pretrain, PRETRAIN_DEFAULTS } from './pretrain';
 import { slotNames, type TrainerSlots } from './trainer';
 
@@ -17,16 +17,12 @@ export type ProgressFn = (message: string, fraction: number) => void;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** The checkpoint's weights when it fits this run's model and environment, else why not. */
-export function fitCheckpoint(bytes: Uint8Array, file: string, config: RunConfig, env: Environment): { weights: Float32Array } | { why: string } {
-  let ck: ReturnType<typeof readCheckpoint>;
-  try { ck = readCheckpoint(bytes); } catch (e) { return { why: `${file} is not a valid checkpoint (${errorMessage(e)})` }; }
-  const c = ck.config;
-  if (c.nLayer !== config.nLayer || c.nHead !== config.nHead || c.nEmbd !== config.nEmbd) return { why: `${file} is for another model size (n_layer ${c.nLayer}, n_head ${c.nHead}, n_embd ${c.nEmbd})` };
-  if (c.blockSize !== env.blockSize || c.vocabSize !== env.vocab.length || (ck.vocab && ck.vocab.join('\u0000') !== env.vocab.join('\u0000'))) {
-    return { why: `${file} is for another environment setting (block size or vocabulary differ)` };
-  }
-  return { weights: ck.weights };
+/** The checkpoint's weights when it fits this run's model, environment and slot (checkpointFit), else why not. */
+export function fitCheckpoint(bytes: Uint8Array, file: string, config: RunConfig, env: Environment, want: FitWant = {}):
+  { weights: Float32Array; notice: string | null } | { why: string } {
+  const fit = fitCheckpointBytes(bytes, config, env, want);
+  if ('why' in fit) return { why: `${file}: ${fit.why}` };
+  return { weights: fit.weights, notice: fit.notice && `${file}: ${fit.notice}` };
 }
 
 /** A slot's warm start made here: cross-entropy on that slot's demonstrations. */
@@ -56,8 +52,13 @@ export async function warmStarts(backend: Backend, preset: Preset, config: RunCo
     let bytes: Uint8Array | null = null;
     try { bytes = await load(file); } catch (e) { why = `loading ${file} failed (${errorMessage(e)})`; }
     if (bytes) {
-      const fit = fitCheckpoint(bytes, file, config, env);
-      if ('weights' in fit) { slots[slot] = { trainable: spec.trainable, weights: fit.weights }; sources.push(`checkpoints/${file}`); continue; }
+      const fit = fitCheckpoint(bytes, file, config, env, { slot, demo: spec.warmStart.demo });
+      if ('weights' in fit) {
+        slots[slot] = { trainable: spec.trainable, weights: fit.weights };
+        sources.push(`checkpoints/${file}${fit.notice ? ` (notice: ${fit.notice})` : ''}`);
+        if (fit.notice) progress(`warm start: notice: ${fit.notice}`, 1);
+        continue;
+      }
       why = fit.why;
     } else {
       why ||= `there is no shipped ${file}`;

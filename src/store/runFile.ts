@@ -8,7 +8,11 @@ import { PRESETS } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import { readCheckpoint } from '../model/checkpoint';
 import { betterEval } from '../rl/pareto';
-import type { EvalRecord, Flag } from '../rl/trainer';
+import { checkpointFit, presetTrainableSlot } from '../rl/checkpointFit';
+import { clip, hasKey, quote } from '../errors';
+import * as schema from './runSchema';
+import { array, count, decodeNumber, encodeNumber, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
+import type { EvalRecord } from '../rl/trainer';
 import { METRIC_NAMES } from '../worker/protocol';
 import { MetricsSeries } from './metricsSeries';
 import type { RunMeta } from './runTypes';
@@ -20,24 +24,12 @@ export const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
 const MAX_ROWS = 1_000_000;
 const MAX_EVALS = 100_000;
 
-export class RunFileError extends Error {
-  override name = 'RunFileError';
-}
+export { RunFileError };
 
 /** What an import yields (the page gives it a new id). */
 export interface ImportedRun {
   meta: Omit<RunMeta, 'id' | 'colorIndex'>;
   metrics: MetricsSeries;
-}
-
-// JSON has no Infinity or NaN: non-finite numbers travel as these strings
-const encodeNumber = (x: number): number | string => (Number.isFinite(x) ? x : String(x));
-function decodeNumber(x: unknown, where: string): number {
-  if (typeof x === 'number' && Number.isFinite(x)) return x;
-  if (x === 'Infinity') return Infinity;
-  if (x === '-Infinity') return -Infinity;
-  if (x === 'NaN') return NaN;
-  throw new RunFileError(`${where} is ${JSON.stringify(x)}, not a number`);
 }
 
 // ---- export ----
@@ -52,7 +44,7 @@ export function runToJson(meta: RunMeta, metrics: MetricsSeries | undefined): st
       name: meta.name, preset: meta.preset, config: meta.config, createdAt: meta.createdAt, status: meta.status, steps: meta.steps,
       warmStart: meta.warmStart, backend: meta.backend, flags: meta.flags, checkpoints: meta.checkpoints,
       ...(meta.baselines ? { baselines: meta.baselines } : {}), ...(meta.curriculum ? { curriculum: meta.curriculum } : {}),
-      ...(meta.comparison ? { comparison: meta.comparison } : {}),
+      ...(meta.comparison ? { comparison: meta.comparison } : {}), ...(meta.changes?.length ? { changes: meta.changes } : {}),
     },
     metrics: { columns: [...METRIC_NAMES], rows },
     evals: meta.evals.map((e) => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, encodeNumber(v)]))),
@@ -75,117 +67,129 @@ export function fileStem(name: string): string {
 
 // ---- import ----
 
-const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
-
-function expectString(x: unknown, where: string, max = 500): string {
-  if (typeof x !== 'string') throw new RunFileError(`${where} must be a string`);
-  if (x.length > max) throw new RunFileError(`${where} is longer than ${max} characters`);
-  return x;
-}
+const RUN_KEYS = ['name', 'preset', 'config', 'createdAt', 'status', 'steps', 'warmStart', 'backend', 'flags', 'checkpoints', 'baselines', 'curriculum', 'comparison', 'changes'];
+const EVAL_CORE = ['step', 'accuracy', 'tokens', 'turns', 'lambdaTok'] as const;
 
 function parseEval(x: unknown, i: number): EvalRecord {
   const where = `evals[${i}]`;
-  if (!isObject(x)) throw new RunFileError(`${where} must be an object`);
-  const out: Record<string, number> = {};
-  for (const k of ['step', 'accuracy', 'tokens', 'turns', 'lambdaTok']) if (!(k in x)) throw new RunFileError(`${where}.${k} is missing`);
-  for (const [k, v] of Object.entries(x)) out[k] = decodeNumber(v, `${where}.${k}`);
-  if (!Number.isInteger(out.step) || out.step < 0) throw new RunFileError(`${where}.step must be a whole number >= 0`);
+  if (!isObject(x)) fail(`${where} must be an object`);
+  const e = x as Record<string, unknown>;
+  for (const k of EVAL_CORE) if (!hasKey(e, k)) fail(`${where}.${k} is missing`);
+  const entries = Object.entries(e);
+  if (entries.length > 64) fail(`${where} has ${entries.length} fields; at most 64 are read`);
+  const out: Record<string, number> = Object.fromEntries(entries.map(([k, v]) => {
+    if (k.length > 64) fail(`${where} has a field name longer than 64 characters`);
+    return [k, decodeNumber(v, `${where}.${clip(k, 40)}`)];
+  }));
+  count(out.step, `${where}.step`);
+  finite(out.accuracy, `${where}.accuracy`, 0, 1);
+  finite(out.tokens, `${where}.tokens`, 0);
+  finite(out.turns, `${where}.turns`, 0);
+  finite(out.lambdaTok, `${where}.lambdaTok`, 0);
+  if (hasKey(out, 'reward')) finite(out.reward, `${where}.reward`);
   return out as EvalRecord;
 }
 
-function parseFlags(x: unknown): Flag[] {
-  if (x === undefined) return [];
-  if (!Array.isArray(x)) throw new RunFileError('run.flags must be an array');
-  return x.map((f, i) => {
-    if (!isObject(f)) throw new RunFileError(`run.flags[${i}] must be an object`);
-    if (f.kind !== 'nonfinite-update' && f.kind !== 'diverged' && f.kind !== 'degenerate') throw new RunFileError(`run.flags[${i}].kind ${JSON.stringify(f.kind)} is not a known flag`);
-    return { kind: f.kind, step: decodeNumber(f.step, `run.flags[${i}].step`), message: expectString(f.message, `run.flags[${i}].message`, 2000) };
-  });
-}
-
 function parseMetrics(x: unknown): MetricsSeries {
-  if (!isObject(x)) throw new RunFileError('metrics must be an object with columns and rows');
-  const cols = x.columns, rows = x.rows;
-  if (!Array.isArray(cols)) throw new RunFileError('metrics.columns must be an array of metric names');
-  cols.forEach((c, i) => {
-    if (typeof c !== 'string' || !(METRIC_NAMES as readonly string[]).includes(c)) throw new RunFileError(`metrics.columns[${i}] ${JSON.stringify(c)} is not a metric name (known: ${METRIC_NAMES.join(', ')})`);
+  const m = object(x, 'metrics', ['columns', 'rows']);
+  const cols = field(m, 'columns'), rows = field(m, 'rows');
+  if (!Array.isArray(cols)) fail('metrics.columns must be an array of metric names');
+  (cols as unknown[]).forEach((c, i) => {
+    if (typeof c !== 'string' || !(METRIC_NAMES as readonly string[]).includes(c)) fail(`metrics.columns[${i}] ${quote(c)} is not a metric name (known: ${METRIC_NAMES.join(', ')})`);
   });
-  if (new Set(cols).size !== cols.length) throw new RunFileError('metrics.columns names a metric twice');
-  if (!cols.includes('step')) throw new RunFileError('metrics.columns must include "step"');
-  if (!Array.isArray(rows)) throw new RunFileError('metrics.rows must be an array');
-  if (rows.length > MAX_ROWS) throw new RunFileError(`metrics has ${rows.length} rows; at most ${MAX_ROWS} are read`);
+  const names = cols as string[];
+  if (new Set(names).size !== names.length) fail('metrics.columns names a metric twice');
+  if (!names.includes('step')) fail('metrics.columns must include "step"');
+  const list = array(rows, 'metrics.rows', MAX_ROWS);
   const C = METRIC_NAMES.length;
-  const data = new Float64Array(rows.length * C).fill(NaN);
-  const at = (cols as string[]).map((c) => (METRIC_NAMES as readonly string[]).indexOf(c));
+  const data = new Float64Array(list.length * C).fill(NaN);
+  const at = names.map((c) => (METRIC_NAMES as readonly string[]).indexOf(c));
+  const stepAt = (METRIC_NAMES as readonly string[]).indexOf('step');
   let prevStep = -Infinity;
-  rows.forEach((row, r) => {
-    if (!Array.isArray(row) || row.length !== cols.length) throw new RunFileError(`metrics.rows[${r}] must be an array of ${cols.length} numbers`);
-    row.forEach((v, c) => { data[r * C + at[c]] = decodeNumber(v, `metrics.rows[${r}][${c}] (${cols[c]})`); });
-    const step = data[r * C + (METRIC_NAMES as readonly string[]).indexOf('step')];
-    if (!Number.isInteger(step) || step < 0) throw new RunFileError(`metrics.rows[${r}]: step must be a whole number >= 0`);
-    if (step <= prevStep) throw new RunFileError(`metrics.rows[${r}]: steps must increase (${step} after ${prevStep})`);
+  list.forEach((row, r) => {
+    if (!Array.isArray(row) || row.length !== names.length) fail(`metrics.rows[${r}] must be an array of ${names.length} numbers`);
+    (row as unknown[]).forEach((v, c) => { data[r * C + at[c]] = decodeNumber(v, `metrics.rows[${r}][${c}] (${names[c]})`); });
+    const step = data[r * C + stepAt];
+    if (!Number.isSafeInteger(step) || step < 0) fail(`metrics.rows[${r}]: step must be a whole number >= 0`);
+    if (step <= prevStep) fail(`metrics.rows[${r}]: steps must increase (${step} after ${prevStep})`);
     prevStep = step;
   });
   return MetricsSeries.from(data);
 }
 
-/** A run file's text (what runToJson wrote), checked field by field. */
+/**
+ * A run file's text (what runToJson wrote), checked whole against the schema (runSchema.ts)
+ * before anything is kept: any problem rejects the file with one message naming the field.
+ */
 export function parseRunFile(text: string, fileName = 'the run file'): ImportedRun {
-  const fail = (why: string): never => { throw new RunFileError(`${fileName} was not imported: ${why}`); };
+  const name0 = clip(fileName, 200);
   try {
     if (text.length > MAX_RUN_FILE_BYTES) fail(`it is larger than ${MAX_RUN_FILE_BYTES / 1024 / 1024} MB`);
     let doc: unknown;
-    try { doc = JSON.parse(text); } catch (e) { return fail(`it is not valid JSON (${(e as Error).message})`); }
+    try { doc = JSON.parse(text); } catch (e) { return fail(`it is not valid JSON (${clip((e as Error).message, 200)})`); }
     if (!isObject(doc)) return fail('it is not a JSON object');
-    if (doc.format !== RUN_FILE_FORMAT) return fail(`"format" is ${JSON.stringify(doc.format)}, expected "${RUN_FILE_FORMAT}" (is this a run exported from the playground?)`);
-    if (doc.version !== RUN_FILE_VERSION) return fail(`"version" is ${JSON.stringify(doc.version)}; this page reads version ${RUN_FILE_VERSION}`);
-    const run = doc.run;
-    if (!isObject(run)) return fail('"run" must be an object');
-    const name = expectString(run.name, 'run.name', 200);
-    const preset = expectString(run.preset, 'run.preset', 200);
-    if (!PRESETS.some((p) => p.name === preset)) throw new RunFileError(`run.preset "${preset}" is not one of ${PRESETS.map((p) => p.name).join(', ')}`);
-    if (!isObject(run.config)) throw new RunFileError('run.config must be an object');
+    if (field(doc, 'format') !== RUN_FILE_FORMAT) return fail(`"format" is ${quote(field(doc, 'format'))}, expected "${RUN_FILE_FORMAT}" (is this a run exported from the playground?)`);
+    if (field(doc, 'version') !== RUN_FILE_VERSION) return fail(`"version" is ${quote(field(doc, 'version'))}; this page reads version ${RUN_FILE_VERSION}`);
+    const top = object(doc, 'the file', ['format', 'version', 'run', 'metrics', 'evals']);
+    const run = object(field(top, 'run'), '"run"', RUN_KEYS);
+    const name = string(field(run, 'name'), 'run.name', 200);
+    const preset = string(field(run, 'preset'), 'run.preset', 200);
+    if (!PRESETS.some((p) => p.name === preset)) fail(`run.preset ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')}`);
+    if (!isObject(field(run, 'config'))) fail('run.config must be an object');
     let config: RunConfig;
-    try { config = validateConfig(run.config); } catch (e) { throw new RunFileError(`run.config: ${(e as Error).message}`); }
-    const steps = decodeNumber(run.steps, 'run.steps');
-    if (!Array.isArray(doc.evals)) throw new RunFileError('"evals" must be an array');
-    if (doc.evals.length > MAX_EVALS) throw new RunFileError(`"evals" has ${doc.evals.length} entries; at most ${MAX_EVALS} are read`);
-    const evals = doc.evals.map(parseEval);
-    const metrics = parseMetrics(doc.metrics);
-    const createdAt = run.createdAt === undefined ? Date.now() : decodeNumber(run.createdAt, 'run.createdAt');
-    const warmStart = run.warmStart === null || run.warmStart === undefined ? null : expectString(run.warmStart, 'run.warmStart', 1000);
-    const backend = run.backend === 'cpu' || run.backend === 'webgpu' ? run.backend : null;
+    try { config = validateConfig(field(run, 'config') as Record<string, unknown>); } catch (e) { return fail(`run.config: ${(e as Error).message}`); }
+    const steps = count(field(run, 'steps'), 'run.steps');
+    const evals = array(field(top, 'evals'), '"evals"', MAX_EVALS).map(parseEval);
+    const metrics = parseMetrics(field(top, 'metrics'));
+    const createdAt = field(run, 'createdAt') === undefined ? Date.now() : finite(field(run, 'createdAt'), 'run.createdAt', 0, 8.64e15);
+    const ws = field(run, 'warmStart');
+    const warmStart = ws === null || ws === undefined ? null : string(ws, 'run.warmStart', 1000);
+    const be = field(run, 'backend');
+    if (be !== undefined && be !== null && be !== 'cpu' && be !== 'webgpu') fail(`run.backend ${quote(be)} is not cpu, webgpu or null`);
+    const backend = be === 'cpu' || be === 'webgpu' ? be : null;
+    const st = field(run, 'status');
+    if (st !== undefined) string(st, 'run.status', 40);
+    const cks = field(run, 'checkpoints');
+    if (cks !== undefined) { // the checkpoints themselves come as .safetensors files; their steps are checked all the same
+      const o = object(cks, 'run.checkpoints', ['last', 'best']);
+      for (const k of ['last', 'best']) if (field(o, k) !== undefined) count(field(o, k), `run.checkpoints.${k}`);
+    }
+    const optional = <T>(k: string, parse: (x: unknown) => T): T | undefined => (field(run, k) === undefined ? undefined : parse(field(run, k)));
+    const baselines = optional('baselines', schema.baselines);
+    const curriculum = optional('curriculum', schema.curriculum);
+    const comparison = optional('comparison', schema.comparison);
+    const changes = optional('changes', schema.changes);
+    const flags = schema.flags(field(run, 'flags'));
     let bestEval: EvalRecord | null = null;
     for (const e of evals) if (betterEval(e, bestEval)) bestEval = e;
     return {
       meta: {
-        name, preset, config, createdAt, updatedAt: Date.now(), status: 'imported', steps, evals, bestEval, flags: parseFlags(run.flags),
+        name, preset, config, createdAt, updatedAt: Date.now(), status: 'imported', steps, evals, bestEval, flags,
         warmStart, backend, checkpoints: {}, source: 'imported',
-        ...(Array.isArray(run.baselines) ? { baselines: run.baselines as RunMeta['baselines'] } : {}),
-        ...(Array.isArray(run.curriculum) ? { curriculum: run.curriculum as RunMeta['curriculum'] } : {}),
-        ...(isObject(run.comparison) ? { comparison: run.comparison as unknown as RunMeta['comparison'] } : {}),
+        ...(baselines ? { baselines } : {}), ...(curriculum ? { curriculum } : {}),
+        ...(comparison ? { comparison } : {}), ...(changes ? { changes } : {}),
       },
       metrics,
     };
   } catch (e) {
-    if (e instanceof RunFileError && !e.message.startsWith(fileName)) throw new RunFileError(`${fileName} was not imported: ${e.message}`);
+    if (e instanceof RunFileError) throw new RunFileError(`${name0} was not imported: ${e.message}`);
     throw e;
   }
 }
 
-/** Checks a .safetensors file against a run's config; returns which checkpoint it is ('last' unless its metadata says 'best'). */
-export function checkRunCheckpoint(bytes: Uint8Array, config: RunConfig, fileName = 'the checkpoint'): 'last' | 'best' {
+/**
+ * Checks a .safetensors file against a run (checkpointFit, the one check the worker and the CLI
+ * use); returns which checkpoint it is ('last' unless its metadata says 'best') and any notice.
+ */
+export function checkRunCheckpoint(bytes: Uint8Array, config: RunConfig, fileName = 'the checkpoint', presetName?: string): { which: 'last' | 'best'; notice: string | null } {
   const fail = (why: string): never => { throw new RunFileError(`${fileName} was not imported: ${why}`); };
   if (bytes.byteLength > MAX_CHECKPOINT_BYTES) fail(`it is larger than ${MAX_CHECKPOINT_BYTES / 1024 / 1024} MB`);
   let ck: ReturnType<typeof readCheckpoint>;
   try { ck = readCheckpoint(bytes); } catch (e) { return fail((e as Error).message); }
-  const m = ck.config;
-  if (m.nLayer !== config.nLayer || m.nHead !== config.nHead || m.nEmbd !== config.nEmbd) {
-    fail(`its tensors are n_layer ${m.nLayer}, n_head ${m.nHead}, n_embd ${m.nEmbd} but the run is ${config.nLayer}, ${config.nHead}, ${config.nEmbd}`);
-  }
-  const env = createEnv(config);
-  if (m.vocabSize !== env.vocab.length || m.blockSize !== env.blockSize) fail(`its vocab_size ${m.vocabSize} / block_size ${m.blockSize} do not fit the run's ${config.env} environment (${env.vocab.length} / ${env.blockSize})`);
+  const preset = presetName === undefined ? undefined : PRESETS.find((p) => p.name === presetName);
+  const fit = checkpointFit(ck, config, createEnv(config), { slot: preset ? presetTrainableSlot(preset) : undefined });
+  if (!fit.fits) fail(fit.why);
   const which = ck.extras.which;
-  if (which !== undefined && which !== 'last' && which !== 'best') fail(`__metadata__.which is ${JSON.stringify(which)}, expected "last" or "best"`);
-  return which === 'best' ? 'best' : 'last';
+  if (which !== undefined && which !== 'last' && which !== 'best') fail(`__metadata__.which is ${quote(which)}, expected "last" or "best"`);
+  return { which: which === 'best' ? 'best' : 'last', notice: fit.fits ? fit.notice : null };
 }

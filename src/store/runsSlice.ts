@@ -98,10 +98,12 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
         if (jf.size > MAX_RUN_FILE_BYTES) throw new RunFileError(`${jf.name} was not imported: it is larger than ${MAX_RUN_FILE_BYTES / 1024 / 1024} MB`);
         const run = parseRunFile(await jf.text(), jf.name);
         const checkpoints: { which: CheckpointKind; bytes: Uint8Array }[] = [];
+        const notices: string[] = [];
         for (const f of cks) {
           if (f.size > MAX_CHECKPOINT_BYTES) throw new RunFileError(`${f.name} was not imported: it is larger than ${MAX_CHECKPOINT_BYTES / 1024 / 1024} MB`);
           const bytes = new Uint8Array(await f.arrayBuffer());
-          const which = checkRunCheckpoint(bytes, run.meta.config, f.name);
+          const { which, notice } = checkRunCheckpoint(bytes, run.meta.config, f.name, run.meta.preset);
+          if (notice) notices.push(`${f.name}: ${notice}`);
           if (checkpoints.some((c) => c.which === which)) throw new RunFileError(`${f.name} was not imported: two ${which} checkpoints were picked`);
           checkpoints.push({ which, bytes });
         }
@@ -121,7 +123,7 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
         }
         deps.hub.set(id, run.metrics);
         ctx.addRun(meta);
-        set({ overlay: [...get().overlay, id], notice: `Imported "${meta.name}": ${run.metrics.rows} steps, ${meta.evals.length} evals${checkpoints.length ? `, ${checkpoints.map((c) => c.which).join(' and ')} checkpoint` : ''}.` });
+        set({ overlay: [...get().overlay, id], notice: `Imported "${meta.name}": ${run.metrics.rows} steps, ${meta.evals.length} evals${checkpoints.length ? `, ${checkpoints.map((c) => c.which).join(' and ')} checkpoint` : ''}.${notices.map((n) => ` Notice: ${n}.`).join('')}` });
       } catch (e) {
         set({ importError: errorText(e) });
       }

@@ -1,8 +1,9 @@
 // The setup: preset, config fields and the confirm dialog. Live fields go to
 // the worker at once (applied at its next step); the others need a new run,
 // which is asked first when the current one has taken steps.
-import { FIELDS, LIVE_FIELDS, parseField, validateConfig, type RunConfig } from '../config';
+import { isConfigKey, LIVE_FIELDS, parseField, validateConfig, type RunConfig } from '../config';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
+import { quote } from '../errors';
 import { errorText, type StoreContext } from './context';
 import type { ConfigField, SetupSlice } from './types';
 import { DEFAULT_PRESET, overridesOf } from './urlState';
@@ -25,7 +26,7 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
 
   return {
     async setField(key, raw) {
-      if (!(key in FIELDS)) return fieldError(key, `unknown config field "${key}"`);
+      if (!isConfigKey(key)) return fieldError(key, `unknown config field ${quote(key)}`);
       let value: RunConfig[typeof key];
       let next: RunConfig;
       try {

@@ -3,11 +3,16 @@
 // URL restores the setup (not the weights). Every parameter is checked like
 // any input: an unknown, malformed or out-of-range one is reported (naming it
 // and why) and not applied; the others still are.
-import { FIELDS, parseField, validateConfig, type RunConfig } from '../config';
+import { FIELDS, isConfigKey, parseField, validateConfig, type RunConfig } from '../config';
+import { clip, hasKey, quote } from '../errors';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
 
 export const URL_VERSION = 1;
 export const DEFAULT_PRESET = 'relay-silence';
+/** Longest query read: a setup that changes every field is about 1,500 characters. */
+export const MAX_QUERY_CHARS = 8192;
+/** Problems listed one by one; the rest are counted. */
+const MAX_PROBLEMS = 20;
 
 export interface DecodedSetup {
   preset: string;
@@ -39,31 +44,38 @@ export function overridesOf(preset: string, config: RunConfig): Partial<RunConfi
 }
 
 export function decodeSetup(search: string): DecodedSetup {
-  const q = new URLSearchParams(search.startsWith('?') ? search.slice(1) : search);
-  const problems: string[] = [];
-  const seen = new Set<string>();
-  for (const k of q.keys()) {
-    if (seen.has(k)) continue;
-    seen.add(k);
-    if (q.getAll(k).length > 1) problems.push(`${k} is given ${q.getAll(k).length} times; the first (${q.get(k)}) is used`);
+  const text = search.startsWith('?') ? search.slice(1) : search;
+  if (text.length > MAX_QUERY_CHARS) {
+    return { preset: DEFAULT_PRESET, overrides: {}, problems: [`the link's parameters are ${text.length} characters long, more than ${MAX_QUERY_CHARS}; none was read (a shared setup is at most a few hundred)`] };
   }
-  const v = q.get('v');
-  if (v !== null && v !== String(URL_VERSION)) problems.push(`v=${v}: this page reads version ${URL_VERSION} links; the rest was read as version ${URL_VERSION}`);
+  const q = new URLSearchParams(text);
+  const problems: string[] = [];
+  // one pass: the first value of each name and how often it is given (getAll per name is quadratic)
+  const first = new Map<string, string>();
+  const count = new Map<string, number>();
+  for (const [k, val] of q) {
+    if (!first.has(k)) first.set(k, val);
+    count.set(k, (count.get(k) ?? 0) + 1);
+  }
+  const seen = first.keys();
+  for (const [k, n] of count) if (n > 1) problems.push(`${clip(k)} is given ${n} times; the first (${clip(first.get(k)!)}) is used`);
+  const v = first.get('v');
+  if (v !== undefined && v !== String(URL_VERSION)) problems.push(`v=${clip(v)}: this page reads version ${URL_VERSION} links; the rest was read as version ${URL_VERSION}`);
 
   let preset = DEFAULT_PRESET;
-  const p = q.get('preset');
-  if (p !== null) {
+  const p = first.get('preset');
+  if (p !== undefined) {
     if (PRESETS.some((x) => x.name === p)) preset = p;
-    else problems.push(`preset "${p}" is not one of ${PRESETS.map((x) => x.name).join(', ')}; ${DEFAULT_PRESET} is used`);
+    else problems.push(`preset ${quote(p)} is not one of ${PRESETS.map((x) => x.name).join(', ')}; ${DEFAULT_PRESET} is used`);
   }
   const base = presetConfig(findPreset(preset));
 
   const overrides: Record<string, unknown> = {};
   for (const k of seen) {
     if (k === 'v' || k === 'preset') continue;
-    if (!(k in FIELDS)) { problems.push(`unknown parameter "${k}" (not a config field)`); continue; }
+    if (!isConfigKey(k)) { problems.push(`unknown parameter ${quote(k)} (not a config field)`); continue; }
     try {
-      overrides[k] = parseField(k as keyof RunConfig, q.get(k));
+      overrides[k] = parseField(k, first.get(k));
     } catch (e) {
       problems.push(`${errorText(e)}; not applied`);
     }
@@ -72,13 +84,19 @@ export function decodeSetup(search: string): DecodedSetup {
   try {
     validateConfig(overrides, base);
   } catch (e) {
-    const dropped = (['nLayer', 'nHead', 'nEmbd'] as const).filter((k) => k in overrides);
+    const dropped = (['nLayer', 'nHead', 'nEmbd'] as const).filter((k) => hasKey(overrides, k));
     for (const k of dropped) delete overrides[k];
     problems.push(`${errorText(e)}; ${dropped.length ? `${dropped.join(', ')} not applied` : 'not applied'}`);
     try { validateConfig(overrides, base); } catch (e2) {
       problems.push(`${errorText(e2)}; every parameter ignored`);
-      return { preset, overrides: {}, problems };
+      return { preset, overrides: {}, problems: summarize(problems) };
     }
   }
-  return { preset, overrides: overrides as Partial<RunConfig>, problems };
+  return { preset, overrides: overrides as Partial<RunConfig>, problems: summarize(problems) };
+}
+
+/** The first MAX_PROBLEMS lines, then how many more there were. */
+function summarize(problems: string[]): string[] {
+  if (problems.length <= MAX_PROBLEMS) return problems;
+  return [...problems.slice(0, MAX_PROBLEMS), `... and ${problems.length - MAX_PROBLEMS} more problems`];
 }

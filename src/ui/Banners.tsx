@@ -55,6 +55,7 @@ const WHAT_TO_TRY: Record<Flag['kind'], string> = {
   'nonfinite-update': 'The update was skipped and the weights are untouched. If it repeats, lower the learning rate or the temperature.',
   diverged: 'Training paused. Try a lower learning rate (lr), a tighter gradient clip, or a lower temperature; Restore best or Reset to go back to good weights.',
   degenerate: 'The policy may have found a shortcut the reward allows. Look at the transcripts; try another preset, a smaller lambda, or Restore best.',
+  collapse: 'One stretch of updates wiped out what the policy could do. Try a lower learning rate (lr) or turn gradient clipping on; Restore best goes back to good weights.',
 };
 
 function Flags() {

@@ -6,7 +6,7 @@
 import * as Comlink from 'comlink';
 import type { Backend } from '../backend';
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError, quote } from '../errors';
 import { findPreset, presetConfig, presetSlots, PRESETS, type Preset } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
@@ -17,6 +17,8 @@ import { sequencesByEpisode, type Rollout } from '../rl/rollout';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { comparePlayers, type Comparison } from '../rl/compare';
+import { checkpointFit, envRecord, presetTrainableSlot } from '../rl/checkpointFit';
+import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
 import { stepAnatomy } from './anatomy';
 import type {
@@ -33,32 +35,13 @@ export type GpuProber = () => Promise<GpuProbe>;
 /** The bytes of a shipped warm start (public/checkpoints/<file>), or null when there is none. */
 export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
 
-/** Consecutive skipped updates (non-finite loss or gradient) that pause a run. */
-export const DIVERGENCE_LIMIT = 3;
 const MAX_STEPS_PER_CALL = 100_000;
 const MAX_TRANSCRIPTS = 32;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const yieldToEventLoop = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
 
-/**
- * Counts consecutive skipped optimizer updates from per-step counts. A step
- * whose updates were all skipped extends the streak; a step with some skipped
- * restarts it at that count (the skips are taken to be its last updates); a
- * clean step ends it.
- */
-export class DivergenceWatch {
-  streak = 0;
-  constructor(readonly limit = DIVERGENCE_LIMIT) {}
-  record(skipped: number, updates: number): boolean {
-    if (skipped <= 0) this.streak = 0;
-    else if (skipped >= updates) this.streak += skipped;
-    else this.streak = skipped;
-    return this.tripped;
-  }
-  get tripped(): boolean { return this.streak >= this.limit; }
-  reset(): void { this.streak = 0; }
-}
+export { DIVERGENCE_LIMIT, DivergenceWatch }; // moved to rl/faults (the CLI stops on the same streak)
 
 type WarmStart = WarmStarts;
 
@@ -187,7 +170,7 @@ export class TrainerApi implements TrainerWorkerApi {
 
   async exportCheckpoint(which: 'last' | 'best', runId?: string): Promise<Uint8Array> {
     this.requireTrainer('exportCheckpoint');
-    if (which !== 'last' && which !== 'best') throw new InputError(`exportCheckpoint: which must be "last" or "best"; got ${JSON.stringify(which)}`);
+    if (which !== 'last' && which !== 'best') throw new InputError(`exportCheckpoint: which must be "last" or "best"; got ${quote(which)}`);
     return this.exclusive(async () => {
       if (runId !== undefined && runId !== this.runId) throw new InputError(`exportCheckpoint: run ${runId} is no longer in the trainer (it holds ${this.runId})`);
       const t = this.trainer!, env = this.env!;
@@ -195,7 +178,7 @@ export class TrainerApi implements TrainerWorkerApi {
       const step = which === 'best' ? (t.bestEval?.step ?? 0) : t.stepCount;
       const bytes = writeCheckpoint({
         config: t.model.config, weights, vocab: [...env.vocab],
-        extras: { env: env.id, preset: this.preset?.name ?? '', run_config: JSON.stringify(t.config), step: String(step), which },
+        extras: { ...envRecord(t.config, this.preset ? presetTrainableSlot(this.preset) : undefined), preset: this.preset?.name ?? '', run_config: JSON.stringify(t.config), step: String(step), which },
       });
       const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
       return Comlink.transfer(own, [own.buffer]);
@@ -220,19 +203,13 @@ export class TrainerApi implements TrainerWorkerApi {
     } else {
       return reject('it has no run_config in its metadata; init() a preset first so its config can be used');
     }
-    const m = ck.config;
-    if (m.nLayer !== config.nLayer || m.nHead !== config.nHead || m.nEmbd !== config.nEmbd) {
-      reject(`its tensors are n_layer ${m.nLayer}, n_head ${m.nHead}, n_embd ${m.nEmbd} but its run_config says ${config.nLayer}, ${config.nHead}, ${config.nEmbd}`);
-    }
     let env: Environment;
     try { env = createEnv(config); } catch (e) { return reject(errorMessage(e)); }
-    if (m.blockSize !== env.blockSize || m.vocabSize !== env.vocab.length) {
-      reject(`block_size ${m.blockSize} / vocab_size ${m.vocabSize} do not fit the ${env.id} environment (${env.blockSize} / ${env.vocab.length})`);
-    }
-    if (ck.vocab && ck.vocab.join('\u0000') !== env.vocab.join('\u0000')) reject(`its vocabulary does not match the ${env.id} environment's`);
     const named = ck.extras.preset ? PRESETS.find((p) => p.name === ck.extras.preset) : undefined;
     const preset = named ?? this.preset ?? PRESETS.find((p) => (p.config.env ?? 'relay') === config.env);
     if (!preset) return reject(`no preset for the ${config.env} environment`);
+    const fit = checkpointFit(ck, config, env, { slot: presetTrainableSlot(preset) });
+    if (!fit.fits) return reject(fit.why);
     const weights = ck.weights;
     const step = ck.extras.step ? ` (step ${ck.extras.step}${ck.extras.preset ? ` of ${ck.extras.preset}` : ''})` : '';
     await this.stopLoop();
@@ -242,7 +219,7 @@ export class TrainerApi implements TrainerWorkerApi {
       const start = frozen ? { ...frozen, [trainableSlot(frozen)!]: { trainable: true, weights } } : { policy: { trainable: true, weights } };
       const trainer = new Trainer(await this.getBackend(), env, config, frozen ? start : weights);
       this.install(trainer, env, preset, { slots: start, source: `a loaded checkpoint${step}` }, this.nextRunId());
-      this.setStatus('idle', `loaded a checkpoint${step}; reset() returns to it`);
+      this.setStatus('idle', `loaded a checkpoint${step}; reset() returns to it${fit.notice ? ` (notice: ${fit.notice})` : ''}`);
       return this.snapshot();
     });
   }
@@ -278,7 +255,7 @@ export class TrainerApi implements TrainerWorkerApi {
   }
 
   async useBackend(prefer: BackendPreference): Promise<TrainerState> {
-    if (prefer !== 'auto' && prefer !== 'cpu') throw new InputError(`useBackend: expected "auto" or "cpu"; got ${JSON.stringify(prefer)}`);
+    if (prefer !== 'auto' && prefer !== 'cpu') throw new InputError(`useBackend: expected "auto" or "cpu"; got ${quote(prefer)}`);
     if (prefer === this.prefer) return this.snapshot();
     await this.stopLoop();
     return this.exclusive(async () => {

@@ -95,10 +95,10 @@ describe('run files', () => {
     const gpt = { nLayer: config.nLayer, nHead: config.nHead, nEmbd: config.nEmbd, blockSize: env.blockSize, vocabSize: env.vocab.length };
     const weights = new Float32Array(paramSpecs(gpt).total).map((_, i) => Math.sin(i));
     const best = writeCheckpoint({ config: gpt, weights, vocab: [...env.vocab], extras: { which: 'best' } });
-    expect(checkRunCheckpoint(best, config, 'b.safetensors')).toBe('best');
-    expect(checkRunCheckpoint(writeCheckpoint({ config: gpt, weights, vocab: [...env.vocab], extras: {} }), config)).toBe('last');
+    expect(checkRunCheckpoint(best, config, 'b.safetensors').which).toBe('best');
+    expect(checkRunCheckpoint(writeCheckpoint({ config: gpt, weights, vocab: [...env.vocab], extras: {} }), config).which).toBe('last');
     const wide = validateConfig({ nEmbd: 32 }, config);
-    expect(() => checkRunCheckpoint(best, wide, 'b.safetensors')).toThrow(/b\.safetensors was not imported: its tensors are n_layer 2, n_head 4, n_embd 64 but the run is 2, 4, 32/);
+    expect(() => checkRunCheckpoint(best, wide, 'b.safetensors')).toThrow(/b\.safetensors was not imported: it is for another model size \(n_layer 2, n_head 4, n_embd 64; the run has 2, 4, 32\)/);
     expect(() => checkRunCheckpoint(best.slice(0, best.length - 10), config, 'cut.safetensors')).toThrow(/^cut\.safetensors was not imported: /);
     expect(() => checkRunCheckpoint(new TextEncoder().encode('hello, world'), config, 'g.safetensors')).toThrow(/^g\.safetensors was not imported: /);
   });

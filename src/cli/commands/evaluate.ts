@@ -3,11 +3,12 @@
 // is the trainable slot's; the frozen ones come from the preset. --compare (AgentPO presets): the
 // Actor alone, with the untrained Collaborator, and with the checkpoint's, with 95% intervals.
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, loadCheckpoint } from '../io';
+import { chooseBackend, loadCheckpoint, log } from '../io';
 import { parseSets, setup, startSlots } from './runSetup';
 import { Trainer, type TrainerSlots } from '../../rl/trainer';
 import { comparePlayers } from '../../rl/compare';
 import { trainableSlot } from '../../rl/warmStart';
+import { checkpointFit, presetTrainableSlot } from '../../rl/checkpointFit';
 import { InputError } from '../../errors';
 
 export const evalFlags: FlagSpec = {
@@ -28,10 +29,12 @@ export async function evaluate(argv: string[]): Promise<unknown> {
   const ck = path !== undefined ? loadCheckpoint(path) : null;
   if (ck) Object.assign(overrides, { nLayer: ck.config.nLayer, nHead: ck.config.nHead, nEmbd: ck.config.nEmbd });
   const s = setup(requireFlag(flags, 'preset', 'eval'), overrides);
-  if (ck && (ck.config.vocabSize !== s.env.vocab.length || ck.config.blockSize !== s.env.blockSize)) {
-    throw new InputError(`checkpoint (vocab ${ck.config.vocabSize}, block ${ck.config.blockSize}) does not fit the ${s.env.id} environment (vocab ${s.env.vocab.length}, block ${s.env.blockSize})`);
+  if (ck) {
+    // the one fit check (model, environment, the env options it records); the model size is the checkpoint's
+    const fit = checkpointFit(ck, s.config, s.env, { slot: presetTrainableSlot(s.preset) });
+    if (!fit.fits) throw new InputError(`checkpoint "${path}" does not fit ${s.preset.name}: ${fit.why}`);
+    if (fit.notice) log(`notice: checkpoint "${path}": ${fit.notice}`);
   }
-  if (ck?.vocab && ck.vocab.join(' ') !== s.env.vocab.join(' ')) throw new InputError(`checkpoint vocab does not match the ${s.env.id} environment`);
   if (flags.compare && !s.env.comparison) throw new InputError(`--compare is for the AgentPO presets (agentpo-hint, agentpo-critic: an environment with a comparison of players); ${s.preset.name} has none`);
   const backend = await chooseBackend(flags.backend);
   try {

@@ -3,6 +3,7 @@ import { GPT } from '../../model/gpt';
 import { parseFlags, parseTokens, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, loadCheckpoint } from '../io';
 import { InputError } from '../../errors';
+import { parseField } from '../../config';
 
 export const logprobsFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint (nanoGPT names)' },
@@ -15,8 +16,9 @@ export async function logprobs(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, logprobsFlags, 'logprobs');
   const ck = loadCheckpoint(requireFlag(flags, 'checkpoint', 'logprobs'));
   const tokens = parseTokens(requireFlag(flags, 'tokens', 'logprobs'), ck.config.vocabSize, ck.config.blockSize);
+  // the config's range: far below it logits / T overflow float32 and the log-probs are not finite
   const temperature = (flags.temperature as number | undefined) ?? 1;
-  if (!(temperature > 0)) throw new InputError(`--temperature must be > 0, got ${temperature}`);
+  try { parseField('temperature', temperature); } catch (e) { throw new InputError(`--${(e as Error).message}`); }
   const backend = await chooseBackend(flags.backend);
   try {
     const model = new GPT(backend, ck.config, ck.weights);
@@ -25,8 +27,11 @@ export async function logprobs(argv: string[]): Promise<unknown> {
     const targets = backend.alloc(T, 'i32'), logp = backend.alloc(T), entropy = backend.alloc(T);
     backend.write(targets, [...tokens.slice(1), -1]);
     backend.logprobForward(logp, entropy, logits, targets, T, ck.config.vocabSize, temperature);
-    const out = await backend.read(logp);
-    return { backend: backend.name, logprobs: Array.from(out.subarray(0, T - 1)) };
+    const out = Array.from((await backend.read(logp)).subarray(0, T - 1));
+    // never print nulls (JSON's NaN) with exit 0: finite weights can still overflow float32
+    const bad = out.findIndex((x) => !Number.isFinite(x));
+    if (bad >= 0) throw new InputError(`checkpoint "${flags.checkpoint}": log-prob ${bad} is ${out[bad]} at temperature ${temperature} (its weights overflow float32)`);
+    return { backend: backend.name, logprobs: out };
   } finally {
     backend.destroy();
   }

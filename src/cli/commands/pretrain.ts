@@ -7,6 +7,7 @@ import { presetSlots } from '../../envs/presets';
 import { PRETRAIN_DEFAULTS, modelConfigFor } from '../../rl/pretrain';
 import { slotNames, Trainer, type TrainerSlots } from '../../rl/trainer';
 import { pretrainSlot } from '../../rl/warmStart';
+import { envRecord } from '../../rl/checkpointFit';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, writeAtomic } from '../io';
 import { CHECKPOINT_DIR, parseSets, setup, startSlots } from './runSetup';
@@ -44,7 +45,7 @@ export async function pretrainCmd(argv: string[]): Promise<unknown> {
       const out = (flags.out as string | undefined) ?? join(CHECKPOINT_DIR, spec.file);
       mkdirSync(dirname(out), { recursive: true });
       writeAtomic(out, writeCheckpoint({ config: modelConfigFor(s.env, s.config), weights: w.weights, vocab: [...s.env.vocab], extras: {
-        env: s.env.id, preset: s.preset.name, slot, kind: 'warm-start', pretrain: JSON.stringify({ steps, seed, ...spec.demo }),
+        ...envRecord(s.config, slot, spec.demo), preset: s.preset.name, slot, kind: 'warm-start', pretrain: JSON.stringify({ steps, seed, ...spec.demo }),
       } }));
       log(`wrote ${out}`);
       start[slot] = { trainable: specs[slot].trainable, weights: w.weights };

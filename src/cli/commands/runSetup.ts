@@ -2,11 +2,11 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputError } from '../../errors';
+import { clip, InputError } from '../../errors';
 import { findPreset, presetConfig, type Preset } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
 import type { Environment } from '../../envs/types';
-import type { RunConfig } from '../../config';
+import { FIELDS, isConfigKey, type RunConfig } from '../../config';
 import { log, MAX_CHECKPOINT_BYTES, readFileChecked } from '../io';
 import type { Backend } from '../../backend';
 import { PRETRAIN_DEFAULTS } from '../../rl/pretrain';
@@ -14,13 +14,15 @@ import { warmStarts, type CheckpointLoader, type WarmStarts } from '../../rl/war
 
 export const CHECKPOINT_DIR = fileURLToPath(new URL('../../../public/checkpoints/', import.meta.url));
 
-/** --set key=value (repeatable), validated against the config table. */
+/** --set key=value (repeatable); the key must be a config field (own keys only: never "__proto__", whose assignment would vanish). */
 export function parseSets(sets: string[] | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const s of sets ?? []) {
     const eq = s.indexOf('=');
-    if (eq <= 0) throw new InputError(`--set expects key=value, got "${s}"`);
-    out[s.slice(0, eq)] = s.slice(eq + 1);
+    if (eq <= 0) throw new InputError(`--set expects key=value, got "${clip(s)}"`);
+    const key = s.slice(0, eq);
+    if (!isConfigKey(key)) throw new InputError(`--set: unknown config key "${clip(key)}" (known: ${Object.keys(FIELDS).join(', ')})`);
+    out[key] = s.slice(eq + 1);
   }
   return out;
 }

@@ -11,6 +11,9 @@ import type { WarmStarts } from '../../rl/warmStart';
 import type { StepPoint } from '../../rl/dualStatic';
 import type { GPTConfig } from '../../model/params';
 import { comparePlayers } from '../../rl/compare';
+import { SkipStreak } from '../../rl/faults';
+import { RunFault } from '../../errors';
+import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 
 export const trainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -63,17 +66,28 @@ export async function trainRun(backend: Backend, s: RunSetup, out: string, quiet
   const warm = await trainer.evaluate();
   logEval(warm);
   for (const b of trainer.baselines()) log(`baseline ${b.name}: accuracy ${b.accuracy.toFixed(3)} ${Object.entries(b.extras).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
+  const streak = new SkipStreak();
+  const updates = Math.min(s.config.minibatches, s.config.promptsPerStep * s.config.groupSize);
   for (let i = 0; i < s.config.steps; i++) {
+    const before = trainer.skippedUpdates, flagsBefore = trainer.flags.length;
     const m = await trainer.step();
     history.push({ step: m.step, tokens: m.tokens, lambdaTok: m.lambda_tok });
     appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify({ ...m, env: trainer.lastEnvMetrics }) + '\n');
+    for (const f of trainer.flags.slice(flagsBefore)) log(`flag: ${f.message}`);
+    // the same streak that pauses the page: going on would only repeat skipped updates
+    const stop = streak.record(trainer.flags.slice(flagsBefore), trainer.skippedUpdates - before, updates);
+    if (stop) throw new RunFault(`train stopped at step ${m.step + 1}: ${stop}. Lower lr or the temperature; the metrics so far are in ${out}`);
     if (!quiet || (m.step + 1) % 10 === 0) log(`step ${m.step + 1}/${s.config.steps} reward ${m.reward.toFixed(3)} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)} silence ${m.silence_rate.toFixed(2)} clip ${m.clip_frac.toFixed(2)} lambda ${m.lambda_tok.toFixed(3)} ${m.step_time_ms.toFixed(0)} ms`);
-    if ((i + 1) % s.config.evalEvery === 0 && i + 1 < s.config.steps) logEval(await trainer.evaluate());
+    if ((i + 1) % s.config.evalEvery === 0 && i + 1 < s.config.steps) {
+      const nFlags = trainer.flags.length;
+      logEval(await trainer.evaluate());
+      for (const f of trainer.flags.slice(nFlags)) log(`flag: ${f.message}`);
+    }
   }
   const final = s.config.steps > 0 ? await trainer.evaluate() : warm;
   if (s.config.steps > 0) logEval(final);
   const gpt: GPTConfig = trainer.model.config;
-  const extras = { env: s.env.id, preset: s.preset.name, run_config: JSON.stringify(s.config) };
+  const extras = { ...envRecord(s.config, presetTrainableSlot(s.preset)), preset: s.preset.name, run_config: JSON.stringify(s.config) };
   writeAtomic(join(out, 'last.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('last'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.stepCount) } }));
   writeAtomic(join(out, 'best.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('best'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.bestEval?.step ?? 0) } }));
   // AgentPO: the frozen Actor alone, with the untrained Collaborator, and with this run's best one
