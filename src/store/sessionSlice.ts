@@ -10,6 +10,15 @@ import { stepsAfter } from './recorder';
 import type { RunMeta } from './runTypes';
 import type { SessionSlice } from './types';
 import { decodeSetup, overridesOf } from './urlState';
+import { bestBy } from './bestRule';
+import { parsePrefs } from './pagePrefs';
+import type { Resumable } from './types';
+
+/** The newest stored run that was training or paused when the page closed and has a last checkpoint. */
+export function resumableOf(runs: readonly RunMeta[]): Resumable | null {
+  const r = [...runs].sort((a, b) => b.updatedAt - a.updatedAt).find((m) => (m.status === 'interrupted' || m.status === 'paused') && m.checkpoints.last !== undefined);
+  return r ? { id: r.id, name: r.name, step: r.checkpoints.last! } : null;
+}
 
 export type SessionState = Pick<SessionSlice, 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
 
@@ -28,8 +37,10 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     if (have || runId !== get().runId) return have;
     const { preset, config, trainer, runs } = get();
     const n = runs.filter((r) => r.preset === preset).length + 1;
+    const name = ctx.nextRunName ?? `${preset} #${n}`;
+    ctx.nextRunName = null;
     const meta: RunMeta = {
-      id: runId, name: `${preset} #${n}`, preset, config, createdAt: deps.now(), updatedAt: deps.now(), status: 'running', steps: 0,
+      id: runId, name, preset, config, createdAt: deps.now(), updatedAt: deps.now(), status: 'running', steps: 0,
       evals: [], bestEval: null, flags: [], warmStart: trainer?.warmStart ?? null, backend: trainer?.backend ?? null, checkpoints: {},
       colorIndex: ctx.nextColor(), source: 'trained',
       ...(trainer?.baselines ? { baselines: trainer.baselines } : {}), ...(trainer?.curriculum ? { curriculum: trainer.curriculum } : {}),
@@ -99,15 +110,22 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
   return {
     async boot(search) {
       set({ storageKind: deps.storage.kind });
+      const prefs = parsePrefs(deps.prefs.load());
+      set({ guideDismissed: prefs.guideDismissed, bestRule: prefs.bestRule, bestTarget: prefs.bestTarget, accuracyAxis: prefs.accuracyAxis });
       try {
         const stored = await deps.storage.listRuns();
         const runs = stored.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' as const } : r));
         for (const r of runs) if (r !== stored.find((x) => x.id === r.id)) await deps.storage.putRun(r);
         runs.sort((a, b) => b.createdAt - a.createdAt);
-        set({ runs });
+        set({ runs, resumable: resumableOf(runs) });
+        // the overlaid runs of the last visit that still exist, with their metrics
+        const overlay = prefs.overlay.filter((id) => runs.some((r) => r.id === id));
+        for (const id of overlay) if (!deps.hub.has(id)) deps.hub.set(id, await deps.storage.loadMetrics(id));
+        set({ overlay });
       } catch (e) {
         set({ error: `the stored runs could not be read: ${errorText(e)}` });
       }
+      ctx.booted = true;
       const d = decodeSetup(search);
       set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), urlProblems: d.problems });
       ctx.setQueryKnown(search.replace(/^\?/, ''));
@@ -115,11 +133,19 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       deps.client.onTelemetry(onEvent);
       let probe;
       try { probe = await api().probe(); } catch (e) { probe = { ok: false as const, reason: errorText(e) }; }
-      if (probe.ok) {
-        set({ gpu: { state: 'ok', adapter: probe.adapter }, backendChoice: 'auto' });
+      set({ gpu: probe.ok ? { state: 'ok', adapter: probe.adapter } : { state: 'none', reason: probe.reason } });
+      if (prefs.backend === 'cpu') { // the person chose the CPU last time: again, without asking
+        await ctx.guard(async () => {
+          await api().useBackend('cpu');
+          set({ backendChoice: 'cpu' });
+          await ctx.initRun(d.preset, d.overrides);
+        });
+        set({ busy: null });
+      } else if (probe.ok) {
+        set({ backendChoice: 'auto' });
         await ctx.initRun(d.preset, d.overrides);
       } else {
-        set({ gpu: { state: 'none', reason: probe.reason }, busy: null });
+        set({ busy: null });
       }
     },
 
@@ -166,7 +192,10 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
     async restoreBest() {
       await ctx.guard(async () => {
-        ctx.applySnapshot(await api().restoreBest());
+        const { bestRule, bestTarget, trainer } = get();
+        const pick = bestBy(bestRule, bestTarget, trainer?.evals ?? []);
+        const byAccuracy = bestRule === 'accuracy' || !pick || pick.step === trainer?.bestEval?.step;
+        ctx.applySnapshot(await (byAccuracy ? api().restoreBest() : api().restoreEval(pick.step)));
         set({ notice: get().trainer?.message ?? 'restored the best weights' });
       });
     },

@@ -3,7 +3,9 @@
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/trainer';
 import type { StepAnatomy, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
+import type { BestRule } from './bestRule';
 import type { MetricsHub } from './metricsHub';
+import type { PrefsStore } from './pagePrefs';
 import type { CheckpointKind, RunStorage } from './runsDb';
 import type { RunMeta } from './runTypes';
 
@@ -30,6 +32,8 @@ export interface AppDeps {
   publishDelayMs?: number;
   /** While a run trains, its checkpoints are stored at most this often (ms); stopping stores them at once. */
   checkpointIntervalMs?: number;
+  /** Where the page's own choices persist across reloads (localStorage in the browser; memory by default). */
+  prefs?: PrefsStore;
 }
 
 export interface ConfirmRequest {
@@ -109,4 +113,27 @@ export interface RunsSlice {
   dismissNotice(): void;
 }
 
-export type AppState = SetupSlice & SessionSlice & RunsSlice;
+/** A stored run that was training (or paused) when the page closed, with a last checkpoint to go on from. */
+export interface Resumable { id: string; name: string; step: number }
+
+export interface PageSlice {
+  /** The first-run guide was dismissed (it never comes back). */
+  guideDismissed: boolean;
+  bestRule: BestRule;
+  bestTarget: number;
+  accuracyAxis: 'data' | 'full';
+  /** What the middle column shows: the charts, or the runs table. */
+  middleTab: 'charts' | 'runs';
+  resumable: Resumable | null;
+  dismissGuide(): void;
+  setBestRule(rule: BestRule, target?: number): void;
+  setAccuracyAxis(a: 'data' | 'full'): void;
+  setMiddleTab(t: 'charts' | 'runs'): void;
+  /** A new run from the resumable run's last checkpoint, with its settings; it starts training. */
+  resume(): Promise<void>;
+  dismissResume(): void;
+  /** Runs the current preset's sister preset (same size overrides) and overlays the current run on it. */
+  runSister(name: string): Promise<void>;
+}
+
+export type AppState = SetupSlice & SessionSlice & RunsSlice & PageSlice;

@@ -234,6 +234,8 @@ export interface TrainerWorkerApi {
   stepAnatomy(group: number): Promise<StepAnatomy>;
   /** Puts the weights of the best eval back into the run (it goes on from them). */
   restoreBest(): Promise<TrainerState>;
+  /** Puts back the weights of the eval at `step` (one a "best" rule can pick: the frontier or the highest reward). */
+  restoreEval(step: number): Promise<TrainerState>;
   /** AgentPO runs: the Actor alone / with the untrained / with the trained (best) Collaborator on the held-out set. */
   compare(): Promise<Comparison>;
 }

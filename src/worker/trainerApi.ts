@@ -25,6 +25,7 @@ import type {
 } from './protocol';
 import { applyResumePoint, captureResumePoint, isDeviceLost, MAX_RECOVERIES, type ResumePoint } from './recovery';
 import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
+import { KeptWeights } from './keptWeights';
 import { transcriptTurns } from './transcripts';
 
 /** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
@@ -88,6 +89,7 @@ export class TrainerApi implements TrainerWorkerApi {
   private recovery: Recovery | null = null;
   private recoveriesInARow = 0;
   private lastStepWeights: { lambdaTok: number; lambdaTurn: number; lambdaRep: number } | null = null;
+  private readonly kept = new KeptWeights(); // the evals a "best" rule can pick
 
   constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader,
     private readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' })) {}
@@ -323,6 +325,20 @@ export class TrainerApi implements TrainerWorkerApi {
     });
   }
 
+  async restoreEval(step: number): Promise<TrainerState> {
+    const t = this.requireTrainer('restoreEval');
+    if (!Number.isInteger(step) || step < 0) throw new InputError(`restoreEval: step must be an integer >= 0; got ${step}`);
+    await this.stopLoop();
+    return this.exclusive(async () => {
+      const rec = t.evals.find((e) => e.step === step);
+      const w = this.kept.get(step);
+      if (!rec || !w) throw new InputError(`restoreEval: the weights of the eval at step ${step} were not kept (kept: ${this.kept.steps().join(', ') || 'none'})`);
+      t.backend.write(t.model.params, w);
+      this.setStatus(this.status, `restored the weights of the eval at step ${step} (accuracy ${rec.accuracy.toFixed(3)}, ${rec.tokens.toFixed(2)} tokens); training goes on from them`);
+      return this.snapshot();
+    });
+  }
+
   async compare(): Promise<Comparison> {
     const t = this.requireTrainer('compare');
     const slots = this.warm!.slots;
@@ -419,6 +435,7 @@ export class TrainerApi implements TrainerWorkerApi {
     const t = this.trainer!;
     const rec = await t.evaluate();
     this.telemetry.eval({ runId: this.runId!, record: rec });
+    await this.kept.update(t.evals, rec, () => t.readWeights('last'));
     const best = this.warm ? this.warm.slots[trainableSlot(this.warm.slots) ?? '']?.weights : undefined;
     this.resumePoint = await captureResumePoint(t, this.resumePoint, best ?? await t.readWeights('best'));
     return rec;
@@ -505,6 +522,7 @@ export class TrainerApi implements TrainerWorkerApi {
     this.recovery = null;
     this.recoveriesInARow = 0;
     this.lastStepWeights = null;
+    this.kept.clear();
   }
 
   private effectiveConfig(t: Trainer): RunConfig {
