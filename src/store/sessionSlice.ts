@@ -218,10 +218,17 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       await ctx.guard(async () => { set({ transcripts: await api().lastTranscripts(12) }); });
     },
 
-    async loadAnatomy(group) {
+    async loadAnatomy(group, auto = false) {
       set({ anatomyGroup: group });
       try {
-        set({ anatomy: await api().stepAnatomy(group), anatomyError: null });
+        let a = await api().stepAnatomy(group);
+        // following the run (not the person's pick): a group without signal teaches little, so open one that has it
+        const withSignal = a.signal?.findIndex((x) => x) ?? -1;
+        if (auto && a.zeroStd && withSignal >= 0 && withSignal !== group) {
+          set({ anatomyGroup: withSignal });
+          a = await api().stepAnatomy(withSignal);
+        }
+        set({ anatomy: a, anatomyError: null });
       } catch (e) {
         set({ anatomy: null, anatomyError: errorText(e) });
       }

@@ -90,7 +90,8 @@ export interface SessionSlice {
   compare(): Promise<void>;
   setSpeed(s: 'normal' | 'fast'): void;
   loadTranscripts(): Promise<void>;
-  loadAnatomy(group: number): Promise<void>;
+  /** Group `group` of the last step; `auto` (following the run, not a person's pick): a group with a learning signal instead of one without. */
+  loadAnatomy(group: number, auto?: boolean): Promise<void>;
   dismissError(): void;
   /** Steps the current run has taken (from telemetry, which is ahead of `trainer`). */
   currentSteps(): number;

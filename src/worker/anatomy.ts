@@ -10,6 +10,7 @@
 // same batch would see). The per-minibatch ratios of the step itself are not
 // kept by the Trainer.
 import type { Backend } from '../backend';
+import type { RunConfig } from '../config';
 import type { Environment } from '../envs/types';
 import { clippedTerm, groupNormalize, seqRatio } from '../reference/rl';
 import type { RewardParts, RewardWeights } from '../rl/reward';
@@ -24,6 +25,20 @@ function meanStd(xs: number[]): { mean: number; std: number } {
   const n = xs.length, mean = xs.reduce((a, b) => a + b, 0) / Math.max(1, n);
   const ss = xs.reduce((a, x) => a + (x - mean) ** 2, 0);
   return { mean, std: n > 1 ? Math.sqrt(ss / (n - 1)) : 0 };
+}
+
+/**
+ * Advantages of a whole rollout by the CPU reference (rl.md section 3), and whether each group of G
+ * has a learning signal (not every reward equal: a group of equal rewards gets A = 0 throughout).
+ */
+export function rolloutAdvantages(rewards: readonly number[], G: number, mode: RunConfig['advantage']): { adv: Float64Array; signal: boolean[] } {
+  const E = rewards.length, P = Math.floor(E / G);
+  const r = Float64Array.from(rewards);
+  const groupStart = Int32Array.from({ length: P + 1 }, (_, g) => g * G);
+  const adv = new Float64Array(E), stats = new Float64Array(2);
+  groupNormalize(adv, stats, r, groupStart, E, P, mode);
+  const signal = Array.from({ length: P }, (_, g) => { const xs = Array.from(r.subarray(g * G, g * G + G)); return xs.some((x) => x !== xs[0]); });
+  return { adv, signal };
 }
 
 /** log pi(current weights) of every generated token of `seqs`, read back (one forward, one readback). */
@@ -58,9 +73,7 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
 
   // advantages of the whole batch (mode 'batch' needs every reward), by the CPU reference
   const rewards = Float64Array.from(last.rewards.map((r: RewardParts) => r.reward));
-  const groupStart = Int32Array.from({ length: P + 1 }, (_, g) => g * G);
-  const adv = new Float64Array(E), stats = new Float64Array(2);
-  groupNormalize(adv, stats, rewards, groupStart, E, P, c.advantage);
+  const { adv, signal } = rolloutAdvantages(Array.from(rewards), G, c.advantage);
 
   const first = group * G, eps = Array.from({ length: G }, (_, i) => first + i);
   const byEpisode = sequencesByEpisode(ro).map((seqs) => trainer.lossSequences(seqs)); // the rows the loss saw
@@ -100,7 +113,7 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
   return {
     step: trainer.stepCount - 1, group, groups: P, groupSize: G, algorithm: c.algorithm, advantageMode: c.advantage,
     epsLow: c.epsLow, epsHigh: c.epsHigh, weights: { ...weights }, mean, std, batchStd: meanStd(Array.from(rewards)).std, stdEps: STD_EPS,
-    zeroStd: groupRewards.every((r) => r === groupRewards[0]), episodes,
+    zeroStd: groupRewards.every((r) => r === groupRewards[0]), signal, episodes,
     ratioNote: 'Ratios are measured now, with the weights after this step\'s updates, against the log-probs recorded when the episodes were sampled: every ratio was 1 when the step began.',
   };
 }

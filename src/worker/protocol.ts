@@ -154,11 +154,15 @@ export interface EpisodeTranscript {
   turns: TranscriptTurn[];
   score: Score;
   reward: RewardParts; // for eval episodes: with the lambdas in force at that eval
+  /** Training episodes: the group (the task played G times, from 0) and the episode's advantage A_i. */
+  group?: number;
+  advantage?: number;
 }
 
+/** `step`: the step's index (from 0; the page shows step + 1) or the eval's step (steps taken); `total`: episodes in it (`episodes` is a sample). */
 export interface Transcripts {
-  train: { step: number; episodes: EpisodeTranscript[] } | null;
-  eval: { step: number; episodes: EpisodeTranscript[] } | null;
+  train: { step: number; episodes: EpisodeTranscript[]; total?: number } | null;
+  eval: { step: number; episodes: EpisodeTranscript[]; total?: number } | null;
 }
 
 // ---- the anatomy of a step (teaching view of one group of the last step) ----
@@ -204,6 +208,8 @@ export interface StepAnatomy {
   batchStd: number; // std over the whole batch (advantage mode 'batch')
   stdEps: number; // the 1e-4 added to the std
   zeroStd: boolean; // every reward equal: A = 0 for the whole group
+  /** Per group of that step: whether it has a learning signal (its rewards are not all equal). */
+  signal?: boolean[];
   episodes: AnatomyEpisode[];
   /** How the ratios were measured (one sentence, shown beside them). */
   ratioNote: string;

@@ -19,7 +19,7 @@ import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { compareCollaborators, type Comparison } from '../rl/compare';
 import { EVAL_PROBLEMS } from '../envs/addition';
 import type { GpuProbe } from '../gpu/probe';
-import { stepAnatomy } from './anatomy';
+import { rolloutAdvantages, stepAnatomy } from './anatomy';
 import type {
   BackendPreference, EpisodeTranscript, InitOptions, Recovery, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
 } from './protocol';
@@ -263,14 +263,16 @@ export class TrainerApi implements TrainerWorkerApi {
       const out: Transcripts = { train: null, eval: null };
       if (t.lastRollout) {
         const { rollout: ro, rewards } = t.lastRollout;
-        out.train = { step: t.stepCount - 1, episodes: this.episodes(ro, count, (e) => rewards[e]) };
+        const { adv } = rolloutAdvantages(rewards.map((r) => r.reward), t.config.groupSize, t.config.advantage);
+        const eps = this.episodes(ro, count, (e) => rewards[e]).map((ep) => ({ ...ep, group: Math.floor(ep.episode / t.config.groupSize), advantage: adv[ep.episode] }));
+        out.train = { step: t.stepCount - 1, episodes: eps, total: ro.states.length };
       }
       const lastEval = t.evals[t.evals.length - 1];
       if (t.lastEval && lastEval) {
         const ro = t.lastEval.rollout;
         const bySeq = sequencesByEpisode(ro);
         const w = { lambdaTok: lastEval.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
-        out.eval = { step: lastEval.step, episodes: this.episodes(ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)) };
+        out.eval = { step: lastEval.step, episodes: this.episodes(ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)), total: ro.states.length };
       }
       return out;
     });
