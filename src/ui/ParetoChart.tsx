@@ -37,6 +37,18 @@ export function accuracyDomain(accuracies: readonly number[], mode: 'data' | 'fu
   return [lo, Math.max(hi, Math.min(1, lo + 0.1))];
 }
 
+/**
+ * The drawn range and its ticks: the domain plus headroom above (so points at 100% and their labels
+ * are not on the edge), ticks on a 5%, 10% or 25% grid that stop at 100%.
+ */
+export function accuracyScale([lo, hi]: [number, number]): { domain: [number, number]; ticks: number[] } {
+  const span = hi - lo;
+  const step = span <= 0.3 ? 0.05 : span <= 0.6 ? 0.1 : 0.25;
+  const ticks: number[] = [];
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + 1e-9; k++) ticks.push(Math.round(k * step * 100) / 100 + 0); // + 0: no -0
+  return { domain: [lo, hi + span * 0.06], ticks };
+}
+
 /** The change series of the current run: a labelled point at the eval where each change took over. */
 export function changeSeries(run: ShownRun | undefined): LabelledSeries | null {
   if (!run?.meta?.changes?.length) return null;
@@ -77,6 +89,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget, 
   const changes = changeSeries(current);
   const labelled = [...(changes ? [changes] : []), ...extra];
   const domain = accuracyDomain([...all.map((p) => p.accuracy), ...baselines.map((b) => b.accuracy), ...labelled.flatMap((s) => s.points.map((p) => p.accuracy))], axis);
+  const scale = accuracyScale(domain);
   const legend: LegendItem[] = [
     ...(front.length > 0 ? [{ label: 'Pareto frontier', color: '#444', mark: 'dashed' as const }] : []),
     ...runs.map((r) => ({ label: `${r.name}${r.current ? ' (trail)' : ''}`, color: r.color, mark: r.current ? 'line' as const : 'dot' as const })),
@@ -104,7 +117,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget, 
           <CartesianGrid strokeDasharray="3 3" />
           <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} allowDecimals
             label={{ value: 'message tokens per episode (eval)', position: 'insideBottom', offset: -12 }} />
-          <YAxis type="number" dataKey="accuracy" name="accuracy" domain={domain} allowDataOverflow tickFormatter={(v: number) => `${Math.round(v * 100)}%`}
+          <YAxis type="number" dataKey="accuracy" name="accuracy" domain={scale.domain} ticks={scale.ticks} allowDataOverflow tickFormatter={(v: number) => `${Math.round(v * 100)}%`}
             label={{ value: 'eval accuracy', angle: -90, position: 'insideLeft', offset: 4, style: { textAnchor: 'middle' } }} width={56} />
           {/* shared={false}: the tooltip shows the item under the mouse, not the frontier line's point at the same index */}
           <Tooltip content={Tip} isAnimationActive={false} shared={false} cursor={false} />

@@ -20,13 +20,13 @@ export function PresetPicker() {
   return (
     <section aria-labelledby={`${id}-h`} className="preset">
       <h2 id={`${id}-h`}>Setup</h2>
-      <div className="field">
+      <div className="field wide">
         <label htmlFor={`${id}-env`}>Environment</label>
         <select id={`${id}-env`} value={env} disabled={busy} onChange={(e) => void chooseEnv(e.target.value as RunConfig['env'])}>
           {envIds().map((v) => <option key={v} value={v} disabled={!PRESETS.some((p) => presetEnv(p) === v)}>{v}</option>)}
         </select>
       </div>
-      <div className="field">
+      <div className="field wide">
         <label htmlFor={`${id}-preset`}>Preset</label>
         <select id={`${id}-preset`} value={preset.name} disabled={busy} aria-describedby="preset-explain" onChange={(e) => void choosePreset(e.target.value)}>
           {PRESETS.filter((p) => presetEnv(p) === env || p.name === preset.name).map((p) => <option key={p.name} value={p.name}>{p.title}</option>)}

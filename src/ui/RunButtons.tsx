@@ -46,7 +46,7 @@ export function RunButtons() {
       </p>
       <p className="explain small">{EXPLAIN.resetVsWarm}</p>
       <div className="best">
-        <div className="field">
+        <div className="field wide">
           <label htmlFor={`${id}-rule`}>Best</label>
           <select id={`${id}-rule`} value={rule} aria-describedby={`${id}-rule-says`} onChange={(e) => a.setBestRule(e.target.value as BestRule)}>
             {(Object.keys(BEST_RULE_LABELS) as BestRule[]).map((r) => <option key={r} value={r}>{BEST_RULE_LABELS[r]}</option>)}

@@ -197,3 +197,14 @@ describe('transcripts count truthfully', () => {
     expect(transcriptCount('eval', { step: 10, episodes: new Array(12), total: 64 }, 5, 'success')).toBe('5 success among 12 of 64 episodes of the eval at step 10 (greedy).');
   });
 });
+
+describe('the accuracy scale', () => {
+  it('leaves headroom above the data and stops its ticks at 100%', async () => {
+    const { accuracyScale } = await import('../../src/ui/ParetoChart');
+    const s = accuracyScale([0.95, 1]);
+    expect(s.ticks).toEqual([0.95, 1]);
+    expect(s.domain[1]).toBeCloseTo(1.003, 6);
+    expect(accuracyScale([0.55, 0.8]).ticks).toEqual([0.55, 0.6, 0.65, 0.7, 0.75, 0.8]);
+    expect(accuracyScale([0, 1]).ticks).toEqual([0, 0.25, 0.5, 0.75, 1]);
+  });
+});
