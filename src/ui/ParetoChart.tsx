@@ -4,8 +4,8 @@
 // eval) as a star, scripted baselines as crosses, the budget B in budget mode,
 // and labelled point series (live changes on the trail; more can be passed in,
 // e.g. sweep points labelled by lambda). Hover shows the point under the mouse.
-import { memo } from 'react';
-import { CartesianGrid, ComposedChart, LabelList, Line, ReferenceLine, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+import { memo, useMemo, useState } from 'react';
+import { CartesianGrid, ComposedChart, LabelList, Line, ReferenceLine, ResponsiveContainer, Scatter, XAxis, YAxis } from 'recharts';
 import type { BaselineResult } from '../envs/types';
 import { decimateIndices, MAX_POINTS } from '../store/decimate';
 import { frontier } from '../store/modelInfo';
@@ -60,17 +60,46 @@ export function changeSeries(run: ShownRun | undefined): LabelledSeries | null {
   };
 }
 
-function Tip({ active, payload }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }> }) {
-  const p = active ? (payload?.[0]?.payload as (Point & { name?: string; label?: string }) | undefined) : undefined;
-  if (!p) return null;
-  if (p.name && p.step === undefined) return <div className="tip"><strong>{p.name}</strong> (scripted baseline)<br />accuracy {pct(p.accuracy)} · {fmt(p.tokens)} tokens</div>;
-  if (p.label !== undefined && p.step === undefined) return <div className="tip" data-testid="pareto-tip"><strong>changed live</strong><br />{p.note ?? p.label}<br />accuracy {pct(p.accuracy)} · {fmt(p.tokens)} tokens</div>;
+type Hovered = (Point & { kind: 'eval' }) | { kind: 'baseline'; name: string; tokens: number; accuracy: number } | { kind: 'labelled'; label: string; note?: string; tokens: number; accuracy: number };
+type HoverAt = { what: Hovered; x: number; y: number; width: number };
+type OnHover = (h: HoverAt | null) => void;
+
+const STAR = (cx: number, cy: number, r: number) => Array.from({ length: 10 }, (_, i) => {
+  const a = -Math.PI / 2 + (i * Math.PI) / 5, rr = i % 2 ? r * 0.45 : r;
+  return `${i ? 'L' : 'M'}${(cx + rr * Math.cos(a)).toFixed(2)},${(cy + rr * Math.sin(a)).toFixed(2)}`;
+}).join('') + 'Z';
+
+/**
+ * A point's shape that reports its own hover: recharts' tooltip looks its payload up by index and,
+ * with the frontier line in the chart, showed another series' point (step 60 for the step-10 eval);
+ * each shape says what it is instead. Eval points carry their step and coordinates as data attributes.
+ */
+function hoverShape(kind: 'dot' | 'star' | 'cross' | 'ring', what: (payload: Record<string, unknown>) => Hovered, onHover: OnHover) {
+  return function HoverShape(props: unknown) {
+    const { cx, cy, fill, stroke, payload } = props as { cx?: number; cy?: number; fill?: string; stroke?: string; payload?: Record<string, unknown> };
+    if (cx === undefined || cy === undefined || !payload) return null;
+    const h = what(payload);
+    const events = {
+      onMouseEnter: (e: { currentTarget: SVGElement }) => onHover({ what: h, x: cx, y: cy, width: e.currentTarget.ownerSVGElement?.clientWidth ?? Infinity }),
+      onMouseLeave: () => onHover(null),
+    };
+    if (kind === 'star') return <path d={STAR(cx, cy, 8)} fill={fill} stroke="#fff" strokeWidth={0.8} className="warm-star" {...events} />;
+    if (kind === 'cross') return <path d={`M${cx - 5},${cy - 5}L${cx + 5},${cy + 5}M${cx + 5},${cy - 5}L${cx - 5},${cy + 5}`} stroke={fill} strokeWidth={2.5} className="baseline" {...events} />;
+    if (kind === 'ring') return <circle cx={cx} cy={cy} r={7} fill="transparent" stroke={stroke} strokeWidth={2} className="change-point" {...events} />;
+    const p = h as Point;
+    return <circle cx={cx} cy={cy} r={4.5} fill={fill} className="eval-dot" data-run={p.run} data-step={p.step} data-tokens={p.tokens} data-accuracy={p.accuracy} {...events} />;
+  };
+}
+
+function Tip({ h }: { h: Hovered }) {
+  if (h.kind === 'baseline') return <><strong>{h.name}</strong> (scripted baseline)<br />accuracy {pct(h.accuracy)} · {fmt(h.tokens)} tokens</>;
+  if (h.kind === 'labelled') return <><strong>changed live</strong><br />{h.note ?? h.label}<br />accuracy {pct(h.accuracy)} · {fmt(h.tokens)} tokens</>;
   return (
-    <div className="tip" data-testid="pareto-tip">
-      <strong>{p.run}</strong><br />
-      step {p.step} · lambda_tok {fmt(p.lambdaTok, 4)}<br />
-      accuracy {pct(p.accuracy)} · {fmt(p.tokens)} tokens
-    </div>
+    <>
+      <strong>{h.run}</strong><br />
+      step {h.step} · lambda_tok {fmt(h.lambdaTok, 4)}<br />
+      accuracy {pct(h.accuracy)} · {fmt(h.tokens)} tokens
+    </>
   );
 }
 
@@ -80,6 +109,13 @@ export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget, 
   /** More labelled point series (drawn above the runs, in the legend). */
   extra?: LabelledSeries[]; height?: number;
 }) {
+  const [hover, setHover] = useState<HoverAt | null>(null);
+  const shapes = useMemo(() => ({
+    dot: hoverShape('dot', (p) => ({ ...(p as unknown as Point), kind: 'eval' }), setHover),
+    star: hoverShape('star', (p) => ({ ...(p as unknown as Point), kind: 'eval' }), setHover),
+    cross: hoverShape('cross', (p) => ({ kind: 'baseline', name: String(p.name), tokens: Number(p.tokens), accuracy: Number(p.accuracy) }), setHover),
+    ring: hoverShape('ring', (p) => ({ kind: 'labelled', label: String(p.label), note: p.note as string | undefined, tokens: Number(p.tokens), accuracy: Number(p.accuracy) }), setHover),
+  }), []);
   const perRun = runs.map((r) => ({ run: r, points: pointsOf(r) }));
   const all = perRun.flatMap((x) => x.points);
   const front = frontier(all);
@@ -115,36 +151,41 @@ export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget, 
       <ResponsiveContainer width="100%" height={height}>
         <ComposedChart margin={{ top: 12, right: 24, bottom: 24, left: 12 }}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} allowDecimals
+          <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} allowDecimals padding={{ left: 10, right: 10 }}
             label={{ value: 'message tokens per episode (eval)', position: 'insideBottom', offset: -12 }} />
           <YAxis type="number" dataKey="accuracy" name="accuracy" domain={scale.domain} ticks={scale.ticks} allowDataOverflow tickFormatter={(v: number) => `${Math.round(v * 100)}%`}
             label={{ value: 'eval accuracy', angle: -90, position: 'insideLeft', offset: 4, style: { textAnchor: 'middle' } }} width={56} />
-          {/* shared={false}: the tooltip shows the item under the mouse, not the frontier line's point at the same index */}
-          <Tooltip content={Tip} isAnimationActive={false} shared={false} cursor={false} />
           {front.length > 0 && (
             <Line data={front} dataKey="accuracy" type="stepAfter" stroke="#444" strokeDasharray="5 3" dot={false} activeDot={false}
               isAnimationActive={false} name="Pareto frontier" legendType="plainline" tooltipType="none" />
           )}
           {perRun.map(({ run, points }) => (
-            <Scatter key={run.id} name={run.name} data={points} fill={run.color} isAnimationActive={false}
+            <Scatter key={run.id} name={run.name} data={points} fill={run.color} isAnimationActive={false} shape={shapes.dot}
               line={run.current ? { stroke: run.color, strokeWidth: 1.5 } : false} lineJointType="linear" />
           ))}
           {warm.map(({ run, point }) => (
-            <Scatter key={`warm-${run.id}`} name={`warm start (${run.name})`} data={[point!]} fill={run.color} shape="star" legendType="none" isAnimationActive={false} />
+            <Scatter key={`warm-${run.id}`} name={`warm start (${run.name})`} data={[point!]} fill={run.color} shape={shapes.star} legendType="none" isAnimationActive={false} />
           ))}
           {baselines.length > 0 && (
-            <Scatter name="baselines" data={baselines.map((b) => ({ tokens: b.tokens, accuracy: b.accuracy, name: b.name }))} fill="#555" shape="cross" legendType="cross" isAnimationActive={false}>
+            <Scatter name="baselines" data={baselines.map((b) => ({ tokens: b.tokens, accuracy: b.accuracy, name: b.name }))} fill="#555" shape={shapes.cross} legendType="cross" isAnimationActive={false}>
               <LabelList dataKey="name" position="right" fontSize={11} />
             </Scatter>
           )}
           {labelled.map((s) => (
-            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape="circle" isAnimationActive={false} className={`labelled-${s.key}`}>
+            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape={shapes.ring} isAnimationActive={false} className={`labelled-${s.key}`}>
               <LabelList dataKey="label" position="top" fontSize={10} fill={s.color} />
             </Scatter>
           ))}
           {budget !== null && <ReferenceLine x={budget} stroke="#e67e22" strokeDasharray="4 2" label={{ value: `B = ${budget}`, position: 'top', fontSize: 11 }} />}
         </ComposedChart>
       </ResponsiveContainer>
+      {hover && (
+        <div className="tip pareto-tip" data-testid="pareto-tip" role="status"
+          {...(hover.what.kind === 'eval' ? { 'data-step': hover.what.step, 'data-tokens': hover.what.tokens, 'data-accuracy': hover.what.accuracy } : {})}
+          style={hover.x > hover.width / 2 ? { right: hover.width - hover.x + 12, top: hover.y + 12 } : { left: hover.x + 12, top: hover.y + 12 }}>
+          <Tip h={hover.what} />
+        </div>
+      )}
     </ChartFrame>
   );
 });
