@@ -85,7 +85,7 @@ function hoverShape(kind: 'dot' | 'star' | 'cross' | 'ring', what: (payload: Rec
     };
     if (kind === 'star') return <path d={STAR(cx, cy, 8)} fill={fill} stroke="#fff" strokeWidth={0.8} className="warm-star" {...events} />;
     if (kind === 'cross') return <path d={`M${cx - 5},${cy - 5}L${cx + 5},${cy + 5}M${cx + 5},${cy - 5}L${cx - 5},${cy + 5}`} stroke={fill} strokeWidth={2.5} className="baseline" {...events} />;
-    if (kind === 'ring') return <circle cx={cx} cy={cy} r={7} fill="transparent" stroke={stroke} strokeWidth={2} className="change-point" {...events} />;
+    if (kind === 'ring') return <circle cx={cx} cy={cy} r={7} fill="none" pointerEvents="stroke" stroke={stroke} strokeWidth={2.5} className="change-point" {...events} />; // the ring only: the dot inside stays hoverable
     const p = h as Point;
     return <circle cx={cx} cy={cy} r={4.5} fill={fill} className="eval-dot" data-run={p.run} data-step={p.step} data-tokens={p.tokens} data-accuracy={p.accuracy} {...events} />;
   };
