@@ -41,13 +41,13 @@ export function PresetAbout() {
   const presetName = useApp((s) => s.preset);
   const preset = PRESETS.find((p) => p.name === presetName) ?? findPreset(PRESETS[0].name);
   return (
-    <section aria-label="About this preset" className="preset-about">
+    <div className="preset-about">
       <details open>
         <summary>About this preset</summary>
         <p id="preset-explain" className="explain">{preset.explain}</p>
       </details>
       <SisterButtons />
-    </section>
+    </div>
   );
 }
 
