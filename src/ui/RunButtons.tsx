@@ -4,6 +4,7 @@
 import { useId, useRef } from 'react';
 import { BEST_RULE_LABELS, bestBy, ruleSentence, type BestRule } from '../store/bestRule';
 import { EXPLAIN } from './explain';
+import { StepProgress } from './StepProgress';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore, useHub, useHubFrame } from './storeContext';
 
@@ -44,6 +45,7 @@ export function RunButtons() {
       <p className="where" aria-live="polite" data-testid="run-where">
         Step <strong data-testid="step-count">{done}</strong> of {steps} · <span data-testid="run-status">{busy ?? status}</span>
       </p>
+      <StepProgress running={running} done={done} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />
       <p className="explain small">{EXPLAIN.resetVsWarm}</p>
       <div className="best">
         <div className="field wide">

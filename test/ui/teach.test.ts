@@ -208,3 +208,26 @@ describe('the accuracy scale', () => {
     expect(accuracyScale([0, 1]).ticks).toEqual([0, 0.25, 0.5, 0.75, 1]);
   });
 });
+
+describe('progress inside a long step', () => {
+  it('is the clock against the last step, never claiming the step is over', async () => {
+    const { stepShare } = await import('../../src/ui/StepProgress');
+    expect(stepShare(15_000, 30_000)).toBe(0.5);
+    expect(stepShare(60_000, 30_000)).toBe(0.95);
+    expect(stepShare(1000, 0)).toBe(0);
+  });
+  it('shows for a running run whose last step took over 2 s', async () => {
+    const { MetricsHub } = await import('../../src/store/metricsHub');
+    const { METRIC_INDEX, METRIC_NAMES } = await import('../../src/worker/protocol');
+    const hub = new MetricsHub();
+    const row = new Float64Array(METRIC_NAMES.length);
+    row[METRIC_INDEX.step] = 0; row[METRIC_INDEX.step_time_ms] = 30_000;
+    hub.append('r', row, 1);
+    const state = { runId: 'r', status: 'running' as const, busy: null };
+    expect(text(render(Controls, state, hub))).toMatch(/step 2: 0 s so far; the last took 30 s\. Pause stops after this step\./);
+    row[METRIC_INDEX.step_time_ms] = 500;
+    const quick = new MetricsHub();
+    quick.append('r', row, 1);
+    expect(text(render(Controls, state, quick))).not.toMatch(/so far/);
+  });
+});
