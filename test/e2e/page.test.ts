@@ -315,8 +315,10 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     const newest = await pareto.locator('circle.eval-dot[data-run="relay-silence #1"]').last().boundingBox();
     await page.mouse.move(newest!.x + newest!.width / 2, newest!.y + newest!.height / 2);
     await expect.poll(() => pareto.locator('.tip').textContent()).toMatch(/relay-silence #1step \d+ · lambda_tok 0\.\d+accuracy/);
+    await page.getByRole('tab', { name: /^Runs/ }).click();
     const row = runRow(page, /relay-silence #1/);
     await expect.poll(() => row.textContent()).toMatch(/changed live: .*lambdaTok 0\.3 @\d+/);
+    await page.getByRole('tab', { name: 'Charts' }).click();
 
     // the last step used the new lambda: its anatomy says so, and shows every episode of a group
     await page.getByRole('tab', { name: 'Anatomy of a step' }).click();
