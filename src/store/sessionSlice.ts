@@ -158,6 +158,15 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       });
     },
 
+    async useGpu() {
+      await ctx.guard(async () => {
+        await api().useBackend('auto');
+        set({ backendChoice: 'auto' });
+        const { preset, config } = get();
+        await ctx.initRun(preset, overridesOf(preset, config));
+      });
+    },
+
     async start() { await ctx.guard(async () => ctx.applySnapshot(await api().start())); },
 
     async pause() { await ctx.guard(async () => ctx.applySnapshot(await api().pause())); },

@@ -80,6 +80,8 @@ export interface SessionSlice {
   anatomyError: string | null;
   boot(search: string): Promise<void>;
   useCpu(): Promise<void>;
+  /** Back to WebGPU after choosing the CPU (the choice is remembered across reloads, so it must be undoable). */
+  useGpu(): Promise<void>;
   start(): Promise<void>;
   pause(): Promise<void>;
   stepOnce(): Promise<void>;

@@ -184,6 +184,19 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await expect.poll(() => page.getByText(/^This device:/).textContent()).toBe(backend);
     expect(await page.getByRole('region', { name: 'First steps' }).count()).toBe(0);
 
+    // a field's error goes once a valid value is typed, even the value already in force (it used to stay)
+    const groupSize = page.getByRole('spinbutton', { name: 'Group size' });
+    await groupSize.fill('0');
+    await groupSize.press('Enter');
+    await expect.poll(() => page.getByText(/groupSize must be in \[1, 64\]; got 0; not applied/).count()).toBe(1);
+    expect(await groupSize.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await groupSize.getAttribute('aria-describedby')) ?? '';
+    expect(await page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent()).toMatch(/got 0; not applied/); // the error is linked to its field
+    await groupSize.fill('4');
+    await groupSize.press('Enter');
+    await expect.poll(() => page.getByText(/groupSize must be in/).count()).toBe(0);
+    expect(await groupSize.getAttribute('aria-invalid')).toBeNull();
+
     // two steps, a live change of lambda_tok (PageUp: +0.1), two more steps
     const step = async (n: number) => {
       await page.getByRole('button', { name: 'Step', exact: true }).click();

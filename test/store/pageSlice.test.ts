@@ -172,3 +172,16 @@ describe('Restore best follows the chosen rule', () => {
     expect(w.fake.callsOf('restoreEval')).toEqual([[10]]);
   });
 });
+
+describe('the CPU choice can be undone', () => {
+  it('useGpu goes back to auto (WebGPU when there is one), starts a run there, and the next visit remembers that', async () => {
+    const prefs = new MemoryPrefs({ backend: 'cpu' });
+    const a = world(undefined, prefs);
+    await a.store.getState().boot('');
+    expect(a.store.getState().backendChoice).toBe('cpu');
+    await a.store.getState().useGpu();
+    expect(a.fake.callsOf('useBackend')).toEqual([['cpu'], ['auto']]);
+    expect(a.fake.callsOf('init')).toHaveLength(2);
+    expect(parsePrefs(prefs.value).backend).toBe('auto');
+  });
+});
