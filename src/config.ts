@@ -1,117 +1,90 @@
-// The run config: one typed object, every field with its default, valid range
-// and a one-line description in one place (rl.md section 10). The UI, the URL,
-// the CLI's --set and checkpoints all go through `validateConfig`.
+// The run config: one typed object, every field with its default, valid range,
+// page group, environment, liveness and a one-line description in one table
+// (rl.md section 10). The UI, the URL, the CLI's --set and checkpoints all go
+// through `validateConfig`.
 import { InputError } from './errors';
 
-export interface RunConfig {
-  env: 'relay' | 'addition' | 'philosophers';
-  algorithm: 'gspo' | 'grpo';
-  groupSize: number;
-  promptsPerStep: number;
-  minibatches: number;
-  lr: number;
-  epsLow: number;
-  epsHigh: number;
-  beta: number;
-  temperature: number;
-  advantage: 'group' | 'none' | 'batch';
-  gradClip: number;
-  weightDecay: number;
-  lambdaTok: number;
-  lambdaTurn: number;
-  lambdaRep: number;
-  lambdaMode: 'manual' | 'budget';
-  budget: number;
-  dualEta: number;
-  lambdaMax: number;
-  evalEvery: number;
-  evalEpisodes: number;
-  steps: number;
-  seed: number;
-  nLayer: number;
-  nHead: number;
-  nEmbd: number;
-  // relay
-  digits: number;
-  pKnown: number;
-  pKnownTrain: number;
-  maxMessage: number;
-  channelNoise: number;
-  scouts: number;
-  // addition (AgentPO)
-  topology: 'alone' | 'hint' | 'critic';
-  // philosophers
-  philosophers: number;
-  rounds: number;
-  philMessage: number;
-  mealReward: number;
-  deadlockPenalty: number;
-  starvePenalty: number;
-  actionCost: number;
-  curriculum: 'off' | 'on';
-  curriculumThreshold: number;
-  curriculumPatience: number;
+/** The environments, by id (src/envs/registry.ts builds them). */
+export const ENV_IDS = ['relay', 'addition', 'philosophers'] as const;
+export type EnvId = (typeof ENV_IDS)[number];
+
+/** Where the page shows a field: env's own fields go under "Environment", reward fields in the reward panel. */
+export type FieldGroup = 'setup' | 'algorithm' | 'reward' | 'model' | 'evaluation' | 'env';
+
+interface FieldCommon {
+  help: string;
+  group: FieldGroup;
+  /** May change between steps without a reset (the worker's setHyperparams). */
+  live?: boolean;
+  /** The environment the field belongs to; absent for general fields. */
+  env?: EnvId;
 }
-
 type Field =
-  | { kind: 'int' | 'number'; min: number; max: number; help: string }
-  | { kind: 'enum'; values: readonly string[]; help: string };
+  | FieldCommon & { kind: 'int' | 'number'; min: number; max: number; default: number }
+  | FieldCommon & { kind: 'enum'; values: readonly string[]; default: string };
 
-export const FIELDS: Record<keyof RunConfig, Field> = {
-  env: { kind: 'enum', values: ['relay', 'addition', 'philosophers'], help: 'the environment' },
-  algorithm: { kind: 'enum', values: ['gspo', 'grpo'], help: 'GSPO (sequence ratio) or GRPO (token ratio)' },
-  groupSize: { kind: 'int', min: 1, max: 64, help: 'G: episodes per prompt, normalized together' },
-  promptsPerStep: { kind: 'int', min: 1, max: 256, help: 'P: prompts per step' },
-  minibatches: { kind: 'int', min: 1, max: 16, help: 'optimizer steps per rollout batch (later ones are off-policy)' },
-  lr: { kind: 'number', min: 0, max: 0.1, help: 'AdamW learning rate' },
-  epsLow: { kind: 'number', min: 0, max: 0.99, help: 'clip range below 1' },
-  epsHigh: { kind: 'number', min: 0, max: 10, help: 'clip range above 1' },
-  beta: { kind: 'number', min: 0, max: 10, help: 'KL weight to the reference policy (0 = no reference pass)' },
-  temperature: { kind: 'number', min: 0.05, max: 5, help: 'sampling temperature (also used for log-probs)' },
-  advantage: { kind: 'enum', values: ['group', 'none', 'batch'], help: 'advantage normalization' },
-  gradClip: { kind: 'number', min: 0, max: 1000, help: 'global gradient-norm clip (0 = off)' },
-  weightDecay: { kind: 'number', min: 0, max: 1, help: 'AdamW decoupled weight decay on 2-D weights' },
-  lambdaTok: { kind: 'number', min: 0, max: 10, help: 'penalty per message token' },
-  lambdaTurn: { kind: 'number', min: 0, max: 10, help: 'penalty per message turn taken' },
-  lambdaRep: { kind: 'number', min: 0, max: 10, help: 'penalty per repeated bigram in messages' },
-  lambdaMode: { kind: 'enum', values: ['manual', 'budget'], help: 'lambda_tok set by hand, or by the dual update toward the budget' },
-  budget: { kind: 'number', min: 0, max: 64, help: 'B: token budget per episode (budget mode)' },
-  dualEta: { kind: 'number', min: 0, max: 1, help: 'eta: dual step size, lambda per token of excess' },
-  lambdaMax: { kind: 'number', min: 0, max: 10, help: 'upper clamp of lambda_tok in budget mode' },
-  evalEvery: { kind: 'int', min: 1, max: 10000, help: 'steps between greedy evaluations' },
-  evalEpisodes: { kind: 'int', min: 1, max: 4096, help: 'held-out tasks per evaluation' },
-  steps: { kind: 'int', min: 0, max: 100000, help: 'training steps' },
-  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, help: 'run seed (sampling, tasks)' },
-  nLayer: { kind: 'int', min: 1, max: 8, help: 'transformer layers' },
-  nHead: { kind: 'int', min: 1, max: 16, help: 'attention heads' },
-  nEmbd: { kind: 'int', min: 8, max: 256, help: 'embedding width (divisible by nHead)' },
-  digits: { kind: 'int', min: 1, max: 6, help: 'relay: k, digits in the secret (at least the number of Scouts)' },
-  pKnown: { kind: 'number', min: 0, max: 1, help: 'relay: eval rate of tasks where the Solver already knows' },
-  pKnownTrain: { kind: 'number', min: 0, max: 1, help: 'relay: training rate of such tasks' },
-  maxMessage: { kind: 'int', min: 1, max: 12, help: 'relay: M, longest Scout message' },
-  channelNoise: { kind: 'number', min: 0, max: 0.9, help: 'relay: eps, chance that each message token is erased before the Solver reads it' },
-  scouts: { kind: 'int', min: 1, max: 6, help: 'relay: Scouts, each holding a disjoint part of the secret' },
-  topology: { kind: 'enum', values: ['alone', 'hint', 'critic'], help: 'addition: the Actor alone, with a hint writer, or with a critic' },
-  philosophers: { kind: 'int', min: 3, max: 7, help: 'philosophers: N at the table (the first stage when the curriculum is on)' },
-  rounds: { kind: 'int', min: 1, max: 12, help: 'philosophers: R, rounds per episode' },
-  philMessage: { kind: 'int', min: 0, max: 2, help: 'philosophers: longest message after the action token' },
-  mealReward: { kind: 'number', min: 0, max: 100, help: 'philosophers: reward per meal eaten' },
-  deadlockPenalty: { kind: 'number', min: 0, max: 100, help: 'philosophers: penalty when the table deadlocks' },
-  starvePenalty: { kind: 'number', min: 0, max: 100, help: 'philosophers: penalty per philosopher who never ate' },
-  actionCost: { kind: 'number', min: 0, max: 100, help: 'philosophers: cost per action other than THINK' },
-  curriculum: { kind: 'enum', values: ['off', 'on'], help: 'philosophers: N = 3 -> 5 -> 7 as the eval task measure passes the threshold' },
-  curriculumThreshold: { kind: 'number', min: 0, max: 1, help: 'curriculum: eval accuracy that counts as passing' },
-  curriculumPatience: { kind: 'int', min: 1, max: 100, help: 'curriculum: consecutive passing evals before N advances' },
-};
+// One entry per field: kind and range, default, page group, env, live, help. RunConfig,
+// DEFAULTS, LIVE_FIELDS and the page's grouping are all derived from this table.
+const TABLE = {
+  env: { kind: 'enum', values: ENV_IDS, default: 'relay', group: 'setup', help: 'the environment' },
+  algorithm: { kind: 'enum', values: ['gspo', 'grpo'], default: 'gspo', group: 'algorithm', help: 'GSPO (sequence ratio) or GRPO (token ratio)' },
+  groupSize: { kind: 'int', min: 1, max: 64, default: 8, group: 'algorithm', live: true, help: 'G: episodes per prompt, normalized together' },
+  promptsPerStep: { kind: 'int', min: 1, max: 256, default: 32, group: 'algorithm', live: true, help: 'P: prompts per step' },
+  minibatches: { kind: 'int', min: 1, max: 16, default: 4, group: 'algorithm', live: true, help: 'optimizer steps per rollout batch (later ones are off-policy)' },
+  lr: { kind: 'number', min: 0, max: 0.1, default: 3e-4, group: 'algorithm', live: true, help: 'AdamW learning rate' },
+  epsLow: { kind: 'number', min: 0, max: 0.99, default: 3e-4, group: 'algorithm', live: true, help: 'clip range below 1' },
+  epsHigh: { kind: 'number', min: 0, max: 10, default: 4e-4, group: 'algorithm', live: true, help: 'clip range above 1' },
+  beta: { kind: 'number', min: 0, max: 10, default: 0, group: 'algorithm', live: true, help: 'KL weight to the reference policy (0 = no reference pass)' },
+  temperature: { kind: 'number', min: 0.05, max: 5, default: 1, group: 'algorithm', live: true, help: 'sampling temperature (also used for log-probs)' },
+  advantage: { kind: 'enum', values: ['group', 'none', 'batch'], default: 'group', group: 'algorithm', live: true, help: 'advantage normalization' },
+  gradClip: { kind: 'number', min: 0, max: 1000, default: 1, group: 'algorithm', live: true, help: 'global gradient-norm clip (0 = off)' },
+  weightDecay: { kind: 'number', min: 0, max: 1, default: 0, group: 'algorithm', help: 'AdamW decoupled weight decay on 2-D weights' },
+  lambdaTok: { kind: 'number', min: 0, max: 10, default: 0.1, group: 'reward', live: true, help: 'penalty per message token' },
+  lambdaTurn: { kind: 'number', min: 0, max: 10, default: 0, group: 'reward', live: true, help: 'penalty per message turn taken' },
+  lambdaRep: { kind: 'number', min: 0, max: 10, default: 0, group: 'reward', live: true, help: 'penalty per repeated bigram in messages' },
+  lambdaMode: { kind: 'enum', values: ['manual', 'budget'], default: 'manual', group: 'reward', live: true, help: 'lambda_tok set by hand, or by the dual update toward the budget' },
+  budget: { kind: 'number', min: 0, max: 64, default: 4, group: 'reward', live: true, help: 'B: token budget per episode (budget mode)' },
+  dualEta: { kind: 'number', min: 0, max: 1, default: 0.005, group: 'reward', live: true, help: 'eta: dual step size, lambda per token of excess' },
+  lambdaMax: { kind: 'number', min: 0, max: 10, default: 1, group: 'reward', live: true, help: 'upper clamp of lambda_tok in budget mode' },
+  evalEvery: { kind: 'int', min: 1, max: 10000, default: 10, group: 'evaluation', help: 'steps between greedy evaluations' },
+  evalEpisodes: { kind: 'int', min: 1, max: 4096, default: 256, group: 'evaluation', help: 'held-out tasks per evaluation' },
+  steps: { kind: 'int', min: 0, max: 100000, default: 100, group: 'evaluation', help: 'training steps' },
+  seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 0, group: 'evaluation', help: 'run seed (sampling, tasks)' },
+  nLayer: { kind: 'int', min: 1, max: 8, default: 2, group: 'model', help: 'transformer layers' },
+  nHead: { kind: 'int', min: 1, max: 16, default: 4, group: 'model', help: 'attention heads' },
+  nEmbd: { kind: 'int', min: 8, max: 256, default: 64, group: 'model', help: 'embedding width (divisible by nHead)' },
+  digits: { kind: 'int', min: 1, max: 6, default: 3, group: 'env', env: 'relay', help: 'relay: k, digits in the secret (at least the number of Scouts)' },
+  pKnown: { kind: 'number', min: 0, max: 1, default: 0.3, group: 'env', env: 'relay', help: 'relay: eval rate of tasks where the Solver already knows' },
+  pKnownTrain: { kind: 'number', min: 0, max: 1, default: 0.5, group: 'env', env: 'relay', help: 'relay: training rate of such tasks' },
+  maxMessage: { kind: 'int', min: 1, max: 12, default: 8, group: 'env', env: 'relay', help: 'relay: M, longest Scout message' },
+  channelNoise: { kind: 'number', min: 0, max: 0.9, default: 0, group: 'env', env: 'relay', help: 'relay: eps, chance that each message token is erased before the Solver reads it' },
+  scouts: { kind: 'int', min: 1, max: 6, default: 1, group: 'env', env: 'relay', help: 'relay: Scouts, each holding a disjoint part of the secret' },
+  topology: { kind: 'enum', values: ['alone', 'hint', 'critic'], default: 'hint', group: 'env', env: 'addition', help: 'addition: the Actor alone, with a hint writer, or with a critic' },
+  philosophers: { kind: 'int', min: 3, max: 7, default: 3, group: 'env', env: 'philosophers', help: 'philosophers: N at the table (the first stage when the curriculum is on)' },
+  rounds: { kind: 'int', min: 1, max: 12, default: 8, group: 'env', env: 'philosophers', help: 'philosophers: R, rounds per episode' },
+  philMessage: { kind: 'int', min: 0, max: 2, default: 1, group: 'env', env: 'philosophers', help: 'philosophers: longest message after the action token' },
+  mealReward: { kind: 'number', min: 0, max: 100, default: 1, group: 'env', env: 'philosophers', help: 'philosophers: reward per meal eaten' },
+  deadlockPenalty: { kind: 'number', min: 0, max: 100, default: 1, group: 'env', env: 'philosophers', help: 'philosophers: penalty when the table deadlocks' },
+  starvePenalty: { kind: 'number', min: 0, max: 100, default: 2, group: 'env', env: 'philosophers', help: 'philosophers: penalty per philosopher who never ate' },
+  actionCost: { kind: 'number', min: 0, max: 100, default: 0.4, group: 'env', env: 'philosophers', help: 'philosophers: cost per action other than THINK' },
+  curriculum: { kind: 'enum', values: ['off', 'on'], default: 'off', group: 'env', env: 'philosophers', help: 'philosophers: N = 3 -> 5 -> 7 as the eval task measure passes the threshold' },
+  curriculumThreshold: { kind: 'number', min: 0, max: 1, default: 0.6, group: 'env', env: 'philosophers', help: 'curriculum: eval accuracy that counts as passing' },
+  curriculumPatience: { kind: 'int', min: 1, max: 100, default: 2, group: 'env', env: 'philosophers', help: 'curriculum: consecutive passing evals before N advances' },
+} as const satisfies Record<string, Field>;
 
-export const DEFAULTS: RunConfig = {
-  env: 'relay', algorithm: 'gspo', groupSize: 8, promptsPerStep: 32, minibatches: 4, lr: 3e-4, epsLow: 3e-4, epsHigh: 4e-4,
-  beta: 0, temperature: 1, advantage: 'group', gradClip: 1, weightDecay: 0, lambdaTok: 0.1, lambdaTurn: 0, lambdaRep: 0,
-  lambdaMode: 'manual', budget: 4, dualEta: 0.005, lambdaMax: 1, evalEvery: 10, evalEpisodes: 256, steps: 100, seed: 0,
-  nLayer: 2, nHead: 4, nEmbd: 64, digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8, channelNoise: 0, scouts: 1,
-  topology: 'hint', philosophers: 3, rounds: 8, philMessage: 1, mealReward: 1, deadlockPenalty: 1, starvePenalty: 2, actionCost: 0.4,
-  curriculum: 'off', curriculumThreshold: 0.6, curriculumPatience: 2,
-};
+type ValueOf<F> = F extends { kind: 'enum'; values: readonly (infer V)[] } ? V : number;
+export type RunConfig = { -readonly [K in keyof typeof TABLE]: ValueOf<(typeof TABLE)[K]> };
+
+export const FIELDS: Readonly<Record<keyof RunConfig, Field>> = TABLE;
+
+const KEYS = Object.keys(TABLE) as (keyof RunConfig)[];
+
+export const DEFAULTS: RunConfig = Object.fromEntries(KEYS.map((k) => [k, TABLE[k].default])) as RunConfig;
+
+/** The fields of one page group, in table order (an env's own: group 'env' and that env). */
+export function fieldsInGroup(group: FieldGroup, env?: EnvId): (keyof RunConfig)[] {
+  return KEYS.filter((k) => FIELDS[k].group === group && (env === undefined || FIELDS[k].env === env));
+}
 
 /** Checks one field; returns the parsed value or throws an InputError naming the field and its range. */
 export function parseField<K extends keyof RunConfig>(key: K, raw: unknown): RunConfig[K] {
@@ -135,14 +108,12 @@ export function validateConfig(partial: Record<string, unknown>, base: RunConfig
     (out as unknown as Record<string, unknown>)[k] = parseField(k as keyof RunConfig, v);
   }
   if (out.nEmbd % out.nHead !== 0) throw new InputError(`nEmbd (${out.nEmbd}) must be divisible by nHead (${out.nHead})`);
+  if (out.scouts > out.digits) throw new InputError(`scouts (${out.scouts}) must be at most digits (${out.digits}): each Scout holds a part of the secret`);
   return out;
 }
 
 /** Fields a person may change between steps without a reset (ui.md / the worker's setHyperparams). */
-export const LIVE_FIELDS: ReadonlyArray<keyof RunConfig> = [
-  'lambdaTok', 'lambdaTurn', 'lambdaRep', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax', 'groupSize', 'promptsPerStep',
-  'lr', 'epsLow', 'epsHigh', 'beta', 'temperature', 'minibatches', 'advantage', 'gradClip',
-];
+export const LIVE_FIELDS: ReadonlyArray<keyof RunConfig> = KEYS.filter((k) => FIELDS[k].live);
 
 /** Throws an InputError naming the first key that is unknown or cannot change during a run. */
 export function checkLiveChange(keys: string[]): void {

@@ -20,6 +20,11 @@ const store = createAppStore({
   publishDelayMs: 150, // evals, checkpoints saved, snapshots: one store update for what arrives together
   checkpointIntervalMs: 10_000, // checkpoints while training: at most every 10 s (and at once when the run stops)
   prefs: localPrefs(), // the backend chosen, the overlaid runs, the guide dismissed: kept across reloads
+  kv: {
+    get: (k) => { try { return localStorage.getItem(k); } catch { return null; } },
+    set: (k, v) => localStorage.setItem(k, v),
+    remove: (k) => { try { localStorage.removeItem(k); } catch { /* nothing stored */ } },
+  },
 });
 
 createRoot(document.getElementById('root')!).render(

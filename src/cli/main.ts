@@ -8,6 +8,8 @@ import { logprobs, logprobsFlags } from './commands/logprobs';
 import { pretrainCmd, pretrainFlags } from './commands/pretrain';
 import { train, trainFlags } from './commands/train';
 import { evaluate, evalFlags } from './commands/evaluate';
+import { sweep, sweepFlags } from './commands/sweep';
+import { exportCmd, exportFlags } from './commands/export';
 import type { FlagSpec } from './args';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
@@ -17,6 +19,8 @@ const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flag
   pretrain: { run: pretrainCmd, flags: pretrainFlags, help: 'supervised warm start on the environment\'s demonstrations' },
   train: { run: train, flags: trainFlags, help: 'RL training (GSPO/GRPO) from the preset\'s warm start' },
   eval: { run: evaluate, flags: evalFlags, help: 'greedy evaluation of a checkpoint on the held-out set' },
+  sweep: { run: sweep, flags: sweepFlags, help: 'one run per lambda_tok / budget / field value; the accuracy-vs-tokens frontier across them' },
+  export: { run: exportCmd, flags: exportFlags, help: 'the run\'s setup as a TRL or verl recipe (docs/export.md)' },
 };
 
 function usage(): string {

@@ -287,6 +287,8 @@ export function createAddition(opts: AdditionOptions): AdditionEnv {
     eos: ADD_EOS,
     blockSize: ADD_BLOCK_SIZE,
     roleSlot: { actor: 'actor', collaborator: 'collaborator', critic: 'collaborator' },
+    // AgentPO's comparison: the frozen Actor alone, with the untrained and the trained Collaborator
+    ...(topology !== 'alone' ? { comparison: { frozen: 'actor', helper: 'collaborator', episodes: EVAL_PROBLEMS.length } } : {}),
 
     sampleTasks(split, count, seed, index) {
       const order = split === 'eval' ? evalOrder(seed) : null;

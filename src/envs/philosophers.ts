@@ -59,7 +59,7 @@
 
 import { mulberry32 } from '../model/random';
 import { hashInts } from './hash';
-import type { BaselineResult, Demonstration, Environment, Score, TranscriptLine, Turn } from './types';
+import type { BaselineResult, CurriculumSpec, Demonstration, Environment, Score, TranscriptLine, Turn } from './types';
 
 export const PHIL_VOCAB = [
   'PAD', 'BOS', 'EOS', // 0..2
@@ -117,6 +117,14 @@ export const PHIL_WEIGHTS_ARITHMETIC: Readonly<Record<'hackable' | 'fixed', stri
     'thinking every round scores -2 x N (-6 at N = 3, -14 at N = 7) while feeding everyone once scores -0.2 x N (-0.6 at N = 3), the maximum; ' +
     'resource hierarchy scores about -1.2 at N = 3 and -10.5 at N = 7.',
 };
+
+/** The curriculum's table sizes (issue 6): N = 3 -> 5 -> 7. */
+export const PHIL_STAGES: readonly number[] = [3, 5, 7];
+
+/** The curriculum capability of a table at N = `stage` (src/envs/types.ts CurriculumSpec). */
+export function philosophersCurriculum(stage: number, threshold: number, patience: number): CurriculumSpec {
+  return { stages: PHIL_STAGES, stage, threshold, patience, configAt: (n) => ({ philosophers: n }), label: (n) => `N = ${n}` };
+}
 
 export const PHIL_DEFAULTS: PhilosophersOptions = {
   philosophers: 3,
@@ -318,6 +326,7 @@ export function createPhilosophers(opts: Partial<PhilosophersOptions> = {}): Env
 
   const env: Environment<PhilTask, PhilState> = {
     id: 'philosophers',
+    taskMeasure: { key: 'mealsPerPhilosopher', label: 'meals per philosopher' },
     vocab: PHIL_VOCAB,
     eos: PHIL_EOS,
     blockSize: philBlockSize(R, M),

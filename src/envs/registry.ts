@@ -2,11 +2,11 @@
 import type { RunConfig } from '../config';
 import { InputError } from '../errors';
 import { createAddition } from './addition';
-import { createPhilosophers } from './philosophers';
+import { createPhilosophers, philosophersCurriculum } from './philosophers';
 import { createRelay } from './relay';
 import type { Environment } from './types';
 
-export interface DemoOptions { demoSilence?: number; flagAwareDemos?: boolean }
+export interface DemoOptions { demoSilence?: number; flagAwareDemos?: boolean; demoCopies?: number }
 
 export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
   switch (c.env) {
@@ -17,11 +17,14 @@ export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
       // alone, only the Actor plays: its one slot is the frozen Actor's
       return (c.topology === 'alone' ? { ...env, roleSlot: { actor: 'actor' } } : env) as Environment;
     }
-    case 'philosophers':
-      return createPhilosophers({
+    case 'philosophers': {
+      const env = createPhilosophers({
         philosophers: c.philosophers, rounds: c.rounds, maxMessage: c.philMessage,
         mealReward: c.mealReward, deadlockPenalty: c.deadlockPenalty, starvePenalty: c.starvePenalty, actionCost: c.actionCost,
-      }) as Environment;
+      });
+      const curriculum = c.curriculum === 'on' ? philosophersCurriculum(c.philosophers, c.curriculumThreshold, c.curriculumPatience) : undefined;
+      return (curriculum ? { ...env, curriculum } : env) as Environment;
+    }
     default:
       throw new InputError(`unknown environment ${String((c as { env: unknown }).env)}`);
   }

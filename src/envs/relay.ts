@@ -9,7 +9,8 @@
 // Layouts (ids in RELAY_VOCAB):
 //   scout context   BOS SCOUT s_1..s_k Q j (KNOWN|UNKNOWN) SEP          k+6 tokens, then <= M+1 generated
 //   solver context  BOS SOLVER Q j (s_1..s_k | MASK x k) SEP <msg> ANS  k+6+|msg| tokens, then 2 generated
-// so the longest sequence is k+M+8 tokens; blockSize rounds it up to 8.
+// so the longest sequence is k+M+8 tokens; blockSize rounds it up to 8. With
+// N Scouts the Solver reads SEP m_1 SEP m_2 ... SEP m_N: k+N(M+1)+7 tokens.
 //
 // Train / eval split: a task's (secret, j) is hashed and about 20% of pairs
 // are eval-only; each stream samples by rejection. For k = 1 there are only 10
@@ -17,6 +18,17 @@
 // would never see them in training), so for k = 1 the flag joins the key: the
 // eval-only (secret, known) pairs are digits {2, 7} when UNKNOWN and {4, 9}
 // when KNOWN. Every digit then appears in training with one of the flags.
+//
+// Noisy channel (channelNoise = eps): each message token is erased with
+// probability eps before the Solver reads it (it reads MASK, shown as '?');
+// erased tokens still count as sent. Erasures hash (task.noiseKey, replica,
+// scout, position), so they are reproducible, independent across the G
+// episodes of a group, and the eval set's stream is fixed.
+//
+// Scouts (scouts = N, 1..k): Scout i holds a contiguous part of the secret
+// (it sees MASK elsewhere) and all N write at once; the Solver reads their
+// messages in order, separated by SEP. Only the holder of s_j needs to speak.
+// N = 1 is exactly the two-role relay above.
 //
 // Demonstrations follow relay-calibration.md: mostly the verbose protocol
 // (SECRET s_1..s_k REPEAT s_1..s_k, 2k+2 tokens, truncated to M; NOTE instead
@@ -69,6 +81,8 @@ export interface RelayParams {
   flagAwareDemos?: boolean; // verbose demo starts with NOTE instead of SECRET when the Solver knows
   channelNoise?: number; // eps: each message token is erased (the Solver reads MASK) with this probability, [0, 0.9]
   scouts?: number; // N Scouts, each holding a disjoint part of the secret, 1..6 (at most k)
+  /** Demos for a noisy channel: the verbose message is s_j repeated this many times; short ones 1-4 copies (0 = the secret protocol). */
+  demoCopies?: number;
 }
 
 export const RELAY_DEFAULTS: Required<RelayParams> = {
@@ -80,18 +94,22 @@ export const RELAY_DEFAULTS: Required<RelayParams> = {
   flagAwareDemos: true,
   channelNoise: 0,
   scouts: 1,
+  demoCopies: 0,
 };
 
 export interface RelayTask {
   secret: number[]; // k digits, each 0..9
   j: number; // query position, 1..k
   known: boolean; // the Solver sees the secret
+  noiseKey?: number; // seeds this task's channel erasures (default 0)
 }
 
 export interface RelayState {
   task: RelayTask;
-  scoutGenerated: number[] | null; // what the Scout generated (EOS included when generated)
-  message: number[] | null; // the message the Solver reads: generated tokens before EOS, at most M
+  replica: number; // which episode of the task's group (erasures differ between them)
+  scoutGenerated: number[][] | null; // what each Scout generated (EOS included when generated)
+  messages: number[][] | null; // each Scout's message as sent: generated tokens before EOS, at most M
+  received: number[][] | null; // what the Solver reads of each: erased tokens are MASK
   answer: number[] | null; // what the Solver generated
 }
 
@@ -123,10 +141,12 @@ export function greedyVerboseMessage(task: RelayTask, maxMessage = RELAY_DEFAULT
   return truncate([head, ...s, RELAY_ID.REPEAT, ...s], maxMessage);
 }
 
-/** A demo message and where s_j sits in it (-1: nowhere). */
+/** A demo message and where s_j sits in it (-1: nowhere; the first copy). */
 interface DemoMessage {
   tokens: number[]; // EOS excluded
   answerAt: number;
+  /** Every position holding s_j (default [answerAt]): with erasures, any surviving copy reveals it. */
+  copiesAt?: number[];
 }
 
 /** The short formats: POS j DIGIT s_j | DIGIT s_j | s_j | IS s_1..s_j | s_1..s_k. */
@@ -151,16 +171,38 @@ function messageOf(generated: number[], maxMessage: number): number[] {
 
 // ---------------------------------------------------------------- contexts
 
-export function scoutContext(task: RelayTask): number[] {
+/** Which Scout (0..N-1) holds secret position p (0-based): contiguous parts, sizes differing by at most 1. */
+export function holderOf(p: number, digits: number, scouts: number): number {
+  return Math.floor((p * scouts) / digits);
+}
+
+/** Scout `scout`'s view: its part of the secret, MASK elsewhere (N = 1: the whole secret). */
+export function scoutContext(task: RelayTask, scout = 0, scouts = 1): number[] {
+  const k = task.secret.length;
+  const view = task.secret.map((d, p) => (holderOf(p, k, scouts) === scout ? digitId(d) : RELAY_ID.MASK));
   return [
-    RELAY_ID.BOS, RELAY_ID.SCOUT, ...task.secret.map(digitId),
+    RELAY_ID.BOS, RELAY_ID.SCOUT, ...view,
     RELAY_ID.Q, digitId(task.j), task.known ? RELAY_ID.KNOWN : RELAY_ID.UNKNOWN, RELAY_ID.SEP,
   ];
 }
 
-export function solverContext(task: RelayTask, message: number[]): number[] {
+/** The Solver's context; `messages` are what it receives from each Scout, in order (one message: the two-role relay). */
+export function solverContext(task: RelayTask, messages: number[] | number[][]): number[] {
   const view = task.known ? task.secret.map(digitId) : task.secret.map(() => RELAY_ID.MASK);
-  return [RELAY_ID.BOS, RELAY_ID.SOLVER, RELAY_ID.Q, digitId(task.j), ...view, RELAY_ID.SEP, ...message, RELAY_ID.ANS];
+  const ms = (messages.length > 0 && Array.isArray(messages[0]) ? messages : [messages]) as number[][];
+  const joined = ms.flatMap((m, i) => (i === 0 ? m : [RELAY_ID.SEP, ...m]));
+  return [RELAY_ID.BOS, RELAY_ID.SOLVER, RELAY_ID.Q, digitId(task.j), ...view, RELAY_ID.SEP, ...joined, RELAY_ID.ANS];
+}
+
+/** True when the channel erases token `position` of Scout `scout`'s message in this episode. */
+export function erased(task: RelayTask, replica: number, scout: number, position: number, eps: number): boolean {
+  if (eps <= 0) return false;
+  return hashInts(task.noiseKey ?? 0, replica, scout, position) / 2 ** 32 < eps;
+}
+
+/** A message as the Solver receives it: erased tokens become MASK. */
+export function throughChannel(message: number[], task: RelayTask, replica: number, scout: number, eps: number): number[] {
+  return message.map((t, i) => (erased(task, replica, scout, i, eps) ? RELAY_ID.MASK : t));
 }
 
 // ---------------------------------------------------------------- params
@@ -179,19 +221,49 @@ function resolveParams(params: Partial<RelayParams>): Required<RelayParams> {
   const rate = (name: string, v: number) => {
     if (!(v >= 0 && v <= 1)) throw new Error(`relay: ${name} must be in [0, 1], got ${v}`);
   };
-  intIn('digits', p.digits, 1, 5);
   intIn('maxMessage', p.maxMessage, 1, 12);
   rate('pKnown', p.pKnown);
   rate('pKnownTrain', p.pKnownTrain);
   rate('demoSilence', p.demoSilence);
+  intIn('digits', p.digits, 1, 6);
+  intIn('scouts', p.scouts, 1, 6);
+  if (p.scouts > p.digits) throw new Error(`relay: scouts (${p.scouts}) must be at most digits (${p.digits}): each Scout holds a part of the secret`);
+  if (!(p.channelNoise >= 0 && p.channelNoise <= 0.9)) throw new Error(`relay: channelNoise must be in [0, 0.9], got ${p.channelNoise}`);
+  intIn('demoCopies', p.demoCopies, 0, 12);
   return p;
 }
 
-/** Longest sequence any turn needs (the Solver's: k+M+8), rounded up to a multiple of 8. */
-export function relayBlockSize(digits: number, maxMessage: number): number {
+/** Longest sequence any turn needs (the Solver's: k+N(M+1)+7), rounded up to a multiple of 8. */
+export function relayBlockSize(digits: number, maxMessage: number, scouts = 1): number {
   const scout = digits + 6 + maxMessage + 1;
-  const solver = digits + 6 + maxMessage + 2;
+  const solver = digits + 6 + scouts * maxMessage + (scouts - 1) + 2;
   return Math.ceil(Math.max(scout, solver) / 8) * 8;
+}
+
+// ---------------------------------------------------------------- demonstrations
+
+/** The copy protocol's messages (noisy channel): s_j repeated n times, NOTE first when the Solver knows (flag-aware). */
+function copyMessage(task: RelayTask, n: number, flagAware: boolean): DemoMessage {
+  const sj = digitId(task.secret[task.j - 1]);
+  const head = flagAware && task.known ? [RELAY_ID.NOTE] : [];
+  const tokens = [...head, ...Array.from({ length: n }, () => sj)];
+  return { tokens, answerAt: head.length, copiesAt: tokens.map((_, i) => i).filter((i) => i >= head.length) };
+}
+
+/** Scout `scout`'s verbose message for its own part: SECRET|NOTE part REPEAT part (N = 1: the whole secret). */
+function partMessage(task: RelayTask, scout: number, scouts: number, flagAware: boolean): DemoMessage {
+  const k = task.secret.length;
+  const held = task.secret.map((_, p) => p).filter((p) => holderOf(p, k, scouts) === scout);
+  const part = held.map((p) => digitId(task.secret[p]));
+  const head = flagAware && task.known ? RELAY_ID.NOTE : RELAY_ID.SECRET;
+  const at = held.indexOf(task.j - 1);
+  return { tokens: [head, ...part, RELAY_ID.REPEAT, ...part], answerAt: at < 0 ? -1 : 1 + at, copiesAt: at < 0 ? [] : [1 + at, 2 + part.length + at] };
+}
+
+/** Does the received message still carry s_j (some copy inside M and not erased)? */
+function reveals(msg: DemoMessage, tokens: number[], received: number[]): boolean {
+  const at = msg.copiesAt ?? (msg.answerAt >= 0 ? [msg.answerAt] : []);
+  return at.some((i) => i < tokens.length && received[i] !== RELAY_ID.MASK);
 }
 
 // ---------------------------------------------------------------- environment
@@ -200,6 +272,9 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
   const p = resolveParams(params);
   const k = p.digits;
   const M = p.maxMessage;
+  const N = p.scouts;
+  const eps = p.channelNoise;
+  const holder = (task: RelayTask) => holderOf(task.j - 1, k, N);
 
   /** Task `index` of a stream: its own RNG, so a task depends only on (split, seed, index). */
   function sampleTask(split: 'train' | 'eval', seed: number, index: number): RelayTask {
@@ -208,41 +283,61 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
     for (let tries = 0; tries < 10_000; tries++) {
       const secret = Array.from({ length: k }, () => Math.floor(rand() * 10));
       const j = 1 + Math.floor(rand() * k);
-      const task = { secret, j, known };
+      const task: RelayTask = { secret, j, known, noiseKey: hashInts(seed, split === 'eval' ? 0x0e5e : 0x05e, index) };
       if (isEvalTask(task) === (split === 'eval')) return task;
     }
     throw new Error(`relay: no ${split} task found by rejection (k=${k})`);
+  }
+
+  /** One demo episode's Scout message for Scout `scout` (N = 1 and no copy protocol: exactly the original demo mix). */
+  function demoMessage(task: RelayTask, scout: number, rand: () => number): DemoMessage {
+    if (rand() < p.demoSilence) return { tokens: [], answerAt: -1 };
+    if (p.demoCopies > 0) {
+      if (rand() < DEMO_VERBOSE_SHARE) return copyMessage(task, p.demoCopies, p.flagAwareDemos);
+      const which = Math.floor(rand() * 5); // 1-4 copies, or POS j DIGIT s_j
+      return which < 4 ? copyMessage(task, which + 1, false) : shortMessage(task, 0);
+    }
+    if (N === 1) {
+      if (rand() < DEMO_VERBOSE_SHARE) return { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j };
+      return shortMessage(task, Math.floor(rand() * SHORT_FORMATS));
+    }
+    if (rand() < DEMO_VERBOSE_SHARE || scout !== holder(task)) return partMessage(task, scout, N, p.flagAwareDemos);
+    return shortMessage(task, Math.floor(rand() * 3)); // the holder's short formats name only s_j
   }
 
   const env: Environment<RelayTask, RelayState> = {
     id: 'relay',
     vocab: RELAY_VOCAB,
     eos: RELAY_EOS,
-    blockSize: relayBlockSize(k, M),
+    blockSize: relayBlockSize(k, M, N),
 
     sampleTasks(split, count, seed, index) {
       return Array.from({ length: count }, (_, i) => sampleTask(split, seed, index + i));
     },
 
-    start(task) {
-      return { task, scoutGenerated: null, message: null, answer: null };
+    start(task, replica = 0) {
+      return { task, replica, scoutGenerated: null, messages: null, received: null, answer: null };
     },
 
     turn(state, t): Turn[] {
-      if (t === 0) return [{ role: 'scout', context: scoutContext(state.task), maxNew: M + 1, message: true }];
+      if (t === 0) {
+        return Array.from({ length: N }, (_, i) => ({ role: 'scout', agent: i, context: scoutContext(state.task, i, N), maxNew: M + 1, message: true }));
+      }
       if (t === 1) {
-        if (state.message === null) throw new Error('relay: turn 1 before the Scout turn was applied');
-        return [{ role: 'solver', context: solverContext(state.task, state.message), maxNew: 2, message: false }];
+        if (state.received === null) throw new Error('relay: turn 1 before the Scout turn was applied');
+        return [{ role: 'solver', agent: N, context: solverContext(state.task, state.received), maxNew: 2, message: false }];
       }
       return [];
     },
 
-    applyTurn(state, t, [generated]) {
+    applyTurn(state, t, generated) {
       if (t === 0) {
-        state.scoutGenerated = generated.slice();
-        state.message = messageOf(generated, M);
+        if (generated.length !== N) throw new Error(`relay: turn 0 expects ${N} Scout messages, got ${generated.length}`);
+        state.scoutGenerated = generated.map((g) => g.slice());
+        state.messages = generated.map((g) => messageOf(g, M));
+        state.received = state.messages.map((m, i) => throughChannel(m, state.task, state.replica, i, eps));
       } else if (t === 1) {
-        state.answer = generated.slice();
+        state.answer = generated[0].slice();
       } else {
         throw new Error(`relay: no turn ${t}`);
       }
@@ -251,45 +346,45 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
     score(state): Score {
       const { task } = state;
       const right = state.answer !== null && state.answer[0] === digitId(task.secret[task.j - 1]);
-      return {
-        rTask: right ? 1 : 0,
-        extras: {
-          known: task.known ? 1 : 0,
-          silent: state.scoutGenerated !== null && state.scoutGenerated[0] === RELAY_EOS ? 1 : 0,
-          messageTokens: state.message?.length ?? 0,
-        },
+      const silentOf = (i: number) => (state.scoutGenerated !== null && state.scoutGenerated[i][0] === RELAY_EOS ? 1 : 0);
+      const extras: Record<string, number> = {
+        known: task.known ? 1 : 0,
+        silent: silentOf(holder(task)),
+        messageTokens: state.messages?.reduce((a, m) => a + m.length, 0) ?? 0,
       };
+      if (N > 1) {
+        const others = Array.from({ length: N }, (_, i) => i).filter((i) => i !== holder(task));
+        extras.othersSilent = others.reduce((a, i) => a + silentOf(i), 0) / others.length;
+      }
+      if (eps > 0) extras.erasedTokens = state.received?.reduce((a, m) => a + m.filter((x) => x === RELAY_ID.MASK).length, 0) ?? 0;
+      return { rTask: right ? 1 : 0, extras };
     },
 
     evalExtras(scores) {
-      const mean = (known: number) => {
-        const xs = scores.filter((s) => s.extras.known === known);
-        return xs.length === 0 ? 0 : xs.reduce((a, s) => a + (s.extras.silent ?? 0), 0) / xs.length;
+      const meanOf = (xs: Score[], key: string) => (xs.length === 0 ? 0 : xs.reduce((a, s) => a + (s.extras[key] ?? 0), 0) / xs.length);
+      const out: Record<string, number> = {
+        silenceKnown: meanOf(scores.filter((s) => s.extras.known === 1), 'silent'),
+        silenceUnknown: meanOf(scores.filter((s) => s.extras.known === 0), 'silent'),
       };
-      return { silenceKnown: mean(1), silenceUnknown: mean(0) };
+      if (N > 1) out.silenceOthers = meanOf(scores, 'othersSilent');
+      return out;
     },
 
     demonstrations(count, seed) {
-      // Episodes on training tasks; each gives a Scout demo and, when the Solver
-      // can answer (the message reveals s_j, or it knows), a Solver demo.
+      // Episodes on training tasks; each gives a demo per Scout and, when the Solver
+      // can answer (what it receives still reveals s_j, or it knows), a Solver demo.
       const rand = mulberry32(hashInts(seed, 0xde70));
       const demos: Demonstration[] = [];
       for (let episode = 0; demos.length < count; episode++) {
         const task = sampleTask('train', seed, episode);
-        let msg: DemoMessage;
-        if (rand() < p.demoSilence) {
-          msg = { tokens: [], answerAt: -1 };
-        } else if (rand() < DEMO_VERBOSE_SHARE) {
-          msg = { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j };
-        } else {
-          msg = shortMessage(task, Math.floor(rand() * SHORT_FORMATS));
-        }
-        const tokens = truncate(msg.tokens, M);
-        const reveals = msg.answerAt >= 0 && msg.answerAt < tokens.length;
-
-        demos.push(withTargets(scoutContext(task), [...tokens, RELAY_EOS]));
-        if (demos.length < count && (reveals || task.known)) {
-          demos.push(withTargets(solverContext(task, tokens), [digitId(task.secret[task.j - 1]), RELAY_EOS]));
+        const msgs = Array.from({ length: N }, (_, i) => demoMessage(task, i, rand));
+        const tokens = msgs.map((m) => truncate(m.tokens, M));
+        // the channel in demos draws from the demo stream (only when noisy, so clean demos stay as they were)
+        const received = tokens.map((m) => (eps > 0 ? m.map((x) => (rand() < eps ? RELAY_ID.MASK : x)) : m));
+        const h = holder(task);
+        for (let i = 0; i < N && demos.length < count; i++) demos.push(withTargets(scoutContext(task, i, N), [...tokens[i], RELAY_EOS]));
+        if (demos.length < count && (reveals(msgs[h], tokens[h], received[h]) || task.known)) {
+          demos.push(withTargets(solverContext(task, received), [digitId(task.secret[task.j - 1]), RELAY_EOS]));
         }
       }
       return demos;
@@ -299,25 +394,27 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
       const { task } = state;
       const lines: TranscriptLine[] = [];
       const sj = task.secret[task.j - 1];
-      lines.push({
-        role: 'scout',
-        text: `Scout sees ${task.secret.join(' ')}, asked position ${task.j}, Solver knows: ${task.known ? 'yes' : 'no'}`,
-        generated: false,
-        tokens: scoutContext(task),
-      });
-      if (state.scoutGenerated === null || state.message === null) return lines;
-      lines.push({
-        role: 'scout',
-        text: state.message.length === 0 ? '(silent)' : tokenText(state.message),
-        generated: true,
-        tokens: state.scoutGenerated.slice(),
-      });
+      const says = (m: number[]) => (m.length === 0 ? '(silent)' : tokenText(m));
+      for (let i = 0; i < N; i++) {
+        const ctx = scoutContext(task, i, N);
+        const seen = N === 1 ? task.secret.join(' ') : ctx.slice(2, 2 + k).map((x) => (x === RELAY_ID.MASK ? '·' : RELAY_VOCAB[x])).join(' ');
+        lines.push({
+          role: 'scout',
+          text: `${N === 1 ? 'Scout' : `Scout ${i + 1}`} sees ${seen}, asked position ${task.j}, Solver knows: ${task.known ? 'yes' : 'no'}`,
+          generated: false,
+          tokens: ctx,
+        });
+        if (state.scoutGenerated === null || state.messages === null) continue;
+        lines.push({ role: 'scout', text: says(state.messages[i]), generated: true, tokens: state.scoutGenerated[i].slice() });
+      }
+      if (state.received === null) return lines;
       const view = task.known ? task.secret.join(' ') : task.secret.map(() => '?').join(' ');
+      const heard = state.received.map((m) => (m.length === 0 ? '(silent)' : m.map((x) => (x === RELAY_ID.MASK ? '?' : RELAY_VOCAB[x])).join(' '))).join(' | ');
       lines.push({
         role: 'solver',
-        text: `Solver sees ${view}, asked position ${task.j}, message: ${state.message.length === 0 ? '(silent)' : tokenText(state.message)}`,
+        text: `Solver sees ${view}, asked position ${task.j}, ${eps > 0 ? 'receives (? = erased)' : 'message'}: ${heard}`,
         generated: false,
-        tokens: solverContext(task, state.message),
+        tokens: solverContext(task, state.received),
       });
       if (state.answer === null) return lines;
       const right = state.answer[0] === digitId(sj);

@@ -1,6 +1,10 @@
 // What the Trainer needs of an environment. Turns run in lockstep across a
 // batch: turn k of every episode is generated in one batched call per slot.
 // Everything here runs on the CPU and is plain data (no backend types).
+// What an env can do beyond playing episodes it declares as capabilities
+// (curriculum, taskMeasure, comparison): the Trainer, worker and CLI read them
+// and never test an env's id (docs/architecture.md).
+import type { RunConfig } from '../config';
 
 /** One turn a policy must generate. */
 export interface Turn {
@@ -53,6 +57,27 @@ export interface BaselineResult {
   extras: Record<string, number>; // evalExtras of its episodes (and mean terms)
 }
 
+/** The env grows in stages once the eval task measure (accuracy) passes a threshold (src/rl/curriculum.ts). */
+export interface CurriculumSpec {
+  readonly stages: readonly number[]; // e.g. philosophers' N = 3, 5, 7
+  readonly stage: number; // where this env instance stands
+  readonly threshold: number;
+  readonly patience: number;
+  /** The config change that builds the env at another stage (philosophers: { philosophers: N }). */
+  configAt(stage: number): Partial<RunConfig>;
+  label(stage: number): string; // e.g. 'N = 5'
+}
+
+/** An eval extra that measures the task better than accuracy, for the degenerate-policy detector. */
+export interface TaskMeasure { key: string; label: string }
+
+/** A frozen player and a trainable helper, compared alone / with the untrained helper / with the trained one. */
+export interface PlayerComparison {
+  frozen: string; // its slot, e.g. 'actor'
+  helper: string; // e.g. 'collaborator'
+  episodes: number; // held-out tasks the comparison uses by default
+}
+
 export interface Environment<Task = unknown, State = unknown> {
   readonly id: string;
   readonly vocab: readonly string[]; // index = token id
@@ -63,7 +88,8 @@ export interface Environment<Task = unknown, State = unknown> {
 
   /** Seeded tasks; the train and eval streams never share a task. `index` positions the stream. */
   sampleTasks(split: 'train' | 'eval', count: number, seed: number, index: number): Task[];
-  start(task: Task): State;
+  /** A fresh episode; `replica` is its index within the task's group (0..G-1), for envs with per-episode chance (relay's channel). */
+  start(task: Task, replica?: number): State;
   /** The turns of step k of an episode: one, several generated at once (simultaneous moves), or [] when it is over. */
   turn(state: State, k: number): Turn[];
   /** Records what the policy generated for step k: generated[i] answers turn(state, k)[i] (EOS included when generated). */
@@ -77,4 +103,9 @@ export interface Environment<Task = unknown, State = unknown> {
   render(state: State): TranscriptLine[];
   /** Scripted baselines on the given (eval) tasks. */
   baselines?(tasks: Task[], seed: number): BaselineResult[];
+
+  // ---- capabilities (absent: the env does not have it)
+  readonly curriculum?: CurriculumSpec;
+  readonly taskMeasure?: TaskMeasure;
+  readonly comparison?: PlayerComparison;
 }

@@ -3,14 +3,16 @@ import type { AdvantageMode, Algorithm } from '../backend';
 import { RL_STATS } from '../backend';
 import type { F, I } from './nn';
 
-const STD_EPS = 1e-4;
+/** rl.md section 3: added to the std before dividing (the one definition; the worker's anatomy uses it too). */
+export const STD_EPS = 1e-4;
 const LOG_S_CLAMP = 20;
 
 export function gather(out: F, src: F, index: I, n: number): void {
   for (let i = 0; i < n; i++) out[i] = src[index[i]];
 }
 
-function meanStd(r: F, a: number, b: number): { mean: number; std: number; allEqual: boolean } {
+/** Mean and sample std (n - 1) of r[a..b), and whether those entries are all equal. */
+export function meanStd(r: ArrayLike<number>, a = 0, b = r.length): { mean: number; std: number; allEqual: boolean } {
   const n = b - a;
   let mean = 0;
   for (let i = a; i < b; i++) mean += r[i];

@@ -26,6 +26,26 @@ function numArray(v: unknown, where: string, len?: number): number[] {
   return a.map((x, i) => num(x, `${where}[${i}]`));
 }
 
+/** The per-position arrays of a PolicyBatch, rows of T positions. */
+export type PredictionRows = Pick<PolicyBatch, 'T' | 'tokens' | 'targets' | 'mask' | 'oldLogp' | 'refLogp'>;
+
+/**
+ * The one shift into prediction space (objective.ts): row `row`, position t holds token t as
+ * context and predicts token t+1, so the mask and log-probs of token t+1 go to position t.
+ * `mask`, `logp` and `refLogp` are indexed like `seq` (entry 0, the first token, is never trained).
+ */
+export function shiftIntoRow(b: PredictionRows, row: number, seq: ArrayLike<number>, mask: ArrayLike<number>, logp: ArrayLike<number>, refLogp?: ArrayLike<number>): void {
+  const n = seq.length, o = row * b.T;
+  for (let t = 0; t < n - 1; t++) {
+    b.tokens[o + t] = seq[t];
+    b.targets[o + t] = seq[t + 1];
+    b.mask[o + t] = mask[t + 1];
+    b.oldLogp[o + t] = logp[t + 1];
+    if (b.refLogp && refLogp) b.refLogp[o + t] = refLogp[t + 1];
+  }
+  if (n - 1 < b.T) b.tokens[o + n - 1] = seq[n - 1]; // the last token is context for nothing, kept for completeness
+}
+
 /**
  * Builds the batch of sequences. Episodes are grouped by `group`; group statistics are
  * over episodes (an episode counts once however many sequences it has).
@@ -57,18 +77,8 @@ export function buildPolicyBatch(seqs: SequenceIn[], vocabSize: number, blockSiz
   const tokens = new Int32Array(ST), targets = new Int32Array(ST).fill(-1), mask = new Float32Array(ST), oldLogp = new Float32Array(ST);
   const hasRef = seqs.some((s) => s.refLogprobs);
   const refLogp = hasRef ? new Float32Array(ST) : null;
-  seqs.forEach((s, i) => {
-    const n = s.tokens.length;
-    for (let t = 0; t < n - 1; t++) {
-      const o = i * T + t;
-      tokens[o] = s.tokens[t];
-      targets[o] = s.tokens[t + 1];
-      mask[o] = s.mask[t + 1];
-      oldLogp[o] = s.oldLogprobs[t + 1];
-      if (refLogp && s.refLogprobs) refLogp[o] = s.refLogprobs[t + 1];
-    }
-    if (n - 1 < T) tokens[i * T + n - 1] = s.tokens[n - 1]; // the last token is context for nothing, kept for completeness
-  });
+  const rows = { T, tokens, targets, mask, oldLogp, refLogp };
+  seqs.forEach((s, i) => shiftIntoRow(rows, i, s.tokens, s.mask, s.oldLogprobs, s.refLogprobs));
   return { S, T, tokens, targets, mask, oldLogp, refLogp, seqEpisode: Int32Array.from(seqs.map((s) => epIndex.get(s.episode)!)), rewards, groupStart: Int32Array.from(groupStart) };
 }
 

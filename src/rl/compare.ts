@@ -3,6 +3,8 @@
 import type { Backend } from '../backend';
 import { validateConfig, type RunConfig } from '../config';
 import { createEnv } from '../envs/registry';
+import type { Environment } from '../envs/types';
+import { InputError } from '../errors';
 import { comparisonRow } from './interval';
 import { messageParts } from './reward';
 import { sequencesByEpisode } from './rollout';
@@ -54,4 +56,18 @@ export async function compareCollaborators(backend: Backend, config: RunConfig, 
       await arm(trainedName, config.topology, starts.trained),
     ],
   };
+}
+
+/**
+ * The env's comparison of players (Environment.comparison): its frozen player alone, with the
+ * helper's start (`warm`), and with `trained` (the helper's weights after training). Callers need
+ * not know which env has one: an env without it is an InputError.
+ */
+export function comparePlayers(backend: Backend, env: Environment, config: RunConfig, warm: TrainerSlots, trained: Float32Array,
+  step: number, trainedName: string, episodes?: number): Promise<Comparison> {
+  const cmp = env.comparison;
+  if (!cmp) throw new InputError(`the ${env.id} environment (as configured) has no comparison of players; the AgentPO presets (agentpo-hint, agentpo-critic) have one`);
+  const frozen = warm[cmp.frozen]?.weights, helper = warm[cmp.helper]?.weights;
+  if (!frozen || !helper) throw new InputError(`comparison: the run has no start for the slots "${cmp.frozen}" and "${cmp.helper}"`);
+  return compareCollaborators(backend, config, { actor: frozen, untrained: helper, trained }, episodes ?? cmp.episodes, step, trainedName);
 }

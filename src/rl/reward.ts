@@ -3,6 +3,11 @@ import type { Sequence } from './rollout';
 
 export interface RewardWeights { lambdaTok: number; lambdaTurn: number; lambdaRep: number }
 
+/** The weights in force: lambda_tok as the run has it now (the dual update moves it), the others from the config. */
+export function rewardWeights(c: { lambdaTurn: number; lambdaRep: number }, lambdaTok: number): RewardWeights {
+  return { lambdaTok, lambdaTurn: c.lambdaTurn, lambdaRep: c.lambdaRep };
+}
+
 export interface RewardParts {
   reward: number;
   rTask: number;

@@ -109,7 +109,7 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gens: 
   temperature: number | ((slot: string) => number), seed: number, counterBase: number): Promise<Rollout<State>> {
   const tempOf = typeof temperature === 'number' ? () => temperature : temperature;
   const states: State[] = [];
-  for (const task of tasks) for (let g = 0; g < repeats; g++) states.push(env.start(task));
+  for (const task of tasks) for (let g = 0; g < repeats; g++) states.push(env.start(task, g));
   const sequences: Sequence[] = [];
   const lastOf = new Map<string, Sequence>(); // `${episode}:${agent}` -> its latest sequence
   const slotIndex = new Map<string, number>();

@@ -2,15 +2,16 @@
 // the dual lambda, metrics (rl.md section 7), greedy evaluation, the Pareto
 // frontier and best/last checkpoints. Runs unchanged in the worker and the CLI.
 import type { Backend, Tensor } from '../backend';
-import type { BaselineResult, Environment, Score } from '../envs/types';
+import type { BaselineResult, CurriculumSpec, Environment, Score } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { AdamW } from '../model/optimizer';
 import type { GPTConfig } from '../model/params';
 import { mulberry32 } from '../model/random';
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
+import { shiftIntoRow } from './batch';
 import { PolicyObjective, type ObjectiveStats, type PolicyBatch } from './objective';
 import { betterEval, type EvalPoint } from './pareto';
-import { dualUpdate, messageParts, reward, type RewardParts } from './reward';
+import { dualUpdate, messageParts, reward, rewardWeights, type RewardParts } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
 import { detectDegenerate, type DegenerateRecord, type DegenerateVerdict } from './degenerate';
@@ -59,16 +60,13 @@ export function envMeans(scores: Score[]): Record<string, number> {
 export function sequencesToBatch(seqs: Sequence[], episodeIndex: (e: number) => number, T: number): PolicyBatch {
   const S = seqs.length, ST = S * T;
   const tokens = new Int32Array(ST), targets = new Int32Array(ST).fill(-1), mask = new Float32Array(ST), oldLogp = new Float32Array(ST);
+  const rows = { T, tokens, targets, mask, oldLogp, refLogp: null };
   seqs.forEach((s, i) => {
     const full = [...s.context, ...s.generated];
-    for (let t = 0; t < full.length; t++) tokens[i * T + t] = full[t];
-    for (let t = 0; t < full.length - 1; t++) targets[i * T + t] = full[t + 1];
-    const train = (at: number, logp: number) => { // the position whose logits predict token `at`
-      mask[i * T + at - 1] = 1;
-      oldLogp[i * T + at - 1] = logp;
-    };
-    for (const x of s.earlier) train(x.at, x.logp);
-    s.generated.forEach((_, g) => train(s.context.length + g, s.logp[g]));
+    const trained = new Float32Array(full.length), logp = new Float32Array(full.length); // indexed like `full`
+    for (const x of s.earlier) { trained[x.at] = 1; logp[x.at] = x.logp; }
+    s.generated.forEach((_, g) => { trained[s.context.length + g] = 1; logp[s.context.length + g] = s.logp[g]; });
+    shiftIntoRow(rows, i, full, trained, logp);
   });
   return { S, T, tokens, targets, mask, oldLogp, refLogp: null, seqEpisode: Int32Array.from(seqs.map((s) => episodeIndex(s.episode))), rewards: new Float32Array(0), groupStart: new Int32Array(0) };
 }
@@ -98,7 +96,7 @@ export class Trainer<Task = unknown, State = unknown> {
   readonly evals: EvalRecord[] = [];
   bestEval: EvalRecord | null = null;
   readonly flags: Flag[] = [];
-  /** Curriculum stage changes (philosophers: N = 3 -> 5 -> 7). */
+  /** Curriculum stage changes (the env's CurriculumSpec, e.g. philosophers' N = 3 -> 5 -> 7). */
   readonly curriculum: { step: number; stage: number; label: string }[] = [];
   private curriculumState: CurriculumState | null = null;
   /** The degenerate-policy detector's latest verdict (envs that report actionRate). */
@@ -140,36 +138,38 @@ export class Trainer<Task = unknown, State = unknown> {
     backend.copy(this.best, this.model.params);
     this.lambdaTok = config.lambdaTok;
     this.evalTasks = env.sampleTasks('eval', config.evalEpisodes, EVAL_SEED, 0);
-    if (config.env === 'philosophers' && config.curriculum === 'on') this.curriculumState = { stage: config.philosophers, streak: 0 };
+    if (env.curriculum) this.curriculumState = { stage: env.curriculum.stage, streak: 0 };
   }
 
-  private curriculumOptions() {
-    const stages = [3, 5, 7].filter((n) => n >= this.curriculumState!.stage);
-    return { stages: stages.includes(this.curriculumState!.stage) ? stages : [this.curriculumState!.stage, ...stages], threshold: this.config.curriculumThreshold, patience: this.config.curriculumPatience };
+  private curriculumOptions(spec: CurriculumSpec) {
+    const at = this.curriculumState!.stage, stages = spec.stages.filter((n) => n >= at);
+    return { stages: stages.includes(at) ? stages : [at, ...stages], threshold: spec.threshold, patience: spec.patience };
   }
 
   /** After an eval: the curriculum may advance (a new env, eval set and baselines; the best checkpoint restarts at the new stage). */
   private advanceCurriculum(rec: EvalRecord): void {
-    if (!this.curriculumState) return;
-    const next = curriculumUpdate(this.curriculumState, rec.accuracy, this.curriculumOptions());
+    const spec = this.env.curriculum;
+    if (!this.curriculumState || !spec) return;
+    const next = curriculumUpdate(this.curriculumState, rec.accuracy, this.curriculumOptions(spec));
     this.curriculumState = { stage: next.stage, streak: next.streak };
     if (!next.advanced) return;
-    this.config = { ...this.config, philosophers: next.stage };
+    this.config = { ...this.config, ...spec.configAt(next.stage) };
     this.env = createEnv(this.config) as Environment<Task, State>;
     this.evalTasks = this.env.sampleTasks('eval', this.config.evalEpisodes, EVAL_SEED, 0);
     this.baselineCache = null;
-    this.bestEval = null; // evals at different N do not compare
-    this.curriculum.push({ step: this.stepCount, stage: next.stage, label: `N = ${next.stage}` });
+    this.bestEval = null; // evals at different stages do not compare
+    this.curriculum.push({ step: this.stepCount, stage: next.stage, label: spec.label(next.stage) });
   }
 
   /** After an eval: flags the run once when the policy degenerates (actions or messages collapse while the task falls). */
   private checkDegenerate(): void {
     if (this.evals.length === 0 || this.evals[0].actionRate === undefined) return;
     const since = this.curriculum.length ? this.curriculum[this.curriculum.length - 1].step : -1;
+    const measure = this.env.taskMeasure;
     const records: DegenerateRecord[] = this.evals.filter((e) => e.step >= since).map((e) => ({
-      step: e.step, reward: e.reward, actionRate: e.actionRate, messageRate: e.messageRate ?? 0, task: e.mealsPerPhilosopher ?? e.accuracy,
+      step: e.step, reward: e.reward, actionRate: e.actionRate, messageRate: e.messageRate ?? 0, task: (measure ? e[measure.key] : undefined) ?? e.accuracy,
     }));
-    this.degenerate = detectDegenerate(records, { taskLabel: this.evals[0].mealsPerPhilosopher !== undefined ? 'meals per philosopher' : 'accuracy' });
+    this.degenerate = detectDegenerate(records, { taskLabel: measure && this.evals[0][measure.key] !== undefined ? measure.label : 'accuracy' });
     if (this.degenerate.degenerate && !this.flags.some((f) => f.kind === 'degenerate')) {
       this.flags.push({ kind: 'degenerate', step: this.stepCount, message: `degenerate policy: ${this.degenerate.reason} The reward is being maximized without doing the task; check the reward's weights (see the preset's explanation).` });
     }
@@ -204,7 +204,7 @@ export class Trainer<Task = unknown, State = unknown> {
     this.opt.config = { ...this.opt.config, lr: next.lr, gradClip: next.gradClip };
   }
 
-  private weights() { return { lambdaTok: this.lambdaTok, lambdaTurn: this.config.lambdaTurn, lambdaRep: this.config.lambdaRep }; }
+  private weights() { return rewardWeights(this.config, this.lambdaTok); }
 
   /** One RL step: P prompts x G episodes, rewards, advantages, `minibatches` optimizer updates. */
   async step(): Promise<StepMetrics> {

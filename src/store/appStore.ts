@@ -1,6 +1,6 @@
-// The app store: one zustand store made of three slices (setup, session,
-// runs). Built with zustand/vanilla so it runs in Node tests; React reads it
-// through useApp (one value at a time).
+// The app store: one zustand store made of five slices (setup, session,
+// runs, page, sweep). Built with zustand/vanilla so it runs in Node tests;
+// React reads it through useApp (one value at a time).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { StoreContext } from './context';
 import { initialPage, pageActions } from './pageSlice';
@@ -8,6 +8,7 @@ import { type PagePrefs } from './pagePrefs';
 import { initialRuns, runsActions } from './runsSlice';
 import { initialSession, sessionActions } from './sessionSlice';
 import { initialSetup, setupActions } from './setupSlice';
+import { initialSweep, sweepActions, type KeyValueStore } from './sweepSlice';
 import type { AppDeps, AppState } from './types';
 
 export type AppStore = StoreApi<AppState> & { ctx: StoreContext };
@@ -15,11 +16,12 @@ export type AppStore = StoreApi<AppState> & { ctx: StoreContext };
 /** `initial` overrides the starting state (tests render components in a given state). */
 export function createAppStore(deps: AppDeps, initial: Partial<AppState> = {}): AppStore {
   let ctx!: StoreContext;
+  const kv = deps.kv ?? memoryKv();
   const store = createStore<AppState>()((set, get) => {
     ctx = new StoreContext(deps, set, get);
     return {
-      ...initialSetup(), ...initialSession(), ...initialRuns(), ...initialPage(),
-      ...setupActions(ctx), ...sessionActions(ctx), ...runsActions(ctx), ...pageActions(ctx),
+      ...initialSetup(), ...initialSession(), ...initialRuns(), ...initialPage(), ...initialSweep(kv),
+      ...setupActions(ctx), ...sessionActions(ctx), ...runsActions(ctx), ...pageActions(ctx), ...sweepActions(ctx, kv),
       ...initial,
     };
   });
@@ -36,4 +38,10 @@ export function createAppStore(deps: AppDeps, initial: Partial<AppState> = {}): 
 
 export function prefsOf(s: AppState): PagePrefs {
   return { backend: s.backendChoice, overlay: s.overlay, guideDismissed: s.guideDismissed, bestRule: s.bestRule, bestTarget: s.bestTarget, accuracyAxis: s.accuracyAxis };
+}
+
+/** A key-value store that forgets on reload (where the page has no localStorage). */
+export function memoryKv(): KeyValueStore {
+  const m = new Map<string, string>();
+  return { get: (k) => m.get(k) ?? null, set: (k, v) => { m.set(k, v); }, remove: (k) => { m.delete(k); } };
 }

@@ -1,6 +1,6 @@
 // Facts about a setup the controls show: the model's parameter count for the
 // environment's vocabulary and context, and which fields belong to which env.
-import { FIELDS, type RunConfig } from '../config';
+import { ENV_IDS, FIELDS, type RunConfig } from '../config';
 import { createEnv } from '../envs/registry';
 import { paramSpecs } from '../model/params';
 import { paretoFrontier } from '../rl/pareto';
@@ -16,18 +16,12 @@ export function parameterCount(config: RunConfig): number | null {
   }
 }
 
-const ENVS = (FIELDS.env.kind === 'enum' ? FIELDS.env.values : []) as readonly string[];
-
-/** The environment a field belongs to (its help starts with "relay:", "philosophers:", ...), or null for a general field. */
+/** The environment a field belongs to (the config table's `env`), or null for a general field. */
 export function fieldEnv(key: keyof RunConfig): string | null {
-  const prefix = /^([a-zA-Z]+):/.exec(FIELDS[key].help)?.[1];
-  if (!prefix) return null;
-  if (ENVS.includes(prefix)) return prefix;
-  if (prefix in FIELDS && prefix !== key) return fieldEnv(prefix as keyof RunConfig); // "curriculum: ..." belongs with the curriculum field
-  return null;
+  return FIELDS[key].env ?? null;
 }
 
-export const envIds = (): readonly string[] => ENVS;
+export const envIds = (): readonly string[] => ENV_IDS;
 
 /** The accuracy-vs-tokens frontier (rl.md section 8), the same code the Trainer uses. */
 export const frontier = paretoFrontier;

@@ -3,6 +3,7 @@
 // with size limits: a bad file is rejected whole with one message naming what
 // is wrong, and nothing changes.
 import { validateConfig, type RunConfig } from '../config';
+import { TRL_METRIC_ALIASES } from '../export/trlMetrics';
 import { PRESETS } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import { readCheckpoint } from '../model/checkpoint';
@@ -60,8 +61,10 @@ export function runToJson(meta: RunMeta, metrics: MetricsSeries | undefined): st
 }
 
 export function metricsCsv(metrics: MetricsSeries | undefined): string {
-  const lines = [METRIC_NAMES.join(',')];
-  if (metrics) for (let r = 0; r < metrics.rows; r++) lines.push(METRIC_NAMES.map((n) => String(metrics.value(r, n))).join(','));
+  // the playground's names, then the same numbers under TRL's names where they overlap
+  const names = [...METRIC_NAMES, ...TRL_METRIC_ALIASES.map(([, ours]) => ours)];
+  const lines = [[...METRIC_NAMES, ...TRL_METRIC_ALIASES.map(([trl]) => trl)].join(',')];
+  if (metrics) for (let r = 0; r < metrics.rows; r++) lines.push(names.map((n) => String(metrics.value(r, n))).join(','));
   return lines.join('\n') + '\n';
 }
 

@@ -1,5 +1,7 @@
 // The runs table: overlay, rename, delete, duplicate-with-changes, export and
 // import. An import is checked whole before anything is stored.
+import { recipeBundle } from '../export/bundle';
+import { exportRecipe } from '../export/recipe';
 import { checkRunCheckpoint, fileStem, MAX_CHECKPOINT_BYTES, MAX_RUN_FILE_BYTES, metricsCsv, parseRunFile, RunFileError, runToJson } from './runFile';
 import { errorText, type StoreContext } from './context';
 import type { CheckpointKind } from './runsDb';
@@ -76,6 +78,9 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           deps.download(`${stem}.run.json`, new Blob([runToJson(meta, await seriesOf(id))], { type: 'application/json' }));
         } else if (what === 'csv') {
           deps.download(`${stem}.metrics.csv`, new Blob([metricsCsv(await seriesOf(id))], { type: 'text/csv' }));
+        } else if (what === 'trl' || what === 'verl') {
+          const folder = `${stem}-${what}`;
+          deps.download(`${folder}.py`, new Blob([recipeBundle(exportRecipe(what, meta.config, meta.preset), folder)], { type: 'text/x-python' }));
         } else {
           const bytes = id === get().runId ? await ctx.api.exportCheckpoint(what, id) : await deps.storage.getCheckpoint(id, what);
           if (!bytes) throw new Error(`"${meta.name}" has no ${what} checkpoint stored`);

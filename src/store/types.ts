@@ -2,12 +2,14 @@
 // store, and what the store needs from outside (the worker, storage, the URL).
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/trainer';
+import type { ExportTarget } from '../export/recipe';
 import type { StepAnatomy, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
 import type { BestRule } from './bestRule';
 import type { MetricsHub } from './metricsHub';
 import type { PrefsStore } from './pagePrefs';
 import type { CheckpointKind, RunStorage } from './runsDb';
 import type { RunMeta } from './runTypes';
+import type { KeyValueStore, SweepRecord } from './sweepSlice';
 
 /** The worker's API and its telemetry stream (comlink in the page; a fake in tests). */
 export interface TrainerClient {
@@ -34,6 +36,8 @@ export interface AppDeps {
   checkpointIntervalMs?: number;
   /** Where the page's own choices persist across reloads (localStorage in the browser; memory by default). */
   prefs?: PrefsStore;
+  /** Small records kept between page loads (the sweep): localStorage in the page, a map in tests. */
+  kv?: KeyValueStore;
 }
 
 export interface ConfirmRequest {
@@ -109,7 +113,7 @@ export interface RunsSlice {
   renameRun(id: string, name: string): Promise<void>;
   deleteRun(id: string): Promise<void>;
   duplicateRun(id: string): Promise<void>;
-  exportRun(id: string, what: 'json' | 'csv' | CheckpointKind): Promise<void>;
+  exportRun(id: string, what: 'json' | 'csv' | CheckpointKind | ExportTarget): Promise<void>;
   importFiles(files: PickedFile[]): Promise<void>;
   /** Puts a stored checkpoint of a run into the trainer: a new run goes on from those weights. */
   loadRunCheckpoint(id: string, which: CheckpointKind): Promise<void>;
@@ -139,4 +143,24 @@ export interface PageSlice {
   runSister(name: string): Promise<void>;
 }
 
-export type AppState = SetupSlice & SessionSlice & RunsSlice & PageSlice;
+
+export interface SweepSlice {
+  /** The current (or last) sweep, kept between page loads. */
+  sweep: SweepRecord | null;
+  /** The values typed for the next sweep (null: the preset's default grid), and what is wrong with them. */
+  sweepDraft: string | null;
+  sweepDraftError: string | null;
+  /** The sweep run picked on the sweep's chart. */
+  sweepSelected: string | null;
+  setSweepDraft(text: string): void;
+  /** One run per value, one after another, each to its last step. */
+  startSweep(): Promise<void>;
+  stopSweep(): Promise<void>;
+  /** Runs the interrupted and pending runs of a stopped or interrupted sweep. */
+  resumeSweep(): Promise<void>;
+  clearSweep(): void;
+  selectSweepRun(runId: string): Promise<void>;
+}
+
+
+export type AppState = SetupSlice & SessionSlice & RunsSlice & PageSlice & SweepSlice;

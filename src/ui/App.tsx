@@ -12,6 +12,7 @@ import { DeviceInfo } from './DeviceInfo';
 import { Inspector } from './Inspector';
 import { RunsTable } from './RunsTable';
 import { useApp } from './storeContext';
+import { SweepPanel } from './SweepPanel';
 import { Tabs } from './Tabs';
 
 function Middle() {
@@ -21,7 +22,7 @@ function Middle() {
   return (
     <main className="middle" aria-label="Charts and runs">
       <Tabs label="Charts and runs" selected={tab} onSelect={setTab} tabs={[{ key: 'charts', label: 'Charts' }, { key: 'runs', label: `Runs (${n})` }]}>
-        {tab === 'charts' ? <ChartsPanel /> : <RunsTable />}
+        {tab === 'charts' ? <><ChartsPanel /><SweepPanel /></> : <RunsTable />}
       </Tabs>
     </main>
   );

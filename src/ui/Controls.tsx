@@ -2,7 +2,7 @@
 // buttons, lambda_tok (the lesson's knob), then the other fields in groups
 // (algorithm, model, evaluation, the environment's own), each with a sentence
 // of explanation where a choice needs one.
-import { FIELDS, type RunConfig } from '../config';
+import { FIELDS, fieldsInGroup, type RunConfig } from '../config';
 import { fieldEnv } from '../store/modelInfo';
 import { ConfigField } from './ConfigField';
 import { advantageExplain, algorithmExplain } from './explain';
@@ -12,8 +12,9 @@ import { RewardControls } from './RewardControls';
 import { RunButtons } from './RunButtons';
 import { useApp } from './storeContext';
 
-const ALGORITHM: (keyof RunConfig)[] = ['groupSize', 'promptsPerStep', 'minibatches', 'lr', 'epsLow', 'epsHigh', 'beta', 'temperature', 'gradClip', 'weightDecay'];
-const EVALUATION: (keyof RunConfig)[] = ['evalEvery', 'evalEpisodes', 'steps', 'seed'];
+// algorithm and advantage come first, each with its explanation
+const ALGORITHM = fieldsInGroup('algorithm').filter((k) => k !== 'algorithm' && k !== 'advantage');
+const EVALUATION = fieldsInGroup('evaluation');
 
 export function Controls() {
   const env = useApp((s) => s.config.env);

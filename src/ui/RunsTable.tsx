@@ -53,6 +53,8 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
         <button type="button" aria-label={`Duplicate ${m.name}`} onClick={() => void a.duplicateRun(m.id)}>Duplicate</button>
         <button type="button" aria-label={`Export JSON of ${m.name}`} onClick={() => void a.exportRun(m.id, 'json')}>Export JSON</button>
         <button type="button" aria-label={`Export CSV of ${m.name}`} onClick={() => void a.exportRun(m.id, 'csv')}>Export CSV</button>
+        <button type="button" aria-label={`Export TRL of ${m.name}`} title="the setup as a TRL GRPOTrainer script (one .py: run it to unpack)" onClick={() => void a.exportRun(m.id, 'trl')}>Export TRL</button>
+        <button type="button" aria-label={`Export verl of ${m.name}`} title="the setup as a verl main_ppo recipe (one .py: run it to unpack)" onClick={() => void a.exportRun(m.id, 'verl')}>Export verl</button>
         <button type="button" aria-label={`Export checkpoint of ${m.name}`} disabled={!current && m.checkpoints.last === undefined} onClick={() => void a.exportRun(m.id, 'last')}>Export checkpoint</button>
         {m.checkpoints.best !== undefined && <button type="button" aria-label={`Export best checkpoint of ${m.name}`} onClick={() => void a.exportRun(m.id, 'best')}>Export best</button>}
         {!current && m.checkpoints.last !== undefined && <button type="button" aria-label={`Load weights of ${m.name}`} onClick={() => void a.loadRunCheckpoint(m.id, 'last')}>Load weights</button>}

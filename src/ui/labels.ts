@@ -7,7 +7,7 @@ export const FIELD_LABELS: Partial<Record<keyof RunConfig, string>> = {
   lr: 'Learning rate', epsLow: 'eps_low', epsHigh: 'eps_high', beta: 'beta (KL)', temperature: 'Temperature', advantage: 'Advantage mode',
   gradClip: 'Gradient clip', weightDecay: 'Weight decay', lambdaTok: 'lambda_tok', lambdaTurn: 'lambda_turn', lambdaRep: 'lambda_rep',
   lambdaMode: 'lambda mode', budget: 'Budget B', dualEta: 'eta', lambdaMax: 'lambda_max', evalEvery: 'Eval every', evalEpisodes: 'Eval episodes',
-  steps: 'Steps', seed: 'Seed', nLayer: 'Layers', nHead: 'Heads', nEmbd: 'Width',
+  steps: 'Steps', seed: 'Seed', nLayer: 'Layers', nHead: 'Heads', nEmbd: 'Width', channelNoise: 'Channel noise', scouts: 'Scouts',
 };
 
 export const labelOf = (k: keyof RunConfig): string => FIELD_LABELS[k] ?? k;

@@ -12,20 +12,13 @@
 import type { Backend } from '../backend';
 import type { RunConfig } from '../config';
 import type { Environment } from '../envs/types';
-import { clippedTerm, groupNormalize, seqRatio } from '../reference/rl';
+import { clippedTerm, groupNormalize, meanStd, seqRatio, STD_EPS } from '../reference/rl';
 import type { RewardParts, RewardWeights } from '../rl/reward';
 import { sequencesByEpisode, type Sequence } from '../rl/rollout';
 import { sequencesToBatch, type Trainer } from '../rl/trainer';
 import { InputError } from '../errors';
 import type { AnatomyEpisode, AnatomySequence, StepAnatomy } from './protocol';
 
-const STD_EPS = 1e-4; // rl.md section 3 (the reference's constant)
-
-function meanStd(xs: number[]): { mean: number; std: number } {
-  const n = xs.length, mean = xs.reduce((a, b) => a + b, 0) / Math.max(1, n);
-  const ss = xs.reduce((a, x) => a + (x - mean) ** 2, 0);
-  return { mean, std: n > 1 ? Math.sqrt(ss / (n - 1)) : 0 };
-}
 
 /**
  * Advantages of a whole rollout by the CPU reference (rl.md section 3), and whether each group of G

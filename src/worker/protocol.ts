@@ -7,7 +7,7 @@ import type { RunConfig } from '../config';
 import type { BaselineResult, Score, TranscriptLine } from '../envs/types';
 import type { GpuProbe } from '../gpu/probe';
 import type { Comparison } from '../rl/compare';
-import type { RewardParts } from '../rl/reward';
+import type { RewardParts, RewardWeights } from '../rl/reward';
 import type { EvalRecord, Flag, StepMetrics } from '../rl/trainer';
 
 // ---- metrics columns ----
@@ -202,7 +202,7 @@ export interface StepAnatomy {
   advantageMode: RunConfig['advantage'];
   epsLow: number;
   epsHigh: number;
-  weights: { lambdaTok: number; lambdaTurn: number; lambdaRep: number }; // the reward weights of that step
+  weights: RewardWeights; // the reward weights of that step
   mean: number; // mean reward of the group
   std: number; // its std (Bessel, n - 1)
   batchStd: number; // std over the whole batch (advantage mode 'batch')

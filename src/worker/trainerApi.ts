@@ -12,12 +12,11 @@ import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { readCheckpoint, writeCheckpoint } from '../model/checkpoint';
 import { PRETRAIN_DEFAULTS } from '../rl/pretrain';
-import { messageParts, reward, type RewardParts } from '../rl/reward';
+import { messageParts, reward, rewardWeights, type RewardParts, type RewardWeights } from '../rl/reward';
 import { sequencesByEpisode, type Rollout } from '../rl/rollout';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
-import { compareCollaborators, type Comparison } from '../rl/compare';
-import { EVAL_PROBLEMS } from '../envs/addition';
+import { comparePlayers, type Comparison } from '../rl/compare';
 import type { GpuProbe } from '../gpu/probe';
 import { rolloutAdvantages, stepAnatomy } from './anatomy';
 import type {
@@ -88,7 +87,7 @@ export class TrainerApi implements TrainerWorkerApi {
   private resumePoint: ResumePoint | null = null; // taken at every eval: where a lost device resumes
   private recovery: Recovery | null = null;
   private recoveriesInARow = 0;
-  private lastStepWeights: { lambdaTok: number; lambdaTurn: number; lambdaRep: number } | null = null;
+  private lastStepWeights: RewardWeights | null = null;
   private readonly kept = new KeptWeights(); // the evals a "best" rule can pick
 
   constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader,
@@ -271,7 +270,7 @@ export class TrainerApi implements TrainerWorkerApi {
       if (t.lastEval && lastEval) {
         const ro = t.lastEval.rollout;
         const bySeq = sequencesByEpisode(ro);
-        const w = { lambdaTok: lastEval.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
+        const w = rewardWeights(t.config, lastEval.lambdaTok);
         out.eval = { step: lastEval.step, episodes: this.episodes(ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)), total: ro.states.length };
       }
       return out;
@@ -305,7 +304,7 @@ export class TrainerApi implements TrainerWorkerApi {
     if (!Number.isInteger(group) || group < 0) throw new InputError(`stepAnatomy: group must be an integer >= 0; got ${group}`);
     return this.exclusive(async () => {
       const t = this.trainer!;
-      const w = this.lastStepWeights ?? { lambdaTok: t.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
+      const w = this.lastStepWeights ?? rewardWeights(t.config, t.lambdaTok);
       return stepAnatomy(t, this.env!, group, w);
     });
   }
@@ -343,13 +342,11 @@ export class TrainerApi implements TrainerWorkerApi {
 
   async compare(): Promise<Comparison> {
     const t = this.requireTrainer('compare');
-    const slots = this.warm!.slots;
-    if (t.config.env !== 'addition' || !slots.actor || !slots.collaborator) throw new InputError('compare: only AgentPO runs (a frozen Actor and a Collaborator) have a comparison');
+    if (!t.env.comparison) throw new InputError('compare: only runs whose environment declares a comparison of players (AgentPO: a frozen Actor and a Collaborator) have one');
     return this.exclusive(async () => {
       const step = t.bestEval?.step ?? t.stepCount;
-      this.comparison = await compareCollaborators(await this.getBackend(), t.config,
-        { actor: slots.actor.weights!, untrained: slots.collaborator.weights!, trained: await t.readWeights('best') },
-        EVAL_PROBLEMS.length, step, `trained collaborator (best eval, step ${step})`);
+      this.comparison = await comparePlayers(await this.getBackend(), t.env, t.config, this.warm!.slots, await t.readWeights('best'),
+        step, `trained collaborator (best eval, step ${step})`);
       return this.comparison;
     });
   }
@@ -422,7 +419,7 @@ export class TrainerApi implements TrainerWorkerApi {
       this.pending = {};
     }
     const before = t.skippedUpdates;
-    const weights = { lambdaTok: t.lambdaTok, lambdaTurn: t.config.lambdaTurn, lambdaRep: t.config.lambdaRep };
+    const weights = rewardWeights(t.config, t.lambdaTok);
     const m = await t.step();
     this.lastStepWeights = weights;
     this.telemetry.metrics(this.runId!, m);

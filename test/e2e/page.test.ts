@@ -419,4 +419,47 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     expect(b.offsite).toEqual([]);
     await fresh.close();
   }, 900_000);
+
+  it('runs a sweep of three lambda_tok values on the CPU backend, draws its frontier, and keeps it over a reload', async () => {
+    const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    try {
+      const page = await plain.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${url}?v=1&preset=relay-noisy-dr&groupSize=2&promptsPerStep=2&minibatches=1&evalEpisodes=8&steps=2`);
+      await page.getByRole('region', { name: 'No WebGPU' }).getByRole('button', { name: 'Use the CPU backend' }).click();
+      await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
+      const values = page.getByRole('textbox', { name: 'lambda_tok values to sweep' });
+      expect(await values.inputValue()).toBe('0, 0.01, 0.03, 0.1, 0.3'); // the default grid
+      await values.fill('0, x');
+      await expect.poll(() => page.getByRole('alert').filter({ hasText: 'entry 2' }).count()).toBe(1);
+      await values.fill('0, 0.1, 0.3');
+      await page.getByRole('button', { name: 'Run sweep' }).click();
+      const progress = page.getByTestId('sweep-progress');
+      await expect.poll(() => progress.textContent(), { timeout: 60_000 }).toMatch(/Run [123] of 3 \(lambda_tok=/);
+      await expect.poll(() => progress.getAttribute('data-status'), { timeout: 600_000, interval: 1000 }).toBe('done');
+      expect(await progress.getAttribute('data-done')).toBe('3');
+      // each run is in the runs table under its value, and the sweep's chart labels its points
+      await page.getByRole('tab', { name: /^Runs/ }).click();
+      const runsTable = page.getByRole('region', { name: 'Runs', exact: true });
+      for (const v of ['0', '0.1', '0.3']) await runsTable.getByRole('row', { name: new RegExp(`relay-noisy-dr sweep lambda_tok=${v.replace('.', '\\.')}(?![.\\d])`) }).waitFor();
+      await page.getByRole('tab', { name: 'Charts' }).click();
+      const chart = page.getByRole('region', { name: 'Sweep frontier' });
+      const caption = chart.getByTestId('sweep-caption');
+      expect(await caption.getAttribute('data-points')).toBe('3');
+      expect(Number(await caption.getAttribute('data-frontier'))).toBeGreaterThanOrEqual(1);
+      expect(await chart.locator('.recharts-label-list').textContent()).toMatch(/λ=0.*λ=0\.1.*λ=0\.3/);
+      // clicking a point shows its run on the charts
+      await chart.locator('.recharts-scatter-symbol').first().click({ force: true }); // the points may overlap their labels in a run this short
+      await expect.poll(() => caption.textContent()).toMatch(/Shown on the charts: relay-noisy-dr sweep lambda_tok=/);
+      // a reload keeps the sweep and its runs
+      await page.reload();
+      await page.getByText('This device: CPU backend').waitFor({ timeout: 60_000 }); // the CPU choice is remembered
+      await expect.poll(() => page.getByTestId('sweep-progress').getAttribute('data-status')).toBe('done');
+      expect(await page.getByTestId('sweep-caption').getAttribute('data-points')).toBe('3');
+      expect(errors).toEqual([]);
+    } finally {
+      await plain.close();
+    }
+  }, 900_000);
 });

@@ -45,11 +45,13 @@ describe('relay vocabulary', () => {
 
   it('rejects bad and unknown parameters', () => {
     expect(() => createRelay({ digits: 0 })).toThrow();
-    expect(() => createRelay({ digits: 6 })).toThrow();
+    expect(() => createRelay({ digits: 7 })).toThrow();
+    expect(() => createRelay({ digits: 2, scouts: 3 })).toThrow(/scouts/);
+    expect(() => createRelay({ channelNoise: 0.95 })).toThrow(/channelNoise/);
     expect(() => createRelay({ maxMessage: 13 })).toThrow();
     expect(() => createRelay({ pKnown: 1.5 })).toThrow();
     expect(() => createRelay({ digitz: 3 } as never)).toThrow(/unknown/);
-    expect(RELAY_DEFAULTS).toEqual({ digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8, demoSilence: 0.1, flagAwareDemos: true });
+    expect(RELAY_DEFAULTS).toEqual({ digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8, demoSilence: 0.1, flagAwareDemos: true, channelNoise: 0, scouts: 1, demoCopies: 0 });
   });
 });
 
@@ -62,6 +64,7 @@ describe('relay turns', () => {
     const scout = env.turn(state, 0)[0];
     expect(scout).toEqual({
       role: 'scout',
+      agent: 0,
       context: [T.BOS, T.SCOUT, d(4), d(7), d(1), T.Q, d(2), T.UNKNOWN, T.SEP],
       maxNew: 9,
       message: true,
@@ -70,6 +73,7 @@ describe('relay turns', () => {
     const solver = env.turn(state, 1)[0];
     expect(solver).toEqual({
       role: 'solver',
+      agent: 1,
       context: [T.BOS, T.SOLVER, T.Q, d(2), T.MASK, T.MASK, T.MASK, T.SEP, T.DIGIT, d(7), T.ANS],
       maxNew: 2,
       message: false,
@@ -91,7 +95,7 @@ describe('relay turns', () => {
     const state = env.start(task);
     expect(env.turn(state, 0)[0].maxNew).toBe(4);
     env.applyTurn(state, 0, [[d(1), d(2), d(3), d(4)]]);
-    expect(state.message).toEqual([d(1), d(2), d(3)]);
+    expect(state.messages![0]).toEqual([d(1), d(2), d(3)]);
     expect(env.turn(state, 1)[0].context.slice(-4)).toEqual([d(1), d(2), d(3), T.ANS]);
     expect(env.score(state).extras.messageTokens).toBe(3);
   });

@@ -135,7 +135,7 @@ describe('Trainer on the CPU backend (relay, tiny model)', () => {
       const scout = ro.sequences.find((s) => s.episode === e && s.role === 'scout')!;
       expect(rewards[e].tokens, `episode ${e}, scout generated ${scout.generated.join(' ')}`).toBe(exchanged(scout.generated).length);
       expect(rewards[e].tokens).toBeLessThanOrEqual(M);
-      expect(rewards[e].tokens).toBe(ro.states[e].message!.length); // what the Solver read
+      expect(rewards[e].tokens).toBe(ro.states[e].received!.flat().length); // what the Solver read
     }
     expect(m.tokens, `${hitLimit} scouts hit the limit`).toBeLessThanOrEqual(M);
     const ev = await tr.evaluate();

@@ -162,9 +162,13 @@ describe('app store', () => {
     await store.getState().exportRun(id, 'json');
     await store.getState().exportRun(id, 'csv');
     await store.getState().exportRun(id, 'last');
-    expect(downloads.map((d) => d.name)).toEqual(['relay-silence-1.run.json', 'relay-silence-1.metrics.csv', 'relay-silence-1.last.safetensors']);
+    await store.getState().exportRun(id, 'trl');
+    await store.getState().exportRun(id, 'verl');
+    expect(downloads.map((d) => d.name)).toEqual(['relay-silence-1.run.json', 'relay-silence-1.metrics.csv', 'relay-silence-1.last.safetensors', 'relay-silence-1-trl.py', 'relay-silence-1-verl.py']);
     const json = await downloads[0].blob.text();
-    expect((await downloads[1].blob.text()).split('\n')[0]).toBe(METRIC_NAMES.join(','));
+    expect((await downloads[1].blob.text()).split('\n')[0].startsWith(METRIC_NAMES.join(',') + ',')).toBe(true); // then TRL's names
+    expect(await downloads[3].blob.text()).toMatch(/"train_grpo\.py": /);
+    expect(await downloads[4].blob.text()).toMatch(/"run_verl\.sh": /);
 
     const before = (await storage.listRuns()).length;
     await store.getState().importFiles([file('broken.run.json', json.slice(0, -20))]);

@@ -57,9 +57,16 @@ describe('run files', () => {
     expect(back.meta).toMatchObject({ name: meta.name, preset: meta.preset, config, status: 'imported', source: 'imported', steps: 12, flags: meta.flags, curriculum: meta.curriculum });
   });
 
-  it('the CSV has the metric names as header and one row per step', () => {
+  it('the CSV has the metric names as header, then TRL\'s names for the overlapping ones, and one row per step', () => {
     const lines = metricsCsv(series(5)).trim().split('\n');
-    expect(lines[0].split(',')).toEqual([...METRIC_NAMES]);
+    const trl = ['frac_reward_zero_std', 'clip_ratio/region_mean', 'completions/mean_length',
+      'sampling/importance_sampling_ratio/min', 'sampling/importance_sampling_ratio/mean', 'sampling/importance_sampling_ratio/max'];
+    expect(lines[0].split(',')).toEqual([...METRIC_NAMES, ...trl]);
+    const row = lines[3].split(','), col = (n: string) => row[lines[0].split(',').indexOf(n)];
+    for (const [t, ours] of [[trl[0], 'frac_zero_std'], [trl[1], 'clip_frac'], [trl[2], 'seq_len_mean'], [trl[3], 'ratio_min'], [trl[4], 'ratio_mean'], [trl[5], 'ratio_max']]) {
+      expect(col(t), t).toBe(col(ours));
+    }
+    for (const same of ['reward', 'reward_std', 'kl', 'entropy']) expect(METRIC_NAMES).toContain(same); // TRL's names already
     expect(lines).toHaveLength(6);
     expect(lines[2].split(',')[METRIC_NAMES.indexOf('ratio_min')]).toBe('Infinity');
     expect(Number(lines[4].split(',')[0])).toBe(3);

@@ -6,9 +6,8 @@ import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, loadCheckpoint } from '../io';
 import { parseSets, setup, startSlots } from './runSetup';
 import { Trainer, type TrainerSlots } from '../../rl/trainer';
-import { compareCollaborators } from '../../rl/compare';
+import { comparePlayers } from '../../rl/compare';
 import { trainableSlot } from '../../rl/warmStart';
-import { EVAL_PROBLEMS } from '../../envs/addition';
 import { InputError } from '../../errors';
 
 export const evalFlags: FlagSpec = {
@@ -33,17 +32,16 @@ export async function evaluate(argv: string[]): Promise<unknown> {
     throw new InputError(`checkpoint (vocab ${ck.config.vocabSize}, block ${ck.config.blockSize}) does not fit the ${s.env.id} environment (vocab ${s.env.vocab.length}, block ${s.env.blockSize})`);
   }
   if (ck?.vocab && ck.vocab.join(' ') !== s.env.vocab.join(' ')) throw new InputError(`checkpoint vocab does not match the ${s.env.id} environment`);
-  if (flags.compare && s.config.env !== 'addition') throw new InputError(`--compare is for the AgentPO presets (agentpo-hint, agentpo-critic); ${s.preset.name} is ${s.config.env}`);
+  if (flags.compare && !s.env.comparison) throw new InputError(`--compare is for the AgentPO presets (agentpo-hint, agentpo-critic: an environment with a comparison of players); ${s.preset.name} has none`);
   const backend = await chooseBackend(flags.backend);
   try {
     const warm = (await startSlots(backend, s)).slots;
     const slot = trainableSlot(warm)!;
     const start: TrainerSlots = ck ? { ...warm, [slot]: { ...warm[slot], weights: ck.weights } } : warm;
     if (flags.compare) {
-      if (s.config.topology === 'alone') throw new InputError('--compare needs topology hint or critic (alone has no collaborator)');
-      const episodes = (flags.episodes as number | undefined) ?? EVAL_PROBLEMS.length;
-      const cmp = await compareCollaborators(backend, s.config, { actor: warm.actor.weights!, untrained: warm.collaborator.weights!, trained: start.collaborator.weights! },
-        episodes, Number(ck?.extras.step ?? 0), ck ? `collaborator of ${path}` : 'collaborator (= the untrained one: no --checkpoint)');
+      const episodes = (flags.episodes as number | undefined) ?? s.env.comparison!.episodes;
+      const cmp = await comparePlayers(backend, s.env, s.config, warm, start[s.env.comparison!.helper].weights!,
+        Number(ck?.extras.step ?? 0), ck ? `collaborator of ${path}` : 'collaborator (= the untrained one: no --checkpoint)', episodes);
       return { backend: backend.name, preset: s.preset.name, episodes, comparison: cmp.rows };
     }
     const trainer = new Trainer(backend, s.env, s.config, start);

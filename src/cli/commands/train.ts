@@ -5,10 +5,12 @@ import { writeCheckpoint } from '../../model/checkpoint';
 import { Trainer, type EvalRecord } from '../../rl/trainer';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, writeAtomic } from '../io';
-import { parseSets, setup, startSlots } from './runSetup';
+import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
+import type { Backend } from '../../backend';
+import type { WarmStarts } from '../../rl/warmStart';
+import type { StepPoint } from '../../rl/dualStatic';
 import type { GPTConfig } from '../../model/params';
-import { compareCollaborators } from '../../rl/compare';
-import { EVAL_PROBLEMS } from '../../envs/addition';
+import { comparePlayers } from '../../rl/compare';
 
 export const trainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -19,7 +21,7 @@ export const trainFlags: FlagSpec = {
   backend: { kind: 'string', help: 'webgpu | cpu' },
 };
 
-const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'lambdaTok'));
+export const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'lambdaTok'));
 
 export async function train(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, trainFlags, 'train');
@@ -28,53 +30,68 @@ export async function train(argv: string[]): Promise<unknown> {
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   const s = setup(requireFlag(flags, 'preset', 'train'), overrides);
   const out = (flags.out as string | undefined) ?? join('runs', `${s.preset.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  mkdirSync(out, { recursive: true });
   const backend = await chooseBackend(flags.backend);
-  const t0 = performance.now();
   try {
-    const warmStart = await startSlots(backend, s);
-    const trainer = new Trainer(backend, s.env, s.config, warmStart.slots);
-    writeFileSync(join(out, 'config.json'), JSON.stringify({ preset: s.preset.name, backend: backend.name, config: s.config }, null, 2) + '\n');
-    writeFileSync(join(out, 'metrics.jsonl'), '');
-    writeFileSync(join(out, 'evals.jsonl'), '');
-    const logEval = (e: EvalRecord) => {
-      appendFileSync(join(out, 'evals.jsonl'), JSON.stringify(e) + '\n');
-      log(`eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} reward ${e.reward.toFixed(3)} ${Object.entries(e).filter(([k]) => !['step', 'accuracy', 'tokens', 'turns', 'lambdaTok', 'reward'].includes(k)).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
-      for (const c of trainer.curriculum.filter((x) => x.step === e.step)) log(`curriculum: ${c.label} from step ${c.step}`);
-    };
-    const warm = await trainer.evaluate();
-    logEval(warm);
-    for (const b of trainer.baselines()) log(`baseline ${b.name}: accuracy ${b.accuracy.toFixed(3)} ${Object.entries(b.extras).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
-    for (let i = 0; i < s.config.steps; i++) {
-      const m = await trainer.step();
-      appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify({ ...m, env: trainer.lastEnvMetrics }) + '\n');
-      log(`step ${m.step + 1}/${s.config.steps} reward ${m.reward.toFixed(3)} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)} silence ${m.silence_rate.toFixed(2)} clip ${m.clip_frac.toFixed(2)} lambda ${m.lambda_tok.toFixed(3)} ${m.step_time_ms.toFixed(0)} ms`);
-      if ((i + 1) % s.config.evalEvery === 0 && i + 1 < s.config.steps) logEval(await trainer.evaluate());
-    }
-    const final = s.config.steps > 0 ? await trainer.evaluate() : warm;
-    if (s.config.steps > 0) logEval(final);
-    const gpt: GPTConfig = trainer.model.config;
-    const extras = { env: s.env.id, preset: s.preset.name, run_config: JSON.stringify(s.config) };
-    writeAtomic(join(out, 'last.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('last'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.stepCount) } }));
-    writeAtomic(join(out, 'best.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('best'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.bestEval?.step ?? 0) } }));
-    // AgentPO: the frozen Actor alone, with the untrained Collaborator, and with this run's best one
-    const comparison = s.config.env === 'addition' && s.config.topology !== 'alone'
-      ? await compareCollaborators(backend, s.config, { actor: warmStart.slots.actor.weights!, untrained: warmStart.slots.collaborator.weights!, trained: await trainer.readWeights('best') },
-        EVAL_PROBLEMS.length, trainer.bestEval?.step ?? 0, `trained collaborator (best eval, step ${trainer.bestEval?.step ?? 0})`)
-      : null;
-    if (comparison) for (const r of comparison.rows) log(`${r.name}: accuracy ${r.accuracy.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}] tokens ${r.tokens.toFixed(2)} (n ${r.n})`);
-    const summary = {
-      preset: s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
-      warmStart: pick(warm), final: pick(final), best: trainer.bestEval ? pick(trainer.bestEval) : null,
-      bestStep: trainer.bestEval?.step ?? null, finalStep: trainer.stepCount,
-      lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message),
-      degenerate: trainer.degenerate, curriculum: trainer.curriculum, baselines: trainer.baselines(), out,
-      warmStartSource: warmStart.source,
-      ...(comparison ? { comparison: comparison.rows } : {}),
-    };
-    trainer.destroy();
-    return summary;
+    return (await trainRun(backend, s, out)).summary;
   } finally {
     backend.destroy();
   }
+}
+
+/** What trainRun returns: train's summary, and each step's tokens and lambda_tok (for sweeps). */
+export interface TrainResult { summary: TrainSummary; history: StepPoint[] }
+export type TrainSummary = Record<string, unknown> & { final: Record<string, number>; best: Record<string, number> | null; wallSeconds: number };
+
+/**
+ * One run from the preset's warm start into `out` (config.json, metrics.jsonl, evals.jsonl, best and
+ * last checkpoints). `quiet` logs evals and every 10th step only (sweeps run many).
+ */
+export async function trainRun(backend: Backend, s: RunSetup, out: string, quiet = false, given?: WarmStarts): Promise<TrainResult> {
+  mkdirSync(out, { recursive: true });
+  const t0 = performance.now();
+  const history: StepPoint[] = [];
+  const warmStart = given ?? await startSlots(backend, s);
+  const trainer = new Trainer(backend, s.env, s.config, warmStart.slots);
+  writeFileSync(join(out, 'config.json'), JSON.stringify({ preset: s.preset.name, backend: backend.name, config: s.config }, null, 2) + '\n');
+  writeFileSync(join(out, 'metrics.jsonl'), '');
+  writeFileSync(join(out, 'evals.jsonl'), '');
+  const logEval = (e: EvalRecord) => {
+    appendFileSync(join(out, 'evals.jsonl'), JSON.stringify(e) + '\n');
+    log(`eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} reward ${e.reward.toFixed(3)} ${Object.entries(e).filter(([k]) => !['step', 'accuracy', 'tokens', 'turns', 'lambdaTok', 'reward'].includes(k)).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
+    for (const c of trainer.curriculum.filter((x) => x.step === e.step)) log(`curriculum: ${c.label} from step ${c.step}`);
+  };
+  const warm = await trainer.evaluate();
+  logEval(warm);
+  for (const b of trainer.baselines()) log(`baseline ${b.name}: accuracy ${b.accuracy.toFixed(3)} ${Object.entries(b.extras).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
+  for (let i = 0; i < s.config.steps; i++) {
+    const m = await trainer.step();
+    history.push({ step: m.step, tokens: m.tokens, lambdaTok: m.lambda_tok });
+    appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify({ ...m, env: trainer.lastEnvMetrics }) + '\n');
+    if (!quiet || (m.step + 1) % 10 === 0) log(`step ${m.step + 1}/${s.config.steps} reward ${m.reward.toFixed(3)} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)} silence ${m.silence_rate.toFixed(2)} clip ${m.clip_frac.toFixed(2)} lambda ${m.lambda_tok.toFixed(3)} ${m.step_time_ms.toFixed(0)} ms`);
+    if ((i + 1) % s.config.evalEvery === 0 && i + 1 < s.config.steps) logEval(await trainer.evaluate());
+  }
+  const final = s.config.steps > 0 ? await trainer.evaluate() : warm;
+  if (s.config.steps > 0) logEval(final);
+  const gpt: GPTConfig = trainer.model.config;
+  const extras = { env: s.env.id, preset: s.preset.name, run_config: JSON.stringify(s.config) };
+  writeAtomic(join(out, 'last.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('last'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.stepCount) } }));
+  writeAtomic(join(out, 'best.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('best'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.bestEval?.step ?? 0) } }));
+  // AgentPO: the frozen Actor alone, with the untrained Collaborator, and with this run's best one
+  // an env with a comparison of players (AgentPO): the frozen player alone, with the untrained helper, and with this run's best one
+  const comparison = s.env.comparison
+    ? await comparePlayers(backend, s.env, s.config, warmStart.slots, await trainer.readWeights('best'),
+      trainer.bestEval?.step ?? 0, `trained collaborator (best eval, step ${trainer.bestEval?.step ?? 0})`)
+    : null;
+  if (comparison) for (const r of comparison.rows) log(`${r.name}: accuracy ${r.accuracy.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}] tokens ${r.tokens.toFixed(2)} (n ${r.n})`);
+  const summary = {
+    preset: s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
+    warmStart: pick(warm), final: pick(final), best: trainer.bestEval ? pick(trainer.bestEval) : null,
+    bestStep: trainer.bestEval?.step ?? null, finalStep: trainer.stepCount,
+    lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message),
+    degenerate: trainer.degenerate, curriculum: trainer.curriculum, baselines: trainer.baselines(), out,
+    warmStartSource: warmStart.source,
+    ...(comparison ? { comparison: comparison.rows } : {}),
+  };
+  trainer.destroy();
+  return { summary, history };
 }

@@ -1,0 +1,26 @@
+// `export --preset NAME [--set key=value]... --to trl|verl --out DIR`: the run's setup as a TRL or
+// verl recipe (docs/export.md). Writes the files and prints where they went.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { exportRecipe, parseTarget } from '../../export/recipe';
+import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { writeAtomic } from '../io';
+import { parseSets, setup } from './runSetup';
+
+export const exportFlags: FlagSpec = {
+  preset: { kind: 'string', help: 'a preset name (see README)' },
+  set: { kind: 'list', help: 'config override key=value (repeatable)' },
+  to: { kind: 'string', help: 'trl | verl' },
+  out: { kind: 'string', help: 'output directory (created)' },
+};
+
+export async function exportCmd(argv: string[]): Promise<unknown> {
+  const flags = parseFlags(argv, exportFlags, 'export');
+  const target = parseTarget(requireFlag(flags, 'to', 'export'));
+  const s = setup(requireFlag(flags, 'preset', 'export'), parseSets(flags.set as string[] | undefined));
+  const out = requireFlag(flags, 'out', 'export');
+  const files = exportRecipe(target, s.config, s.preset.name);
+  mkdirSync(out, { recursive: true });
+  for (const f of files) writeAtomic(join(out, f.path), f.text);
+  return { preset: s.preset.name, to: target, out, files: files.map((f) => f.path) };
+}

@@ -1,0 +1,27 @@
+// The page's export: one self-extracting Python file per recipe (a browser
+// download cannot be a folder, and the recipe's files import each other by
+// name, so they must land side by side). `python3 <file> [DIR]` writes them.
+import type { ExportFile } from './readme';
+
+export function recipeBundle(files: ExportFile[], folder: string): string {
+  const entries = files.map((f) => `    ${JSON.stringify(f.path)}: ${JSON.stringify(f.text)},`).join('\n');
+  return `"""A GSPO Playground export: run \`python3 ${folder}.py [DIR]\` to write its files into DIR (default ${folder}/).
+
+Files: ${files.map((f) => f.path).join(', ')}. Then follow DIR/README.md.
+"""
+import os
+import sys
+
+FILES = {
+${entries}
+}
+
+if __name__ == "__main__":
+    out = sys.argv[1] if len(sys.argv) > 1 else ${JSON.stringify(folder)}
+    os.makedirs(out, exist_ok=True)
+    for name, text in FILES.items():
+        with open(os.path.join(out, name), "w", encoding="utf-8") as f:
+            f.write(text)
+    print(f"wrote {len(FILES)} files to {out}/; see {out}/README.md")
+`;
+}

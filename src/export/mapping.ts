@@ -1,0 +1,151 @@
+// The one table from a playground config to TRL's GRPOConfig and verl's PPO
+// config. The TRL script, the verl config and the READMEs' mapping tables are
+// all rendered from these rows, so they cannot disagree (docs/export.md).
+import type { RunConfig } from '../config';
+import { rewardWeights } from '../rl/reward';
+
+export type PyValue = number | string | boolean | null | number[];
+
+export interface MappingRow {
+  /** The playground field(s) this row maps, e.g. 'algorithm' or 'promptsPerStep, groupSize, minibatches'. */
+  field: string;
+  /** Their values in this config, as shown in the table. */
+  value: string;
+  /** GRPOConfig keyword arguments (TRL option names). */
+  trl: Record<string, PyValue>;
+  /** verl config keys (dotted, as Hydra overrides). */
+  verl: Record<string, PyValue>;
+  note?: string;
+}
+
+/** AdamW moments and epsilon: fixed in the playground (src/rl/trainer.ts), said explicitly on both sides. */
+const ADAM = { beta1: 0.9, beta2: 0.999, eps: 1e-8 };
+
+/** Completions per optimizer step: one step's P x G episodes split over the minibatches. */
+export function completionsPerUpdate(c: RunConfig): number {
+  return Math.ceil((c.promptsPerStep * c.groupSize) / c.minibatches);
+}
+
+export function mappingRows(c: RunConfig): MappingRow[] {
+  const gspo = c.algorithm === 'gspo', w = rewardWeights(c, c.lambdaTok); // lambda_tok at the start of the run
+  const divisible = (c.promptsPerStep * c.groupSize) % c.minibatches === 0 && c.promptsPerStep % c.minibatches === 0;
+  const rows: MappingRow[] = [
+    {
+      field: 'algorithm', value: c.algorithm,
+      trl: { importance_sampling_level: gspo ? 'sequence' : 'token', loss_type: 'grpo' },
+      verl: {
+        'actor_rollout_ref.actor.policy_loss.loss_mode': gspo ? 'gspo' : 'vanilla', 'actor_rollout_ref.actor.loss_agg_mode': 'seq-mean-token-mean',
+        'actor_rollout_ref.actor.clip_ratio_c': 1e9,
+      },
+      note: 'loss_type="grpo": each sequence\'s loss is its token mean, then the mean over sequences, as here (TRL\'s default "dapo" weights sequences by length). ' +
+        'clip_ratio_c=1e9 turns off verl\'s dual clip of negative advantages, which the playground does not have.',
+    },
+    { field: 'groupSize', value: String(c.groupSize), trl: { num_generations: c.groupSize }, verl: { 'actor_rollout_ref.rollout.n': c.groupSize } },
+    {
+      field: 'promptsPerStep, minibatches', value: `${c.promptsPerStep}, ${c.minibatches}`,
+      trl: { per_device_train_batch_size: completionsPerUpdate(c), steps_per_generation: c.minibatches, gradient_accumulation_steps: 1, num_iterations: 1 },
+      verl: { 'data.train_batch_size': c.promptsPerStep, 'actor_rollout_ref.actor.ppo_mini_batch_size': Math.max(1, Math.floor(c.promptsPerStep / c.minibatches)), 'actor_rollout_ref.actor.ppo_epochs': 1 },
+      note: `one generation of P x G = ${c.promptsPerStep * c.groupSize} completions, ${c.minibatches} optimizer steps on it (one process; with k GPUs divide per_device_train_batch_size by k)` +
+        (divisible ? '' : '; P x G or P is not a multiple of the minibatches here, so the split is rounded'),
+    },
+    {
+      field: 'steps', value: String(c.steps),
+      trl: { max_steps: c.steps * c.minibatches }, verl: { 'trainer.total_training_steps': c.steps },
+      note: 'TRL counts optimizer steps (minibatches per playground step), verl counts rollout steps',
+    },
+    { field: 'lr', value: String(c.lr), trl: { learning_rate: c.lr, lr_scheduler_type: 'constant' }, verl: { 'actor_rollout_ref.actor.optim.lr': c.lr, 'actor_rollout_ref.actor.optim.lr_scheduler_type': 'constant' } },
+    { field: 'epsLow', value: String(c.epsLow), trl: { epsilon: c.epsLow }, verl: { 'actor_rollout_ref.actor.clip_ratio_low': c.epsLow } },
+    { field: 'epsHigh', value: String(c.epsHigh), trl: { epsilon_high: c.epsHigh }, verl: { 'actor_rollout_ref.actor.clip_ratio_high': c.epsHigh } },
+    {
+      field: 'beta', value: String(c.beta), trl: { beta: c.beta },
+      verl: { 'actor_rollout_ref.actor.use_kl_loss': c.beta > 0, 'actor_rollout_ref.actor.kl_loss_coef': c.beta, 'actor_rollout_ref.actor.kl_loss_type': 'low_var_kl', 'algorithm.use_kl_in_reward': false },
+      note: 'the k3 estimator in the loss, as here (verl\'s low_var_kl is k3 clamped to [-10, 10])',
+    },
+    { field: 'temperature', value: String(c.temperature), trl: { temperature: c.temperature }, verl: { 'actor_rollout_ref.rollout.temperature': c.temperature } },
+    {
+      field: 'advantage', value: c.advantage,
+      trl: { scale_rewards: c.advantage },
+      verl: { 'algorithm.adv_estimator': 'grpo', 'algorithm.norm_adv_by_std_in_grpo': c.advantage !== 'none' },
+      note: c.advantage === 'batch' ? 'verl has no batch-std scaling: norm_adv_by_std_in_grpo=true divides by the group std instead' : undefined,
+    },
+    { field: 'gradClip', value: String(c.gradClip), trl: { max_grad_norm: c.gradClip }, verl: { 'actor_rollout_ref.actor.grad_clip': c.gradClip }, note: c.gradClip === 0 ? '0 = no clipping in the playground and in TRL' : undefined },
+    {
+      field: 'weightDecay (AdamW 0.9, 0.999, 1e-8)', value: String(c.weightDecay),
+      trl: { weight_decay: c.weightDecay, adam_beta1: ADAM.beta1, adam_beta2: ADAM.beta2, adam_epsilon: ADAM.eps },
+      verl: { 'actor_rollout_ref.actor.optim.weight_decay': c.weightDecay, 'actor_rollout_ref.actor.optim.betas': [ADAM.beta1, ADAM.beta2] },
+    },
+    {
+      field: 'lambdaTok, lambdaTurn, lambdaRep', value: `${w.lambdaTok}, ${w.lambdaTurn}, ${w.lambdaRep}`,
+      trl: { reward_weights: [1, neg(w.lambdaTok), neg(w.lambdaTurn), neg(w.lambdaRep)] },
+      verl: { 'custom_reward_function.path': '$PWD/reward_fn.py', 'custom_reward_function.name': 'compute_score' },
+      note: 'TRL: one reward function per term (task, tokens, turns, repetition), logged separately; verl: reward_fn.py sums them with these weights',
+    },
+    {
+      field: 'lambdaMode, budget, dualEta, lambdaMax', value: `${c.lambdaMode}, ${c.budget}, ${c.dualEta}, ${c.lambdaMax}`,
+      trl: {}, verl: {},
+      note: c.lambdaMode === 'budget'
+        ? 'TRL: the LambdaTokBudget callback moves lambda_tok (the tokens reward weight) after each generation; verl: no hook, lambda_tok stays at its start value'
+        : 'manual: lambda_tok stays fixed',
+    },
+    { field: 'seed', value: String(c.seed), trl: { seed: c.seed }, verl: { 'data.seed': c.seed } },
+    {
+      field: 'evalEvery, evalEpisodes', value: `${c.evalEvery}, ${c.evalEpisodes}`,
+      trl: { eval_strategy: 'steps', eval_steps: c.evalEvery * c.minibatches }, verl: { 'trainer.test_freq': c.evalEvery },
+      note: `the eval split has ${c.evalEpisodes} tasks; verl evaluates greedily (val_kwargs), TRL samples`,
+    },
+    {
+      field: 'nLayer, nHead, nEmbd', value: `${c.nLayer}, ${c.nHead}, ${c.nEmbd}`, trl: {}, verl: {},
+      note: 'not mapped: you supply the model (README)',
+    },
+  ];
+  return rows;
+}
+
+// -0 would print as "-0" in Python; a zero weight is just 0
+function neg(x: number): number { return x === 0 ? 0 : -x; }
+
+/** Every GRPOConfig keyword the rows set, in row order. */
+export function trlOptions(c: RunConfig): Record<string, PyValue> {
+  return Object.assign({}, ...mappingRows(c).map((r) => r.trl));
+}
+
+/** Every verl key the rows set, in row order. */
+export function verlOptions(c: RunConfig): Record<string, PyValue> {
+  return Object.assign({}, ...mappingRows(c).map((r) => r.verl));
+}
+
+/** A Python literal (also valid YAML for the scalars and lists used here). */
+export function pyLiteral(v: PyValue): string {
+  if (v === null) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'number') return numLiteral(v);
+  if (Array.isArray(v)) return `[${v.map(numLiteral).join(', ')}]`;
+  return JSON.stringify(v);
+}
+
+function numLiteral(x: number): string {
+  if (!Number.isFinite(x)) throw new Error(`not a finite number: ${x}`);
+  return String(x); // JavaScript's shortest round-trip form is also a Python and YAML float/int
+}
+
+/** `key=value` as a cell of the mapping table (Python literals on the TRL side, Hydra values on the verl side). */
+export function cell(opts: Record<string, PyValue>, side: 'trl' | 'verl'): string {
+  const parts = Object.entries(opts).map(([k, v]) => `\`${k}=${side === 'trl' ? pyLiteral(v) : hydraValue(v)}\``);
+  return parts.length ? parts.join('<br>') : '-';
+}
+
+/** A value as a Hydra command-line override. */
+export function hydraValue(v: PyValue): string {
+  if (v === null) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (Array.isArray(v)) return `[${v.map(numLiteral).join(',')}]`;
+  if (typeof v === 'number') return numLiteral(v);
+  return v;
+}
+
+/** The mapping table in Markdown, one row per MappingRow. */
+export function mappingTable(c: RunConfig): string {
+  const lines = ['| playground field | value | TRL (GRPOConfig) | verl | note |', '|---|---|---|---|---|'];
+  for (const r of mappingRows(c)) lines.push(`| ${r.field} | ${r.value} | ${cell(r.trl, 'trl')} | ${cell(r.verl, 'verl')} | ${r.note ?? ''} |`);
+  return lines.join('\n');
+}

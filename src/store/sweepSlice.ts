@@ -1,0 +1,201 @@
+// The page's sweep: one run per value of lambda_tok (or the budget B), run one
+// after another in the training worker; every run lands in the runs table like
+// any other, and the sweep's record (which runs, which finished, their final
+// evals) is kept in the browser so a reload keeps the finished runs and marks
+// the interrupted one.
+import type { RunConfig } from '../config';
+import { InputError } from '../errors';
+import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
+import { errorText, type StoreContext } from './context';
+import type { SweepSlice } from './types';
+import { overridesOf } from './urlState';
+
+export type SweepRunStatus = 'pending' | 'running' | 'done' | 'interrupted';
+export interface SweepRunRecord {
+  label: string; value: number; status: SweepRunStatus; runId: string | null;
+  accuracy: number | null; tokens: number | null; startedAt: number | null; finishedAt: number | null;
+}
+export type SweepStatus = 'running' | 'stopped' | 'done' | 'interrupted';
+export interface SweepRecord {
+  id: string; preset: string; axis: 'lambdaTok' | 'budget'; base: Partial<RunConfig>; steps: number;
+  runs: SweepRunRecord[]; status: SweepStatus; message: string | null; createdAt: number;
+}
+
+/** Where the record is kept between page loads (localStorage in the page, a map in tests). */
+export interface KeyValueStore { get(key: string): string | null; set(key: string, value: string): void; remove(key: string): void }
+export const SWEEP_KEY = 'gspo.sweep.v1';
+const POLL_MS = 400;
+
+export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected'>;
+
+/** The axis a preset's sweep moves: the budget in budget mode, else lambda_tok. */
+export const sweepAxisOf = (c: RunConfig): 'lambdaTok' | 'budget' => (defaultSweep(c).axis === 'budget' ? 'budget' : 'lambdaTok');
+export const defaultDraft = (c: RunConfig): string => defaultSweep(c).values.join(', ');
+
+/** A stored record back, checked field by field; anything off drops it (with the reason). */
+export function parseSweepRecord(text: string | null): { sweep: SweepRecord | null; problem: string | null } {
+  if (text === null) return { sweep: null, problem: null };
+  try {
+    if (text.length > 200_000) throw new Error('too large');
+    const x = JSON.parse(text) as SweepRecord;
+    const finiteOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
+    const ok = typeof x === 'object' && x !== null && typeof x.id === 'string' && typeof x.preset === 'string'
+      && (x.axis === 'lambdaTok' || x.axis === 'budget') && typeof x.base === 'object' && x.base !== null && Number.isInteger(x.steps)
+      && ['running', 'stopped', 'done', 'interrupted'].includes(x.status) && Array.isArray(x.runs) && x.runs.length > 0 && x.runs.length <= 64
+      && x.runs.every((r) => typeof r === 'object' && r !== null && typeof r.label === 'string' && r.label.length <= 80 && typeof r.value === 'number' && Number.isFinite(r.value)
+        && ['pending', 'running', 'done', 'interrupted'].includes(r.status) && (r.runId === null || typeof r.runId === 'string')
+        && finiteOrNull(r.accuracy) && finiteOrNull(r.tokens) && finiteOrNull(r.startedAt) && finiteOrNull(r.finishedAt));
+    if (!ok) throw new Error('its fields do not check');
+    return { sweep: x, problem: null };
+  } catch (e) {
+    return { sweep: null, problem: `the stored sweep was dropped (${errorText(e)})` };
+  }
+}
+
+/** The record after a page load: a sweep that was running is interrupted, and so is its running run. */
+export function afterReload(s: SweepRecord | null): SweepRecord | null {
+  if (!s || s.status !== 'running') return s;
+  return {
+    ...s, status: 'interrupted', message: 'the page was closed or reloaded while the sweep ran',
+    runs: s.runs.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' } : r)),
+  };
+}
+
+export function initialSweep(kv: KeyValueStore): SweepState {
+  const { sweep } = parseSweepRecord(kv.get(SWEEP_KEY));
+  const restored = afterReload(sweep);
+  if (restored !== sweep && restored) kv.set(SWEEP_KEY, JSON.stringify(restored));
+  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSlice, keyof SweepState> {
+  const { set, get, deps } = ctx;
+  let running = false; // one runner loop at a time
+
+  const save = (sweep: SweepRecord | null) => {
+    set({ sweep });
+    try {
+      if (sweep) kv.set(SWEEP_KEY, JSON.stringify(sweep)); else kv.remove(SWEEP_KEY);
+    } catch (e) { set({ error: `the sweep could not be stored: ${errorText(e)}` }); }
+  };
+  const patchRun = (i: number, patch: Partial<SweepRunRecord>) => {
+    const s = get().sweep;
+    if (s) save({ ...s, runs: s.runs.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
+  };
+  const overridesFor = (s: SweepRecord, value: number): Partial<RunConfig> =>
+    ({ ...s.base, ...(s.axis === 'lambdaTok' ? { lambdaMode: 'manual', lambdaTok: value } : { lambdaMode: 'budget', budget: value }) });
+
+  /** Runs the sweep's pending and interrupted runs one after another until done or stopped. */
+  const runLoop = async () => {
+    if (running) return;
+    running = true;
+    try {
+      for (;;) {
+        const s = get().sweep;
+        if (!s || s.status !== 'running') return;
+        const i = s.runs.findIndex((r) => r.status === 'pending' || r.status === 'interrupted');
+        if (i < 0) { save({ ...s, status: 'done', message: null }); return; }
+        const run = s.runs[i];
+        patchRun(i, { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null });
+        set({ error: null });
+        await ctx.initRun(s.preset, overridesFor(s, run.value));
+        const runId = get().runId;
+        if (get().error || !runId) {
+          patchRun(i, { status: 'interrupted' });
+          save({ ...get().sweep!, status: 'stopped', message: `run ${i + 1} could not start: ${get().error ?? 'no run'}` });
+          return;
+        }
+        patchRun(i, { runId });
+        if (get().sweep?.status !== 'running') { patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
+        ctx.applySnapshot(await ctx.api.start());
+        let state = ctx.get().trainer!;
+        while (get().sweep?.status === 'running') {
+          await sleep(POLL_MS);
+          state = await ctx.api.getState();
+          if (state.runId !== runId || state.status !== 'running') break;
+        }
+        if (state.runId === runId && state.status === 'running') state = await ctx.api.pause(); // the sweep was stopped
+        const last = state.evals[state.evals.length - 1];
+        const finished = state.runId === runId && state.status === 'idle' && (state.message ?? '').startsWith('finished') && last !== undefined;
+        ctx.applySnapshot(state);
+        const name = `${s.preset} sweep ${run.label}`;
+        if (ctx.meta(runId)) ctx.updateMeta(runId, { name }, true);
+        if (finished) {
+          patchRun(i, { status: 'done', accuracy: last.accuracy, tokens: last.tokens, finishedAt: deps.now() });
+        } else {
+          patchRun(i, { status: 'interrupted', finishedAt: deps.now() });
+          const cur = get().sweep!;
+          if (cur.status === 'running') save({ ...cur, status: 'stopped', message: `run ${i + 1} stopped before its last step (${state.message ?? state.status})` });
+          return;
+        }
+      }
+    } catch (e) {
+      const s = get().sweep;
+      if (s) save({ ...s, status: 'stopped', message: errorText(e), runs: s.runs.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' } : r)) });
+    } finally {
+      running = false;
+    }
+  };
+
+  return {
+    setSweepDraft(text) {
+      const { config } = get();
+      try {
+        parseValues(text, sweepAxisOf(config), sweepAxisOf(config) === 'budget' ? 'budgets' : 'lambda_tok values');
+        set({ sweepDraft: text, sweepDraftError: null });
+      } catch (e) {
+        set({ sweepDraft: text, sweepDraftError: errorText(e) });
+      }
+    },
+
+    async startSweep() {
+      const { preset, config, sweep, sweepDraft } = get();
+      if (running || sweep?.status === 'running') { set({ error: 'a sweep is already running' }); return; }
+      const axis: SweepAxis = sweepAxisOf(config);
+      let values: number[];
+      try {
+        values = parseValues(sweepDraft ?? defaultDraft(config), axis as keyof RunConfig, axis === 'budget' ? 'budgets' : 'lambda_tok values');
+        if (values.length < 2) throw new InputError('a sweep needs at least two values');
+      } catch (e) {
+        set({ sweepDraftError: errorText(e) });
+        return;
+      }
+      const plan = planSweep({ axis, values, seeds: [] });
+      const base = { ...overridesOf(preset, config) };
+      delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
+      save({
+        id: `sweep-${deps.now()}`, preset, axis: axis as 'lambdaTok' | 'budget', base, steps: config.steps, status: 'running', message: null, createdAt: deps.now(),
+        runs: plan.map((r) => ({ label: r.label, value: r.value, status: 'pending', runId: null, accuracy: null, tokens: null, startedAt: null, finishedAt: null })),
+      });
+      set({ sweepDraftError: null, sweepSelected: null });
+      await runLoop();
+    },
+
+    async stopSweep() {
+      const s = get().sweep;
+      if (!s || s.status !== 'running') return;
+      save({ ...s, status: 'stopped', message: 'stopped by you' });
+      await ctx.guard(async () => { if (get().status === 'running') ctx.applySnapshot(await ctx.api.pause()); }); // the runner stops at its next poll
+    },
+
+    async resumeSweep() {
+      const s = get().sweep;
+      if (!s || s.status === 'running' || s.status === 'done') return;
+      save({ ...s, status: 'running', message: null });
+      await runLoop();
+    },
+
+    clearSweep() {
+      if (get().sweep?.status === 'running') { set({ error: 'stop the sweep first' }); return; }
+      save(null);
+      set({ sweepSelected: null });
+    },
+
+    async selectSweepRun(runId) {
+      set({ sweepSelected: runId });
+      if (runId !== get().runId && !get().overlay.includes(runId) && ctx.meta(runId)) await get().toggleOverlay(runId);
+    },
+  };
+}

@@ -1,0 +1,131 @@
+// The Sweep panel: pick lambda_tok values (or budgets in budget mode), run one
+// run per value in the training worker, watch which run and step it is at, and
+// see the frontier across the sweep's final evals, each point labelled by its
+// value. Clicking a point (or its row) overlays its run on the charts.
+import { useId } from 'react';
+import { CartesianGrid, ComposedChart, LabelList, Line, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+import { sweepFrontier } from '../rl/sweep';
+import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from '../store/sweepSlice';
+import { ChartFrame } from './ChartFrame';
+import { fmt, pct } from './labels';
+import { useApp, useLiveSteps } from './storeContext';
+
+interface SweepPoint { label: string; short: string; value: number; seed: null; accuracy: number; tokens: number; runId: string }
+
+const axisName = (axis: SweepRecord['axis']) => (axis === 'budget' ? 'B' : 'λ');
+
+export function sweepPoints(s: SweepRecord): SweepPoint[] {
+  return s.runs.filter((r): r is SweepRunRecord & { accuracy: number; tokens: number; runId: string } => r.status === 'done' && r.accuracy !== null && r.tokens !== null && r.runId !== null)
+    .map((r) => ({ label: r.label, short: `${axisName(s.axis)}=${fmt(r.value)}`, value: r.value, seed: null, accuracy: r.accuracy, tokens: r.tokens, runId: r.runId }));
+}
+
+/** Seconds left: the mean duration of finished runs times what is left (the current run by its steps). */
+export function secondsLeft(s: SweepRecord, now: number, currentSteps: number): number | null {
+  const done = s.runs.filter((r) => r.status === 'done' && r.startedAt !== null && r.finishedAt !== null);
+  const cur = s.runs.find((r) => r.status === 'running');
+  const pending = s.runs.filter((r) => r.status === 'pending' || r.status === 'interrupted').length;
+  let perRun: number | null = null;
+  if (done.length) perRun = done.reduce((a, r) => a + (r.finishedAt! - r.startedAt!), 0) / done.length;
+  else if (cur?.startedAt && currentSteps > 0) perRun = ((now - cur.startedAt) / currentSteps) * s.steps;
+  if (perRun === null) return null;
+  const curLeft = cur?.startedAt ? Math.max(0, perRun - (now - cur.startedAt)) : 0;
+  return Math.round((curLeft + pending * perRun) / 1000);
+}
+
+function Tip({ active, payload }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }> }) {
+  const p = active ? (payload?.[0]?.payload as SweepPoint | undefined) : undefined;
+  if (!p || p.runId === undefined) return null;
+  return <div className="tip"><strong>{p.label}</strong><br />final accuracy {pct(p.accuracy)} · {fmt(p.tokens)} tokens<br />click to show this run on the charts</div>;
+}
+
+export function SweepPanel() {
+  const id = useId();
+  const sweep = useApp((s) => s.sweep);
+  const config = useApp((s) => s.config);
+  const draft = useApp((s) => s.sweepDraft);
+  const draftError = useApp((s) => s.sweepDraftError);
+  const selected = useApp((s) => s.sweepSelected);
+  const busy = useApp((s) => s.busy);
+  const runs = useApp((s) => s.runs);
+  const { setSweepDraft, startSweep, stopSweep, resumeSweep, clearSweep, selectSweepRun } = useApp((s) => s);
+  const steps = useLiveSteps();
+  const axis = sweepAxisOf(config);
+  const running = sweep?.status === 'running';
+  const text = draft ?? defaultDraft(config);
+  const points = sweep ? sweepPoints(sweep) : [];
+  const front = sweepFrontier(points);
+  const current = sweep?.runs.findIndex((r) => r.status === 'running') ?? -1;
+  const left = sweep && running ? secondsLeft(sweep, Date.now(), steps) : null;
+  const nameOf = (runId: string | null) => runs.find((r) => r.id === runId)?.name ?? null;
+
+  return (
+    <section aria-labelledby={`${id}-h`} className="sweep">
+      <h2 id={`${id}-h`}>Sweep</h2>
+      <p className="help">
+        One run per value of {axis === 'budget' ? 'the budget B (lambda_tok set by the dual update)' : 'lambda_tok'}, each from the warm start with the setup
+        above, to its last step ({config.steps} steps), all evaluated on the same held-out tasks. The frontier joins the final evals no other run beats on both accuracy and tokens.
+      </p>
+      <div className={`field${draftError ? ' has-error' : ''}`}>
+        <label htmlFor={`${id}-v`}>{axis === 'budget' ? 'Budgets to sweep' : 'lambda_tok values to sweep'}</label>
+        <input id={`${id}-v`} type="text" value={text} disabled={running} aria-invalid={draftError ? true : undefined}
+          aria-describedby={draftError ? `${id}-err` : `${id}-vh`} onChange={(e) => setSweepDraft(e.target.value)} />
+        <small id={`${id}-vh`} className="help">comma-separated, e.g. {defaultDraft(config)}</small>
+        {draftError && <small id={`${id}-err`} role="alert" className="error">{draftError}</small>}
+      </div>
+      <div className="buttons">
+        {!running && <button type="button" onClick={() => void startSweep()} disabled={busy !== null || draftError !== null}>Run sweep</button>}
+        {running && <button type="button" onClick={() => void stopSweep()}>Stop sweep</button>}
+        {sweep && (sweep.status === 'stopped' || sweep.status === 'interrupted') && <button type="button" onClick={() => void resumeSweep()}>Resume sweep</button>}
+        {sweep && !running && <button type="button" className="small" onClick={() => clearSweep()}>Clear sweep</button>}
+      </div>
+      {sweep && (
+        <p role="status" data-testid="sweep-progress" data-status={sweep.status} data-done={sweep.runs.filter((r) => r.status === 'done').length}>
+          {running && current >= 0
+            ? `Run ${current + 1} of ${sweep.runs.length} (${sweep.runs[current].label}): step ${steps} of ${sweep.steps}${left !== null ? ` · about ${left < 90 ? `${left} s` : `${Math.round(left / 60)} min`} left` : ''}`
+            : sweep.status === 'done' ? `Sweep done: ${sweep.runs.length} runs of ${sweep.preset}.`
+            : `Sweep ${sweep.status}${sweep.message ? `: ${sweep.message}` : ''}. ${sweep.runs.filter((r) => r.status === 'done').length} of ${sweep.runs.length} runs finished; Resume runs the rest.`}
+        </p>
+      )}
+      {sweep && (
+        <table className="sweep-runs">
+          <caption className="sr-only">Runs of the sweep</caption>
+          <thead><tr><th scope="col">{axisName(sweep.axis)}</th><th scope="col">status</th><th scope="col">accuracy</th><th scope="col">tokens</th><th scope="col">frontier</th></tr></thead>
+          <tbody>
+            {sweep.runs.map((r) => (
+              <tr key={r.label} className={r.runId !== null && r.runId === selected ? 'selected' : undefined}>
+                <td>{r.runId && r.status === 'done'
+                  ? <button type="button" className="link" onClick={() => void selectSweepRun(r.runId!)} aria-label={`Show ${nameOf(r.runId) ?? r.label} on the charts`}>{fmt(r.value)}</button>
+                  : fmt(r.value)}</td>
+                <td>{r.status}</td>
+                <td>{pct(r.accuracy)}</td>
+                <td>{fmt(r.tokens)}</td>
+                <td>{front.some((p) => p.runId === r.runId) ? '✓' : ''}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {points.length > 0 && (
+        <ChartFrame title="Sweep frontier" className="sweep-chart" caption={
+          <p data-testid="sweep-caption" data-points={points.length} data-frontier={front.length}>
+            Final evals of {points.length} run{points.length === 1 ? '' : 's'}, labelled by {axis === 'budget' ? 'budget' : 'lambda_tok'}; {front.length} on the frontier (dashed).
+            {selected && nameOf(selected) ? ` Shown on the charts: ${nameOf(selected)}.` : ' Click a point to show its run on the charts.'}
+          </p>}>
+          <ResponsiveContainer width="100%" height={240}>
+            <ComposedChart margin={{ top: 16, right: 32, bottom: 24, left: 8 }}>
+              <CartesianGrid strokeDasharray="3 3" />
+              <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} label={{ value: 'message tokens per episode (final eval)', position: 'insideBottom', offset: -12 }} />
+              <YAxis type="number" dataKey="accuracy" name="accuracy" domain={['auto', 1]} tickFormatter={(v: number) => `${Math.round(v * 100)}%`} />
+              <Tooltip content={Tip} isAnimationActive={false} />
+              <Line data={front} dataKey="accuracy" type="stepAfter" stroke="#444" strokeDasharray="5 3" dot={false} activeDot={false} isAnimationActive={false} />
+              <Scatter data={points} fill="#2c7fb8" isAnimationActive={false} cursor="pointer"
+                onClick={(d: unknown) => { const p = (d as { payload?: SweepPoint }).payload ?? (d as SweepPoint); if (p?.runId) void selectSweepRun(p.runId); }}>
+                <LabelList dataKey="short" position="top" fontSize={11} />
+              </Scatter>
+            </ComposedChart>
+          </ResponsiveContainer>
+        </ChartFrame>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,79 @@
+// `sweep` end to end on the CPU backend at a tiny size: one folder per run as
+// `train` writes it, sweep.json's frontier against a brute-force one, the static
+// twin of a dual run at the dual's settled lambda, and bad values (exit 2).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { gspo, tempDir } from './run';
+
+const TINY = ['--backend', 'cpu', '--set', 'steps=3', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--set', 'minibatches=1',
+  '--set', 'evalEpisodes=8', '--set', 'evalEvery=1'];
+const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+
+describe('sweep', () => {
+  it('runs one train per lambda_tok into its own folder; sweep.json holds finals, bests and the non-dominated ones', () => {
+    const out = join(tempDir(), 'sw');
+    const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0,0.5', '--seeds', '1,2', ...TINY, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/sweep: run 4\/4: lambda_tok=0\.5 seed 2/);
+    const s = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
+    expect(s.runs.map((x: { label: string }) => x.label)).toEqual(['lambda_tok=0 seed 1', 'lambda_tok=0 seed 2', 'lambda_tok=0.5 seed 1', 'lambda_tok=0.5 seed 2']);
+    for (const run of s.runs) {
+      const cfg = JSON.parse(readFileSync(join(run.out, 'config.json'), 'utf8')).config;
+      expect(cfg.lambdaTok).toBe(run.value);
+      expect(cfg.seed).toBe(run.seed);
+      expect(cfg.channelNoise).toBe(0.3);
+      expect(lines(join(run.out, 'metrics.jsonl'))).toHaveLength(3);
+      const evals = lines(join(run.out, 'evals.jsonl'));
+      expect(run.final.accuracy).toBe(evals[evals.length - 1].accuracy);
+      expect(run.final.tokens).toBe(evals[evals.length - 1].tokens);
+      expect(run.wallSeconds).toBeGreaterThan(0);
+    }
+    // every run evaluates on the same held-out tasks: the warm starts (step 0) agree exactly
+    const warm = s.runs.map((run: { out: string }) => lines(join(run.out, 'evals.jsonl'))[0]);
+    for (const w of warm) expect([w.accuracy, w.tokens]).toEqual([warm[0].accuracy, warm[0].tokens]);
+    // the frontier: brute force over the finals
+    const pts = s.runs.map((x: { label: string; final: { accuracy: number; tokens: number } }) => ({ label: x.label, ...x.final }));
+    const dominated = (p: typeof pts[0]) => pts.some((q: typeof p) => q.tokens <= p.tokens && q.accuracy >= p.accuracy && (q.tokens < p.tokens || q.accuracy > p.accuracy));
+    expect(s.frontier.map((p: { label: string }) => p.label).sort()).toEqual(pts.filter((p: typeof pts[0]) => !dominated(p)).map((p: { label: string }) => p.label).sort());
+  });
+
+  it('--vs-static follows each dual run with a static run at its mean lambda_tok over the last third', () => {
+    const out = join(tempDir(), 'ds');
+    const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--budgets', '1', '--vs-static', ...TINY, '--set', 'dualEta=0.05', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const s = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
+    expect(s.runs).toHaveLength(2);
+    const [dual, stat] = s.runs;
+    const dualMetrics = lines(join(dual.out, 'metrics.jsonl'));
+    const lastThird = dualMetrics.slice(dualMetrics.length - Math.ceil(dualMetrics.length / 3));
+    const lambda = lastThird.reduce((a: number, m: { lambda_tok: number }) => a + m.lambda_tok, 0) / lastThird.length;
+    const statCfg = JSON.parse(readFileSync(join(stat.out, 'config.json'), 'utf8')).config;
+    expect(JSON.parse(readFileSync(join(dual.out, 'config.json'), 'utf8')).config).toMatchObject({ lambdaMode: 'budget', budget: 1 });
+    expect(statCfg.lambdaMode).toBe('manual');
+    expect(statCfg.lambdaTok).toBeCloseTo(lambda, 4);
+    const pair = s.dualVsStatic[0];
+    expect(pair.budget).toBe(1);
+    expect(pair.dual.finalAccuracy).toBe(dual.final.accuracy);
+    expect(pair.static.finalTokens).toBe(stat.final.tokens);
+    const tokens = lastThird.map((m: { tokens: number }) => m.tokens);
+    expect(pair.dual.budgetGap).toBeCloseTo(tokens.reduce((a: number, t: number) => a + Math.abs(t - 1), 0) / tokens.length, 9);
+  });
+
+  it('rejects bad values with exit 2 and one line naming them, before any run', () => {
+    const bad = (args: string[], pattern: RegExp) => {
+      const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--backend', 'cpu', ...args]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr.trim().split('\n')).toHaveLength(1);
+      expect(r.stderr).toMatch(pattern);
+    };
+    bad(['--lambdas', '0,x'], /--lambdas: entry 2 \("x"\)/);
+    bad(['--lambdas', '0,20'], /lambdaTok must be in \[0, 10\]; got 20/);
+    bad(['--lambdas', '0.1', '--budgets', '2'], /one of --lambdas, --budgets, --over/);
+    bad(['--lambdas', '0.1', '--vs-static'], /--vs-static needs --budgets/);
+    bad(['--over', 'scouts=1,9'], /scouts must be in \[1, 6\]/);
+    bad(['--over', 'scouts=4', '--set', 'digits=3'], /scouts \(4\) must be at most digits \(3\)/);
+    bad(['--over', 'hasOwnProperty=1'], /config key/);
+    bad(['--seeds', '1,1.5'], /--seeds: entry 2/);
+  });
+});

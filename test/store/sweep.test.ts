@@ -1,0 +1,151 @@
+// The page's sweep against a fake worker whose runs finish by themselves: one run
+// per value with the right overrides, final evals recorded, the frontier by hand,
+// a reload that marks the interrupted run, resume, stop, and bad values.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAppStore, memoryKv, type AppStore } from '../../src/store/appStore';
+import { MetricsHub } from '../../src/store/metricsHub';
+import { MemoryRunStorage } from '../../src/store/runsDb';
+import { afterReload, parseSweepRecord, SWEEP_KEY, type KeyValueStore, type SweepRecord } from '../../src/store/sweepSlice';
+import { sweepPoints, secondsLeft } from '../../src/ui/SweepPanel';
+import { sweepFrontier } from '../../src/rl/sweep';
+import { FakeTrainer, fakeClient, settle } from './fakeClient';
+
+/** A fake whose started run finishes after a moment, with a final eval that depends on lambda_tok. */
+class FinishingTrainer extends FakeTrainer {
+  finishAfterMs = 20;
+  final = (lambda: number) => ({ accuracy: 1 - lambda, tokens: 4 - 10 * lambda });
+  hold = false; // when true, started runs never finish (a sweep to stop or reload)
+  override async start() {
+    const snap = await super.start();
+    const runId = this.state.runId!;
+    if (!this.hold) {
+      setTimeout(() => {
+        if (this.state.runId !== runId || this.state.status !== 'running') return;
+        const steps = this.state.config!.steps;
+        this.state.stepCount = steps;
+        const f = this.final(this.state.lambdaTok);
+        this.emitEval(steps, f.accuracy, f.tokens);
+        this.state.status = 'idle';
+        this.state.message = `finished ${steps} steps`;
+        this.emit({ kind: 'status', runId, status: 'idle', message: this.state.message });
+      }, this.finishAfterMs);
+    }
+    return snap;
+  }
+}
+
+const stores: AppStore[] = [];
+afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
+
+function world(kv: KeyValueStore = memoryKv(), fake = new FinishingTrainer()) {
+  const store = createAppStore({ client: fakeClient(fake), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv });
+  stores.push(store);
+  return { store, fake, kv };
+}
+
+describe('sweep in the store', () => {
+  it('runs one run per lambda_tok with that value, records each final eval, and draws the frontier', async () => {
+    const { store, fake, kv } = world();
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    store.getState().setSweepDraft('0, 0.1, 0.3');
+    expect(store.getState().sweepDraftError).toBeNull();
+    await store.getState().startSweep();
+    const s = store.getState().sweep!;
+    expect(s.status).toBe('done');
+    expect(s.runs.map((r) => r.status)).toEqual(['done', 'done', 'done']);
+    // the boot's run, then one init per value: manual lambda_tok = the value, the rest of the setup kept (steps=5)
+    const inits = fake.callsOf('init').slice(1);
+    expect(inits).toEqual([0, 0.1, 0.3].map((v) => ['relay-noisy-dr', { steps: 5, lambdaMode: 'manual', lambdaTok: v }]));
+    expect(new Set(s.runs.map((r) => r.runId)).size).toBe(3);
+    expect(s.runs.map((r) => r.accuracy)).toEqual([1, 0.9, 0.7]);
+    expect(s.runs.map((r) => r.tokens)).toEqual([4, 3, 1]);
+    // every run has a record named after its value (what the runs table shows)
+    const names = s.runs.map((r) => store.getState().runs.find((m) => m.id === r.runId)?.name);
+    expect(names).toEqual(['relay-noisy-dr sweep lambda_tok=0', 'relay-noisy-dr sweep lambda_tok=0.1', 'relay-noisy-dr sweep lambda_tok=0.3']);
+    // all three trade accuracy for tokens: none dominates another
+    expect(sweepFrontier(sweepPoints(s)).map((p) => p.value)).toEqual([0.3, 0.1, 0]);
+    expect(JSON.parse(kv.get(SWEEP_KEY)!).status).toBe('done');
+  });
+
+  it('a dominated run is left off the frontier', () => {
+    const rec = (value: number, accuracy: number, tokens: number) => ({ label: `l=${value}`, value, status: 'done' as const, runId: `r${value}`, accuracy, tokens, startedAt: 0, finishedAt: 1 });
+    const s: SweepRecord = { id: 's', preset: 'relay-noisy-dr', axis: 'lambdaTok', base: {}, steps: 1, status: 'done', message: null, createdAt: 0,
+      runs: [rec(0, 1, 6), rec(0.01, 1, 4), rec(0.1, 0.95, 1.4), rec(0.3, 0.7, 2)] };
+    // (6, 1.00) is beaten by (4, 1.00); (2, 0.70) by (1.4, 0.95)
+    expect(sweepFrontier(sweepPoints(s)).map((p) => p.value)).toEqual([0.1, 0.01]);
+  });
+
+  it('a reload keeps finished runs, marks the running one interrupted, and Resume runs the rest', async () => {
+    const kv = memoryKv();
+    const first = world(kv);
+    await first.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    first.store.getState().setSweepDraft('0, 0.1, 0.3');
+    first.fake.final = (l) => ({ accuracy: 1 - l, tokens: 4 - 10 * l });
+    // the second run never finishes: the page "closes" while it trains
+    const origStart = first.fake.start.bind(first.fake);
+    let started = 0;
+    first.fake.start = async () => { started++; first.fake.hold = started >= 2; return origStart(); };
+    const sweeping = first.store.getState().startSweep();
+    for (let i = 0; i < 100 && first.store.getState().sweep?.runs[1].status !== 'running'; i++) await new Promise((r) => setTimeout(r, 20));
+    await settle();
+    const stored = parseSweepRecord(kv.get(SWEEP_KEY)).sweep!;
+    expect(stored.runs.map((r) => r.status)).toEqual(['done', 'running', 'pending']);
+
+    const second = world(kv); // the reload
+    const s = second.store.getState().sweep!;
+    expect(s.status).toBe('interrupted');
+    expect(s.runs.map((r) => r.status)).toEqual(['done', 'interrupted', 'pending']);
+    expect(s.runs[0].accuracy).toBe(1);
+    await second.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    await second.store.getState().resumeSweep();
+    const after = second.store.getState().sweep!;
+    expect(after.status).toBe('done');
+    expect(after.runs.map((r) => r.status)).toEqual(['done', 'done', 'done']);
+    expect(second.fake.callsOf('init').slice(1).map((c) => (c[1] as { lambdaTok: number }).lambdaTok)).toEqual([0.1, 0.3]);
+    await first.store.getState().stopSweep();
+    await sweeping;
+  });
+
+  it('Stop pauses the worker and marks the run it stopped; bad values name the entry and start nothing', async () => {
+    const fake = new FinishingTrainer();
+    fake.hold = true;
+    const { store } = world(memoryKv(), fake);
+    await store.getState().boot('?v=1&preset=relay-noisy-dr');
+    store.getState().setSweepDraft('0, x, 0.3');
+    expect(store.getState().sweepDraftError).toMatch(/entry 2 \("x"\)/);
+    await store.getState().startSweep();
+    expect(store.getState().sweep).toBeNull();
+    store.getState().setSweepDraft('0, 11');
+    expect(store.getState().sweepDraftError).toMatch(/lambdaTok must be in \[0, 10\]/);
+    store.getState().setSweepDraft('0.05, 0.2');
+    const sweeping = store.getState().startSweep();
+    for (let i = 0; i < 100 && fake.state.status !== 'running'; i++) await new Promise((r) => setTimeout(r, 20));
+    await store.getState().stopSweep();
+    await sweeping;
+    const s = store.getState().sweep!;
+    expect(s.status).toBe('stopped');
+    expect(s.runs.map((r) => r.status)).toEqual(['interrupted', 'pending']);
+    expect(fake.callsOf('pause').length).toBeGreaterThan(0);
+  });
+
+  it('a stored record that does not check is dropped with a reason; an unfinished one reads as interrupted', () => {
+    expect(parseSweepRecord('{"id": 1}').sweep).toBeNull();
+    expect(parseSweepRecord('{"id": 1}').problem).toMatch(/dropped/);
+    expect(parseSweepRecord('[[[[').problem).toMatch(/dropped/);
+    const deep = '['.repeat(5000) + ']'.repeat(5000);
+    expect(parseSweepRecord(deep).sweep).toBeNull();
+    const s: SweepRecord = { id: 's', preset: 'p', axis: 'budget', base: {}, steps: 3, status: 'running', message: null, createdAt: 0,
+      runs: [{ label: 'B=4', value: 4, status: 'running', runId: 'a', accuracy: null, tokens: null, startedAt: 0, finishedAt: null }] };
+    expect(parseSweepRecord(JSON.stringify(s)).sweep).toEqual(s);
+    expect(afterReload(s)!.runs[0].status).toBe('interrupted');
+  });
+
+  it('time left: the mean finished run times what is left', () => {
+    const run = (status: 'done' | 'running' | 'pending', startedAt: number | null, finishedAt: number | null) =>
+      ({ label: '', value: 0, status, runId: null, accuracy: null, tokens: null, startedAt, finishedAt });
+    const s: SweepRecord = { id: 's', preset: 'p', axis: 'lambdaTok', base: {}, steps: 10, status: 'running', message: null, createdAt: 0,
+      runs: [run('done', 0, 10_000), run('running', 10_000, null), run('pending', null, null)] };
+    // finished runs took 10 s; the current one started 4 s ago (6 s left), one more pending (10 s)
+    expect(secondsLeft(s, 14_000, 4)).toBe(16);
+  });
+});
