@@ -20,10 +20,10 @@ export function resumableOf(runs: readonly RunMeta[]): Resumable | null {
   return r ? { id: r.id, name: r.name, step: r.checkpoints.last! } : null;
 }
 
-export type SessionState = Pick<SessionSlice, 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
+export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
 
 export const initialSession = (): SessionState => ({
-  gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
+  stepWithin: null, gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
   error: null, flags: [], speed: 'normal', transcripts: null, anatomy: null, anatomyGroup: 0, anatomyError: null,
 });
 
@@ -67,6 +67,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     metrics(m) {
       if (!ctx.meta(m.runId) && m.runId !== get().runId) return; // a run already forgotten
       deps.hub.append(m.runId, m.data, m.rows);
+      if (get().stepWithin !== null) set({ stepWithin: null }); // the step it was inside is done
       const meta = ensureMeta(m.runId);
       if (!meta) return;
       ctx.recorder.queueMetrics(m.runId, m.data, m.rows);
@@ -86,6 +87,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     },
     status(st) {
       const current = st.runId === get().runId;
+      if (st.within) { if (current) set({ stepWithin: st.within }); return; } // inside a long step: progress only
       if (current) set({ status: st.status, message: st.message ?? null, progress: st.progress ?? null });
       if (st.progress !== undefined) return; // warm start progress: no record changes
       const meta = ctx.meta(st.runId);

@@ -3,7 +3,7 @@
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/trainer';
 import type { ExportTarget } from '../export/recipe';
-import type { StepAnatomy, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
+import type { StepAnatomy, StepWithin, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
 import type { BestRule } from './bestRule';
 import type { MetricsHub } from './metricsHub';
 import type { PrefsStore } from './pagePrefs';
@@ -67,6 +67,8 @@ export interface SetupSlice {
 export type GpuState = { state: 'probing' } | { state: 'ok'; adapter: string } | { state: 'none'; reason: string };
 
 export interface SessionSlice {
+  /** How far the step in flight is, when it is a long one (from the worker; null between steps). */
+  stepWithin: StepWithin | null;
   gpu: GpuState;
   backendChoice: 'auto' | 'cpu' | null;
   trainer: TrainerState | null;

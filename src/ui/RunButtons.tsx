@@ -17,6 +17,7 @@ export function RunButtons() {
   const steps = useApp((s) => s.config.steps);
   const evals = useApp((s) => s.trainer?.evals);
   const speed = useApp((s) => s.speed);
+  const within = useApp((s) => s.stepWithin);
   const rule = useApp((s) => s.bestRule);
   const target = useApp((s) => s.bestTarget);
   const a = useAppStore().getState(); // actions only: they never change
@@ -45,7 +46,7 @@ export function RunButtons() {
       <p className="where" aria-live="polite" data-testid="run-where">
         Step <strong data-testid="step-count">{done}</strong> of {steps} · <span data-testid="run-status">{busy ?? status}</span>
       </p>
-      <StepProgress running={running} done={done} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />
+      <StepProgress running={running} done={done} within={within} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />
       <p className="explain small">{EXPLAIN.resetVsWarm}</p>
       <div className="best">
         <div className="field wide">

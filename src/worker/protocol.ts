@@ -40,8 +40,12 @@ export type RunStatus = 'idle' | 'running' | 'paused' | 'error';
 /** `rows` steps' metrics, row-major: data[r * columns + c] is METRIC_NAMES[c] of row r. */
 export interface MetricsEvent { kind: 'metrics'; runId: string; columns: number; rows: number; data: Float64Array }
 export interface EvalEvent { kind: 'eval'; runId: string; record: EvalRecord }
-/** `progress` in [0, 1] while something long runs (the warm start's pretraining). */
-export interface StatusEvent { kind: 'status'; runId: string; status: RunStatus; message?: string; progress?: number }
+/**
+ * `progress` in [0, 1] while something long runs (the warm start's pretraining); `within`: how far a
+ * long step is (`done` of `of` minibatch updates made; 0 when its rollout is done; `step` is its index).
+ */
+export interface StatusEvent { kind: 'status'; runId: string; status: RunStatus; message?: string; progress?: number; within?: StepWithin }
+export interface StepWithin { step: number; done: number; of: number }
 export interface FlagEvent { kind: 'flag'; runId: string; flag: Flag }
 
 export type TelemetryEvent = MetricsEvent | EvalEvent | StatusEvent | FlagEvent;

@@ -38,6 +38,8 @@ export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
 export const DIVERGENCE_LIMIT = 3;
 const MAX_STEPS_PER_CALL = 100_000;
 const MAX_TRANSCRIPTS = 32;
+/** Progress inside a step is reported once the step has run this long. */
+const STEP_PROGRESS_AFTER_MS = 1000;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const yieldToEventLoop = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
@@ -399,7 +401,8 @@ export class TrainerApi implements TrainerWorkerApi {
         if (t.evals[t.evals.length - 1]?.step !== t.stepCount) await this.exclusive(() => this.runEval());
         this.setStatus('idle', `finished ${t.stepCount} steps`);
       } else {
-        this.setStatus('paused', `paused at step ${t.stepCount}`);
+        const partial = t.lastStepUpdates < t.config.minibatches ? ` (its last step made ${t.lastStepUpdates} of ${t.config.minibatches} minibatch updates)` : '';
+        this.setStatus('paused', `paused at step ${t.stepCount}${partial}`);
       }
       return { metrics, error: null };
     } catch (e) {
@@ -420,11 +423,17 @@ export class TrainerApi implements TrainerWorkerApi {
     }
     const before = t.skippedUpdates;
     const weights = rewardWeights(t.config, t.lambdaTok);
-    const m = await t.step();
+    const t0 = performance.now(), runId = this.runId!, step = t.stepCount;
+    const m = await t.step({
+      // a pause ends the step at its next minibatch (the updates so far are kept), not after all of them
+      stopRequested: () => this.stopRequested,
+      // progress inside a step, only once it is long (a fast step would flood the port)
+      progress: (done, of) => { if (performance.now() - t0 > STEP_PROGRESS_AFTER_MS) this.telemetry.status({ runId, status: this.status, within: { step, done, of } }); },
+    });
     this.lastStepWeights = weights;
     this.telemetry.metrics(this.runId!, m);
     this.sendNewFlags();
-    const updates = Math.min(t.config.minibatches, t.config.promptsPerStep * t.config.groupSize);
+    const updates = Math.max(1, t.lastStepUpdates);
     this.divergence.record(t.skippedUpdates - before, updates);
     if (t.stepCount % t.config.evalEvery === 0) await this.runEval();
     return m;

@@ -185,3 +185,19 @@ describe('the CPU choice can be undone', () => {
     expect(parsePrefs(prefs.value).backend).toBe('auto');
   });
 });
+
+describe('progress inside a long step', () => {
+  it('the worker\'s count goes to stepWithin (not to the warm-start progress or the run status), and the step\'s metrics clear it', async () => {
+    const w = world();
+    await w.store.getState().boot('');
+    const id = w.store.getState().runId!;
+    w.fake.emit({ kind: 'status', runId: id, status: 'running' });
+    w.fake.emit({ kind: 'status', runId: id, status: 'running', within: { step: 0, done: 2, of: 4 } });
+    expect(w.store.getState().stepWithin).toEqual({ step: 0, done: 2, of: 4 });
+    expect(w.store.getState().progress).toBeNull();
+    w.fake.emit({ kind: 'status', runId: 'another-run', status: 'running', within: { step: 9, done: 1, of: 4 } });
+    expect(w.store.getState().stepWithin).toEqual({ step: 0, done: 2, of: 4 }); // another run's progress is not this one's
+    w.fake.emitSteps(0, 1);
+    expect(w.store.getState().stepWithin).toBeNull();
+  });
+});

@@ -224,7 +224,11 @@ describe('progress inside a long step', () => {
     row[METRIC_INDEX.step] = 0; row[METRIC_INDEX.step_time_ms] = 30_000;
     hub.append('r', row, 1);
     const state = { runId: 'r', status: 'running' as const, busy: null };
-    expect(text(render(Controls, state, hub))).toMatch(/step 2: 0 s so far; the last took 30 s\. Pause stops after this step\./);
+    expect(text(render(Controls, state, hub))).toMatch(/step 2: 0 s so far; the last took 30 s \(playing the episodes\)\. Pause stops at the next minibatch update\./);
+    // the worker's own count, when it reports one for this step
+    const h = render(Controls, { ...state, stepWithin: { step: 1, done: 2, of: 4 } }, hub);
+    expect(text(h)).toMatch(/step 2: episodes played; 2 of 4 minibatch updates made\. Pause stops at the next minibatch\./);
+    expect(h).toMatch(/<progress max="4" value="2"/);
     row[METRIC_INDEX.step_time_ms] = 500;
     const quick = new MetricsHub();
     quick.append('r', row, 1);
