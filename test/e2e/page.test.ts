@@ -164,6 +164,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
 
     // a software adapter is named and the CPU backend offered (SwiftShader in this test's Chromium, unless a real GPU answers)
     const adapter = (await page.getByTestId('webgpu-status').textContent()) ?? '';
+    console.log(`teaches: ${adapter}`);
     const soft = page.getByRole('region', { name: 'Software GPU' });
     if (/swiftshader|llvmpipe|lavapipe/i.test(adapter)) {
       expect(await soft.textContent()).toMatch(/WebGPU here is (SwiftShader|llvmpipe), a software renderer/);
@@ -240,6 +241,12 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       expect(await tip.textContent()).toMatch(new RegExp(`step ${shown} · lambda_tok`));
     }
     await page.mouse.move(0, 0);
+
+    // a saved PNG holds the title above the plot and the legend below it (2x scale)
+    const svgBox = (await pareto.locator('.plot svg.recharts-surface').first().boundingBox())!;
+    const png = await readFile(await download(page, pareto.getByRole('button', { name: 'Save PNG: Accuracy vs tokens' })));
+    expect(png.readUInt32BE(16)).toBe(Math.round(svgBox.width * 2));
+    expect(png.readUInt32BE(20)).toBeGreaterThanOrEqual(Math.round((svgBox.height + 24 + 18) * 2));
 
     // the sister preset, one click: GRPO trains beside this run, both on the chart
     await page.getByRole('button', { name: 'Run relay-grpo: GRPO instead of GSPO' }).click();
