@@ -43,7 +43,7 @@ export function PresetAbout() {
   return (
     <div className="preset-about">
       <details open>
-        <summary>About this preset</summary>
+        <summary>About this preset: {preset.title}</summary>
         <p id="preset-explain" className="explain">{preset.explain}</p>
       </details>
       <SisterButtons />
