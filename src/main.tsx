@@ -2,6 +2,7 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { createAppStore } from './store/appStore';
 import { MetricsHub } from './store/metricsHub';
+import { localPrefs } from './store/pagePrefs';
 import { openRunStorage } from './store/runsDb';
 import { connectTrainer } from './store/trainerClient';
 import { App } from './ui/App';
@@ -18,6 +19,7 @@ const store = createAppStore({
   download: downloadBlob,
   publishDelayMs: 150, // evals, checkpoints saved, snapshots: one store update for what arrives together
   checkpointIntervalMs: 10_000, // checkpoints while training: at most every 10 s (and at once when the run stops)
+  prefs: localPrefs(), // the backend chosen, the overlaid runs, the guide dismissed: kept across reloads
   kv: {
     get: (k) => { try { return localStorage.getItem(k); } catch { return null; } },
     set: (k, v) => localStorage.setItem(k, v),

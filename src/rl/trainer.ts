@@ -35,6 +35,12 @@ export interface EvalRecord {
   [extra: string]: number;
 }
 
+/** Hooks into one step (the page's progress and pause): `progress(done, of)` after the rollout (0) and after each minibatch update. */
+export interface StepHooks {
+  progress?(done: number, of: number): void;
+  stopRequested?(): boolean;
+}
+
 export interface Flag { kind: 'nonfinite-update' | 'diverged' | 'degenerate' | 'collapse'; step: number; message: string }
 
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
@@ -208,8 +214,15 @@ export class Trainer<Task = unknown, State = unknown> {
 
   private weights() { return rewardWeights(this.config, this.lambdaTok); }
 
-  /** One RL step: P prompts x G episodes, rewards, advantages, `minibatches` optimizer updates. */
-  async step(): Promise<StepMetrics> {
+  /** Minibatch updates the last step made (fewer than `minibatches` when it was asked to stop early). */
+  lastStepUpdates = 0;
+
+  /**
+   * One RL step: P prompts x G episodes, rewards, advantages, `minibatches` optimizer updates.
+   * `hooks.stopRequested` is asked between minibatches (after the first): a pause then keeps the
+   * updates made so far and ends the step, instead of waiting for all of them.
+   */
+  async step(hooks: StepHooks = {}): Promise<StepMetrics> {
     // settings are read once: a live change made during this step applies to the next one
     const c = this.config, w = this.weights(), t0 = performance.now(), b = this.backend;
     if (c.beta > 0 && !this.ref) { this.ref = b.alloc(this.model.numParams); b.copy(this.ref, this.model.params); }
@@ -219,6 +232,7 @@ export class Trainer<Task = unknown, State = unknown> {
     // frozen slots are part of the environment: they decode greedily, so their sampling noise does not blur the reward
     const ro = await rollout(this.env, this.gens, tasks, c.groupSize, (slot) => (this.trainable(slot) ? c.temperature : 0), c.seed, step * 4096);
     const tRollout = performance.now();
+    hooks.progress?.(0, c.minibatches);
     const E = ro.states.length;
     const byEpisode = sequencesByEpisode(ro);
     const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), w, sc.reward));
@@ -240,7 +254,9 @@ export class Trainer<Task = unknown, State = unknown> {
     const mbStats: ObjectiveStats[] = [];
     this.lossRows = 0;
     const gradNorms: number[] = [];
+    this.lastStepUpdates = 0;
     for (let m = 0; m < c.minibatches; m++) {
+      if (m > 0 && hooks.stopRequested?.()) break;
       const eps = order.slice(Math.floor((m * E) / c.minibatches), Math.floor(((m + 1) * E) / c.minibatches));
       if (eps.length === 0) continue;
       const seqs = eps.flatMap((e) => lossByEpisode[e]);
@@ -261,6 +277,8 @@ export class Trainer<Task = unknown, State = unknown> {
         const what = bad ? `a non-finite gradient (first in ${bad})` : Number.isFinite(stats.loss) ? 'a non-finite gradient' : 'a non-finite loss';
         this.flags.push({ kind: 'nonfinite-update', step, message: `step ${step}: ${what}; the update was skipped (weights untouched)` });
       } else { mbStats.push(stats); gradNorms.push(gn); }
+      this.lastStepUpdates++;
+      hooks.progress?.(m + 1, c.minibatches);
     }
     this.stepCount++;
     const tUpdate = performance.now();

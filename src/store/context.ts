@@ -5,6 +5,7 @@ import type { StoreApi } from 'zustand/vanilla';
 import { findPreset, presetConfig } from '../envs/presets';
 import type { RunConfig } from '../config';
 import type { TrainerState } from '../worker/protocol';
+import { MemoryPrefs } from './pagePrefs';
 import { Recorder } from './recorder';
 import type { CheckpointKind } from './runsDb';
 import type { RunMeta, RunStatus } from './runTypes';
@@ -19,6 +20,10 @@ export class StoreContext {
   /** Newer versions of run records than the store shows (steps move with every metrics batch; the table catches up on rare events). */
   private readonly latest = new Map<string, RunMeta>();
   private lastQuery: string | null = null;
+  /** Set once boot has read the stored prefs back: saving them before would overwrite them with defaults. */
+  booted = false;
+  /** The name the next new run record gets (a resumed run), instead of "<preset> #n". */
+  nextRunName: string | null = null;
   private saving: Promise<void> = Promise.resolve();
   private readonly toPublish = new Set<string>();
   private publishTimer: ReturnType<typeof setTimeout> | null = null;
@@ -26,7 +31,7 @@ export class StoreContext {
   private readonly ckptState = new Map<string, { at: number; stale: boolean }>();
 
   constructor(deps: AppDeps, readonly set: StoreApi<AppState>['setState'], readonly get: () => AppState) {
-    this.deps = { now: () => Date.now(), persistIntervalMs: 1000, publishDelayMs: 0, checkpointIntervalMs: 0, ...deps };
+    this.deps = { now: () => Date.now(), persistIntervalMs: 1000, publishDelayMs: 0, checkpointIntervalMs: 0, prefs: new MemoryPrefs(), ...deps };
     this.recorder = new Recorder(deps.storage, this.deps.persistIntervalMs, (e) => set({ error: `saving the run failed: ${errorText(e)}` }));
   }
 

@@ -26,10 +26,13 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
     async toggleOverlay(id) {
       const { overlay } = get();
       if (overlay.includes(id)) { set({ overlay: overlay.filter((x) => x !== id) }); return; }
-      await ctx.guard(async () => {
+      // shown at once (the checkbox follows the click); its metrics arrive from storage after, and the charts redraw then
+      set({ overlay: [...overlay, id] });
+      try {
         if (!deps.hub.has(id) && id !== get().runId) deps.hub.set(id, await deps.storage.loadMetrics(id));
-        set({ overlay: [...get().overlay.filter((x) => x !== id), id] });
-      });
+      } catch (e) {
+        set({ overlay: get().overlay.filter((x) => x !== id), error: `the metrics of that run could not be read: ${errorText(e)}` });
+      }
     },
 
     async renameRun(id, name) {

@@ -10,11 +10,20 @@ import { stepsAfter } from './recorder';
 import type { RunMeta } from './runTypes';
 import type { SessionSlice } from './types';
 import { decodeSetup, overridesOf } from './urlState';
+import { bestBy } from './bestRule';
+import { parsePrefs } from './pagePrefs';
+import type { Resumable } from './types';
 
-export type SessionState = Pick<SessionSlice, 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
+/** The newest stored run that was training or paused when the page closed and has a last checkpoint. */
+export function resumableOf(runs: readonly RunMeta[]): Resumable | null {
+  const r = [...runs].sort((a, b) => b.updatedAt - a.updatedAt).find((m) => (m.status === 'interrupted' || m.status === 'paused') && m.checkpoints.last !== undefined);
+  return r ? { id: r.id, name: r.name, step: r.checkpoints.last! } : null;
+}
+
+export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
 
 export const initialSession = (): SessionState => ({
-  gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
+  stepWithin: null, gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
   error: null, flags: [], speed: 'normal', transcripts: null, anatomy: null, anatomyGroup: 0, anatomyError: null,
 });
 
@@ -28,8 +37,10 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     if (have || runId !== get().runId) return have;
     const { preset, config, trainer, runs } = get();
     const n = runs.filter((r) => r.preset === preset).length + 1;
+    const name = ctx.nextRunName ?? `${preset} #${n}`;
+    ctx.nextRunName = null;
     const meta: RunMeta = {
-      id: runId, name: `${preset} #${n}`, preset, config, createdAt: deps.now(), updatedAt: deps.now(), status: 'running', steps: 0,
+      id: runId, name, preset, config, createdAt: deps.now(), updatedAt: deps.now(), status: 'running', steps: 0,
       evals: [], bestEval: null, flags: [], warmStart: trainer?.warmStart ?? null, backend: trainer?.backend ?? null, checkpoints: {},
       colorIndex: ctx.nextColor(), source: 'trained',
       ...(trainer?.baselines ? { baselines: trainer.baselines } : {}), ...(trainer?.curriculum ? { curriculum: trainer.curriculum } : {}),
@@ -56,6 +67,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     metrics(m) {
       if (!ctx.meta(m.runId) && m.runId !== get().runId) return; // a run already forgotten
       deps.hub.append(m.runId, m.data, m.rows);
+      if (get().stepWithin !== null) set({ stepWithin: null }); // the step it was inside is done
       const meta = ensureMeta(m.runId);
       if (!meta) return;
       ctx.recorder.queueMetrics(m.runId, m.data, m.rows);
@@ -75,6 +87,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     },
     status(st) {
       const current = st.runId === get().runId;
+      if (st.within) { if (current) set({ stepWithin: st.within }); return; } // inside a long step: progress only
       if (current) set({ status: st.status, message: st.message ?? null, progress: st.progress ?? null });
       if (st.progress !== undefined) return; // warm start progress: no record changes
       const meta = ctx.meta(st.runId);
@@ -99,15 +112,22 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
   return {
     async boot(search) {
       set({ storageKind: deps.storage.kind });
+      const prefs = parsePrefs(deps.prefs.load());
+      set({ guideDismissed: prefs.guideDismissed, bestRule: prefs.bestRule, bestTarget: prefs.bestTarget, accuracyAxis: prefs.accuracyAxis });
       try {
         const stored = await deps.storage.listRuns();
         const runs = stored.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' as const } : r));
         for (const r of runs) if (r !== stored.find((x) => x.id === r.id)) await deps.storage.putRun(r);
         runs.sort((a, b) => b.createdAt - a.createdAt);
-        set({ runs });
+        set({ runs, resumable: resumableOf(runs) });
+        // the overlaid runs of the last visit that still exist, with their metrics
+        const overlay = prefs.overlay.filter((id) => runs.some((r) => r.id === id));
+        for (const id of overlay) if (!deps.hub.has(id)) deps.hub.set(id, await deps.storage.loadMetrics(id));
+        set({ overlay });
       } catch (e) {
         set({ error: `the stored runs could not be read: ${errorText(e)}` });
       }
+      ctx.booted = true;
       const d = decodeSetup(search);
       set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), urlProblems: d.problems });
       ctx.setQueryKnown(search.replace(/^\?/, ''));
@@ -115,11 +135,19 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       deps.client.onTelemetry(onEvent);
       let probe;
       try { probe = await api().probe(); } catch (e) { probe = { ok: false as const, reason: errorText(e) }; }
-      if (probe.ok) {
-        set({ gpu: { state: 'ok', adapter: probe.adapter }, backendChoice: 'auto' });
+      set({ gpu: probe.ok ? { state: 'ok', adapter: probe.adapter } : { state: 'none', reason: probe.reason } });
+      if (prefs.backend === 'cpu') { // the person chose the CPU last time: again, without asking
+        await ctx.guard(async () => {
+          await api().useBackend('cpu');
+          set({ backendChoice: 'cpu' });
+          await ctx.initRun(d.preset, d.overrides);
+        });
+        set({ busy: null });
+      } else if (probe.ok) {
+        set({ backendChoice: 'auto' });
         await ctx.initRun(d.preset, d.overrides);
       } else {
-        set({ gpu: { state: 'none', reason: probe.reason }, busy: null });
+        set({ busy: null });
       }
     },
 
@@ -127,6 +155,15 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       await ctx.guard(async () => {
         await api().useBackend('cpu');
         set({ backendChoice: 'cpu' });
+        const { preset, config } = get();
+        await ctx.initRun(preset, overridesOf(preset, config));
+      });
+    },
+
+    async useGpu() {
+      await ctx.guard(async () => {
+        await api().useBackend('auto');
+        set({ backendChoice: 'auto' });
         const { preset, config } = get();
         await ctx.initRun(preset, overridesOf(preset, config));
       });
@@ -166,7 +203,10 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
     async restoreBest() {
       await ctx.guard(async () => {
-        ctx.applySnapshot(await api().restoreBest());
+        const { bestRule, bestTarget, trainer } = get();
+        const pick = bestBy(bestRule, bestTarget, trainer?.evals ?? []);
+        const byAccuracy = bestRule === 'accuracy' || !pick || pick.step === trainer?.bestEval?.step;
+        ctx.applySnapshot(await (byAccuracy ? api().restoreBest() : api().restoreEval(pick.step)));
         set({ notice: get().trainer?.message ?? 'restored the best weights' });
       });
     },
@@ -189,10 +229,17 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       await ctx.guard(async () => { set({ transcripts: await api().lastTranscripts(12) }); });
     },
 
-    async loadAnatomy(group) {
+    async loadAnatomy(group, auto = false) {
       set({ anatomyGroup: group });
       try {
-        set({ anatomy: await api().stepAnatomy(group), anatomyError: null });
+        let a = await api().stepAnatomy(group);
+        // following the run (not the person's pick): a group without signal teaches little, so open one that has it
+        const withSignal = a.signal?.findIndex((x) => x) ?? -1;
+        if (auto && a.zeroStd && withSignal >= 0 && withSignal !== group) {
+          set({ anatomyGroup: withSignal });
+          a = await api().stepAnatomy(withSignal);
+        }
+        set({ anatomy: a, anatomyError: null });
       } catch (e) {
         set({ anatomy: null, anatomyError: errorText(e) });
       }

@@ -3,8 +3,10 @@
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/trainer';
 import type { ExportTarget } from '../export/recipe';
-import type { StepAnatomy, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
+import type { StepAnatomy, StepWithin, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
+import type { BestRule } from './bestRule';
 import type { MetricsHub } from './metricsHub';
+import type { PrefsStore } from './pagePrefs';
 import type { CheckpointKind, RunStorage } from './runsDb';
 import type { RunMeta } from './runTypes';
 import type { KeyValueStore, SweepRecord } from './sweepSlice';
@@ -32,6 +34,8 @@ export interface AppDeps {
   publishDelayMs?: number;
   /** While a run trains, its checkpoints are stored at most this often (ms); stopping stores them at once. */
   checkpointIntervalMs?: number;
+  /** Where the page's own choices persist across reloads (localStorage in the browser; memory by default). */
+  prefs?: PrefsStore;
   /** Small records kept between page loads (the sweep): localStorage in the page, a map in tests. */
   kv?: KeyValueStore;
 }
@@ -63,6 +67,8 @@ export interface SetupSlice {
 export type GpuState = { state: 'probing' } | { state: 'ok'; adapter: string } | { state: 'none'; reason: string };
 
 export interface SessionSlice {
+  /** How far the step in flight is, when it is a long one (from the worker; null between steps). */
+  stepWithin: StepWithin | null;
   gpu: GpuState;
   backendChoice: 'auto' | 'cpu' | null;
   trainer: TrainerState | null;
@@ -80,6 +86,8 @@ export interface SessionSlice {
   anatomyError: string | null;
   boot(search: string): Promise<void>;
   useCpu(): Promise<void>;
+  /** Back to WebGPU after choosing the CPU (the choice is remembered across reloads, so it must be undoable). */
+  useGpu(): Promise<void>;
   start(): Promise<void>;
   pause(): Promise<void>;
   stepOnce(): Promise<void>;
@@ -90,7 +98,8 @@ export interface SessionSlice {
   compare(): Promise<void>;
   setSpeed(s: 'normal' | 'fast'): void;
   loadTranscripts(): Promise<void>;
-  loadAnatomy(group: number): Promise<void>;
+  /** Group `group` of the last step; `auto` (following the run, not a person's pick): a group with a learning signal instead of one without. */
+  loadAnatomy(group: number, auto?: boolean): Promise<void>;
   dismissError(): void;
   /** Steps the current run has taken (from telemetry, which is ahead of `trainer`). */
   currentSteps(): number;
@@ -113,6 +122,30 @@ export interface RunsSlice {
   dismissNotice(): void;
 }
 
+/** A stored run that was training (or paused) when the page closed, with a last checkpoint to go on from. */
+export interface Resumable { id: string; name: string; step: number }
+
+export interface PageSlice {
+  /** The first-run guide was dismissed (it never comes back). */
+  guideDismissed: boolean;
+  bestRule: BestRule;
+  bestTarget: number;
+  accuracyAxis: 'data' | 'full';
+  /** What the middle column shows: the charts, or the runs table. */
+  middleTab: 'charts' | 'runs';
+  resumable: Resumable | null;
+  dismissGuide(): void;
+  setBestRule(rule: BestRule, target?: number): void;
+  setAccuracyAxis(a: 'data' | 'full'): void;
+  setMiddleTab(t: 'charts' | 'runs'): void;
+  /** A new run from the resumable run's last checkpoint, with its settings; it starts training. */
+  resume(): Promise<void>;
+  dismissResume(): void;
+  /** Runs the current preset's sister preset (same size overrides) and overlays the current run on it. */
+  runSister(name: string): Promise<void>;
+}
+
+
 export interface SweepSlice {
   /** The current (or last) sweep, kept between page loads. */
   sweep: SweepRecord | null;
@@ -131,4 +164,5 @@ export interface SweepSlice {
   selectSweepRun(runId: string): Promise<void>;
 }
 
-export type AppState = SetupSlice & SessionSlice & RunsSlice & SweepSlice;
+
+export type AppState = SetupSlice & SessionSlice & RunsSlice & PageSlice & SweepSlice;

@@ -1,6 +1,9 @@
-// The playground page: controls on the left, charts in the middle, the
-// transcript / step inspector on the right (below on narrow screens), the
-// runs table under the charts; banners for every state a person must know.
+// The playground page. At 1200 px and up: the controls (preset, Start,
+// lambda_tok first) on the left, beside them the middle column with the
+// accuracy-vs-tokens chart on top and the time series below (a Runs tab
+// beside Charts), and the inspector (transcripts, anatomy) on the right.
+// Narrower, the inspector goes below; at phone width everything stacks.
+// Banners (first-run guide, resume, no/software GPU...) sit above.
 import { Banners } from './Banners';
 import { ChartsPanel } from './ChartsPanel';
 import { ConfirmDialog } from './ConfirmDialog';
@@ -8,23 +11,34 @@ import { Controls } from './Controls';
 import { DeviceInfo } from './DeviceInfo';
 import { Inspector } from './Inspector';
 import { RunsTable } from './RunsTable';
+import { useApp } from './storeContext';
 import { SweepPanel } from './SweepPanel';
+import { Tabs } from './Tabs';
+
+function Middle() {
+  const tab = useApp((s) => s.middleTab);
+  const setTab = useApp((s) => s.setMiddleTab);
+  const n = useApp((s) => s.runs.length);
+  return (
+    <main className="middle" aria-label="Charts and runs">
+      <Tabs label="Charts and runs" selected={tab} onSelect={setTab} tabs={[{ key: 'charts', label: 'Charts' }, { key: 'runs', label: `Runs (${n})` }]}>
+        {tab === 'charts' ? <><ChartsPanel /><SweepPanel /></> : <RunsTable />}
+      </Tabs>
+    </main>
+  );
+}
 
 export function App() {
   return (
     <div className="app">
       <header className="top">
         <h1>GSPO Playground</h1>
-        <p className="tagline">Train small multi-agent language policies with GSPO and GRPO on your own GPU, and watch the token penalty trade accuracy for tokens.</p>
+        <p className="tagline">Train small multi-agent language policies with GSPO and GRPO, and watch the token penalty trade accuracy for tokens.</p>
         <DeviceInfo />
       </header>
       <Banners />
       <Controls />
-      <div className="middle">
-        <ChartsPanel />
-        <SweepPanel />
-        <RunsTable />
-      </div>
+      <Middle />
       <Inspector />
       <ConfirmDialog />
     </div>

@@ -2,7 +2,64 @@
 // offered), a warm start loading (progress), URL parameters not applied, a
 // diverged or degenerate run, a lost GPU device, errors and notices.
 import type { Flag } from '../rl/trainer';
+import { softwareRenderer } from '../store/adapter';
+import { useState } from 'react';
 import { useApp, useAppStore } from './storeContext';
+
+/** After choosing the CPU the banner with the button goes away: focus moves to Start (see RunButtons). */
+async function useCpuThenFocusStart(store: ReturnType<typeof useAppStore>) {
+  await store.getState().useCpu();
+  document.getElementById('start-button')?.focus();
+}
+
+function FirstRunGuide() {
+  const dismissed = useApp((s) => s.guideDismissed);
+  const dismiss = useApp((s) => s.dismissGuide);
+  if (dismissed) return null;
+  return (
+    <section role="region" aria-label="First steps" className="banner guide" data-testid="guide">
+      <ol>
+        <li><strong>Pick a preset</strong> (Setup, on the left); its paragraph says what to watch.</li>
+        <li><strong>Press Start.</strong> Each eval adds a point to the accuracy-vs-tokens chart.</li>
+        <li><strong>Drag lambda_tok</strong> while it trains, and watch the trail move on the chart.</li>
+      </ol>
+      <button type="button" onClick={dismiss}>Got it</button>
+    </section>
+  );
+}
+
+function Resume() {
+  const r = useApp((s) => s.resumable);
+  const ready = useApp((s) => s.busy === null && s.trainer?.config != null);
+  const store = useAppStore();
+  if (!r) return null;
+  return (
+    <section role="region" aria-label="Resume a run" className="banner info" data-testid="resume">
+      <p>
+        "{r.name}" was training when the page closed. <button type="button" className="primary" disabled={!ready} onClick={() => void store.getState().resume()}>Resume {r.name} from step {r.step}</button>{' '}
+        <button type="button" onClick={() => store.getState().dismissResume()}>Not now</button>
+      </p>
+    </section>
+  );
+}
+
+function SoftwareGpu() {
+  const gpu = useApp((s) => s.gpu);
+  const choice = useApp((s) => s.backendChoice);
+  const store = useAppStore();
+  const [hidden, setHidden] = useState(false);
+  const soft = gpu.state === 'ok' ? softwareRenderer(gpu.adapter) : null;
+  if (!soft || choice === 'cpu' || hidden) return null;
+  return (
+    <section role="region" aria-label="Software GPU" className="banner warn" data-testid="software-gpu">
+      <p>
+        WebGPU here is <strong>{soft}</strong>, a software renderer: the GPU is emulated on the CPU, and the CPU backend is often faster.{' '}
+        <button type="button" className="primary" onClick={() => void useCpuThenFocusStart(store)}>Use the CPU backend</button>{' '}
+        <button type="button" onClick={() => setHidden(true)}>Keep {soft}</button>
+      </p>
+    </section>
+  );
+}
 
 function NoWebGpu() {
   const gpu = useApp((s) => s.gpu);
@@ -19,7 +76,7 @@ function NoWebGpu() {
         blocklisted by the browser.
       </p>
       <p>You can still train here on the CPU: the same code, about ten to a hundred times slower.</p>
-      <button type="button" className="primary" onClick={() => void store.getState().useCpu()}>Use the CPU backend</button>
+      <button type="button" className="primary" onClick={() => void useCpuThenFocusStart(store)}>Use the CPU backend</button>
     </section>
   );
 }
@@ -129,7 +186,10 @@ function Messages() {
 export function Banners() {
   return (
     <div className="banners">
+      <FirstRunGuide />
+      <Resume />
       <NoWebGpu />
+      <SoftwareGpu />
       <UrlProblems />
       <Progress />
       <Recovered />

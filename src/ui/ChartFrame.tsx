@@ -1,11 +1,27 @@
-// A chart's frame: a region named by the chart's title, the title, a
-// "Save PNG" button (the SVG drawn onto a canvas), the chart, a caption.
+// A chart's frame: a region named by the chart's title, the title, a "Save
+// PNG" button naming its chart (the PNG holds the title, the plot with its
+// axis labels, and the legend), the chart, its legend, a caption.
 import { useRef, useState, type ReactNode } from 'react';
 import { fileStem } from '../store/runFile';
-import { svgToPngBlob } from './chartPng';
+import { svgToPngBlob, type LegendItem } from './chartPng';
 import { downloadBlob } from './download';
 
-export function ChartFrame({ title, caption, children, className = '' }: { title: string; caption?: ReactNode; children: ReactNode; className?: string }) {
+export type { LegendItem } from './chartPng';
+
+function LegendKey({ it }: { it: LegendItem }) {
+  if (it.mark === 'line' || it.mark === 'dashed') return <span className="key" style={{ borderTop: `2px ${it.mark === 'dashed' ? 'dashed' : 'solid'} ${it.color}` }} />;
+  if (it.mark === 'cross') return <span className="key glyph" style={{ color: it.color }}>✚</span>;
+  if (it.mark === 'star') return <span className="key glyph" style={{ color: it.color }}>★</span>;
+  return <span className="key dot" style={{ background: it.color }} />;
+}
+
+export function Legend({ items }: { items: readonly LegendItem[] }) {
+  return <ul className="legend">{items.map((it, i) => <li key={`${i}-${it.label}`}><LegendKey it={it} />{it.label}</li>)}</ul>;
+}
+
+export function ChartFrame({ title, caption, legend = [], children, className = '', tools }: {
+  title: string; caption?: ReactNode; legend?: readonly LegendItem[]; children: ReactNode; className?: string; tools?: ReactNode;
+}) {
   const ref = useRef<HTMLDivElement>(null);
   const [error, setError] = useState<string | null>(null);
   const save = async () => {
@@ -16,7 +32,7 @@ export function ChartFrame({ title, caption, children, className = '' }: { title
     const svg = svgs.sort((a, b) => area(b) - area(a))[0] ?? null;
     if (!svg) { setError('nothing drawn yet'); return; }
     try {
-      downloadBlob(`${fileStem(title)}.png`, await svgToPngBlob(svg));
+      downloadBlob(`${fileStem(title)}.png`, await svgToPngBlob(svg, title, legend));
     } catch (e) {
       setError((e as Error).message);
     }
@@ -25,9 +41,13 @@ export function ChartFrame({ title, caption, children, className = '' }: { title
     <section role="region" aria-label={title} className={`chart ${className}`}>
       <header>
         <h3>{title}</h3>
-        <button type="button" className="small" onClick={() => void save()}>Save PNG</button>
+        <span className="tools">
+          {tools}
+          <button type="button" className="small" aria-label={`Save PNG: ${title}`} onClick={() => void save()}>Save PNG</button>
+        </span>
       </header>
       <div ref={ref} className="plot">{children}</div>
+      {legend.length > 0 && <Legend items={legend} />}
       {caption && <div className="caption">{caption}</div>}
       {error && <small role="alert" className="error">PNG: {error}</small>}
     </section>

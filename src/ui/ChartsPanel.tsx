@@ -1,6 +1,8 @@
-// The middle column: the Pareto chart, the comparison (when there is one), the
-// last eval's figures, and the time series of every shown run. Redrawn from
-// the MetricsHub once per frame at most (fast mode: once a second).
+// The charts: the accuracy-vs-tokens chart first and largest, the last eval's
+// figures and the comparison (when there is one) beside it, then the time
+// series of every shown run in a compact grid, grouped. Steps count from 1 (a
+// metrics row of step index i is step i + 1; the eval at step k came after
+// it). Redrawn from the MetricsHub once per frame at most (fast: once a second).
 import { useMemo } from 'react';
 import type { EvalRecord } from '../rl/trainer';
 import { decimateXY, MAX_POINTS, type XY } from '../store/decimate';
@@ -8,17 +10,18 @@ import type { MetricsSeries } from '../store/metricsSeries';
 import { CompareButton, ComparisonChart } from './ComparisonChart';
 import { EvalTable } from './EvalTable';
 import { DASHES, seriesColor } from './palette';
+import { changeMarks } from './changeMarks';
 import { ParetoChart } from './ParetoChart';
-import { EVAL_CORE_KEYS, TIME_SERIES, type SeriesDef } from './seriesDefs';
+import { CHART_GROUPS, EVAL_CORE_KEYS, TIME_SERIES, type SeriesDef } from './seriesDefs';
 import { chartSignature, shownRuns, type ShownRun } from './shownRuns';
-import { useAppStore, useDrawTick, useHub } from './storeContext';
+import { useApp, useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
 
 const MAX_MARKS = 40;
 
 function seriesXY(s: MetricsSeries | undefined, def: SeriesDef): XY[] {
   if (!s || s.rows === 0) return [];
-  const x = s.column('step');
+  const x = s.column('step').map((i) => i + 1); // the k-th step is step k
   const y = def.metric === 'steps_per_s' ? s.column('step_time_ms').map((ms) => (ms > 0 ? 1000 / ms : NaN)) : s.column(def.metric);
   return decimateXY(x, y, MAX_POINTS);
 }
@@ -44,6 +47,9 @@ export function ChartsPanel() {
   const baselines = useMemo(() => current?.meta?.baselines ?? trainer?.baselines ?? [], [current, trainer]);
   const curriculum = useMemo(() => current?.meta?.curriculum ?? trainer?.curriculum ?? [], [current, trainer]);
   const comparison = current?.meta?.comparison ?? trainer?.comparison ?? null;
+  const axis = useApp((s) => s.accuracyAxis);
+  const setAxis = useApp((s) => s.setAccuracyAxis);
+  const changes = current?.meta?.changes;
   const budget = config.lambdaMode === 'budget' ? config.budget : null;
 
   const charts = useMemo(() => {
@@ -54,7 +60,8 @@ export function ChartsPanel() {
     const nameOf = (r: ShownRun, label: string) => (single ? label : `${r.name} · ${label}`);
     const marks: VMark[] = [
       ...curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })),
-      ...[...new Set(flags.filter((f) => f.kind === 'nonfinite-update').map((f) => f.step))].slice(-MAX_MARKS).map((s) => ({ x: s, label: 'skipped', color: '#c0392b' })),
+      ...[...new Set(flags.filter((f) => f.kind === 'nonfinite-update').map((f) => f.step + 1))].slice(-MAX_MARKS).map((s) => ({ x: s, label: 'skipped', color: '#c0392b' })),
+      ...changeMarks(changes).map((m) => ({ x: m.step, label: m.label, color: '#8e44ad', note: `changed live from step ${m.step}: ${m.label}` })),
     ];
     return TIME_SERIES.map((def) => {
       const lines: ChartLine[] = [];
@@ -76,31 +83,39 @@ export function ChartsPanel() {
       if (def.id === 'tokens' && budget !== null) hrefs.push({ y: budget, label: `B = ${budget}`, color: '#e67e22' });
       return { def, lines, hrefs, rightLabel, marks };
     });
-  }, [frame, shown, hub, baselines, budget, curriculum, flags]);
+  }, [frame, shown, hub, baselines, budget, curriculum, flags, changes]);
 
   const extrasKeys = useMemo(() => [...new Set((current?.evals ?? []).flatMap((e) => Object.keys(e)).filter((k) => !EVAL_CORE_KEYS.has(k)))], [current?.evals]);
   const curriculumMarks: VMark[] = useMemo(() => curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })), [curriculum]);
 
+  const byId = new Map(charts.map((c) => [c.def.id, c]));
+  const extras = extrasKeys.length > 0 && (
+    <TimeSeriesChart title="Eval extras" unit="per eval" marks={curriculumMarks}
+      lines={extrasKeys.map((k, i) => ({ key: k, label: k, color: seriesColor(i), data: evalXY(current?.evals ?? [], k), dots: true }))} />
+  );
   return (
-    <main className="charts" aria-label="Charts">
+    <div className="charts">
       <div className="top-charts">
-        <ParetoChart runs={shown} baselines={baselines} budget={budget} />
+        <ParetoChart runs={shown} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} />
         <div className="side">
           <EvalTable run={current} />
           {config.env === 'addition' && <CompareButton />}
           {comparison && comparison.rows.length > 0 && <ComparisonChart comparison={comparison} />}
         </div>
       </div>
-      <div className="series-grid">
-        {charts.map(({ def, lines, hrefs, rightLabel, marks }) => (
-          <TimeSeriesChart key={def.id} title={def.title} lines={lines} hrefs={hrefs} yDomain={def.yDomain} rightLabel={rightLabel} marks={marks} />
-        ))}
-        {extrasKeys.length > 0 && (
-          <TimeSeriesChart title="Eval extras" marks={curriculumMarks}
-            lines={extrasKeys.map((k, i) => ({ key: k, label: k, color: seriesColor(i), data: evalXY(current?.evals ?? [], k), dots: true }))} />
-        )}
-      </div>
-      <p className="muted legend-note">Colours: one per run when several runs are shown (dashes tell the series apart). Overlay stored runs from the runs table.</p>
-    </main>
+      {CHART_GROUPS.map((g) => (
+        <section key={g.id} className="series-group" aria-label={g.title}>
+          <h3 className="group-title">{g.title}</h3>
+          <div className="series-grid">
+            {g.charts.map((def) => {
+              const c = byId.get(def.id)!;
+              return <TimeSeriesChart key={def.id} title={def.title} unit={def.unit} lines={c.lines} hrefs={c.hrefs} yDomain={def.yDomain} rightLabel={c.rightLabel} marks={c.marks} />;
+            })}
+            {g.id === 'accuracy' && extras}
+          </div>
+        </section>
+      ))}
+      <p className="muted legend-note">Colours: one per run when several runs are shown (dashes tell the series apart). Overlay stored runs from the Runs tab. Purple lines mark live changes.</p>
+    </div>
   );
 }

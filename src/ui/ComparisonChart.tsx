@@ -7,6 +7,18 @@ import { ChartFrame } from './ChartFrame';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore } from './storeContext';
 
+/** An arm's name on two lines ("untrained" over "collaborator"): three arms fit side by side at any width. */
+function TwoLineTick(props: unknown) {
+  const { x, y, payload } = props as { x?: number; y?: number; payload?: { value?: unknown } };
+  const words = String(payload?.value ?? '').split(' ');
+  const lines = words.length > 1 ? [words.slice(0, -1).join(' '), words[words.length - 1]] : words;
+  return (
+    <text x={x} y={(y ?? 0) + 10} textAnchor="middle" fontSize={10} fill="#555">
+      {lines.map((l, i) => <tspan key={i} x={x} dy={i ? 11 : 0}>{l}</tspan>)}
+    </text>
+  );
+}
+
 export const ComparisonChart = memo(function ComparisonChart({ comparison }: { comparison: Comparison }) {
   const data = comparison.rows.map((r) => ({ name: r.name, accuracy: r.accuracy, err: [r.accuracy - r.lo, r.hi - r.accuracy], tokens: r.tokens, lo: r.lo, hi: r.hi, n: r.n }));
   return (
@@ -15,7 +27,7 @@ export const ComparisonChart = memo(function ComparisonChart({ comparison }: { c
       <ResponsiveContainer width="100%" height={180}>
         <BarChart data={data} margin={{ top: 8, right: 12, bottom: 0, left: 0 }}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis dataKey="name" fontSize={11} />
+          <XAxis dataKey="name" interval={0} height={30} tick={TwoLineTick} />
           <YAxis domain={[0, 1]} tickFormatter={(v: number) => `${Math.round(v * 100)}%`} fontSize={11} width={40} />
           <Tooltip isAnimationActive={false} formatter={(v, _n, item) => [`${pct(Number(v))} (${fmt((item.payload as { tokens: number }).tokens)} tokens)`, 'accuracy']} />
           <Bar dataKey="accuracy" fill="#4c78a8" isAnimationActive={false}>

@@ -1,27 +1,36 @@
-// The left column: setup, run buttons, reward, then the other fields in
-// groups (algorithm, model, evaluation, the environment's own).
+// The left column, in the order a newcomer uses it: the preset, the run
+// buttons, lambda_tok (the lesson's knob), then the other fields in groups
+// (algorithm, model, evaluation, the environment's own), each with a sentence
+// of explanation where a choice needs one.
 import { FIELDS, fieldsInGroup, type RunConfig } from '../config';
 import { fieldEnv } from '../store/modelInfo';
 import { ConfigField } from './ConfigField';
+import { advantageExplain, algorithmExplain } from './explain';
 import { ModelSize } from './ModelSize';
-import { PresetPicker } from './PresetPicker';
+import { PresetAbout, PresetPicker } from './PresetPicker';
 import { RewardControls } from './RewardControls';
 import { RunButtons } from './RunButtons';
 import { useApp } from './storeContext';
 
-const ALGORITHM = fieldsInGroup('algorithm');
+// algorithm and advantage come first, each with its explanation
+const ALGORITHM = fieldsInGroup('algorithm').filter((k) => k !== 'algorithm' && k !== 'advantage');
 const EVALUATION = fieldsInGroup('evaluation');
 
 export function Controls() {
   const env = useApp((s) => s.config.env);
+  const algorithm = useApp((s) => s.config.algorithm);
+  const advantage = useApp((s) => s.config.advantage);
   const envFields = (Object.keys(FIELDS) as (keyof RunConfig)[]).filter((k) => fieldEnv(k) === env);
   return (
     <aside className="controls" aria-label="Controls">
       <PresetPicker />
       <RunButtons />
       <RewardControls />
+      <PresetAbout />
       <details open>
         <summary>Algorithm</summary>
+        <ConfigField name="algorithm" explain={algorithmExplain(algorithm)} />
+        <ConfigField name="advantage" explain={advantageExplain(advantage)} />
         {ALGORITHM.map((k) => <ConfigField key={k} name={k} />)}
       </details>
       <details>

@@ -11,6 +11,8 @@ type Check = { state: 'idle' } | { state: 'running' } | { state: 'done'; r: Self
 export function DeviceInfo() {
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.trainer?.backend ?? null);
+  const choice = useApp((s) => s.backendChoice);
+  const useGpu = useApp((s) => s.useGpu);
   const [check, setCheck] = useState<Check>({ state: 'idle' });
   const runCheck = () => {
     setCheck({ state: 'running' });
@@ -23,6 +25,9 @@ export function DeviceInfo() {
       {gpu.state === 'ok' && <p role="status" data-testid="webgpu-status">WebGPU is available. Adapter: <strong>{gpu.adapter}</strong></p>}
       {gpu.state === 'none' && <p role="status" data-testid="webgpu-status">WebGPU is not available here: {gpu.reason}.</p>}
       <p>The run trains on: {backend ?? '–'}.</p>
+      {choice === 'cpu' && gpu.state === 'ok' && (
+        <p><button type="button" onClick={() => void useGpu()}>Use WebGPU again</button> <small className="muted">(the CPU was chosen; this page remembers it)</small></p>
+      )}
       <p>Engine self-check: one training step (forward, GSPO loss, backward, AdamW) on this device, compared with the CPU reference.</p>
       <button type="button" onClick={runCheck} disabled={check.state === 'running'}>Run self-check</button>
       {check.state === 'running' && <p role="status">Running…</p>}

@@ -23,7 +23,7 @@ export const EvalTable = memo(function EvalTable({ run }: { run: ShownRun | unde
           ))}
         </tbody>
       </table>
-      <p className="muted">Best: the highest accuracy, ties broken by fewer tokens. Restore best puts its weights back.</p>
+      <p className="muted">The best column is the eval with the highest accuracy (ties: fewer tokens). Restore best follows the rule chosen under Run (accuracy, reward, or a token target).</p>
     </section>
   );
 });

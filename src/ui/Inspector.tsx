@@ -1,22 +1,16 @@
-// The right column: transcripts and the anatomy of a step, as tabs.
-import { useId, useState } from 'react';
+// The right column: transcripts and the anatomy of a step, as tabs (ARIA tab pattern).
+import { useState } from 'react';
 import { StepAnatomy } from './StepAnatomy';
+import { Tabs } from './Tabs';
 import { Transcripts } from './Transcripts';
 
 export function Inspector() {
-  const id = useId();
   const [tab, setTab] = useState<'transcripts' | 'anatomy'>('transcripts');
-  const tabs = [['transcripts', 'Transcripts'], ['anatomy', 'Anatomy of a step']] as const;
   return (
     <aside className="inspector" aria-label="Inspector">
-      <div role="tablist" aria-label="Inspector">
-        {tabs.map(([k, label]) => (
-          <button key={k} type="button" role="tab" id={`${id}-${k}`} aria-selected={tab === k} aria-controls={`${id}-${k}-panel`} onClick={() => setTab(k)}>{label}</button>
-        ))}
-      </div>
-      <div role="tabpanel" id={`${id}-${tab}-panel`} aria-labelledby={`${id}-${tab}`}>
+      <Tabs label="Inspector" selected={tab} onSelect={setTab} tabs={[{ key: 'transcripts', label: 'Transcripts' }, { key: 'anatomy', label: 'Anatomy of a step' }]}>
         {tab === 'transcripts' ? <Transcripts /> : <StepAnatomy />}
-      </div>
+      </Tabs>
     </aside>
   );
 }

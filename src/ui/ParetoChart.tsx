@@ -1,17 +1,23 @@
-// Accuracy vs tokens: every eval point of the shown runs coloured by run, the
-// current run's trail as a path, the frontier (src/rl/pareto.ts) as a step
-// line, each run's warm-start point (its step-0 eval) as a star, scripted
-// baselines as crosses, the budget B in budget mode; hover shows step and lambda_tok.
-import { memo } from 'react';
-import { CartesianGrid, ComposedChart, LabelList, Line, ReferenceLine, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
+// Accuracy vs tokens, the lesson's chart: every eval point of the shown runs
+// coloured by run, the current run's trail as a path, the frontier
+// (src/rl/pareto.ts) as a step line, each run's warm-start point (its step-0
+// eval) as a star, scripted baselines as crosses, the budget B in budget mode,
+// and labelled point series (live changes on the trail; more can be passed in,
+// e.g. sweep points labelled by lambda). Hover shows the point under the mouse.
+import { memo, useMemo, useState } from 'react';
+import { CartesianGrid, ComposedChart, LabelList, Line, ReferenceLine, ResponsiveContainer, Scatter, XAxis, YAxis } from 'recharts';
 import type { BaselineResult } from '../envs/types';
 import { decimateIndices, MAX_POINTS } from '../store/decimate';
 import { frontier } from '../store/modelInfo';
-import { ChartFrame } from './ChartFrame';
+import { changeMarks, markedEvals } from './changeMarks';
+import { ChartFrame, type LegendItem } from './ChartFrame';
 import { fmt, pct } from './labels';
 import type { ShownRun } from './shownRuns';
 
-interface Point { tokens: number; accuracy: number; step: number; lambdaTok: number; run: string }
+interface Point { tokens: number; accuracy: number; step: number; lambdaTok: number; run: string; note?: string }
+
+/** Points with a label beside them (live changes, sweep points): one series, one colour. */
+export interface LabelledSeries { key: string; name: string; color: string; points: { tokens: number; accuracy: number; label: string; note?: string }[] }
 
 function pointsOf(r: ShownRun): Point[] {
   const all = r.evals.map((e) => ({ tokens: e.tokens, accuracy: e.accuracy, step: e.step, lambdaTok: e.lambdaTok, run: r.name }));
@@ -19,66 +25,167 @@ function pointsOf(r: ShownRun): Point[] {
   return decimateIndices(all.map((p) => p.accuracy), MAX_POINTS).map((i) => all[i]);
 }
 
-function Tip({ active, payload }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }> }) {
-  const p = active ? (payload?.[0]?.payload as (Point & { name?: string }) | undefined) : undefined;
-  if (!p) return null;
-  if (p.name && p.step === undefined) return <div className="tip"><strong>{p.name}</strong> (scripted baseline)<br />accuracy {pct(p.accuracy)} · {fmt(p.tokens)} tokens</div>;
+/**
+ * The accuracy axis: zoomed to the data (a margin of 5 points, on a 5% grid, so the points are not
+ * squeezed against an edge), or the full 0-100%.
+ */
+export function accuracyDomain(accuracies: readonly number[], mode: 'data' | 'full'): [number, number] {
+  const xs = accuracies.filter(Number.isFinite);
+  if (mode === 'full' || xs.length === 0) return [0, 1];
+  const lo = Math.max(0, Math.floor((Math.min(...xs) - 0.05) * 20) / 20);
+  const hi = Math.min(1, Math.ceil((Math.max(...xs) + 0.05) * 20) / 20);
+  return [lo, Math.max(hi, Math.min(1, lo + 0.1))];
+}
+
+/**
+ * The drawn range and its ticks: the domain plus headroom above (so points at 100% and their labels
+ * are not on the edge), ticks on a 5%, 10% or 25% grid that stop at 100%.
+ */
+export function accuracyScale([lo, hi]: [number, number]): { domain: [number, number]; ticks: number[] } {
+  const span = hi - lo;
+  const step = span <= 0.3 ? 0.05 : span <= 0.6 ? 0.1 : 0.25;
+  const ticks: number[] = [];
+  for (let k = Math.ceil(lo / step - 1e-9); k * step <= hi + 1e-9; k++) ticks.push(Math.round(k * step * 100) / 100 + 0); // + 0: no -0
+  return { domain: [lo, hi + span * 0.06], ticks };
+}
+
+/** The change series of the current run: a labelled point at the eval where each change took over. */
+export function changeSeries(run: ShownRun | undefined): LabelledSeries | null {
+  if (!run?.meta?.changes?.length) return null;
+  const marked = markedEvals(changeMarks(run.meta.changes), run.evals);
+  if (!marked.length) return null;
+  return {
+    key: 'changes', name: 'live change', color: '#8e44ad',
+    points: marked.map(({ mark, at }) => ({ tokens: at.tokens, accuracy: at.accuracy, label: mark.label, note: `from step ${mark.step}: ${mark.label} (eval at step ${at.step} was the last before it)` })),
+  };
+}
+
+type Hovered = (Point & { kind: 'eval' }) | { kind: 'baseline'; name: string; tokens: number; accuracy: number } | { kind: 'labelled'; label: string; note?: string; tokens: number; accuracy: number };
+type HoverAt = { what: Hovered; x: number; y: number; width: number };
+type OnHover = (h: HoverAt | null) => void;
+
+const STAR = (cx: number, cy: number, r: number) => Array.from({ length: 10 }, (_, i) => {
+  const a = -Math.PI / 2 + (i * Math.PI) / 5, rr = i % 2 ? r * 0.45 : r;
+  return `${i ? 'L' : 'M'}${(cx + rr * Math.cos(a)).toFixed(2)},${(cy + rr * Math.sin(a)).toFixed(2)}`;
+}).join('') + 'Z';
+
+/**
+ * A point's shape that reports its own hover: recharts' tooltip looks its payload up by index and,
+ * with the frontier line in the chart, showed another series' point (step 60 for the step-10 eval);
+ * each shape says what it is instead. Eval points carry their step and coordinates as data attributes.
+ */
+function hoverShape(kind: 'dot' | 'star' | 'cross' | 'ring', what: (payload: Record<string, unknown>) => Hovered, onHover: OnHover) {
+  return function HoverShape(props: unknown) {
+    const { cx, cy, fill, stroke, payload } = props as { cx?: number; cy?: number; fill?: string; stroke?: string; payload?: Record<string, unknown> };
+    if (cx === undefined || cy === undefined || !payload) return null;
+    const h = what(payload);
+    const events = {
+      onMouseEnter: (e: { currentTarget: SVGElement }) => onHover({ what: h, x: cx, y: cy, width: e.currentTarget.ownerSVGElement?.clientWidth ?? Infinity }),
+      onMouseLeave: () => onHover(null),
+    };
+    if (kind === 'star') return <path d={STAR(cx, cy, 8)} fill={fill} stroke="#fff" strokeWidth={0.8} className="warm-star" {...events} />;
+    if (kind === 'cross') return <path d={`M${cx - 5},${cy - 5}L${cx + 5},${cy + 5}M${cx + 5},${cy - 5}L${cx - 5},${cy + 5}`} stroke={fill} strokeWidth={2.5} className="baseline" {...events} />;
+    if (kind === 'ring') return <circle cx={cx} cy={cy} r={7} fill="none" pointerEvents="stroke" stroke={stroke} strokeWidth={2.5} className="change-point" {...events} />; // the ring only: the dot inside stays hoverable
+    const p = h as Point;
+    return <circle cx={cx} cy={cy} r={4.5} fill={fill} className="eval-dot" data-run={p.run} data-step={p.step} data-tokens={p.tokens} data-accuracy={p.accuracy} {...events} />;
+  };
+}
+
+function Tip({ h }: { h: Hovered }) {
+  if (h.kind === 'baseline') return <><strong>{h.name}</strong> (scripted baseline)<br />accuracy {pct(h.accuracy)} · {fmt(h.tokens)} tokens</>;
+  if (h.kind === 'labelled') return <><strong>changed live</strong><br />{h.note ?? h.label}<br />accuracy {pct(h.accuracy)} · {fmt(h.tokens)} tokens</>;
   return (
-    <div className="tip">
-      <strong>{p.run}</strong><br />
-      step {p.step} · lambda_tok {fmt(p.lambdaTok, 4)}<br />
-      accuracy {pct(p.accuracy)} · {fmt(p.tokens)} tokens
-    </div>
+    <>
+      <strong>{h.run}</strong><br />
+      step {h.step} · lambda_tok {fmt(h.lambdaTok, 4)}<br />
+      accuracy {pct(h.accuracy)} · {fmt(h.tokens)} tokens
+    </>
   );
 }
 
-export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget }: { runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null }) {
+export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget, axis = 'data', onAxis, extra = [], height = 340 }: {
+  runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null;
+  axis?: 'data' | 'full'; onAxis?: (a: 'data' | 'full') => void;
+  /** More labelled point series (drawn above the runs, in the legend). */
+  extra?: LabelledSeries[]; height?: number;
+}) {
+  const [hover, setHover] = useState<HoverAt | null>(null);
+  const shapes = useMemo(() => ({
+    dot: hoverShape('dot', (p) => ({ ...(p as unknown as Point), kind: 'eval' }), setHover),
+    star: hoverShape('star', (p) => ({ ...(p as unknown as Point), kind: 'eval' }), setHover),
+    cross: hoverShape('cross', (p) => ({ kind: 'baseline', name: String(p.name), tokens: Number(p.tokens), accuracy: Number(p.accuracy) }), setHover),
+    ring: hoverShape('ring', (p) => ({ kind: 'labelled', label: String(p.label), note: p.note as string | undefined, tokens: Number(p.tokens), accuracy: Number(p.accuracy) }), setHover),
+  }), []);
   const perRun = runs.map((r) => ({ run: r, points: pointsOf(r) }));
   const all = perRun.flatMap((x) => x.points);
   const front = frontier(all);
   const warm = perRun.map((x) => ({ run: x.run, point: x.points.find((p) => p.step === 0) })).filter((x) => x.point);
   const current = runs.find((r) => r.current);
   const best = current?.meta?.bestEval;
-  const caption = (<>
-    <ul className="legend">
-      {front.length > 0 && <li><span className="key" style={{ borderTop: '2px dashed #444' }} />Pareto frontier</li>}
-      {runs.map((r) => <li key={r.id}><span className="key" style={{ borderTop: `${r.current ? 2 : 0}px solid ${r.color}`, background: r.current ? undefined : r.color, height: r.current ? undefined : '0.5rem', width: r.current ? undefined : '0.5rem', borderRadius: r.current ? undefined : '50%' }} />{r.name}{r.current ? ' (trail)' : ''}</li>)}
-      {baselines.length > 0 && <li>✚ scripted baselines</li>}
-    </ul>
-    <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length}>
+  const changes = changeSeries(current);
+  const labelled = [...(changes ? [changes] : []), ...extra];
+  const domain = accuracyDomain([...all.map((p) => p.accuracy), ...baselines.map((b) => b.accuracy), ...labelled.flatMap((s) => s.points.map((p) => p.accuracy))], axis);
+  const scale = accuracyScale(domain);
+  const legend: LegendItem[] = [
+    ...(front.length > 0 ? [{ label: 'Pareto frontier', color: '#444', mark: 'dashed' as const }] : []),
+    ...runs.map((r) => ({ label: `${r.name}${r.current ? ' (trail)' : ''}`, color: r.color, mark: r.current ? 'line' as const : 'dot' as const })),
+    ...(warm.length ? [{ label: 'warm start (step 0)', color: '#555', mark: 'star' as const }] : []),
+    ...(baselines.length ? [{ label: 'scripted baselines', color: '#555', mark: 'cross' as const }] : []),
+    ...labelled.map((s) => ({ label: s.name, color: s.color, mark: 'dot' as const })),
+  ];
+  const caption = (
+    <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes?.points.length ?? 0}>
       {all.length} eval point{all.length === 1 ? '' : 's'} from {runs.filter((r) => r.evals.length).length} run{runs.length === 1 ? '' : 's'}; frontier: {front.length} point{front.length === 1 ? '' : 's'}
-      {best ? `; best of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
-      {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. ★ marks each run\'s warm start (its step-0 eval).'}
+      {best ? `; best accuracy of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
+      {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. Up and to the left is better: more accuracy for fewer tokens.'}
+      {axis === 'data' && all.length > 0 ? ` The accuracy axis is zoomed to the data (${pct(domain[0])} to ${pct(domain[1])}).` : ''}
     </p>
-  </>);
+  );
+  const tools = onAxis && (
+    <button type="button" className="small" aria-pressed={axis === 'full'} onClick={() => onAxis(axis === 'full' ? 'data' : 'full')}>
+      {axis === 'full' ? 'Zoom accuracy to the data' : 'Accuracy axis 0–100%'}
+    </button>
+  );
   return (
-    <ChartFrame title="Accuracy vs tokens" caption={caption} className="pareto">
-      <ResponsiveContainer width="100%" height={300}>
-        <ComposedChart margin={{ top: 8, right: 24, bottom: 24, left: 8 }}>
+    <ChartFrame title="Accuracy vs tokens" caption={caption} legend={legend} className="pareto" tools={tools}>
+      <ResponsiveContainer width="100%" height={height}>
+        <ComposedChart margin={{ top: 12, right: 24, bottom: 24, left: 12 }}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} allowDecimals
+          <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} allowDecimals padding={{ left: 10, right: 10 }}
             label={{ value: 'message tokens per episode (eval)', position: 'insideBottom', offset: -12 }} />
-          <YAxis type="number" dataKey="accuracy" name="accuracy" domain={[0, 1]} tickFormatter={(v: number) => `${Math.round(v * 100)}%`} />
-          <Tooltip content={Tip} isAnimationActive={false} />
+          <YAxis type="number" dataKey="accuracy" name="accuracy" domain={scale.domain} ticks={scale.ticks} allowDataOverflow tickFormatter={(v: number) => `${Math.round(v * 100)}%`}
+            label={{ value: 'eval accuracy', angle: -90, position: 'insideLeft', offset: 4, style: { textAnchor: 'middle' } }} width={56} />
           {front.length > 0 && (
             <Line data={front} dataKey="accuracy" type="stepAfter" stroke="#444" strokeDasharray="5 3" dot={false} activeDot={false}
-              isAnimationActive={false} name="Pareto frontier" legendType="plainline" />
+              isAnimationActive={false} name="Pareto frontier" legendType="plainline" tooltipType="none" />
           )}
           {perRun.map(({ run, points }) => (
-            <Scatter key={run.id} name={run.name} data={points} fill={run.color} isAnimationActive={false}
+            <Scatter key={run.id} name={run.name} data={points} fill={run.color} isAnimationActive={false} shape={shapes.dot}
               line={run.current ? { stroke: run.color, strokeWidth: 1.5 } : false} lineJointType="linear" />
           ))}
           {warm.map(({ run, point }) => (
-            <Scatter key={`warm-${run.id}`} name={`warm start (${run.name})`} data={[point!]} fill={run.color} shape="star" legendType="none" isAnimationActive={false} />
+            <Scatter key={`warm-${run.id}`} name={`warm start (${run.name})`} data={[point!]} fill={run.color} shape={shapes.star} legendType="none" isAnimationActive={false} />
           ))}
           {baselines.length > 0 && (
-            <Scatter name="baselines" data={baselines.map((b) => ({ tokens: b.tokens, accuracy: b.accuracy, name: b.name }))} fill="#555" shape="cross" legendType="cross" isAnimationActive={false}>
+            <Scatter name="baselines" data={baselines.map((b) => ({ tokens: b.tokens, accuracy: b.accuracy, name: b.name }))} fill="#555" shape={shapes.cross} legendType="cross" isAnimationActive={false}>
               <LabelList dataKey="name" position="right" fontSize={11} />
             </Scatter>
           )}
+          {labelled.map((s) => (
+            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape={shapes.ring} isAnimationActive={false} className={`labelled-${s.key}`}>
+              <LabelList dataKey="label" position="top" fontSize={10} fill={s.color} />
+            </Scatter>
+          ))}
           {budget !== null && <ReferenceLine x={budget} stroke="#e67e22" strokeDasharray="4 2" label={{ value: `B = ${budget}`, position: 'top', fontSize: 11 }} />}
         </ComposedChart>
       </ResponsiveContainer>
+      {hover && (
+        <div className="tip pareto-tip" data-testid="pareto-tip" role="status"
+          {...(hover.what.kind === 'eval' ? { 'data-step': hover.what.step, 'data-tokens': hover.what.tokens, 'data-accuracy': hover.what.accuracy } : {})}
+          style={hover.x > hover.width / 2 ? { right: hover.width - hover.x + 12, top: hover.y + 12 } : { left: hover.x + 12, top: hover.y + 12 }}>
+          <Tip h={hover.what} />
+        </div>
+      )}
     </ChartFrame>
   );
 });

@@ -4,9 +4,21 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { fmt } from './labels';
 import { ConfigField } from './ConfigField';
+import { EXPLAIN } from './explain';
 import { useApp, useHub, useHubFrame } from './storeContext';
 
 const DEBOUNCE_MS = 150;
+/** The slider's step, and PageUp/PageDown's (a person can land on 0.05 or 0.3 exactly). */
+export const LAMBDA_STEP = 0.01;
+export const LAMBDA_PAGE = 0.1;
+
+/** The value a key moves the slider to (null: not ours; the arrows are the browser's, by LAMBDA_STEP). */
+export function lambdaAfterKey(key: string, value: number, max: number): number | null {
+  const snap = (v: number) => Math.min(max, Math.max(0, Math.round(v * 100) / 100));
+  if (key === 'PageUp') return snap(value + LAMBDA_PAGE);
+  if (key === 'PageDown') return snap(value - LAMBDA_PAGE);
+  return null;
+}
 
 export function RewardControls() {
   const id = useId();
@@ -40,14 +52,16 @@ export function RewardControls() {
       <p className="formula">r = r_task − λ_tok·tokens − λ_turn·turns − λ_rep·repetition</p>
       <div className={`field slider${error ? ' has-error' : ''}`}>
         <label htmlFor={`${id}-lt`}>lambda_tok</label>
-        <input id={`${id}-lt`} type="range" min={0} max={max} step={0.005} value={value} aria-describedby={`${id}-lt-help`}
-          aria-valuetext={fmt(value)} onChange={(e) => onChange(Number(e.target.value))} />
+        <input id={`${id}-lt`} type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
+          aria-valuetext={fmt(value)} aria-invalid={error ? true : undefined} onChange={(e) => onChange(Number(e.target.value))}
+          onKeyDown={(e) => { const v = lambdaAfterKey(e.key, value, max); if (v !== null) { e.preventDefault(); onChange(v); } }} />
         <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value">{fmt(value, 4)}</output>
         <small id={`${id}-lt-help`} className="help">
           {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : 'penalty per message token; applies at the next step'}
         </small>
-        {error && <small role="alert" className="error">{error}</small>}
+        {error && <small id={`${id}-lt-error`} role="alert" className="error">{error}</small>}
       </div>
+      <p className="explain small">{EXPLAIN.lambda}</p>
       <ConfigField name="lambdaTurn" />
       <ConfigField name="lambdaRep" />
       <ConfigField name="lambdaMode" />

@@ -1,6 +1,11 @@
-// Start, Pause, Step, Reset, Warm start (and Restore best once there is an
-// eval); speed normal/fast; where the run stands, read live from telemetry.
-import { useId } from 'react';
+// Start, Pause, Step, Reset, Warm start, Restore best (by the chosen rule,
+// shown beside it); speed normal/fast; where the run stands, read live from
+// telemetry. Focus follows the run: Start moves it to Pause and back.
+import { useId, useRef } from 'react';
+import { BEST_RULE_LABELS, bestBy, ruleSentence, type BestRule } from '../store/bestRule';
+import { EXPLAIN } from './explain';
+import { StepProgress } from './StepProgress';
+import { fmt, pct } from './labels';
 import { useApp, useAppStore, useHub, useHubFrame } from './storeContext';
 
 export function RunButtons() {
@@ -10,29 +15,60 @@ export function RunButtons() {
   const busy = useApp((s) => s.busy);
   const runId = useApp((s) => s.runId);
   const steps = useApp((s) => s.config.steps);
-  const hasEval = useApp((s) => (s.trainer?.evals.length ?? 0) > 0);
+  const evals = useApp((s) => s.trainer?.evals);
   const speed = useApp((s) => s.speed);
+  const within = useApp((s) => s.stepWithin);
+  const rule = useApp((s) => s.bestRule);
+  const target = useApp((s) => s.bestTarget);
   const a = useAppStore().getState(); // actions only: they never change
   const hub = useHub();
+  const pauseRef = useRef<HTMLButtonElement>(null);
+  const startRef = useRef<HTMLButtonElement>(null);
   useHubFrame();
   const series = runId ? hub.get(runId) : undefined;
   const done = series && series.rows > 0 ? series.last('step') + 1 : 0;
   const running = status === 'running';
   const off = !ready || busy !== null;
+  const pick = bestBy(rule, target, evals ?? []);
+  // after Start the Start button is disabled: focus goes to Pause (and back after Pause), not to the page
+  const start = async () => { await a.start(); pauseRef.current?.focus(); };
+  const pause = async () => { await a.pause(); startRef.current?.focus(); };
   return (
     <section aria-labelledby={`${id}-h`} className="run-buttons">
       <h2 id={`${id}-h`}>Run</h2>
       <div className="buttons">
-        <button type="button" className="primary" disabled={off || running} onClick={() => void a.start()}>Start</button>
-        <button type="button" disabled={off || !running} onClick={() => void a.pause()}>Pause</button>
+        <button ref={startRef} id="start-button" type="button" className="primary" disabled={off || running} onClick={() => void start()}>Start</button>
+        <button ref={pauseRef} type="button" disabled={off || !running} onClick={() => void pause()}>Pause</button>
         <button type="button" disabled={off || running} onClick={() => void a.stepOnce()}>Step</button>
         <button type="button" disabled={off} onClick={() => void a.reset()}>Reset</button>
         <button type="button" disabled={off} onClick={() => void a.warmStart()}>Warm start</button>
-        <button type="button" disabled={off || !hasEval} onClick={() => void a.restoreBest()}>Restore best</button>
       </div>
       <p className="where" aria-live="polite" data-testid="run-where">
         Step <strong data-testid="step-count">{done}</strong> of {steps} · <span data-testid="run-status">{busy ?? status}</span>
       </p>
+      <StepProgress running={running} done={done} within={within} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />
+      <p className="explain small">{EXPLAIN.resetVsWarm}</p>
+      <div className="best">
+        <div className="field wide">
+          <label htmlFor={`${id}-rule`}>Best</label>
+          <select id={`${id}-rule`} value={rule} aria-describedby={`${id}-rule-says`} onChange={(e) => a.setBestRule(e.target.value as BestRule)}>
+            {(Object.keys(BEST_RULE_LABELS) as BestRule[]).map((r) => <option key={r} value={r}>{BEST_RULE_LABELS[r]}</option>)}
+          </select>
+        </div>
+        {rule === 'tokens' && (
+          <div className="field">
+            <label htmlFor={`${id}-target`}>Token target</label>
+            <input id={`${id}-target`} type="number" min={0} max={1000} step="any" defaultValue={target} key={target}
+              onBlur={(e) => a.setBestRule('tokens', Number(e.target.value))} onKeyDown={(e) => { if (e.key === 'Enter') a.setBestRule('tokens', Number((e.target as HTMLInputElement).value)); }} />
+          </div>
+        )}
+        <div className="buttons">
+          <button type="button" disabled={off || !pick} onClick={() => void a.restoreBest()} aria-describedby={`${id}-rule-says`}>Restore best</button>
+        </div>
+        <p id={`${id}-rule-says`} className="muted" data-testid="best-rule">
+          {ruleSentence(rule, target)}{pick ? ` Now: step ${pick.step}, ${pct(pick.accuracy)} at ${fmt(pick.tokens)} tokens.` : ' No eval yet.'}
+        </p>
+      </div>
       <fieldset className="speed">
         <legend>Speed</legend>
         <label><input type="radio" name={`${id}-speed`} checked={speed === 'normal'} onChange={() => a.setSpeed('normal')} /> normal</label>

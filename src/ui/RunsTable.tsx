@@ -33,9 +33,9 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
       <th scope="row">
         {editing ? (
           <form onSubmit={(e) => { e.preventDefault(); setEditing(false); void a.renameRun(m.id, name); }}>
-            <label htmlFor={`${id}-name`} className="sr-only">New name</label>
+            <label htmlFor={`${id}-name`} className="sr-only">New name of {m.name}</label>
             <input id={`${id}-name`} value={name} maxLength={200} autoFocus onChange={(e) => setName(e.target.value)} />
-            <button type="submit">Save name</button>
+            <button type="submit" aria-label={`Save the new name of ${m.name}`}>Save name</button>
           </form>
         ) : (
           <>
@@ -49,16 +49,16 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
       <td>{evalText(last)}</td>
       <td>{m.status}{m.flags.some((f) => f.kind === 'diverged') ? ' (diverged)' : ''}</td>
       <td className="actions">
-        {!editing && <button type="button" onClick={() => { setName(m.name); setEditing(true); }}>Rename</button>}
-        <button type="button" onClick={() => void a.duplicateRun(m.id)}>Duplicate</button>
-        <button type="button" onClick={() => void a.exportRun(m.id, 'json')}>Export JSON</button>
-        <button type="button" onClick={() => void a.exportRun(m.id, 'csv')}>Export CSV</button>
-        <button type="button" title="the setup as a TRL GRPOTrainer script (one .py: run it to unpack)" onClick={() => void a.exportRun(m.id, 'trl')}>Export TRL</button>
-        <button type="button" title="the setup as a verl main_ppo recipe (one .py: run it to unpack)" onClick={() => void a.exportRun(m.id, 'verl')}>Export verl</button>
-        <button type="button" disabled={!current && m.checkpoints.last === undefined} onClick={() => void a.exportRun(m.id, 'last')}>Export checkpoint</button>
-        {m.checkpoints.best !== undefined && <button type="button" onClick={() => void a.exportRun(m.id, 'best')}>Export best</button>}
-        {!current && m.checkpoints.last !== undefined && <button type="button" onClick={() => void a.loadRunCheckpoint(m.id, 'last')}>Load weights</button>}
-        <button type="button" disabled={current} onClick={() => void a.deleteRun(m.id)}>Delete</button>
+        {!editing && <button type="button" aria-label={`Rename ${m.name}`} onClick={() => { setName(m.name); setEditing(true); }}>Rename</button>}
+        <button type="button" aria-label={`Duplicate ${m.name}`} onClick={() => void a.duplicateRun(m.id)}>Duplicate</button>
+        <button type="button" aria-label={`Export JSON of ${m.name}`} onClick={() => void a.exportRun(m.id, 'json')}>Export JSON</button>
+        <button type="button" aria-label={`Export CSV of ${m.name}`} onClick={() => void a.exportRun(m.id, 'csv')}>Export CSV</button>
+        <button type="button" aria-label={`Export TRL of ${m.name}`} title="the setup as a TRL GRPOTrainer script (one .py: run it to unpack)" onClick={() => void a.exportRun(m.id, 'trl')}>Export TRL</button>
+        <button type="button" aria-label={`Export verl of ${m.name}`} title="the setup as a verl main_ppo recipe (one .py: run it to unpack)" onClick={() => void a.exportRun(m.id, 'verl')}>Export verl</button>
+        <button type="button" aria-label={`Export checkpoint of ${m.name}`} disabled={!current && m.checkpoints.last === undefined} onClick={() => void a.exportRun(m.id, 'last')}>Export checkpoint</button>
+        {m.checkpoints.best !== undefined && <button type="button" aria-label={`Export best checkpoint of ${m.name}`} onClick={() => void a.exportRun(m.id, 'best')}>Export best</button>}
+        {!current && m.checkpoints.last !== undefined && <button type="button" aria-label={`Load weights of ${m.name}`} onClick={() => void a.loadRunCheckpoint(m.id, 'last')}>Load weights</button>}
+        <button type="button" aria-label={`Delete ${m.name}`} disabled={current} onClick={() => void a.deleteRun(m.id)}>Delete</button>
       </td>
     </tr>
   );

@@ -63,16 +63,19 @@ export function StepAnatomy() {
   const [picked, setPicked] = useState(0);
   const groups = anatomy?.groups ?? store.getState().config.promptsPerStep;
   // follows the run (a forward pass in the worker each time): at most every 2 s, not in fast mode
-  useThrottledEffect(() => { if (stepCount > 0) void store.getState().loadAnatomy(Math.min(group, Math.max(0, groups - 1))); }, `${runId}:${stepCount}`, 2000, !fast);
+  const [chosen, setChosen] = useState(false); // the person picked a group: keep it; else open one with a learning signal
+  useThrottledEffect(() => { if (stepCount > 0) void store.getState().loadAnatomy(Math.min(group, Math.max(0, groups - 1)), !chosen); }, `${runId}:${stepCount}`, 2000, !fast);
+  const signal = anatomy?.signal;
   const e = anatomy?.episodes[Math.min(picked, (anatomy?.episodes.length ?? 1) - 1)];
   return (
     <section aria-label="Anatomy of a step" className="anatomy">
       <div className="row">
         <div className="field">
           <label htmlFor={`${id}-g`}>Group</label>
-          <select id={`${id}-g`} value={group} onChange={(ev) => { setPicked(0); void store.getState().loadAnatomy(Number(ev.target.value)); }}>
-            {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}</option>)}
+          <select id={`${id}-g`} value={group} aria-describedby={`${id}-g-help`} onChange={(ev) => { setPicked(0); setChosen(true); void store.getState().loadAnatomy(Number(ev.target.value)); }}>
+            {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}{signal ? (signal[g] ? ' · signal' : ' · no signal') : ''}</option>)}
           </select>
+          {signal && <small id={`${id}-g-help`} className="help">{signal.filter(Boolean).length} of {signal.length} groups have a learning signal (rewards not all equal); the others have std 0 and give no gradient.</small>}
         </div>
         <button type="button" onClick={() => void store.getState().loadAnatomy(group)}>Refresh</button>
       </div>
@@ -81,10 +84,11 @@ export function StepAnatomy() {
       {anatomy && (
         <>
           <p>
-            Step {anatomy.step}, group {anatomy.group + 1}: one task played G = {anatomy.groupSize} times ({anatomy.algorithm.toUpperCase()}, advantage mode {anatomy.advantageMode}).
+            Step {anatomy.step + 1}, group {anatomy.group + 1}{anatomy.zeroStd ? ' (no signal)' : ''}: one task played G = {anatomy.groupSize} times ({anatomy.algorithm.toUpperCase()}, advantage mode {anatomy.advantageMode}).
             Rewards r = {anatomy.episodes[0]?.rEnvName ?? 'r_task'} − {fmt(anatomy.weights.lambdaTok, 4)}·tokens{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)}·turns` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)}·repetition` : ''}.
             Group mean {f4(anatomy.mean)}, std {f4(anatomy.std)}.
           </p>
+          <div className="anatomy-wrap">
           <table className="anatomy-table">
             <thead>
               <tr><th scope="col">#</th><th scope="col">what was generated</th><th scope="col">r_task</th><th scope="col">tokens</th><th scope="col">reward r<sub>i</sub></th><th scope="col">advantage A<sub>i</sub></th><th scope="col">ratio{anatomy.algorithm === 'gspo' ? ' s_i' : ' (mean ρ_t)'}</th><th scope="col">clipped</th><th scope="col">L<sub>i</sub></th></tr>
@@ -105,6 +109,7 @@ export function StepAnatomy() {
               ))}
             </tbody>
           </table>
+          </div>
           {e && (
             <div className="formulas" aria-label={`Formulas for episode ${picked + 1}`}>
               <h4>Episode {picked + 1} in the formulas</h4>

@@ -1,6 +1,7 @@
 // One small time-series chart: lines with their own (decimated) data, on a
-// step axis, optional second axis, reference lines (budget, baselines) and
-// vertical markers (curriculum stages, skipped updates). No animation.
+// step axis (counting from 1), the unit on the y axis, optional second axis,
+// reference lines (budget, baselines) and vertical markers (live changes,
+// curriculum stages, skipped updates) that the tooltip names. No animation.
 import { memo, useRef, type ReactElement } from 'react';
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { XY } from '../store/decimate';
@@ -10,10 +11,27 @@ import { useInView } from './useInView';
 
 export interface ChartLine { key: string; label: string; color: string; dash?: string; data: XY[]; axis?: 'left' | 'right'; dots?: boolean }
 export interface HRef { y: number; label: string; color: string; axis?: 'left' | 'right' }
-export interface VMark { x: number; label: string; color: string }
+export interface VMark { x: number; label: string; color: string; /** the tooltip's words for it (else the label) */ note?: string }
 
-export const TimeSeriesChart = memo(function TimeSeriesChart({ title, lines, hrefs = [], marks = [], yDomain, rightLabel }: {
-  title: string; lines: ChartLine[]; hrefs?: HRef[]; marks?: VMark[]; yDomain?: [number | 'auto', number | 'auto']; rightLabel?: string;
+/** The marks at a step, for the tooltip. */
+export const marksAt = (marks: readonly VMark[], x: number): VMark[] => marks.filter((m) => m.x === x);
+
+function makeTip(marks: readonly VMark[]) {
+  return function Tip({ active, label, payload }: { active?: boolean; label?: unknown; payload?: ReadonlyArray<{ name?: unknown; value?: unknown; color?: string }> }) {
+    if (!active || label === undefined) return null;
+    const here = marksAt(marks, Number(label));
+    return (
+      <div className="tip">
+        <strong>step {String(label)}</strong>
+        {(payload ?? []).map((p, i) => <div key={i} style={{ color: p.color }}>{String(p.name)}: {fmt(Number(p.value), 4)}</div>)}
+        {here.map((m, i) => <div key={`m${i}`} className="tip-mark" style={{ color: m.color }}>{m.note ?? m.label}</div>)}
+      </div>
+    );
+  };
+}
+
+export const TimeSeriesChart = memo(function TimeSeriesChart({ title, unit, lines, hrefs = [], marks = [], yDomain, rightLabel }: {
+  title: string; unit?: string; lines: ChartLine[]; hrefs?: HRef[]; marks?: VMark[]; yDomain?: [number | 'auto', number | 'auto']; rightLabel?: string;
 }) {
   const box = useRef<HTMLDivElement>(null);
   const drawn = useRef<ReactElement | null>(null);
@@ -21,25 +39,27 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ title, lines, hre
   if (!inView && drawn.current) return drawn.current; // off screen: the last drawing stands (the same element: React skips it)
   const right = lines.some((l) => l.axis === 'right') || hrefs.some((h) => h.axis === 'right');
   const empty = lines.every((l) => l.data.length === 0);
+  const legend = empty ? [] : lines.map((l) => ({ label: l.label, color: l.color, mark: l.dash ? 'dashed' as const : 'line' as const }));
   drawn.current = (
     <div ref={box} className="series-box">
-    <ChartFrame title={title} className="series" caption={empty ? <p className="muted">No data yet.</p> : (
-      <ul className="legend">{lines.map((l) => <li key={l.key}><span className="key" style={{ borderTop: `2px ${l.dash ? 'dashed' : 'solid'} ${l.color}` }} />{l.label}</li>)}</ul>
-    )}>
+    <ChartFrame title={title} className="series" legend={legend} caption={empty ? <p className="muted">No data yet.</p> : undefined}>
       <ResponsiveContainer width="100%" height={150}>
-        <LineChart margin={{ top: 4, right: right ? 4 : 12, bottom: 0, left: 0 }}>
+        <LineChart margin={{ top: 6, right: right ? 4 : 12, bottom: 12, left: 4 }}>
           <CartesianGrid strokeDasharray="3 3" />
-          <XAxis type="number" dataKey="x" domain={['dataMin', 'dataMax']} allowDecimals={false} tickCount={6} fontSize={11} />
-          <YAxis yAxisId="left" type="number" domain={yDomain ?? ['auto', 'auto']} tickFormatter={(v: number) => fmt(v, 2)} width={44} fontSize={11} />
+          <XAxis type="number" dataKey="x" domain={['dataMin', 'dataMax']} allowDecimals={false} tickCount={6} fontSize={11}
+            label={{ value: 'step', position: 'insideBottomRight', offset: -6, fontSize: 10 }} />
+          <YAxis yAxisId="left" type="number" domain={yDomain ?? ['auto', 'auto']} tickFormatter={(v: number) => fmt(v, 2)} width={50} fontSize={11}
+            label={unit ? { value: unit, angle: -90, position: 'insideLeft', offset: 8, fontSize: 10, style: { textAnchor: 'middle' } } : undefined} />
           {right && <YAxis yAxisId="right" orientation="right" type="number" tickFormatter={(v: number) => fmt(v, 2)} width={36} fontSize={11}
             label={rightLabel ? { value: rightLabel, angle: 90, position: 'insideRight', fontSize: 10 } : undefined} />}
-          <Tooltip isAnimationActive={false} labelFormatter={(v) => `step ${v}`} formatter={(v) => fmt(Number(v), 4)} />
+          <Tooltip isAnimationActive={false} content={makeTip(marks)} />
           {lines.map((l) => (
             <Line key={l.key} yAxisId={l.axis ?? 'left'} data={l.data} dataKey="y" name={l.label} stroke={l.color} strokeDasharray={l.dash}
               dot={l.dots ? { r: 2 } : false} isAnimationActive={false} connectNulls />
           ))}
           {hrefs.map((h) => <ReferenceLine key={`h-${h.label}`} yAxisId={h.axis ?? 'left'} y={h.y} stroke={h.color} strokeDasharray="4 2" label={{ value: h.label, fontSize: 10, position: 'insideTopLeft' }} />)}
-          {marks.map((m, i) => <ReferenceLine key={`v-${i}`} yAxisId="left" x={m.x} stroke={m.color} strokeDasharray="2 2" label={{ value: m.label, fontSize: 10, position: 'insideTopRight' }} />)}
+          {marks.map((m, i) => <ReferenceLine key={`v-${i}`} yAxisId="left" x={m.x} stroke={m.color} strokeDasharray="2 2" className="vmark"
+            label={{ value: m.label, fontSize: 10, position: 'insideTopRight' }} />)}
         </LineChart>
       </ResponsiveContainer>
     </ChartFrame>

@@ -31,7 +31,7 @@ function Episode({ ep }: { ep: EpisodeTranscript }) {
   return (
     <details className={`episode ${tags.join(' ')}`}>
       <summary>
-        Episode {ep.episode} · {tags.join(', ')} · {ep.reward.tokens} token{ep.reward.tokens === 1 ? '' : 's'} · reward {fmt(ep.reward.reward)}
+        Episode {ep.episode + 1}{ep.group !== undefined ? ` · group ${ep.group + 1}` : ''} · {tags.join(', ')} · {ep.reward.tokens} token{ep.reward.tokens === 1 ? '' : 's'} · reward {fmt(ep.reward.reward)}{ep.advantage !== undefined ? ` · advantage ${fmt(ep.advantage, 3)}` : ''}
       </summary>
       <ol className="lines">
         {ep.lines.map((l, i) => {
@@ -58,6 +58,14 @@ function Episode({ ep }: { ep: EpisodeTranscript }) {
       <p className="muted">r_task {fmt(ep.score.rTask)} · tokens {ep.reward.tokens} · turns {ep.reward.turns} · repetition {ep.reward.repetition} · reward {fmt(ep.reward.reward, 4)}</p>
     </details>
   );
+}
+
+/** What the list shows, truthfully: a sample of the step's episodes (steps count from 1), and how many pass the filter. */
+export function transcriptCount(which: 'train' | 'eval', block: { step: number; episodes: unknown[]; total?: number }, shown: number, filter: Filter): string {
+  const total = block.total ?? block.episodes.length;
+  const where = which === 'train' ? `step ${block.step + 1} (sampled)` : `the eval at step ${block.step} (greedy)`;
+  const sample = `${block.episodes.length} of ${total} episodes of ${where}`;
+  return filter === 'all' ? `Showing ${sample}.` : `${shown} ${filter} among ${sample}.`;
 }
 
 export function Transcripts() {
@@ -91,7 +99,7 @@ export function Transcripts() {
       </div>
       <LogpLegend />
       {!block && <p className="muted">No {which === 'train' ? 'step' : 'eval'} yet: press Step or Start.</p>}
-      {block && <p className="muted">{which === 'train' ? `Step ${block.step}` : `Eval at step ${block.step}`}: {shown.length} of {block.episodes.length} episodes shown.</p>}
+      {block && <p className="muted" data-testid="transcript-count">{transcriptCount(which, block, shown.length, filter)}</p>}
       {shown.map((ep) => <Episode key={`${which}-${block!.step}-${ep.episode}`} ep={ep} />)}
     </section>
   );

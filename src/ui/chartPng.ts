@@ -1,8 +1,26 @@
-// A chart as PNG: its SVG serialized (with the computed text style inlined),
-// drawn onto a canvas at 2x, saved. Everything stays in the page (blob: URLs).
-export async function svgToPngBlob(svg: SVGSVGElement, background = '#ffffff', scale = 2): Promise<Blob> {
-  const { width, height } = svg.getBoundingClientRect();
-  if (width === 0 || height === 0) throw new Error('the chart has no size yet');
+// A chart as PNG: its title on top, its SVG (axis labels are part of it)
+// drawn at 2x, its legend below, on a white canvas. Everything stays in the
+// page (blob: URLs).
+
+export interface LegendItem { label: string; color: string; mark: 'line' | 'dashed' | 'dot' | 'star' | 'cross' }
+
+const TITLE_H = 24, LEGEND_ROW = 18, PAD = 8;
+
+/** Legend rows for a width: items laid out left to right, wrapping (pure, for the layout of the PNG). */
+export function legendRows(items: readonly LegendItem[], width: number, textWidth: (s: string) => number): LegendItem[][] {
+  const rows: LegendItem[][] = [];
+  let row: LegendItem[] = [], x = PAD;
+  for (const it of items) {
+    const w = 22 + textWidth(it.label) + 14;
+    if (row.length && x + w > width - PAD) { rows.push(row); row = []; x = PAD; }
+    row.push(it);
+    x += w;
+  }
+  if (row.length) rows.push(row);
+  return rows;
+}
+
+async function svgImage(svg: SVGSVGElement, width: number, height: number): Promise<HTMLImageElement> {
   const clone = svg.cloneNode(true) as SVGSVGElement;
   clone.setAttribute('xmlns', 'http://www.w3.org/2000/svg');
   clone.setAttribute('width', String(width));
@@ -18,17 +36,52 @@ export async function svgToPngBlob(svg: SVGSVGElement, background = '#ffffff', s
       img.onerror = () => reject(new Error('the chart could not be drawn as an image'));
       img.src = url;
     });
-    const canvas = document.createElement('canvas');
-    canvas.width = Math.round(width * scale);
-    canvas.height = Math.round(height * scale);
-    const g = canvas.getContext('2d');
-    if (!g) throw new Error('no 2D canvas here');
-    g.fillStyle = background;
-    g.fillRect(0, 0, canvas.width, canvas.height);
-    g.scale(scale, scale);
-    g.drawImage(img, 0, 0, width, height);
-    return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
+    return img;
   } finally {
     URL.revokeObjectURL(url);
   }
+}
+
+export async function svgToPngBlob(svg: SVGSVGElement, title = '', legend: readonly LegendItem[] = [], background = '#ffffff', scale = 2): Promise<Blob> {
+  const { width, height } = svg.getBoundingClientRect();
+  if (width === 0 || height === 0) throw new Error('the chart has no size yet');
+  const img = await svgImage(svg, width, height);
+  const font = `12px ${getComputedStyle(svg).fontFamily || 'sans-serif'}`;
+  const measure = document.createElement('canvas').getContext('2d');
+  if (!measure) throw new Error('no 2D canvas here');
+  measure.font = font;
+  const rows = legendRows(legend, width, (s) => measure.measureText(s).width);
+  const top = title ? TITLE_H : 0, bottom = rows.length ? rows.length * LEGEND_ROW + PAD : 0;
+  const canvas = document.createElement('canvas');
+  canvas.width = Math.round(width * scale);
+  canvas.height = Math.round((height + top + bottom) * scale);
+  const g = canvas.getContext('2d')!;
+  g.fillStyle = background;
+  g.fillRect(0, 0, canvas.width, canvas.height);
+  g.scale(scale, scale);
+  if (title) {
+    g.fillStyle = '#1c2330';
+    g.font = `bold 14px ${getComputedStyle(svg).fontFamily || 'sans-serif'}`;
+    g.fillText(title, PAD, 17);
+  }
+  g.drawImage(img, 0, top, width, height);
+  g.font = font;
+  rows.forEach((row, r) => {
+    let x = PAD;
+    const y = top + height + PAD + r * LEGEND_ROW + 9;
+    for (const it of row) {
+      g.strokeStyle = it.color;
+      g.fillStyle = it.color;
+      g.lineWidth = 2;
+      g.setLineDash(it.mark === 'dashed' ? [4, 3] : []);
+      if (it.mark === 'line' || it.mark === 'dashed') { g.beginPath(); g.moveTo(x, y); g.lineTo(x + 16, y); g.stroke(); }
+      else if (it.mark === 'cross') { g.beginPath(); g.moveTo(x + 4, y - 4); g.lineTo(x + 12, y + 4); g.moveTo(x + 12, y - 4); g.lineTo(x + 4, y + 4); g.stroke(); }
+      else { g.beginPath(); g.arc(x + 8, y, it.mark === 'star' ? 5 : 4, 0, 2 * Math.PI); g.fill(); }
+      g.setLineDash([]);
+      g.fillStyle = '#333';
+      g.fillText(it.label, x + 22, y + 4);
+      x += 22 + g.measureText(it.label).width + 14;
+    }
+  });
+  return await new Promise<Blob>((resolve, reject) => canvas.toBlob((b) => (b ? resolve(b) : reject(new Error('PNG encoding failed'))), 'image/png'));
 }

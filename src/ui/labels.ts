@@ -12,6 +12,14 @@ export const FIELD_LABELS: Partial<Record<keyof RunConfig, string>> = {
 
 export const labelOf = (k: keyof RunConfig): string => FIELD_LABELS[k] ?? k;
 
+/** The visible text of an enum value where the bare value would mislead (the value sent stays the same). */
+export const OPTION_LABELS: Partial<Record<keyof RunConfig, Record<string, string>>> = {
+  advantage: { group: 'group: (r − mean) / std', none: 'none: r − mean (Dr. GRPO)', batch: 'batch: (r − mean) / batch std' },
+  algorithm: { gspo: 'GSPO (sequence ratio)', grpo: 'GRPO (token ratio)' },
+};
+
+export const optionLabel = (k: keyof RunConfig, v: string): string => OPTION_LABELS[k]?.[v] ?? v;
+
 /** A number for people: 3 significant digits, small/large ones in exponent form. */
 export function fmt(x: number | null | undefined, digits = 3): string {
   if (x === null || x === undefined || Number.isNaN(x)) return '–';

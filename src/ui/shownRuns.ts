@@ -37,7 +37,7 @@ export function chartSignature(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 
   const runs = shownRuns(s).map((r) => {
     const last = r.evals[r.evals.length - 1];
     return [r.id, r.name, r.color, r.evals.length, last?.step, last?.accuracy, last?.tokens, r.meta?.bestEval?.step,
-      r.meta?.baselines?.length, r.meta?.curriculum?.length, r.meta?.comparison?.step];
+      r.meta?.baselines?.length, r.meta?.curriculum?.length, r.meta?.comparison?.step, r.meta?.changes?.length];
   });
   const t = s.trainer;
   return JSON.stringify([runs, t?.baselines?.length, t?.curriculum?.length, t?.comparison?.step ?? null, s.config.lambdaMode, s.config.budget, s.config.env,

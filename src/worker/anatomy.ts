@@ -10,6 +10,7 @@
 // same batch would see). The per-minibatch ratios of the step itself are not
 // kept by the Trainer.
 import type { Backend } from '../backend';
+import type { RunConfig } from '../config';
 import type { Environment } from '../envs/types';
 import { clippedTerm, groupNormalize, meanStd, seqRatio, STD_EPS } from '../reference/rl';
 import type { RewardParts, RewardWeights } from '../rl/reward';
@@ -18,6 +19,20 @@ import { sequencesToBatch, type Trainer } from '../rl/trainer';
 import { InputError } from '../errors';
 import type { AnatomyEpisode, AnatomySequence, StepAnatomy } from './protocol';
 
+
+/**
+ * Advantages of a whole rollout by the CPU reference (rl.md section 3), and whether each group of G
+ * has a learning signal (not every reward equal: a group of equal rewards gets A = 0 throughout).
+ */
+export function rolloutAdvantages(rewards: readonly number[], G: number, mode: RunConfig['advantage']): { adv: Float64Array; signal: boolean[] } {
+  const E = rewards.length, P = Math.floor(E / G);
+  const r = Float64Array.from(rewards);
+  const groupStart = Int32Array.from({ length: P + 1 }, (_, g) => g * G);
+  const adv = new Float64Array(E), stats = new Float64Array(2);
+  groupNormalize(adv, stats, r, groupStart, E, P, mode);
+  const signal = Array.from({ length: P }, (_, g) => { const xs = Array.from(r.subarray(g * G, g * G + G)); return xs.some((x) => x !== xs[0]); });
+  return { adv, signal };
+}
 
 /** log pi(current weights) of every generated token of `seqs`, read back (one forward, one readback). */
 async function currentLogp(b: Backend, trainer: Trainer, seqs: Sequence[], temperature: number) {
@@ -51,9 +66,7 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
 
   // advantages of the whole batch (mode 'batch' needs every reward), by the CPU reference
   const rewards = Float64Array.from(last.rewards.map((r: RewardParts) => r.reward));
-  const groupStart = Int32Array.from({ length: P + 1 }, (_, g) => g * G);
-  const adv = new Float64Array(E), stats = new Float64Array(2);
-  groupNormalize(adv, stats, rewards, groupStart, E, P, c.advantage);
+  const { adv, signal } = rolloutAdvantages(Array.from(rewards), G, c.advantage);
 
   const first = group * G, eps = Array.from({ length: G }, (_, i) => first + i);
   const byEpisode = sequencesByEpisode(ro).map((seqs) => trainer.lossSequences(seqs)); // the rows the loss saw
@@ -93,7 +106,7 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
   return {
     step: trainer.stepCount - 1, group, groups: P, groupSize: G, algorithm: c.algorithm, advantageMode: c.advantage,
     epsLow: c.epsLow, epsHigh: c.epsHigh, weights: { ...weights }, mean, std, batchStd: meanStd(Array.from(rewards)).std, stdEps: STD_EPS,
-    zeroStd: groupRewards.every((r) => r === groupRewards[0]), episodes,
+    zeroStd: groupRewards.every((r) => r === groupRewards[0]), signal, episodes,
     ratioNote: 'Ratios are measured now, with the weights after this step\'s updates, against the log-probs recorded when the episodes were sampled: every ratio was 1 when the step began.',
   };
 }

@@ -40,8 +40,12 @@ export type RunStatus = 'idle' | 'running' | 'paused' | 'error';
 /** `rows` steps' metrics, row-major: data[r * columns + c] is METRIC_NAMES[c] of row r. */
 export interface MetricsEvent { kind: 'metrics'; runId: string; columns: number; rows: number; data: Float64Array }
 export interface EvalEvent { kind: 'eval'; runId: string; record: EvalRecord }
-/** `progress` in [0, 1] while something long runs (the warm start's pretraining). */
-export interface StatusEvent { kind: 'status'; runId: string; status: RunStatus; message?: string; progress?: number }
+/**
+ * `progress` in [0, 1] while something long runs (the warm start's pretraining); `within`: how far a
+ * long step is (`done` of `of` minibatch updates made; 0 when its rollout is done; `step` is its index).
+ */
+export interface StatusEvent { kind: 'status'; runId: string; status: RunStatus; message?: string; progress?: number; within?: StepWithin }
+export interface StepWithin { step: number; done: number; of: number }
 export interface FlagEvent { kind: 'flag'; runId: string; flag: Flag }
 
 export type TelemetryEvent = MetricsEvent | EvalEvent | StatusEvent | FlagEvent;
@@ -154,11 +158,15 @@ export interface EpisodeTranscript {
   turns: TranscriptTurn[];
   score: Score;
   reward: RewardParts; // for eval episodes: with the lambdas in force at that eval
+  /** Training episodes: the group (the task played G times, from 0) and the episode's advantage A_i. */
+  group?: number;
+  advantage?: number;
 }
 
+/** `step`: the step's index (from 0; the page shows step + 1) or the eval's step (steps taken); `total`: episodes in it (`episodes` is a sample). */
 export interface Transcripts {
-  train: { step: number; episodes: EpisodeTranscript[] } | null;
-  eval: { step: number; episodes: EpisodeTranscript[] } | null;
+  train: { step: number; episodes: EpisodeTranscript[]; total?: number } | null;
+  eval: { step: number; episodes: EpisodeTranscript[]; total?: number } | null;
 }
 
 // ---- the anatomy of a step (teaching view of one group of the last step) ----
@@ -204,6 +212,8 @@ export interface StepAnatomy {
   batchStd: number; // std over the whole batch (advantage mode 'batch')
   stdEps: number; // the 1e-4 added to the std
   zeroStd: boolean; // every reward equal: A = 0 for the whole group
+  /** Per group of that step: whether it has a learning signal (its rewards are not all equal). */
+  signal?: boolean[];
   episodes: AnatomyEpisode[];
   /** How the ratios were measured (one sentence, shown beside them). */
   ratioNote: string;
@@ -234,6 +244,8 @@ export interface TrainerWorkerApi {
   stepAnatomy(group: number): Promise<StepAnatomy>;
   /** Puts the weights of the best eval back into the run (it goes on from them). */
   restoreBest(): Promise<TrainerState>;
+  /** Puts back the weights of the eval at `step` (one a "best" rule can pick: the frontier or the highest reward). */
+  restoreEval(step: number): Promise<TrainerState>;
   /** AgentPO runs: the Actor alone / with the untrained / with the trained (best) Collaborator on the held-out set. */
   compare(): Promise<Comparison>;
 }

@@ -20,12 +20,13 @@ import { comparePlayers, type Comparison } from '../rl/compare';
 import { checkpointFit, envRecord, presetTrainableSlot } from '../rl/checkpointFit';
 import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
-import { stepAnatomy } from './anatomy';
+import { rolloutAdvantages, stepAnatomy } from './anatomy';
 import type {
   BackendPreference, EpisodeTranscript, InitOptions, Recovery, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
 } from './protocol';
 import { applyResumePoint, captureResumePoint, isDeviceLost, MAX_RECOVERIES, type ResumePoint } from './recovery';
 import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
+import { KeptWeights } from './keptWeights';
 import { transcriptTurns } from './transcripts';
 
 /** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
@@ -37,6 +38,8 @@ export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
 
 const MAX_STEPS_PER_CALL = 100_000;
 const MAX_TRANSCRIPTS = 32;
+/** Progress inside a step is reported once the step has run this long. */
+const STEP_PROGRESS_AFTER_MS = 1000;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 const yieldToEventLoop = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
@@ -70,6 +73,7 @@ export class TrainerApi implements TrainerWorkerApi {
   private recovery: Recovery | null = null;
   private recoveriesInARow = 0;
   private lastStepWeights: RewardWeights | null = null;
+  private readonly kept = new KeptWeights(); // the evals a "best" rule can pick
 
   constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader,
     private readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' })) {}
@@ -237,14 +241,16 @@ export class TrainerApi implements TrainerWorkerApi {
       const out: Transcripts = { train: null, eval: null };
       if (t.lastRollout) {
         const { rollout: ro, rewards } = t.lastRollout;
-        out.train = { step: t.stepCount - 1, episodes: this.episodes(ro, count, (e) => rewards[e]) };
+        const { adv } = rolloutAdvantages(rewards.map((r) => r.reward), t.config.groupSize, t.config.advantage);
+        const eps = this.episodes(ro, count, (e) => rewards[e]).map((ep) => ({ ...ep, group: Math.floor(ep.episode / t.config.groupSize), advantage: adv[ep.episode] }));
+        out.train = { step: t.stepCount - 1, episodes: eps, total: ro.states.length };
       }
       const lastEval = t.evals[t.evals.length - 1];
       if (t.lastEval && lastEval) {
         const ro = t.lastEval.rollout;
         const bySeq = sequencesByEpisode(ro);
         const w = rewardWeights(t.config, lastEval.lambdaTok);
-        out.eval = { step: lastEval.step, episodes: this.episodes(ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)) };
+        out.eval = { step: lastEval.step, episodes: this.episodes(ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)), total: ro.states.length };
       }
       return out;
     });
@@ -295,6 +301,20 @@ export class TrainerApi implements TrainerWorkerApi {
       }
       t.backend.write(t.model.params, await t.readWeights('best'));
       this.setStatus(this.status, `restored the weights of the best eval (step ${best.step}: accuracy ${best.accuracy.toFixed(3)}, ${best.tokens.toFixed(2)} tokens); training goes on from them`);
+      return this.snapshot();
+    });
+  }
+
+  async restoreEval(step: number): Promise<TrainerState> {
+    const t = this.requireTrainer('restoreEval');
+    if (!Number.isInteger(step) || step < 0) throw new InputError(`restoreEval: step must be an integer >= 0; got ${step}`);
+    await this.stopLoop();
+    return this.exclusive(async () => {
+      const rec = t.evals.find((e) => e.step === step);
+      const w = this.kept.get(step);
+      if (!rec || !w) throw new InputError(`restoreEval: the weights of the eval at step ${step} were not kept (kept: ${this.kept.steps().join(', ') || 'none'})`);
+      t.backend.write(t.model.params, w);
+      this.setStatus(this.status, `restored the weights of the eval at step ${step} (accuracy ${rec.accuracy.toFixed(3)}, ${rec.tokens.toFixed(2)} tokens); training goes on from them`);
       return this.snapshot();
     });
   }
@@ -358,7 +378,8 @@ export class TrainerApi implements TrainerWorkerApi {
         if (t.evals[t.evals.length - 1]?.step !== t.stepCount) await this.exclusive(() => this.runEval());
         this.setStatus('idle', `finished ${t.stepCount} steps`);
       } else {
-        this.setStatus('paused', `paused at step ${t.stepCount}`);
+        const partial = t.lastStepUpdates < t.config.minibatches ? ` (its last step made ${t.lastStepUpdates} of ${t.config.minibatches} minibatch updates)` : '';
+        this.setStatus('paused', `paused at step ${t.stepCount}${partial}`);
       }
       return { metrics, error: null };
     } catch (e) {
@@ -379,11 +400,17 @@ export class TrainerApi implements TrainerWorkerApi {
     }
     const before = t.skippedUpdates;
     const weights = rewardWeights(t.config, t.lambdaTok);
-    const m = await t.step();
+    const t0 = performance.now(), runId = this.runId!, step = t.stepCount;
+    const m = await t.step({
+      // a pause ends the step at its next minibatch (the updates so far are kept), not after all of them
+      stopRequested: () => this.stopRequested,
+      // progress inside a step, only once it is long (a fast step would flood the port)
+      progress: (done, of) => { if (performance.now() - t0 > STEP_PROGRESS_AFTER_MS) this.telemetry.status({ runId, status: this.status, within: { step, done, of } }); },
+    });
     this.lastStepWeights = weights;
     this.telemetry.metrics(this.runId!, m);
     this.sendNewFlags();
-    const updates = Math.min(t.config.minibatches, t.config.promptsPerStep * t.config.groupSize);
+    const updates = Math.max(1, t.lastStepUpdates);
     this.divergence.record(t.skippedUpdates - before, updates);
     if (t.stepCount % t.config.evalEvery === 0) await this.runEval();
     return m;
@@ -393,6 +420,7 @@ export class TrainerApi implements TrainerWorkerApi {
     const t = this.trainer!;
     const rec = await t.evaluate();
     this.telemetry.eval({ runId: this.runId!, record: rec });
+    await this.kept.update(t.evals, rec, () => t.readWeights('last'));
     const best = this.warm ? this.warm.slots[trainableSlot(this.warm.slots) ?? '']?.weights : undefined;
     this.resumePoint = await captureResumePoint(t, this.resumePoint, best ?? await t.readWeights('best'));
     return rec;
@@ -479,6 +507,7 @@ export class TrainerApi implements TrainerWorkerApi {
     this.recovery = null;
     this.recoveriesInARow = 0;
     this.lastStepWeights = null;
+    this.kept.clear();
   }
 
   private effectiveConfig(t: Trainer): RunConfig {

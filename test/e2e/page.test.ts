@@ -136,6 +136,137 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     }
   }, LONG);
 
+  /** Nothing scrolls sideways, and (at 1280x800) the chart, Start and lambda_tok are on the first screen. */
+  async function checkLayout(page: Page, width: number, height: number, firstScreen: boolean) {
+    await page.setViewportSize({ width, height });
+    await expect.poll(() => page.evaluate(() => document.documentElement.scrollWidth), { timeout: 10_000 }).toBe(width);
+    if (!firstScreen) return;
+    const pareto = (await page.getByRole('region', { name: 'Accuracy vs tokens' }).boundingBox())!;
+    expect(pareto.width).toBeGreaterThanOrEqual(480);
+    expect(pareto.y).toBeGreaterThanOrEqual(0);
+    const plot = (await page.getByRole('region', { name: 'Accuracy vs tokens' }).locator('.plot').boundingBox())!;
+    expect(plot.y + plot.height).toBeLessThanOrEqual(height); // the plot itself fully visible
+    for (const el of [page.getByRole('button', { name: 'Start', exact: true }), page.getByRole('slider', { name: 'lambda_tok' })]) {
+      const b = (await el.boundingBox())!;
+      expect(b.y + b.height).toBeLessThanOrEqual(height);
+    }
+    // the biggest chart on the first screen is this one
+    const areas = await page.$$eval('section.chart', (cs) => cs.map((c) => { const r = c.getBoundingClientRect(); return { name: c.getAttribute('aria-label'), area: r.width * Math.max(0, Math.min(r.bottom, innerHeight) - Math.max(r.top, 0)) }; }));
+    expect(areas.sort((a, b) => b.area - a.area)[0].name).toBe('Accuracy vs tokens');
+  }
+
+  it('teaches: the first-run guide, the software-GPU offer, the chart first, a live change mark, the tooltip of the point under the mouse, the sister comparison, no sideways scroll', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const { page, errors } = await open(context, `?preset=relay-silence&${SMALL}&lr=0.003&lambdaTok=0.5`);
+    const guide = page.getByRole('region', { name: 'First steps' });
+    expect(await guide.textContent()).toMatch(/Pick a preset.*Press Start\..*Drag lambda_tok while it trains, and watch the trail move on the chart/s);
+    await checkLayout(page, 1280, 800, true);
+
+    // a software adapter is named and the CPU backend offered (SwiftShader in this test's Chromium, unless a real GPU answers)
+    const adapter = (await page.getByTestId('webgpu-status').textContent()) ?? '';
+    console.log(`teaches: ${adapter}`);
+    const soft = page.getByRole('region', { name: 'Software GPU' });
+    if (/swiftshader|llvmpipe|lavapipe/i.test(adapter)) {
+      expect(await soft.textContent()).toMatch(/WebGPU here is (SwiftShader|llvmpipe), a software renderer/);
+      await soft.getByRole('button', { name: 'Use the CPU backend' }).click();
+      await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
+      await page.getByText('This device: CPU backend').waitFor();
+      await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe('start-button'); // focus went somewhere sensible
+    } else {
+      expect(await soft.count()).toBe(0);
+    }
+    const backend = (await page.getByText(/^This device:/).textContent()) ?? '';
+
+    // the guide goes when dismissed, and stays gone after a reload; so does the backend choice
+    await guide.getByRole('button', { name: 'Got it' }).click();
+    expect(await guide.count()).toBe(0);
+    await page.reload();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
+    await expect.poll(() => page.getByText(/^This device:/).textContent()).toBe(backend);
+    expect(await page.getByRole('region', { name: 'First steps' }).count()).toBe(0);
+
+    // a field's error goes once a valid value is typed, even the value already in force (it used to stay)
+    const groupSize = page.getByRole('spinbutton', { name: 'Group size' });
+    await groupSize.fill('0');
+    await groupSize.press('Enter');
+    await expect.poll(() => page.getByText(/groupSize must be in \[1, 64\]; got 0; not applied/).count()).toBe(1);
+    expect(await groupSize.getAttribute('aria-invalid')).toBe('true');
+    const describedBy = (await groupSize.getAttribute('aria-describedby')) ?? '';
+    expect(await page.locator(`[id="${describedBy.split(' ').at(-1)}"]`).textContent()).toMatch(/got 0; not applied/); // the error is linked to its field
+    await groupSize.fill('4');
+    await groupSize.press('Enter');
+    await expect.poll(() => page.getByText(/groupSize must be in/).count()).toBe(0);
+    expect(await groupSize.getAttribute('aria-invalid')).toBeNull();
+
+    // two steps, a live change of lambda_tok (PageUp: +0.1), two more steps
+    const step = async (n: number) => {
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await expect.poll(() => steps(page), { timeout: 180_000, interval: 250 }).toBe(n);
+    };
+    await step(1);
+    await step(2);
+    const slider = page.getByRole('slider', { name: 'lambda_tok' });
+    await slider.focus();
+    await slider.press('PageUp');
+    await expect.poll(() => page.getByTestId('lambda-tok-value').textContent()).toBe('0.6');
+    await expect.poll(() => new URL(page.url()).searchParams.get('lambdaTok')).toBe('0.6');
+    await step(3);
+    await step(4);
+    const pareto = page.getByRole('region', { name: 'Accuracy vs tokens' });
+    await expect.poll(() => evalPoints(page), { timeout: 60_000 }).toBe(5);
+    // marked on the trail (a labelled point whose tip says the change) and on the time series (a vertical line and its label)
+    await expect.poll(() => page.getByTestId('pareto-caption').getAttribute('data-changes')).toBe('1');
+    const ring = (await pareto.locator('.change-point').boundingBox())!;
+    await page.mouse.move(ring.x + 0.5, ring.y + ring.height / 2); // on the ring
+    await expect.poll(() => pareto.getByTestId('pareto-tip').textContent()).toMatch(/changed livefrom step 3: lambda_tok 0\.6/);
+    const lambdaChart = page.getByRole('region', { name: 'lambda_tok', exact: true });
+    await expect.poll(() => lambdaChart.locator('svg').first().textContent()).toMatch(/lambda_tok 0\.6/);
+    expect(await page.getByRole('region', { name: 'Reward', exact: true }).locator('.recharts-reference-line').count()).toBeGreaterThanOrEqual(1);
+
+    // the tooltip shows the point under the mouse (it used to show the frontier line's point at the same index)
+    const dots = pareto.locator('circle.eval-dot');
+    const n = await dots.count();
+    expect(n).toBe(5);
+    for (let i = 0; i < n; i++) {
+      const box = (await dots.nth(i).boundingBox())!;
+      const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
+      await page.mouse.move(0, 0);
+      await page.mouse.move(cx, cy);
+      const tip = pareto.getByTestId('pareto-tip');
+      await tip.waitFor();
+      const shown = await tip.getAttribute('data-step');
+      // the dot of the step the tip names lies under the mouse (dots of equal coordinates may cover each other)
+      const at = (await pareto.locator(`circle.eval-dot[data-step="${shown}"]`).first().boundingBox())!;
+      expect(Math.hypot(at.x + at.width / 2 - cx, at.y + at.height / 2 - cy), `hovered dot ${i}, tip says step ${shown}`).toBeLessThanOrEqual(5);
+      expect(await tip.textContent()).toMatch(new RegExp(`step ${shown} · lambda_tok`));
+    }
+    await page.mouse.move(0, 0);
+
+    // a saved PNG holds the title above the plot and the legend below it (2x scale)
+    const svgBox = (await pareto.locator('.plot svg.recharts-surface').first().boundingBox())!;
+    const png = await readFile(await download(page, pareto.getByRole('button', { name: 'Save PNG: Accuracy vs tokens' })));
+    expect(png.readUInt32BE(16)).toBe(Math.round(svgBox.width * 2));
+    expect(png.readUInt32BE(20)).toBeGreaterThanOrEqual(Math.round((svgBox.height + 24 + 18) * 2));
+
+    // the sister preset, one click: GRPO trains beside this run, both on the chart
+    await page.getByRole('button', { name: 'Run relay-grpo: GRPO instead of GSPO' }).click();
+    await expect.poll(() => new URL(page.url()).searchParams.get('preset'), { timeout: 120_000 }).toBe('relay-grpo');
+    expect(new URL(page.url()).searchParams.get('groupSize')).toBe('4'); // the size of the run it came from
+    await expect.poll(() => steps(page), { timeout: 180_000, interval: 250 }).toBeGreaterThanOrEqual(1);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('paused');
+    await expect.poll(() => page.getByTestId('pareto-caption').textContent()).toMatch(/from 2 runs/);
+    const legend = (await pareto.locator('.legend').textContent()) ?? '';
+    expect(legend).toMatch(/relay-grpo #1 \(trail\)/);
+    expect(legend).toMatch(/relay-silence #1/);
+
+    // no sideways scroll at 1024 and 800 px either
+    await checkLayout(page, 1024, 768, false);
+    await checkLayout(page, 800, 800, false);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, LONG);
+
   it('trains the relay preset, follows lambda_tok, keeps the run over a reload, exports it and imports it into a fresh profile', async () => {
     const context = await browser.newContext();
     const { page, errors, offsite } = await open(context);
@@ -174,11 +305,12 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await expect.poll(() => steps(page), { timeout: 180_000, interval: 500 }).toBeGreaterThanOrEqual(2);
     await expect.poll(() => evalPoints(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(2);
 
-    // move lambda_tok by keyboard (0.1 -> 0.3 in steps of 0.005) while it trains
+    // move lambda_tok by keyboard (0.1 -> 0.3: two PageUps of 0.1) while it trains
     const slider = page.getByRole('slider', { name: 'lambda_tok' });
     at('lambda_tok moves');
     await slider.focus();
-    for (let i = 0; i < 40; i++) await slider.press('ArrowRight');
+    await slider.press('PageUp');
+    await slider.press('PageUp');
     await expect.poll(() => page.getByTestId('lambda-tok-value').textContent()).toBe('0.3');
     await expect.poll(() => new URL(page.url()).searchParams.get('lambdaTok')).toBe('0.3');
     const movedAt = await steps(page);
@@ -200,11 +332,13 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     expect(await pareto.locator('.recharts-scatter-symbol').count()).toBeGreaterThanOrEqual(points + 1);
     // hovering a point shows its step and lambda_tok
     // (by the mouse over the run's newest point: points can lie on top of each other and on the warm-start star)
-    const newest = await pareto.locator('.recharts-scatter-symbol path[name="relay-silence #1"]').last().boundingBox();
+    const newest = await pareto.locator('circle.eval-dot[data-run="relay-silence #1"]').last().boundingBox();
     await page.mouse.move(newest!.x + newest!.width / 2, newest!.y + newest!.height / 2);
     await expect.poll(() => pareto.locator('.tip').textContent()).toMatch(/relay-silence #1step \d+ · lambda_tok 0\.\d+accuracy/);
+    await page.getByRole('tab', { name: /^Runs/ }).click();
     const row = runRow(page, /relay-silence #1/);
     await expect.poll(() => row.textContent()).toMatch(/changed live: .*lambdaTok 0\.3 @\d+/);
+    await page.getByRole('tab', { name: 'Charts' }).click();
 
     // the last step used the new lambda: its anatomy says so, and shows every episode of a group
     await page.getByRole('tab', { name: 'Anatomy of a step' }).click();
@@ -237,12 +371,14 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     // a reload keeps the run
     await page.reload();
     await ready(page);
+    await page.getByRole('tab', { name: /^Runs/ }).click();
     const kept = runRow(page, /relay-silence #1/);
     await kept.waitFor();
     const cells = kept.locator('td'); // shown, setup, steps, best eval, final eval, status, actions
     expect(await cells.nth(2).textContent()).toBe(String(trained));
     expect(await cells.nth(5).textContent()).toBe('paused');
     await kept.getByRole('checkbox').check();
+    await page.getByRole('tab', { name: 'Charts' }).click();
     await expect.poll(() => evalPoints(page)).toBe(points);
 
     // a chart as PNG (its SVG drawn onto a canvas)
@@ -251,6 +387,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     expect(png.readUInt32BE(16)).toBeGreaterThan(200); // width in pixels (2x the chart)
 
     // export it (JSON, CSV, checkpoint)
+    await page.getByRole('tab', { name: /^Runs/ }).click();
     const json = await download(page, kept.getByRole('button', { name: 'Export JSON' }));
     const csv = await download(page, kept.getByRole('button', { name: 'Export CSV' }));
     const ckpt = await download(page, kept.getByRole('button', { name: 'Export checkpoint' }));
@@ -265,6 +402,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     // a fresh profile: import, the same charts, a bad file rejected with nothing lost
     const fresh = await browser.newContext();
     const b = await open(fresh);
+    await b.page.getByRole('tab', { name: /^Runs/ }).click();
     const input = b.page.getByLabel('Import a run');
     await input.setInputFiles({ name: 'bad.run.json', mimeType: 'application/json', buffer: Buffer.from('{"format": "gspo-playground-run", "version": 1, "run": ') });
     await expect.poll(() => b.page.getByTestId('import-error').textContent()).toMatch(/bad\.run\.json was not imported: it is not valid JSON/);
@@ -274,7 +412,9 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     const imported = runRow(b.page, /relay-silence #1/);
     expect(await imported.locator('td').nth(5).textContent()).toBe('imported');
     expect(await imported.locator('td').nth(2).textContent()).toBe(String(trained));
+    await b.page.getByRole('tab', { name: 'Charts' }).click();
     await expect.poll(() => evalPoints(b.page)).toBe(points);
+    await b.page.getByRole('tab', { name: /^Runs/ }).click();
     const again = JSON.parse(await readFile(await download(b.page, imported.getByRole('button', { name: 'Export JSON' })), 'utf8'));
     expect(again.metrics).toEqual(exported.metrics);
     expect(again.evals).toEqual(exported.evals);
@@ -307,8 +447,10 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await expect.poll(() => progress.getAttribute('data-status'), { timeout: 600_000, interval: 1000 }).toBe('done');
       expect(await progress.getAttribute('data-done')).toBe('3');
       // each run is in the runs table under its value, and the sweep's chart labels its points
+      await page.getByRole('tab', { name: /^Runs/ }).click();
       const runsTable = page.getByRole('region', { name: 'Runs', exact: true });
       for (const v of ['0', '0.1', '0.3']) await runsTable.getByRole('row', { name: new RegExp(`relay-noisy-dr sweep lambda_tok=${v.replace('.', '\\.')}(?![.\\d])`) }).waitFor();
+      await page.getByRole('tab', { name: 'Charts' }).click();
       const chart = page.getByRole('region', { name: 'Sweep frontier' });
       const caption = chart.getByTestId('sweep-caption');
       expect(await caption.getAttribute('data-points')).toBe('3');
@@ -319,7 +461,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await expect.poll(() => caption.textContent()).toMatch(/Shown on the charts: relay-noisy-dr sweep lambda_tok=/);
       // a reload keeps the sweep and its runs
       await page.reload();
-      await page.getByRole('region', { name: 'No WebGPU' }).waitFor({ timeout: 60_000 });
+      await page.getByText('This device: CPU backend').waitFor({ timeout: 60_000 }); // the CPU choice is remembered
       await expect.poll(() => page.getByTestId('sweep-progress').getAttribute('data-status')).toBe('done');
       expect(await page.getByTestId('sweep-caption').getAttribute('data-points')).toBe('3');
       expect(errors).toEqual([]);

@@ -161,6 +161,24 @@ describe('Trainer on the CPU backend (relay, tiny model)', () => {
     tr.destroy();
   });
 
+  it('step hooks: progress after the rollout and each update; a stop request ends the step at the next minibatch, keeping the updates made', async () => {
+    const full = make({ minibatches: 3, promptsPerStep: 3, lr: 0.01 }), stopped = make({ minibatches: 3, promptsPerStep: 3, lr: 0.01 });
+    const before = await stopped.readWeights('last');
+    const seen: number[][] = [], seenStopped: number[][] = [];
+    await full.step({ progress: (d, of) => seen.push([d, of]) });
+    expect(seen).toEqual([[0, 3], [1, 3], [2, 3], [3, 3]]);
+    expect(full.lastStepUpdates).toBe(3);
+    let asked = 0;
+    await stopped.step({ progress: (d, of) => seenStopped.push([d, of]), stopRequested: () => { asked++; return true; } });
+    expect(seenStopped).toEqual([[0, 3], [1, 3]]); // the first update is always made; the request is honoured before the second
+    expect(asked).toBe(1);
+    expect(stopped.lastStepUpdates).toBe(1);
+    expect(stopped.stepCount).toBe(1);
+    const after = await stopped.readWeights('last'), fullAfter = await full.readWeights('last');
+    expect(after).not.toEqual(before); // the one update was kept
+    expect(after).not.toEqual(fullAfter); // and the other two were not made
+  });
+
   it('the same seed gives the same first step (reproducibility)', async () => {
     const strip = (m: StepMetrics) => { const { step_time_ms: _a, tokens_per_s: _b, ...rest } = m; return rest; };
     const t1 = make({ seed: 5 }), t2 = make({ seed: 5 });

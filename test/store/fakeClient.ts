@@ -77,6 +77,7 @@ export class FakeTrainer implements TrainerWorkerApi {
   async useBackend(prefer: 'auto' | 'cpu') { this.log('useBackend', prefer); return this.snap(); }
   async stepAnatomy(): Promise<never> { throw new Error('not in the fake'); }
   async restoreBest() { this.log('restoreBest'); return this.snap(); }
+  async restoreEval(step: number) { this.log('restoreEval', step); return this.snap(); }
   async compare(): Promise<never> { throw new Error('not in the fake'); }
 }
 

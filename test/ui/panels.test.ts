@@ -59,7 +59,7 @@ describe('banners', () => {
 
 const transcripts: T = {
   train: {
-    step: 4, episodes: [
+    step: 4, total: 256, episodes: [
       { episode: 0, lines: [
         { role: 'scout', text: 'Scout sees 1 2 3, asked position 2, Solver knows: yes', generated: false, tokens: [] },
         { role: 'scout', text: '(silent)', generated: true, tokens: [1] },
@@ -68,10 +68,10 @@ const transcripts: T = {
       ], turns: [
         { role: 'scout', turn: 0, agent: 0, message: true, ids: [1], tokens: ['EOS'], logp: [-0.105], silent: true },
         { role: 'solver', turn: 1, agent: 1, message: false, ids: [5, 1], tokens: ['2', 'EOS'], logp: [-0.01, -2.3], silent: false },
-      ], score: { rTask: 1, extras: {} }, reward: { reward: 1, rTask: 1, tokens: 0, turns: 0, repetition: 0 } },
+      ], score: { rTask: 1, extras: {} }, reward: { reward: 1, rTask: 1, tokens: 0, turns: 0, repetition: 0 }, group: 0, advantage: 0.7069 },
       { episode: 4, lines: [{ role: 'scout', text: '7 7', generated: true, tokens: [8, 8] }],
         turns: [{ role: 'scout', turn: 0, agent: 0, message: true, ids: [8, 8], tokens: ['7', '7'], logp: [-1, -1], silent: false }],
-        score: { rTask: 0, extras: {} }, reward: { reward: -0.2, rTask: 0, tokens: 2, turns: 1, repetition: 0 } },
+        score: { rTask: 0, extras: {} }, reward: { reward: -0.2, rTask: 0, tokens: 2, turns: 1, repetition: 0 }, group: 0, advantage: -1.2 },
     ],
   },
   eval: null,
@@ -81,11 +81,12 @@ describe('transcripts', () => {
   const h = render(Transcripts, { transcripts });
   const t = text(h);
   it('says who said what, shows silence as silence and multi-line text in monospace', () => {
-    expect(t).toMatch(/Episode 0 · success, silent · 0 tokens · reward 1/);
-    expect(t).toMatch(/Episode 4 · failure · 2 tokens · reward -0\.2/);
+    // episodes and steps count from 1 on the page (the worker's step index 4 is the 5th step)
+    expect(t).toMatch(/Episode 1 · group 1 · success, silent · 0 tokens · reward 1 · advantage 0\.707/);
+    expect(t).toMatch(/Episode 5 · group 1 · failure · 2 tokens · reward -0\.2 · advantage -1\.2/);
+    expect(t).toMatch(/Showing 2 of 256 episodes of step 5 \(sampled\)\./);
     expect(t).toMatch(/scout \(generated\) silence: nothing was sent EOS/);
     expect(h).toContain('<pre>board:\n| 1 | 2 |\n| 3 | 4 |</pre>');
-    expect(t).toMatch(/Step 4: 2 of 2 episodes shown/);
   });
   it('colours each generated token by its log-prob and says it on hover', () => {
     expect(h).toMatch(/title="EOS: log-prob -0\.105 \(p = 0\.90\)"/);
@@ -126,7 +127,7 @@ describe('step anatomy', () => {
   };
   const t = text(render(StepAnatomy, { anatomy, trainer: null }));
   it('fills the formulas with the worker\'s numbers', () => {
-    expect(t).toMatch(/Step 3, group 2: one task played G = 2 times \(GSPO, advantage mode group\)/);
+    expect(t).toMatch(/Step 4, group 2: one task played G = 2 times \(GSPO, advantage mode group\)/);
     expect(t).toMatch(/Group mean 0\.75, std 0\.3536/);
     expect(t).toMatch(/r i = r_task − λ_tok × tokens r i = 1 − 0\.1 × 0 = 1/);
     expect(t).toMatch(/A i = \(r i − mean\) \/ \(std \+ 0\.0001\) = \(1 − 0\.75\) \/ \(0\.3536 \+ 0\.0001\) = 0\.7069/);
@@ -153,7 +154,7 @@ describe('runs and the Pareto chart', () => {
   it('the caption counts the eval points of the shown runs and the frontier (the point at 2 tokens is dominated)', () => {
     const other = run('old', 'older run', [{ step: 0, accuracy: 0.5, tokens: 0.5, turns: 0, lambdaTok: 1, reward: 0 }], { colorIndex: 1 });
     const t = text(render(ChartsPanel, { runs: [run('cur', 'relay-silence #1', evals), other], runId: 'cur', overlay: ['old'] }));
-    expect(t).toMatch(/4 eval points from 2 runs; frontier: 3 points; best of this run: 100\.0% at 8 tokens \(step 0\)/);
+    expect(t).toMatch(/4 eval points from 2 runs; frontier: 3 points; best accuracy of this run: 100\.0% at 8 tokens \(step 0\)/);
     expect(t).toMatch(/silenceKnown 0\.75/); // env extras shown generically
     const only = text(render(ChartsPanel, { runs: [run('cur', 'relay-silence #1', evals), other], runId: 'cur', overlay: [] }));
     expect(only).toMatch(/3 eval points from 1 run; frontier: 2 points/);

@@ -125,6 +125,24 @@ describe('page-facing TrainerApi methods', () => {
     expect(readCheckpoint(await a.exportCheckpoint('last', s.runId!)).weights).toEqual(best);
   });
 
+  it('restoreEval puts back the weights of a frontier eval, as they were at that eval; a dominated eval\'s are not kept', async () => {
+    const a = make();
+    await a.init(PRESET, { ...SMALL, lr: 0.01 }, WARM);
+    const at: Record<number, Float32Array> = {};
+    for (let k = 1; k <= 4; k++) { await a.step(1); at[k] = Float32Array.from(await weightsOf(a, 'last')); }
+    const { evals } = await a.getState();
+    const { stepsToKeep } = await import('../../src/worker/keptWeights');
+    const kept = stepsToKeep(evals);
+    const sorted = [...kept].sort((x, y) => x - y);
+    const k = sorted.find((s) => s >= 1 && s < 4) ?? sorted.find((s) => s >= 1)!; // a kept eval after a step, before the last if one is kept
+    expect(k).toBeDefined();
+    await a.restoreEval(k);
+    expect(Float32Array.from(await weightsOf(a, 'last'))).toEqual(at[k]);
+    const dropped = evals.map((e) => e.step).find((s) => !kept.has(s));
+    if (dropped !== undefined) await expect(a.restoreEval(dropped)).rejects.toThrow(/were not kept/);
+    await expect(a.restoreEval(99)).rejects.toThrow(/were not kept/);
+  });
+
   it('probe and useBackend: the factory is asked for the CPU after useBackend("cpu")', async () => {
     const prefs: BackendPreference[] = [];
     const a = make([], prefs);

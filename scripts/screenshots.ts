@@ -1,0 +1,81 @@
+// Screenshots of the page's first screen at 1280x800 and 800x800 (and 390 px
+// wide, full page), for the docs and for review:
+//   npx tsx scripts/screenshots.ts [OUT_DIR] [--steps N] [--cpu]
+// Builds the page, serves it, opens it in Chromium (CHROMIUM_PATH, default
+// /usr/bin/chromium; WebGPU on SwiftShader when there is no GPU), trains a
+// few steps of a small relay run (--cpu: on the CPU backend), moves lambda_tok
+// once so a live change is marked, and saves first-visit.png (the guide, no
+// run yet), then first-screen-1280x800.png, first-screen-800.png and
+// phone-390.png. Prints each width's document width (it must equal the
+// viewport's: nothing scrolls sideways).
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { chromium, type Page } from 'playwright-core';
+import { build, preview } from 'vite';
+
+const ROOT = join(import.meta.dirname, '..');
+const args = process.argv.slice(2);
+const out = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? join(ROOT, 'screenshots');
+const steps = Number(args[args.indexOf('--steps') + 1] ?? 0) || 3;
+const cpu = args.includes('--cpu');
+const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
+
+async function ready(page: Page) {
+  for (let i = 0; i < 600; i++) {
+    if ((await page.getByTestId('run-status').textContent()) === 'idle' || (await page.getByTestId('run-status').textContent()) === 'paused') return;
+    await page.waitForTimeout(500);
+  }
+  throw new Error('the run never became ready');
+}
+
+const docWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
+
+async function main() {
+  await mkdir(out, { recursive: true });
+  const outDir = join(ROOT, 'dist-shots');
+  await build({ root: ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+  const server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+  const url = server.resolvedUrls!.local[0];
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox', '--no-first-run'],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    page.on('pageerror', (e) => console.error('page error:', e.message));
+    await page.goto(`${url}?preset=relay-silence&${SMALL}`);
+    await ready(page);
+    await page.screenshot({ path: join(out, 'first-visit.png') });
+    console.log(`first visit: document width ${await docWidth(page)} at 1280`);
+    await page.getByRole('button', { name: 'Got it' }).click();
+    if (cpu) {
+      await page.getByRole('region', { name: 'Software GPU' }).getByRole('button', { name: 'Use the CPU backend' }).click();
+      await ready(page);
+    }
+    const count = async () => Number(await page.getByTestId('step-count').textContent());
+    for (let i = 0; i < steps; i++) {
+      if (i === Math.floor(steps / 2)) { // a live change, marked on the charts
+        const slider = page.getByRole('slider', { name: 'lambda_tok' });
+        await slider.focus();
+        await slider.press('PageUp');
+        await page.waitForTimeout(400);
+      }
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      for (let k = 0; k < 1200 && (await count()) < i + 1; k++) await page.waitForTimeout(250);
+    }
+    await page.waitForTimeout(1500);
+    for (const [w, h, name, full] of [[1280, 800, 'first-screen-1280x800.png', false], [800, 800, 'first-screen-800.png', false], [390, 844, 'phone-390.png', true]] as const) {
+      await page.setViewportSize({ width: w, height: h });
+      await page.waitForTimeout(800);
+      await page.screenshot({ path: join(out, name), fullPage: full });
+      const pareto = await page.getByRole('region', { name: 'Accuracy vs tokens' }).boundingBox();
+      console.log(`${w}x${h}: document width ${await docWidth(page)}; Accuracy vs tokens at x ${pareto?.x.toFixed(0)}, y ${pareto?.y.toFixed(0)}, ${pareto?.width.toFixed(0)} x ${pareto?.height.toFixed(0)} px -> ${join(out, name)}`);
+    }
+  } finally {
+    await browser.close();
+    await new Promise<void>((r) => server.httpServer.close(() => r()));
+  }
+}
+
+await main();

@@ -1,0 +1,203 @@
+// The page's own state against a fake worker: what a reload keeps (the CPU
+// choice, the overlay, the guide's dismissal), resuming a run that was
+// training, the sister-preset comparison, and "best" by the chosen rule.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAppStore, type AppStore } from '../../src/store/appStore';
+import { MetricsHub } from '../../src/store/metricsHub';
+import { MemoryPrefs, parsePrefs, DEFAULT_PREFS } from '../../src/store/pagePrefs';
+import { sisterOverrides } from '../../src/store/pageSlice';
+import { MemoryRunStorage } from '../../src/store/runsDb';
+import { presetConfig, findPreset } from '../../src/envs/presets';
+import { FakeTrainer, fakeClient, settle } from './fakeClient';
+
+const stores: AppStore[] = [];
+afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
+
+function world(storage = new MemoryRunStorage(), prefs = new MemoryPrefs(), fake = new FakeTrainer()) {
+  const store = createAppStore({ client: fakeClient(fake), storage, hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, prefs });
+  stores.push(store);
+  return { store, fake, storage, prefs };
+}
+
+/** A page that trains `steps` steps of its run, with evals at 0 and at the end, and leaves it in `status`. */
+async function trained(w: ReturnType<typeof world>, steps: number, status: 'running' | 'paused') {
+  await w.store.getState().boot('');
+  const id = w.store.getState().runId!;
+  w.fake.emitSteps(0, steps);
+  w.fake.emitEval(0, 0.5, 8);
+  w.fake.emitEval(steps, 0.9, 2);
+  w.fake.state.status = status;
+  w.fake.emit({ kind: 'status', runId: id, status });
+  await settle();
+  await w.store.ctx.saveStaleCheckpoints(id);
+  await w.store.ctx.recorder.flush();
+  await settle();
+  return id;
+}
+
+describe('what a reload keeps', () => {
+  it('the CPU backend chosen before: the next visit goes to the CPU without asking, even where WebGPU answers', async () => {
+    const prefs = new MemoryPrefs();
+    const noGpu = new FakeTrainer();
+    noGpu.gpu = { ok: false, reason: 'no adapter' };
+    const a = world(undefined, prefs, noGpu);
+    await a.store.getState().boot('');
+    expect(noGpu.callsOf('init')).toEqual([]);
+    await a.store.getState().useCpu();
+    expect(parsePrefs(prefs.value).backend).toBe('cpu');
+
+    const b = world(undefined, prefs); // this fake offers an adapter
+    await b.store.getState().boot('');
+    expect(b.fake.callsOf('useBackend')).toEqual([['cpu']]);
+    expect(b.fake.callsOf('init')).toHaveLength(1);
+    expect(b.store.getState().backendChoice).toBe('cpu');
+    expect(b.store.getState().busy).toBeNull();
+  });
+
+  it('the overlaid runs come back with their metrics; a run deleted meanwhile is dropped from the overlay', async () => {
+    const storage = new MemoryRunStorage(), prefs = new MemoryPrefs();
+    const a = world(storage, prefs);
+    const first = await trained(a, 3, 'paused');
+    await a.store.getState().reset(); // a new run; the first stays in the table
+    await a.store.getState().answerConfirm(true);
+    await a.store.getState().toggleOverlay(first);
+    expect(parsePrefs(prefs.value).overlay).toEqual([first]);
+    prefs.value = { ...(prefs.value as object), overlay: [first, 'gone-run'] };
+
+    const b = world(storage, prefs);
+    await b.store.getState().boot('');
+    expect(b.store.getState().overlay).toEqual([first]);
+    expect(b.store.ctx.deps.hub.get(first)!.rows).toBe(3);
+  });
+
+  it('the first-run guide, once dismissed, stays dismissed; the best rule and the accuracy axis are kept', async () => {
+    const prefs = new MemoryPrefs();
+    const a = world(undefined, prefs);
+    await a.store.getState().boot('');
+    expect(a.store.getState().guideDismissed).toBe(false);
+    a.store.getState().dismissGuide();
+    a.store.getState().setBestRule('tokens', 1.5);
+    a.store.getState().setAccuracyAxis('full');
+    const b = world(undefined, prefs);
+    expect(b.store.getState().guideDismissed).toBe(false); // before boot: the defaults
+    await b.store.getState().boot('');
+    expect(b.store.getState()).toMatchObject({ guideDismissed: true, bestRule: 'tokens', bestTarget: 1.5, accuracyAxis: 'full' });
+  });
+
+  it('stored prefs of the wrong shape fall back field by field, never throwing', () => {
+    expect(parsePrefs('garbage')).toEqual(DEFAULT_PREFS);
+    expect(parsePrefs({ backend: 'gpu', overlay: ['a', 3, null, 'b'], guideDismissed: 'yes', bestRule: 'tokens', bestTarget: -1, accuracyAxis: 'full' }))
+      .toEqual({ ...DEFAULT_PREFS, overlay: ['a', 'b'], bestRule: 'tokens', accuracyAxis: 'full' });
+  });
+});
+
+describe('resuming a run that was training when the page closed', () => {
+  it('offers the run, and Resume loads its last checkpoint, starts, names the new run after it and overlays the old one', async () => {
+    const storage = new MemoryRunStorage();
+    const a = world(storage);
+    const id = await trained(a, 4, 'running');
+    const b = world(storage);
+    await b.store.getState().boot('');
+    const r = b.store.getState().resumable!;
+    expect(r).toEqual({ id, name: 'relay-silence #1', step: 4 });
+    b.fake.calls = [];
+    await b.store.getState().resume();
+    expect(b.fake.callsOf('loadCheckpoint')).toEqual([[a.fake.checkpointBytes.length]]);
+    expect(b.fake.callsOf('start')).toHaveLength(1);
+    expect(b.store.getState().resumable).toBeNull();
+    expect(b.store.getState().overlay).toContain(id);
+    b.fake.emitSteps(0, 1);
+    await settle();
+    const now = b.store.getState().runs.find((m) => m.id === b.store.getState().runId)!;
+    expect(now.name).toBe('relay-silence #1 (resumed from step 4)');
+  });
+
+  it('a finished or never-checkpointed run is not offered', async () => {
+    const storage = new MemoryRunStorage();
+    const a = world(storage);
+    await a.store.getState().boot('');
+    a.fake.emitSteps(0, 2); // a record, but no eval and so no checkpoint
+    await settle();
+    await a.store.ctx.recorder.flush();
+    const b = world(storage);
+    await b.store.getState().boot('');
+    expect(b.store.getState().resumable).toBeNull();
+  });
+});
+
+describe('sister presets', () => {
+  it('keep the size overrides of the current run but not the fields the two presets differ in', () => {
+    const cfg = { ...presetConfig(findPreset('relay-silence')), groupSize: 4, promptsPerStep: 2, epsLow: 0.001 };
+    // relay-grpo differs in algorithm and eps: the eps override is the GSPO run's own, not carried
+    expect(sisterOverrides('relay-silence', 'relay-grpo', cfg)).toEqual({ groupSize: 4, promptsPerStep: 2 });
+    expect(sisterOverrides('relay-silence', 'relay-no-groupnorm', cfg)).toEqual({ groupSize: 4, promptsPerStep: 2, epsLow: 0.001 });
+  });
+
+  it('runSister starts the sister with those overrides, overlays the run it came from and starts training', async () => {
+    const w = world();
+    await w.store.getState().boot('?v=1&preset=relay-silence&groupSize=4');
+    const first = w.store.getState().runId!;
+    w.fake.emitSteps(0, 2);
+    await settle();
+    await w.store.getState().runSister('relay-grpo');
+    expect(w.fake.callsOf('init').at(-1)).toEqual(['relay-grpo', { groupSize: 4 }]);
+    expect(w.store.getState().preset).toBe('relay-grpo');
+    expect(w.store.getState().overlay).toEqual([first]);
+    expect(w.fake.callsOf('start')).toHaveLength(1);
+  });
+
+  it('an unknown sister is an error that changes nothing', async () => {
+    const w = world();
+    await w.store.getState().boot('');
+    await w.store.getState().runSister('relay-nope');
+    expect(w.store.getState().error).toMatch(/no sister run: .*relay-nope/);
+    expect(w.store.getState().preset).toBe('relay-silence');
+    expect(w.fake.callsOf('init')).toHaveLength(1);
+  });
+});
+
+describe('Restore best follows the chosen rule', () => {
+  it('accuracy: the worker\'s best; tokens: the eval the rule picks, by its step', async () => {
+    const w = world();
+    await w.store.getState().boot('');
+    w.fake.emitSteps(0, 20);
+    w.fake.emitEval(0, 0.8, 8); // best accuracy
+    w.fake.emitEval(10, 0.7, 1.5);
+    w.fake.emitEval(20, 0.6, 0.5);
+    w.store.ctx.applySnapshot(await w.fake.getState());
+    await w.store.getState().restoreBest();
+    expect(w.fake.callsOf('restoreBest')).toHaveLength(1);
+    w.store.getState().setBestRule('tokens', 2);
+    await w.store.getState().restoreBest();
+    expect(w.fake.callsOf('restoreEval')).toEqual([[10]]);
+  });
+});
+
+describe('the CPU choice can be undone', () => {
+  it('useGpu goes back to auto (WebGPU when there is one), starts a run there, and the next visit remembers that', async () => {
+    const prefs = new MemoryPrefs({ backend: 'cpu' });
+    const a = world(undefined, prefs);
+    await a.store.getState().boot('');
+    expect(a.store.getState().backendChoice).toBe('cpu');
+    await a.store.getState().useGpu();
+    expect(a.fake.callsOf('useBackend')).toEqual([['cpu'], ['auto']]);
+    expect(a.fake.callsOf('init')).toHaveLength(2);
+    expect(parsePrefs(prefs.value).backend).toBe('auto');
+  });
+});
+
+describe('progress inside a long step', () => {
+  it('the worker\'s count goes to stepWithin (not to the warm-start progress or the run status), and the step\'s metrics clear it', async () => {
+    const w = world();
+    await w.store.getState().boot('');
+    const id = w.store.getState().runId!;
+    w.fake.emit({ kind: 'status', runId: id, status: 'running' });
+    w.fake.emit({ kind: 'status', runId: id, status: 'running', within: { step: 0, done: 2, of: 4 } });
+    expect(w.store.getState().stepWithin).toEqual({ step: 0, done: 2, of: 4 });
+    expect(w.store.getState().progress).toBeNull();
+    w.fake.emit({ kind: 'status', runId: 'another-run', status: 'running', within: { step: 9, done: 1, of: 4 } });
+    expect(w.store.getState().stepWithin).toEqual({ step: 0, done: 2, of: 4 }); // another run's progress is not this one's
+    w.fake.emitSteps(0, 1);
+    expect(w.store.getState().stepWithin).toBeNull();
+  });
+});
