@@ -79,8 +79,8 @@ PRESETS.push(
   },
   {
     name: 'relay-scouts', title: 'Relay: four Scouts, one of whom knows the answer',
-    explain: 'The six-digit secret is split among four Scouts (parts of 2, 1, 2 and 1 digits); all four write at once and the Solver reads every message. Only the Scout holding the queried digit needs to speak, and nobody needs to when the Solver already knows. Watch the silence rate of the Scouts that do not hold the digit (silenceOthers) rise toward 1 while accuracy holds. Sweep scouts = 1..6 to see how the cost of talking grows with the number of agents.',
-    config: { ...RELAY_BASE, scouts: 4, digits: 6, maxMessage: 8, promptsPerStep: 16 },
+    explain: 'A four-digit secret is split among four Scouts, one digit each; all four write at once and the Solver reads every message. Only the Scout holding the queried digit needs to speak, and nobody needs to when the Solver already knows. Watch the silence rate of the Scouts that do not hold the digit (silenceOthers) rise toward 1 while accuracy holds. Sweep scouts = 1..4 to see how the cost of talking grows with the number of agents.',
+    config: { ...RELAY_BASE, scouts: 4, digits: 4, maxMessage: 4, promptsPerStep: 16 },
     warmStart: { file: 'relay-scouts-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1 },
   },
 );
