@@ -43,6 +43,22 @@ export interface StepHooks {
 
 export interface Flag { kind: 'nonfinite-update' | 'diverged' | 'degenerate' | 'collapse'; step: number; message: string }
 
+/**
+ * A run's counters and current weights, copied out (the worker's lost-device resume point).
+ * Not in it: the optimizer's moments, the best checkpoint's weights and the curriculum's
+ * streak; a Trainer restored from it starts those afresh, as a new Trainer would.
+ */
+export interface TrainerSnapshot {
+  step: number;
+  config: RunConfig;
+  weights: Float32Array; // the trainable model at `step`
+  evals: EvalRecord[];
+  bestEval: EvalRecord | null;
+  lambdaTok: number;
+  flags: Flag[];
+  skippedUpdates: number;
+}
+
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
 function meanOrNaN(xs: number[]): number { return xs.length ? mean(xs) : NaN; }
 function std(xs: number[]): number {
@@ -336,6 +352,31 @@ export class Trainer<Task = unknown, State = unknown> {
   /** Weights of the last step or of the best eval, read back. */
   async readWeights(which: 'last' | 'best'): Promise<Float32Array> {
     return Float32Array.from(await this.backend.read(which === 'best' ? this.best : this.model.params));
+  }
+
+  /** The run's state now, copied (the weights are read back: a sync point on the GPU). */
+  async snapshot(): Promise<TrainerSnapshot> {
+    return {
+      step: this.stepCount, config: { ...this.config }, weights: await this.readWeights('last'), evals: this.evals.map((e) => ({ ...e })),
+      bestEval: this.bestEval ? { ...this.bestEval } : null, lambdaTok: this.lambdaTok, flags: this.flags.map((f) => ({ ...f })), skippedUpdates: this.skippedUpdates,
+    };
+  }
+
+  /** Puts a snapshot's weights and counters in this Trainer (built for the same model); the snapshot is copied, not kept. */
+  restore(s: TrainerSnapshot): void {
+    if (s.weights.length !== this.model.numParams) throw new Error(`restore: the snapshot has ${s.weights.length} weights; this model has ${this.model.numParams}`);
+    this.backend.write(this.model.params, s.weights);
+    this.config = { ...s.config };
+    this.opt.config = { ...this.opt.config, lr: s.config.lr, gradClip: s.config.gradClip };
+    this.stepCount = s.step;
+    this.evals.length = 0;
+    this.evals.push(...s.evals.map((e) => ({ ...e })));
+    // bestEval stays one of `evals` (evaluate() and the page compare it by identity)
+    this.bestEval = s.bestEval ? this.evals.find((e) => e.step === s.bestEval!.step) ?? { ...s.bestEval } : null;
+    this.lambdaTok = s.lambdaTok;
+    this.flags.length = 0;
+    this.flags.push(...s.flags.map((f) => ({ ...f })));
+    this.skippedUpdates = s.skippedUpdates;
   }
 
   destroy(): void {

@@ -2,32 +2,34 @@
 // page through comlink (init, start, pause, step, setHyperparams, ...), with
 // telemetry batched on a MessagePort. Independent of the worker's global scope:
 // the browser entry (trainer.worker.ts), Node tests and scripts construct it
-// with a backend factory and a warm-start loader.
+// with a backend factory and a warm-start loader. The step loop is runLoop.ts,
+// the lost-device resume recovery.ts, checkpoint checks checkpointImport.ts.
 import * as Comlink from 'comlink';
 import type { Backend } from '../backend';
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
 import { InputError, quote } from '../errors';
-import { findPreset, presetConfig, presetSlots, PRESETS, type Preset } from '../envs/presets';
+import { findPreset, presetConfig, presetSlots, type Preset } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
-import { readCheckpoint, writeCheckpoint } from '../model/checkpoint';
+import { writeCheckpoint } from '../model/checkpoint';
 import { PRETRAIN_DEFAULTS } from '../rl/pretrain';
-import { messageParts, reward, rewardWeights, type RewardParts, type RewardWeights } from '../rl/reward';
-import { sequencesByEpisode, type Rollout } from '../rl/rollout';
+import { rewardWeights, type RewardWeights } from '../rl/reward';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { comparePlayers, type Comparison } from '../rl/compare';
-import { checkpointFit, envRecord, presetTrainableSlot } from '../rl/checkpointFit';
+import { envRecord, presetTrainableSlot } from '../rl/checkpointFit';
 import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
-import { rolloutAdvantages, stepAnatomy } from './anatomy';
+import { stepAnatomy } from './anatomy';
 import type {
-  BackendPreference, EpisodeTranscript, InitOptions, Recovery, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
+  BackendPreference, InitOptions, Recovery, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
 } from './protocol';
-import { applyResumePoint, captureResumePoint, isDeviceLost, MAX_RECOVERIES, type ResumePoint } from './recovery';
+import { captureResumePoint, discardLost, isDeviceLost, resumeTrainer, type ResumePoint } from './recovery';
+import { RunLoop } from './runLoop';
+import { importCheckpoint } from './checkpointImport';
 import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
 import { KeptWeights } from './keptWeights';
-import { transcriptTurns } from './transcripts';
+import { lastTranscripts } from './transcripts';
 
 /** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
 export type BackendFactory = (prefer: BackendPreference) => Promise<Backend>;
@@ -38,11 +40,8 @@ export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
 
 const MAX_STEPS_PER_CALL = 100_000;
 const MAX_TRANSCRIPTS = 32;
-/** Progress inside a step is reported once the step has run this long. */
-const STEP_PROGRESS_AFTER_MS = 1000;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-const yieldToEventLoop = (): Promise<void> => new Promise((r) => setTimeout(r, 0));
 
 export { DIVERGENCE_LIMIT, DivergenceWatch }; // moved to rl/faults (the CLI stops on the same streak)
 
@@ -61,17 +60,31 @@ export class TrainerApi implements TrainerWorkerApi {
   private message: string | null = null;
   private runId: string | null = null;
   private runCounter = 0;
-  private loop: Promise<{ metrics: StepMetrics[]; error: unknown }> | null = null;
-  private stopRequested = false;
   private lock: Promise<unknown> = Promise.resolve();
   private flagsSent = 0;
   private comparison: Comparison | null = null;
-  private readonly divergence = new DivergenceWatch();
   private readonly telemetry = new TelemetryBatcher();
+  private readonly runner = new RunLoop({
+    telemetry: this.telemetry,
+    trainer: () => this.trainer!,
+    runId: () => this.runId!,
+    status: () => this.status,
+    setStatus: (status, message) => this.setStatus(status, message),
+    exclusive: (fn) => this.exclusive(fn),
+    applyPending: (t) => {
+      if (Object.keys(this.pending).length === 0) return;
+      t.setHyperparams(this.pending);
+      this.pending = {};
+    },
+    stepWeights: (w) => { this.lastStepWeights = w; },
+    runEval: () => this.runEval(),
+    sendNewFlags: () => this.sendNewFlags(),
+    lostDevice: () => this.lostDevice(),
+    recover: (cause) => this.recoverFromLostDevice(cause),
+  });
   private prefer: BackendPreference = 'auto';
   private resumePoint: ResumePoint | null = null; // taken at every eval: where a lost device resumes
   private recovery: Recovery | null = null;
-  private recoveriesInARow = 0;
   private lastStepWeights: RewardWeights | null = null;
   private readonly kept = new KeptWeights(); // the evals a "best" rule can pick
 
@@ -107,15 +120,12 @@ export class TrainerApi implements TrainerWorkerApi {
 
   async start(): Promise<TrainerState> {
     const t = this.requireTrainer('start');
-    if (this.loop) return this.snapshot();
+    if (this.runner.running) return this.snapshot();
     if (t.stepCount >= t.config.steps) {
       this.setStatus('idle', `the run is at its ${t.config.steps} steps; step() goes on past them, reset() starts over`);
       return this.snapshot();
     }
-    this.divergence.reset();
-    const loop = this.runSteps(Infinity, true);
-    this.loop = loop;
-    void loop.then(() => { if (this.loop === loop) this.loop = null; });
+    this.runner.start();
     return this.snapshot();
   }
 
@@ -127,17 +137,8 @@ export class TrainerApi implements TrainerWorkerApi {
   async step(n = 1): Promise<StepMetrics[]> {
     this.requireTrainer('step');
     if (!Number.isInteger(n) || n < 1 || n > MAX_STEPS_PER_CALL) throw new InputError(`step: n must be an integer in [1, ${MAX_STEPS_PER_CALL}]; got ${n}`);
-    if (this.loop) throw new InputError('step: the run is already running; pause() it first');
-    this.divergence.reset();
-    const loop = this.runSteps(n, false);
-    this.loop = loop;
-    try {
-      const { metrics, error } = await loop;
-      if (error) throw error;
-      return metrics;
-    } finally {
-      if (this.loop === loop) this.loop = null;
-    }
+    if (this.runner.running) throw new InputError('step: the run is already running; pause() it first');
+    return this.runner.steps(n);
   }
 
   async reset(): Promise<TrainerState> {
@@ -192,30 +193,7 @@ export class TrainerApi implements TrainerWorkerApi {
   async loadCheckpoint(bytes: Uint8Array): Promise<TrainerState> {
     if (!(bytes instanceof Uint8Array)) throw new InputError('loadCheckpoint expects the bytes of a .safetensors file (a Uint8Array)');
     // Everything is checked before anything changes: a bad file leaves the run as it was.
-    const reject = (why: string): never => { throw new InputError(`checkpoint rejected: ${why}`); };
-    let ck: ReturnType<typeof readCheckpoint>;
-    try { ck = readCheckpoint(bytes); } catch (e) { return reject(errorMessage(e)); }
-    let config: RunConfig;
-    const current = this.trainer ? this.effectiveConfig(this.trainer) : null;
-    if (ck.extras.run_config !== undefined) {
-      let raw: unknown;
-      try { raw = JSON.parse(ck.extras.run_config); } catch { return reject('__metadata__.run_config is not valid JSON'); }
-      if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return reject('__metadata__.run_config must be a JSON object');
-      try { config = validateConfig(raw as Record<string, unknown>); } catch (e) { return reject(`run_config: ${errorMessage(e)}`); }
-    } else if (current) {
-      try { config = validateConfig({ nLayer: ck.config.nLayer, nHead: ck.config.nHead, nEmbd: ck.config.nEmbd }, current); } catch (e) { return reject(errorMessage(e)); }
-    } else {
-      return reject('it has no run_config in its metadata; init() a preset first so its config can be used');
-    }
-    let env: Environment;
-    try { env = createEnv(config); } catch (e) { return reject(errorMessage(e)); }
-    const named = ck.extras.preset ? PRESETS.find((p) => p.name === ck.extras.preset) : undefined;
-    const preset = named ?? this.preset ?? PRESETS.find((p) => (p.config.env ?? 'relay') === config.env);
-    if (!preset) return reject(`no preset for the ${config.env} environment`);
-    const fit = checkpointFit(ck, config, env, { slot: presetTrainableSlot(preset) });
-    if (!fit.fits) return reject(fit.why);
-    const weights = ck.weights;
-    const step = ck.extras.step ? ` (step ${ck.extras.step}${ck.extras.preset ? ` of ${ck.extras.preset}` : ''})` : '';
+    const { config, env, preset, weights, stepLabel: step, notice } = importCheckpoint(bytes, this.trainer ? this.effectiveConfig(this.trainer) : null, this.preset);
     await this.stopLoop();
     return this.exclusive(async () => {
       // several slots: the checkpoint is the trainable one's; the frozen ones come from the preset
@@ -223,7 +201,7 @@ export class TrainerApi implements TrainerWorkerApi {
       const start = frozen ? { ...frozen, [trainableSlot(frozen)!]: { trainable: true, weights } } : { policy: { trainable: true, weights } };
       const trainer = new Trainer(await this.getBackend(), env, config, frozen ? start : weights);
       this.install(trainer, env, preset, { slots: start, source: `a loaded checkpoint${step}` }, this.nextRunId());
-      this.setStatus('idle', `loaded a checkpoint${step}; reset() returns to it${fit.notice ? ` (notice: ${fit.notice})` : ''}`);
+      this.setStatus('idle', `loaded a checkpoint${step}; reset() returns to it${notice ? ` (notice: ${notice})` : ''}`);
       return this.snapshot();
     });
   }
@@ -237,22 +215,7 @@ export class TrainerApi implements TrainerWorkerApi {
     if (!Number.isInteger(count) || count < 1 || count > MAX_TRANSCRIPTS) throw new InputError(`lastTranscripts: count must be an integer in [1, ${MAX_TRANSCRIPTS}]; got ${count}`);
     if (!this.trainer) return { train: null, eval: null };
     return this.exclusive(async () => {
-      const t = this.trainer!, env = this.env!;
-      const out: Transcripts = { train: null, eval: null };
-      if (t.lastRollout) {
-        const { rollout: ro, rewards } = t.lastRollout;
-        const { adv } = rolloutAdvantages(rewards.map((r) => r.reward), t.config.groupSize, t.config.advantage);
-        const eps = this.episodes(ro, count, (e) => rewards[e]).map((ep) => ({ ...ep, group: Math.floor(ep.episode / t.config.groupSize), advantage: adv[ep.episode] }));
-        out.train = { step: t.stepCount - 1, episodes: eps, total: ro.states.length };
-      }
-      const lastEval = t.evals[t.evals.length - 1];
-      if (t.lastEval && lastEval) {
-        const ro = t.lastEval.rollout;
-        const bySeq = sequencesByEpisode(ro);
-        const w = rewardWeights(t.config, lastEval.lambdaTok);
-        out.eval = { step: lastEval.step, episodes: this.episodes(ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)), total: ro.states.length };
-      }
-      return out;
+      return lastTranscripts(this.trainer!, this.env!, count);
     });
   }
 
@@ -342,79 +305,7 @@ export class TrainerApi implements TrainerWorkerApi {
     });
   }
 
-  // ---- the step loop ----
-
-  /** Steps until `max` steps, a pause, an error, divergence, or (when `untilDone`) config.steps. */
-  private async runSteps(max: number, untilDone: boolean): Promise<{ metrics: StepMetrics[]; error: unknown }> {
-    const metrics: StepMetrics[] = [];
-    this.stopRequested = false;
-    this.setStatus('running');
-    try {
-      for (let i = 0; i < max; i++) {
-        if (this.stopRequested) break;
-        const t = this.trainer!;
-        if (untilDone && t.stepCount >= t.config.steps) break;
-        try {
-          metrics.push(await this.exclusive(() => this.oneStep()));
-          this.recoveriesInARow = 0;
-        } catch (e) {
-          if (!(await this.lostDevice()) || this.recoveriesInARow >= MAX_RECOVERIES) throw e;
-          this.recoveriesInARow++;
-          await this.exclusive(() => this.recoverFromLostDevice(e));
-          i--; // the step is taken again
-          continue;
-        }
-        if (this.divergence.tripped) break;
-        await yieldToEventLoop(); // lets pause, setHyperparams and getState in
-      }
-      const t = this.trainer!;
-      if (this.divergence.tripped) {
-        const message = `paused: ${this.divergence.streak} consecutive updates were skipped (non-finite loss or gradient); lower lr or reset()`;
-        const flag = { kind: 'diverged' as const, step: t.stepCount, message };
-        t.flags.push(flag);
-        this.sendNewFlags();
-        this.setStatus('paused', message);
-      } else if (!this.stopRequested && untilDone && t.stepCount >= t.config.steps) {
-        if (t.evals[t.evals.length - 1]?.step !== t.stepCount) await this.exclusive(() => this.runEval());
-        this.setStatus('idle', `finished ${t.stepCount} steps`);
-      } else {
-        const partial = t.lastStepUpdates < t.config.minibatches ? ` (its last step made ${t.lastStepUpdates} of ${t.config.minibatches} minibatch updates)` : '';
-        this.setStatus('paused', `paused at step ${t.stepCount}${partial}`);
-      }
-      return { metrics, error: null };
-    } catch (e) {
-      this.setStatus('error', errorMessage(e));
-      return { metrics, error: e };
-    } finally {
-      this.telemetry.flush();
-    }
-  }
-
-  /** One step under the lock: the warm start's eval first, pending hyperparameters, the step, evals at evalEvery. */
-  private async oneStep(): Promise<StepMetrics> {
-    const t = this.trainer!;
-    if (t.stepCount === 0 && t.evals.length === 0) await this.runEval(); // the warm start's point on the frontier
-    if (Object.keys(this.pending).length > 0) {
-      t.setHyperparams(this.pending);
-      this.pending = {};
-    }
-    const before = t.skippedUpdates;
-    const weights = rewardWeights(t.config, t.lambdaTok);
-    const t0 = performance.now(), runId = this.runId!, step = t.stepCount;
-    const m = await t.step({
-      // a pause ends the step at its next minibatch (the updates so far are kept), not after all of them
-      stopRequested: () => this.stopRequested,
-      // progress inside a step, only once it is long (a fast step would flood the port)
-      progress: (done, of) => { if (performance.now() - t0 > STEP_PROGRESS_AFTER_MS) this.telemetry.status({ runId, status: this.status, within: { step, done, of } }); },
-    });
-    this.lastStepWeights = weights;
-    this.telemetry.metrics(this.runId!, m);
-    this.sendNewFlags();
-    const updates = Math.max(1, t.lastStepUpdates);
-    this.divergence.record(t.skippedUpdates - before, updates);
-    if (t.stepCount % t.config.evalEvery === 0) await this.runEval();
-    return m;
-  }
+  // ---- evals and lost-device recovery (the step loop is in runLoop.ts) ----
 
   private async runEval(): Promise<EvalRecord> {
     const t = this.trainer!;
@@ -426,12 +317,8 @@ export class TrainerApi implements TrainerWorkerApi {
     return rec;
   }
 
-  private async stopLoop(): Promise<void> {
-    const loop = this.loop;
-    if (!loop) return;
-    this.stopRequested = true;
-    await loop;
-    if (this.loop === loop) this.loop = null;
+  private stopLoop(): Promise<void> {
+    return this.runner.stop();
   }
 
   /** True when the backend's device is lost (WebGPU); the CPU never is. */
@@ -445,21 +332,12 @@ export class TrainerApi implements TrainerWorkerApi {
    * warm start before any): the run keeps its id, evals and counters, and goes on from that step.
    */
   private async recoverFromLostDevice(cause: unknown): Promise<void> {
-    const old = this.trainer!, env = this.env!, warm = this.warm!;
-    const lostAtStep = old.stepCount;
-    try { old.destroy(); } catch { /* its buffers went with the device */ }
-    const oldBackend = await this.backend?.catch(() => null);
-    try { oldBackend?.destroy(); } catch { /* already gone */ }
+    const old = this.trainer!, lostAtStep = old.stepCount, r = this.resumePoint;
+    discardLost(old, (await this.backend?.catch(() => null)) ?? null);
     this.backend = null;
-    const backend = await this.getBackend();
-    const r = this.resumePoint;
-    const slot = trainableSlot(warm.slots);
-    const slots = r && slot ? { ...warm.slots, [slot]: { ...warm.slots[slot], weights: r.best } } : warm.slots;
-    const trainer = new Trainer(backend, env, r?.config ?? old.config, slots);
-    if (r) applyResumePoint(trainer, r);
+    const trainer = resumeTrainer(await this.getBackend(), this.env!, this.warm!, old.config, r);
     this.trainer = trainer;
     this.flagsSent = trainer.flags.length;
-    this.divergence.reset();
     const step = r?.step ?? 0;
     this.recovery = { step, lostAtStep, reason: errorMessage(cause), count: (this.recovery?.count ?? 0) + 1 };
     this.setStatus('running', `the GPU device was lost at step ${lostAtStep} (${errorMessage(cause)}); resumed from the checkpoint of step ${step}${r ? '' : ' (the warm start)'}`);
@@ -502,10 +380,9 @@ export class TrainerApi implements TrainerWorkerApi {
     this.pending = {};
     this.flagsSent = 0;
     this.comparison = null;
-    this.divergence.reset();
+    this.runner.reset();
     this.resumePoint = null;
     this.recovery = null;
-    this.recoveriesInARow = 0;
     this.lastStepWeights = null;
     this.kept.clear();
   }
@@ -536,16 +413,6 @@ export class TrainerApi implements TrainerWorkerApi {
     if (this.warmCache.size >= 4) this.warmCache.delete(this.warmCache.keys().next().value!);
     this.warmCache.set(key, warm);
     return warm;
-  }
-
-  /** `count` episodes spread over the rollout (different prompts), rendered by the env. */
-  private episodes(ro: Rollout<unknown>, count: number, rewardOf: (e: number) => RewardParts): EpisodeTranscript[] {
-    const E = ro.states.length, n = Math.min(count, E), env = this.env!;
-    return Array.from({ length: n }, (_, i) => {
-      const e = Math.floor((i * E) / n);
-      const seqs = ro.sequences.filter((s) => s.episode === e);
-      return { episode: e, lines: env.render(ro.states[e]), turns: transcriptTurns(seqs, env), score: ro.scores[e], reward: rewardOf(e) };
-    });
   }
 
   private snapshot(): TrainerState {
