@@ -2,9 +2,8 @@
 // budget B, or any numeric field such as scouts), all on the same held-out eval
 // set, and the accuracy-vs-tokens frontier across the runs' final evals.
 // Shared by the CLI (`sweep`) and the page's Sweep panel.
-import { FIELDS, parseField, type RunConfig } from '../config';
+import { FIELDS, isConfigKey, parseField, type RunConfig } from '../config';
 import { InputError } from '../errors';
-import { paretoFrontier } from './pareto';
 
 export type SweepAxis = 'lambdaTok' | 'budget' | keyof RunConfig;
 
@@ -46,10 +45,10 @@ export function parseValues(text: string, key: keyof RunConfig, what: string): n
 export function parseOver(text: string): { key: keyof RunConfig; values: number[] } {
   const eq = text.indexOf('=');
   const key = eq > 0 ? text.slice(0, eq) : '';
-  if (!key || !Object.prototype.hasOwnProperty.call(FIELDS, key)) throw new InputError(`--over expects key=v1,v2,... with a config key; got ${quote(text)}`);
-  const f = FIELDS[key as keyof RunConfig];
+  if (!isConfigKey(key)) throw new InputError(`--over expects key=v1,v2,... with a config key; got ${quote(text)}`);
+  const f = FIELDS[key];
   if (f.kind === 'enum') throw new InputError(`--over: ${key} is not numeric (one of ${f.values.join(', ')}); sweep numeric fields only`);
-  return { key: key as keyof RunConfig, values: parseValues(text.slice(eq + 1), key as keyof RunConfig, `--over ${key}`) };
+  return { key, values: parseValues(text.slice(eq + 1), key, `--over ${key}`) };
 }
 
 /** Every (value, seed) run of a spec, values outermost. */
@@ -69,12 +68,4 @@ export function planSweep(spec: SweepSpec): SweepRun[] {
     }
   }
   return runs;
-}
-
-/** A finished run of a sweep, as the frontier sees it. */
-export interface SweepPoint { label: string; value: number; seed: number | null; accuracy: number; tokens: number }
-
-/** The non-dominated final evals across a sweep's runs, by tokens. */
-export function sweepFrontier<P extends SweepPoint>(points: P[]): P[] {
-  return paretoFrontier(points);
 }

@@ -109,6 +109,14 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     },
   });
 
+  /** Switches the worker's backend and starts the shown setup there. */
+  const useBackend = (prefer: 'auto' | 'cpu') => ctx.guard(async () => {
+    await api().useBackend(prefer);
+    set({ backendChoice: prefer });
+    const { preset, config } = get();
+    await ctx.initRun(preset, overridesOf(preset, config));
+  });
+
   return {
     async boot(search) {
       set({ storageKind: deps.storage.kind });
@@ -151,23 +159,9 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       }
     },
 
-    async useCpu() {
-      await ctx.guard(async () => {
-        await api().useBackend('cpu');
-        set({ backendChoice: 'cpu' });
-        const { preset, config } = get();
-        await ctx.initRun(preset, overridesOf(preset, config));
-      });
-    },
+    async useCpu() { await useBackend('cpu'); },
 
-    async useGpu() {
-      await ctx.guard(async () => {
-        await api().useBackend('auto');
-        set({ backendChoice: 'auto' });
-        const { preset, config } = get();
-        await ctx.initRun(preset, overridesOf(preset, config));
-      });
-    },
+    async useGpu() { await useBackend('auto'); },
 
     async start() { await ctx.guard(async () => ctx.applySnapshot(await api().start())); },
 

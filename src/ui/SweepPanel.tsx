@@ -4,19 +4,19 @@
 // value. Clicking a point (or its row) overlays its run on the charts.
 import { useId } from 'react';
 import { CartesianGrid, ComposedChart, LabelList, Line, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
-import { sweepFrontier } from '../rl/sweep';
+import { paretoFrontier } from '../rl/pareto';
 import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from '../store/sweepSlice';
 import { ChartFrame } from './ChartFrame';
 import { fmt, pct } from './labels';
 import { useApp, useLiveSteps } from './storeContext';
 
-interface SweepPoint { label: string; short: string; value: number; seed: null; accuracy: number; tokens: number; runId: string }
+interface SweepPoint { label: string; short: string; value: number; accuracy: number; tokens: number; runId: string }
 
 const axisName = (axis: SweepRecord['axis']) => (axis === 'budget' ? 'B' : 'λ');
 
 export function sweepPoints(s: SweepRecord): SweepPoint[] {
   return s.runs.filter((r): r is SweepRunRecord & { accuracy: number; tokens: number; runId: string } => r.status === 'done' && r.accuracy !== null && r.tokens !== null && r.runId !== null)
-    .map((r) => ({ label: r.label, short: `${axisName(s.axis)}=${fmt(r.value)}`, value: r.value, seed: null, accuracy: r.accuracy, tokens: r.tokens, runId: r.runId }));
+    .map((r) => ({ label: r.label, short: `${axisName(s.axis)}=${fmt(r.value)}`, value: r.value, accuracy: r.accuracy, tokens: r.tokens, runId: r.runId }));
 }
 
 /** Seconds left: the mean duration of finished runs times what is left (the current run by its steps). */
@@ -47,13 +47,19 @@ export function SweepPanel() {
   const selected = useApp((s) => s.sweepSelected);
   const busy = useApp((s) => s.busy);
   const runs = useApp((s) => s.runs);
-  const { setSweepDraft, startSweep, stopSweep, resumeSweep, clearSweep, selectSweepRun } = useApp((s) => s);
+  // actions one by one: selecting the whole state would redraw the panel on every store change
+  const setSweepDraft = useApp((s) => s.setSweepDraft);
+  const startSweep = useApp((s) => s.startSweep);
+  const stopSweep = useApp((s) => s.stopSweep);
+  const resumeSweep = useApp((s) => s.resumeSweep);
+  const clearSweep = useApp((s) => s.clearSweep);
+  const selectSweepRun = useApp((s) => s.selectSweepRun);
   const steps = useLiveSteps();
   const axis = sweepAxisOf(config);
   const running = sweep?.status === 'running';
   const text = draft ?? defaultDraft(config);
   const points = sweep ? sweepPoints(sweep) : [];
-  const front = sweepFrontier(points);
+  const front = paretoFrontier(points);
   const current = sweep?.runs.findIndex((r) => r.status === 'running') ?? -1;
   const left = sweep && running ? secondsLeft(sweep, Date.now(), steps) : null;
   const nameOf = (runId: string | null) => runs.find((r) => r.id === runId)?.name ?? null;

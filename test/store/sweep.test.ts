@@ -7,7 +7,7 @@ import { MetricsHub } from '../../src/store/metricsHub';
 import { MemoryRunStorage } from '../../src/store/runsDb';
 import { afterReload, parseSweepRecord, SWEEP_KEY, type KeyValueStore, type SweepRecord } from '../../src/store/sweepSlice';
 import { sweepPoints, secondsLeft } from '../../src/ui/SweepPanel';
-import { sweepFrontier } from '../../src/rl/sweep';
+import { paretoFrontier as sweepFrontier } from '../../src/rl/pareto';
 import { FakeTrainer, fakeClient, settle } from './fakeClient';
 
 /** A fake whose started run finishes after a moment, with a final eval that depends on lambda_tok. */

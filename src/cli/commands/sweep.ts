@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { InputError } from '../../errors';
 import { parseField, type RunConfig } from '../../config';
-import { defaultSweep, parseOver, parseValues, planSweep, sweepFrontier, type SweepPoint, type SweepRun, type SweepSpec } from '../../rl/sweep';
+import { defaultSweep, parseOver, parseValues, planSweep, type SweepRun, type SweepSpec } from '../../rl/sweep';
+import { paretoFrontier } from '../../rl/pareto';
 import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
@@ -108,11 +109,11 @@ export async function sweep(argv: string[]): Promise<unknown> {
   } finally {
     backend.destroy();
   }
-  const points: (SweepPoint & { out: string })[] = runs.map((r) => ({ label: r.label, value: r.value, seed: r.seed, accuracy: r.final.accuracy, tokens: r.final.tokens, out: r.out }));
+  const points = runs.map((r) => ({ label: r.label, value: r.value, seed: r.seed, accuracy: r.final.accuracy, tokens: r.final.tokens, out: r.out }));
   const summary = {
     preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, set: sets, backend: backend.name,
     wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
-    runs, frontier: sweepFrontier(points), ...(vsStatic ? { dualVsStatic: pairs } : {}),
+    runs, frontier: paretoFrontier(points), ...(vsStatic ? { dualVsStatic: pairs } : {}),
   };
   writeAtomic(join(out, 'sweep.json'), JSON.stringify(summary, null, 2) + '\n');
   log(`sweep: wrote ${join(out, 'sweep.json')}`);

@@ -24,7 +24,7 @@ export const trainFlags: FlagSpec = {
   backend: { kind: 'string', help: 'webgpu | cpu' },
 };
 
-export const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'lambdaTok'));
+const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'lambdaTok'));
 
 export async function train(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, trainFlags, 'train');
