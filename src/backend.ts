@@ -87,6 +87,16 @@ export interface Backend {
   /** dpreatt [B,NH,T,T] is scratch (overwritten). */
   attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void;
 
+  // ---- incremental decoding (rl.md section 1: a KV cache). pos [B] i32: sequence b's last written token sits at t = pos[b] - 1 ----
+  /** out[b,:] = wte[tokens[b*T + t],:] + wpe[t,:] with t = pos[b] - 1: the embedding of each sequence's last token. */
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number): void;
+  /**
+   * One decode step of causal attention over a cache. qkvNew [B,3C] holds the q, k, v of each sequence's last token
+   * (position t = pos[b] - 1); it is first written to row t of the cache qkvCache [B,T,3C] (the qkv of a full forward,
+   * valid below t), then out[b,:] [B,C] = attention of that q over cache rows 0..t, exactly as row t of attentionForward.
+   */
+  attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void;
+
   // ---- GELU, tanh approximation ----
   geluForward(out: Tensor, inp: Tensor, n: number): void;
   geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void;
@@ -128,9 +138,10 @@ export interface Backend {
    * or the argmax when temperature == 0; writes tokens[b*T + pos[b]] = token and logp[b*T + pos[b]] =
    * its log-prob at `temperature` (at 1 when greedy); then pos[b] += 1 and done[b] = 1 when the token is
    * `eos` or pos[b] == limit[b]. tokens, pos, done, limit are i32. Sequences already done are untouched.
+   * With rowPerSeq, logits is [B,V] (a decode step's output) and sequence b reads row b.
    */
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number): void;
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, rowPerSeq?: boolean): void;
 
   // ---- RL objective (rl.md sections 3 and 4) ----
   /** out[i] = src[index[i]] for i < n (index i32); e.g. episode advantages -> per-sequence advantages. */

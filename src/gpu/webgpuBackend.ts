@@ -5,6 +5,7 @@ import type { AdamWParams, AdvantageMode, Algorithm, Backend, DType, FloatArray,
 import { requestGpuDevice } from './device';
 import * as adamwK from './kernels/adamw';
 import * as attentionK from './kernels/attention';
+import * as decodeK from './kernels/decode';
 import * as embeddingK from './kernels/embedding';
 import * as geluK from './kernels/gelu';
 import * as layernormK from './kernels/layernorm';
@@ -154,6 +155,14 @@ export class WebGpuBackend implements Backend {
     attentionK.attentionBackward(this.rt, asGpu(dqkv), asGpu(dpreatt), asGpu(dout), asGpu(qkv), asGpu(att), B, T, C, NH);
   }
 
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number): void {
+    decodeK.embeddingLast(this.rt, asGpu(out), asGpu(tokens), asGpu(pos), asGpu(wte), asGpu(wpe), B, T, C);
+  }
+
+  attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
+    decodeK.attentionDecode(this.rt, asGpu(out), asGpu(qkvCache), asGpu(qkvNew), asGpu(pos), B, T, C, NH);
+  }
+
   geluForward(out: Tensor, inp: Tensor, n: number): void {
     geluK.geluForward(this.rt, asGpu(out), asGpu(inp), n);
   }
@@ -203,8 +212,9 @@ export class WebGpuBackend implements Backend {
   // ---- RL objective ----
 
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number): void {
-    sampleK.sample(this.rt, asGpu(tokens), asGpu(logp), asGpu(pos), asGpu(done), asGpu(limit), asGpu(logits), B, T, V, temperature, eos, seed, counter);
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, rowPerSeq = false): void {
+    sampleK.sample(this.rt, asGpu(tokens), asGpu(logp), asGpu(pos), asGpu(done), asGpu(limit), asGpu(logits), B, T, V, temperature, eos, seed, counter,
+      rowPerSeq);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {

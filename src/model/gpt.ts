@@ -139,6 +139,40 @@ export class GPT {
     return a.logits;
   }
 
+  /**
+   * One decode step with a KV cache (rl.md section 1), after a `forward` over the same B x T token buffer: for
+   * each sequence b, runs the model on its last token (at pos[b] - 1) alone, attending over the cached q, k, v of
+   * the rows before it (each layer's qkv activation of that forward, to which this step appends its row).
+   * Returns logits [B, V] (row b for sequence b), valid until the next call; equal to rows b*T + pos[b] - 1 of
+   * a full forward over the same tokens. The cache's own activations stay those of the forward.
+   */
+  decode(tokens: Tensor, pos: Tensor, B: number, T: number): Tensor {
+    const cache = this.actsByShape.get(`${B}x${T}`);
+    if (!cache || cache !== this.acts) throw new Error(`decode(${B}x${T}) needs a forward of that shape just before (the KV cache)`);
+    const b = this.backend, { nHead: NH, nEmbd: C, vocabSize: V } = this.config, p = this.p;
+    const d = this.activations(B, 1); // one row per sequence
+    this.acts = cache; // a later backward still belongs to the forward
+    b.embeddingLast(d.encoded, tokens, pos, p.wte, p.wpe, B, T, C);
+    let residual = d.encoded;
+    p.layers.forEach((lp, l) => {
+      const la = d.layers[l];
+      b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, B, C);
+      b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, B, C, 3 * C);
+      b.attentionDecode(la.atty, cache.layers[l].qkv, la.qkv, pos, B, T, C, NH);
+      b.matmulForward(la.attproj, la.atty, lp.attprojw, lp.attprojb, B, C, C);
+      b.residualForward(la.residual2, residual, la.attproj, B * C);
+      b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, B, C);
+      b.matmulForward(la.fch, la.ln2, lp.fcw, lp.fcb, B, C, 4 * C);
+      b.geluForward(la.fchGelu, la.fch, B * 4 * C);
+      b.matmulForward(la.fcproj, la.fchGelu, lp.fcprojw, lp.fcprojb, B, 4 * C, C);
+      b.residualForward(la.residual3, la.residual2, la.fcproj, B * C);
+      residual = la.residual3;
+    });
+    b.layernormForward(d.lnf, d.lnfMean, d.lnfRstd, residual, p.lnfw, p.lnfb, B, C);
+    b.matmulForward(d.logits, d.lnf, p.wte, null, B, C, V);
+    return d.logits;
+  }
+
   /** The zeroed gradient of the logits of the last forward; a loss head accumulates into it before `backward`. */
   dlogits(): Tensor {
     const a = this.acts;

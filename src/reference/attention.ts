@@ -144,3 +144,40 @@ export function attentionBackward(dqkv: F, dpreatt: F, dout: F, qkv: F, att: F, 
     }
   }
 }
+
+/**
+ * One decode step (rl.md section 1): qkvNew [B,3C] is written to row t = pos[b] - 1 of qkvCache [B,T,3C], then
+ * out [B,C] = attention of that row's q over cache rows 0..t. The sums run in the same order as attentionForward's
+ * row t, so a decode step gives the same numbers as the full forward, bit for bit.
+ */
+export function attentionDecode(out: F, qkvCache: F, qkvNew: F, pos: Int32Array, B: number, T: number, C: number, NH: number): void {
+  const hs = C / NH, scale = 1 / Math.sqrt(hs), C3 = 3 * C;
+  const S = scratch(T);
+  for (let b = 0; b < B; b++) {
+    const t = pos[b] - 1;
+    if (t < 0 || t >= T) throw new Error(`attentionDecode: pos[${b}] = ${pos[b]} outside 1..${T}`);
+    const row = (b * T + t) * C3;
+    for (let c = 0; c < C3; c++) qkvCache[row + c] = qkvNew[b * C3 + c];
+    for (let h = 0; h < NH; h++) {
+      const base = b * T * C3 + h * hs, q = row + h * hs;
+      let max = -Infinity;
+      for (let j = 0; j <= t; j++) {
+        const k0 = base + C + j * C3;
+        let s = 0;
+        for (let i = 0; i < hs; i++) s += qkvCache[q + i] * qkvCache[k0 + i];
+        s *= scale;
+        S[j] = s;
+        if (s > max) max = s;
+      }
+      let sum = 0;
+      for (let j = 0; j <= t; j++) { const e = Math.exp(S[j] - max); S[j] = e; sum += e; }
+      for (let j = 0; j <= t; j++) S[j] = S[j] / sum;
+      const o = b * C + h * hs;
+      for (let i = 0; i < hs; i++) {
+        let a0 = 0, v = base + 2 * C + i;
+        for (let j = 0; j <= t; j++, v += C3) a0 += S[j] * qkvCache[v];
+        out[o + i] = a0;
+      }
+    }
+  }
+}

@@ -74,6 +74,12 @@ export class CpuBackend implements Backend {
   attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
     nn.attentionBackward(f(dqkv), f(dpreatt), f(dout), f(qkv), f(att), B, T, C, NH);
   }
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number): void {
+    nn.embeddingLast(f(out), i32(tokens), i32(pos), f(wte), f(wpe), B, T, C);
+  }
+  attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
+    nn.attentionDecode(f(out), f(qkvCache), f(qkvNew), i32(pos), B, T, C, NH);
+  }
   geluForward(out: Tensor, inp: Tensor, n: number): void { nn.geluForward(f(out), f(inp), n); }
   geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void { nn.geluBackward(f(dinp), f(inp), f(dout), n); }
   residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void { nn.residualForward(f(out), f(a), f(b), n); }
@@ -99,8 +105,8 @@ export class CpuBackend implements Backend {
   }
 
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number): void {
-    smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter);
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, rowPerSeq = false): void {
+    smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter, rowPerSeq);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(f(out), f(src), i32(index), n); }

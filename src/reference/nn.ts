@@ -3,7 +3,7 @@
 // outputs; backward ops accumulate (+=) into gradients. Arrays are f32 or f64
 // (f64 for finite-difference tests); the math is the same.
 
-import { attentionBackward as attnBackward, attentionForward as attnForward } from './attention';
+import { attentionBackward as attnBackward, attentionDecode as attnDecode, attentionForward as attnForward } from './attention';
 import { colSum, gemmDinp, gemmDweight, gemmNT, iota, nonzeroRows } from './gemm';
 
 export type F = Float32Array | Float64Array;
@@ -14,6 +14,16 @@ export function embeddingForward(out: F, tokens: I, wte: F, wpe: F, N: number, T
   for (let n = 0; n < N; n++) {
     const tok = tokens[n], t = n % T;
     for (let c = 0; c < C; c++) out[n * C + c] = wte[tok * C + c] + wpe[t * C + c];
+  }
+}
+
+// out[b,:] = wte[tokens[b*T + t],:] + wpe[t,:], t = pos[b] - 1: the last token of each sequence (a decode step's input)
+export function embeddingLast(out: F, tokens: I, pos: I, wte: F, wpe: F, B: number, T: number, C: number): void {
+  for (let b = 0; b < B; b++) {
+    const t = pos[b] - 1;
+    if (t < 0 || t >= T) throw new Error(`embeddingLast: pos[${b}] = ${pos[b]} outside 1..${T}`);
+    const tok = tokens[b * T + t];
+    for (let c = 0; c < C; c++) out[b * C + c] = wte[tok * C + c] + wpe[t * C + c];
   }
 }
 
@@ -103,6 +113,11 @@ export function attentionForward(out: F, att: F, qkv: F, B: number, T: number, C
 /** dpreatt [B,NH,T,T] is scratch (overwritten: the scaled pre-softmax gradient, 0 above the diagonal). */
 export function attentionBackward(dqkv: F, dpreatt: F, dout: F, qkv: F, att: F, B: number, T: number, C: number, NH: number): void {
   attnBackward(dqkv, dpreatt, dout, qkv, att, B, T, C, NH);
+}
+
+/** A decode step over the KV cache (see attention.ts attentionDecode). */
+export function attentionDecode(out: F, qkvCache: F, qkvNew: F, pos: I, B: number, T: number, C: number, NH: number): void {
+  attnDecode(out, qkvCache, qkvNew, pos, B, T, C, NH);
 }
 
 const GELU_S = Math.sqrt(2 / Math.PI);

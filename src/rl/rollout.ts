@@ -35,7 +35,8 @@ export interface Rollout<State = unknown> {
 export class Generator {
   private buffers = new Map<string, Record<string, Tensor>>();
 
-  constructor(private readonly backend: Backend, private readonly model: GPT) {}
+  /** kvCache false re-runs the whole prefix for every token (the path before the cache; kept for tests and comparisons). */
+  constructor(private readonly backend: Backend, private readonly model: GPT, readonly kvCache = true) {}
 
   private get(B: number, T: number): Record<string, Tensor> {
     const key = `${B}x${T}`;
@@ -50,7 +51,8 @@ export class Generator {
 
   /**
    * Continues every context by at most maxNew[b] tokens (stopping at EOS). temperature 0 is greedy.
-   * One submission per generated token position, one readback at the end.
+   * The first token comes from a forward over the whole B x T buffer (which fills the KV cache), each later one
+   * from a decode step over one row per sequence. One submission per generated token position, one readback at the end.
    */
   async generate(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number): Promise<{ tokens: number[][]; logp: number[][] }> {
     const b = this.backend, B = contexts.length, cfg = this.model.config;
@@ -69,8 +71,9 @@ export class Generator {
     b.zero(t.done);
     const steps = Math.max(...maxNew);
     for (let k = 0; k < steps; k++) {
-      const logits = this.model.forward(t.tokens, B, T);
-      b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k);
+      const decode = this.kvCache && k > 0;
+      const logits = decode ? this.model.decode(t.tokens, t.pos, B, T) : this.model.forward(t.tokens, B, T);
+      b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, decode);
       b.submit();
     }
     const [outTok, outLogp, outPos] = await Promise.all([b.read(t.tokens), b.read(t.logp), b.read(t.pos)]);

@@ -5,7 +5,8 @@ import type { GpuTensor } from '../tensor';
 const WG = 64;
 
 export function sample(k: KernelContext, tokens: GpuTensor, logp: GpuTensor, pos: GpuTensor, done: GpuTensor, limit: GpuTensor,
-  logits: GpuTensor, B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number): void {
-  k.dispatch({ shader: 'sample', entry: 'sample_next', constants: { WG } }, 'uuuuuuf', [B, T, V, eos, seed >>> 0, counter >>> 0, temperature],
+  logits: GpuTensor, B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, rowPerSeq: boolean): void {
+  k.dispatch({ shader: 'sample', entry: 'sample_next', constants: { WG } }, 'uuuuuufu',
+    [B, T, V, eos, seed >>> 0, counter >>> 0, temperature, +rowPerSeq],
     { 1: tokens, 2: logp, 3: pos, 4: done, 5: limit, 6: logits }, grid1D(B, WG));
 }

@@ -1,0 +1,113 @@
+// Incremental decoding with a KV cache (rl.md section 1): each generated token
+// runs the model on one row per sequence and attends over the cached q, k, v of
+// the rows before it, instead of re-running the whole prefix.
+//   embedding_last:   out[b,c] = wte[tokens[b*T + t],c] + wpe[t,c],  t = pos[b] - 1     (=)
+//   kv_append:        qkvCache[b,t,:] = qkvNew[b,:]                                     (=)
+//   attention_decode: out[b, h*hs + d] = sum_{t2<=t} softmax_t2(q . k_t2 * scale) v_t2[d]
+//                     over the cache rows of sequence b; one workgroup per (b, h)       (=)
+// The cache is the qkv activation [B,T,3C] of the forward that began the turn.
+
+struct Params {
+  B: u32,
+  T: u32,
+  C: u32,
+  NH: u32,
+}
+
+override WG: u32 = 64u;
+const MAX_T: u32 = 256u; // the model's largest block_size (src/model/params.ts)
+
+@group(0) @binding(0) var<uniform> p: Params;
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read_write> tokens: array<i32>;
+@group(0) @binding(3) var<storage, read_write> pos: array<i32>;
+@group(0) @binding(4) var<storage, read_write> wte: array<f32>;
+@group(0) @binding(5) var<storage, read_write> wpe: array<f32>;
+@group(0) @binding(6) var<storage, read_write> qkvCache: array<f32>;
+@group(0) @binding(7) var<storage, read_write> qkvNew: array<f32>;
+
+// The position of sequence b's last token, clamped so a bad pos cannot write outside its rows.
+fn last_pos(b: u32) -> u32 {
+  return u32(clamp(pos[b] - 1, 0, i32(p.T) - 1));
+}
+
+fn flat(gid: vec3u, nwg: vec3u) -> u32 {
+  return gid.x + gid.y * nwg.x * WG;
+}
+
+// One invocation per (b, c).
+@compute @workgroup_size(WG)
+fn embedding_last(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = flat(gid, nwg);
+  if (i >= p.B * p.C) { return; }
+  let b = i / p.C;
+  let c = i % p.C;
+  let t = last_pos(b);
+  let tok = u32(tokens[b * p.T + t]);
+  out[i] = wte[tok * p.C + c] + wpe[t * p.C + c];
+}
+
+// One invocation per (b, j < 3C).
+@compute @workgroup_size(WG)
+fn kv_append(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let C3 = 3u * p.C;
+  let i = flat(gid, nwg);
+  if (i >= p.B * C3) { return; }
+  let b = i / C3;
+  qkvCache[(b * p.T + last_pos(b)) * C3 + i % C3] = qkvNew[i];
+}
+
+var<workgroup> scores: array<f32, MAX_T>;
+var<workgroup> red: array<f32, 64>;
+
+// One workgroup of WG (64) invocations per (b, h): scores spread over the invocations, a tree
+// reduction for the max and the sum, then each invocation sums a channel of v.
+@compute @workgroup_size(64)
+fn attention_decode(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let row = wid.x + wid.y * nwg.x; // (b, h)
+  if (row >= p.B * p.NH) { return; }
+  let b = row / p.NH;
+  let h = row % p.NH;
+  let tid = lid.x;
+  let hs = p.C / p.NH;
+  let scale = 1.0 / sqrt(f32(hs));
+  let C3 = 3u * p.C;
+  let t = last_pos(b);
+  let base = b * p.T * C3 + h * hs;
+  let q = base + t * C3;
+  var mx = -3.4e38;
+  for (var t2 = tid; t2 <= t; t2 += 64u) {
+    let k = base + t2 * C3 + p.C;
+    var dot = 0.0;
+    for (var d = 0u; d < hs; d++) { dot += qkvCache[q + d] * qkvCache[k + d]; }
+    dot *= scale;
+    scores[t2] = dot;
+    mx = max(mx, dot);
+  }
+  red[tid] = mx;
+  workgroupBarrier();
+  for (var s = 32u; s > 0u; s >>= 1u) {
+    if (tid < s) { red[tid] = max(red[tid], red[tid + s]); }
+    workgroupBarrier();
+  }
+  let rowMax = red[0];
+  workgroupBarrier();
+  var sum = 0.0;
+  for (var t2 = tid; t2 <= t; t2 += 64u) {
+    let e = exp(scores[t2] - rowMax);
+    scores[t2] = e;
+    sum += e;
+  }
+  red[tid] = sum;
+  workgroupBarrier();
+  for (var s = 32u; s > 0u; s >>= 1u) {
+    if (tid < s) { red[tid] = red[tid] + red[tid + s]; }
+    workgroupBarrier();
+  }
+  let inv = 1.0 / red[0];
+  for (var d = tid; d < hs; d += 64u) {
+    var acc = 0.0;
+    for (var t2 = 0u; t2 <= t; t2++) { acc += scores[t2] * qkvCache[base + t2 * C3 + 2u * p.C + d]; }
+    out[b * p.C + h * hs + d] = acc * inv;
+  }
+}

@@ -1,0 +1,22 @@
+// Bindings of shaders/decode.wgsl: 1 out, 2 tokens, 3 pos, 4 wte, 5 wpe, 6 qkvCache, 7 qkvNew.
+import { grid1D, type KernelContext } from '../runtime';
+import type { GpuTensor } from '../tensor';
+
+const WG = 64;
+const kernel = (entry: string) => ({ shader: 'decode', entry, constants: { WG } });
+
+/** out[b,:] = embedding of sequence b's last token (at pos[b] - 1). */
+export function embeddingLast(k: KernelContext, out: GpuTensor, tokens: GpuTensor, pos: GpuTensor, wte: GpuTensor, wpe: GpuTensor,
+  B: number, T: number, C: number): void {
+  k.dispatch(kernel('embedding_last'), 'uuuu', [B, T, C, 0], { 1: out, 2: tokens, 3: pos, 4: wte, 5: wpe }, grid1D(B * C, WG));
+}
+
+/** Appends qkvNew to the cache at each sequence's last position, then attends over the cache. */
+export function attentionDecode(k: KernelContext, out: GpuTensor, qkvCache: GpuTensor, qkvNew: GpuTensor, pos: GpuTensor,
+  B: number, T: number, C: number, NH: number): void {
+  if (C % NH !== 0) throw new Error(`attentionDecode: C=${C} is not a multiple of NH=${NH}`);
+  if (T > 256) throw new Error(`attentionDecode: T=${T} exceeds the kernel's 256 cached rows`);
+  const sizes = [B, T, C, NH];
+  k.dispatch(kernel('kv_append'), 'uuuu', sizes, { 3: pos, 6: qkvCache, 7: qkvNew }, grid1D(B * 3 * C, WG));
+  k.dispatch({ shader: 'decode', entry: 'attention_decode' }, 'uuuu', sizes, { 1: out, 3: pos, 6: qkvCache }, grid1D(B * NH, 1));
+}

@@ -1,0 +1,45 @@
+// KV-cache decoding on WebGPU (shaders/decode.wgsl): the decode ops against their
+// CPU twins at odd shapes (T = 1, T past the 64-wide workgroup, head size 5), a
+// decode step against the full forward's rows, and generation with the cache
+// against the full-prefix path and the CPU reference, token for token.
+import { describe, expect, it } from 'vitest';
+import { CpuBackend } from '../../src/reference/cpuBackend';
+import { noGpu, theGpu } from './device';
+import { expectClose, parity } from './parity';
+import { Rng } from './random';
+import { decodeVsForward, generateBoth } from '../model/decodeCases';
+import type { GPTConfig } from '../../src/model/params';
+
+describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
+  it('embeddingLast and attentionDecode (cache append included) match the CPU reference', async () => {
+    for (const [B, T, C, NH] of [[3, 5, 12, 3], [2, 1, 8, 2], [3, 70, 16, 4], [2, 130, 10, 2], [65, 4, 4, 1]]) {
+      const r = new Rng(B * 1000 + T * 10 + C), V = 9;
+      const pos = Int32Array.from({ length: B }, (_, i) => (i === 0 ? T : i === 1 ? 1 : 1 + Math.floor(r.uniformIn(1, 0, T)[0])));
+      await parity(theGpu(), {
+        tokens: r.ints(B * T, 0, V), pos, wte: r.normal(V * C), wpe: r.normal(T * C), emb: r.normal(B * C),
+        qkvCache: r.normal(B * T * 3 * C), qkvNew: r.normal(B * 3 * C, 2), out: r.normal(B * C),
+      }, (b, t) => {
+        b.embeddingLast(t.emb, t.tokens, t.pos, t.wte, t.wpe, B, T, C);
+        b.attentionDecode(t.out, t.qkvCache, t.qkvNew, t.pos, B, T, C, NH);
+      }, ['emb', 'qkvCache', 'out']);
+    }
+  });
+
+  it('a decode step equals the full forward at each sequence\'s last position', async () => {
+    const cfg: GPTConfig = { nLayer: 2, nHead: 3, nEmbd: 12, blockSize: 80, vocabSize: 11 };
+    const { got, want } = await decodeVsForward(theGpu(), cfg, 7, 75, 5);
+    expectClose('decode logits', got, want, { rtol: 1e-4, atol: 1e-4 });
+  });
+
+  for (const temperature of [1, 0]) {
+    it(`generation with the cache draws the tokens of the full-prefix path and of the CPU reference (temperature ${temperature})`, async () => {
+      const cfg: GPTConfig = { nLayer: 2, nHead: 2, nEmbd: 16, blockSize: 20, vocabSize: 11 };
+      const gpu = await generateBoth(theGpu(), cfg, temperature, 9);
+      const cpu = await generateBoth(new CpuBackend(), cfg, temperature, 9);
+      expect(gpu.cached.tokens).toEqual(gpu.plain.tokens);
+      expect(gpu.cached.tokens).toEqual(cpu.cached.tokens);
+      expectClose('logp', gpu.cached.logp.flat(), cpu.cached.logp.flat(), { rtol: 1e-4, atol: 1e-4 });
+      expect(theGpu().takeErrors()).toEqual([]);
+    });
+  }
+});
