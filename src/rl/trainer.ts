@@ -1,7 +1,7 @@
 // The Trainer: rollouts -> reward -> advantages -> GSPO/GRPO minibatch updates,
 // the dual lambda, metrics (rl.md section 7), greedy evaluation, the Pareto
 // frontier and best/last checkpoints. Runs unchanged in the worker and the CLI.
-import type { Backend, Tensor } from '../backend';
+import type { Backend, FloatArray, Tensor } from '../backend';
 import type { BaselineResult, CurriculumSpec, Environment, Score } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { AdamW } from '../model/optimizer';
@@ -75,6 +75,20 @@ export function envMeans(scores: Score[]): Record<string, number> {
     for (const [k, v] of Object.entries(sc.extras)) sum[k] = (sum[k] ?? 0) + v;
   }
   return Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, v / Math.max(1, scores.length)]));
+}
+
+/** Rows are cut to a multiple of this many positions: few shapes (each keeps its buffers), little padding. */
+const ROW_QUANTUM = 8;
+
+/**
+ * The row length a batch of these sequences needs in prediction space (a sequence of n tokens fills n - 1
+ * positions), rounded up to ROW_QUANTUM and at most blockSize - 1. Positions past a sequence are masked and,
+ * attention being causal, change nothing before them: a shorter row gives the same loss and gradient for less work.
+ */
+export function rowLength(seqs: Sequence[], blockSize: number): number {
+  let n = 1;
+  for (const s of seqs) n = Math.max(n, s.context.length + s.generated.length - 1);
+  return Math.min(blockSize - 1, Math.ceil(n / ROW_QUANTUM) * ROW_QUANTUM);
 }
 
 /**
@@ -266,11 +280,26 @@ export class Trainer<Task = unknown, State = unknown> {
     const order = Array.from({ length: E }, (_, i) => i);
     const rand = mulberry32(c.seed * 7919 + step);
     for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
-    const T = this.model.config.blockSize - 1;
     const mbStats: ObjectiveStats[] = [];
     this.lossRows = 0;
     const gradNorms: number[] = [];
     this.lastStepUpdates = 0;
+    // Minibatch m+1 is recorded and submitted before m's stats are awaited, so the device never idles while
+    // the host reads back and builds the next batch. The reads are copied out at call time, before m+1 overwrites them.
+    let pending: { reading: Promise<[ObjectiveStats, FloatArray | Int32Array]>; m: number } | null = null;
+    const settle = async (p: NonNullable<typeof pending>) => {
+      const [stats, normSq] = await p.reading;
+      const gn = Math.sqrt(normSq[0]);
+      if (!Number.isFinite(gn) || !Number.isFinite(stats.loss)) {
+        this.skippedUpdates++;
+        // which tensor: read back only on this rare path. The gradient buffer holds the last minibatch recorded
+        // (m, or m + 1 when it was already on its way); when that one is finite, no tensor is named.
+        const bad = Number.isFinite(gn) ? null : firstNonFiniteTensor(this.model.config, await b.read(this.model.grads));
+        const what = bad ? `a non-finite gradient (first in ${bad})` : Number.isFinite(stats.loss) ? 'a non-finite gradient' : 'a non-finite loss';
+        this.flags.push({ kind: 'nonfinite-update', step, message: `step ${step}: ${what}; the update was skipped (weights untouched)` });
+      } else { mbStats.push(stats); gradNorms.push(gn); }
+      hooks.progress?.(p.m + 1, c.minibatches);
+    };
     for (let m = 0; m < c.minibatches; m++) {
       if (m > 0 && hooks.stopRequested?.()) break;
       const eps = order.slice(Math.floor((m * E) / c.minibatches), Math.floor(((m + 1) * E) / c.minibatches));
@@ -278,24 +307,18 @@ export class Trainer<Task = unknown, State = unknown> {
       const seqs = eps.flatMap((e) => lossByEpisode[e]);
       if (seqs.length === 0) continue;
       this.lossRows += seqs.length;
-      const batch = sequencesToBatch(seqs, (e) => e, T);
+      const batch = sequencesToBatch(seqs, (e) => e, rowLength(seqs, this.model.config.blockSize));
       this.model.zeroGrad();
       this.objective.recordMinibatch(this.model, batch, c, this.ref ?? undefined);
       this.opt.measure();
       this.opt.apply(); // a non-finite gradient makes this a no-op on the device (the guard)
       b.submit();
-      const [stats, normSq] = await Promise.all([this.objective.readStats(batch), b.read(this.opt.normSq)]);
-      const gn = Math.sqrt(normSq[0]);
-      if (!Number.isFinite(gn) || !Number.isFinite(stats.loss)) {
-        this.skippedUpdates++;
-        // which tensor: read back only on this rare path
-        const bad = Number.isFinite(gn) ? null : firstNonFiniteTensor(this.model.config, await b.read(this.model.grads));
-        const what = bad ? `a non-finite gradient (first in ${bad})` : Number.isFinite(stats.loss) ? 'a non-finite gradient' : 'a non-finite loss';
-        this.flags.push({ kind: 'nonfinite-update', step, message: `step ${step}: ${what}; the update was skipped (weights untouched)` });
-      } else { mbStats.push(stats); gradNorms.push(gn); }
+      const next = { reading: Promise.all([this.objective.readStats(batch), b.read(this.opt.normSq)]), m };
       this.lastStepUpdates++;
-      hooks.progress?.(m + 1, c.minibatches);
+      if (pending) await settle(pending);
+      pending = next;
     }
+    if (pending) await settle(pending);
     this.stepCount++;
     const tUpdate = performance.now();
     Object.assign(this.phases, { rollout: tRollout - t0, reward: tReward - tRollout, update: tUpdate - tReward });

@@ -15,7 +15,7 @@ import type { Environment } from '../envs/types';
 import { clippedTerm, groupNormalize, meanStd, seqRatio, STD_EPS } from '../reference/rl';
 import type { RewardParts, RewardWeights } from '../rl/reward';
 import { sequencesByEpisode, type Sequence } from '../rl/rollout';
-import { sequencesToBatch, type Trainer } from '../rl/trainer';
+import { rowLength, sequencesToBatch, type Trainer } from '../rl/trainer';
 import { InputError } from '../errors';
 import type { AnatomyEpisode, AnatomySequence, StepAnatomy } from './protocol';
 
@@ -36,7 +36,7 @@ export function rolloutAdvantages(rewards: readonly number[], G: number, mode: R
 
 /** log pi(current weights) of every generated token of `seqs`, read back (one forward, one readback). */
 async function currentLogp(b: Backend, trainer: Trainer, seqs: Sequence[], temperature: number) {
-  const T = trainer.model.config.blockSize - 1, V = trainer.model.config.vocabSize;
+  const T = rowLength(seqs, trainer.model.config.blockSize), V = trainer.model.config.vocabSize;
   const batch = sequencesToBatch(seqs, (e) => e, T);
   const S = batch.S;
   const targets = b.alloc(S * T, 'i32'), logp = b.alloc(S * T), entropy = b.alloc(S * T);
