@@ -3,9 +3,11 @@
 // the rows before it, instead of re-running the whole prefix.
 //   embedding_last:   out[b,c] = wte[tokens[b*T + t],c] + wpe[t,c],  t = pos[b] - 1     (=)
 //   kv_append:        qkvCache[b,t,:] = qkvNew[b,:]                                     (=)
+//   copy_rows:        qkvCache[r*dstStride + i] = qkvNew[r*srcStride + i]  (a prefill's rows into the cache; Params
+//                     read as rows, width, dstStride, srcStride)                            (=)
 //   attention_decode: out[b, h*hs + d] = sum_{t2<=t} softmax_t2(q . k_t2 * scale) v_t2[d]
 //                     over the cache rows of sequence b; one workgroup per (b, h)       (=)
-// The cache is the qkv activation [B,T,3C] of the forward that began the turn.
+// The cache [B,T,3C] per layer is filled from the qkv of the prefill (a forward over the contexts' rows).
 
 struct Params {
   B: u32,
@@ -55,6 +57,18 @@ fn kv_append(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
   if (i >= p.B * C3) { return; }
   let b = i / C3;
   qkvCache[(b * p.T + last_pos(b)) * C3 + i % C3] = qkvNew[i];
+}
+
+// One invocation per copied element; the four Params fields are (rows, width, dstStride, srcStride).
+@compute @workgroup_size(WG)
+fn copy_rows(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = flat(gid, nwg);
+  let rows = p.B;
+  let width = p.T;
+  if (i >= rows * width) { return; }
+  let r = i / width;
+  let c = i % width;
+  qkvCache[r * p.C + c] = qkvNew[r * p.NH + c];
 }
 
 var<workgroup> scores: array<f32, MAX_T>;

@@ -2,7 +2,7 @@
 // whole turn is generated without a readback. The RNG is counter-based: the
 // uniform for (seed, counter, sequence) is the same as src/reference/sample.ts.
 //   sample_next: tokens[b,pos] = token; logp[b,pos] = its log-prob; pos += 1; done when EOS or limit  (=)
-// The logits are either a full forward's [B*T,V] or a decode step's [B,V] (rowPerSeq).
+// The logits hold logitsT rows per sequence: a full forward's [B*T,V], a prefill's [B*Tp,V] or a decode step's [B,V].
 
 struct Params {
   B: u32,
@@ -12,7 +12,7 @@ struct Params {
   seed: u32,
   counter: u32,
   temperature: f32, // 0 = greedy (argmax)
-  rowPerSeq: u32, // 1: logits [B,V] from a decode step, row b; 0: logits [B*T,V], row b*T + pos - 1
+  logitsT: u32, // logits rows per sequence: T (full forward), Tp (prefill) or 1 (decode step)
 }
 
 override WG: u32 = 64u;
@@ -45,7 +45,7 @@ fn sample_next(@builtin(global_invocation_id) gid: vec3u) {
   let b = gid.x;
   if (b >= p.B || done[b] != 0) { return; }
   let at = u32(pos[b]);
-  let o = select(b * p.T + at - 1u, b, p.rowPerSeq != 0u) * p.V;
+  let o = (b * p.logitsT + min(at, p.logitsT) - 1u) * p.V;
   let greedy = p.temperature == 0.0;
   let inv = select(1.0 / p.temperature, 1.0, greedy);
   var mx = -3.4e38;

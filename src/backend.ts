@@ -96,6 +96,8 @@ export interface Backend {
    * valid below t), then out[b,:] [B,C] = attention of that q over cache rows 0..t, exactly as row t of attentionForward.
    */
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void;
+  /** dst[r*dstStride + i] = src[r*srcStride + i] for r < rows, i < width (e.g. a prefill's qkv [B,Tp,3C] into a cache [B,T,3C]). */
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void;
 
   // ---- GELU, tanh approximation ----
   geluForward(out: Tensor, inp: Tensor, n: number): void;
@@ -138,10 +140,11 @@ export interface Backend {
    * or the argmax when temperature == 0; writes tokens[b*T + pos[b]] = token and logp[b*T + pos[b]] =
    * its log-prob at `temperature` (at 1 when greedy); then pos[b] += 1 and done[b] = 1 when the token is
    * `eos` or pos[b] == limit[b]. tokens, pos, done, limit are i32. Sequences already done are untouched.
-   * With rowPerSeq, logits is [B,V] (a decode step's output) and sequence b reads row b.
+   * logits holds logitsT rows per sequence (default T) and sequence b reads row b*logitsT + min(pos[b], logitsT) - 1:
+   * a full forward's [B*T,V], a prefill's [B*Tp,V] (pos <= Tp), or a decode step's [B,V] (logitsT 1: row b).
    */
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, rowPerSeq?: boolean): void;
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT?: number): void;
 
   // ---- RL objective (rl.md sections 3 and 4) ----
   /** out[i] = src[index[i]] for i < n (index i32); e.g. episode advantages -> per-sequence advantages. */

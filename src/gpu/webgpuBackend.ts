@@ -163,6 +163,10 @@ export class WebGpuBackend implements Backend {
     decodeK.attentionDecode(this.rt, asGpu(out), asGpu(qkvCache), asGpu(qkvNew), asGpu(pos), B, T, C, NH);
   }
 
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
+    decodeK.copyRows(this.rt, asGpu(dst), asGpu(src), rows, width, dstStride, srcStride);
+  }
+
   geluForward(out: Tensor, inp: Tensor, n: number): void {
     geluK.geluForward(this.rt, asGpu(out), asGpu(inp), n);
   }
@@ -212,9 +216,9 @@ export class WebGpuBackend implements Backend {
   // ---- RL objective ----
 
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, rowPerSeq = false): void {
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T): void {
     sampleK.sample(this.rt, asGpu(tokens), asGpu(logp), asGpu(pos), asGpu(done), asGpu(limit), asGpu(logits), B, T, V, temperature, eos, seed, counter,
-      rowPerSeq);
+      logitsT);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {

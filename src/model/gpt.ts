@@ -65,6 +65,8 @@ export class GPT {
   private g: Params;
   private acts: Acts | null = null; // of the last forward
   private actsByShape = new Map<string, Acts>(); // rollouts, training and eval each keep their shape
+  private kvByShape = new Map<string, Tensor[]>(); // KV caches [B,T,3C] per layer, by B x T
+  private kvFilled: string | null = null; // the cache the last prefill filled
 
   constructor(readonly backend: Backend, readonly config: GPTConfig, weights?: Float32Array, seed = 0) {
     const { specs, total } = paramSpecs(config);
@@ -139,26 +141,49 @@ export class GPT {
     return a.logits;
   }
 
+  /** The KV cache of B sequences of T positions: each layer's q, k, v [B,T,3C]. */
+  private kvCache(B: number, T: number): Tensor[] {
+    const key = `${B}x${T}`;
+    let kv = this.kvByShape.get(key);
+    if (!kv) {
+      kv = Array.from({ length: this.config.nLayer }, () => this.backend.alloc(B * T * 3 * this.config.nEmbd));
+      this.kvByShape.set(key, kv);
+    }
+    return kv;
+  }
+
   /**
-   * One decode step with a KV cache (rl.md section 1), after a `forward` over the same B x T token buffer: for
+   * The prefill of incremental decoding (rl.md section 1): a forward over the contexts' rows (tokens [B,Tp], each
+   * context left-aligned; rows past a context are never read) whose q, k, v fill the first Tp rows of the KV cache
+   * for B x T. Returns logits [B*Tp, V], valid until the next forward; `decode` continues from here.
+   */
+  prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number): Tensor {
+    if (Tp > T) throw new Error(`prefill: ${Tp} context rows exceed the cache's ${T}`);
+    const logits = this.forward(tokens, B, Tp), C3 = 3 * this.config.nEmbd, kv = this.kvCache(B, T);
+    this.acts!.layers.forEach((la, l) => this.backend.copyRows(kv[l], la.qkv, B, Tp * C3, T * C3, Tp * C3));
+    this.kvFilled = `${B}x${T}`;
+    return logits;
+  }
+
+  /**
+   * One decode step with the KV cache, after a `prefill` for the same B x T (tokens [B,T] and pos [B] i32): for
    * each sequence b, runs the model on its last token (at pos[b] - 1) alone, attending over the cached q, k, v of
-   * the rows before it (each layer's qkv activation of that forward, to which this step appends its row).
-   * Returns logits [B, V] (row b for sequence b), valid until the next call; equal to rows b*T + pos[b] - 1 of
-   * a full forward over the same tokens. The cache's own activations stay those of the forward.
+   * the rows before it, and appends its own q, k, v to the cache. Returns logits [B, V] (row b for sequence b),
+   * valid until the next call; equal to rows b*T + pos[b] - 1 of a full forward over the same tokens.
    */
   decode(tokens: Tensor, pos: Tensor, B: number, T: number): Tensor {
-    const cache = this.actsByShape.get(`${B}x${T}`);
-    if (!cache || cache !== this.acts) throw new Error(`decode(${B}x${T}) needs a forward of that shape just before (the KV cache)`);
-    const b = this.backend, { nHead: NH, nEmbd: C, vocabSize: V } = this.config, p = this.p;
+    if (this.kvFilled !== `${B}x${T}`) throw new Error(`decode(${B}x${T}) needs a prefill of that shape first (the KV cache)`);
+    const b = this.backend, { nHead: NH, nEmbd: C, vocabSize: V } = this.config, p = this.p, kv = this.kvCache(B, T);
+    const saved = this.acts;
     const d = this.activations(B, 1); // one row per sequence
-    this.acts = cache; // a later backward still belongs to the forward
+    this.acts = saved; // a later backward still belongs to the last forward
     b.embeddingLast(d.encoded, tokens, pos, p.wte, p.wpe, B, T, C);
     let residual = d.encoded;
     p.layers.forEach((lp, l) => {
       const la = d.layers[l];
       b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, B, C);
       b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, B, C, 3 * C);
-      b.attentionDecode(la.atty, cache.layers[l].qkv, la.qkv, pos, B, T, C, NH);
+      b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH);
       b.matmulForward(la.attproj, la.atty, lp.attprojw, lp.attprojb, B, C, C);
       b.residualForward(la.residual2, residual, la.attproj, B * C);
       b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, B, C);
@@ -231,6 +256,9 @@ export class GPT {
     for (const a of this.actsByShape.values()) this.freeActs(a);
     this.actsByShape.clear();
     this.acts = null;
+    for (const kv of this.kvByShape.values()) for (const t of kv) this.backend.free(t);
+    this.kvByShape.clear();
+    this.kvFilled = null;
   }
 
   destroy(): void {

@@ -80,6 +80,10 @@ export class CpuBackend implements Backend {
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
     nn.attentionDecode(f(out), f(qkvCache), f(qkvNew), i32(pos), B, T, C, NH);
   }
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
+    const d = (dst as CpuTensor).data, s = (src as CpuTensor).data;
+    for (let r = 0; r < rows; r++) d.set(s.subarray(r * srcStride, r * srcStride + width), r * dstStride);
+  }
   geluForward(out: Tensor, inp: Tensor, n: number): void { nn.geluForward(f(out), f(inp), n); }
   geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void { nn.geluBackward(f(dinp), f(inp), f(dout), n); }
   residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void { nn.residualForward(f(out), f(a), f(b), n); }
@@ -105,8 +109,8 @@ export class CpuBackend implements Backend {
   }
 
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, rowPerSeq = false): void {
-    smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter, rowPerSeq);
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T): void {
+    smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter, logitsT);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(f(out), f(src), i32(index), n); }

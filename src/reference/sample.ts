@@ -18,11 +18,11 @@ export function uniform(seed: number, counter: number, stream: number): number {
 }
 
 export function sample(tokens: I, logp: F, pos: I, done: I, limit: I, logits: F,
-  B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, rowPerSeq = false): void {
+  B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T): void {
   const greedy = temperature === 0, inv = greedy ? 1 : 1 / temperature;
   for (let b = 0; b < B; b++) {
     if (done[b] !== 0) continue;
-    const p = pos[b], o = (rowPerSeq ? b : b * T + p - 1) * V;
+    const p = pos[b], o = (b * logitsT + Math.min(p, logitsT) - 1) * V;
     let max = -Infinity, arg = 0;
     for (let v = 0; v < V; v++) { const x = logits[o + v] * inv; if (x > max) { max = x; arg = v; } }
     let sum = 0;

@@ -51,8 +51,8 @@ export class Generator {
 
   /**
    * Continues every context by at most maxNew[b] tokens (stopping at EOS). temperature 0 is greedy.
-   * The first token comes from a forward over the whole B x T buffer (which fills the KV cache), each later one
-   * from a decode step over one row per sequence. One submission per generated token position, one readback at the end.
+   * The first token comes from a prefill (a forward over the contexts' rows, which fills the KV cache), each later
+   * one from a decode step over one row per sequence. One submission per generated token position, one readback at the end.
    */
   async generate(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number): Promise<{ tokens: number[][]; logp: number[][] }> {
     const b = this.backend, B = contexts.length, cfg = this.model.config;
@@ -70,10 +70,16 @@ export class Generator {
     b.write(t.limit, limit);
     b.zero(t.done);
     const steps = Math.max(...maxNew);
+    // the prefill covers the contexts' rows only: [B, Tp], Tp the longest context
+    const Tp = contexts.reduce((m, c) => Math.max(m, c.length), 0);
+    const prefix = new Int32Array(B * Tp);
+    contexts.forEach((c, i) => prefix.set(c, i * Tp));
     for (let k = 0; k < steps; k++) {
-      const decode = this.kvCache && k > 0;
-      const logits = decode ? this.model.decode(t.tokens, t.pos, B, T) : this.model.forward(t.tokens, B, T);
-      b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, decode);
+      let logits: Tensor, logitsT: number;
+      if (!this.kvCache) [logits, logitsT] = [this.model.forward(t.tokens, B, T), T];
+      else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T), Tp];
+      else [logits, logitsT] = [this.model.decode(t.tokens, t.pos, B, T), 1];
+      b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT);
       b.submit();
     }
     const [outTok, outLogp, outPos] = await Promise.all([b.read(t.tokens), b.read(t.logp), b.read(t.pos)]);

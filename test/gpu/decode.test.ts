@@ -11,21 +11,23 @@ import { decodeVsForward, generateBoth } from '../model/decodeCases';
 import type { GPTConfig } from '../../src/model/params';
 
 describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
-  it('embeddingLast and attentionDecode (cache append included) match the CPU reference', async () => {
+  it('embeddingLast, attentionDecode (cache append included) and copyRows match the CPU reference', async () => {
     for (const [B, T, C, NH] of [[3, 5, 12, 3], [2, 1, 8, 2], [3, 70, 16, 4], [2, 130, 10, 2], [65, 4, 4, 1]]) {
       const r = new Rng(B * 1000 + T * 10 + C), V = 9;
       const pos = Int32Array.from({ length: B }, (_, i) => (i === 0 ? T : i === 1 ? 1 : 1 + Math.floor(r.uniformIn(1, 0, T)[0])));
       await parity(theGpu(), {
         tokens: r.ints(B * T, 0, V), pos, wte: r.normal(V * C), wpe: r.normal(T * C), emb: r.normal(B * C),
         qkvCache: r.normal(B * T * 3 * C), qkvNew: r.normal(B * 3 * C, 2), out: r.normal(B * C),
+        rows: r.normal(B * 2 * 3 * C), copied: r.normal(B * T * 3 * C),
       }, (b, t) => {
         b.embeddingLast(t.emb, t.tokens, t.pos, t.wte, t.wpe, B, T, C);
         b.attentionDecode(t.out, t.qkvCache, t.qkvNew, t.pos, B, T, C, NH);
-      }, ['emb', 'qkvCache', 'out']);
+        b.copyRows(t.copied, t.rows, B, Math.min(2, T) * 3 * C, T * 3 * C, 2 * 3 * C);
+      }, ['emb', 'qkvCache', 'out', 'copied']);
     }
   });
 
-  it('a decode step equals the full forward at each sequence\'s last position', async () => {
+  it('a prefill and a decode step equal the full forward\'s rows', async () => {
     const cfg: GPTConfig = { nLayer: 2, nHead: 3, nEmbd: 12, blockSize: 80, vocabSize: 11 };
     const { got, want } = await decodeVsForward(theGpu(), cfg, 7, 75, 5);
     expectClose('decode logits', got, want, { rtol: 1e-4, atol: 1e-4 });

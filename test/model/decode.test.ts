@@ -12,17 +12,17 @@ const CFGS: GPTConfig[] = [
 ];
 
 describe('KV-cache decoding (CPU reference)', () => {
-  it('a decode step equals the full forward at each sequence\'s last position, bit for bit (pos 1 and pos T included)', async () => {
+  it('a prefill and a decode step equal the full forward\'s rows, bit for bit (pos 1 and pos Tp + 1 included)', async () => {
     for (const [i, cfg] of CFGS.entries()) {
       const { got, want } = await decodeVsForward(new CpuBackend(), cfg, 6, cfg.blockSize - 1, 11 + i);
       expect(Array.from(got)).toEqual(Array.from(want));
     }
   });
 
-  it('decode without a forward of that shape just before is refused', () => {
+  it('decode without a prefill of that shape first is refused', () => {
     const b = new CpuBackend(), cfg = CFGS[0], model = sharpModel(b, cfg, 1);
-    model.forward(new Int32Array(2 * 5), 2, 5);
-    expect(() => model.decode(b.alloc(3 * 5, 'i32'), b.alloc(3, 'i32'), 3, 5)).toThrow(/needs a forward of that shape/);
+    model.prefill(new Int32Array(2 * 4), 2, 4, 5);
+    expect(() => model.decode(b.alloc(3 * 5, 'i32'), b.alloc(3, 'i32'), 3, 5)).toThrow(/needs a prefill of that shape/);
   });
 
   for (const temperature of [1, 0.7, 0]) {

@@ -13,11 +13,18 @@ export function sharpModel(b: Backend, cfg: GPTConfig, seed: number): GPT {
 
 export async function decodeVsForward(b: Backend, cfg: GPTConfig, B: number, T: number, seed: number) {
   const r = new Rng(seed), model = sharpModel(b, cfg, seed), V = cfg.vocabSize;
-  const tokens = b.alloc(B * T, 'i32'), pos = b.alloc(B, 'i32');
-  const posHost = Int32Array.from({ length: B }, (_, i) => (i === 0 ? 1 : i === 1 ? T : 1 + Math.floor(r.uniformIn(1, 0, T)[0])));
-  b.write(tokens, r.ints(B * T, 0, V));
+  // the prefill covers the first Tp = T - 3 rows; a decode step reads cache rows below pos - 1 <= Tp
+  const Tp = T - 3, tokens = b.alloc(B * T, 'i32'), pos = b.alloc(B, 'i32'), host = r.ints(B * T, 0, V);
+  const posHost = Int32Array.from({ length: B }, (_, i) => (i === 0 ? 1 : i === 1 ? Tp + 1 : 1 + Math.floor(r.uniformIn(1, 0, Tp + 1)[0])));
+  b.write(tokens, host);
   b.write(pos, posHost);
   const full = Float64Array.from(await b.read(model.forward(tokens, B, T)));
+  const prefix = new Int32Array(B * Tp);
+  for (let i = 0; i < B; i++) prefix.set(host.subarray(i * T, i * T + Tp), i * Tp);
+  const pre = Float64Array.from(await b.read(model.prefill(prefix, B, Tp, T)));
+  for (let i = 0; i < B; i++) {
+    expect(Array.from(pre.subarray(i * Tp * V, (i + 1) * Tp * V)).every((x, j) => Math.abs(x - full[i * T * V + j]) <= 1e-4 * (1 + Math.abs(x)))).toBe(true);
+  }
   const dec = Float64Array.from(await b.read(model.decode(tokens, pos, B, T)));
   expect(full.some((x) => Math.abs(x) > 0.5)).toBe(true); // logits far from zero (a real model)
   const want = new Float64Array(B * V);

@@ -1,4 +1,4 @@
-// Bindings of shaders/decode.wgsl: 1 out, 2 tokens, 3 pos, 4 wte, 5 wpe, 6 qkvCache, 7 qkvNew.
+// Bindings of shaders/decode.wgsl: 1 out, 2 tokens, 3 pos, 4 wte, 5 wpe, 6 qkvCache, 7 qkvNew (copy_rows: 6 dst, 7 src).
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
 
@@ -19,4 +19,9 @@ export function attentionDecode(k: KernelContext, out: GpuTensor, qkvCache: GpuT
   const sizes = [B, T, C, NH];
   k.dispatch(kernel('kv_append'), 'uuuu', sizes, { 3: pos, 6: qkvCache, 7: qkvNew }, grid1D(B * 3 * C, WG));
   k.dispatch({ shader: 'decode', entry: 'attention_decode' }, 'uuuu', sizes, { 1: out, 3: pos, 6: qkvCache }, grid1D(B * NH, 1));
+}
+
+/** dst[r*dstStride + i] = src[r*srcStride + i] for r < rows, i < width. */
+export function copyRows(k: KernelContext, dst: GpuTensor, src: GpuTensor, rows: number, width: number, dstStride: number, srcStride: number): void {
+  k.dispatch(kernel('copy_rows'), 'uuuu', [rows, width, dstStride, srcStride], { 6: dst, 7: src }, grid1D(rows * width, WG));
 }
