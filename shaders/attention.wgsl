@@ -9,7 +9,7 @@
 // Parallel structure:
 // - scores and dpreatt: TPR invocations per (b, h, t) row (WG / TPR rows per workgroup);
 //   lane j computes the dot products of keys t2 = j, j + TPR, ... <= t, and the row's max
-//   and sums go through a tree reduction in workgroup memory. The att / dpreatt row
+//   and sums go through a tree reduction (fan-in 16) in workgroup memory. The att / dpreatt row
 //   itself holds the intermediate scores (each lane rereads only what it wrote).
 // - values and dqkv: one invocation per output element (WG = 64); neighbours share a
 //   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
@@ -25,6 +25,7 @@ override WG: u32 = 64u;
 override TPR: u32 = 32u; // scores and dpreatt: invocations per row, a power of two dividing WG
 
 const MAX_WG: u32 = 256u;
+const FAN: u32 = 16u; // reduction fan-in per level
 const NEG_BIG: f32 = -3.4e38; // the max of an empty set (finite: WGSL does not promise infinities)
 
 @group(0) @binding(0) var<uniform> p: Params;
@@ -35,7 +36,8 @@ const NEG_BIG: f32 = -3.4e38; // the max of an empty set (finite: WGSL does not 
 @group(0) @binding(5) var<storage, read_write> dpreatt: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dout: array<f32>;
 
-var<workgroup> red: array<f32, MAX_WG>;
+var<workgroup> red_a: array<f32, MAX_WG>; // one array per reduction in a kernel: no barrier between them
+var<workgroup> red_b: array<f32, MAX_WG>;
 
 fn flat(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;
@@ -45,21 +47,27 @@ fn head_size() -> u32 {
   return p.C / p.NH;
 }
 
-// Reduces x over the TPR lanes of each row's segment [seg, seg + TPR) of `red` (sum, or max
-// when take_max); every lane gets the result. Called by every invocation (it holds barriers).
-fn row_reduce(x: f32, seg: u32, lane: u32, take_max: bool) -> f32 {
-  red[seg + lane] = x;
+// Reduces x over the TPR lanes of each row's segment [seg, seg + TPR) of `buf` (the sum, or the
+// max when take_max); every lane gets the result. Fan-in FAN per level: TPR <= FAN takes one
+// level, TPR <= FAN^2 two (few barriers: each one switches every group of lanes on a CPU
+// adapter such as SwiftShader). Called by every invocation of the workgroup (it holds barriers).
+fn row_reduce(buf: ptr<workgroup, array<f32, MAX_WG>>, x: f32, seg: u32, lane: u32, take_max: bool) -> f32 {
+  if (TPR == 1u) { return x; } // one lane per row: nothing to combine (and no barrier in the shader)
+  (*buf)[seg + lane] = x;
   workgroupBarrier();
-  for (var s = TPR / 2u; s > 0u; s >>= 1u) {
-    if (lane < s) {
-      let y = red[seg + lane + s];
-      red[seg + lane] = select(red[seg + lane] + y, max(red[seg + lane], y), take_max);
+  for (var n = TPR; n > 1u; n = max(n / FAN, 1u)) {
+    let next = max(n / FAN, 1u);
+    if (lane < next) {
+      var acc = (*buf)[seg + lane];
+      for (var j = lane + next; j < n; j += next) {
+        let y = (*buf)[seg + j];
+        acc = select(acc + y, max(acc, y), take_max);
+      }
+      (*buf)[seg + lane] = acc;
     }
     workgroupBarrier();
   }
-  let total = red[seg];
-  workgroupBarrier(); // `red` is reused by the next call
-  return total;
+  return (*buf)[seg];
 }
 
 // A (b, h, t) row of att / dpreatt, index (b*NH + h)*T + t, and this invocation's lane in it.
@@ -69,7 +77,7 @@ struct AttRow {
   h: u32,
   t: u32,
   lane: u32,
-  seg: u32, // first slot of this row's lanes in `red`
+  seg: u32, // first slot of this row's lanes in the reduction arrays
   valid: bool, // row < B*NH*T (lanes past the last row still join the barriers)
 }
 
@@ -102,14 +110,14 @@ fn attention_forward_scores(@builtin(workgroup_id) wid: vec3u, @builtin(num_work
     att[arow + t2] = dot;
     mx = max(mx, dot);
   }
-  mx = row_reduce(mx, r.seg, r.lane, true);
+  mx = row_reduce(&red_a, mx, r.seg, r.lane, true);
   var sum = 0.0;
   for (var t2 = r.lane; t2 < last; t2 += TPR) {
     let e = exp(att[arow + t2] - mx);
     att[arow + t2] = e;
     sum += e;
   }
-  let inv = 1.0 / row_reduce(sum, r.seg, r.lane, false);
+  let inv = 1.0 / row_reduce(&red_b, sum, r.seg, r.lane, false);
   if (!r.valid) { return; }
   for (var t2 = r.lane; t2 < p.T; t2 += TPR) {
     if (t2 < last) { att[arow + t2] = att[arow + t2] * inv; } else { att[arow + t2] = 0.0; }
@@ -153,7 +161,7 @@ fn attention_backward_dpreatt(@builtin(workgroup_id) wid: vec3u, @builtin(num_wo
     dpreatt[arow + t2] = datt;
     dot_att_datt += att[arow + t2] * datt;
   }
-  dot_att_datt = row_reduce(dot_att_datt, r.seg, r.lane, false);
+  dot_att_datt = row_reduce(&red_a, dot_att_datt, r.seg, r.lane, false);
   if (!r.valid) { return; }
   for (var t2 = r.lane; t2 < p.T; t2 += TPR) {
     if (t2 < last) {

@@ -5,13 +5,15 @@
 //   layernorm_backward_params_reduce: dweight[c] += sum_k partial; dbias[c] likewise                  (+=)
 // Parallel structure:
 // - forward and dinp: TPR invocations per row (WG / TPR rows per workgroup), each
-//   lane striding over the row; sums go through a tree reduction in workgroup
-//   memory. The forward takes the mean first and then sum (x - mean)^2 (two
+//   lane striding over the row; sums go through a tree reduction (fan-in 16) in
+//   workgroup memory. The forward takes the mean first and then sum (x - mean)^2 (two
 //   reductions, not E[x^2] - mean^2, which cancels for rows with a large mean).
 // - params: a two-stage column sum. Stage one: a workgroup owns CX columns and a
 //   chunk of CHUNK rows; its WG / CX row lanes stride down the chunk and are
 //   reduced in workgroup memory into partial [chunks, 2, C]. Stage two: one
 //   invocation per column adds up the chunks (few: N / CHUNK) into dweight, dbias.
+//   With TPR = 1, or CX = WG in params (the layouts for CPU adapters), the kernels
+//   hold no barrier: each invocation owns a row, or a column of a chunk.
 
 struct Params {
   N: u32,
@@ -25,6 +27,7 @@ override CX: u32 = 64u; // params: columns per workgroup (a power of two dividin
 
 const EPS: f32 = 1e-5;
 const MAX_WG: u32 = 256u;
+const FAN: u32 = 16u; // reduction fan-in per level
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
@@ -39,26 +42,33 @@ const MAX_WG: u32 = 256u;
 @group(0) @binding(10) var<storage, read_write> dout: array<f32>;
 @group(0) @binding(11) var<storage, read_write> partial: array<f32>;
 
-var<workgroup> red: array<vec2f, MAX_WG>;
+var<workgroup> red_a: array<vec2f, MAX_WG>; // one array per reduction in a kernel: no barrier between them
+var<workgroup> red_b: array<vec2f, MAX_WG>;
 
-// Sums x over the TPR lanes of each row's segment [seg, seg + TPR) of `red`; every lane gets the total.
-// Called by every invocation of the workgroup (it holds barriers).
-fn row_sum(x: vec2f, seg: u32, lane: u32) -> vec2f {
-  red[seg + lane] = x;
+// Sums x over the TPR lanes of each row's segment [seg, seg + TPR) of `buf`; every lane gets the total.
+// Fan-in FAN per level (lane i adds entries i, i + next, ...), so TPR <= FAN takes one level and
+// TPR <= FAN^2 two: few barriers, which matters most on CPU adapters (SwiftShader), where each
+// barrier switches every group of lanes. Called by every invocation of the workgroup (it holds barriers).
+fn row_sum(buf: ptr<workgroup, array<vec2f, MAX_WG>>, x: vec2f, seg: u32, lane: u32) -> vec2f {
+  if (TPR == 1u) { return x; } // one lane per row: nothing to combine (and no barrier in the shader)
+  (*buf)[seg + lane] = x;
   workgroupBarrier();
-  for (var s = TPR / 2u; s > 0u; s >>= 1u) {
-    if (lane < s) { red[seg + lane] += red[seg + lane + s]; }
+  for (var n = TPR; n > 1u; n = max(n / FAN, 1u)) {
+    let next = max(n / FAN, 1u);
+    if (lane < next) {
+      var acc = (*buf)[seg + lane];
+      for (var j = lane + next; j < n; j += next) { acc += (*buf)[seg + j]; }
+      (*buf)[seg + lane] = acc;
+    }
     workgroupBarrier();
   }
-  let total = red[seg];
-  workgroupBarrier(); // `red` is reused by the next call
-  return total;
+  return (*buf)[seg];
 }
 
 struct RowId {
   n: u32, // the row
   lane: u32, // 0..TPR
-  seg: u32, // first slot of this row's lanes in `red`
+  seg: u32, // first slot of this row's lanes in the reduction arrays
   valid: bool, // n < N (lanes past the last row still join the barriers)
 }
 
@@ -77,13 +87,13 @@ fn layernorm_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
   let base = r.n * p.C;
   var sum = 0.0;
   for (var c = r.lane; c < C; c += TPR) { sum += inp[base + c]; }
-  let m = row_sum(vec2f(sum, 0.0), r.seg, r.lane).x / f32(p.C);
+  let m = row_sum(&red_a, vec2f(sum, 0.0), r.seg, r.lane).x / f32(p.C);
   var sq = 0.0;
   for (var c = r.lane; c < C; c += TPR) {
     let d = inp[base + c] - m;
     sq += d * d;
   }
-  let s = 1.0 / sqrt(row_sum(vec2f(sq, 0.0), r.seg, r.lane).x / f32(p.C) + EPS);
+  let s = 1.0 / sqrt(row_sum(&red_b, vec2f(sq, 0.0), r.seg, r.lane).x / f32(p.C) + EPS);
   for (var c = r.lane; c < C; c += TPR) {
     out[base + c] = (inp[base + c] - m) * s * weight[c] + bias[c];
   }
@@ -111,7 +121,7 @@ fn layernorm_backward_dinp(@builtin(workgroup_id) wid: vec3u, @builtin(num_workg
     let dnorm = weight[c] * dout[base + c];
     acc += vec2f(dnorm, dnorm * norm);
   }
-  let means = row_sum(acc, r.seg, r.lane) / f32(p.C);
+  let means = row_sum(&red_a, acc, r.seg, r.lane) / f32(p.C);
   for (var c = r.lane; c < C; c += TPR) {
     let norm = (inp[base + c] - m) * s;
     let dnorm = weight[c] * dout[base + c];
@@ -134,16 +144,29 @@ fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(local_i
       acc += vec2f((inp[n * p.C + c] - mean[n]) * rstd[n] * d, d);
     }
   }
-  red[lid] = acc;
+  if (WG == CX) { // one row lane per column (CPU adapters): nothing to combine, and no barrier
+    if (c < p.C) {
+      partial[wid.y * 2u * p.C + c] = acc.x;
+      partial[wid.y * 2u * p.C + p.C + c] = acc.y;
+    }
+    return;
+  }
+  red_a[lid] = acc;
   workgroupBarrier();
-  for (var s = WG / CX / 2u; s > 0u; s >>= 1u) {
-    if (ry < s) { red[lid] += red[lid + s * CX]; }
+  // the WG / CX row lanes of each column, fan-in FAN per level as in row_sum
+  for (var n = WG / CX; n > 1u; n = max(n / FAN, 1u)) {
+    let next = max(n / FAN, 1u);
+    if (ry < next) {
+      var sum = red_a[lid];
+      for (var j = ry + next; j < n; j += next) { sum += red_a[j * CX + cx]; }
+      red_a[lid] = sum;
+    }
     workgroupBarrier();
   }
   if (ry == 0u && c < p.C) {
     let k = wid.y * 2u * p.C;
-    partial[k + c] = red[lid].x;
-    partial[k + p.C + c] = red[lid].y;
+    partial[k + c] = red_a[cx].x;
+    partial[k + p.C + c] = red_a[cx].y;
   }
 }
 

@@ -6,11 +6,12 @@
 //   crossentropy_forward:  losses[n] = lse - z[target] with temperature 1 (0 when target < 0)   (=)
 //   crossentropy_backward: dlogits[n,:] += dloss[n] * (p - onehot(target))                      (+=)
 // Rows with target < 0 (or a zero upstream gradient) get no gradient, as in the CPU reference.
-// Parallel structure: TPR invocations per row (WG / TPR rows per workgroup). Each lane
-// makes one pass over its strided elements keeping an online softmax state (running
-// max m, sum of exp(z - m), and for the entropy sum of exp(z - m) (z - m)); the lanes'
-// states are merged by a tree reduction in workgroup memory. Backward then writes its
-// lane's elements. One exp per element in the pass, one more per written gradient.
+// Parallel structure: TPR invocations per row (WG / TPR rows per workgroup), each lane
+// striding over the row. Two passes, as the CPU reference: the row max (a max reduction in
+// workgroup memory), then sum e and sum e (z - max) (a sum reduction); backward adds a
+// third pass that writes its lane's gradients. A row is at most a few KB, so the passes
+// after the first read it from cache. Reductions fan in 16 per level (few barriers).
+// TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
 
 struct Params {
   N: u32,
@@ -22,6 +23,8 @@ override WG: u32 = 128u;
 override TPR: u32 = 32u; // invocations per row, a power of two dividing WG
 
 const MAX_WG: u32 = 256u;
+const FAN: u32 = 16u; // reduction fan-in per level
+const NEG_BIG: f32 = -3.4e38; // the max of no elements (finite: WGSL does not promise infinities)
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> logp: array<f32>;
@@ -33,58 +36,43 @@ const MAX_WG: u32 = 256u;
 @group(0) @binding(7) var<storage, read_write> losses: array<f32>;
 @group(0) @binding(8) var<storage, read_write> dloss: array<f32>;
 
-// Online softmax state of a set of z: m = max, s = sum exp(z - m), ez = sum exp(z - m) (z - m).
-// s == 0 marks the empty set (no infinities: WGSL does not promise them).
-struct Soft {
-  m: f32,
-  s: f32,
-  ez: f32,
-}
+var<workgroup> red_max: array<f32, MAX_WG>; // one array per reduction: no barrier between them
+var<workgroup> red_sum: array<vec2f, MAX_WG>;
 
-var<workgroup> red_m: array<f32, MAX_WG>;
-var<workgroup> red_s: array<f32, MAX_WG>;
-var<workgroup> red_ez: array<f32, MAX_WG>;
-
-fn soft_add(a: Soft, z: f32) -> Soft {
-  if (a.s == 0.0) { return Soft(z, 1.0, 0.0); }
-  if (z <= a.m) {
-    let e = exp(z - a.m);
-    return Soft(a.m, a.s + e, a.ez + e * (z - a.m));
-  }
-  // z is the new max: rescale, exp(z - a.m) (z - a.m) terms shift by (a.m - z) each.
-  let r = exp(a.m - z);
-  return Soft(z, a.s * r + 1.0, r * (a.ez + a.s * (a.m - z)));
-}
-
-fn soft_merge(a: Soft, b: Soft) -> Soft {
-  if (a.s == 0.0) { return b; }
-  if (b.s == 0.0) { return a; }
-  let m = max(a.m, b.m);
-  let ra = exp(a.m - m);
-  let rb = exp(b.m - m);
-  return Soft(m, a.s * ra + b.s * rb, ra * (a.ez + a.s * (a.m - m)) + rb * (b.ez + b.s * (b.m - m)));
-}
-
-// Merges the states of the TPR lanes of each row's segment [seg, seg + TPR); every lane gets the row's.
+// The max of x over the TPR lanes of each row's segment [seg, seg + TPR); every lane gets it.
+// Fan-in FAN per level: TPR <= FAN takes one level, TPR <= FAN^2 two.
 // Called by every invocation of the workgroup (it holds barriers).
-fn row_soft(x: Soft, seg: u32, lane: u32) -> Soft {
-  let i = seg + lane;
-  red_m[i] = x.m;
-  red_s[i] = x.s;
-  red_ez[i] = x.ez;
+fn row_max(x: f32, seg: u32, lane: u32) -> f32 {
+  if (TPR == 1u) { return x; } // one lane per row: nothing to combine (and no barrier in the shader)
+  red_max[seg + lane] = x;
   workgroupBarrier();
-  for (var st = TPR / 2u; st > 0u; st >>= 1u) {
-    if (lane < st) {
-      let y = soft_merge(Soft(red_m[i], red_s[i], red_ez[i]), Soft(red_m[i + st], red_s[i + st], red_ez[i + st]));
-      red_m[i] = y.m;
-      red_s[i] = y.s;
-      red_ez[i] = y.ez;
+  for (var n = TPR; n > 1u; n = max(n / FAN, 1u)) {
+    let next = max(n / FAN, 1u);
+    if (lane < next) {
+      var acc = red_max[seg + lane];
+      for (var j = lane + next; j < n; j += next) { acc = max(acc, red_max[seg + j]); }
+      red_max[seg + lane] = acc;
     }
     workgroupBarrier();
   }
-  let total = Soft(red_m[seg], red_s[seg], red_ez[seg]);
+  return red_max[seg];
+}
+
+// The sum of x over the row's lanes, as row_max.
+fn row_sum(x: vec2f, seg: u32, lane: u32) -> vec2f {
+  if (TPR == 1u) { return x; }
+  red_sum[seg + lane] = x;
   workgroupBarrier();
-  return total;
+  for (var n = TPR; n > 1u; n = max(n / FAN, 1u)) {
+    let next = max(n / FAN, 1u);
+    if (lane < next) {
+      var acc = red_sum[seg + lane];
+      for (var j = lane + next; j < n; j += next) { acc += red_sum[seg + j]; }
+      red_sum[seg + lane] = acc;
+    }
+    workgroupBarrier();
+  }
+  return red_sum[seg];
 }
 
 struct RowId {
@@ -110,20 +98,34 @@ fn has_target(n: u32) -> bool {
   return t >= 0 && u32(t) < p.V;
 }
 
-// The row's softmax state over all lanes (`contributes` false: this lane adds nothing).
-fn row_state(r: RowId, contributes: bool) -> Soft {
-  var a = Soft(0.0, 0.0, 0.0);
-  if (contributes) {
-    for (var v = r.lane; v < p.V; v += TPR) { a = soft_add(a, z(r.n, v)); }
+// Softmax statistics of row r over all lanes: m = max z, s = sum e, ez = sum e (z - m), e = exp(z - m).
+// `contributes` false: this lane reads nothing (a row past N, or one that needs no gradient).
+struct RowStats {
+  m: f32,
+  s: f32,
+  ez: f32,
+}
+
+fn row_stats(r: RowId, contributes: bool) -> RowStats {
+  let V = select(0u, p.V, contributes);
+  var mx = NEG_BIG;
+  for (var v = r.lane; v < V; v += TPR) { mx = max(mx, z(r.n, v)); }
+  let m = row_max(mx, r.seg, r.lane);
+  var acc = vec2f(0.0);
+  for (var v = r.lane; v < V; v += TPR) {
+    let zs = z(r.n, v) - m;
+    let e = exp(zs);
+    acc += vec2f(e, e * zs);
   }
-  return row_soft(a, r.seg, r.lane);
+  let total = row_sum(acc, r.seg, r.lane);
+  return RowStats(m, total.x, total.y);
 }
 
 @compute @workgroup_size(WG)
 fn logprob_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32) {
   let r = row_id(wid, nwg, lid);
-  let st = row_state(r, r.valid);
+  let st = row_stats(r, r.valid);
   if (!r.valid || r.lane != 0u) { return; }
   let ls = log(st.s);
   entropy[r.n] = ls - st.ez / st.s;
@@ -136,7 +138,7 @@ fn logprob_backward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) 
   let r = row_id(wid, nwg, lid);
   var g = 0.0;
   if (r.valid && has_target(r.n)) { g = dlogp[r.n] / p.temperature; }
-  let st = row_state(r, g != 0.0);
+  let st = row_stats(r, g != 0.0);
   if (g == 0.0) { return; }
   let lse = st.m + log(st.s);
   let t = u32(targets[r.n]);
@@ -151,7 +153,7 @@ fn crossentropy_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgrou
   @builtin(local_invocation_index) lid: u32) {
   let r = row_id(wid, nwg, lid);
   let counted = r.valid && has_target(r.n);
-  let st = row_state(r, counted);
+  let st = row_stats(r, counted);
   if (!r.valid || r.lane != 0u) { return; }
   if (counted) { losses[r.n] = st.m + log(st.s) - z(r.n, u32(targets[r.n])); } else { losses[r.n] = 0.0; }
 }
@@ -162,7 +164,7 @@ fn crossentropy_backward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgro
   let r = row_id(wid, nwg, lid);
   var g = 0.0;
   if (r.valid && has_target(r.n)) { g = dloss[r.n]; }
-  let st = row_state(r, g != 0.0);
+  let st = row_stats(r, g != 0.0);
   if (g == 0.0) { return; }
   let lse = st.m + log(st.s);
   let t = u32(targets[r.n]);

@@ -1,19 +1,20 @@
 // The row kernels (layernorm, log-softmax heads, attention's softmax) against the f32
-// CPU reference at shapes that reach every workgroup layout of src/gpu/kernels/rows.ts:
+// CPU reference at shapes that reach every workgroup layout of src/gpu/kernels/rows.ts,
+// in both modes whatever the adapter ('lanes', a GPU's; 'single', a CPU adapter's):
 // rows of 1-3 elements (one lane per row, no reduction), rows shorter than the
 // workgroup (several rows per workgroup, the last one partly past N), rows longer than
 // it (lanes loop), N = 1 and N prime, and layernorm's column sums over several chunks.
-import { describe, expect, it } from 'vitest';
-import { MAX_WG, rowLayout } from '../../src/gpu/kernels/rows';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { forceRowMode, lanesLayout, MAX_WG, type RowMode } from '../../src/gpu/kernels/rows';
 import { noGpu, theGpu } from './device';
 import { parity, TOL } from './parity';
 import { Rng } from './random';
 
-describe('row layout', () => {
+describe('row layout (lanes)', () => {
   it('TPR is a power of two dividing WG, WG within the default limit, about perThread elements per lane', () => {
     for (const len of [0, 1, 2, 3, 4, 5, 19, 64, 65, 257, 1000, 5000, 50257]) {
       for (const perThread of [1, 2, 4]) {
-        const { WG, TPR } = rowLayout(len, perThread);
+        const { WG, TPR } = lanesLayout(len, perThread);
         expect(TPR & (TPR - 1), `TPR ${TPR}`).toBe(0);
         expect(WG % TPR).toBe(0);
         expect(WG).toBeLessThanOrEqual(MAX_WG);
@@ -25,7 +26,10 @@ describe('row layout', () => {
   });
 });
 
-describe.skipIf(noGpu)('WebGPU row kernels vs CPU reference, odd shapes', () => {
+describe.skipIf(noGpu).each<RowMode>(['lanes', 'single'])('WebGPU row kernels vs CPU reference, odd shapes, %s layout', (mode) => {
+  beforeAll(() => forceRowMode(mode));
+  afterAll(() => forceRowMode(null));
+
   // [N, C]: C from 1 to 1000 (TPR 1 .. 256); N up to 2500 so that C = 1, 3, 19 and 64 take
   // several chunks of the two-stage dweight / dbias sum.
   const LN_SHAPES = [[1, 1], [2500, 1], [600, 3], [131, 19], [1, 64], [70, 64], [33, 65], [5, 257], [3, 1000]];
@@ -71,7 +75,10 @@ describe.skipIf(noGpu)('WebGPU row kernels vs CPU reference, odd shapes', () => 
     if (N > 3) for (let v = 0; v < V; v++) logits[3 * V + v] -= 500; // a row far below 0: exp underflows without the max
     if (N > 2) {
       for (let v = 0; v < V; v++) logits[2 * V + v] += 500; // a whole row far from 0: exp overflows without the max
-      logits[1 * V + V - 1] = 80; // a dominant last logit (the max is in the last lane)
+      // Dominant logits far above the rest: exp(z - m) overflows f32 unless m is the true max
+      // (a max reduction that misses a lane would not show otherwise: any m near it gives the same lse).
+      logits[1 * V + V - 1] = 200; // in the last lane
+      if (N > 6) logits[6 * V + (V >> 1)] = 150; // in a middle lane
     }
     return logits;
   }

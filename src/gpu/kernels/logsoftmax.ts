@@ -8,7 +8,7 @@ const FORMAT = 'uuf'; // N, V, temperature
 
 // One row per V logits; the layout (invocations per row, rows per workgroup) follows V.
 function run(k: KernelContext, entry: string, N: number, V: number, temperature: number, bindings: Record<number, GpuTensor>): void {
-  const layout = rowLayout(V);
+  const layout = rowLayout(k, V);
   k.dispatch({ shader: 'logsoftmax', entry, constants: { WG: layout.WG, TPR: layout.TPR } }, FORMAT, [N, V, temperature],
     bindings, rowGrid(N, layout));
 }
