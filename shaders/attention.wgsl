@@ -11,6 +11,7 @@
 //   lane j computes the dot products of keys t2 = j, j + TPR, ... <= t, and the row's max
 //   and sums go through a tree reduction (fan-in 16) in workgroup memory. The att / dpreatt row
 //   itself holds the intermediate scores (each lane rereads only what it wrote).
+//   TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
 // - values and dqkv: one invocation per output element (WG = 64); neighbours share a
 //   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
 
