@@ -6,6 +6,14 @@
 //   attention_backward_dpreatt: dpreatt = att * (datt - sum(att * datt)) * scale,
 //                             datt[t,t2] = dout_t . v_t2                        (= scratch)
 //   attention_backward_dqkv:  dq, dk, dv as gathers over the causal rows/columns (+=)
+// Parallel structure:
+// - scores and dpreatt: TPR invocations per (b, h, t) row (WG / TPR rows per workgroup);
+//   lane j computes the dot products of keys t2 = j, j + TPR, ... <= t, and the row's max
+//   and sums go through a tree reduction (fan-in 16) in workgroup memory. The att / dpreatt row
+//   itself holds the intermediate scores (each lane rereads only what it wrote).
+//   TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
+// - values and dqkv: one invocation per output element (WG = 64); neighbours share a
+//   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
 
 struct Params {
   B: u32,
@@ -15,6 +23,11 @@ struct Params {
 }
 
 override WG: u32 = 64u;
+override TPR: u32 = 32u; // scores and dpreatt: invocations per row, a power of two dividing WG
+
+const MAX_WG: u32 = 256u;
+const FAN: u32 = 16u; // reduction fan-in per level
+const NEG_BIG: f32 = -3.4e38; // the max of an empty set (finite: WGSL does not promise infinities)
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
@@ -24,6 +37,9 @@ override WG: u32 = 64u;
 @group(0) @binding(5) var<storage, read_write> dpreatt: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dout: array<f32>;
 
+var<workgroup> red_a: array<f32, MAX_WG>; // one array per reduction in a kernel: no barrier between them
+var<workgroup> red_b: array<f32, MAX_WG>;
+
 fn flat(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;
 }
@@ -32,37 +48,80 @@ fn head_size() -> u32 {
   return p.C / p.NH;
 }
 
-// One invocation per (b, h, t) row; row index = (b*NH + h)*T + t.
-@compute @workgroup_size(WG)
-fn attention_forward_scores(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let row = flat(gid, nwg);
-  if (row >= p.B * p.NH * p.T) { return; }
+// Reduces x over the TPR lanes of each row's segment [seg, seg + TPR) of `buf` (the sum, or the
+// max when take_max); every lane gets the result. Fan-in FAN per level: TPR <= FAN takes one
+// level, TPR <= FAN^2 two (few barriers: each one switches every group of lanes on a CPU
+// adapter such as SwiftShader). Called by every invocation of the workgroup (it holds barriers).
+fn row_reduce(buf: ptr<workgroup, array<f32, MAX_WG>>, x: f32, seg: u32, lane: u32, take_max: bool) -> f32 {
+  if (TPR == 1u) { return x; } // one lane per row: nothing to combine (and no barrier in the shader)
+  (*buf)[seg + lane] = x;
+  workgroupBarrier();
+  for (var n = TPR; n > 1u; n = max(n / FAN, 1u)) {
+    let next = max(n / FAN, 1u);
+    if (lane < next) {
+      var acc = (*buf)[seg + lane];
+      for (var j = lane + next; j < n; j += next) {
+        let y = (*buf)[seg + j];
+        acc = select(acc + y, max(acc, y), take_max);
+      }
+      (*buf)[seg + lane] = acc;
+    }
+    workgroupBarrier();
+  }
+  return (*buf)[seg];
+}
+
+// A (b, h, t) row of att / dpreatt, index (b*NH + h)*T + t, and this invocation's lane in it.
+struct AttRow {
+  row: u32,
+  b: u32,
+  h: u32,
+  t: u32,
+  lane: u32,
+  seg: u32, // first slot of this row's lanes in the reduction arrays
+  valid: bool, // row < B*NH*T (lanes past the last row still join the barriers)
+}
+
+fn att_row(wid: vec3u, nwg: vec3u, lid: u32) -> AttRow {
+  let group = wid.x + wid.y * nwg.x;
+  let row = group * (WG / TPR) + lid / TPR;
+  let lane = lid % TPR;
   let t = row % p.T;
   let h = (row / p.T) % p.NH;
   let b = row / (p.T * p.NH);
+  return AttRow(row, b, h, t, lane, lid - lane, row < p.B * p.NH * p.T);
+}
+
+@compute @workgroup_size(WG)
+fn attention_forward_scores(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let r = att_row(wid, nwg, lid);
   let hs = head_size();
   let scale = 1.0 / sqrt(f32(hs));
   let C3 = 3u * p.C;
-  let q = (b * p.T + t) * C3 + h * hs;
-  let arow = row * p.T;
-  var mx = -3.4e38;
-  for (var t2 = 0u; t2 <= t; t2++) {
-    let k = (b * p.T + t2) * C3 + p.C + h * hs;
+  let q = (r.b * p.T + r.t) * C3 + r.h * hs;
+  let arow = r.row * p.T;
+  let last = select(0u, r.t + 1u, r.valid); // keys t2 < last
+  var mx = NEG_BIG;
+  for (var t2 = r.lane; t2 < last; t2 += TPR) {
+    let k = (r.b * p.T + t2) * C3 + p.C + r.h * hs;
     var dot = 0.0;
     for (var d = 0u; d < hs; d++) { dot += qkv[q + d] * qkv[k + d]; }
     dot *= scale;
     att[arow + t2] = dot;
     mx = max(mx, dot);
   }
+  mx = row_reduce(&red_a, mx, r.seg, r.lane, true);
   var sum = 0.0;
-  for (var t2 = 0u; t2 <= t; t2++) {
+  for (var t2 = r.lane; t2 < last; t2 += TPR) {
     let e = exp(att[arow + t2] - mx);
     att[arow + t2] = e;
     sum += e;
   }
-  let inv = 1.0 / sum;
-  for (var t2 = 0u; t2 < p.T; t2++) {
-    if (t2 <= t) { att[arow + t2] = att[arow + t2] * inv; } else { att[arow + t2] = 0.0; }
+  let inv = 1.0 / row_reduce(&red_b, sum, r.seg, r.lane, false);
+  if (!r.valid) { return; }
+  for (var t2 = r.lane; t2 < p.T; t2 += TPR) {
+    if (t2 < last) { att[arow + t2] = att[arow + t2] * inv; } else { att[arow + t2] = 0.0; }
   }
 }
 
@@ -84,29 +143,29 @@ fn attention_forward_values(@builtin(global_invocation_id) gid: vec3u, @builtin(
   out[i] = sum;
 }
 
-// One invocation per (b, h, t) row: datt into the scratch row, then the softmax backward in place.
+// datt into the scratch row, then the softmax backward in place.
 @compute @workgroup_size(WG)
-fn attention_backward_dpreatt(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let row = flat(gid, nwg);
-  if (row >= p.B * p.NH * p.T) { return; }
-  let t = row % p.T;
-  let h = (row / p.T) % p.NH;
-  let b = row / (p.T * p.NH);
+fn attention_backward_dpreatt(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let r = att_row(wid, nwg, lid);
   let hs = head_size();
   let scale = 1.0 / sqrt(f32(hs));
   let C3 = 3u * p.C;
-  let o = (b * p.T + t) * p.C + h * hs;
-  let arow = row * p.T;
+  let o = (r.b * p.T + r.t) * p.C + r.h * hs;
+  let arow = r.row * p.T;
+  let last = select(0u, r.t + 1u, r.valid); // keys t2 < last
   var dot_att_datt = 0.0;
-  for (var t2 = 0u; t2 <= t; t2++) {
-    let v = (b * p.T + t2) * C3 + 2u * p.C + h * hs;
+  for (var t2 = r.lane; t2 < last; t2 += TPR) {
+    let v = (r.b * p.T + t2) * C3 + 2u * p.C + r.h * hs;
     var datt = 0.0;
     for (var d = 0u; d < hs; d++) { datt += dout[o + d] * qkv[v + d]; }
     dpreatt[arow + t2] = datt;
     dot_att_datt += att[arow + t2] * datt;
   }
-  for (var t2 = 0u; t2 < p.T; t2++) {
-    if (t2 <= t) {
+  dot_att_datt = row_reduce(&red_a, dot_att_datt, r.seg, r.lane, false);
+  if (!r.valid) { return; }
+  for (var t2 = r.lane; t2 < p.T; t2 += TPR) {
+    if (t2 < last) {
       dpreatt[arow + t2] = att[arow + t2] * (dpreatt[arow + t2] - dot_att_datt) * scale;
     } else {
       dpreatt[arow + t2] = 0.0;

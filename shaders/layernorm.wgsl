@@ -1,17 +1,33 @@
 // LayerNorm over the last dimension C (eps 1e-5, biased variance).
-//   layernorm_forward:         out = (x - mean) * rstd * weight + bias; saves mean, rstd [N]   (=)
-//   layernorm_backward_dinp:   dinp += (dnorm - mean(dnorm) - norm * mean(dnorm * norm)) * rstd (+=)
-//   layernorm_backward_params: dweight[c] += sum_n norm * dout; dbias[c] += sum_n dout        (+=)
-// One invocation per row (forward, dinp) or per column (params): C <= a few hundred.
+//   layernorm_forward:                out = (x - mean) * rstd * weight + bias; saves mean, rstd [N]   (=)
+//   layernorm_backward_dinp:          dinp += (dnorm - mean(dnorm) - norm * mean(dnorm * norm)) * rstd (+=)
+//   layernorm_backward_params:        partial[k] = per-chunk column sums of norm * dout and dout      (= scratch)
+//   layernorm_backward_params_reduce: dweight[c] += sum_k partial; dbias[c] likewise                  (+=)
+// Parallel structure:
+// - forward and dinp: TPR invocations per row (WG / TPR rows per workgroup), each
+//   lane striding over the row; sums go through a tree reduction (fan-in 16) in
+//   workgroup memory. The forward takes the mean first and then sum (x - mean)^2 (two
+//   reductions, not E[x^2] - mean^2, which cancels for rows with a large mean).
+// - params: a two-stage column sum. Stage one: a workgroup owns CX columns and a
+//   chunk of CHUNK rows; its WG / CX row lanes stride down the chunk and are
+//   reduced in workgroup memory into partial [chunks, 2, C]. Stage two: one
+//   invocation per column adds up the chunks (few: N / CHUNK) into dweight, dbias.
+//   With TPR = 1, or CX = WG in params (the layouts for CPU adapters), the kernels
+//   hold no barrier: each invocation owns a row, or a column of a chunk.
 
 struct Params {
   N: u32,
   C: u32,
+  chunk: u32, // params only: rows per chunk (stage one) / number of chunks (stage two)
 }
 
-override WG: u32 = 64u;
+override WG: u32 = 128u;
+override TPR: u32 = 32u; // row kernels: invocations per row (a power of two dividing WG)
+override CX: u32 = 64u; // params: columns per workgroup (a power of two dividing WG)
 
 const EPS: f32 = 1e-5;
+const MAX_WG: u32 = 256u;
+const FAN: u32 = 16u; // reduction fan-in per level
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
@@ -24,66 +40,146 @@ const EPS: f32 = 1e-5;
 @group(0) @binding(8) var<storage, read_write> dweight: array<f32>;
 @group(0) @binding(9) var<storage, read_write> dbias: array<f32>;
 @group(0) @binding(10) var<storage, read_write> dout: array<f32>;
+@group(0) @binding(11) var<storage, read_write> partial: array<f32>;
 
-fn flat(gid: vec3u, nwg: vec3u) -> u32 {
-  return gid.x + gid.y * nwg.x * WG;
+var<workgroup> red_a: array<vec2f, MAX_WG>; // one array per reduction in a kernel: no barrier between them
+var<workgroup> red_b: array<vec2f, MAX_WG>;
+
+// Sums x over the TPR lanes of each row's segment [seg, seg + TPR) of `buf`; every lane gets the total.
+// Fan-in FAN per level (lane i adds entries i, i + next, ...), so TPR <= FAN takes one level and
+// TPR <= FAN^2 two: few barriers, which matters most on CPU adapters (SwiftShader), where each
+// barrier switches every group of lanes. Called by every invocation of the workgroup (it holds barriers).
+fn row_sum(buf: ptr<workgroup, array<vec2f, MAX_WG>>, x: vec2f, seg: u32, lane: u32) -> vec2f {
+  if (TPR == 1u) { return x; } // one lane per row: nothing to combine (and no barrier in the shader)
+  (*buf)[seg + lane] = x;
+  workgroupBarrier();
+  for (var n = TPR; n > 1u; n = max(n / FAN, 1u)) {
+    let next = max(n / FAN, 1u);
+    if (lane < next) {
+      var acc = (*buf)[seg + lane];
+      for (var j = lane + next; j < n; j += next) { acc += (*buf)[seg + j]; }
+      (*buf)[seg + lane] = acc;
+    }
+    workgroupBarrier();
+  }
+  return (*buf)[seg];
+}
+
+struct RowId {
+  n: u32, // the row
+  lane: u32, // 0..TPR
+  seg: u32, // first slot of this row's lanes in the reduction arrays
+  valid: bool, // n < N (lanes past the last row still join the barriers)
+}
+
+fn row_id(wid: vec3u, nwg: vec3u, lid: u32) -> RowId {
+  let group = wid.x + wid.y * nwg.x;
+  let n = group * (WG / TPR) + lid / TPR;
+  let lane = lid % TPR;
+  return RowId(n, lane, lid - lane, n < p.N);
 }
 
 @compute @workgroup_size(WG)
-fn layernorm_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let n = flat(gid, nwg);
-  if (n >= p.N) { return; }
-  let base = n * p.C;
+fn layernorm_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let r = row_id(wid, nwg, lid);
+  let C = select(0u, p.C, r.valid);
+  let base = r.n * p.C;
   var sum = 0.0;
-  for (var c = 0u; c < p.C; c++) { sum += inp[base + c]; }
-  let m = sum / f32(p.C);
+  for (var c = r.lane; c < C; c += TPR) { sum += inp[base + c]; }
+  let m = row_sum(&red_a, vec2f(sum, 0.0), r.seg, r.lane).x / f32(p.C);
   var sq = 0.0;
-  for (var c = 0u; c < p.C; c++) {
+  for (var c = r.lane; c < C; c += TPR) {
     let d = inp[base + c] - m;
     sq += d * d;
   }
-  let s = 1.0 / sqrt(sq / f32(p.C) + EPS);
-  for (var c = 0u; c < p.C; c++) {
+  let s = 1.0 / sqrt(row_sum(&red_b, vec2f(sq, 0.0), r.seg, r.lane).x / f32(p.C) + EPS);
+  for (var c = r.lane; c < C; c += TPR) {
     out[base + c] = (inp[base + c] - m) * s * weight[c] + bias[c];
   }
-  mean[n] = m;
-  rstd[n] = s;
-}
-
-@compute @workgroup_size(WG)
-fn layernorm_backward_dinp(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let n = flat(gid, nwg);
-  if (n >= p.N) { return; }
-  let base = n * p.C;
-  let m = mean[n];
-  let s = rstd[n];
-  var dnorm_mean = 0.0;
-  var dnorm_norm_mean = 0.0;
-  for (var c = 0u; c < p.C; c++) {
-    let norm = (inp[base + c] - m) * s;
-    let dnorm = weight[c] * dout[base + c];
-    dnorm_mean += dnorm;
-    dnorm_norm_mean += dnorm * norm;
-  }
-  dnorm_mean /= f32(p.C);
-  dnorm_norm_mean /= f32(p.C);
-  for (var c = 0u; c < p.C; c++) {
-    let norm = (inp[base + c] - m) * s;
-    let dnorm = weight[c] * dout[base + c];
-    dinp[base + c] = dinp[base + c] + (dnorm - dnorm_mean - norm * dnorm_norm_mean) * s;
+  if (r.valid && r.lane == 0u) {
+    mean[r.n] = m;
+    rstd[r.n] = s;
   }
 }
 
 @compute @workgroup_size(WG)
-fn layernorm_backward_params(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let c = flat(gid, nwg);
+fn layernorm_backward_dinp(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let r = row_id(wid, nwg, lid);
+  let C = select(0u, p.C, r.valid);
+  let base = r.n * p.C;
+  var m = 0.0;
+  var s = 0.0;
+  if (r.valid) {
+    m = mean[r.n];
+    s = rstd[r.n];
+  }
+  var acc = vec2f(0.0); // sum dnorm, sum dnorm * norm
+  for (var c = r.lane; c < C; c += TPR) {
+    let norm = (inp[base + c] - m) * s;
+    let dnorm = weight[c] * dout[base + c];
+    acc += vec2f(dnorm, dnorm * norm);
+  }
+  let means = row_sum(&red_a, acc, r.seg, r.lane) / f32(p.C);
+  for (var c = r.lane; c < C; c += TPR) {
+    let norm = (inp[base + c] - m) * s;
+    let dnorm = weight[c] * dout[base + c];
+    dinp[base + c] = dinp[base + c] + (dnorm - means.x - norm * means.y) * s;
+  }
+}
+
+// Stage one. Workgroup (x = column block, y = row chunk); lane cx picks the column, ry the row stride.
+@compute @workgroup_size(WG)
+fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
+  let cx = lid % CX;
+  let ry = lid / CX;
+  let c = wid.x * CX + cx;
+  let n0 = wid.y * p.chunk;
+  let n1 = min(n0 + p.chunk, p.N);
+  var acc = vec2f(0.0); // sum norm * dout, sum dout
+  if (c < p.C) {
+    for (var n = n0 + ry; n < n1; n += WG / CX) {
+      let d = dout[n * p.C + c];
+      acc += vec2f((inp[n * p.C + c] - mean[n]) * rstd[n] * d, d);
+    }
+  }
+  if (WG == CX) { // one row lane per column (CPU adapters): nothing to combine, and no barrier
+    if (c < p.C) {
+      partial[wid.y * 2u * p.C + c] = acc.x;
+      partial[wid.y * 2u * p.C + p.C + c] = acc.y;
+    }
+    return;
+  }
+  red_a[lid] = acc;
+  workgroupBarrier();
+  // the WG / CX row lanes of each column, fan-in FAN per level as in row_sum
+  for (var n = WG / CX; n > 1u; n = max(n / FAN, 1u)) {
+    let next = max(n / FAN, 1u);
+    if (ry < next) {
+      var sum = red_a[lid];
+      for (var j = ry + next; j < n; j += next) { sum += red_a[j * CX + cx]; }
+      red_a[lid] = sum;
+    }
+    workgroupBarrier();
+  }
+  if (ry == 0u && c < p.C) {
+    let k = wid.y * 2u * p.C;
+    partial[k + c] = red_a[cx].x;
+    partial[k + p.C + c] = red_a[cx].y;
+  }
+}
+
+// Stage two: one invocation per column; p.chunk is the number of chunks here.
+@compute @workgroup_size(WG)
+fn layernorm_backward_params_reduce(@builtin(global_invocation_id) gid: vec3u) {
+  let c = gid.x;
   if (c >= p.C) { return; }
   var dw = 0.0;
   var db = 0.0;
-  for (var n = 0u; n < p.N; n++) {
-    let d = dout[n * p.C + c];
-    dw += (inp[n * p.C + c] - mean[n]) * rstd[n] * d;
-    db += d;
+  for (var k = 0u; k < p.chunk; k++) {
+    dw += partial[k * 2u * p.C + c];
+    db += partial[k * 2u * p.C + p.C + c];
   }
   dweight[c] = dweight[c] + dw;
   dbias[c] = dbias[c] + db;

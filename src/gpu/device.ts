@@ -12,6 +12,8 @@ export interface GpuDevice {
   device: GPUDevice;
   adapter: GPUAdapter; // held so it outlives the device (Dawn's Node binding frees collected objects)
   adapterInfo: string;
+  /** A CPU implementation (SwiftShader, llvmpipe): kernels with workgroup barriers cost it far more than a GPU. */
+  cpuAdapter: boolean;
   health: DeviceHealth;
 }
 
@@ -47,6 +49,8 @@ export async function requestGpuDevice(gpu: GPU): Promise<GpuDevice> {
   const device = await adapter.requestDevice({ requiredLimits, label: 'gspo' });
   const info = adapter.info;
   const adapterInfo = [info?.vendor, info?.architecture, info?.device, info?.description].filter(Boolean).join(' ') || 'unknown adapter';
+  // (older browsers lack isFallbackAdapter; SwiftShader also names itself in the architecture)
+  const cpuAdapter = info?.isFallbackAdapter === true || /swiftshader|llvmpipe|lavapipe/i.test(adapterInfo);
   const health: DeviceHealth = { lost: false, lostReason: null, errors: [] };
   void device.lost.then((lost) => {
     health.lost = true;
@@ -58,5 +62,5 @@ export async function requestGpuDevice(gpu: GPU): Promise<GpuDevice> {
     health.errors.push(message);
     console.error(`WebGPU error: ${message}`);
   });
-  return { device, adapter, adapterInfo, health };
+  return { device, adapter, adapterInfo, cpuAdapter, health };
 }

@@ -27,6 +27,8 @@ export interface KernelContext {
   scratch(name: string, size: number): GpuTensor;
   /** A small buffer to bind where an optional input is absent. */
   readonly dummy: GpuTensor;
+  /** The adapter is a CPU implementation (SwiftShader): kernels may pick a layout without workgroup barriers. */
+  readonly cpuAdapter: boolean;
 }
 
 const MAX_GROUPS_PER_DIM = 65535;
@@ -70,6 +72,7 @@ export class GpuRuntime implements KernelContext {
     readonly device: GPUDevice,
     readonly health: DeviceHealth,
     shaders: Record<string, string>,
+    readonly cpuAdapter = false,
   ) {
     // (GPUBufferUsage is read here, not at import: under Node it is a global only once 'webgpu' is loaded.)
     this.storage = new BufferPool(device, GPUBufferUsage.STORAGE | GPUBufferUsage.COPY_SRC | GPUBufferUsage.COPY_DST, 'tensor');

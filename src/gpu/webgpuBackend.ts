@@ -32,8 +32,8 @@ export class WebGpuBackend implements Backend {
 
   /** `shaders` maps a file name in shaders/ (without .wgsl) to its source. */
   static async create(gpu: GPU, shaders: Record<string, string>): Promise<WebGpuBackend> {
-    const { device, adapter, adapterInfo, health } = await requestGpuDevice(gpu);
-    const rt = new GpuRuntime(device, health, shaders);
+    const { device, adapter, adapterInfo, cpuAdapter, health } = await requestGpuDevice(gpu);
+    const rt = new GpuRuntime(device, health, shaders, cpuAdapter);
     rt.keepAlive.push(gpu, adapter);
     try {
       await rt.pipelines.checkAll();

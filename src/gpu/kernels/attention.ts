@@ -1,24 +1,33 @@
 // Bindings of shaders/attention.wgsl: 1 out, 2 att, 3 qkv, 4 dqkv, 5 dpreatt, 6 dout.
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
+import { rowGrid, rowLayout } from './rows';
 
-const WG = 64;
-const kernel = (entry: string) => ({ shader: 'attention', entry, constants: { WG } });
+const WG = 64; // values and dqkv: one invocation per output element
+const elementKernel = (entry: string) => ({ shader: 'attention', entry, constants: { WG } });
+// Scores and dpreatt: rows of up to T keys, each key a dot product of hs, so about two keys per lane.
+const KEYS_PER_LANE = 2;
+
+function rowKernel(k: KernelContext, entry: string, T: number) {
+  const layout = rowLayout(k, T, KEYS_PER_LANE);
+  return { layout, kernel: { shader: 'attention', entry, constants: { WG: layout.WG, TPR: layout.TPR } } };
+}
 
 export function attentionForward(k: KernelContext, out: GpuTensor, att: GpuTensor, qkv: GpuTensor,
   B: number, T: number, C: number, NH: number): void {
   if (C % NH !== 0) throw new Error(`attention: C=${C} is not a multiple of NH=${NH}`);
   const sizes = [B, T, C, NH];
-  k.dispatch(kernel('attention_forward_scores'), 'uuuu', sizes, { 2: att, 3: qkv }, grid1D(B * NH * T, WG));
-  k.dispatch(kernel('attention_forward_values'), 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, grid1D(B * T * C, WG));
+  const scores = rowKernel(k, 'attention_forward_scores', T);
+  k.dispatch(scores.kernel, 'uuuu', sizes, { 2: att, 3: qkv }, rowGrid(B * NH * T, scores.layout));
+  k.dispatch(elementKernel('attention_forward_values'), 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, grid1D(B * T * C, WG));
 }
 
 /** dqkv += ...; dpreatt is scratch (overwritten). */
 export function attentionBackward(k: KernelContext, dqkv: GpuTensor, dpreatt: GpuTensor, dout: GpuTensor, qkv: GpuTensor,
   att: GpuTensor, B: number, T: number, C: number, NH: number): void {
   const sizes = [B, T, C, NH];
-  k.dispatch(kernel('attention_backward_dpreatt'), 'uuuu', sizes,
-    { 2: att, 3: qkv, 5: dpreatt, 6: dout }, grid1D(B * NH * T, WG));
-  k.dispatch(kernel('attention_backward_dqkv'), 'uuuu', sizes,
+  const dpre = rowKernel(k, 'attention_backward_dpreatt', T);
+  k.dispatch(dpre.kernel, 'uuuu', sizes, { 2: att, 3: qkv, 5: dpreatt, 6: dout }, rowGrid(B * NH * T, dpre.layout));
+  k.dispatch(elementKernel('attention_backward_dqkv'), 'uuuu', sizes,
     { 2: att, 3: qkv, 4: dqkv, 5: dpreatt, 6: dout }, grid1D(B * T * 3 * C, WG));
 }
