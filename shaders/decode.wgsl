@@ -125,3 +125,36 @@ fn attention_decode(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation
     out[b * p.C + h * hs + d] = acc * inv;
   }
 }
+
+// The same attention with one invocation per (b, h) and no barrier, for CPU adapters (see
+// src/gpu/kernels/rows.ts: SwiftShader runs kernels with barriers as costly coroutines).
+@compute @workgroup_size(WG)
+fn attention_decode_serial(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let row = flat(gid, nwg);
+  if (row >= p.B * p.NH) { return; }
+  let b = row / p.NH;
+  let h = row % p.NH;
+  let hs = p.C / p.NH;
+  let scale = 1.0 / sqrt(f32(hs));
+  let C3 = 3u * p.C;
+  let t = last_pos(b);
+  let base = b * p.T * C3 + h * hs;
+  let q = base + t * C3;
+  var s: array<f32, MAX_T>;
+  var mx = -3.4e38;
+  for (var t2 = 0u; t2 <= t; t2++) {
+    let k = base + t2 * C3 + p.C;
+    var dot = 0.0;
+    for (var d = 0u; d < hs; d++) { dot += qkvCache[q + d] * qkvCache[k + d]; }
+    s[t2] = dot * scale;
+    mx = max(mx, s[t2]);
+  }
+  var sum = 0.0;
+  for (var t2 = 0u; t2 <= t; t2++) { s[t2] = exp(s[t2] - mx); sum += s[t2]; }
+  let inv = 1.0 / sum;
+  for (var d = 0u; d < hs; d++) {
+    var acc = 0.0;
+    for (var t2 = 0u; t2 <= t; t2++) { acc += s[t2] * qkvCache[base + t2 * C3 + 2u * p.C + d]; }
+    out[b * p.C + h * hs + d] = acc * inv;
+  }
+}

@@ -5,14 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { noGpu, theGpu } from './device';
+import { forceRowMode } from '../../src/gpu/kernels/rows';
 import { expectClose, parity } from './parity';
 import { Rng } from './random';
 import { decodeVsForward, generateBoth } from '../model/decodeCases';
 import type { GPTConfig } from '../../src/model/params';
 
 describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
-  it('embeddingLast, attentionDecode (cache append included) and copyRows match the CPU reference', async () => {
-    for (const [B, T, C, NH] of [[3, 5, 12, 3], [2, 1, 8, 2], [3, 70, 16, 4], [2, 130, 10, 2], [65, 4, 4, 1]]) {
+  it('embeddingLast, attentionDecode (cache append included; both layouts) and copyRows match the CPU reference', async () => {
+    for (const mode of ['lanes', 'single'] as const) for (const [B, T, C, NH] of [[3, 5, 12, 3], [2, 1, 8, 2], [3, 70, 16, 4], [2, 130, 10, 2], [65, 4, 4, 1]]) {
+      forceRowMode(mode);
       const r = new Rng(B * 1000 + T * 10 + C), V = 9;
       const pos = Int32Array.from({ length: B }, (_, i) => (i === 0 ? T : i === 1 ? 1 : 1 + Math.floor(r.uniformIn(1, 0, T)[0])));
       await parity(theGpu(), {
@@ -25,6 +27,7 @@ describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
         b.copyRows(t.copied, t.rows, B, Math.min(2, T) * 3 * C, T * 3 * C, 2 * 3 * C);
       }, ['emb', 'qkvCache', 'out', 'copied']);
     }
+    forceRowMode(null);
   });
 
   it('a prefill and a decode step equal the full forward\'s rows', async () => {

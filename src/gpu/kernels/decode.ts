@@ -1,6 +1,7 @@
 // Bindings of shaders/decode.wgsl: 1 out, 2 tokens, 3 pos, 4 wte, 5 wpe, 6 qkvCache, 7 qkvNew (copy_rows: 6 dst, 7 src).
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
+import { rowMode } from './rows';
 
 const WG = 64;
 const kernel = (entry: string) => ({ shader: 'decode', entry, constants: { WG } });
@@ -11,14 +12,18 @@ export function embeddingLast(k: KernelContext, out: GpuTensor, tokens: GpuTenso
   k.dispatch(kernel('embedding_last'), 'uuuu', [B, T, C, 0], { 1: out, 2: tokens, 3: pos, 4: wte, 5: wpe }, grid1D(B * C, WG));
 }
 
-/** Appends qkvNew to the cache at each sequence's last position, then attends over the cache. */
+/** Appends qkvNew to the cache at each sequence's last position, then attends over the cache (a workgroup per (b, h) on a GPU). */
 export function attentionDecode(k: KernelContext, out: GpuTensor, qkvCache: GpuTensor, qkvNew: GpuTensor, pos: GpuTensor,
   B: number, T: number, C: number, NH: number): void {
   if (C % NH !== 0) throw new Error(`attentionDecode: C=${C} is not a multiple of NH=${NH}`);
   if (T > 256) throw new Error(`attentionDecode: T=${T} exceeds the kernel's 256 cached rows`);
   const sizes = [B, T, C, NH];
   k.dispatch(kernel('kv_append'), 'uuuu', sizes, { 3: pos, 6: qkvCache, 7: qkvNew }, grid1D(B * 3 * C, WG));
-  k.dispatch({ shader: 'decode', entry: 'attention_decode' }, 'uuuu', sizes, { 1: out, 3: pos, 6: qkvCache }, grid1D(B * NH, 1));
+  if (rowMode(k) === 'single') {
+    k.dispatch(kernel('attention_decode_serial'), 'uuuu', sizes, { 1: out, 3: pos, 6: qkvCache }, grid1D(B * NH, WG));
+  } else {
+    k.dispatch({ shader: 'decode', entry: 'attention_decode' }, 'uuuu', sizes, { 1: out, 3: pos, 6: qkvCache }, grid1D(B * NH, 1));
+  }
 }
 
 /** dst[r*dstStride + i] = src[r*srcStride + i] for r < rows, i < width. */
