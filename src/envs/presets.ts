@@ -5,8 +5,14 @@ import { DEFAULTS, validateConfig, type RunConfig } from '../config';
 import type { DemoOptions } from './registry';
 import { PHIL_WEIGHTS, PHIL_WEIGHTS_ARITHMETIC } from './philosophers';
 
-/** A shipped warm start (public/checkpoints/<file>), and the demonstrations and seed that make it. */
-export interface WarmStartSpec { file: string; demo: DemoOptions; seed: number }
+/**
+ * A shipped warm start (public/checkpoints/<file>), and the demonstrations, seed and pretraining
+ * steps that made it. `target`: the held-out greedy accuracy (r_task) a warm start must reach for
+ * the preset's paragraph to hold; one made on the spot (the shipped file does not fit the run)
+ * pretrains until it does, up to a cap (src/rl/warmStart.ts). Absent where the warm start is
+ * meant to be weak (AgentPO's untrained collaborators) or accuracy is not the env's measure.
+ */
+export interface WarmStartSpec { file: string; demo: DemoOptions; seed: number; steps: number; target?: number }
 /** A policy slot of a preset: trainable or frozen, and where its weights start. */
 export interface SlotSpec { trainable: boolean; warmStart: WarmStartSpec }
 
@@ -26,7 +32,7 @@ export function presetSlots(p: Preset): Record<string, SlotSpec> {
   return p.slots ?? { policy: { trainable: true, warmStart: p.warmStart } };
 }
 
-const RELAY_WARM = { file: 'relay-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1 };
+const RELAY_WARM = { file: 'relay-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1, steps: 1500, target: 0.95 };
 const RELAY_BASE: Partial<RunConfig> = {
   env: 'relay', algorithm: 'gspo', groupSize: 8, promptsPerStep: 32, minibatches: 4, lr: 3e-4, epsLow: 3e-4, epsHigh: 4e-4,
   temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.1, lambdaMode: 'manual', pKnown: 0.3, pKnownTrain: 0.5,
@@ -57,13 +63,13 @@ export const PRESETS: Preset[] = [
   {
     name: 'relay-never-silent', title: 'Relay: a warm start that is never silent',
     explain: 'The warm start never sent an empty message. RL compresses the message to the one digit that is needed, but silence does not emerge: a group with no silent sample has nothing to reinforce. Strategic silence needs silence to be explored first.',
-    config: { ...RELAY_BASE }, warmStart: { file: 'relay-warm-never-silent.safetensors', demo: { demoSilence: 0, flagAwareDemos: true }, seed: 1 },
+    config: { ...RELAY_BASE }, warmStart: { file: 'relay-warm-never-silent.safetensors', demo: { demoSilence: 0, flagAwareDemos: true }, seed: 1, steps: 1500, target: 0.95 },
   },
 ];
 
 // The noisy channel (eps 0.3): copies of s_j buy accuracy with diminishing returns,
 // P(right | n copies, unknown) = 1 - 0.9 * 0.3^n, so the best n falls as lambda_tok rises.
-const NOISY_WARM = { file: 'relay-noisy-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true, demoCopies: 6 }, seed: 1 };
+const NOISY_WARM = { file: 'relay-noisy-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true, demoCopies: 6 }, seed: 1, steps: 1500, target: 0.95 };
 const NOISY_BASE: Partial<RunConfig> = { ...RELAY_BASE, channelNoise: 0.3, promptsPerStep: 16, lr: 5e-4, evalEpisodes: 512, steps: 80, evalEvery: 20 };
 
 PRESETS.push(
@@ -81,11 +87,11 @@ PRESETS.push(
     name: 'relay-scouts', title: 'Relay: four Scouts, one of whom knows the answer',
     explain: 'A four-digit secret is split among four Scouts, one digit each; all four write at once and the Solver reads every message. Only the Scout holding the queried digit needs to speak, and nobody needs to when the Solver already knows. Watch the silence rate of the Scouts that do not hold the digit (silenceOthers) rise toward 1 while accuracy holds. Sweep scouts = 1..4 to see how the cost of talking grows with the number of agents.',
     config: { ...RELAY_BASE, scouts: 4, digits: 4, maxMessage: 4, promptsPerStep: 16 },
-    warmStart: { file: 'relay-scouts-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1 },
+    warmStart: { file: 'relay-scouts-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1, steps: 1000, target: 0.95 },
   },
 );
 
-const ADD_ACTOR = { file: 'addition-actor.safetensors', demo: {}, seed: 1 };
+const ADD_ACTOR = { file: 'addition-actor.safetensors', demo: {}, seed: 1, steps: 1500 };
 const ADD_BASE: Partial<RunConfig> = {
   env: 'addition', algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.2, groupSize: 8, promptsPerStep: 16, minibatches: 2, lr: 1e-3,
   temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.01, lambdaTurn: 0, lambdaMode: 'manual', steps: 40, evalEvery: 10, evalEpisodes: 1000,
@@ -95,14 +101,14 @@ PRESETS.push(
   {
     name: 'agentpo-hint', title: 'AgentPO: a hint writer for a frozen Actor (GRPO)',
     explain: 'A frozen Actor adds two 2-digit numbers but drops carries (about 55% right alone); it trusts a hint CARRY or NOCARRY. Only the Collaborator trains, with GRPO and a binary reward. It starts untrained, with a miscalibrated idea of carrying (it says CARRY from a units sum of 5 up, and greedily nearly everywhere), which makes the Actor worse than alone. Watch accuracy climb past the Actor alone as the Collaborator learns when the units column carries; the comparison shows alone / untrained / trained with 95% intervals.',
-    config: { ...ADD_BASE, topology: 'hint' }, warmStart: { file: 'agentpo-hint-collaborator.safetensors', demo: {}, seed: 2 },
-    slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-hint-collaborator.safetensors', demo: {}, seed: 2 } } },
+    config: { ...ADD_BASE, topology: 'hint' }, warmStart: { file: 'agentpo-hint-collaborator.safetensors', demo: {}, seed: 2, steps: 300 },
+    slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-hint-collaborator.safetensors', demo: {}, seed: 2, steps: 300 } } },
   },
   {
     name: 'agentpo-critic', title: 'AgentPO: a critic for a frozen Actor (GRPO)',
     explain: 'The Actor drafts an answer; the Critic reads it and says OK (or nothing) or FIX CARRY / FIX NOCARRY, and on a FIX the Actor answers again, which costs a turn (lambda_turn 0.02 per turn taken). The untrained Critic says FIX CARRY almost everywhere, breaking right drafts. (With lambda_turn 0.1 or lr 1e-3, GRPO pulls it into total silence within 10 steps: quiet, but no help.) Watch it learn to stay quiet when the draft is right and to speak only when a carry was dropped: the OK rates on right and wrong drafts pull apart.',
-    config: { ...ADD_BASE, topology: 'critic', lambdaTok: 0, lambdaTurn: 0.02, lr: 3e-4 }, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 },
-    slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3 } } },
+    config: { ...ADD_BASE, topology: 'critic', lambdaTok: 0, lambdaTurn: 0.02, lr: 3e-4 }, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3, steps: 300 },
+    slots: { actor: { trainable: false, warmStart: ADD_ACTOR }, collaborator: { trainable: true, warmStart: { file: 'agentpo-critic-collaborator.safetensors', demo: {}, seed: 3, steps: 300 } } },
   },
 );
 
@@ -111,7 +117,7 @@ const PHIL_BASE: Partial<RunConfig> = {
   temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.02, lambdaMode: 'manual', philosophers: 3, rounds: 8, philMessage: 1,
   nLayer: 2, nHead: 2, nEmbd: 32, steps: 40, evalEvery: 5, evalEpisodes: 64,
 };
-const PHIL_WARM = { file: 'philosophers-warm.safetensors', demo: {}, seed: 1 };
+const PHIL_WARM = { file: 'philosophers-warm.safetensors', demo: {}, seed: 1, steps: 600 };
 
 PRESETS.push(
   {

@@ -14,6 +14,9 @@ export interface AdamWConfig {
 
 export const ADAMW_RL: AdamWConfig = { lr: 1e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.0, gradClip: 1.0 };
 
+/** AdamW's state, copied out: the moments and the update counter (bias correction reads it). */
+export interface AdamWState { m: Float32Array; v: Float32Array; step: number }
+
 export class AdamW {
   readonly m: Tensor;
   readonly v: Tensor;
@@ -40,6 +43,22 @@ export class AdamW {
     b.clipScale(this.scale, this.normSq, c.gradClip);
     b.adamw(this.model.params, this.model.grads, this.m, this.v, this.model.decayMask, this.scale, this.model.numParams,
       { lr: c.lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: this.step });
+  }
+
+  /** The moments and the counter, read back (a sync point on the GPU). */
+  async readState(): Promise<AdamWState> {
+    const [m, v] = await Promise.all([this.backend.read(this.m), this.backend.read(this.v)]);
+    return { m: Float32Array.from(m), v: Float32Array.from(v), step: this.step };
+  }
+
+  /** Puts a state read from an AdamW over the same model back; throws naming what does not fit. */
+  writeState(s: AdamWState): void {
+    const n = this.model.numParams;
+    if (s.m.length !== n || s.v.length !== n) throw new Error(`optimizer state: m has ${s.m.length} and v ${s.v.length} values; this model has ${n} parameters`);
+    if (!Number.isInteger(s.step) || s.step < 0) throw new Error(`optimizer state: step must be an integer >= 0; got ${s.step}`);
+    this.backend.write(this.m, s.m);
+    this.backend.write(this.v, s.v);
+    this.step = s.step;
   }
 
   destroy(): void {

@@ -4,7 +4,7 @@
 import type { Backend, FloatArray, Tensor } from '../backend';
 import type { BaselineResult, CurriculumSpec, Environment, Score } from '../envs/types';
 import { GPT } from '../model/gpt';
-import { AdamW } from '../model/optimizer';
+import { AdamW, type AdamWState } from '../model/optimizer';
 import type { GPTConfig } from '../model/params';
 import { mulberry32 } from '../model/random';
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
@@ -44,9 +44,10 @@ export interface StepHooks {
 export interface Flag { kind: 'nonfinite-update' | 'diverged' | 'degenerate' | 'collapse'; step: number; message: string }
 
 /**
- * A run's counters and current weights, copied out (the worker's lost-device resume point).
- * Not in it: the optimizer's moments, the best checkpoint's weights and the curriculum's
- * streak; a Trainer restored from it starts those afresh, as a new Trainer would.
+ * A run's counters and current weights, copied out (the worker's lost-device resume point; with
+ * the optimizer, what a page reload's Resume continues from). Not in it: the best checkpoint's
+ * weights (a Trainer is built from them) and the curriculum's streak. Without `optimizer`, a
+ * Trainer restored from it starts AdamW afresh (zero moments, counter 0), as a new Trainer would.
  */
 export interface TrainerSnapshot {
   step: number;
@@ -57,6 +58,10 @@ export interface TrainerSnapshot {
   lambdaTok: number;
   flags: Flag[];
   skippedUpdates: number;
+  /** snapshot({ optimizer: true }): AdamW's moments and update counter. */
+  optimizer?: AdamWState;
+  /** snapshot({ optimizer: true }) when beta > 0 and the run has stepped: the KL reference weights. */
+  reference?: Float32Array;
 }
 
 function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
@@ -377,18 +382,32 @@ export class Trainer<Task = unknown, State = unknown> {
     return Float32Array.from(await this.backend.read(which === 'best' ? this.best : this.model.params));
   }
 
-  /** The run's state now, copied (the weights are read back: a sync point on the GPU). */
-  async snapshot(): Promise<TrainerSnapshot> {
-    return {
+  /**
+   * The run's state now, copied (the weights are read back: a sync point on the GPU).
+   * `optimizer`: also AdamW's moments and counter (and the KL reference, when there is one).
+   */
+  async snapshot(opts: { optimizer?: boolean } = {}): Promise<TrainerSnapshot> {
+    const snap: TrainerSnapshot = {
       step: this.stepCount, config: { ...this.config }, weights: await this.readWeights('last'), evals: this.evals.map((e) => ({ ...e })),
       bestEval: this.bestEval ? { ...this.bestEval } : null, lambdaTok: this.lambdaTok, flags: this.flags.map((f) => ({ ...f })), skippedUpdates: this.skippedUpdates,
     };
+    if (opts.optimizer) {
+      snap.optimizer = await this.opt.readState();
+      if (this.ref) snap.reference = Float32Array.from(await this.backend.read(this.ref));
+    }
+    return snap;
   }
 
   /** Puts a snapshot's weights and counters in this Trainer (built for the same model); the snapshot is copied, not kept. */
   restore(s: TrainerSnapshot): void {
-    if (s.weights.length !== this.model.numParams) throw new Error(`restore: the snapshot has ${s.weights.length} weights; this model has ${this.model.numParams}`);
+    const n = this.model.numParams;
+    if (s.weights.length !== n) throw new Error(`restore: the snapshot has ${s.weights.length} weights; this model has ${n}`);
+    if (s.reference && s.reference.length !== n) throw new Error(`restore: the snapshot's reference has ${s.reference.length} weights; this model has ${n}`);
+    // the optimizer first: a state that does not fit throws before anything changed
+    this.opt.writeState(s.optimizer ?? { m: new Float32Array(n), v: new Float32Array(n), step: 0 });
     this.backend.write(this.model.params, s.weights);
+    if (this.ref) { this.backend.free(this.ref); this.ref = null; }
+    if (s.reference) { this.ref = this.backend.alloc(n); this.backend.write(this.ref, s.reference); }
     this.config = { ...s.config };
     this.opt.config = { ...this.opt.config, lr: s.config.lr, gradClip: s.config.gradClip };
     this.stepCount = s.step;

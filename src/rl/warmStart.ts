@@ -1,6 +1,7 @@
 // Where a run's policies start: each slot's shipped checkpoint when it fits the
 // run's model and environment, else a warm start pretrained on the spot (rl.md
-// section 9). Shared by the worker (fetches public/checkpoints) and the CLI (reads them).
+// section 9), until its held-out greedy accuracy reaches the preset's target
+// (docs/trust.md). Shared by the worker (fetches public/checkpoints) and the CLI (reads them).
 import type { Backend } from '../backend';
 import type { RunConfig } from '../config';
 import { presetSlots, type Preset, type WarmStartSpec } from '../envs/presets';
@@ -8,8 +9,9 @@ import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { fitCheckpointBytes, type FitWant } from './checkpointFit';
-import { modelConfigFor, pretrain, PRETRAIN_DEFAULTS } from './pretrain';
-import { slotNames, type TrainerSlots } from './trainer';
+import { modelConfigFor, pretrain, PRETRAIN_DEFAULTS, type PretrainStop } from './pretrain';
+import { Generator, rollout } from './rollout';
+import { EVAL_SEED, slotNames, type TrainerSlots } from './trainer';
 
 /** The bytes of public/checkpoints/<file>, or null when there is none. */
 export type CheckpointLoader = (file: string) => Promise<Uint8Array | null>;
@@ -25,25 +27,99 @@ export function fitCheckpoint(bytes: Uint8Array, file: string, config: RunConfig
   return { weights: fit.weights, notice: fit.notice && `${file}: ${fit.notice}` };
 }
 
-/** A slot's warm start made here: cross-entropy on that slot's demonstrations. */
+/** Held-out tasks the on-the-spot check plays (greedy); fixed, so a warm start does not depend on the run's evalEpisodes. */
+export const CHECK_EPISODES = 256;
+/** The check's tasks: the eval split (never in the demonstrations), another draw than the Trainer's evals (EVAL_SEED). */
+export const CHECK_SEED = EVAL_SEED + 1;
+/** A warm start made on the spot is checked every this many steps. */
+export const CHECK_EVERY = 200;
+/** Its cap: this many times the steps the shipped warm start took (a changed task may be harder: relay with more digits). */
+export const CAP_FACTOR = 2;
+
+/** Greedy accuracy (mean r_task) of `model` playing every role of a one-slot env on `tasks`. */
+export async function greedyAccuracy(backend: Backend, model: GPT, env: Environment, tasks: unknown[]): Promise<number> {
+  const gen = new Generator(backend, model);
+  try {
+    const ro = await rollout(env, () => gen, tasks, 1, 0, CHECK_SEED, 0);
+    return ro.scores.reduce((a, sc) => a + sc.rTask, 0) / Math.max(1, ro.scores.length);
+  } finally {
+    gen.destroy();
+  }
+}
+
+/** When a warm start made here is good enough: held-out greedy accuracy `target`, checked every `every` steps. */
+export interface WarmStartTarget { accuracy: number; every: number; onCheck?: (step: number, accuracy: number) => void }
+
+export interface MadeWarmStart {
+  weights: Float32Array;
+  loss: number;
+  /** Steps taken (fewer than asked when the target was reached sooner). */
+  steps: number;
+  /** With a target: the held-out greedy accuracy of the weights returned, and whether it reached the target. */
+  accuracy?: number;
+  reached?: boolean;
+}
+
+/**
+ * A slot's warm start made here: cross-entropy on that slot's demonstrations, `steps` steps (the
+ * schedule's length). With `target` (one-slot envs), the held-out greedy accuracy is checked every
+ * `target.every` steps and pretraining stops once it reaches `target.accuracy`. Deterministic from
+ * the spec's seed.
+ */
 export async function pretrainSlot(backend: Backend, config: RunConfig, slot: string, spec: WarmStartSpec, steps: number,
-  onProgress?: (step: number, loss: number) => void): Promise<{ weights: Float32Array; loss: number }> {
+  onProgress?: (step: number, loss: number) => void, target?: WarmStartTarget): Promise<MadeWarmStart> {
   const demoEnv = createEnv(config, spec.demo);
   const model = new GPT(backend, modelConfigFor(demoEnv, config), undefined, spec.seed);
   try {
-    const loss = await pretrain(backend, model, demoEnv, { ...PRETRAIN_DEFAULTS, steps, seed: spec.seed, slot }, onProgress);
-    return { weights: Float32Array.from(await backend.read(model.params)), loss };
+    let stop: PretrainStop | undefined, check: (() => Promise<number>) | undefined;
+    let last: { step: number; accuracy: number } | null = null; // the latest check
+    if (target) {
+      const env = createEnv(config);
+      if (slotNames(env).length > 1) throw new Error(`a warm-start accuracy target needs a one-slot environment; ${env.id} has slots ${slotNames(env).join(', ')}`);
+      const tasks = env.sampleTasks('eval', CHECK_EPISODES, CHECK_SEED, 0);
+      check = () => greedyAccuracy(backend, model, env, tasks);
+      stop = {
+        every: target.every,
+        check: async (done) => {
+          const acc = await check!();
+          last = { step: done, accuracy: acc };
+          target.onCheck?.(done, acc);
+          return acc >= target.accuracy;
+        },
+      };
+    }
+    const r = await pretrain(backend, model, demoEnv, { ...PRETRAIN_DEFAULTS, steps, seed: spec.seed, slot }, onProgress, stop);
+    const made: MadeWarmStart = { weights: Float32Array.from(await backend.read(model.params)), loss: r.loss, steps: r.steps };
+    if (target && check) {
+      // the weights returned: when pretraining stopped at a check, that check measured them
+      const seen = last as { step: number; accuracy: number } | null;
+      let acc: number;
+      if (seen && seen.step === r.steps) acc = seen.accuracy;
+      else { acc = await check(); target.onCheck?.(r.steps, acc); }
+      Object.assign(made, { accuracy: acc, reached: acc >= target.accuracy });
+    }
+    return made;
   } finally {
     model.destroy();
   }
 }
 
-export interface WarmStarts { slots: TrainerSlots; source: string }
+export interface WarmStarts {
+  slots: TrainerSlots;
+  source: string;
+  /** What a person should know about them: a warm start made here that fell short of its preset's target. */
+  notices: string[];
+}
 
-/** Every slot's start: shipped when it fits, else pretrained here (`steps` steps) with progress. */
+/**
+ * Every slot's start: shipped when it fits, else pretrained here with progress. `steps`: how many
+ * pretraining steps (a cap when the spec has a target); undefined: CAP_FACTOR x the shipped warm
+ * start's steps. A spec with a `target` pretrains until the held-out greedy accuracy reaches it; one
+ * that falls short is used anyway, and a notice names the accuracy reached.
+ */
 export async function warmStarts(backend: Backend, preset: Preset, config: RunConfig, env: Environment, load: CheckpointLoader,
-  steps: number, progress: ProgressFn = () => {}): Promise<WarmStarts> {
-  const specs = presetSlots(preset), slots: TrainerSlots = {}, sources: string[] = [];
+  steps: number | undefined, progress: ProgressFn = () => {}): Promise<WarmStarts> {
+  const specs = presetSlots(preset), slots: TrainerSlots = {}, sources: string[] = [], notices: string[] = [];
   for (const slot of slotNames(env)) {
     const spec = specs[slot];
     if (!spec) throw new Error(`preset ${preset.name} gives no warm start for slot "${slot}" of ${env.id}`);
@@ -64,13 +140,27 @@ export async function warmStarts(backend: Backend, preset: Preset, config: RunCo
       why ||= `there is no shipped ${file}`;
     }
     const who = slot === 'policy' ? '' : ` (${slot})`;
-    progress(`warm start${who}: ${why}; pretraining ${steps} steps on the demonstrations`, 0);
-    const made = await pretrainSlot(backend, config, slot, spec.warmStart, steps,
-      (s, l) => progress(`warm start${who}: pretraining step ${s + 1}/${steps}, loss ${l.toFixed(4)}`, (s + 1) / steps));
+    const cap = steps ?? CAP_FACTOR * spec.warmStart.steps;
+    const goal = spec.warmStart.target;
+    const target: WarmStartTarget | undefined = goal === undefined ? undefined : {
+      accuracy: goal, every: CHECK_EVERY,
+      onCheck: (s, a) => progress(`warm start${who}: held-out greedy accuracy ${a.toFixed(3)} after ${s} steps (target ${goal})`, s / cap),
+    };
+    progress(`warm start${who}: ${why}; pretraining ${goal === undefined ? `${cap} steps` : `until held-out greedy accuracy reaches ${goal} (checked every ${CHECK_EVERY} steps, at most ${cap})`} on the demonstrations`, 0);
+    const made = await pretrainSlot(backend, config, slot, spec.warmStart, cap,
+      (s, l) => progress(`warm start${who}: pretraining step ${s + 1}/${cap}, loss ${l.toFixed(4)}`, (s + 1) / cap), target);
     slots[slot] = { trainable: spec.trainable, weights: made.weights };
-    sources.push(`${steps} pretraining steps here${who} (final loss ${made.loss.toFixed(4)})`);
+    const acc = made.accuracy === undefined ? '' : `, held-out greedy accuracy ${made.accuracy.toFixed(3)}`;
+    sources.push(`${made.steps} pretraining steps here${who} (final loss ${made.loss.toFixed(4)}${acc})`);
+    if (made.reached === false) {
+      const notice = `warm start${who}: after ${made.steps} pretraining steps its held-out greedy accuracy is ${made.accuracy!.toFixed(3)}, below the ${goal} ${preset.name} expects; the run may not behave as the preset describes`;
+      notices.push(notice);
+      progress(`notice: ${notice}`, 1);
+    } else if (made.reached) {
+      progress(`warm start${who}: held-out greedy accuracy ${made.accuracy!.toFixed(3)} after ${made.steps} steps reaches the target ${goal}`, 1);
+    }
   }
-  return { slots, source: sources.join('; ') };
+  return { slots, source: sources.join('; '), notices };
 }
 
 /** The trainable slot's name (the one a checkpoint export/import is about). */

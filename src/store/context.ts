@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { findPreset, presetConfig } from '../envs/presets';
 import type { RunConfig } from '../config';
-import type { TrainerState } from '../worker/protocol';
+import type { ResumeState, TrainerState } from '../worker/protocol';
 import { MemoryPrefs } from './pagePrefs';
 import { Recorder } from './recorder';
 import type { CheckpointKind } from './runsDb';
@@ -22,8 +22,6 @@ export class StoreContext {
   private lastQuery: string | null = null;
   /** Set once boot has read the stored prefs back: saving them before would overwrite them with defaults. */
   booted = false;
-  /** The name the next new run record gets (a resumed run), instead of "<preset> #n". */
-  nextRunName: string | null = null;
   private saving: Promise<void> = Promise.resolve();
   private readonly toPublish = new Set<string>();
   private publishTimer: ReturnType<typeof setTimeout> | null = null;
@@ -179,11 +177,15 @@ export class StoreContext {
     this.ckptState.set(key, { at: this.deps.now(), stale: false });
     const job = async () => {
       if (this.get().runId !== id || !this.meta(id)) return;
-      let bytes: Uint8Array;
-      try { bytes = await this.api.exportCheckpoint(which, id); } catch { return; } // another run by now, or none
-      await this.deps.storage.putCheckpoint(id, which, bytes);
+      // 'last' goes with its resume state (the counters and AdamW's moments of the same step)
+      let saved: { bytes: Uint8Array; resume?: ResumeState };
+      try {
+        if (which === 'last') { const r = await this.api.exportResume(id); saved = { bytes: r.checkpoint, resume: r.state }; }
+        else saved = { bytes: await this.api.exportCheckpoint(which, id) };
+      } catch { return; } // another run by now, or none
+      await this.deps.storage.putCheckpoint(id, which, saved.bytes, saved.resume);
       const m = this.meta(id)!;
-      const step = which === 'best' ? (m.bestEval?.step ?? 0) : this.currentSteps();
+      const step = which === 'best' ? (m.bestEval?.step ?? 0) : saved.resume!.step;
       this.updateMeta(id, { checkpoints: { ...m.checkpoints, [which]: step } }, true);
     };
     this.saving = this.saving.then(job).catch((e) => this.set({ error: `saving a checkpoint failed: ${errorText(e)}` }));

@@ -1,12 +1,15 @@
 // The page's own state: the first-run guide, the "best" rule, the accuracy
 // axis, the middle column's tab, resuming a run that was training when the
-// page closed, and guided comparisons with a sister preset. What of it lasts
+// page closed (the same run goes on: its id, counters and optimizer state),
+// and guided comparisons with a sister preset. What of it lasts
 // across reloads is saved through deps.prefs (src/store/pagePrefs.ts).
 import { findPreset, presetConfig } from '../envs/presets';
 import type { RunConfig } from '../config';
 import { errorText, type StoreContext } from './context';
 import { DEFAULT_PREFS } from './pagePrefs';
 import type { PageSlice } from './types';
+import type { RunMeta } from './runTypes';
+import type { ResumeState } from '../worker/protocol';
 import { overridesOf } from './urlState';
 
 export type PageState = Pick<PageSlice, 'guideDismissed' | 'bestRule' | 'bestTarget' | 'accuracyAxis' | 'middleTab' | 'resumable'>;
@@ -22,6 +25,16 @@ export function sisterOverrides(from: string, to: string, config: RunConfig): Pa
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(overridesOf(from, config))) if (a[k as keyof RunConfig] === b[k as keyof RunConfig]) out[k] = v;
   return out as Partial<RunConfig>;
+}
+
+/** A run record's counters at its last checkpoint's step, for runs stored without a resume state (no optimizer). */
+export function countersOf(meta: RunMeta, step: number): ResumeState {
+  const evals = meta.evals.filter((e) => e.step <= step);
+  const at = evals.find((e) => e.step === step);
+  return {
+    step, config: meta.config, evals, bestEval: null, flags: meta.flags.filter((f) => f.step <= step),
+    lambdaTok: at?.lambdaTok ?? meta.config.lambdaTok, skippedUpdates: 0,
+  };
 }
 
 export function pageActions(ctx: StoreContext): Omit<PageSlice, keyof PageState> {
@@ -40,18 +53,27 @@ export function pageActions(ctx: StoreContext): Omit<PageSlice, keyof PageState>
       const r = get().resumable;
       if (!r) return;
       await ctx.guard(async () => {
-        const bytes = await deps.storage.getCheckpoint(r.id, 'last');
-        if (!bytes) throw new Error(`"${r.name}" has no last checkpoint stored; it cannot be resumed`);
+        const meta = ctx.meta(r.id);
+        if (!meta) throw new Error(`"${r.name}" is no longer stored; it cannot be resumed`);
+        const last = await deps.storage.getCheckpoint(r.id, 'last');
+        if (!last) throw new Error(`"${r.name}" has no last checkpoint stored; it cannot be resumed`);
+        const best = await deps.storage.getCheckpoint(r.id, 'best');
+        // stored with the last checkpoint; a run stored before that has only its record's counters (the optimizer restarts)
+        const state = (await deps.storage.getResumeState(r.id)) ?? countersOf(meta, r.step);
         await ctx.finishCurrent();
         set({ busy: `Resuming "${r.name}" from step ${r.step}…`, resumable: null });
         try {
-          ctx.nextRunName = `${r.name} (resumed from step ${r.step})`;
-          ctx.applySnapshot(await ctx.api.loadCheckpoint(bytes));
+          // its stored metrics on the charts; the worker's rows from the checkpoint's step on replace any after it
+          if (!deps.hub.has(r.id)) deps.hub.set(r.id, await deps.storage.loadMetrics(r.id));
+          ctx.applySnapshot(await ctx.api.resume(r.id, last, best, state));
         } finally {
           set({ busy: null });
         }
-        if (!get().overlay.includes(r.id)) await get().toggleOverlay(r.id);
-        set({ notice: `Resumed "${r.name}": a new run goes on from its weights and settings at step ${r.step} (its step counter starts at 0); the old run is overlaid.` });
+        const s = get().trainer;
+        ctx.updateMeta(r.id, { steps: s?.stepCount ?? r.step }, true);
+        if (get().overlay.includes(r.id)) set({ overlay: get().overlay.filter((x) => x !== r.id) }); // it is the current run now
+        const restarted = !state.optimizer || /optimizer restarts/.test(s?.message ?? '');
+        set({ notice: `Resumed "${r.name}" at step ${s?.stepCount ?? r.step}: the same run goes on${restarted ? ', but its optimizer restarts (no optimizer state was stored with this run, or it did not fit): the first updates may differ from an uninterrupted run' : ', with its optimizer state'}.` });
         await get().start();
       });
     },

@@ -1,7 +1,9 @@
 // Where runs persist: the runs, their metrics (appended in chunks, about once
-// a second) and their best/last checkpoints (safetensors bytes). IndexedDB in
-// the browser; an in-memory twin for tests and for browsers without it.
-import { METRIC_NAMES } from '../worker/protocol';
+// a second) and their best/last checkpoints (safetensors bytes). Beside the
+// last checkpoint, written in the same transaction, its resume state (the
+// Trainer's counters and AdamW's moments: what Resume continues from). IndexedDB
+// in the browser; an in-memory twin for tests and for browsers without it.
+import { METRIC_NAMES, type ResumeState } from '../worker/protocol';
 import { MetricsSeries } from './metricsSeries';
 import type { RunMeta } from './runTypes';
 
@@ -16,9 +18,17 @@ export interface RunStorage {
   /** Rows in METRIC_NAMES order. */
   appendMetrics(id: string, data: Float64Array, rows: number): Promise<void>;
   loadMetrics(id: string): Promise<MetricsSeries>;
-  putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array): Promise<void>;
+  /**
+   * Stores a checkpoint. For 'last', `resume` (its resume state, of the same step) is written in the
+   * same transaction; without one, any older resume state is removed, so a state never outlives its checkpoint.
+   */
+  putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array, resume?: ResumeState): Promise<void>;
   getCheckpoint(id: string, which: CheckpointKind): Promise<Uint8Array | null>;
+  /** The resume state stored with the run's last checkpoint (null: none, e.g. a run stored before it was kept). */
+  getResumeState(id: string): Promise<ResumeState | null>;
 }
+
+const RESUME_KEY = (id: string) => `${id}:resume`;
 
 interface MetricsChunk { run: string; columns: string[]; rows: number; data: Float64Array }
 
@@ -41,6 +51,7 @@ export class MemoryRunStorage implements RunStorage {
   private readonly runs = new Map<string, RunMeta>();
   private readonly chunks = new Map<string, MetricsChunk[]>();
   private readonly ckpts = new Map<string, Uint8Array>();
+  private readonly resumes = new Map<string, ResumeState>();
 
   async listRuns(): Promise<RunMeta[]> { return [...this.runs.values()].map((r) => structuredClone(r)); }
   async putRun(meta: RunMeta): Promise<void> { this.runs.set(meta.id, structuredClone(meta)); }
@@ -49,6 +60,7 @@ export class MemoryRunStorage implements RunStorage {
     this.chunks.delete(id);
     this.ckpts.delete(`${id}:last`);
     this.ckpts.delete(`${id}:best`);
+    this.resumes.delete(RESUME_KEY(id));
   }
   async appendMetrics(id: string, data: Float64Array, rows: number): Promise<void> {
     const list = this.chunks.get(id) ?? [];
@@ -56,8 +68,17 @@ export class MemoryRunStorage implements RunStorage {
     this.chunks.set(id, list);
   }
   async loadMetrics(id: string): Promise<MetricsSeries> { return seriesFromChunks(this.chunks.get(id) ?? []); }
-  async putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array): Promise<void> { this.ckpts.set(`${id}:${which}`, bytes.slice()); }
+  async putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array, resume?: ResumeState): Promise<void> {
+    this.ckpts.set(`${id}:${which}`, bytes.slice());
+    if (which !== 'last') return;
+    if (resume) this.resumes.set(RESUME_KEY(id), structuredClone(resume));
+    else this.resumes.delete(RESUME_KEY(id));
+  }
   async getCheckpoint(id: string, which: CheckpointKind): Promise<Uint8Array | null> { return this.ckpts.get(`${id}:${which}`)?.slice() ?? null; }
+  async getResumeState(id: string): Promise<ResumeState | null> {
+    const r = this.resumes.get(RESUME_KEY(id));
+    return r ? structuredClone(r) : null;
+  }
 }
 
 const DB_NAME = 'gspo-playground';
@@ -104,6 +125,7 @@ export class IndexedDbRunStorage implements RunStorage {
     for (const k of keys) tx.objectStore('metrics').delete(k);
     tx.objectStore('checkpoints').delete(`${id}:last`);
     tx.objectStore('checkpoints').delete(`${id}:best`);
+    tx.objectStore('checkpoints').delete(RESUME_KEY(id));
     return done(tx);
   }
 
@@ -121,10 +143,21 @@ export class IndexedDbRunStorage implements RunStorage {
     return seriesFromChunks(chunks);
   }
 
-  async putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array): Promise<void> {
+  async putCheckpoint(id: string, which: CheckpointKind, bytes: Uint8Array, resume?: ResumeState): Promise<void> {
     const tx = this.db.transaction('checkpoints', 'readwrite');
-    tx.objectStore('checkpoints').put(bytes, `${id}:${which}`);
+    const store = tx.objectStore('checkpoints');
+    store.put(bytes, `${id}:${which}`);
+    if (which === 'last') {
+      if (resume) store.put(resume, RESUME_KEY(id));
+      else store.delete(RESUME_KEY(id));
+    }
     return done(tx);
+  }
+
+  async getResumeState(id: string): Promise<ResumeState | null> {
+    const tx = this.db.transaction('checkpoints', 'readonly');
+    const v = await request(tx.objectStore('checkpoints').get(RESUME_KEY(id)) as IDBRequest<ResumeState | undefined>);
+    return v ?? null;
   }
 
   async getCheckpoint(id: string, which: CheckpointKind): Promise<Uint8Array | null> {

@@ -37,8 +37,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     if (have || runId !== get().runId) return have;
     const { preset, config, trainer, runs } = get();
     const n = runs.filter((r) => r.preset === preset).length + 1;
-    const name = ctx.nextRunName ?? `${preset} #${n}`;
-    ctx.nextRunName = null;
+    const name = `${preset} #${n}`;
     const meta: RunMeta = {
       id: runId, name, preset, config, createdAt: deps.now(), updatedAt: deps.now(), status: 'running', steps: 0,
       evals: [], bestEval: null, flags: [], warmStart: trainer?.warmStart ?? null, backend: trainer?.backend ?? null, checkpoints: {},

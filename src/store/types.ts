@@ -138,7 +138,10 @@ export interface PageSlice {
   setBestRule(rule: BestRule, target?: number): void;
   setAccuracyAxis(a: 'data' | 'full'): void;
   setMiddleTab(t: 'charts' | 'runs'): void;
-  /** A new run from the resumable run's last checkpoint, with its settings; it starts training. */
+  /**
+   * The resumable run goes on from its last checkpoint: the same run record (metrics and evals appended),
+   * its step counter, evals, dual lambda and AdamW state (stored with the checkpoint); it starts training.
+   */
   resume(): Promise<void>;
   dismissResume(): void;
   /** Runs the current preset's sister preset (same size overrides) and overlays the current run on it. */

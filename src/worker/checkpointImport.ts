@@ -17,6 +17,8 @@ export interface ImportedCheckpoint {
   weights: Float32Array; // the trainable slot's
   /** ' (step S of P)' when the file says, else ''. */
   stepLabel: string;
+  /** The step the file records (a whole number), else null. */
+  step: number | null;
   notice: string | null;
 }
 
@@ -46,5 +48,6 @@ export function importCheckpoint(bytes: Uint8Array, current: RunConfig | null, c
   const fit = checkpointFit(ck, config, env, { slot: presetTrainableSlot(preset) });
   if (!fit.fits) return reject(fit.why);
   const stepLabel = ck.extras.step ? ` (step ${ck.extras.step}${ck.extras.preset ? ` of ${ck.extras.preset}` : ''})` : '';
-  return { config, env, preset, weights: ck.weights, stepLabel, notice: fit.notice };
+  const stepNumber = ck.extras.step !== undefined && /^\d{1,15}$/.test(ck.extras.step) ? Number(ck.extras.step) : null;
+  return { config, env, preset, weights: ck.weights, stepLabel, step: stepNumber, notice: fit.notice };
 }

@@ -8,7 +8,7 @@ import type { BaselineResult, Score, TranscriptLine } from '../envs/types';
 import type { GpuProbe } from '../gpu/probe';
 import type { Comparison } from '../rl/compare';
 import type { RewardParts, RewardWeights } from '../rl/reward';
-import type { EvalRecord, Flag, StepMetrics } from '../rl/trainer';
+import type { EvalRecord, Flag, StepMetrics, TrainerSnapshot } from '../rl/trainer';
 
 // ---- metrics columns ----
 
@@ -104,7 +104,10 @@ export function decodeMetrics(e: MetricsEvent): StepMetrics[] {
 // ---- the control API (page -> worker, through comlink) ----
 
 export interface InitOptions {
-  /** Pretraining steps when the preset's shipped warm start is missing or of another model size (default PRETRAIN_DEFAULTS.steps). */
+  /**
+   * Pretraining steps when the preset's shipped warm start does not fit the run (a cap when the preset
+   * gives a target accuracy). Default: twice the shipped warm start's steps (src/rl/warmStart.ts).
+   */
   warmStartSteps?: number;
 }
 
@@ -132,6 +135,17 @@ export interface TrainerState {
   /** The last time the GPU device was lost and the run resumed from its last checkpoint (null: never). */
   recovery?: Recovery | null;
 }
+
+/**
+ * What Resume continues a run from, stored with the run's last checkpoint (the same step): the
+ * Trainer's counters (step, evals, best eval, dual lambda, flags, skipped updates) and AdamW's
+ * moments and update counter (`optimizer`; absent for runs stored before it was kept: the
+ * optimizer then restarts). The weights are the last checkpoint's.
+ */
+export type ResumeState = Omit<TrainerSnapshot, 'weights'>;
+
+/** exportResume's answer: the last checkpoint and its resume state, read in one go (the same step). */
+export interface ResumeExport { checkpoint: Uint8Array; state: ResumeState }
 
 /** A lost GPU device: the run went back to the checkpoint of `step` (taken at its last eval) and goes on from there. */
 export interface Recovery { step: number; lostAtStep: number; reason: string; count: number }
@@ -233,7 +247,16 @@ export interface TrainerWorkerApi {
   evaluate(): Promise<EvalRecord>;
   getState(): Promise<TrainerState>;
   exportCheckpoint(which: 'last' | 'best', runId?: string): Promise<Uint8Array>;
+  /** The last checkpoint of run `runId` and its resume state (optimizer included), of the same step. */
+  exportResume(runId: string): Promise<ResumeExport>;
   loadCheckpoint(bytes: Uint8Array): Promise<TrainerState>;
+  /**
+   * Continues stored run `runId` (after a page reload): the same run id, from its last checkpoint
+   * `last`, with its best checkpoint `best` (null: none stored) and `state` (its counters and,
+   * when stored, AdamW's state). Checked whole before the run changes; without optimizer state the
+   * run goes on from its weights and counters, and the status says the optimizer restarts.
+   */
+  resume(runId: string, last: Uint8Array, best: Uint8Array | null, state: ResumeState | null): Promise<TrainerState>;
   telemetryPort(port: MessagePort): Promise<void>;
   lastTranscripts(count?: number): Promise<Transcripts>;
   /** Whether this host offers a WebGPU adapter, in words a person can read. */

@@ -12,7 +12,6 @@ import { findPreset, presetConfig, presetSlots, type Preset } from '../envs/pres
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { writeCheckpoint } from '../model/checkpoint';
-import { PRETRAIN_DEFAULTS } from '../rl/pretrain';
 import { rewardWeights, type RewardWeights } from '../rl/reward';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
@@ -22,8 +21,9 @@ import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
 import { stepAnatomy } from './anatomy';
 import type {
-  BackendPreference, InitOptions, Recovery, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
+  BackendPreference, InitOptions, Recovery, ResumeExport, ResumeState, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
 } from './protocol';
+import { checkResumeState } from './resumeRun';
 import { captureResumePoint, discardLost, isDeviceLost, resumeTrainer, type ResumePoint } from './recovery';
 import { RunLoop } from './runLoop';
 import { importCheckpoint } from './checkpointImport';
@@ -98,8 +98,8 @@ export class TrainerApi implements TrainerWorkerApi {
     if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new InputError('init: overrides must be an object of config fields');
     const preset = findPreset(presetName);
     const config = presetConfig(preset, overrides as Record<string, unknown>);
-    const steps = options.warmStartSteps ?? PRETRAIN_DEFAULTS.steps;
-    if (!Number.isInteger(steps) || steps < 1 || steps > 100_000) throw new InputError(`init: warmStartSteps must be an integer in [1, 100000]; got ${steps}`);
+    const steps = options.warmStartSteps; // undefined: the preset's cap (src/rl/warmStart.ts)
+    if (steps !== undefined && (!Number.isInteger(steps) || steps < 1 || steps > 100_000)) throw new InputError(`init: warmStartSteps must be an integer in [1, 100000]; got ${steps}`);
     await this.stopLoop();
     return this.exclusive(async () => {
       const runId = this.nextRunId();
@@ -109,7 +109,7 @@ export class TrainerApi implements TrainerWorkerApi {
         const warm = await this.warmStartFor(preset, config, env, steps, runId);
         const trainer = new Trainer(backend, env, config, warm.slots);
         this.install(trainer, env, preset, warm, runId);
-        this.setStatus('idle', `ready: ${preset.title}; warm start from ${warm.source}`);
+        this.setStatus('idle', `ready: ${preset.title}; warm start from ${warm.source}${warm.notices.length ? `. Notice: ${warm.notices.join('; ')}` : ''}`);
         return this.snapshot();
       } catch (e) {
         this.telemetry.status({ runId, status: 'error', message: `init failed: ${errorMessage(e)}` });
@@ -178,15 +178,22 @@ export class TrainerApi implements TrainerWorkerApi {
     if (which !== 'last' && which !== 'best') throw new InputError(`exportCheckpoint: which must be "last" or "best"; got ${quote(which)}`);
     return this.exclusive(async () => {
       if (runId !== undefined && runId !== this.runId) throw new InputError(`exportCheckpoint: run ${runId} is no longer in the trainer (it holds ${this.runId})`);
-      const t = this.trainer!, env = this.env!;
-      const weights = await t.readWeights(which);
+      const t = this.trainer!;
       const step = which === 'best' ? (t.bestEval?.step ?? 0) : t.stepCount;
-      const bytes = writeCheckpoint({
-        config: t.model.config, weights, vocab: [...env.vocab],
-        extras: { ...envRecord(t.config, this.preset ? presetTrainableSlot(this.preset) : undefined), preset: this.preset?.name ?? '', run_config: JSON.stringify(t.config), step: String(step), which },
-      });
-      const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+      const own = this.checkpointBytes(t, await t.readWeights(which), which, step);
       return Comlink.transfer(own, [own.buffer]);
+    });
+  }
+
+  async exportResume(runId: string): Promise<ResumeExport> {
+    this.requireTrainer('exportResume');
+    return this.exclusive(async () => {
+      if (runId !== this.runId) throw new InputError(`exportResume: run ${quote(runId)} is no longer in the trainer (it holds ${this.runId})`);
+      const t = this.trainer!;
+      const { weights, ...state } = await t.snapshot({ optimizer: true }); // one read: the checkpoint and the state are of one step
+      const checkpoint = this.checkpointBytes(t, weights, 'last', state.step);
+      const buffers = [checkpoint.buffer, ...(state.optimizer ? [state.optimizer.m.buffer, state.optimizer.v.buffer] : []), ...(state.reference ? [state.reference.buffer] : [])];
+      return Comlink.transfer({ checkpoint, state }, buffers as ArrayBuffer[]);
     });
   }
 
@@ -197,11 +204,52 @@ export class TrainerApi implements TrainerWorkerApi {
     await this.stopLoop();
     return this.exclusive(async () => {
       // several slots: the checkpoint is the trainable one's; the frozen ones come from the preset
-      const frozen = slotNames(env).length > 1 ? (await this.warmStartFor(preset, config, env, PRETRAIN_DEFAULTS.steps, this.runId ?? 'load')).slots : null;
+      const frozen = slotNames(env).length > 1 ? (await this.warmStartFor(preset, config, env, undefined, this.runId ?? 'load')).slots : null;
       const start = frozen ? { ...frozen, [trainableSlot(frozen)!]: { trainable: true, weights } } : { policy: { trainable: true, weights } };
       const trainer = new Trainer(await this.getBackend(), env, config, frozen ? start : weights);
-      this.install(trainer, env, preset, { slots: start, source: `a loaded checkpoint${step}` }, this.nextRunId());
+      this.install(trainer, env, preset, { slots: start, source: `a loaded checkpoint${step}`, notices: [] }, this.nextRunId());
       this.setStatus('idle', `loaded a checkpoint${step}; reset() returns to it${notice ? ` (notice: ${notice})` : ''}`);
+      return this.snapshot();
+    });
+  }
+
+  async resume(runId: string, last: Uint8Array, best: Uint8Array | null, state: ResumeState | null): Promise<TrainerState> {
+    if (typeof runId !== 'string' || runId.length === 0 || runId.length > 200) throw new InputError('resume: runId must be a non-empty string');
+    if (!(last instanceof Uint8Array)) throw new InputError('resume expects the run\'s last checkpoint (a Uint8Array)');
+    if (best !== null && !(best instanceof Uint8Array)) throw new InputError('resume: best must be a checkpoint (a Uint8Array) or null');
+    // Everything is checked before anything changes: a bad file or state leaves the trainer as it was.
+    const ck = importCheckpoint(last, this.trainer ? this.effectiveConfig(this.trainer) : null, this.preset);
+    const { config, env, preset, weights } = ck;
+    const numParams = weights.length;
+    const checked = checkResumeState(state, { step: ck.step, numParams, config });
+    const notices: string[] = ck.notice ? [ck.notice] : [];
+    let bestWeights = weights;
+    if (best) {
+      try {
+        const b = importCheckpoint(best, config, preset);
+        if (b.weights.length !== numParams || b.config.env !== config.env) throw new InputError('it is of another model or environment');
+        bestWeights = b.weights;
+      } catch (e) {
+        notices.push(`the stored best checkpoint was not used (${errorMessage(e)}); the best weights start from the last ones`);
+      }
+    }
+    await this.stopLoop();
+    return this.exclusive(async () => {
+      const frozen = slotNames(env).length > 1 ? (await this.warmStartFor(preset, config, env, undefined, runId)).slots : null;
+      const slotOf = (w: Float32Array) => (frozen ? { ...frozen, [trainableSlot(frozen)!]: { trainable: true, weights: w } } : { policy: { trainable: true, weights: w } });
+      // built from the best weights (its best checkpoint), then restored to the last ones and the counters
+      const trainer = new Trainer(await this.getBackend(), env, config, frozen ? slotOf(bestWeights) : bestWeights);
+      try {
+        trainer.restore({ ...checked.snapshot, weights });
+      } catch (e) {
+        trainer.destroy();
+        throw new InputError(`resume: ${errorMessage(e)}`);
+      }
+      const step = checked.snapshot.step;
+      this.install(trainer, env, preset, { slots: slotOf(weights), source: `run ${runId}'s last checkpoint (step ${step})`, notices: [] }, runId);
+      this.resumePoint = await captureResumePoint(trainer, null, bestWeights);
+      const opt = checked.optimizerNotice ? `the optimizer restarts: ${checked.optimizerNotice}` : 'optimizer state restored';
+      this.setStatus('idle', `resumed the run at step ${step} (${opt})${notices.length ? `; notice: ${notices.join('; ')}` : ''}`);
       return this.snapshot();
     });
   }
@@ -403,7 +451,16 @@ export class TrainerApi implements TrainerWorkerApi {
   }
 
   /** Every slot's shipped warm start when it fits this model, else one pretrained here (cached per model and env). */
-  private async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number, runId: string): Promise<WarmStart> {
+  /** A checkpoint file of `t`'s run: its env record, preset, run config and step. */
+  private checkpointBytes(t: Trainer, weights: Float32Array, which: 'last' | 'best', step: number): Uint8Array {
+    const bytes = writeCheckpoint({
+      config: t.model.config, weights, vocab: [...this.env!.vocab],
+      extras: { ...envRecord(t.config, this.preset ? presetTrainableSlot(this.preset) : undefined), preset: this.preset?.name ?? '', run_config: JSON.stringify(t.config), step: String(step), which },
+    });
+    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+  }
+
+  private async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number | undefined, runId: string): Promise<WarmStart> {
     const key = JSON.stringify([preset.name, presetSlots(preset), config, env.blockSize, env.vocab.length, steps]);
     const cached = this.warmCache.get(key);
     if (cached) return cached;

@@ -1,7 +1,9 @@
-// Trainer.snapshot()/restore(): what the worker's lost-device resume point carries.
+// Trainer.snapshot()/restore(): what the worker's lost-device resume point carries,
+// and (with { optimizer: true }) what a page reload's Resume continues from.
 // A restored Trainer holds the same weights (bit for bit) and counters, and steps
-// as the original does (the optimizer's moments are not in a snapshot, so the
-// step-for-step comparison starts where the original's optimizer is fresh too).
+// as the original does. Without the optimizer a restored Trainer's AdamW starts
+// fresh, so those comparisons start where the original's is fresh too; with it,
+// a Trainer restored mid-run steps bit for bit as its uninterrupted twin.
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config';
 import { createRelay, type RelayState, type RelayTask } from '../../src/envs/relay';
@@ -72,5 +74,71 @@ describe('Trainer snapshot/restore', () => {
   it('restore refuses a snapshot of another model size', async () => {
     const snap = await make({ nEmbd: 32 }).snapshot();
     expect(() => make().restore(snap)).toThrow(/weights/);
+  });
+
+  it('with the optimizer, a Trainer restored mid-run steps bit for bit as the uninterrupted one (dual lambda too)', async () => {
+    const a = make({ lambdaMode: 'budget', budget: 1, dualEta: 0.05 });
+    await a.step();
+    await a.evaluate();
+    await a.step();
+    // through structuredClone, as IndexedDB stores it
+    const snap = structuredClone(await a.snapshot({ optimizer: true }));
+    expect(snap.optimizer!.step).toBe(4); // 2 steps x 2 minibatches, one AdamW update each
+    expect(snap.optimizer!.m.length).toBe(a.model.numParams);
+    expect(snap.optimizer!.v.some((x) => x > 0)).toBe(true);
+    expect(snap.lambdaTok).not.toBe(a.config.lambdaTok); // the dual update moved it
+
+    const b = make({ seed: 7, lr: 0.05 }); // built otherwise: restore replaces config, weights, moments, counters
+    b.restore(snap);
+    for (let i = 0; i < 2; i++) {
+      const [ma, mb] = [await a.step(), await b.step()];
+      expect(mb.step).toBe(2 + i);
+      expect(untimed(mb)).toEqual(untimed(ma));
+      expect(bytes(await b.readWeights('last'))).toEqual(bytes(await a.readWeights('last')));
+    }
+    expect(b.lambdaTok).toBe(a.lambdaTok);
+    const [sa, sb] = [await a.snapshot({ optimizer: true }), await b.snapshot({ optimizer: true })];
+    expect(sb.optimizer!.step).toBe(8);
+    expect(bytes(sb.optimizer!.m)).toEqual(bytes(sa.optimizer!.m));
+    expect(bytes(sb.optimizer!.v)).toEqual(bytes(sa.optimizer!.v));
+  });
+
+  it('without the optimizer the step after restore differs from the uninterrupted one (the moments matter)', async () => {
+    const a = make();
+    await a.step();
+    await a.step();
+    const plain = await a.snapshot();
+    expect(plain.optimizer).toBeUndefined();
+    const b = make();
+    b.restore(plain);
+    await Promise.all([a.step(), b.step()]);
+    expect(bytes(await b.readWeights('last'))).not.toEqual(bytes(await a.readWeights('last')));
+    expect((await b.snapshot({ optimizer: true })).optimizer!.step).toBe(2); // a fresh AdamW: 1 step x 2 updates
+  });
+
+  it('with beta > 0 the KL reference (the weights RL started from) goes with the optimizer', async () => {
+    const a = make({ beta: 0.5 });
+    const start = await a.readWeights('last');
+    await a.step();
+    const snap = await a.snapshot({ optimizer: true });
+    expect(bytes(snap.reference!)).toEqual(bytes(start));
+    const b = make({ seed: 5 });
+    b.restore(snap);
+    const [ma, mb] = [await a.step(), await b.step()];
+    expect(untimed(mb)).toEqual(untimed(ma));
+    expect(mb.kl).not.toBe(0);
+    expect(bytes(await b.readWeights('last'))).toEqual(bytes(await a.readWeights('last')));
+  });
+
+  it('an optimizer state of another size is refused before anything changes', async () => {
+    const a = make();
+    await a.step();
+    const snap = await a.snapshot({ optimizer: true });
+    const b = make({ seed: 9 });
+    const before = bytes(await b.readWeights('last')).slice();
+    expect(() => b.restore({ ...snap, optimizer: { ...snap.optimizer!, v: new Float32Array(3) } }))
+      .toThrow(`optimizer state: m has ${a.model.numParams} and v 3 values; this model has ${a.model.numParams} parameters`);
+    expect(bytes(await b.readWeights('last'))).toEqual(before);
+    expect(b.stepCount).toBe(0);
   });
 });

@@ -6,7 +6,7 @@ import { findPreset, presetConfig } from '../../src/envs/presets';
 import type { GpuProbe } from '../../src/gpu/probe';
 import { betterEval } from '../../src/rl/pareto';
 import type { EvalRecord } from '../../src/rl/trainer';
-import { METRIC_NAMES, type TelemetryEvent, type TrainerState, type TrainerWorkerApi } from '../../src/worker/protocol';
+import { METRIC_NAMES, type ResumeExport, type ResumeState, type TelemetryEvent, type TrainerState, type TrainerWorkerApi } from '../../src/worker/protocol';
 import type { TrainerClient } from '../../src/store/types';
 
 export interface Call { method: string; args: unknown[] }
@@ -69,6 +69,28 @@ export class FakeTrainer implements TrainerWorkerApi {
     this.log('exportCheckpoint', which, runId);
     if (runId !== undefined && runId !== this.state.runId) throw new Error('another run');
     return this.checkpointBytes.slice();
+  }
+  /** The fake's optimizer: a counter of updates and one moment value per step (what exportResume stores). */
+  async exportResume(runId: string): Promise<ResumeExport> {
+    this.log('exportResume', runId);
+    if (runId !== this.state.runId) throw new Error('another run');
+    const step = this.state.stepCount;
+    const state: ResumeState = {
+      step, config: structuredClone(this.state.config!), evals: structuredClone(this.state.evals), bestEval: structuredClone(this.state.bestEval),
+      lambdaTok: this.state.lambdaTok, flags: structuredClone(this.state.flags), skippedUpdates: this.state.skippedUpdates,
+      optimizer: { m: new Float32Array([step]), v: new Float32Array([step * 2]), step: step * 4 },
+    };
+    return { checkpoint: this.checkpointBytes.slice(), state };
+  }
+  /** As the worker does: the same run id and counters; says whether the optimizer was restored. */
+  async resume(runId: string, last: Uint8Array, best: Uint8Array | null, state: ResumeState | null) {
+    this.log('resume', runId, last.length, best?.length ?? null, state === null ? null : structuredClone(state));
+    const config = state?.config ?? presetConfig(findPreset('relay-silence'));
+    const step = state?.step ?? 0;
+    this.state = { ...this.state, runId, preset: 'relay-silence', config, pending: {}, status: 'idle', stepCount: step, evals: state?.evals ?? [],
+      bestEval: state?.bestEval ?? null, flags: state?.flags ?? [], lambdaTok: state?.lambdaTok ?? config.lambdaTok,
+      message: `resumed the run at step ${step} (${state?.optimizer ? 'optimizer state restored' : 'the optimizer restarts: no optimizer state was stored with this run'})` };
+    return this.snap();
   }
   async loadCheckpoint(bytes: Uint8Array) { this.log('loadCheckpoint', bytes.length); return this.init('relay-silence'); }
   async telemetryPort() { /* the fake delivers through emit() */ }

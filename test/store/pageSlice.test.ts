@@ -92,24 +92,81 @@ describe('what a reload keeps', () => {
 });
 
 describe('resuming a run that was training when the page closed', () => {
-  it('offers the run, and Resume loads its last checkpoint, starts, names the new run after it and overlays the old one', async () => {
+  it('offers the run, and Resume continues the same run: its record, step counter, evals, metrics and stored optimizer state', async () => {
     const storage = new MemoryRunStorage();
     const a = world(storage);
     const id = await trained(a, 4, 'running');
+    // the fake's optimizer after 4 steps (fakeClient: m = [step], v = [2 step], counter 4 step), stored with the last checkpoint
+    expect((await storage.getResumeState(id))?.optimizer).toEqual({ m: new Float32Array([4]), v: new Float32Array([8]), step: 16 });
+    // it trained two more steps before the page closed, without a newer checkpoint
+    a.fake.emitSteps(4, 6);
+    await settle();
+    await a.store.ctx.recorder.flush();
+
     const b = world(storage);
     await b.store.getState().boot('');
     const r = b.store.getState().resumable!;
     expect(r).toEqual({ id, name: 'relay-silence #1', step: 4 });
     b.fake.calls = [];
     await b.store.getState().resume();
-    expect(b.fake.callsOf('loadCheckpoint')).toEqual([[a.fake.checkpointBytes.length]]);
+    const [call] = b.fake.callsOf('resume') as [string, number, number | null, { step: number; evals: { step: number }[]; optimizer?: unknown }][];
+    expect(call[0]).toBe(id); // the same run id goes to the worker
+    expect([call[1], call[2]]).toEqual([3, 3]); // its last and best checkpoints (the fake's 3 bytes each)
+    expect(call[3].step).toBe(4);
+    expect(call[3].evals.map((e) => e.step)).toEqual([0, 4]);
+    expect(call[3].optimizer).toEqual({ m: new Float32Array([4]), v: new Float32Array([8]), step: 16 });
+    expect(b.fake.callsOf('loadCheckpoint')).toEqual([]);
     expect(b.fake.callsOf('start')).toHaveLength(1);
-    expect(b.store.getState().resumable).toBeNull();
-    expect(b.store.getState().overlay).toContain(id);
-    b.fake.emitSteps(0, 1);
+    const st = b.store.getState();
+    expect(st.runId).toBe(id);
+    expect(st.resumable).toBeNull();
+    expect(st.overlay).not.toContain(id);
+    expect(st.notice).toMatch(/^Resumed "relay-silence #1" at step 4: the same run goes on, with its optimizer state\.$/);
+
+    // the worker goes on from step 4: rows 4 and 5 of before are replaced, nothing new is recorded
+    b.fake.emitSteps(4, 7);
+    b.fake.emitEval(7, 0.95, 1);
     await settle();
-    const now = b.store.getState().runs.find((m) => m.id === b.store.getState().runId)!;
-    expect(now.name).toBe('relay-silence #1 (resumed from step 4)');
+    await b.store.ctx.recorder.flush();
+    expect(b.store.getState().runs.map((m) => m.id)).toEqual([id]);
+    const meta = b.store.getState().runs[0];
+    expect(meta.name).toBe('relay-silence #1');
+    expect(meta.steps).toBe(7);
+    expect(meta.evals.map((e) => e.step)).toEqual([0, 4, 7]);
+    const rows = await storage.loadMetrics(id);
+    expect(Array.from({ length: rows.rows }, (_, i) => rows.value(i, 'step'))).toEqual([0, 1, 2, 3, 4, 5, 6]);
+    // the checkpoint stored now is of step 7, with the optimizer of step 7
+    expect((await storage.getResumeState(id))?.optimizer?.step).toBe(28);
+  });
+
+  it('a run stored without optimizer state resumes from its weights and counters, and the notice says the optimizer restarts', async () => {
+    const storage = new MemoryRunStorage();
+    const a = world(storage);
+    const id = await trained(a, 4, 'paused');
+    // as an older page stored it: the last checkpoint alone (storing one without a state removes an older state)
+    await storage.putCheckpoint(id, 'last', a.fake.checkpointBytes);
+    expect(await storage.getResumeState(id)).toBeNull();
+
+    const b = world(storage);
+    await b.store.getState().boot('');
+    await b.store.getState().resume();
+    const [call] = b.fake.callsOf('resume') as [string, number, number | null, { step: number; evals: { step: number }[]; lambdaTok: number; optimizer?: unknown }][];
+    expect(call[0]).toBe(id);
+    expect(call[3].step).toBe(4);
+    expect(call[3].evals.map((e) => e.step)).toEqual([0, 4]);
+    expect(call[3].optimizer).toBeUndefined();
+    expect(b.store.getState().runId).toBe(id);
+    expect(b.store.getState().notice).toMatch(/at step 4: the same run goes on, but its optimizer restarts/);
+    expect(b.store.getState().runs.map((m) => m.id)).toEqual([id]);
+  });
+
+  it('deleting a run deletes its resume state', async () => {
+    const storage = new MemoryRunStorage();
+    const a = world(storage);
+    const id = await trained(a, 2, 'paused');
+    expect(await storage.getResumeState(id)).not.toBeNull();
+    await storage.deleteRun(id);
+    expect(await storage.getResumeState(id)).toBeNull();
   });
 
   it('a finished or never-checkpointed run is not offered', async () => {

@@ -9,7 +9,6 @@ import type { Environment } from '../../envs/types';
 import { FIELDS, isConfigKey, type RunConfig } from '../../config';
 import { log, MAX_CHECKPOINT_BYTES, readFileChecked } from '../io';
 import type { Backend } from '../../backend';
-import { PRETRAIN_DEFAULTS } from '../../rl/pretrain';
 import { warmStarts, type CheckpointLoader, type WarmStarts } from '../../rl/warmStart';
 
 export const CHECKPOINT_DIR = fileURLToPath(new URL('../../../public/checkpoints/', import.meta.url));
@@ -43,5 +42,5 @@ export const shippedCheckpoint: CheckpointLoader = async (file) => {
 
 /** Every slot's start: the shipped warm starts when they fit, else pretrained first (logged). */
 export function startSlots(backend: Backend, s: RunSetup): Promise<WarmStarts> {
-  return warmStarts(backend, s.preset, s.config, s.env, shippedCheckpoint, PRETRAIN_DEFAULTS.steps, (m) => log(m));
+  return warmStarts(backend, s.preset, s.config, s.env, shippedCheckpoint, undefined, (m) => log(m));
 }

@@ -103,7 +103,7 @@ export async function trainRun(backend: Backend, s: RunSetup, out: string, quiet
     bestStep: trainer.bestEval?.step ?? null, finalStep: trainer.stepCount,
     lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message),
     degenerate: trainer.degenerate, curriculum: trainer.curriculum, baselines: trainer.baselines(), out,
-    warmStartSource: warmStart.source,
+    warmStartSource: warmStart.source, ...(warmStart.notices?.length ? { warmStartNotices: warmStart.notices } : {}),
     ...(comparison ? { comparison: comparison.rows } : {}),
   };
   trainer.destroy();
