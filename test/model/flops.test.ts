@@ -40,3 +40,27 @@ describe('model FLOPs', () => {
     expect(forwardFlops({ nLayer: 2, nEmbd: 64, vocabSize: 32 }, 1, 47)).toBe(9433088 + 577536);
   });
 });
+
+describe('the Trainer\'s step_flops', () => {
+  it('is the generation of every sequence plus 3 forwards of every loss row (a token-by-token count)', async () => {
+    const { CpuBackend } = await import('../../src/reference/cpuBackend');
+    const { createRelay } = await import('../../src/envs/relay');
+    const { validateConfig } = await import('../../src/config');
+    const { Trainer } = await import('../../src/rl/trainer');
+    const trainer = new Trainer(new CpuBackend(), createRelay({}), validateConfig({ promptsPerStep: 2, groupSize: 3, minibatches: 2, evalEpisodes: 4, nLayer: 1, nHead: 2, nEmbd: 16 }));
+    const m = await trainer.step();
+    const { nLayer: L, nEmbd: C, vocabSize: V, blockSize } = trainer.model.config;
+    // one sequence of n tokens, token by token: the dense matmuls, then query t against its t + 1 keys
+    const byToken = (n: number) => {
+      let f = 0;
+      for (let t = 0; t < n; t++) f += L * (2 * C * 3 * C + 2 * C * C + 2 * C * 4 * C + 2 * 4 * C * C + 2 * 2 * C * (t + 1)) + 2 * C * V;
+      return f;
+    };
+    const seqs = trainer.lastRollout!.rollout.sequences;
+    expect(seqs.length).toBeGreaterThan(0);
+    const gen = seqs.reduce((a, q) => a + (q.generated.length ? byToken(q.context.length + q.generated.length - 1) : 0), 0);
+    expect(trainer.lossRows).toBeGreaterThan(0);
+    expect(m.step_flops).toBe(gen + 3 * trainer.lossRows * byToken(blockSize - 1));
+    trainer.destroy();
+  });
+});
