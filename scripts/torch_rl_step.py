@@ -201,6 +201,7 @@ def rl_step(torch, a, p, cfg, W, opt, device, gen):
         for g in p["gen"]:
             ctx = torch.randint(0, cfg["vocab_size"], (g["count"], g["context"]), device=device, generator=gen)
             toks, lp = generate(torch, cfg, W, ctx, g["new"], a.temperature, a.gen_path, gen)
+            toks, lp = toks.cpu(), lp.cpu()  # read back once per turn, as the project's generator does
             for j in range(g["count"]):
                 seqs.append((toks[j], g["context"]))
                 logps.append(lp[j])
@@ -211,10 +212,11 @@ def rl_step(torch, a, p, cfg, W, opt, device, gen):
     adv_ep = group_advantages(torch, rewards, p["group"])
     # rows in prediction space: position t holds token t and predicts token t + 1 (the loss masks the generated ones)
     R = p["train_rows"]
-    tokens = torch.zeros(R, T, dtype=torch.long, device=device)
-    targets = torch.zeros(R, T, dtype=torch.long, device=device)
-    mask = torch.zeros(R, T, device=device)
-    old = torch.zeros(R, T, device=device)
+    # built on the host, then uploaded once (the project builds its rows on the host too)
+    tokens = torch.zeros(R, T, dtype=torch.long)
+    targets = torch.zeros(R, T, dtype=torch.long)
+    mask = torch.zeros(R, T)
+    old = torch.zeros(R, T)
     for i in range(R):
         full, ctx = seqs[p["row_seq"][i]]
         n = min(full.shape[0], T + 1)
@@ -222,6 +224,7 @@ def rl_step(torch, a, p, cfg, W, opt, device, gen):
         targets[i, :n - 1] = full[1:n]
         mask[i, ctx - 1:n - 1] = 1.0
         old[i, ctx - 1:n - 1] = logps[p["row_seq"][i]][:n - ctx]
+    tokens, targets, mask, old = tokens.to(device), targets.to(device), mask.to(device), old.to(device)
     adv = adv_ep[torch.tensor(p["row_episode"], device=device)]
     sync()
     t2 = time.perf_counter()
