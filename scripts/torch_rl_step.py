@@ -25,7 +25,6 @@ Output: {"ms_per_step", "steps", "device", "device_name", "torch", "generation_p
 """
 import argparse
 import json
-import math
 import os
 import sys
 import time
