@@ -71,31 +71,12 @@ def torch_loss_and_grads(cfg, P, b):
     """Float64 autograd of the same forward (model.md) and loss (rl.md section 4)."""
     import torch
     import torch.nn.functional as F
+    from gspo_torch import forward_logits
     dt = torch.float64
     W = {k: torch.tensor(v, dtype=dt, requires_grad=True) for k, v in P.items()}
     tokens = torch.tensor(b.tokens, dtype=torch.long)
     N, T = tokens.shape
-    C, nh = cfg["n_embd"], cfg["n_head"]
-    hs = C // nh
-    wte = W["transformer.wte.weight"]
-    x = wte[tokens] + W["transformer.wpe.weight"][:T].unsqueeze(0)
-    causal = torch.triu(torch.ones(T, T, dtype=torch.bool), diagonal=1)
-    for i in range(cfg["n_layer"]):
-        p = f"transformer.h.{i}."
-        h = F.layer_norm(x, (C,), W[p + "ln_1.weight"], W[p + "ln_1.bias"], eps=1e-5)
-        q, k, v = F.linear(h, W[p + "attn.c_attn.weight"], W[p + "attn.c_attn.bias"]).split(C, dim=2)
-        q = q.view(N, T, nh, hs).transpose(1, 2)
-        k = k.view(N, T, nh, hs).transpose(1, 2)
-        v = v.view(N, T, nh, hs).transpose(1, 2)
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
-        att = F.softmax(att.masked_fill(causal, float("-inf")), dim=-1)
-        y = (att @ v).transpose(1, 2).contiguous().view(N, T, C)
-        x = x + F.linear(y, W[p + "attn.c_proj.weight"], W[p + "attn.c_proj.bias"])
-        h = F.layer_norm(x, (C,), W[p + "ln_2.weight"], W[p + "ln_2.bias"], eps=1e-5)
-        h = F.gelu(F.linear(h, W[p + "mlp.c_fc.weight"], W[p + "mlp.c_fc.bias"]), approximate="tanh")
-        x = x + F.linear(h, W[p + "mlp.c_proj.weight"], W[p + "mlp.c_proj.bias"])
-    x = F.layer_norm(x, (C,), W["transformer.ln_f.weight"], W["transformer.ln_f.bias"], eps=1e-5)
-    logits = (x @ wte.t()) / b.temperature  # tied head
+    logits = forward_logits(cfg, W, tokens) / b.temperature  # the shared torch model (gspo_torch.py), tied head
     logsm = F.log_softmax(logits, dim=-1)
     gathered = logsm[:, :-1, :].gather(-1, tokens[:, 1:].unsqueeze(-1)).squeeze(-1)
     lp = torch.cat([torch.zeros(N, 1, dtype=dt), gathered], dim=1)

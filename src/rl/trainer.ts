@@ -6,6 +6,7 @@ import type { BaselineResult, CurriculumSpec, Environment, Score } from '../envs
 import { GPT } from '../model/gpt';
 import { AdamW, type AdamWState } from '../model/optimizer';
 import type { GPTConfig } from '../model/params';
+import { rlStepFlops } from '../model/flops';
 import { mulberry32 } from '../model/random';
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
 import { shiftIntoRow } from './batch';
@@ -27,6 +28,8 @@ export interface StepMetrics {
   clip_frac: number; ratio_mean: number; ratio_min: number; ratio_max: number; grad_norm: number;
   seq_len_mean: number; silence_rate: number; step_time_ms: number; tokens_per_s: number;
   skipped_updates: number;
+  /** Matmul FLOPs of the step by src/model/flops.ts (generation at the KV-cache count, forward + backward of the loss rows). */
+  step_flops: number;
 }
 
 export interface EvalRecord {
@@ -344,6 +347,9 @@ export class Trainer<Task = unknown, State = unknown> {
       ratio_mean: avg('ratioMean'), ratio_min: Math.min(...mbStats.map((s) => s.ratioMin), Infinity), ratio_max: Math.max(...mbStats.map((s) => s.ratioMax), -Infinity),
       grad_norm: meanOrNaN(gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
       step_time_ms: ms, tokens_per_s: genTokens / (ms / 1000), skipped_updates: this.skippedUpdates,
+      step_flops: rlStepFlops(this.model.config, {
+        sequences: ro.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })), lossRows: this.lossRows, T, refForward: this.ref !== null,
+      }),
     };
   }
 

@@ -1,10 +1,11 @@
 // This device: the WebGPU adapter the trainer found (or why not), the backend
-// the run trains on, and an engine self-check (one training step compared with
-// the CPU reference) on demand.
+// the run trains on, the current run's speed (steps/s, GFLOP/s), and an engine
+// self-check (one training step compared with the CPU reference) on demand.
 import { useState } from 'react';
 import type { SelfCheckResult } from '../rl/selfCheck';
 import { engineClient } from '../store/engineClient';
-import { useApp } from './storeContext';
+import { runSpeed } from './runSpeed';
+import { useApp, useHub, useHubFrame } from './storeContext';
 
 type Check = { state: 'idle' } | { state: 'running' } | { state: 'done'; r: SelfCheckResult & { adapter: string } } | { state: 'error'; message: string };
 
@@ -13,6 +14,10 @@ export function DeviceInfo() {
   const backend = useApp((s) => s.trainer?.backend ?? null);
   const choice = useApp((s) => s.backendChoice);
   const useGpu = useApp((s) => s.useGpu);
+  const runId = useApp((s) => s.runId);
+  const hub = useHub();
+  useHubFrame();
+  const speed = runSpeed(runId ? hub.get(runId) : undefined);
   const [check, setCheck] = useState<Check>({ state: 'idle' });
   const runCheck = () => {
     setCheck({ state: 'running' });
@@ -25,6 +30,14 @@ export function DeviceInfo() {
       {gpu.state === 'ok' && <p role="status" data-testid="webgpu-status">WebGPU is available. Adapter: <strong>{gpu.adapter}</strong></p>}
       {gpu.state === 'none' && <p role="status" data-testid="webgpu-status">WebGPU is not available here: {gpu.reason}.</p>}
       <p>The run trains on: {backend ?? '–'}.</p>
+      {speed && (
+        <p data-testid="run-speed" data-steps-per-s={speed.stepsPerSec} data-gflops={String(speed.gflops)}>
+          This run: <strong>{speed.stepsPerSec.toFixed(2)} steps/s</strong>
+          {Number.isFinite(speed.gflops) && <>, <strong>{speed.gflops.toFixed(2)} GFLOP/s</strong></>} over its last {speed.steps} step{speed.steps === 1 ? '' : 's'}.{' '}
+          <small className="muted">GFLOP/s counts the matrix multiplies of a step (2 per multiply-add): generating the episodes, counted as
+            with a KV cache (each token fed once), and the forward and backward of the minibatches; layernorm, softmax, AdamW and evaluations are not counted.</small>
+        </p>
+      )}
       {choice === 'cpu' && gpu.state === 'ok' && (
         <p><button type="button" onClick={() => void useGpu()}>Use WebGPU again</button> <small className="muted">(the CPU was chosen; this page remembers it)</small></p>
       )}

@@ -81,7 +81,7 @@ describe('run files', () => {
     rejects(mutate((d) => { d.run.config.bogus = 1; }), /run\.config: unknown config key "bogus"/);
     rejects(mutate((d) => { d.run.preset = 'nope'; }), /run\.preset "nope" is not one of/);
     rejects(mutate((d) => { d.metrics.columns[3] = 'rewrd'; }), /metrics\.columns\[3\] "rewrd" is not a metric name/);
-    rejects(mutate((d) => { d.metrics.rows[4].pop(); }), /metrics\.rows\[4\] must be an array of 22 numbers/);
+    rejects(mutate((d) => { d.metrics.rows[4].pop(); }), new RegExp(`metrics\\.rows\\[4\\] must be an array of ${C} numbers`));
     rejects(mutate((d) => { d.metrics.rows[5][2] = 'lots'; }), /metrics\.rows\[5\]\[2\] \(reward_std\) is "lots", not a number/);
     rejects(mutate((d) => { d.metrics.rows[6][0] = 2; }), /metrics\.rows\[6\]: steps must increase \(2 after 5\)/);
     rejects(mutate((d) => { delete d.evals[1].accuracy; }), /evals\[1\]\.accuracy is missing/);

@@ -2,6 +2,8 @@
 // sizes, and one whole training step (forward, GSPO loss, backward, AdamW) at the
 // default model size. With no --backend, both backends run in one process so
 // their ratio is measured under the same load.
+// `bench --compare`: the RL step at the page's model sizes against the dispatch floor
+// and PyTorch (benchCompare.ts; docs/speed.md).
 import type { Backend, Tensor } from '../../backend';
 import { CpuBackend } from '../../reference/cpuBackend';
 import { GPT } from '../../model/gpt';
@@ -15,12 +17,16 @@ import { parseFlags, type FlagSpec } from '../args';
 import { Trainer } from '../../rl/trainer';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
-import { log, webgpuBackend } from '../io';
+import { chooseBackend, log, webgpuBackend } from '../io';
+import { benchCompare, checkCompareFlags, formatCompare, TORCH_SCRIPT } from './benchCompare';
 
 export const benchFlags: FlagSpec = {
   backend: { kind: 'string', help: 'cpu | webgpu (default: both)' },
   json: { kind: 'bool', help: 'print JSON instead of a table' },
   quick: { kind: 'bool', help: 'smaller sizes, fewer repetitions' },
+  compare: { kind: 'bool', help: 'RL step at the page\'s model sizes: phases, GFLOP/s, GPU work, % of the dispatch floor, PyTorch side by side (docs/speed.md)' },
+  'torch-script': { kind: 'string', help: 'with --compare: the PyTorch twin to run (default scripts/torch_rl_step.py)' },
+  python: { kind: 'string', help: 'with --compare: the Python that runs it (default python3)' },
 };
 
 export const BENCH_MODEL: GPTConfig = { nLayer: 2, nHead: 4, nEmbd: 64, blockSize: 48, vocabSize: 32 };
@@ -146,6 +152,18 @@ export async function bench(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, benchFlags, 'bench');
   const which = flags.backend as string | undefined;
   if (which !== undefined && which !== 'cpu' && which !== 'webgpu') throw new InputError(`--backend must be webgpu or cpu, got "${which}"`);
+  checkCompareFlags(flags);
+  if (flags.compare === true) {
+    const b = await chooseBackend(which);
+    try {
+      const r = await benchCompare(b, { quick: flags.quick === true, python: (flags.python as string | undefined) ?? 'python3', script: (flags['torch-script'] as string | undefined) ?? TORCH_SCRIPT });
+      if (flags.json) return r;
+      process.stdout.write(formatCompare(r));
+      return undefined;
+    } finally {
+      b.destroy();
+    }
+  }
   const backends: Backend[] = [];
   if (which !== 'webgpu') backends.push(new CpuBackend());
   if (which !== 'cpu') {

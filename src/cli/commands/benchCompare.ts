@@ -1,0 +1,287 @@
+// `bench --compare`: the RL step at the page's model sizes (the default 2 x 4 x 64 at
+// P32 x G8 and P128 x G16, the largest 8 x 8 x 256 at P32 x G8) with its phases,
+// GFLOP/s (src/model/flops.ts), GPU work per step, the dispatch floor measured in the
+// same run, and PyTorch's time for the same step (scripts/torch_rl_step.py) when
+// torch imports. docs/speed.md explains every figure.
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import type { Backend } from '../../backend';
+import { InputError } from '../../errors';
+import { findPreset, presetConfig } from '../../envs/presets';
+import { createEnv } from '../../envs/registry';
+import type { GPT } from '../../model/gpt';
+import { Trainer } from '../../rl/trainer';
+import { log } from '../io';
+
+type Counted = Backend & { counters?: Readonly<Record<string, number>>; adapterInfo?: string };
+
+export interface CompareCase { name: string; nLayer: number; nHead: number; nEmbd: number; P: number; G: number }
+
+/** The page's default model and its largest (src/config.ts: nLayer <= 8, nEmbd <= 256; heads do not change the FLOPs). */
+export function compareCases(quick: boolean): CompareCase[] {
+  const def = { nLayer: 2, nHead: 4, nEmbd: 64 }, big = { nLayer: 8, nHead: 8, nEmbd: 256 };
+  return quick
+    ? [{ name: 'default', ...def, P: 1, G: 2 }, { name: 'default, batch x8', ...def, P: 4, G: 4 }, { name: 'largest', ...big, P: 1, G: 2 }]
+    : [{ name: 'default', ...def, P: 32, G: 8 }, { name: 'default, batch x8', ...def, P: 128, G: 16 }, { name: 'largest', ...big, P: 32, G: 8 }];
+}
+
+export interface Floor { dispatchUs: number; submitMs: number; dispatchesTimed: number }
+
+/**
+ * The cost of a trivial dispatch and of one submit + sync round trip on this device, timed here:
+ * N tiny GELU dispatches (one workgroup each) then a sync, against one dispatch then a sync.
+ */
+export async function measureFloor(b: Counted, quick: boolean): Promise<Floor | null> {
+  if (!b.counters) return null;
+  const n = 64, N = quick ? 200 : 2000, inp = b.alloc(n), out = b.alloc(n);
+  b.write(inp, Float32Array.from({ length: n }, (_, i) => i / n));
+  b.geluForward(out, inp, n);
+  await b.sync(); // warm-up: pipeline, bind group
+  const median = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)];
+  const trips: number[] = [];
+  for (let i = 0; i < (quick ? 5 : 20); i++) {
+    const t0 = performance.now();
+    b.geluForward(out, inp, n);
+    await b.sync();
+    trips.push(performance.now() - t0);
+  }
+  const submitMs = median(trips);
+  const per: number[] = [];
+  let dispatchesTimed = 0;
+  for (let r = 0; r < 3; r++) {
+    const d0 = b.counters.dispatches, t0 = performance.now();
+    for (let i = 0; i < N; i++) b.geluForward(out, inp, n);
+    await b.sync();
+    const ms = performance.now() - t0, d = b.counters.dispatches - d0;
+    dispatchesTimed = d;
+    per.push(Math.max(0, ms - submitMs) / d);
+  }
+  b.free(inp);
+  b.free(out);
+  return { dispatchUs: median(per) * 1000, submitMs, dispatchesTimed };
+}
+
+/** One generate call's shape for the PyTorch twin: `count` sequences, `context` tokens in, `new` positions generated. */
+export interface GenBatch { count: number; context: number; new: number }
+
+export interface CaseResult {
+  name: string; model: string; P: number; G: number; vocabSize: number; blockSize: number;
+  steps: number; ms: number; stepsPerSec: number;
+  phases: { rollout: number; reward: number; update: number }; evalMs: number; evalEpisodes: number;
+  flops: number; gflops: number;
+  perStep?: Record<string, number>;
+  floorMs?: number; pctOfFloor?: number;
+  generation: { path: string; fedTokens: number; forwardRows: number };
+  shape: { gen: GenBatch[]; trainRows: number; T: number; minibatches: number };
+  /** The optimizer and loss settings of the step (relay-silence's), passed to the PyTorch twin. */
+  settings: { lr: number; epsLow: number; epsHigh: number; gradClip: number; weightDecay: number; temperature: number };
+}
+
+/** Wraps each policy's forward to count the rows (B x T) it runs: the generation path shows in it. */
+function countForwardRows(models: GPT[]): { rows: () => number; reset: () => void } {
+  let rows = 0;
+  for (const m of models) {
+    const orig = m.forward.bind(m);
+    (m as { forward: GPT['forward'] }).forward = (tokens, B, T, params) => { rows += B * T; return orig(tokens, B, T, params); };
+  }
+  return { rows: () => rows, reset: () => { rows = 0; } };
+}
+
+export async function measureCase(b: Counted, c: CompareCase, reps: number, floor: Floor | null, quick: boolean): Promise<CaseResult> {
+  const cfg = presetConfig(findPreset('relay-silence'), {
+    nLayer: c.nLayer, nHead: c.nHead, nEmbd: c.nEmbd, promptsPerStep: c.P, groupSize: c.G, evalEpisodes: quick ? c.P * c.G : 64,
+  });
+  const trainer = new Trainer(b, createEnv(cfg), cfg);
+  const fwd = countForwardRows(trainer.policies.map((p) => p.model));
+  try {
+    await trainer.step(); // warm-up: pipelines, buffers
+    const before = b.counters ? { ...b.counters } : undefined;
+    const phases = { rollout: 0, reward: 0, update: 0 };
+    let flops = 0, fed = 0, lossRows = 0;
+    fwd.reset();
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) {
+      const m = await trainer.step();
+      flops += m.step_flops;
+      for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += trainer.phases[k];
+      fed += trainer.lastRollout!.rollout.sequences.reduce((a, q) => a + (q.generated.length > 0 ? q.context.length + q.generated.length - 1 : 0), 0);
+      lossRows += trainer.lossRows;
+    }
+    const ms = (performance.now() - t0) / reps;
+    const after = b.counters;
+    const perStep = before && after ? Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / reps])) : undefined;
+    const T = trainer.model.config.blockSize - 1;
+    const trainForwardRows = lossRows * T * (cfg.beta > 0 ? 2 : 1);
+    const genRows = (fwd.rows() - trainForwardRows) / reps;
+    fed /= reps;
+    // the recompute path runs a whole block per generated position: many more rows than tokens fed
+    const path = genRows > 1.5 * fed ? 'recompute (a forward over the padded block per generated position, no KV cache)'
+      : 'incremental (each token fed about once: a KV cache or equivalent)';
+    await trainer.evaluate();
+    const seqs = trainer.lastRollout!.rollout.sequences;
+    const turns = [...new Set(seqs.map((q) => q.turn))].sort((x, y) => x - y);
+    const gen = turns.map((t) => {
+      const qs = seqs.filter((q) => q.turn === t);
+      return { count: qs.length, context: Math.round(qs.reduce((a, q) => a + q.context.length, 0) / qs.length), new: Math.max(...qs.map((q) => q.maxNew)) };
+    });
+    const stepFlops = flops / reps;
+    const floorMs = floor && perStep ? perStep.dispatches * floor.dispatchUs / 1000 + perStep.submissions * floor.submitMs : undefined;
+    return {
+      name: c.name, model: `${c.nLayer}x${c.nHead}x${c.nEmbd}`, P: c.P, G: c.G, vocabSize: trainer.model.config.vocabSize, blockSize: trainer.model.config.blockSize,
+      steps: reps, ms, stepsPerSec: 1000 / ms,
+      phases: { rollout: phases.rollout / reps, reward: phases.reward / reps, update: phases.update / reps },
+      evalMs: trainer.phases.eval, evalEpisodes: cfg.evalEpisodes,
+      flops: stepFlops, gflops: stepFlops / ms / 1e6, perStep,
+      floorMs, pctOfFloor: floorMs ? (100 * ms) / floorMs : undefined,
+      generation: { path, fedTokens: fed, forwardRows: genRows },
+      shape: { gen, trainRows: Math.round(lossRows / reps), T, minibatches: cfg.minibatches },
+      settings: { lr: cfg.lr, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, gradClip: cfg.gradClip, weightDecay: cfg.weightDecay, temperature: cfg.temperature },
+    };
+  } finally {
+    trainer.destroy();
+  }
+}
+
+// ---- the PyTorch twin ----
+
+export const TORCH_SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts', 'torch_rl_step.py');
+
+export interface TorchResult {
+  ms_per_step: number; steps: number; device: string; device_name: string; torch: string; generation_path: string;
+  phases_ms?: Record<string, number>;
+}
+
+/** Checks the script's JSON (stdout); throws with what is wrong. */
+export function parseTorchResult(stdout: string): TorchResult {
+  const line = stdout.trim().split('\n').pop() ?? '';
+  let o: unknown;
+  try { o = JSON.parse(line); } catch { throw new Error(`not JSON: ${JSON.stringify(line.slice(0, 200))}`); }
+  if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new Error('not a JSON object');
+  const r = o as Record<string, unknown>;
+  if (typeof r.ms_per_step !== 'number' || !(r.ms_per_step > 0) || !Number.isFinite(r.ms_per_step)) throw new Error(`ms_per_step must be a positive number, got ${JSON.stringify(r.ms_per_step)}`);
+  if (typeof r.steps !== 'number' || !Number.isInteger(r.steps) || r.steps < 1) throw new Error(`steps must be a whole number >= 1, got ${JSON.stringify(r.steps)}`);
+  for (const k of ['device', 'device_name', 'torch', 'generation_path']) if (typeof r[k] !== 'string') throw new Error(`${k} must be a string, got ${JSON.stringify(r[k])}`);
+  return r as unknown as TorchResult;
+}
+
+/** The script's arguments for one case: the same model, batch, sequence lengths, generation path and optimizer settings. */
+export function torchArgs(c: CaseResult, reps: number, seed: number): string[] {
+  const [nLayer, nHead, nEmbd] = c.model.split('x');
+  return [
+    '--n-layer', nLayer, '--n-head', nHead, '--n-embd', nEmbd, '--vocab-size', String(c.vocabSize), '--block-size', String(c.blockSize),
+    '--prompts', String(c.P), '--group', String(c.G), '--minibatches', String(c.shape.minibatches),
+    '--gen', c.shape.gen.map((g) => `${g.count}:${g.context}:${g.new}`).join(','), '--train-rows', String(c.shape.trainRows),
+    '--gen-path', c.generation.path.startsWith('recompute') ? 'recompute' : 'kvcache',
+    '--lr', String(c.settings.lr), '--eps-low', String(c.settings.epsLow), '--eps-high', String(c.settings.epsHigh),
+    '--grad-clip', String(c.settings.gradClip), '--weight-decay', String(c.settings.weightDecay), '--temperature', String(c.settings.temperature),
+    '--steps', String(reps), '--warmup', '1', '--seed', String(seed),
+  ];
+}
+
+export type TorchStatus = { available: true; version: string; device: string } | { available: false; reason: string };
+
+function run(python: string, args: string[], timeoutMs: number) {
+  return spawnSync(python, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 16 << 20 });
+}
+
+/** `python script --probe`: whether torch imports (and on what device the script would time). */
+export function probeTorch(python: string, script: string): TorchStatus {
+  const r = run(python, [script, '--probe'], 120_000);
+  if (r.error) return { available: false, reason: `${python} could not be run (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})` };
+  if (r.status !== 0) return { available: false, reason: (r.stderr.trim().split('\n').pop() || `${script} --probe exited ${r.status}`) };
+  try {
+    const o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { torch?: unknown; device_name?: unknown };
+    if (typeof o.torch !== 'string') throw new Error('no torch version');
+    return { available: true, version: o.torch, device: String(o.device_name ?? '?') };
+  } catch (e) {
+    return { available: false, reason: `${script} --probe printed something else (${(e as Error).message})` };
+  }
+}
+
+export function runTorch(python: string, script: string, args: string[]): TorchResult {
+  const r = run(python, [script, ...args], 600_000);
+  if (r.error) throw new Error(`${python} ${script}: ${r.error.message}`);
+  if (r.status !== 0) throw new Error(`${script} exited ${r.status}: ${r.stderr.trim().split('\n').slice(-3).join(' | ')}`);
+  return parseTorchResult(r.stdout);
+}
+
+// ---- the command ----
+
+export interface CompareResult {
+  backend: string; device: string;
+  floor: Floor | null;
+  cases: CaseResult[];
+  batchRatio: { stepTime: number; gflops: number; of: string } | null;
+  torch: { available: boolean; reason?: string; version?: string; results: { case: string; ms?: number; ratio?: number; error?: string; result?: TorchResult }[] };
+}
+
+export async function benchCompare(b: Counted, opts: { quick: boolean; python: string; script: string }): Promise<CompareResult> {
+  const reps = opts.quick ? 1 : 3;
+  log(`bench --compare on ${b.name}${b.adapterInfo ? ` (${b.adapterInfo})` : ''}: measuring the dispatch floor`);
+  const floor = await measureFloor(b, opts.quick);
+  const cases: CaseResult[] = [];
+  for (const c of compareCases(opts.quick)) {
+    log(`bench --compare: ${c.name} ${c.nLayer}x${c.nHead}x${c.nEmbd} P${c.P} G${c.G}`);
+    cases.push(await measureCase(b, c, reps, floor, opts.quick));
+  }
+  const base = cases[0], grown = cases[1];
+  const batchRatio = { stepTime: grown.ms / base.ms, gflops: grown.gflops / base.gflops, of: `P${grown.P} G${grown.G} / P${base.P} G${base.G}` };
+  const torch: CompareResult['torch'] = { available: false, results: [] };
+  const probe = probeTorch(opts.python, opts.script);
+  if (!probe.available) torch.reason = probe.reason;
+  else {
+    torch.available = true;
+    torch.version = probe.version;
+    for (const c of cases) {
+      log(`bench --compare: PyTorch ${c.name} (${probe.device})`);
+      try {
+        const r = runTorch(opts.python, opts.script, torchArgs(c, reps, 0));
+        torch.results.push({ case: c.name, ms: r.ms_per_step, ratio: c.ms / r.ms_per_step, result: r });
+      } catch (e) {
+        torch.results.push({ case: c.name, error: (e as Error).message });
+      }
+    }
+  }
+  return { backend: b.name, device: b.adapterInfo ?? b.name, floor, cases, batchRatio, torch };
+}
+
+const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
+
+function table(head: string[], body: string[][]): string {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
+  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n';
+}
+
+export function formatCompare(r: CompareResult): string {
+  let out = `RL step (relay-silence, random weights) on ${r.backend} (${r.device}), mean of ${r.cases[0]?.steps ?? 0} step(s) after a warm-up\n`;
+  if (r.floor) out += `dispatch floor: ${r.floor.dispatchUs.toFixed(2)} us per dispatch (${r.floor.dispatchesTimed} trivial dispatches timed), ${r.floor.submitMs.toFixed(3)} ms per submit + sync round trip\n`;
+  out += '\n' + table(
+    ['case', 'model', 'P x G', 'step ms', 'steps/s', 'rollout', 'reward', 'update', 'eval', 'GFLOP/step', 'GFLOP/s', 'dispatch', 'submit', 'readback', 'upload', 'floor ms', '% floor'],
+    r.cases.map((c) => [
+      c.name, c.model, `${c.P} x ${c.G}`, fmt(c.ms), fmt(c.stepsPerSec, 3), fmt(c.phases.rollout), fmt(c.phases.reward), fmt(c.phases.update),
+      `${fmt(c.evalMs)} (${c.evalEpisodes})`, fmt(c.flops / 1e9, 3), fmt(c.gflops, 2),
+      fmt(c.perStep?.dispatches, 0), fmt(c.perStep?.submissions, 0), fmt(c.perStep?.readbacks, 0), fmt(c.perStep?.uploads, 0),
+      fmt(c.floorMs), c.pctOfFloor === undefined ? '-' : `${c.pctOfFloor.toFixed(0)}%`,
+    ]),
+  );
+  out += '(phase and eval times in ms; eval: one greedy evaluation of (N) episodes, not part of the step; GPU work per step)\n';
+  if (r.batchRatio) out += `batch x8 (${r.batchRatio.of}): step time ${r.batchRatio.stepTime.toFixed(2)}x, GFLOP/s ${r.batchRatio.gflops.toFixed(2)}x\n`;
+  out += `generation here: ${r.cases[0]?.generation.path}\n`;
+  if (!r.torch.available) out += `PyTorch: not compared (${r.torch.reason})\n`;
+  else {
+    const rows = r.cases.map((c) => {
+      const t = r.torch.results.find((x) => x.case === c.name);
+      return [c.name, c.model, `${c.P} x ${c.G}`, fmt(c.ms), t?.ms === undefined ? '-' : fmt(t.ms), t?.ratio === undefined ? (t?.error ? `error: ${t.error}` : '-') : `${t.ratio.toFixed(2)}x`];
+    });
+    const first = r.torch.results.find((x) => x.result)?.result;
+    out += `\nPyTorch ${r.torch.version}${first ? ` on ${first.device} (${first.device_name}); generation there: ${first.generation_path}` : ''}\n`;
+    out += table(['case', 'model', 'P x G', 'this ms', 'torch ms', 'this / torch'], rows);
+  }
+  return out;
+}
+
+export function checkCompareFlags(flags: Record<string, unknown>): void {
+  for (const k of ['torch-script', 'python']) if (flags[k] !== undefined && flags.compare !== true) throw new InputError(`bench: --${k} only applies with --compare`);
+  for (const k of ['torch-script', 'python']) if (flags[k] === '') throw new InputError(`bench: --${k} needs a non-empty value`);
+}

@@ -1,0 +1,51 @@
+// FLOP counts of the GPT (nanoGPT layout, tied head) for speed figures: bench's
+// GFLOP/s and the page's device panel. Pure arithmetic, no backend.
+//
+// What is counted: the matrix multiplies only, 2 FLOPs per multiply-add.
+// Layernorm, GELU, softmax, the embedding, the loss and AdamW are left out
+// (at these widths they are a few percent). Attention is causal: query t
+// attends to t + 1 keys. Backward = 2 x forward (each matmul has a dinp and a
+// dweight product). Generation is counted as the work a KV cache needs (each
+// token fed once, attending to its prefix), whatever the implementation does:
+// a generator that recomputes the prefix per token executes more than this.
+import type { GPTConfig } from './params';
+
+export type FlopShape = Pick<GPTConfig, 'nLayer' | 'nEmbd' | 'vocabSize'>;
+
+/** Matmul FLOPs of one forward over B sequences of T tokens (causal attention). */
+export function forwardFlops(cfg: FlopShape, B: number, T: number): number {
+  const L = cfg.nLayer, C = cfg.nEmbd, V = cfg.vocabSize;
+  // per token and layer: qkv 2*C*3C, attn proj 2*C*C, fc 2*C*4C, mlp proj 2*4C*C = 24 C^2; the head 2*C*V
+  const dense = T * (L * 24 * C * C + 2 * C * V);
+  // per layer: q.k and att.v, each 2*C*(t+1) for query t: sum over t = 2 C T (T + 1)
+  const attention = L * 2 * C * T * (T + 1);
+  return B * (dense + attention);
+}
+
+/** Forward and backward over B sequences of T tokens (backward = 2 x forward). */
+export function trainFlops(cfg: FlopShape, B: number, T: number): number {
+  return 3 * forwardFlops(cfg, B, T);
+}
+
+/** Generating `newTokens` after `contextLen` tokens: one causal forward over the tokens fed (the last one sampled is never fed). */
+export function generationFlops(cfg: FlopShape, contextLen: number, newTokens: number): number {
+  return newTokens > 0 ? forwardFlops(cfg, 1, contextLen + newTokens - 1) : 0;
+}
+
+/** The shape of one RL step, as the Trainer ran it. */
+export interface RlStepShape {
+  /** Every generated sequence: its context length and how many tokens it generated. */
+  sequences: { context: number; generated: number }[];
+  /** Rows that entered the loss (all minibatches), each T tokens long (padded). */
+  lossRows: number;
+  T: number;
+  /** A reference-model forward per row as well (beta > 0). */
+  refForward: boolean;
+}
+
+/** Matmul FLOPs of one RL step: generation (KV-cache count) + forward/backward of the loss rows (+ the reference forward). */
+export function rlStepFlops(cfg: FlopShape, s: RlStepShape): number {
+  let gen = 0;
+  for (const q of s.sequences) gen += generationFlops(cfg, q.context, q.generated);
+  return gen + trainFlops(cfg, s.lossRows, s.T) + (s.refForward ? forwardFlops(cfg, s.lossRows, s.T) : 0);
+}

@@ -1,0 +1,66 @@
+// FLOP counts against shapes multiplied out by hand (independent of the formula's grouping).
+import { describe, expect, it } from 'vitest';
+import { forwardFlops, generationFlops, rlStepFlops, trainFlops } from '../../src/model/flops';
+
+// 1 layer, C = 4, V = 3, one sequence of T = 2 tokens.
+const TINY = { nLayer: 1, nEmbd: 4, vocabSize: 3 };
+
+describe('model FLOPs', () => {
+  it('a forward of 1 layer, C 4, V 3, T 2 is 864 FLOPs (every matmul listed)', () => {
+    const T = 2, C = 4, V = 3;
+    const qkv = 2 * T * C * (3 * C); // 192
+    const proj = 2 * T * C * C; // 64
+    const fc = 2 * T * C * (4 * C); // 256
+    const fcProj = 2 * T * (4 * C) * C; // 256
+    const head = 2 * T * C * V; // 48
+    // causal: query 0 sees 1 key, query 1 sees 2; q.k and att.v each 2 * C per (query, key) pair
+    const attention = 2 * (2 * C) * (1 + 2); // 48
+    expect(qkv + proj + fc + fcProj + head + attention).toBe(864);
+    expect(forwardFlops(TINY, 1, 2)).toBe(864);
+    expect(forwardFlops(TINY, 3, 2)).toBe(3 * 864);
+  });
+  it('training is forward + a backward of twice the forward', () => {
+    expect(trainFlops(TINY, 2, 2)).toBe(3 * 2 * 864);
+  });
+  it('generation feeds the context and every new token but the last', () => {
+    // context 1 + 2 new: tokens fed = 2 (the context token, the first new one) = one forward at T 2
+    expect(generationFlops(TINY, 1, 2)).toBe(864);
+    expect(generationFlops(TINY, 5, 0)).toBe(0);
+    // T 1: dense 1 * (24*16 + 2*4*3) = 408, attention 2*4*1*2 = 16
+    expect(generationFlops(TINY, 1, 1)).toBe(424);
+  });
+  it('an RL step sums its sequences, its loss rows and the reference forward', () => {
+    const shape = { sequences: [{ context: 1, generated: 2 }, { context: 1, generated: 1 }], lossRows: 2, T: 2, refForward: false };
+    expect(rlStepFlops(TINY, shape)).toBe(864 + 424 + 3 * 2 * 864);
+    expect(rlStepFlops(TINY, { ...shape, refForward: true })).toBe(864 + 424 + 4 * 2 * 864);
+  });
+  it('the default model (2 x 64, V 32) forward at B 1, T 47: a figure worked out by hand', () => {
+    // dense per token: 2 * 24 * 4096 + 2 * 64 * 32 = 196608 + 4096 = 200704; x 47 = 9433088
+    // attention: 2 layers * 2 * 64 * 47 * 48 = 577536
+    expect(forwardFlops({ nLayer: 2, nEmbd: 64, vocabSize: 32 }, 1, 47)).toBe(9433088 + 577536);
+  });
+});
+
+describe('the Trainer\'s step_flops', () => {
+  it('is the generation of every sequence plus 3 forwards of every loss row (a token-by-token count)', async () => {
+    const { CpuBackend } = await import('../../src/reference/cpuBackend');
+    const { createRelay } = await import('../../src/envs/relay');
+    const { validateConfig } = await import('../../src/config');
+    const { Trainer } = await import('../../src/rl/trainer');
+    const trainer = new Trainer(new CpuBackend(), createRelay({}), validateConfig({ promptsPerStep: 2, groupSize: 3, minibatches: 2, evalEpisodes: 4, nLayer: 1, nHead: 2, nEmbd: 16 }));
+    const m = await trainer.step();
+    const { nLayer: L, nEmbd: C, vocabSize: V, blockSize } = trainer.model.config;
+    // one sequence of n tokens, token by token: the dense matmuls, then query t against its t + 1 keys
+    const byToken = (n: number) => {
+      let f = 0;
+      for (let t = 0; t < n; t++) f += L * (2 * C * 3 * C + 2 * C * C + 2 * C * 4 * C + 2 * 4 * C * C + 2 * 2 * C * (t + 1)) + 2 * C * V;
+      return f;
+    };
+    const seqs = trainer.lastRollout!.rollout.sequences;
+    expect(seqs.length).toBeGreaterThan(0);
+    const gen = seqs.reduce((a, q) => a + (q.generated.length ? byToken(q.context.length + q.generated.length - 1) : 0), 0);
+    expect(trainer.lossRows).toBeGreaterThan(0);
+    expect(m.step_flops).toBe(gen + 3 * trainer.lossRows * byToken(blockSize - 1));
+    trainer.destroy();
+  });
+});
