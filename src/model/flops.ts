@@ -36,9 +36,8 @@ export function generationFlops(cfg: FlopShape, contextLen: number, newTokens: n
 export interface RlStepShape {
   /** Every generated sequence: its context length and how many tokens it generated. */
   sequences: { context: number; generated: number }[];
-  /** Rows that entered the loss (all minibatches), each T tokens long (padded). */
-  lossRows: number;
-  T: number;
+  /** Each minibatch's loss rows and their length T (padded to the longest sequence, see Trainer rowLength). */
+  minibatches: { rows: number; T: number }[];
   /** A reference-model forward per row as well (beta > 0). */
   refForward: boolean;
 }
@@ -47,5 +46,7 @@ export interface RlStepShape {
 export function rlStepFlops(cfg: FlopShape, s: RlStepShape): number {
   let gen = 0;
   for (const q of s.sequences) gen += generationFlops(cfg, q.context, q.generated);
-  return gen + trainFlops(cfg, s.lossRows, s.T) + (s.refForward ? forwardFlops(cfg, s.lossRows, s.T) : 0);
+  let train = 0;
+  for (const m of s.minibatches) train += trainFlops(cfg, m.rows, m.T) + (s.refForward ? forwardFlops(cfg, m.rows, m.T) : 0);
+  return gen + train;
 }

@@ -150,6 +150,8 @@ export class Trainer<Task = unknown, State = unknown> {
   skippedUpdates = 0;
   /** Rows (sequences) that entered the loss in the last step: the trainable slot's, continued ones merged. */
   lossRows = 0;
+  /** Each minibatch of the last step: its loss rows and their length. */
+  lossShapes: { rows: number; T: number }[] = [];
   lastRollout: { rollout: Rollout<State>; rewards: RewardParts[] } | null = null;
   /** The env's own per-step figures: batch means of its reward terms and extras (philosophers: meals, deadlock, ...). */
   lastEnvMetrics: Record<string, number> = {};
@@ -290,6 +292,7 @@ export class Trainer<Task = unknown, State = unknown> {
     for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
     const mbStats: ObjectiveStats[] = [];
     this.lossRows = 0;
+    this.lossShapes = [];
     const gradNorms: number[] = [];
     this.lastStepUpdates = 0;
     // Minibatch m+1 is recorded and submitted before m's stats are awaited, so the device never idles while
@@ -316,6 +319,7 @@ export class Trainer<Task = unknown, State = unknown> {
       if (seqs.length === 0) continue;
       this.lossRows += seqs.length;
       const batch = sequencesToBatch(seqs, (e) => e, rowLength(seqs, this.model.config.blockSize));
+      this.lossShapes.push({ rows: batch.S, T: batch.T });
       this.model.zeroGrad();
       this.objective.recordMinibatch(this.model, batch, c, this.ref ?? undefined);
       this.opt.measure();
@@ -348,7 +352,7 @@ export class Trainer<Task = unknown, State = unknown> {
       grad_norm: meanOrNaN(gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
       step_time_ms: ms, tokens_per_s: genTokens / (ms / 1000), skipped_updates: this.skippedUpdates,
       step_flops: rlStepFlops(this.model.config, {
-        sequences: ro.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })), lossRows: this.lossRows, T, refForward: this.ref !== null,
+        sequences: ro.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })), minibatches: this.lossShapes, refForward: this.ref !== null,
       }),
     };
   }

@@ -30,9 +30,9 @@ describe('model FLOPs', () => {
     expect(generationFlops(TINY, 1, 1)).toBe(424);
   });
   it('an RL step sums its sequences, its loss rows and the reference forward', () => {
-    const shape = { sequences: [{ context: 1, generated: 2 }, { context: 1, generated: 1 }], lossRows: 2, T: 2, refForward: false };
-    expect(rlStepFlops(TINY, shape)).toBe(864 + 424 + 3 * 2 * 864);
-    expect(rlStepFlops(TINY, { ...shape, refForward: true })).toBe(864 + 424 + 4 * 2 * 864);
+    const shape = { sequences: [{ context: 1, generated: 2 }, { context: 1, generated: 1 }], minibatches: [{ rows: 2, T: 2 }, { rows: 1, T: 1 }], refForward: false };
+    expect(rlStepFlops(TINY, shape)).toBe(864 + 424 + 3 * 2 * 864 + 3 * 424);
+    expect(rlStepFlops(TINY, { ...shape, refForward: true })).toBe(864 + 424 + 4 * 2 * 864 + 4 * 424);
   });
   it('the default model (2 x 64, V 32) forward at B 1, T 47: a figure worked out by hand', () => {
     // dense per token: 2 * 24 * 4096 + 2 * 64 * 32 = 196608 + 4096 = 200704; x 47 = 9433088
@@ -60,7 +60,11 @@ describe('the Trainer\'s step_flops', () => {
     expect(seqs.length).toBeGreaterThan(0);
     const gen = seqs.reduce((a, q) => a + (q.generated.length ? byToken(q.context.length + q.generated.length - 1) : 0), 0);
     expect(trainer.lossRows).toBeGreaterThan(0);
-    expect(m.step_flops).toBe(gen + 3 * trainer.lossRows * byToken(blockSize - 1));
+    // each minibatch's rows run at its own length: the longest sequence less one, rounded up to 8, within blockSize - 1
+    const byMinibatch = trainer.lossShapes.reduce((a, s) => a + 3 * s.rows * byToken(s.T), 0);
+    expect(trainer.lossShapes.reduce((a, s) => a + s.rows, 0)).toBe(trainer.lossRows);
+    for (const s of trainer.lossShapes) expect(s.T % 8 === 0 || s.T === blockSize - 1).toBe(true);
+    expect(m.step_flops).toBe(gen + byMinibatch);
     trainer.destroy();
   });
 });

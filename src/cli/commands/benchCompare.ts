@@ -97,7 +97,7 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     await trainer.step(); // warm-up: pipelines, buffers
     const before = b.counters ? { ...b.counters } : undefined;
     const phases = { rollout: 0, reward: 0, update: 0 };
-    let flops = 0, fed = 0, lossRows = 0;
+    let flops = 0, fed = 0, lossRows = 0, lossPositions = 0;
     fwd.reset();
     const t0 = performance.now();
     for (let i = 0; i < reps; i++) {
@@ -106,12 +106,13 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
       for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += trainer.phases[k];
       fed += trainer.lastRollout!.rollout.sequences.reduce((a, q) => a + (q.generated.length > 0 ? q.context.length + q.generated.length - 1 : 0), 0);
       lossRows += trainer.lossRows;
+      lossPositions += trainer.lossShapes.reduce((a, s) => a + s.rows * s.T, 0);
     }
     const ms = (performance.now() - t0) / reps;
     const after = b.counters;
     const perStep = before && after ? Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / reps])) : undefined;
-    const T = trainer.model.config.blockSize - 1;
-    const trainForwardRows = lossRows * T * (cfg.beta > 0 ? 2 : 1);
+    const T = Math.round(lossPositions / Math.max(1, lossRows)); // mean row length of the loss rows
+    const trainForwardRows = lossPositions * (cfg.beta > 0 ? 2 : 1);
     const genRows = (fwd.rows() - trainForwardRows) / reps;
     fed /= reps;
     // the recompute path runs a whole block per generated position: many more rows than tokens fed
