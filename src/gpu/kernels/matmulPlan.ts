@@ -5,12 +5,11 @@
 // The GPU needs a few hundred workgroups in flight to be busy, but the model's
 // products are often narrow (C = 64 .. 256 columns) with thousands of rows, and
 // the weight gradient is the worst case: a small [OC, IC] output summed over
-// K = N rows. Big tiles reuse each loaded element more (a 64x64 tile does
-// 16 multiply-adds per element staged, a 16x16 tile 4), so the rule keeps
-// tiles big and splits K when K is long enough, and shrinks tiles only when K
-// is too short to split.
+// K = N rows. Big tiles reuse each staged element more (tm tn / (tm + tn)
+// multiply-adds each: 32 for 64x64, 8 for 16x16), so the rule keeps tiles big
+// and splits K when K is long enough, and shrinks tiles only when K is too
+// short to split. A tile side is 16 x (outputs per invocation): 16, 32 or 64.
 
-/** Rows (and columns) of a tile are 16 * (outputs per invocation): 16, 32 or 64. */
 export const BK = 16; // K step of the shader's staging loop
 export const TARGET_GROUPS = 256; // ~2 per SM on a large GPU (H100: 132 SMs)
 export const MIN_SLICE_K = 128; // a K slice shorter than this spends more on its partial tile than on the product
