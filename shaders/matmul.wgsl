@@ -3,11 +3,17 @@
 //   forward  out[N,OC]  = inp[N,IC] @ W[OC,IC]^T + b     transB, overwrite (=)
 //   dinp[N,IC]         += dout[N,OC] @ W[OC,IC]         accumulate (+=)
 //   dweight[OC,IC]     += dout[N,OC]^T @ inp[N,IC]      transA, accumulate (+=)
-//   matmul_bias_backward: dbias[j] += sum_i dout[i,j]   (+=, a column sum)
-// Tile: 64x64 outputs per workgroup of 16x16 invocations, 4x4 outputs per
-// invocation (strided by 16 so neighbouring invocations touch neighbouring
-// addresses), K in steps of 16. Workgroup memory: 2 * 16 * 64 f32 = 8 KiB.
-// Loads outside [M,K]x[K,N] read as 0, so any size works.
+//   dbias[j]           += sum_i dout[i,j]               (+=, a two-stage column sum)
+// The wrapper (src/gpu/kernels/matmul.ts) picks per shape, in matmulPlan.ts:
+// - the tile: (16 RM) x (16 RN) outputs per workgroup of 16x16 invocations,
+//   RM x RN outputs per invocation (strided by 16 so neighbouring invocations
+//   touch neighbouring addresses), RM, RN in {1, 2, 4} as override constants;
+//   K in steps of BK = 16; workgroup memory 2 * 16 * 64 f32 = 8 KiB at most.
+// - split-K: grid z = p.splits slices of p.kSlice; with more than one, each
+//   workgroup writes its partial tile to partial[z, M, N] and matmul_splitk_sum
+//   adds the slices in order z = 0, 1, ... (deterministic; WGSL has no float
+//   atomics) and applies bias and accumulate. With one, matmul_tiled does.
+// Loads outside [M,K]x[K,N] (or the slice) read as 0, so any size works.
 
 struct Params {
   M: u32,
@@ -17,9 +23,12 @@ struct Params {
   transB: u32,
   accumulate: u32,
   hasBias: u32,
+  kSlice: u32, // matmul_tiled: K per slice; bias sum: rows per chunk
+  splits: u32, // matmul_tiled / matmul_splitk_sum: K slices; bias sum: row chunks
 }
 
-const TILE: u32 = 64u;
+override RM: u32 = 4u; // output rows per invocation
+override RN: u32 = 4u; // output columns per invocation
 const BK: u32 = 16u;
 const THREADS: u32 = 256u;
 
@@ -30,76 +39,126 @@ const THREADS: u32 = 256u;
 @group(0) @binding(4) var<storage, read_write> bias: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dbias: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dout: array<f32>;
+@group(0) @binding(7) var<storage, read_write> partial: array<f32>;
 
-var<workgroup> As: array<f32, 1024>; // [BK][TILE]: As[k * TILE + i]
-var<workgroup> Bs: array<f32, 1024>; // [BK][TILE]: Bs[k * TILE + j]
+var<workgroup> As: array<f32, 256 * RM>; // [BK][TM]: As[k * TM + i], TM = 16 RM
+var<workgroup> Bs: array<f32, 256 * RN>; // [BK][TN]: Bs[k * TN + j], TN = 16 RN
 
-fn load_a(i: u32, k: u32) -> f32 {
-  if (i >= p.M || k >= p.K) { return 0.0; }
+fn load_a(i: u32, k: u32, kEnd: u32) -> f32 {
+  if (i >= p.M || k >= kEnd) { return 0.0; }
   if (p.transA != 0u) { return a[k * p.M + i]; }
   return a[i * p.K + k];
 }
 
-fn load_b(k: u32, j: u32) -> f32 {
-  if (k >= p.K || j >= p.N) { return 0.0; }
+fn load_b(k: u32, j: u32, kEnd: u32) -> f32 {
+  if (k >= kEnd || j >= p.N) { return 0.0; }
   if (p.transB != 0u) { return b[j * p.K + k]; }
   return b[k * p.N + j];
 }
 
+// out[i,j] = (accumulate ? out[i,j] : 0) + sum + bias[j]: the one place the op's semantics are applied.
+fn finish(i: u32, j: u32, sum: f32) {
+  var v = sum;
+  if (p.hasBias != 0u) { v += bias[j]; }
+  if (p.accumulate != 0u) { v += out[i * p.N + j]; }
+  out[i * p.N + j] = v;
+}
+
 @compute @workgroup_size(16, 16)
-fn matmul_forward(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let row0 = wid.y * TILE;
-  let col0 = wid.x * TILE;
+fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let TM = 16u * RM;
+  let TN = 16u * RN;
+  let row0 = wid.y * TM;
+  let col0 = wid.x * TN;
+  let kBegin = wid.z * p.kSlice;
+  let kEnd = min(p.K, kBegin + p.kSlice);
   let tid = lid.y * 16u + lid.x;
-  var acc: array<f32, 16>;
-  for (var k0 = 0u; k0 < p.K; k0 += BK) {
-    // Each invocation stages 4 elements of each tile; consecutive invocations
-    // read consecutive addresses of whichever operand layout is in memory.
-    for (var e = 0u; e < 4u; e++) {
+  var acc: array<f32, 16>; // RM * RN used
+  for (var k0 = kBegin; k0 < kEnd; k0 += BK) {
+    // Each invocation stages RM elements of A's tile and RN of B's; consecutive
+    // invocations read consecutive addresses of whichever layout is in memory.
+    for (var e = 0u; e < RM; e++) {
       let idx = tid + e * THREADS;
       var i: u32;
       var ka: u32;
-      if (p.transA != 0u) { ka = idx / TILE; i = idx % TILE; } else { i = idx / BK; ka = idx % BK; }
-      As[ka * TILE + i] = load_a(row0 + i, k0 + ka);
+      if (p.transA != 0u) { ka = idx / TM; i = idx % TM; } else { i = idx / BK; ka = idx % BK; }
+      As[ka * TM + i] = load_a(row0 + i, k0 + ka, kEnd);
+    }
+    for (var e = 0u; e < RN; e++) {
+      let idx = tid + e * THREADS;
       var j: u32;
       var kb: u32;
-      if (p.transB != 0u) { j = idx / BK; kb = idx % BK; } else { kb = idx / TILE; j = idx % TILE; }
-      Bs[kb * TILE + j] = load_b(k0 + kb, col0 + j);
+      if (p.transB != 0u) { j = idx / BK; kb = idx % BK; } else { kb = idx / TN; j = idx % TN; }
+      Bs[kb * TN + j] = load_b(k0 + kb, col0 + j, kEnd);
     }
     workgroupBarrier();
     for (var k = 0u; k < BK; k++) {
       var av: array<f32, 4>;
       var bv: array<f32, 4>;
-      for (var r = 0u; r < 4u; r++) { av[r] = As[k * TILE + lid.y + 16u * r]; }
-      for (var c = 0u; c < 4u; c++) { bv[c] = Bs[k * TILE + lid.x + 16u * c]; }
-      for (var r = 0u; r < 4u; r++) {
-        for (var c = 0u; c < 4u; c++) {
-          acc[r * 4u + c] = fma(av[r], bv[c], acc[r * 4u + c]);
+      for (var r = 0u; r < RM; r++) { av[r] = As[k * TM + lid.y + 16u * r]; }
+      for (var c = 0u; c < RN; c++) { bv[c] = Bs[k * TN + lid.x + 16u * c]; }
+      for (var r = 0u; r < RM; r++) {
+        for (var c = 0u; c < RN; c++) {
+          acc[r * RN + c] = fma(av[r], bv[c], acc[r * RN + c]);
         }
       }
     }
     workgroupBarrier();
   }
-  for (var r = 0u; r < 4u; r++) {
+  for (var r = 0u; r < RM; r++) {
     let i = row0 + lid.y + 16u * r;
     if (i >= p.M) { continue; }
-    for (var c = 0u; c < 4u; c++) {
+    for (var c = 0u; c < RN; c++) {
       let j = col0 + lid.x + 16u * c;
       if (j >= p.N) { continue; }
-      var v = acc[r * 4u + c];
-      if (p.hasBias != 0u) { v += bias[j]; }
-      if (p.accumulate != 0u) { v += out[i * p.N + j]; }
-      out[i * p.N + j] = v;
+      if (p.splits > 1u) {
+        partial[(wid.z * p.M + i) * p.N + j] = acc[r * RN + c];
+      } else {
+        finish(i, j, acc[r * RN + c]);
+      }
     }
   }
 }
 
-// dbias[j] += sum over the M rows of dout[:, j]; one invocation per column.
+// Split-K's second stage: one invocation per output, the slices summed in order.
+// A 2-D grid of 256-wide workgroups when M * N needs more than 65535 of them.
+@compute @workgroup_size(256)
+fn matmul_splitk_sum(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let idx = gid.x + gid.y * nwg.x * 256u;
+  let mn = p.M * p.N;
+  if (idx >= mn) { return; }
+  var sum = 0.0;
+  for (var z = 0u; z < p.splits; z++) { sum += partial[z * mn + idx]; }
+  finish(idx / p.N, idx % p.N, sum);
+}
+
+// Column sum, first stage: workgroup (x, y) sums columns [64x, 64x + 64) over
+// rows [y kSlice, (y + 1) kSlice): 4 lanes of rows per column (64 consecutive
+// columns per lane, one 256-byte read per row), then the 4 lanes in order.
+// partial[y * N + j]; here M = rows, N = columns, splits = chunks.
+var<workgroup> lanes: array<f32, 256>;
+
+@compute @workgroup_size(64, 4)
+fn matmul_bias_partial(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let j = wid.x * 64u + lid.x;
+  let rowEnd = min(p.M, (wid.y + 1u) * p.kSlice);
+  var sum = 0.0;
+  if (j < p.N) {
+    for (var i = wid.y * p.kSlice + lid.y; i < rowEnd; i += 4u) { sum += dout[i * p.N + j]; }
+  }
+  lanes[lid.y * 64u + lid.x] = sum;
+  workgroupBarrier();
+  if (lid.y == 0u && j < p.N) {
+    partial[wid.y * p.N + j] = ((lanes[lid.x] + lanes[64u + lid.x]) + lanes[128u + lid.x]) + lanes[192u + lid.x];
+  }
+}
+
+// Column sum, second stage: dbias[j] += the chunks' partial sums, in order.
 @compute @workgroup_size(64)
-fn matmul_bias_backward(@builtin(global_invocation_id) gid: vec3u) {
+fn matmul_bias_sum(@builtin(global_invocation_id) gid: vec3u) {
   let j = gid.x;
   if (j >= p.N) { return; }
   var sum = 0.0;
-  for (var i = 0u; i < p.M; i++) { sum += dout[i * p.N + j]; }
+  for (var c = 0u; c < p.splits; c++) { sum += partial[c * p.N + j]; }
   dbias[j] = dbias[j] + sum;
 }

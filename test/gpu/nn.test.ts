@@ -51,6 +51,28 @@ describe.skipIf(noGpu)('WebGPU model kernels vs CPU reference', () => {
     }
   });
 
+  it('matmul at split-K, narrow and decode shapes (every plan path through the ops)', async () => {
+    // [N rows, IC, OC, bias]; the plans (matmulPlan.ts) they reach, with dweight = [OC,IC] over K = N rows.
+    // (Bigger tiles need outputs too big for SwiftShader here; matmul.test.ts forces each tile instead.)
+    for (const [N, IC, OC, withBias] of [
+      [1000, 19, 7, 1], // dweight split-K, 1000 rows not a multiple of the slice; bias sum in 15 uneven row chunks
+      [3000, 16, 33, 0], // 3072-ish rows: dweight in ~21 slices; no bias
+      [700, 1, 1, 1], // 1x1 weight: dweight a split dot product, OC = IC = 1
+      [8, 64, 300, 1], // decode-like: 8 rows, dinp split over K = OC = 300
+      [5, 520, 9, 1], // forward split over K = IC = 520, bias added once in the slice sum
+      [300, 70, 130, 1], // bias sum over 3 column groups and 4 row chunks
+    ]) {
+      const r = new Rng(N * 7 + IC * 3 + OC);
+      await parity(theGpu(), {
+        inp: r.normal(N * IC), weight: r.normal(OC * IC), bias: r.normal(OC), out: r.normal(N * OC),
+        dout: r.normal(N * OC), dinp: r.normal(N * IC), dweight: r.normal(OC * IC), dbias: r.normal(OC),
+      }, (b, t) => {
+        b.matmulForward(t.out, t.inp, t.weight, withBias ? t.bias : null, N, IC, OC);
+        b.matmulBackward(t.dinp, t.dweight, withBias ? t.dbias : null, t.dout, t.inp, t.weight, N, IC, OC);
+      }, ['out', 'dinp', 'dweight', 'dbias'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(Math.max(N, IC, OC)) });
+    }
+  });
+
   it('causal attention forward and backward (accumulating), T = 1 and odd T', async () => {
     for (const [B, T, C, NH] of [[2, 5, 12, 3], [1, 1, 8, 2], [2, 17, 16, 4]]) {
       const r = new Rng(B * 100 + T * 10 + C);

@@ -1,31 +1,48 @@
-// Bindings of shaders/matmul.wgsl: 1 out, 2 a, 3 b, 4 bias, 5 dbias, 6 dout.
-// One tiled kernel out[M,N] (+)= opA(a)[M,K] @ opB(b)[K,N] (+ bias); 64x64 tiles.
-import type { KernelContext } from '../runtime';
+// Bindings of shaders/matmul.wgsl: 1 out, 2 a, 3 b, 4 bias, 5 dbias, 6 dout, 7 partial.
+// One tiled kernel out[M,N] (+)= opA(a)[M,K] @ opB(b)[K,N] (+ bias), its tile and
+// split-K chosen per shape by planMatmul; split products sum their slices in a
+// second kernel. The bias gradient is a two-stage column sum (planColSum).
+import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
+import { COLSUM_COLS, planColSum, planMatmul, type MatmulPlan } from './matmulPlan';
 
-const TILE = 64;
-const FORMAT = 'uuuuuuu'; // M, N, K, transA, transB, accumulate, hasBias
-const tiled = { shader: 'matmul', entry: 'matmul_forward' };
+const FORMAT = 'uuuuuuuuu'; // M, N, K, transA, transB, accumulate, hasBias, kSlice, splits
+const fixed = (entry: string) => ({ shader: 'matmul', entry });
 
-function matmulTiled(k: KernelContext, out: GpuTensor, a: GpuTensor, b: GpuTensor, bias: GpuTensor | null,
-  M: number, N: number, K: number, transA: boolean, transB: boolean, accumulate: boolean): void {
-  k.dispatch(tiled, FORMAT, [M, N, K, +transA, +transB, +accumulate, bias ? 1 : 0],
-    { 1: out, 2: a, 3: b, 4: bias ?? k.dummy }, [Math.ceil(N / TILE), Math.ceil(M / TILE), 1]);
+/** out[M,N] (+)= opA(a) @ opB(b) (+ bias) with the shape's plan (a test may force another). */
+export function matmulProduct(k: KernelContext, out: GpuTensor, a: GpuTensor, b: GpuTensor, bias: GpuTensor | null,
+  M: number, N: number, K: number, transA: boolean, transB: boolean, accumulate: boolean,
+  plan: MatmulPlan = planMatmul(M, N, K)): void {
+  const params = [M, N, K, +transA, +transB, +accumulate, bias ? 1 : 0, plan.kSlice, plan.splits];
+  // One scratch for every split product: dispatches run in recorded order, each sum reads its partials before the next product writes.
+  // Unsplit, partial is unused but bound; not k.dummy, which may stand for bias (writable bindings must not alias).
+  const partial = k.scratch('matmul.partial', plan.splits > 1 ? plan.splits * M * N : 1);
+  const tiled = { shader: 'matmul', entry: 'matmul_tiled', constants: { RM: plan.tm / 16, RN: plan.tn / 16 } };
+  k.dispatch(tiled, FORMAT, params, { 1: out, 2: a, 3: b, 4: bias ?? k.dummy, 7: partial }, plan.grid);
+  if (plan.splits > 1) {
+    k.dispatch(fixed('matmul_splitk_sum'), FORMAT, params, { 1: out, 4: bias ?? k.dummy, 7: partial }, grid1D(M * N, 256));
+  }
 }
 
 /** out[N,OC] = inp[N,IC] @ weight[OC,IC]^T + bias[OC] */
 export function matmulForward(k: KernelContext, out: GpuTensor, inp: GpuTensor, weight: GpuTensor, bias: GpuTensor | null,
   N: number, IC: number, OC: number): void {
-  matmulTiled(k, out, inp, weight, bias, N, OC, IC, false, true, false);
+  matmulProduct(k, out, inp, weight, bias, N, OC, IC, false, true, false);
+}
+
+/** dbias[OC] += column sums of dout[N,OC]: row chunks' partial sums, then the chunks in order. */
+function biasBackward(k: KernelContext, dbias: GpuTensor, dout: GpuTensor, N: number, OC: number): void {
+  const { chunks, chunkRows } = planColSum(N, OC);
+  const partial = k.scratch('matmul.biasPartial', chunks * OC);
+  const params = [N, OC, 0, 0, 0, 1, 0, chunkRows, chunks];
+  k.dispatch(fixed('matmul_bias_partial'), FORMAT, params, { 6: dout, 7: partial }, [Math.ceil(OC / COLSUM_COLS), chunks, 1]);
+  k.dispatch(fixed('matmul_bias_sum'), FORMAT, params, { 5: dbias, 7: partial }, [Math.ceil(OC / 64), 1, 1]);
 }
 
 /** dinp += dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout) */
 export function matmulBackward(k: KernelContext, dinp: GpuTensor, dweight: GpuTensor, dbias: GpuTensor | null, dout: GpuTensor,
   inp: GpuTensor, weight: GpuTensor, N: number, IC: number, OC: number): void {
-  matmulTiled(k, dinp, dout, weight, null, N, IC, OC, false, false, true);
-  matmulTiled(k, dweight, dout, inp, null, OC, IC, N, true, false, true);
-  if (dbias) {
-    k.dispatch({ shader: 'matmul', entry: 'matmul_bias_backward' }, FORMAT, [N, OC, 0, 0, 0, 1, 0],
-      { 5: dbias, 6: dout }, [Math.ceil(OC / 64), 1, 1]);
-  }
+  matmulProduct(k, dinp, dout, weight, null, N, IC, OC, false, false, true);
+  matmulProduct(k, dweight, dout, inp, null, OC, IC, N, true, false, true);
+  if (dbias) biasBackward(k, dbias, dout, N, OC);
 }

@@ -1,0 +1,89 @@
+// How shaders/matmul.wgsl is launched for one product out[M,N] (+)= A[M,K] @ B[K,N]:
+// the output tile per workgroup and the number of K slices (split-K). Pure, so
+// the rule is unit-tested without a GPU (test/gpu/matmulPlan.test.ts).
+//
+// The GPU needs a few hundred workgroups in flight to be busy, but the model's
+// products are often narrow (C = 64 .. 256 columns) with thousands of rows, and
+// the weight gradient is the worst case: a small [OC, IC] output summed over
+// K = N rows. Big tiles reuse each staged element more (tm tn / (tm + tn)
+// multiply-adds each: 32 for 64x64, 8 for 16x16), so the rule keeps tiles big
+// and splits K when K is long enough, and shrinks tiles only when K is too
+// short to split. A tile side is 16 x (outputs per invocation): 16, 32 or 64.
+
+export const BK = 16; // K step of the shader's staging loop
+export const TARGET_GROUPS = 256; // ~2 per SM on a large GPU (H100: 132 SMs)
+export const MIN_SLICE_K = 128; // a K slice shorter than this spends more on its partial tile than on the product
+export const MAX_SPLITS = 64;
+export const MAX_SCRATCH = 1 << 22; // f32 partials (16 MiB)
+
+export interface MatmulPlan {
+  tm: number; // output rows per workgroup
+  tn: number; // output columns per workgroup
+  splits: number; // K slices (grid z); 1 = no split, the tile kernel writes out directly
+  kSlice: number; // K per slice, a multiple of BK; splits * kSlice >= K > (splits - 1) * kSlice
+  grid: [number, number, number]; // [ceil(N / tn), ceil(M / tm), splits]
+}
+
+// Preferred first: the most reuse per staged element (area, then squareness).
+// A tile is big when each invocation computes at least 4 outputs.
+const BIG: ReadonlyArray<readonly [number, number]> = [[64, 64], [64, 32], [32, 64], [32, 32], [64, 16], [16, 64]];
+const SMALL: ReadonlyArray<readonly [number, number]> = [[32, 16], [16, 32], [16, 16]];
+
+/** The smallest tile side in {16, 32, 64} that covers n (a 64-wide tile over 3 columns wastes 95%). */
+function sideFor(n: number): number {
+  return n <= 16 ? 16 : n <= 32 ? 32 : 64;
+}
+
+/** The plan for a given tile and (at most) `wanted` K slices; planMatmul's choice, or a test's. */
+export function planWith(M: number, N: number, K: number, tm: number, tn: number, wanted: number): MatmulPlan {
+  const kSlice = Math.max(BK, Math.ceil(Math.ceil(K / wanted) / BK) * BK);
+  const splits = K === 0 ? 1 : Math.ceil(K / kSlice); // rounding kSlice up may leave fewer, never empty, slices
+  return { tm, tn, splits, kSlice, grid: [Math.ceil(N / tn), Math.ceil(M / tm), splits] };
+}
+
+export function groupsOf(plan: MatmulPlan): number {
+  return plan.grid[0] * plan.grid[1] * plan.grid[2];
+}
+
+/**
+ * Tile and K slices for out[M,N] = A[M,K] @ B[K,N]: the first big tile (then the
+ * first small one) that gives TARGET_GROUPS workgroups, alone or with split-K;
+ * else the plan with the most workgroups. K is split only as far as (1) each
+ * slice keeps >= MIN_SLICE_K, (2) the partials fit MAX_SCRATCH and (3) writing
+ * and reading them back (2 * splits * M * N floats) costs no more memory
+ * traffic than the operands themselves ((M + N) * K floats).
+ */
+export function planMatmul(M: number, N: number, K: number): MatmulPlan {
+  const fits = ([tm, tn]: readonly [number, number]) => tm <= sideFor(M) && tn <= sideFor(N);
+  const outputs = Math.max(1, M * N);
+  const maxSplits = Math.max(1, Math.min(MAX_SPLITS, Math.floor(K / MIN_SLICE_K), Math.floor(MAX_SCRATCH / outputs),
+    Math.floor(((M + N) * K) / (2 * outputs))));
+  const plans = (tiles: ReadonlyArray<readonly [number, number]>) => tiles.filter(fits).map(([tm, tn]) => {
+    const alone = Math.ceil(M / tm) * Math.ceil(N / tn);
+    return planWith(M, N, K, tm, tn, Math.min(maxSplits, Math.max(1, Math.ceil(TARGET_GROUPS / alone))));
+  });
+  const big = plans(BIG);
+  const small = plans(SMALL);
+  const enough = (p: MatmulPlan) => groupsOf(p) >= TARGET_GROUPS;
+  const found = big.find(enough) ?? small.find(enough);
+  if (found) return found;
+  // Too small an output for the target even split as far as K allows: the most workgroups.
+  return [...big, ...small].reduce((best, p) => (groupsOf(p) > groupsOf(best) ? p : best));
+}
+
+export const COLSUM_COLS = 64; // columns per workgroup of matmul_bias_partial
+export const MIN_CHUNK_ROWS = 64;
+export const MAX_CHUNKS = 256;
+
+export interface ColSumPlan {
+  chunks: number; // row chunks (grid y of the first stage); partials are [chunks, cols]
+  chunkRows: number; // rows per chunk; chunks * chunkRows >= rows > (chunks - 1) * chunkRows
+}
+
+/** Row chunks for the two-stage column sum of a [rows, cols] matrix (the bias gradient). */
+export function planColSum(rows: number, cols: number): ColSumPlan {
+  const colGroups = Math.max(1, Math.ceil(cols / COLSUM_COLS));
+  const wanted = Math.min(MAX_CHUNKS, Math.ceil(TARGET_GROUPS / colGroups), Math.floor(rows / MIN_CHUNK_ROWS));
+  const chunkRows = Math.max(1, Math.ceil(rows / Math.max(1, wanted)));
+  return { chunks: Math.max(1, Math.ceil(rows / chunkRows)), chunkRows };
+}

@@ -1,0 +1,58 @@
+// shaders/matmul.wgsl under every plan the wrapper can choose: each tile
+// (16/32/64 x 16/32/64), unsplit and split-K (with a short last slice), for
+// each operand layout the Linear ops use, against a plain float64 triple loop.
+// (nn.test.ts checks the ops at the shapes' own plans against the CPU reference.)
+import { describe, it } from 'vitest';
+import { matmulProduct } from '../../src/gpu/kernels/matmul';
+import { planWith } from '../../src/gpu/kernels/matmulPlan';
+import type { KernelContext } from '../../src/gpu/runtime';
+import type { GpuTensor } from '../../src/gpu/tensor';
+import { noGpu, theGpu } from './device';
+import { expectClose } from './parity';
+import { Rng } from './random';
+
+/** out (+)= opA(a) @ opB(b) (+ bias) in float64: opA(a)[i,k] = transA ? a[k*M+i] : a[i*K+k], opB(b)[k,j] = transB ? b[j*K+k] : b[k*N+j]. */
+function product(out0: Float32Array, a: Float32Array, b: Float32Array, bias: Float32Array | null,
+  M: number, N: number, K: number, transA: boolean, transB: boolean, accumulate: boolean): Float64Array {
+  const out = new Float64Array(M * N);
+  for (let i = 0; i < M; i++) {
+    for (let j = 0; j < N; j++) {
+      let s = 0;
+      for (let k = 0; k < K; k++) s += (transA ? a[k * M + i] : a[i * K + k]) * (transB ? b[j * K + k] : b[k * N + j]);
+      out[i * N + j] = s + (bias ? bias[j] : 0) + (accumulate ? out0[i * N + j] : 0);
+    }
+  }
+  return out;
+}
+
+const TILES = [16, 32, 64].flatMap((tm) => [16, 32, 64].map((tn) => [tm, tn] as const));
+// forward (transB, =, bias), dinp (+=), dweight (transA, +=)
+const LAYOUTS = [[false, true, false, true], [false, false, true, false], [true, false, true, false]] as const;
+
+describe.skipIf(noGpu)('WebGPU matmul under each tile and split', () => {
+  it('every tile, unsplit and 3 K slices (the last short), every operand layout', async () => {
+    const gpu = theGpu();
+    // The kernel wrapper with a forced plan needs the backend's KernelContext (its runtime).
+    const k = (gpu as unknown as { rt: KernelContext }).rt;
+    const [M, N, K] = [37, 45, 150]; // off every tile; 3 slices of 64, 64, 22
+    const r = new Rng(13);
+    const cases = TILES.flatMap(([tm, tn]) => [1, 3].flatMap((splits) => LAYOUTS.map(([transA, transB, accumulate, withBias]) => {
+      const host = { a: r.normal(M * K), b: r.normal(K * N), bias: r.normal(N), out: r.normal(M * N) };
+      const t: Record<string, GpuTensor> = {};
+      for (const [name, data] of Object.entries(host)) {
+        t[name] = gpu.alloc(data.length) as GpuTensor;
+        gpu.write(t[name], data);
+      }
+      const plan = planWith(M, N, K, tm, tn, splits);
+      // All recorded before the first read: later products reuse the split-K scratch of earlier ones.
+      matmulProduct(k, t.out, t.a, t.b, withBias ? t.bias : null, M, N, K, transA, transB, accumulate, plan);
+      const want = product(host.out, host.a, host.b, withBias ? host.bias : null, M, N, K, transA, transB, accumulate);
+      return { label: `${tm}x${tn} tile, ${plan.splits} slices, transA ${transA} transB ${transB}`, t, want };
+    })));
+    for (const { label, t, want } of cases) {
+      expectClose(label, await gpu.read(t.out), want, { rtol: 1e-4, atol: 2e-5 * Math.sqrt(K) });
+      for (const x of Object.values(t)) gpu.free(x);
+    }
+    expectClose('WebGPU errors', [gpu.takeErrors().length], [0]);
+  });
+});

@@ -1,0 +1,69 @@
+// The matmul launch plan (src/gpu/kernels/matmulPlan.ts): pure, no GPU. Its
+// invariants over many shapes, and enough workgroups at the model's shapes.
+import { describe, expect, it } from 'vitest';
+import { BK, groupsOf, planColSum, planMatmul } from '../../src/gpu/kernels/matmulPlan';
+
+const SIDES = [1, 2, 3, 15, 16, 17, 31, 33, 64, 65, 100, 192, 256, 768, 1000, 3072, 12288];
+
+describe('planMatmul', () => {
+  it('tiles the output, covers K exactly with non-empty slices, bounds scratch', () => {
+    for (const M of SIDES) for (const N of SIDES) for (const K of [1, 15, 16, 17, 64, 100, 256, 300, 1000, 3072, 12288]) {
+      const p = planMatmul(M, N, K);
+      const at = `${M}x${N}x${K}`;
+      expect([16, 32, 64], at).toContain(p.tm);
+      expect([16, 32, 64], at).toContain(p.tn);
+      expect(p.grid, at).toEqual([Math.ceil(N / p.tn), Math.ceil(M / p.tm), p.splits]);
+      expect(p.kSlice % BK, at).toBe(0);
+      expect(p.splits * p.kSlice, at).toBeGreaterThanOrEqual(K); // the slices cover K ...
+      expect((p.splits - 1) * p.kSlice, at).toBeLessThan(K); // ... and the last one is not empty
+      // A tile no wider than the output needs (rounded to 16, 32, 64).
+      expect(p.tm, at).toBeLessThanOrEqual(Math.max(16, 2 ** Math.ceil(Math.log2(M))));
+      expect(p.tn, at).toBeLessThanOrEqual(Math.max(16, 2 ** Math.ceil(Math.log2(N))));
+      if (p.splits > 1) {
+        expect(p.splits * M * N * 4, `${at}: scratch bytes`).toBeLessThanOrEqual(16 * 2 ** 20);
+        expect(p.kSlice, `${at}: slice long enough to be worth its partial tile`).toBeGreaterThanOrEqual(128);
+        expect(2 * p.splits * M * N, `${at}: partials' traffic`).toBeLessThanOrEqual((M + N) * K);
+      }
+    }
+  });
+
+  it('K = 0 and empty outputs give one slice', () => {
+    expect(planMatmul(5, 7, 0).splits).toBe(1);
+    expect(groupsOf(planMatmul(0, 7, 100))).toBe(0);
+  });
+
+  // The page's models: C = 64 .. 256, rows N = B*T from a few thousand up (training).
+  // Linear(IC -> OC) over N rows: forward [N,OC] over K = IC, dinp [N,IC] over OC, dweight [OC,IC] over N.
+  const linears = (C: number, V: number) => [[C, 3 * C], [C, C], [C, 4 * C], [4 * C, C], [C, V]];
+  it('gives >= 256 workgroups for every product of the 8x8x256 model at 2048 and 12288 rows, and at 3072x64x256', () => {
+    const shapes: number[][] = [[3072, 64, 256]];
+    for (const N of [2048, 12288]) for (const [IC, OC] of linears(256, 64)) shapes.push([N, IC, OC]);
+    for (const [N, IC, OC] of shapes) {
+      for (const [name, [M, Nout, K]] of [['forward', [N, OC, IC]], ['dinp', [N, IC, OC]], ['dweight', [OC, IC, N]]] as const) {
+        expect(groupsOf(planMatmul(M, Nout, K)), `${name} of ${N}x${IC}x${OC}`).toBeGreaterThanOrEqual(256);
+      }
+    }
+  });
+
+  it('keeps the 64x64 tile on a large square product (no split)', () => {
+    expect(planMatmul(2048, 2048, 2048)).toMatchObject({ tm: 64, tn: 64, splits: 1 });
+  });
+});
+
+describe('planColSum', () => {
+  it('chunks cover the rows exactly; at most 256 chunks; chunks of >= 64 rows unless one', () => {
+    for (const rows of [1, 2, 63, 64, 65, 127, 1000, 3072, 12288, 100000]) for (const cols of [1, 7, 64, 65, 256, 1024]) {
+      const { chunks, chunkRows } = planColSum(rows, cols);
+      const at = `${rows}x${cols}`;
+      expect(chunks * chunkRows, at).toBeGreaterThanOrEqual(rows);
+      expect((chunks - 1) * chunkRows, at).toBeLessThan(rows);
+      expect(chunks, at).toBeLessThanOrEqual(256);
+      if (chunks > 1) expect(chunkRows, at).toBeGreaterThanOrEqual(64);
+    }
+  });
+
+  it('splits a long column sum into many workgroups (3072 rows x 256 columns)', () => {
+    const { chunks } = planColSum(3072, 256);
+    expect(chunks * Math.ceil(256 / 64)).toBeGreaterThanOrEqual(128);
+  });
+});
