@@ -4,6 +4,7 @@
 //   dinp[N,IC]         += dout[N,OC] @ W[OC,IC]         accumulate (+=)
 //   dweight[OC,IC]     += dout[N,OC]^T @ inp[N,IC]      transA, accumulate (+=)
 //   dbias[j]           += sum_i dout[i,j]               (+=, a two-stage column sum)
+// Fused forward epilogues: out = ... + residual (the residual stream's add), or also geluOut = gelu(out).
 // The wrapper (src/gpu/kernels/matmul.ts) picks per shape, in matmulPlan.ts:
 // - the tile: (16 RM) x (16 RN) outputs per workgroup of 16x16 invocations,
 //   RM x RN outputs per invocation (strided by 16 so neighbouring invocations
@@ -25,6 +26,7 @@ struct Params {
   hasBias: u32,
   kSlice: u32, // matmul_tiled: K per slice; bias sum: rows per chunk
   splits: u32, // matmul_tiled / matmul_splitk_sum: K slices; bias sum: row chunks
+  epilogue: u32, // 0: none; 1: + residual[i,j]; 2: also geluOut[i,j] = gelu(out[i,j])
 }
 
 override RM: u32 = 4u; // output rows per invocation
@@ -40,6 +42,15 @@ const THREADS: u32 = 256u;
 @group(0) @binding(5) var<storage, read_write> dbias: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dout: array<f32>;
 @group(0) @binding(7) var<storage, read_write> partial: array<f32>;
+@group(0) @binding(8) var<storage, read_write> residual: array<f32>;
+@group(0) @binding(9) var<storage, read_write> geluOut: array<f32>;
+
+// GELU as shaders/gelu.wgsl's gelu_forward (the same expression, so fused and unfused agree).
+const SQRT_2_OVER_PI: f32 = 0.7978845608028654;
+const CUBE_COEF: f32 = 0.044715;
+fn gelu(x: f32) -> f32 {
+  return 0.5 * x * (1.0 + tanh(clamp(SQRT_2_OVER_PI * (x + CUBE_COEF * x * x * x), -10.0, 10.0)));
+}
 
 var<workgroup> As: array<f32, 256 * RM>; // [BK][TM]: As[k * TM + i], TM = 16 RM
 var<workgroup> Bs: array<f32, 256 * RN>; // [BK][TN]: Bs[k * TN + j], TN = 16 RN
@@ -56,12 +67,15 @@ fn load_b(k: u32, j: u32, kEnd: u32) -> f32 {
   return b[k * p.N + j];
 }
 
-// out[i,j] = (accumulate ? out[i,j] : 0) + sum + bias[j]: the one place the op's semantics are applied.
+// out[i,j] = (accumulate ? out[i,j] : 0) + sum + bias[j] (+ residual[i,j]), and geluOut[i,j] = gelu of it:
+// the one place the op's semantics and its fused epilogues (the residual add, the MLP's GELU) are applied.
 fn finish(i: u32, j: u32, sum: f32) {
   var v = sum;
   if (p.hasBias != 0u) { v += bias[j]; }
   if (p.accumulate != 0u) { v += out[i * p.N + j]; }
+  if (p.epilogue == 1u) { v += residual[i * p.N + j]; }
   out[i * p.N + j] = v;
+  if (p.epilogue == 2u) { geluOut[i * p.N + j] = gelu(v); }
 }
 
 @compute @workgroup_size(16, 16)

@@ -79,6 +79,10 @@ export interface Backend {
 
   // ---- Linear: out[N,OC] = inp[N,IC] @ weight[OC,IC]^T + bias[OC] (bias may be null) ----
   matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void;
+  /** out = inp @ weight^T + bias + residual: a Linear and the residual add after it, fused (the same numbers as the two ops). */
+  matmulResidualForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number): void;
+  /** pre = inp @ weight^T + bias; out = gelu(pre): the MLP's first Linear and its GELU, fused (pre is kept for the backward). */
+  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void;
   /** dinp += dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout). dbias may be null. */
   matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor, N: number, IC: number, OC: number): void;
 

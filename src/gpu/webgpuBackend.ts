@@ -141,6 +141,14 @@ export class WebGpuBackend implements Backend {
     matmulK.matmulForward(this.rt, asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, N, IC, OC);
   }
 
+  matmulResidualForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number): void {
+    matmulK.matmulResidualForward(this.rt, asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, asGpu(residual), N, IC, OC);
+  }
+
+  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
+    matmulK.matmulGeluForward(this.rt, asGpu(pre), asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, N, IC, OC);
+  }
+
   matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor,
     N: number, IC: number, OC: number): void {
     matmulK.matmulBackward(this.rt, asGpu(dinp), asGpu(dweight), dbias ? asGpu(dbias) : null, asGpu(dout), asGpu(inp), asGpu(weight),

@@ -18,13 +18,11 @@ interface LayerActs {
   qkv: Tensor; // (BT, 3C)
   att: Tensor; // (B, NH, T, T)
   atty: Tensor; // (BT, C)
-  attproj: Tensor; // (BT, C)
-  residual2: Tensor; // (BT, C)
+  residual2: Tensor; // (BT, C) = residual + c_proj(atty), the projection fused with the add
   ln2: Tensor; ln2Mean: Tensor; ln2Rstd: Tensor;
   fch: Tensor; // (BT, 4C)
   fchGelu: Tensor; // (BT, 4C)
-  fcproj: Tensor; // (BT, C)
-  residual3: Tensor; // (BT, C)
+  residual3: Tensor; // (BT, C) = residual2 + mlp.c_proj(fchGelu)
 }
 interface Acts {
   B: number; T: number;
@@ -91,8 +89,8 @@ export class GPT {
     for (let l = 0; l < nLayer; l++) {
       layers.push({
         ln1: b.alloc(BT * C), ln1Mean: b.alloc(BT), ln1Rstd: b.alloc(BT), qkv: b.alloc(BT * 3 * C), att: b.alloc(B * NH * T * T),
-        atty: b.alloc(BT * C), attproj: b.alloc(BT * C), residual2: b.alloc(BT * C), ln2: b.alloc(BT * C), ln2Mean: b.alloc(BT), ln2Rstd: b.alloc(BT),
-        fch: b.alloc(BT * 4 * C), fchGelu: b.alloc(BT * 4 * C), fcproj: b.alloc(BT * C), residual3: b.alloc(BT * C),
+        atty: b.alloc(BT * C), residual2: b.alloc(BT * C), ln2: b.alloc(BT * C), ln2Mean: b.alloc(BT), ln2Rstd: b.alloc(BT),
+        fch: b.alloc(BT * 4 * C), fchGelu: b.alloc(BT * 4 * C), residual3: b.alloc(BT * C),
       });
     }
     this.acts = {
@@ -127,13 +125,10 @@ export class GPT {
       b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, BT, C);
       b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, BT, C, 3 * C);
       b.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH);
-      b.matmulForward(la.attproj, la.atty, lp.attprojw, lp.attprojb, BT, C, C);
-      b.residualForward(la.residual2, residual, la.attproj, BT * C);
+      b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, BT, C, C); // x + c_proj(attn)
       b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, BT, C);
-      b.matmulForward(la.fch, la.ln2, lp.fcw, lp.fcb, BT, C, 4 * C);
-      b.geluForward(la.fchGelu, la.fch, BT * 4 * C);
-      b.matmulForward(la.fcproj, la.fchGelu, lp.fcprojw, lp.fcprojb, BT, 4 * C, C);
-      b.residualForward(la.residual3, la.residual2, la.fcproj, BT * C);
+      b.matmulGeluForward(la.fch, la.fchGelu, la.ln2, lp.fcw, lp.fcb, BT, C, 4 * C);
+      b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, BT, 4 * C, C); // x + mlp
       residual = la.residual3;
     });
     b.layernormForward(a.lnf, a.lnfMean, a.lnfRstd, residual, p.lnfw, p.lnfb, BT, C);
@@ -184,13 +179,10 @@ export class GPT {
       b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, B, C);
       b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, B, C, 3 * C);
       b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH);
-      b.matmulForward(la.attproj, la.atty, lp.attprojw, lp.attprojb, B, C, C);
-      b.residualForward(la.residual2, residual, la.attproj, B * C);
+      b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, B, C, C); // x + c_proj(attn)
       b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, B, C);
-      b.matmulForward(la.fch, la.ln2, lp.fcw, lp.fcb, B, C, 4 * C);
-      b.geluForward(la.fchGelu, la.fch, B * 4 * C);
-      b.matmulForward(la.fcproj, la.fchGelu, lp.fcprojw, lp.fcprojb, B, 4 * C, C);
-      b.residualForward(la.residual3, la.residual2, la.fcproj, B * C);
+      b.matmulGeluForward(la.fch, la.fchGelu, la.ln2, lp.fcw, lp.fcb, B, C, 4 * C);
+      b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, B, 4 * C, C); // x + mlp
       residual = la.residual3;
     });
     b.layernormForward(d.lnf, d.lnfMean, d.lnfRstd, residual, p.lnfw, p.lnfb, B, C);

@@ -65,6 +65,15 @@ export class CpuBackend implements Backend {
   matmulForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
     nn.matmulForward(f(out), f(inp), f(w), bias ? f(bias) : null, N, IC, OC);
   }
+  matmulResidualForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number): void {
+    // as the two ops: out = (inp @ w^T + bias), then out += residual (the same rounding as matmul then residual)
+    nn.matmulForward(f(out), f(inp), f(w), bias ? f(bias) : null, N, IC, OC);
+    nn.residualForward(f(out), f(residual), f(out), N * OC);
+  }
+  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
+    nn.matmulForward(f(pre), f(inp), f(w), bias ? f(bias) : null, N, IC, OC);
+    nn.geluForward(f(out), f(pre), N * OC);
+  }
   matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number): void {
     nn.matmulBackward(f(dinp), f(dw), dbias ? f(dbias) : null, f(dout), f(inp), f(w), N, IC, OC);
   }

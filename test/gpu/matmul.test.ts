@@ -8,7 +8,7 @@ import { planWith } from '../../src/gpu/kernels/matmulPlan';
 import type { KernelContext } from '../../src/gpu/runtime';
 import type { GpuTensor } from '../../src/gpu/tensor';
 import { noGpu, theGpu } from './device';
-import { expectClose } from './parity';
+import { expectClose, parity } from './parity';
 import { Rng } from './random';
 
 /** out (+)= opA(a) @ opB(b) (+ bias) in float64: opA(a)[i,k] = transA ? a[k*M+i] : a[i*K+k], opB(b)[k,j] = transB ? b[j*K+k] : b[k*N+j]. */
@@ -54,5 +54,40 @@ describe.skipIf(noGpu)('WebGPU matmul under each tile and split', () => {
       for (const x of Object.values(t)) gpu.free(x);
     }
     expectClose('WebGPU errors', [gpu.takeErrors().length], [0]);
+  });
+});
+
+/** gelu, tanh approximation, in float64 (an independent twin of the shader's). */
+const gelu = (x: number) => 0.5 * x * (1 + Math.tanh(Math.sqrt(2 / Math.PI) * (x + 0.044715 * x ** 3)));
+
+describe.skipIf(noGpu)('WebGPU fused matmul epilogues', () => {
+  it('+ residual and GELU, unsplit and split-K, against float64 loops; the ops against the CPU reference', async () => {
+    const gpu = theGpu(), k = (gpu as unknown as { rt: KernelContext }).rt;
+    const [N, IC, OC] = [29, 150, 21]; // rows, in, out: off every tile, 3 slices of K = IC
+    const r = new Rng(21);
+    const host = { inp: r.normal(N * IC), w: r.normal(OC * IC), bias: r.normal(OC), res: r.normal(N * OC, 3) };
+    const t: Record<string, GpuTensor> = {};
+    for (const [name, data] of Object.entries(host)) { t[name] = gpu.alloc(data.length) as GpuTensor; gpu.write(t[name], data); }
+    const lin = product(new Float32Array(N * OC), host.inp, host.w, host.bias, N, OC, IC, false, true, false);
+    for (const splits of [1, 3]) {
+      const plan = planWith(N, OC, IC, 16, 32, splits);
+      const out = gpu.alloc(N * OC) as GpuTensor, pre = gpu.alloc(N * OC) as GpuTensor, act = gpu.alloc(N * OC) as GpuTensor;
+      matmulProduct(k, out, t.inp, t.w, t.bias, N, OC, IC, false, true, false, plan, { residual: t.res });
+      matmulProduct(k, pre, t.inp, t.w, t.bias, N, OC, IC, false, true, false, plan, { geluOut: act });
+      const tol = { rtol: 1e-4, atol: 2e-5 * Math.sqrt(IC) };
+      expectClose(`residual epilogue, ${splits} slices`, await gpu.read(out), lin.map((x, i) => x + host.res[i]), tol);
+      expectClose(`pre-activation, ${splits} slices`, await gpu.read(pre), lin, tol);
+      expectClose(`gelu epilogue, ${splits} slices`, await gpu.read(act), lin.map(gelu), tol);
+      for (const x of [out, pre, act]) gpu.free(x);
+    }
+    for (const x of Object.values(t)) gpu.free(x);
+    // through the Backend ops, against the CPU reference (which runs them as matmul, then residual or GELU)
+    await parity(gpu, {
+      inp: host.inp, w: host.w, bias: host.bias, res: host.res, out: r.normal(N * OC), pre: r.normal(N * OC), act: r.normal(N * OC), out2: r.normal(N * OC),
+    }, (b, x) => {
+      b.matmulResidualForward(x.out, x.inp, x.w, x.bias, x.res, N, IC, OC);
+      b.matmulGeluForward(x.pre, x.act, x.inp, x.w, null, N, IC, OC);
+      b.matmulResidualForward(x.out2, x.inp, x.w, null, x.res, N, IC, OC);
+    }, ['out', 'pre', 'act', 'out2'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(IC) });
   });
 });

@@ -12,6 +12,8 @@
 
 export const BK = 16; // K step of the shader's staging loop
 export const TARGET_GROUPS = 256; // ~2 per SM on a large GPU (H100: 132 SMs)
+/** On a CPU adapter (SwiftShader) more, smaller workgroups only add barrier cost: one is enough (64x64 tiles, no split). */
+export const CPU_TARGET_GROUPS = 1;
 export const MIN_SLICE_K = 128; // a K slice shorter than this spends more on its partial tile than on the product
 export const MAX_SPLITS = 64;
 export const MAX_SCRATCH = 1 << 22; // f32 partials (16 MiB)
@@ -53,18 +55,18 @@ export function groupsOf(plan: MatmulPlan): number {
  * and reading them back (2 * splits * M * N floats) costs no more memory
  * traffic than the operands themselves ((M + N) * K floats).
  */
-export function planMatmul(M: number, N: number, K: number): MatmulPlan {
+export function planMatmul(M: number, N: number, K: number, target = TARGET_GROUPS): MatmulPlan {
   const fits = ([tm, tn]: readonly [number, number]) => tm <= sideFor(M) && tn <= sideFor(N);
   const outputs = Math.max(1, M * N);
   const maxSplits = Math.max(1, Math.min(MAX_SPLITS, Math.floor(K / MIN_SLICE_K), Math.floor(MAX_SCRATCH / outputs),
     Math.floor(((M + N) * K) / (2 * outputs))));
   const plans = (tiles: ReadonlyArray<readonly [number, number]>) => tiles.filter(fits).map(([tm, tn]) => {
     const alone = Math.ceil(M / tm) * Math.ceil(N / tn);
-    return planWith(M, N, K, tm, tn, Math.min(maxSplits, Math.max(1, Math.ceil(TARGET_GROUPS / alone))));
+    return planWith(M, N, K, tm, tn, Math.min(maxSplits, Math.max(1, Math.ceil(target / alone))));
   });
   const big = plans(BIG);
   const small = plans(SMALL);
-  const enough = (p: MatmulPlan) => groupsOf(p) >= TARGET_GROUPS;
+  const enough = (p: MatmulPlan) => groupsOf(p) >= target;
   const found = big.find(enough) ?? small.find(enough);
   if (found) return found;
   // Too small an output for the target even split as far as K allows: the most workgroups.
@@ -81,9 +83,9 @@ export interface ColSumPlan {
 }
 
 /** Row chunks for the two-stage column sum of a [rows, cols] matrix (the bias gradient). */
-export function planColSum(rows: number, cols: number): ColSumPlan {
+export function planColSum(rows: number, cols: number, target = TARGET_GROUPS): ColSumPlan {
   const colGroups = Math.max(1, Math.ceil(cols / COLSUM_COLS));
-  const wanted = Math.min(MAX_CHUNKS, Math.ceil(TARGET_GROUPS / colGroups), Math.floor(rows / MIN_CHUNK_ROWS));
+  const wanted = Math.min(MAX_CHUNKS, Math.ceil(target / colGroups), Math.floor(rows / MIN_CHUNK_ROWS));
   const chunkRows = Math.max(1, Math.ceil(rows / Math.max(1, wanted)));
   return { chunks: Math.max(1, Math.ceil(rows / chunkRows)), chunkRows };
 }
