@@ -161,7 +161,9 @@ describe('bench --compare --quick', () => {
       const [L, , C] = c.model.split('x').map(Number);
       // at least the forward + backward of the loss rows; generation adds the rest
       expect(c.flops).toBeGreaterThan(trainFlops({ nLayer: L, nEmbd: C, vocabSize: c.vocabSize }, c.shape.trainRows, c.shape.T));
-      expect(c.shape.T).toBe(c.blockSize - 1);
+      // the loss rows' mean length: each minibatch's rows are cut to its longest sequence (Trainer rowLength)
+      expect(c.shape.T).toBeGreaterThanOrEqual(1);
+      expect(c.shape.T).toBeLessThanOrEqual(c.blockSize - 1);
       // relay: each turn generates one sequence per episode
       for (const g of c.shape.gen) expect(g.count % (c.P * c.G)).toBe(0);
     }

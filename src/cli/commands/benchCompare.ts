@@ -111,7 +111,7 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     const ms = (performance.now() - t0) / reps;
     const after = b.counters;
     const perStep = before && after ? Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / reps])) : undefined;
-    const T = Math.round(lossPositions / Math.max(1, lossRows)); // mean row length of the loss rows
+    const T = Math.max(1, Math.floor(lossPositions / Math.max(1, lossRows))); // the loss rows' mean length (rows are cut per minibatch), rounded down
     const trainForwardRows = lossPositions * (cfg.beta > 0 ? 2 : 1);
     const genRows = (fwd.rows() - trainForwardRows) / reps;
     fed /= reps;
