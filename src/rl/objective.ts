@@ -32,10 +32,12 @@ export interface ObjectiveConfig {
 export interface ObjectiveStats {
   loss: number; policyLoss: number; kl: number; clipFrac: number;
   ratioMean: number; ratioMin: number; ratioMax: number; entropy: number; fracZeroStd: number;
+  /** The global gradient norm^2 kept with `keepGradNormSq` (NaN when it was not). */
+  gradNormSq: number;
 }
 
 // offsets in the readout tensor (multiples of the view alignment)
-const READOUT = { stats: 0, adv: 64, entropy: 128 } as const;
+const READOUT = { stats: 0, adv: 64, normSq: 128, entropy: 192 } as const;
 
 /** Device buffers per batch shape, kept across steps (nothing is allocated once warm). */
 export class PolicyObjective {
@@ -43,6 +45,7 @@ export class PolicyObjective {
   private a: Record<string, Tensor> = {}; // advantages of the whole rollout batch
   private byShape = new Map<string, Record<string, Tensor>>(); // per minibatch shape
   private t: Record<string, Tensor> = {}; // of the last record
+  private keptNormSq = false; // of the last record
 
   constructor(private readonly backend: Backend) {}
 
@@ -61,6 +64,7 @@ export class PolicyObjective {
     };
     t.readStats = b.view(t.readout, READOUT.stats, RL_STATS.size);
     t.readAdv = b.view(t.readout, READOUT.adv, 2);
+    t.readNormSq = b.view(t.readout, READOUT.normSq, 1);
     t.readEntropy = b.view(t.readout, READOUT.entropy, ST);
     this.byShape.set(key, t);
     return t;
@@ -95,6 +99,7 @@ export class PolicyObjective {
     const b = this.backend, { S, T } = batch, V = model.config.vocabSize;
     const t = this.minibatchBuffers(S, T);
     this.t = t;
+    this.keptNormSq = false;
     b.write(t.targets, batch.targets);
     b.write(t.mask, batch.mask);
     b.write(t.oldLogp, batch.oldLogp);
@@ -121,9 +126,20 @@ export class PolicyObjective {
     model.backward();
   }
 
+  /**
+   * Copies the optimizer's measured gradient norm^2 (after `recordMinibatch`) into the stats readout, so a
+   * minibatch's stats and norm come back in one readback.
+   */
+  keepGradNormSq(normSq: Tensor): void {
+    if (!this.t.readNormSq) throw new Error('keepGradNormSq() before record()');
+    this.backend.copy(this.t.readNormSq, normSq);
+    this.keptNormSq = true;
+  }
+
   /** Reads the stats of the last `record` (a sync point). */
   async readStats(batch: PolicyBatch): Promise<ObjectiveStats> {
     if (!this.t.readout) throw new Error('readStats() before record()');
+    const kept = this.keptNormSq; // read before the await: the next minibatch may be recorded meanwhile
     const r = await this.backend.read(this.t.readout);
     const s = r.subarray(READOUT.stats), advStats = r.subarray(READOUT.adv), ent = r.subarray(READOUT.entropy);
     let entSum = 0, n = 0;
@@ -134,6 +150,7 @@ export class PolicyObjective {
       ratioMean: s[RL_STATS.ratioMean], ratioMin: s[RL_STATS.ratioMin], ratioMax: s[RL_STATS.ratioMax],
       entropy: n > 0 ? entSum / n : 0,
       fracZeroStd: advStats[1] > 0 ? advStats[0] / advStats[1] : 0,
+      gradNormSq: kept ? r[READOUT.normSq] : NaN,
     };
   }
 

@@ -42,8 +42,9 @@ export class Generator {
     const key = `${B}x${T}`;
     let t = this.buffers.get(key);
     if (!t) {
-      const b = this.backend;
-      t = { tokens: b.alloc(B * T, 'i32'), logp: b.alloc(B * T), pos: b.alloc(B, 'i32'), done: b.alloc(B, 'i32'), limit: b.alloc(B, 'i32') };
+      // tokens and pos share one buffer (views), so a turn reads back two buffers, not three
+      const b = this.backend, at = Math.ceil((B * T) / b.viewAlign) * b.viewAlign, tokPos = b.alloc(at + B, 'i32');
+      t = { tokPos, tokens: b.view(tokPos, 0, B * T), pos: b.view(tokPos, at, B), logp: b.alloc(B * T), done: b.alloc(B, 'i32'), limit: b.alloc(B, 'i32') };
       this.buffers.set(key, t);
     }
     return t;
@@ -82,7 +83,8 @@ export class Generator {
       b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT);
       b.submit();
     }
-    const [outTok, outLogp, outPos] = await Promise.all([b.read(t.tokens), b.read(t.logp), b.read(t.pos)]);
+    const [outTokPos, outLogp] = await Promise.all([b.read(t.tokPos), b.read(t.logp)]);
+    const outTok = outTokPos.subarray(0, B * T), outPos = outTokPos.subarray(outTokPos.length - B);
     const gen: number[][] = [], lp: number[][] = [];
     for (let i = 0; i < B; i++) {
       const from = contexts[i].length, to = outPos[i];
@@ -93,7 +95,7 @@ export class Generator {
   }
 
   destroy(): void {
-    for (const t of this.buffers.values()) for (const x of Object.values(t)) this.backend.free(x);
+    for (const t of this.buffers.values()) for (const x of Object.values(t)) this.backend.free(x); // views are not freed on their own
     this.buffers.clear();
   }
 }

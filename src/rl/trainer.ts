@@ -1,7 +1,7 @@
 // The Trainer: rollouts -> reward -> advantages -> GSPO/GRPO minibatch updates,
 // the dual lambda, metrics (rl.md section 7), greedy evaluation, the Pareto
 // frontier and best/last checkpoints. Runs unchanged in the worker and the CLI.
-import type { Backend, FloatArray, Tensor } from '../backend';
+import type { Backend, Tensor } from '../backend';
 import type { BaselineResult, CurriculumSpec, Environment, Score } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { AdamW, type AdamWState } from '../model/optimizer';
@@ -297,10 +297,10 @@ export class Trainer<Task = unknown, State = unknown> {
     this.lastStepUpdates = 0;
     // Minibatch m+1 is recorded and submitted before m's stats are awaited, so the device never idles while
     // the host reads back and builds the next batch. The reads are copied out at call time, before m+1 overwrites them.
-    let pending: { reading: Promise<[ObjectiveStats, FloatArray | Int32Array]>; m: number } | null = null;
+    let pending: { reading: Promise<ObjectiveStats>; m: number } | null = null;
     const settle = async (p: NonNullable<typeof pending>) => {
-      const [stats, normSq] = await p.reading;
-      const gn = Math.sqrt(normSq[0]);
+      const stats = await p.reading;
+      const gn = Math.sqrt(stats.gradNormSq);
       if (!Number.isFinite(gn) || !Number.isFinite(stats.loss)) {
         this.skippedUpdates++;
         // which tensor: read back only on this rare path. The gradient buffer holds the last minibatch recorded
@@ -323,9 +323,10 @@ export class Trainer<Task = unknown, State = unknown> {
       this.model.zeroGrad();
       this.objective.recordMinibatch(this.model, batch, c, this.ref ?? undefined);
       this.opt.measure();
+      this.objective.keepGradNormSq(this.opt.normSq); // the norm comes back with the stats: one readback per minibatch
       this.opt.apply(); // a non-finite gradient makes this a no-op on the device (the guard)
       b.submit();
-      const next = { reading: Promise.all([this.objective.readStats(batch), b.read(this.opt.normSq)]), m };
+      const next = { reading: this.objective.readStats(batch), m };
       this.lastStepUpdates++;
       if (pending) await settle(pending);
       pending = next;
