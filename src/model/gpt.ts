@@ -114,25 +114,35 @@ export class GPT {
    */
   forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor): Tensor {
     if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
-    const b = this.backend, a = this.activations(B, T), { nHead: NH, nEmbd: C, vocabSize: V } = this.config, BT = B * T;
+    const b = this.backend, a = this.activations(B, T), { nHead: NH, nEmbd: C } = this.config, BT = B * T;
     const p = params ? viewParams(b, params, this.specs, this.config.nLayer) : this.p;
     if ('dtype' in tokens && 'size' in tokens) b.copy(a.tokens, tokens as Tensor);
     else b.write(a.tokens, tokens as ArrayLike<number>);
     b.embeddingForward(a.encoded, a.tokens, p.wte, p.wpe, BT, T, C);
+    return this.layersAndHead(p, a, BT, (la) => b.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH));
+  }
+
+  /**
+   * The blocks and the head over N rows whose embedding is in a.encoded (nanoGPT's Block, with the residual adds
+   * fused into the projections): x = x + c_proj(attn(ln_1(x))); x = x + mlp.c_proj(gelu(c_fc(ln_2(x)))).
+   * `attend` fills la.atty from la.qkv: causal attention over the rows (forward) or over the KV cache (decode).
+   */
+  private layersAndHead(p: Params, a: Acts, N: number, attend: (la: LayerActs, l: number) => void): Tensor {
+    const b = this.backend, { nEmbd: C, vocabSize: V } = this.config;
     let residual = a.encoded;
     p.layers.forEach((lp, l) => {
       const la = a.layers[l];
-      b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, BT, C);
-      b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, BT, C, 3 * C);
-      b.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH);
-      b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, BT, C, C); // x + c_proj(attn)
-      b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, BT, C);
-      b.matmulGeluForward(la.fch, la.fchGelu, la.ln2, lp.fcw, lp.fcb, BT, C, 4 * C);
-      b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, BT, 4 * C, C); // x + mlp
+      b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, N, C);
+      b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, N, C, 3 * C);
+      attend(la, l);
+      b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, N, C, C); // x + c_proj(attn)
+      b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, N, C);
+      b.matmulGeluForward(la.fch, la.fchGelu, la.ln2, lp.fcw, lp.fcb, N, C, 4 * C);
+      b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, N, 4 * C, C); // x + mlp
       residual = la.residual3;
     });
-    b.layernormForward(a.lnf, a.lnfMean, a.lnfRstd, residual, p.lnfw, p.lnfb, BT, C);
-    b.matmulForward(a.logits, a.lnf, p.wte, null, BT, C, V);
+    b.layernormForward(a.lnf, a.lnfMean, a.lnfRstd, residual, p.lnfw, p.lnfb, N, C);
+    b.matmulForward(a.logits, a.lnf, p.wte, null, N, C, V);
     return a.logits;
   }
 
@@ -168,26 +178,12 @@ export class GPT {
    */
   decode(tokens: Tensor, pos: Tensor, B: number, T: number): Tensor {
     if (this.kvFilled !== `${B}x${T}`) throw new Error(`decode(${B}x${T}) needs a prefill of that shape first (the KV cache)`);
-    const b = this.backend, { nHead: NH, nEmbd: C, vocabSize: V } = this.config, p = this.p, kv = this.kvCache(B, T);
+    const b = this.backend, { nHead: NH, nEmbd: C } = this.config, p = this.p, kv = this.kvCache(B, T);
     const saved = this.acts;
     const d = this.activations(B, 1); // one row per sequence
     this.acts = saved; // a later backward still belongs to the last forward
     b.embeddingLast(d.encoded, tokens, pos, p.wte, p.wpe, B, T, C);
-    let residual = d.encoded;
-    p.layers.forEach((lp, l) => {
-      const la = d.layers[l];
-      b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, B, C);
-      b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, B, C, 3 * C);
-      b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH);
-      b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, B, C, C); // x + c_proj(attn)
-      b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, B, C);
-      b.matmulGeluForward(la.fch, la.fchGelu, la.ln2, lp.fcw, lp.fcb, B, C, 4 * C);
-      b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, B, 4 * C, C); // x + mlp
-      residual = la.residual3;
-    });
-    b.layernormForward(d.lnf, d.lnfMean, d.lnfRstd, residual, p.lnfw, p.lnfb, B, C);
-    b.matmulForward(d.logits, d.lnf, p.wte, null, B, C, V);
-    return d.logits;
+    return this.layersAndHead(p, d, B, (la, l) => b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH));
   }
 
   /** The zeroed gradient of the logits of the last forward; a loss head accumulates into it before `backward`. */
