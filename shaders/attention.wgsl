@@ -12,8 +12,12 @@
 //   and sums go through a tree reduction (fan-in 16) in workgroup memory. The att / dpreatt row
 //   itself holds the intermediate scores (each lane rereads only what it wrote).
 //   TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
-// - values and dqkv: one invocation per output element (WG = 64); neighbours share a
-//   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
+// - values on GPUs ('lanes' layout): attention_forward_values_tiled, one workgroup of 256 per
+//   (b, h, tile of 16 query rows), 16 invocations per row each owning 4 of a 64-column chunk of
+//   the head (hs up to 256: up to 4 chunks); key tiles of 32 rows of att and v are staged in
+//   workgroup memory (10 KiB), key tiles right of the diagonal are skipped. See "Tiled products".
+// - values on CPU adapters, and dqkv: one invocation per output element (WG = 64); neighbours
+//   share a head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
 
 struct Params {
   B: u32,
@@ -141,6 +145,99 @@ fn attention_forward_values(@builtin(global_invocation_id) gid: vec3u, @builtin(
     sum += att[arow + t2] * qkv[(b * p.T + t2) * C3 + 2u * p.C + c];
   }
   out[i] = sum;
+}
+
+// ---- Tiled products (GPUs, the 'lanes' layout): out rows = P @ X or P^T @ X for one (b, h) ----
+// One workgroup of TILE_WG = TQ * DL invocations per (b, h, tile of TQ output rows): invocation
+// lid owns output row lid / DL and the columns lane, lane + DL, ... (lane = lid % DL) of a chunk
+// of DCH columns of the head. Per chunk, it walks the summed index in tiles of TK: the workgroup
+// stages P's [TQ x TK] block (zero above the diagonal and past T) and X's [TK x DCH] block (zero
+// past T and past hs) in workgroup memory, then each invocation accumulates TK products per column.
+// Causal: only the tiles that touch the triangle are visited (P @ X: keys < the tile's last query
+// + 1; P^T @ X: queries >= the tile's first key). The sums run in ascending order of the summed
+// index, like the CPU reference (the masked terms add exact zeros).
+const TQ: u32 = 16u; // output rows per workgroup
+const DL: u32 = 16u; // invocations per output row
+const TILE_WG: u32 = 256u; // TQ * DL
+const TK: u32 = 32u; // summed rows per staged tile
+const DCH: u32 = 64u; // head columns per chunk (hs up to C: chunks keep the tile within 16 KiB)
+const DPT: u32 = 4u; // DCH / DL: columns per invocation
+
+var<workgroup> p_s: array<f32, 512>; // [TQ][TK]
+var<workgroup> x_s: array<f32, 2048>; // [TK][DCH]
+
+// A workgroup's (b, h, output tile); valid false for the padding groups of a 2-D grid.
+struct Tile {
+  b: u32,
+  h: u32,
+  bh: u32,
+  o0: u32, // first output row
+  part: u32, // attention_backward_dqkv: 0 dq, 1 dk, 2 dv
+  valid: bool,
+}
+
+fn tile_of(wid: vec3u, nwg: vec3u, parts: u32) -> Tile {
+  let group = wid.x + wid.y * nwg.x;
+  let tiles = (p.T + TQ - 1u) / TQ;
+  let per_part = p.B * p.NH * tiles;
+  let part = group / per_part;
+  let g = group % per_part;
+  let bh = g / tiles;
+  return Tile(bh / p.NH, bh % p.NH, bh, (g % tiles) * TQ, part, group < parts * per_part);
+}
+
+// acc[j] += sum_{k < nk} p_s[r][k] * x_s[k][lane + DL * j] for the columns lane + DL * j < cols.
+fn tile_accumulate(acc: ptr<function, array<f32, DPT>>, r: u32, lane: u32, nk: u32, cols: u32) {
+  for (var k = 0u; k < nk; k++) {
+    let a = p_s[r * TK + k];
+    for (var j = 0u; j < DPT; j++) {
+      let d = lane + DL * j;
+      if (d < cols) { (*acc)[j] += a * x_s[k * DCH + d]; }
+    }
+  }
+}
+
+// Tiled attention_forward_values: out[b, t, h*hs + d] = sum_{t2 <= t} att[t, t2] v[t2, d].
+@compute @workgroup_size(TILE_WG)
+fn attention_forward_values_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let tl = tile_of(wid, nwg, 1u);
+  if (!tl.valid) { return; } // the whole workgroup: uniform
+  let hs = head_size();
+  let C3 = 3u * p.C;
+  let r = lid / DL;
+  let lane = lid % DL;
+  let t = tl.o0 + r;
+  let kend = min(tl.o0 + TQ, p.T); // keys < kend: every tile right of it is above the diagonal
+  for (var d0 = 0u; d0 < hs; d0 += DCH) {
+    let cols = min(DCH, hs - d0);
+    var acc = array<f32, DPT>();
+    for (var k0 = 0u; k0 < kend; k0 += TK) {
+      for (var e = lid; e < TQ * TK; e += TILE_WG) {
+        let tq = tl.o0 + e / TK;
+        let tk = k0 + e % TK;
+        var a = 0.0;
+        if (tq < p.T && tk <= tq) { a = att[(tl.bh * p.T + tq) * p.T + tk]; }
+        p_s[e] = a;
+      }
+      for (var e = lid; e < TK * DCH; e += TILE_WG) {
+        let tk = k0 + e / DCH;
+        let d = e % DCH;
+        var v = 0.0;
+        if (tk < p.T && d < cols) { v = qkv[(tl.b * p.T + tk) * C3 + 2u * p.C + tl.h * hs + d0 + d]; }
+        x_s[e] = v;
+      }
+      workgroupBarrier();
+      tile_accumulate(&acc, r, lane, min(TK, kend - k0), cols);
+      workgroupBarrier();
+    }
+    if (t < p.T) {
+      for (var j = 0u; j < DPT; j++) {
+        let d = lane + DL * j;
+        if (d < cols) { out[(tl.b * p.T + t) * p.C + tl.h * hs + d0 + d] = acc[j]; }
+      }
+    }
+  }
 }
 
 // datt into the scratch row, then the softmax backward in place.

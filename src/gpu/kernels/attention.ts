@@ -1,12 +1,19 @@
 // Bindings of shaders/attention.wgsl: 1 out, 2 att, 3 qkv, 4 dqkv, 5 dpreatt, 6 dout.
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
-import { rowGrid, rowLayout } from './rows';
+import { rowGrid, rowLayout, rowMode } from './rows';
 
 const WG = 64; // values and dqkv: one invocation per output element
 const elementKernel = (entry: string) => ({ shader: 'attention', entry, constants: { WG } });
 // Scores and dpreatt: rows of up to T keys, each key a dot product of hs, so about two keys per lane.
 const KEYS_PER_LANE = 2;
+// Tiled products ('lanes' mode): one workgroup of TILE_WG per (b, h, TQ output rows); see the shader.
+const TQ = 16;
+const TILE_WG = 256;
+
+function tileGrid(B: number, T: number, NH: number, parts: number) {
+  return grid1D(parts * B * NH * Math.ceil(T / TQ) * TILE_WG, TILE_WG);
+}
 
 function rowKernel(k: KernelContext, entry: string, T: number) {
   const layout = rowLayout(k, T, KEYS_PER_LANE);
@@ -19,7 +26,13 @@ export function attentionForward(k: KernelContext, out: GpuTensor, att: GpuTenso
   const sizes = [B, T, C, NH];
   const scores = rowKernel(k, 'attention_forward_scores', T);
   k.dispatch(scores.kernel, 'uuuu', sizes, { 2: att, 3: qkv }, rowGrid(B * NH * T, scores.layout));
-  k.dispatch(elementKernel('attention_forward_values'), 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, grid1D(B * T * C, WG));
+  if (rowMode(k) === 'lanes') {
+    k.dispatch({ shader: 'attention', entry: 'attention_forward_values_tiled' }, 'uuuu', sizes, { 1: out, 2: att, 3: qkv },
+      tileGrid(B, T, NH, 1));
+  } else {
+    // CPU adapters: one invocation per element, no barrier
+    k.dispatch(elementKernel('attention_forward_values'), 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, grid1D(B * T * C, WG));
+  }
 }
 
 /** dqkv += ...; dpreatt is scratch (overwritten). */
