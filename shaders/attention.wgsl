@@ -12,12 +12,15 @@
 //   and sums go through a tree reduction (fan-in 16) in workgroup memory. The att / dpreatt row
 //   itself holds the intermediate scores (each lane rereads only what it wrote).
 //   TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
-// - values on GPUs ('lanes' layout): attention_forward_values_tiled, one workgroup of 256 per
-//   (b, h, tile of 16 query rows), 16 invocations per row each owning 4 of a 64-column chunk of
-//   the head (hs up to 256: up to 4 chunks); key tiles of 32 rows of att and v are staged in
-//   workgroup memory (10 KiB), key tiles right of the diagonal are skipped. See "Tiled products".
-// - values on CPU adapters, and dqkv: one invocation per output element (WG = 64); neighbours
-//   share a head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
+// - values and dqkv on GPUs ('lanes' layout): attention_forward_values_tiled and
+//   attention_backward_dqkv_tiled, one workgroup of 256 per (part, b, h, tile of 16 output rows),
+//   16 invocations per row each owning 4 columns of a 64-column chunk of the head (hs up to 256:
+//   up to 4 chunks); tiles of 32 rows of att / dpreatt and of v / k / q / dout are staged in
+//   workgroup memory (10 KiB), tiles wholly on the zero side of the diagonal are skipped.
+//   See "Tiled products" below.
+// - values and dqkv on CPU adapters ('single'): one invocation per output element (WG = 64, no
+//   barrier); neighbours share a head, so the att / dpreatt reads are broadcasts and the qkv /
+//   dout reads coalesce.
 
 struct Params {
   B: u32,
@@ -129,7 +132,7 @@ fn attention_forward_scores(@builtin(workgroup_id) wid: vec3u, @builtin(num_work
   }
 }
 
-// One invocation per output element (b, t, c).
+// One invocation per output element (b, t, c) (CPU adapters).
 @compute @workgroup_size(WG)
 fn attention_forward_values(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = flat(gid, nwg);
@@ -240,6 +243,74 @@ fn attention_forward_values_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(nu
   }
 }
 
+// Tiled attention_backward_dqkv: a workgroup per (part, b, h, tile of 16 rows t of that part):
+//   dq[t]  += sum_{t2 <= t} dpreatt[t,t2] k[t2]   (P @ X: key tiles up to the diagonal)
+//   dk[t]  += sum_{tq >= t} dpreatt[tq,t] q[tq]   (P^T @ X: query tiles from the diagonal on)
+//   dv[t]  += sum_{tq >= t} att[tq,t] dout[tq]
+@compute @workgroup_size(TILE_WG)
+fn attention_backward_dqkv_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let tl = tile_of(wid, nwg, 3u);
+  if (!tl.valid) { return; } // the whole workgroup: uniform
+  let hs = head_size();
+  let C3 = 3u * p.C;
+  let r = lid / DL;
+  let lane = lid % DL;
+  let t = tl.o0 + r;
+  let trans = tl.part != 0u; // dk, dv: sums over the queries tq >= t (a column of P)
+  let ibeg = select(0u, tl.o0, trans);
+  let iend = select(min(tl.o0 + TQ, p.T), p.T, trans);
+  for (var d0 = 0u; d0 < hs; d0 += DCH) {
+    let cols = min(DCH, hs - d0);
+    var acc = array<f32, DPT>();
+    for (var i0 = ibeg; i0 < iend; i0 += TK) {
+      for (var e = lid; e < TQ * TK; e += TILE_WG) {
+        // P @ X reads P[o0 + e / TK][i0 + e % TK]; P^T @ X reads P[i0 + e / TQ][o0 + e % TQ]
+        // (consecutive e, consecutive addresses either way); p_s holds [output row][summed index].
+        let ro = select(e / TK, e % TQ, trans);
+        let ki = select(e % TK, e / TQ, trans);
+        let to = tl.o0 + ro;
+        let ti = i0 + ki;
+        let tq = select(to, ti, trans); // the query (row of att / dpreatt)
+        let tk = select(ti, to, trans); // the key (column)
+        var a = 0.0;
+        if (tq < p.T && tk <= tq) {
+          let ai = (tl.bh * p.T + tq) * p.T + tk;
+          if (tl.part == 2u) { a = att[ai]; } else { a = dpreatt[ai]; }
+        }
+        p_s[ro * TK + ki] = a;
+      }
+      for (var e = lid; e < TK * DCH; e += TILE_WG) {
+        let ti = i0 + e / DCH;
+        let d = e % DCH;
+        var x = 0.0;
+        if (ti < p.T && d < cols) {
+          let c = tl.h * hs + d0 + d;
+          if (tl.part == 2u) {
+            x = dout[(tl.b * p.T + ti) * p.C + c];
+          } else {
+            // dq takes k (offset C), dk takes q (offset 0)
+            x = qkv[(tl.b * p.T + ti) * C3 + select(0u, p.C, tl.part == 0u) + c];
+          }
+        }
+        x_s[e] = x;
+      }
+      workgroupBarrier();
+      tile_accumulate(&acc, r, lane, min(TK, iend - i0), cols);
+      workgroupBarrier();
+    }
+    if (t < p.T) {
+      for (var j = 0u; j < DPT; j++) {
+        let d = lane + DL * j;
+        if (d < cols) {
+          let i = (tl.b * p.T + t) * C3 + tl.part * p.C + tl.h * hs + d0 + d;
+          dqkv[i] = dqkv[i] + acc[j];
+        }
+      }
+    }
+  }
+}
+
 // datt into the scratch row, then the softmax backward in place.
 @compute @workgroup_size(WG)
 fn attention_backward_dpreatt(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -270,7 +341,7 @@ fn attention_backward_dpreatt(@builtin(workgroup_id) wid: vec3u, @builtin(num_wo
   }
 }
 
-// One invocation per element of dqkv [B,T,3C]; dpreatt already carries the score scale.
+// One invocation per element of dqkv [B,T,3C] (CPU adapters); dpreatt already carries the score scale.
 //   dq[t]  += sum_{t2 <= t} dpreatt[t,t2] k[t2]
 //   dk[t2] += sum_{t >= t2} dpreatt[t,t2] q[t]
 //   dv[t2] += sum_{t >= t2} att[t,t2] dout[t]

@@ -3,7 +3,7 @@ import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
 import { rowGrid, rowLayout, rowMode } from './rows';
 
-const WG = 64; // values and dqkv: one invocation per output element
+const WG = 64; // values and dqkv on CPU adapters: one invocation per output element
 const elementKernel = (entry: string) => ({ shader: 'attention', entry, constants: { WG } });
 // Scores and dpreatt: rows of up to T keys, each key a dot product of hs, so about two keys per lane.
 const KEYS_PER_LANE = 2;
@@ -41,6 +41,10 @@ export function attentionBackward(k: KernelContext, dqkv: GpuTensor, dpreatt: Gp
   const sizes = [B, T, C, NH];
   const dpre = rowKernel(k, 'attention_backward_dpreatt', T);
   k.dispatch(dpre.kernel, 'uuuu', sizes, { 2: att, 3: qkv, 5: dpreatt, 6: dout }, rowGrid(B * NH * T, dpre.layout));
-  k.dispatch(elementKernel('attention_backward_dqkv'), 'uuuu', sizes,
-    { 2: att, 3: qkv, 4: dqkv, 5: dpreatt, 6: dout }, grid1D(B * T * 3 * C, WG));
+  const bindings = { 2: att, 3: qkv, 4: dqkv, 5: dpreatt, 6: dout };
+  if (rowMode(k) === 'lanes') {
+    k.dispatch({ shader: 'attention', entry: 'attention_backward_dqkv_tiled' }, 'uuuu', sizes, bindings, tileGrid(B, T, NH, 3));
+  } else {
+    k.dispatch(elementKernel('attention_backward_dqkv'), 'uuuu', sizes, bindings, grid1D(B * T * 3 * C, WG));
+  }
 }
