@@ -7,20 +7,21 @@
 //                             datt[t,t2] = dout_t . v_t2                        (= scratch)
 //   attention_backward_dqkv:  dq, dk, dv as gathers over the causal rows/columns (+=)
 // Parallel structure:
-// - scores and dpreatt: TPR invocations per (b, h, t) row (WG / TPR rows per workgroup);
-//   lane j computes the dot products of keys t2 = j, j + TPR, ... <= t, and the row's max
-//   and sums go through a tree reduction (fan-in 16) in workgroup memory. The att / dpreatt row
-//   itself holds the intermediate scores (each lane rereads only what it wrote).
-//   TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
-// - values and dqkv on GPUs ('lanes' layout): attention_forward_values_tiled and
-//   attention_backward_dqkv_tiled, one workgroup of 256 per (part, b, h, tile of 16 output rows),
-//   16 invocations per row each owning 4 columns of a 64-column chunk of the head (hs up to 256:
-//   up to 4 chunks); tiles of 32 rows of att / dpreatt and of v / k / q / dout are staged in
-//   workgroup memory (10 KiB), tiles wholly on the zero side of the diagonal are skipped.
-//   See "Tiled products" below.
-// - values and dqkv on CPU adapters ('single'): one invocation per output element (WG = 64, no
-//   barrier); neighbours share a head, so the att / dpreatt reads are broadcasts and the qkv /
-//   dout reads coalesce.
+// - On GPUs ('lanes' layout), scores, values and dqkv are tiled: one workgroup of TILE_WG = 256
+//   per (part, b, h, tile of TQ = 16 output rows), tiles of TK = 32 rows of q / k / v / dout /
+//   att / dpreatt staged in workgroup memory (at most 14 KiB) in chunks of DCH = 64 columns of
+//   the head (hs up to 256: up to 4 chunks); tiles wholly on the zero side of the diagonal are
+//   skipped. Values and dqkv: 16 invocations per output row, each owning 4 columns of a chunk.
+//   Scores: each invocation owns 2 rows x 1 key per key tile, the rows' max and sum go through
+//   workgroup memory. See "Tiled" below.
+// - dpreatt (all adapters) and scores on CPU adapters: TPR invocations per (b, h, t) row
+//   (WG / TPR rows per workgroup); lane j computes the dot products of keys t2 = j, j + TPR, ...
+//   <= t, and the row's max and sums go through a tree reduction (fan-in 16) in workgroup memory.
+//   The att / dpreatt row itself holds the intermediate scores (each lane rereads only what it
+//   wrote). TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
+// - values and dqkv on CPU adapters ('single', e.g. SwiftShader, which pays ~1 ms per workgroup
+//   with barriers): one invocation per output element (WG = 64, no barrier); neighbours share a
+//   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
 
 struct Params {
   B: u32,
@@ -150,7 +151,7 @@ fn attention_forward_values(@builtin(global_invocation_id) gid: vec3u, @builtin(
   out[i] = sum;
 }
 
-// ---- Tiled products (GPUs, the 'lanes' layout): out rows = P @ X or P^T @ X for one (b, h) ----
+// ---- Tiled (GPUs, the 'lanes' layout). Products: out rows = P @ X or P^T @ X for one (b, h) ----
 // One workgroup of TILE_WG = TQ * DL invocations per (b, h, tile of TQ output rows): invocation
 // lid owns output row lid / DL and the columns lane, lane + DL, ... (lane = lid % DL) of a chunk
 // of DCH columns of the head. Per chunk, it walks the summed index in tiles of TK: the workgroup
@@ -196,6 +197,102 @@ fn tile_accumulate(acc: ptr<function, array<f32, DPT>>, r: u32, lane: u32, nk: u
     for (var j = 0u; j < DPT; j++) {
       let d = lane + DL * j;
       if (d < cols) { (*acc)[j] += a * x_s[k * DCH + d]; }
+    }
+  }
+}
+
+var<workgroup> q_s: array<f32, 1024>; // [TQ][DCH]; then the rows' max and sum
+
+// Tiled attention_forward_scores: a workgroup per (b, h, 16 query rows); invocation lid owns the
+// scores of rows lid / TK and lid / TK + 8 at keys k0 + lid % TK of every key tile (and only it
+// rereads them), dot products summed over hs chunks of q [16 x 64] and k [32 x 64] staged tiles.
+// The rows' max and sum: each row's TK partials go through p_s, summed by one lane per row.
+@compute @workgroup_size(TILE_WG)
+fn attention_forward_scores_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let tl = tile_of(wid, nwg, 1u);
+  if (!tl.valid) { return; } // the whole workgroup: uniform
+  let hs = head_size();
+  let scale = 1.0 / sqrt(f32(hs));
+  let C3 = 3u * p.C;
+  let c = lid % TK;
+  let r0 = lid / TK; // rows r0 and r0 + TILE_WG / TK
+  let RSTEP = TILE_WG / TK;
+  let kend = min(tl.o0 + TQ, p.T);
+  var mx = array<f32, 2>(NEG_BIG, NEG_BIG);
+  for (var k0 = 0u; k0 < kend; k0 += TK) {
+    var dot = array<f32, 2>();
+    for (var d0 = 0u; d0 < hs; d0 += DCH) {
+      let cols = min(DCH, hs - d0);
+      for (var e = lid; e < TQ * DCH; e += TILE_WG) {
+        let tq = tl.o0 + e / DCH;
+        let d = e % DCH;
+        var x = 0.0;
+        if (tq < p.T && d < cols) { x = qkv[(tl.b * p.T + tq) * C3 + tl.h * hs + d0 + d]; }
+        q_s[e] = x;
+      }
+      for (var e = lid; e < TK * DCH; e += TILE_WG) {
+        let tk = k0 + e / DCH;
+        let d = e % DCH;
+        var x = 0.0;
+        if (tk < p.T && d < cols) { x = qkv[(tl.b * p.T + tk) * C3 + p.C + tl.h * hs + d0 + d]; }
+        x_s[e] = x;
+      }
+      workgroupBarrier();
+      for (var i = 0u; i < 2u; i++) {
+        let qr = (r0 + RSTEP * i) * DCH;
+        for (var d = 0u; d < cols; d++) { dot[i] += q_s[qr + d] * x_s[c * DCH + d]; }
+      }
+      workgroupBarrier();
+    }
+    for (var i = 0u; i < 2u; i++) {
+      let t = tl.o0 + r0 + RSTEP * i;
+      let t2 = k0 + c;
+      if (t < p.T && t2 <= t) {
+        let sc = dot[i] * scale;
+        att[(tl.bh * p.T + t) * p.T + t2] = sc;
+        mx[i] = max(mx[i], sc);
+      }
+    }
+  }
+  // the rows' max: partials at p_s[row * TK + c] = p_s[lid + TILE_WG * i]
+  p_s[lid] = mx[0];
+  p_s[lid + TILE_WG] = mx[1];
+  workgroupBarrier();
+  if (lid < TQ) {
+    var m = NEG_BIG;
+    for (var j = 0u; j < TK; j++) { m = max(m, p_s[lid * TK + j]); }
+    q_s[lid] = m;
+  }
+  workgroupBarrier();
+  var sum = array<f32, 2>();
+  for (var i = 0u; i < 2u; i++) {
+    let t = tl.o0 + r0 + RSTEP * i;
+    if (t >= p.T) { continue; }
+    let m = q_s[r0 + RSTEP * i];
+    for (var t2 = c; t2 <= t; t2 += TK) {
+      let a = (tl.bh * p.T + t) * p.T + t2;
+      let ex = exp(att[a] - m);
+      att[a] = ex;
+      sum[i] += ex;
+    }
+  }
+  p_s[lid] = sum[0];
+  p_s[lid + TILE_WG] = sum[1];
+  workgroupBarrier();
+  if (lid < TQ) {
+    var acc = 0.0;
+    for (var j = 0u; j < TK; j++) { acc += p_s[lid * TK + j]; }
+    q_s[TQ + lid] = acc;
+  }
+  workgroupBarrier();
+  for (var i = 0u; i < 2u; i++) {
+    let t = tl.o0 + r0 + RSTEP * i;
+    if (t >= p.T) { continue; }
+    let inv = 1.0 / q_s[TQ + r0 + RSTEP * i];
+    for (var t2 = c; t2 < p.T; t2 += TK) {
+      let a = (tl.bh * p.T + t) * p.T + t2;
+      if (t2 <= t) { att[a] = att[a] * inv; } else { att[a] = 0.0; }
     }
   }
 }
