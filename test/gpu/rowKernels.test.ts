@@ -135,7 +135,7 @@ describe.skipIf(noGpu).each<RowMode>(['lanes', 'single'])('WebGPU row kernels vs
     }
   });
 
-  it('causal attention, the tiled products (lanes): T not a multiple of the tile, hs 1 .. 256, B > 1', async () => {
+  it('causal attention, the tiled kernels (scores, values, dqkv in lanes): T not a multiple of the tile, hs 1 .. 256, B > 1', async () => {
     // [B, T, C, NH]: hs = C / NH = 1, 3, 16, 64, 70 (two column chunks), 256 (C = 256, NH = 1, four chunks);
     // T 1, 5, 17, 33, 70, 130 against query tiles of 16 rows and key tiles of 32.
     for (const [B, T, C, NH] of [[2, 1, 3, 3], [3, 5, 9, 3], [2, 17, 32, 2], [2, 33, 128, 2], [2, 70, 140, 2],
