@@ -7,12 +7,20 @@
 //                             datt[t,t2] = dout_t . v_t2                        (= scratch)
 //   attention_backward_dqkv:  dq, dk, dv as gathers over the causal rows/columns (+=)
 // Parallel structure:
-// - scores and dpreatt: TPR invocations per (b, h, t) row (WG / TPR rows per workgroup);
-//   lane j computes the dot products of keys t2 = j, j + TPR, ... <= t, and the row's max
-//   and sums go through a tree reduction (fan-in 16) in workgroup memory. The att / dpreatt row
-//   itself holds the intermediate scores (each lane rereads only what it wrote).
-//   TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
-// - values and dqkv: one invocation per output element (WG = 64); neighbours share a
+// - On GPUs ('lanes' layout), scores, values and dqkv are tiled: one workgroup of TILE_WG = 256
+//   per (part, b, h, tile of TQ = 16 output rows), tiles of TK = 32 rows of q / k / v / dout /
+//   att / dpreatt staged in workgroup memory (at most 14 KiB) in chunks of DCH = 64 columns of
+//   the head (hs up to 256: up to 4 chunks); tiles wholly on the zero side of the diagonal are
+//   skipped. Values and dqkv: 16 invocations per output row, each owning 4 columns of a chunk.
+//   Scores: each invocation owns 2 rows x 1 key per key tile, the rows' max and sum go through
+//   workgroup memory. See "Tiled" below.
+// - dpreatt (all adapters) and scores on CPU adapters: TPR invocations per (b, h, t) row
+//   (WG / TPR rows per workgroup); lane j computes the dot products of keys t2 = j, j + TPR, ...
+//   <= t, and the row's max and sums go through a tree reduction (fan-in 16) in workgroup memory.
+//   The att / dpreatt row itself holds the intermediate scores (each lane rereads only what it
+//   wrote). TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
+// - values and dqkv on CPU adapters ('single', e.g. SwiftShader, which pays ~1 ms per workgroup
+//   with barriers): one invocation per output element (WG = 64, no barrier); neighbours share a
 //   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
 
 struct Params {
@@ -125,7 +133,7 @@ fn attention_forward_scores(@builtin(workgroup_id) wid: vec3u, @builtin(num_work
   }
 }
 
-// One invocation per output element (b, t, c).
+// One invocation per output element (b, t, c) (CPU adapters).
 @compute @workgroup_size(WG)
 fn attention_forward_values(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = flat(gid, nwg);
@@ -141,6 +149,263 @@ fn attention_forward_values(@builtin(global_invocation_id) gid: vec3u, @builtin(
     sum += att[arow + t2] * qkv[(b * p.T + t2) * C3 + 2u * p.C + c];
   }
   out[i] = sum;
+}
+
+// ---- Tiled (GPUs, the 'lanes' layout). Products: out rows = P @ X or P^T @ X for one (b, h) ----
+// One workgroup of TILE_WG = TQ * DL invocations per (b, h, tile of TQ output rows): invocation
+// lid owns output row lid / DL and the columns lane, lane + DL, ... (lane = lid % DL) of a chunk
+// of DCH columns of the head. Per chunk, it walks the summed index in tiles of TK: the workgroup
+// stages P's [TQ x TK] block (zero above the diagonal and past T) and X's [TK x DCH] block (zero
+// past T and past hs) in workgroup memory, then each invocation accumulates TK products per column.
+// Causal: only the tiles that touch the triangle are visited (P @ X: keys < the tile's last query
+// + 1; P^T @ X: queries >= the tile's first key). The sums run in ascending order of the summed
+// index, like the CPU reference (the masked terms add exact zeros).
+const TQ: u32 = 16u; // output rows per workgroup
+const DL: u32 = 16u; // invocations per output row
+const TILE_WG: u32 = 256u; // TQ * DL
+const TK: u32 = 32u; // summed rows per staged tile
+const DCH: u32 = 64u; // head columns per chunk (hs up to C: chunks keep the tile within 16 KiB)
+const DPT: u32 = 4u; // DCH / DL: columns per invocation
+
+var<workgroup> p_s: array<f32, 512>; // [TQ][TK]
+var<workgroup> x_s: array<f32, 2048>; // [TK][DCH]
+
+// A workgroup's (b, h, output tile); valid false for the padding groups of a 2-D grid.
+struct Tile {
+  b: u32,
+  h: u32,
+  bh: u32,
+  o0: u32, // first output row
+  part: u32, // attention_backward_dqkv: 0 dq, 1 dk, 2 dv
+  valid: bool,
+}
+
+fn tile_of(wid: vec3u, nwg: vec3u, parts: u32) -> Tile {
+  let group = wid.x + wid.y * nwg.x;
+  let tiles = (p.T + TQ - 1u) / TQ;
+  let per_part = p.B * p.NH * tiles;
+  let part = group / per_part;
+  let g = group % per_part;
+  let bh = g / tiles;
+  return Tile(bh / p.NH, bh % p.NH, bh, (g % tiles) * TQ, part, group < parts * per_part);
+}
+
+// acc[j] += sum_{k < nk} p_s[r][k] * x_s[k][lane + DL * j] for the columns lane + DL * j < cols.
+fn tile_accumulate(acc: ptr<function, array<f32, DPT>>, r: u32, lane: u32, nk: u32, cols: u32) {
+  for (var k = 0u; k < nk; k++) {
+    let a = p_s[r * TK + k];
+    for (var j = 0u; j < DPT; j++) {
+      let d = lane + DL * j;
+      if (d < cols) { (*acc)[j] += a * x_s[k * DCH + d]; }
+    }
+  }
+}
+
+var<workgroup> q_s: array<f32, 1024>; // [TQ][DCH]; then the rows' max and sum
+
+// Tiled attention_forward_scores: a workgroup per (b, h, 16 query rows); invocation lid owns the
+// scores of rows lid / TK and lid / TK + 8 at keys k0 + lid % TK of every key tile (and only it
+// rereads them), dot products summed over hs chunks of q [16 x 64] and k [32 x 64] staged tiles.
+// The rows' max and sum: each row's TK partials go through p_s, summed by one lane per row.
+@compute @workgroup_size(TILE_WG)
+fn attention_forward_scores_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let tl = tile_of(wid, nwg, 1u);
+  if (!tl.valid) { return; } // the whole workgroup: uniform
+  let hs = head_size();
+  let scale = 1.0 / sqrt(f32(hs));
+  let C3 = 3u * p.C;
+  let c = lid % TK;
+  let r0 = lid / TK; // rows r0 and r0 + TILE_WG / TK
+  let RSTEP = TILE_WG / TK;
+  let kend = min(tl.o0 + TQ, p.T);
+  var mx = array<f32, 2>(NEG_BIG, NEG_BIG);
+  for (var k0 = 0u; k0 < kend; k0 += TK) {
+    var dot = array<f32, 2>();
+    for (var d0 = 0u; d0 < hs; d0 += DCH) {
+      let cols = min(DCH, hs - d0);
+      for (var e = lid; e < TQ * DCH; e += TILE_WG) {
+        let tq = tl.o0 + e / DCH;
+        let d = e % DCH;
+        var x = 0.0;
+        if (tq < p.T && d < cols) { x = qkv[(tl.b * p.T + tq) * C3 + tl.h * hs + d0 + d]; }
+        q_s[e] = x;
+      }
+      for (var e = lid; e < TK * DCH; e += TILE_WG) {
+        let tk = k0 + e / DCH;
+        let d = e % DCH;
+        var x = 0.0;
+        if (tk < p.T && d < cols) { x = qkv[(tl.b * p.T + tk) * C3 + p.C + tl.h * hs + d0 + d]; }
+        x_s[e] = x;
+      }
+      workgroupBarrier();
+      for (var i = 0u; i < 2u; i++) {
+        let qr = (r0 + RSTEP * i) * DCH;
+        for (var d = 0u; d < cols; d++) { dot[i] += q_s[qr + d] * x_s[c * DCH + d]; }
+      }
+      workgroupBarrier();
+    }
+    for (var i = 0u; i < 2u; i++) {
+      let t = tl.o0 + r0 + RSTEP * i;
+      let t2 = k0 + c;
+      if (t < p.T && t2 <= t) {
+        let sc = dot[i] * scale;
+        att[(tl.bh * p.T + t) * p.T + t2] = sc;
+        mx[i] = max(mx[i], sc);
+      }
+    }
+  }
+  // the rows' max: partials at p_s[row * TK + c] = p_s[lid + TILE_WG * i]
+  p_s[lid] = mx[0];
+  p_s[lid + TILE_WG] = mx[1];
+  workgroupBarrier();
+  if (lid < TQ) {
+    var m = NEG_BIG;
+    for (var j = 0u; j < TK; j++) { m = max(m, p_s[lid * TK + j]); }
+    q_s[lid] = m;
+  }
+  workgroupBarrier();
+  var sum = array<f32, 2>();
+  for (var i = 0u; i < 2u; i++) {
+    let t = tl.o0 + r0 + RSTEP * i;
+    if (t >= p.T) { continue; }
+    let m = q_s[r0 + RSTEP * i];
+    for (var t2 = c; t2 <= t; t2 += TK) {
+      let a = (tl.bh * p.T + t) * p.T + t2;
+      let ex = exp(att[a] - m);
+      att[a] = ex;
+      sum[i] += ex;
+    }
+  }
+  p_s[lid] = sum[0];
+  p_s[lid + TILE_WG] = sum[1];
+  workgroupBarrier();
+  if (lid < TQ) {
+    var acc = 0.0;
+    for (var j = 0u; j < TK; j++) { acc += p_s[lid * TK + j]; }
+    q_s[TQ + lid] = acc;
+  }
+  workgroupBarrier();
+  for (var i = 0u; i < 2u; i++) {
+    let t = tl.o0 + r0 + RSTEP * i;
+    if (t >= p.T) { continue; }
+    let inv = 1.0 / q_s[TQ + r0 + RSTEP * i];
+    for (var t2 = c; t2 < p.T; t2 += TK) {
+      let a = (tl.bh * p.T + t) * p.T + t2;
+      if (t2 <= t) { att[a] = att[a] * inv; } else { att[a] = 0.0; }
+    }
+  }
+}
+
+// Tiled attention_forward_values: out[b, t, h*hs + d] = sum_{t2 <= t} att[t, t2] v[t2, d].
+@compute @workgroup_size(TILE_WG)
+fn attention_forward_values_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let tl = tile_of(wid, nwg, 1u);
+  if (!tl.valid) { return; } // the whole workgroup: uniform
+  let hs = head_size();
+  let C3 = 3u * p.C;
+  let r = lid / DL;
+  let lane = lid % DL;
+  let t = tl.o0 + r;
+  let kend = min(tl.o0 + TQ, p.T); // keys < kend: every tile right of it is above the diagonal
+  for (var d0 = 0u; d0 < hs; d0 += DCH) {
+    let cols = min(DCH, hs - d0);
+    var acc = array<f32, DPT>();
+    for (var k0 = 0u; k0 < kend; k0 += TK) {
+      for (var e = lid; e < TQ * TK; e += TILE_WG) {
+        let tq = tl.o0 + e / TK;
+        let tk = k0 + e % TK;
+        var a = 0.0;
+        if (tq < p.T && tk <= tq) { a = att[(tl.bh * p.T + tq) * p.T + tk]; }
+        p_s[e] = a;
+      }
+      for (var e = lid; e < TK * DCH; e += TILE_WG) {
+        let tk = k0 + e / DCH;
+        let d = e % DCH;
+        var v = 0.0;
+        if (tk < p.T && d < cols) { v = qkv[(tl.b * p.T + tk) * C3 + 2u * p.C + tl.h * hs + d0 + d]; }
+        x_s[e] = v;
+      }
+      workgroupBarrier();
+      tile_accumulate(&acc, r, lane, min(TK, kend - k0), cols);
+      workgroupBarrier();
+    }
+    if (t < p.T) {
+      for (var j = 0u; j < DPT; j++) {
+        let d = lane + DL * j;
+        if (d < cols) { out[(tl.b * p.T + t) * p.C + tl.h * hs + d0 + d] = acc[j]; }
+      }
+    }
+  }
+}
+
+// Tiled attention_backward_dqkv: a workgroup per (part, b, h, tile of 16 rows t of that part):
+//   dq[t]  += sum_{t2 <= t} dpreatt[t,t2] k[t2]   (P @ X: key tiles up to the diagonal)
+//   dk[t]  += sum_{tq >= t} dpreatt[tq,t] q[tq]   (P^T @ X: query tiles from the diagonal on)
+//   dv[t]  += sum_{tq >= t} att[tq,t] dout[tq]
+@compute @workgroup_size(TILE_WG)
+fn attention_backward_dqkv_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let tl = tile_of(wid, nwg, 3u);
+  if (!tl.valid) { return; } // the whole workgroup: uniform
+  let hs = head_size();
+  let C3 = 3u * p.C;
+  let r = lid / DL;
+  let lane = lid % DL;
+  let t = tl.o0 + r;
+  let trans = tl.part != 0u; // dk, dv: sums over the queries tq >= t (a column of P)
+  let ibeg = select(0u, tl.o0, trans);
+  let iend = select(min(tl.o0 + TQ, p.T), p.T, trans);
+  for (var d0 = 0u; d0 < hs; d0 += DCH) {
+    let cols = min(DCH, hs - d0);
+    var acc = array<f32, DPT>();
+    for (var i0 = ibeg; i0 < iend; i0 += TK) {
+      for (var e = lid; e < TQ * TK; e += TILE_WG) {
+        // P @ X reads P[o0 + e / TK][i0 + e % TK]; P^T @ X reads P[i0 + e / TQ][o0 + e % TQ]
+        // (consecutive e, consecutive addresses either way); p_s holds [output row][summed index].
+        let ro = select(e / TK, e % TQ, trans);
+        let ki = select(e % TK, e / TQ, trans);
+        let to = tl.o0 + ro;
+        let ti = i0 + ki;
+        let tq = select(to, ti, trans); // the query (row of att / dpreatt)
+        let tk = select(ti, to, trans); // the key (column)
+        var a = 0.0;
+        if (tq < p.T && tk <= tq) {
+          let ai = (tl.bh * p.T + tq) * p.T + tk;
+          if (tl.part == 2u) { a = att[ai]; } else { a = dpreatt[ai]; }
+        }
+        p_s[ro * TK + ki] = a;
+      }
+      for (var e = lid; e < TK * DCH; e += TILE_WG) {
+        let ti = i0 + e / DCH;
+        let d = e % DCH;
+        var x = 0.0;
+        if (ti < p.T && d < cols) {
+          let c = tl.h * hs + d0 + d;
+          if (tl.part == 2u) {
+            x = dout[(tl.b * p.T + ti) * p.C + c];
+          } else {
+            // dq takes k (offset C), dk takes q (offset 0)
+            x = qkv[(tl.b * p.T + ti) * C3 + select(0u, p.C, tl.part == 0u) + c];
+          }
+        }
+        x_s[e] = x;
+      }
+      workgroupBarrier();
+      tile_accumulate(&acc, r, lane, min(TK, iend - i0), cols);
+      workgroupBarrier();
+    }
+    if (t < p.T) {
+      for (var j = 0u; j < DPT; j++) {
+        let d = lane + DL * j;
+        if (d < cols) {
+          let i = (tl.b * p.T + t) * C3 + tl.part * p.C + tl.h * hs + d0 + d;
+          dqkv[i] = dqkv[i] + acc[j];
+        }
+      }
+    }
+  }
 }
 
 // datt into the scratch row, then the softmax backward in place.
@@ -173,7 +438,7 @@ fn attention_backward_dpreatt(@builtin(workgroup_id) wid: vec3u, @builtin(num_wo
   }
 }
 
-// One invocation per element of dqkv [B,T,3C]; dpreatt already carries the score scale.
+// One invocation per element of dqkv [B,T,3C] (CPU adapters); dpreatt already carries the score scale.
 //   dq[t]  += sum_{t2 <= t} dpreatt[t,t2] k[t2]
 //   dk[t2] += sum_{t >= t2} dpreatt[t,t2] q[t]
 //   dv[t2] += sum_{t >= t2} att[t,t2] dout[t]

@@ -134,4 +134,21 @@ describe.skipIf(noGpu).each<RowMode>(['lanes', 'single'])('WebGPU row kernels vs
       { rtol: 1e-4, atol: 1e-5 * Math.sqrt(T) });
     }
   });
+
+  it('causal attention, the tiled kernels (scores, values, dqkv in lanes): T not a multiple of the tile, hs 1 .. 256, B > 1', async () => {
+    // [B, T, C, NH]: hs = C / NH = 1, 3, 16, 64, 70 (two column chunks), 256 (C = 256, NH = 1, four chunks);
+    // T 1, 5, 17, 33, 70, 130 against query tiles of 16 rows and key tiles of 32.
+    for (const [B, T, C, NH] of [[2, 1, 3, 3], [3, 5, 9, 3], [2, 17, 32, 2], [2, 33, 128, 2], [2, 70, 140, 2],
+      [2, 130, 3, 1], [2, 33, 256, 1], [1, 130, 256, 1]]) {
+      const r = new Rng(B * 1000 + T * 10 + C + 7);
+      const att = B * NH * T * T;
+      await parity(theGpu(), {
+        qkv: r.normal(B * T * 3 * C), out: r.normal(B * T * C), att: r.normal(att), dout: r.normal(B * T * C),
+        dqkv: r.normal(B * T * 3 * C), dpreatt: r.normal(att),
+      }, (b, t) => {
+        b.attentionForward(t.out, t.att, t.qkv, B, T, C, NH);
+        b.attentionBackward(t.dqkv, t.dpreatt, t.dout, t.qkv, t.att, B, T, C, NH);
+      }, ['out', 'att', 'dqkv'], { rtol: 1e-4, atol: 1e-5 * Math.sqrt(T) });
+    }
+  });
 });

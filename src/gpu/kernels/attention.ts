@@ -1,12 +1,19 @@
 // Bindings of shaders/attention.wgsl: 1 out, 2 att, 3 qkv, 4 dqkv, 5 dpreatt, 6 dout.
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
-import { rowGrid, rowLayout } from './rows';
+import { rowGrid, rowLayout, rowMode } from './rows';
 
-const WG = 64; // values and dqkv: one invocation per output element
+const WG = 64; // values and dqkv on CPU adapters: one invocation per output element
 const elementKernel = (entry: string) => ({ shader: 'attention', entry, constants: { WG } });
 // Scores and dpreatt: rows of up to T keys, each key a dot product of hs, so about two keys per lane.
 const KEYS_PER_LANE = 2;
+// Tiled products ('lanes' mode): one workgroup of TILE_WG per (b, h, TQ output rows); see the shader.
+const TQ = 16;
+const TILE_WG = 256;
+
+function tileGrid(B: number, T: number, NH: number, parts: number) {
+  return grid1D(parts * B * NH * Math.ceil(T / TQ) * TILE_WG, TILE_WG);
+}
 
 function rowKernel(k: KernelContext, entry: string, T: number) {
   const layout = rowLayout(k, T, KEYS_PER_LANE);
@@ -17,9 +24,17 @@ export function attentionForward(k: KernelContext, out: GpuTensor, att: GpuTenso
   B: number, T: number, C: number, NH: number): void {
   if (C % NH !== 0) throw new Error(`attention: C=${C} is not a multiple of NH=${NH}`);
   const sizes = [B, T, C, NH];
-  const scores = rowKernel(k, 'attention_forward_scores', T);
-  k.dispatch(scores.kernel, 'uuuu', sizes, { 2: att, 3: qkv }, rowGrid(B * NH * T, scores.layout));
-  k.dispatch(elementKernel('attention_forward_values'), 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, grid1D(B * T * C, WG));
+  if (rowMode(k) === 'lanes') {
+    k.dispatch({ shader: 'attention', entry: 'attention_forward_scores_tiled' }, 'uuuu', sizes, { 2: att, 3: qkv },
+      tileGrid(B, T, NH, 1));
+    k.dispatch({ shader: 'attention', entry: 'attention_forward_values_tiled' }, 'uuuu', sizes, { 1: out, 2: att, 3: qkv },
+      tileGrid(B, T, NH, 1));
+  } else {
+    // CPU adapters: one lane per row for the scores, one invocation per element for the values, no barrier
+    const scores = rowKernel(k, 'attention_forward_scores', T);
+    k.dispatch(scores.kernel, 'uuuu', sizes, { 2: att, 3: qkv }, rowGrid(B * NH * T, scores.layout));
+    k.dispatch(elementKernel('attention_forward_values'), 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, grid1D(B * T * C, WG));
+  }
 }
 
 /** dqkv += ...; dpreatt is scratch (overwritten). */
@@ -28,6 +43,10 @@ export function attentionBackward(k: KernelContext, dqkv: GpuTensor, dpreatt: Gp
   const sizes = [B, T, C, NH];
   const dpre = rowKernel(k, 'attention_backward_dpreatt', T);
   k.dispatch(dpre.kernel, 'uuuu', sizes, { 2: att, 3: qkv, 5: dpreatt, 6: dout }, rowGrid(B * NH * T, dpre.layout));
-  k.dispatch(elementKernel('attention_backward_dqkv'), 'uuuu', sizes,
-    { 2: att, 3: qkv, 4: dqkv, 5: dpreatt, 6: dout }, grid1D(B * T * 3 * C, WG));
+  const bindings = { 2: att, 3: qkv, 4: dqkv, 5: dpreatt, 6: dout };
+  if (rowMode(k) === 'lanes') {
+    k.dispatch({ shader: 'attention', entry: 'attention_backward_dqkv_tiled' }, 'uuuu', sizes, bindings, tileGrid(B, T, NH, 3));
+  } else {
+    k.dispatch(elementKernel('attention_backward_dqkv'), 'uuuu', sizes, bindings, grid1D(B * T * 3 * C, WG));
+  }
 }
