@@ -36,6 +36,20 @@ describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
     expectClose('decode logits', got, want, { rtol: 1e-4, atol: 1e-4 });
   });
 
+  it('in the GPU layouts (workgroup per row, tiled attention) generation still draws the CPU reference\'s tokens', async () => {
+    const cfg: GPTConfig = { nLayer: 1, nHead: 2, nEmbd: 16, blockSize: 20, vocabSize: 11 };
+    forceRowMode('lanes');
+    try {
+      const gpu = await generateBoth(theGpu(), cfg, 1, 4);
+      const cpu = await generateBoth(new CpuBackend(), cfg, 1, 4);
+      expect(gpu.cached.tokens).toEqual(gpu.plain.tokens);
+      expect(gpu.cached.tokens).toEqual(cpu.cached.tokens);
+      expectClose('logp', gpu.cached.logp.flat(), cpu.cached.logp.flat(), { rtol: 1e-4, atol: 1e-4 });
+    } finally {
+      forceRowMode(null);
+    }
+  });
+
   for (const temperature of [1, 0]) {
     it(`generation with the cache draws the tokens of the full-prefix path and of the CPU reference (temperature ${temperature})`, async () => {
       const cfg: GPTConfig = { nLayer: 2, nHead: 2, nEmbd: 16, blockSize: 20, vocabSize: 11 };

@@ -10,6 +10,9 @@ import type { GPTConfig } from '../../src/model/params';
 import { mulberry32 } from '../../src/model/random';
 import { PolicyObjective, type ObjectiveConfig, type PolicyBatch } from '../../src/rl/objective';
 import { noGpu, theGpu } from './device';
+import { forceRowMode } from '../../src/gpu/kernels/rows';
+import { forceMatmulTarget } from '../../src/gpu/kernels/matmul';
+import { TARGET_GROUPS } from '../../src/gpu/kernels/matmulPlan';
 
 const CONFIG: GPTConfig = { nLayer: 2, nHead: 2, nEmbd: 24, blockSize: 11, vocabSize: 13 };
 
@@ -79,4 +82,21 @@ describe.skipIf(noGpu)('whole training step, WebGPU vs CPU', () => {
       expect(got.counters).toMatchObject({ submissions: 1, readbacks: 0, buffersCreated: 0, bindGroupsCreated: 0 });
     });
   }
+
+  it('in the layouts a GPU gets (workgroup per row, tiled attention, matmul tiles for 256 workgroups): 2 steps agree', async () => {
+    const cfg = cases[1];
+    forceRowMode('lanes');
+    forceMatmulTarget(TARGET_GROUPS);
+    try {
+      const want = await train(new CpuBackend(), cfg, 2);
+      const got = await train(theGpu(), cfg, 2);
+      for (let k = 0; k < 2; k++) expect(Math.abs(got.losses[k] - want.losses[k]), `loss at step ${k}`).toBeLessThan(1e-4 * Math.max(1, Math.abs(want.losses[k])));
+      let worst = 0;
+      for (let i = 0; i < want.params.length; i++) worst = Math.max(worst, Math.abs(got.params[i] - want.params[i]));
+      expect(worst / 3e-3).toBeLessThan(2e-2);
+    } finally {
+      forceRowMode(null);
+      forceMatmulTarget(null);
+    }
+  });
 });

@@ -6,7 +6,14 @@ import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
 import { COLSUM_COLS, CPU_TARGET_GROUPS, planColSum, planMatmul, TARGET_GROUPS, type MatmulPlan } from './matmulPlan';
 
-const target = (k: KernelContext) => (k.cpuAdapter ? CPU_TARGET_GROUPS : TARGET_GROUPS);
+let forcedTarget: number | null = null;
+
+/** Tests: plan every product for this many workgroups on any adapter (null: by adapter). */
+export function forceMatmulTarget(groups: number | null): void {
+  forcedTarget = groups;
+}
+
+const target = (k: KernelContext) => forcedTarget ?? (k.cpuAdapter ? CPU_TARGET_GROUPS : TARGET_GROUPS);
 
 const FORMAT = 'uuuuuuuuuu'; // M, N, K, transA, transB, accumulate, hasBias, kSlice, splits, epilogue
 
