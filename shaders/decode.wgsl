@@ -71,6 +71,13 @@ fn copy_rows(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
   qkvCache[r * p.C + c] = qkvNew[r * p.NH + c];
 }
 
+// q . k over the head's hs channels, in channel order (as attention.wgsl's rows).
+fn qk(q: u32, k: u32, hs: u32) -> f32 {
+  var dot = 0.0;
+  for (var d = 0u; d < hs; d++) { dot += qkvCache[q + d] * qkvCache[k + d]; }
+  return dot;
+}
+
 var<workgroup> scores: array<f32, MAX_T>;
 var<workgroup> red: array<f32, 64>;
 
@@ -91,10 +98,7 @@ fn attention_decode(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation
   let q = base + t * C3;
   var mx = -3.4e38;
   for (var t2 = tid; t2 <= t; t2 += 64u) {
-    let k = base + t2 * C3 + p.C;
-    var dot = 0.0;
-    for (var d = 0u; d < hs; d++) { dot += qkvCache[q + d] * qkvCache[k + d]; }
-    dot *= scale;
+    let dot = qk(q, base + t2 * C3 + p.C, hs) * scale;
     scores[t2] = dot;
     mx = max(mx, dot);
   }
@@ -143,10 +147,7 @@ fn attention_decode_serial(@builtin(global_invocation_id) gid: vec3u, @builtin(n
   var s: array<f32, MAX_T>;
   var mx = -3.4e38;
   for (var t2 = 0u; t2 <= t; t2++) {
-    let k = base + t2 * C3 + p.C;
-    var dot = 0.0;
-    for (var d = 0u; d < hs; d++) { dot += qkvCache[q + d] * qkvCache[k + d]; }
-    s[t2] = dot * scale;
+    s[t2] = qk(q, base + t2 * C3 + p.C, hs) * scale;
     mx = max(mx, s[t2]);
   }
   var sum = 0.0;

@@ -83,7 +83,7 @@ export class GPT {
   private activations(B: number, T: number): Acts {
     const key = `${B}x${T}`;
     const cached = this.actsByShape.get(key);
-    if (cached) return (this.acts = cached);
+    if (cached) return cached;
     const b = this.backend, { nLayer, nHead: NH, nEmbd: C, vocabSize: V } = this.config, BT = B * T;
     const layers: LayerActs[] = [];
     for (let l = 0; l < nLayer; l++) {
@@ -93,14 +93,14 @@ export class GPT {
         fch: b.alloc(BT * 4 * C), fchGelu: b.alloc(BT * 4 * C), residual3: b.alloc(BT * C),
       });
     }
-    this.acts = {
+    const acts: Acts = {
       B, T, tokens: b.alloc(BT, 'i32'), encoded: b.alloc(BT * C), layers,
       lnf: b.alloc(BT * C), lnfMean: b.alloc(BT), lnfRstd: b.alloc(BT), logits: b.alloc(BT * V),
       dlogits: b.alloc(BT * V), dresidual: b.alloc(BT * C), dlnf: b.alloc(BT * C), dbt3c: b.alloc(BT * 3 * C),
       dbt4c: b.alloc(BT * 4 * C), dbt4c2: b.alloc(BT * 4 * C), dbtc: b.alloc(BT * C), dpreatt: b.alloc(B * NH * T * T),
     };
-    this.actsByShape.set(key, this.acts);
-    return this.acts;
+    this.actsByShape.set(key, acts);
+    return acts;
   }
 
   private freeActs(a: Acts): void {
@@ -114,7 +114,7 @@ export class GPT {
    */
   forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor): Tensor {
     if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
-    const b = this.backend, a = this.activations(B, T), { nHead: NH, nEmbd: C } = this.config, BT = B * T;
+    const b = this.backend, a = (this.acts = this.activations(B, T)), { nHead: NH, nEmbd: C } = this.config, BT = B * T;
     const p = params ? viewParams(b, params, this.specs, this.config.nLayer) : this.p;
     if ('dtype' in tokens && 'size' in tokens) b.copy(a.tokens, tokens as Tensor);
     else b.write(a.tokens, tokens as ArrayLike<number>);
@@ -179,9 +179,7 @@ export class GPT {
   decode(tokens: Tensor, pos: Tensor, B: number, T: number): Tensor {
     if (this.kvFilled !== `${B}x${T}`) throw new Error(`decode(${B}x${T}) needs a prefill of that shape first (the KV cache)`);
     const b = this.backend, { nHead: NH, nEmbd: C } = this.config, p = this.p, kv = this.kvCache(B, T);
-    const saved = this.acts;
-    const d = this.activations(B, 1); // one row per sequence
-    this.acts = saved; // a later backward still belongs to the last forward
+    const d = this.activations(B, 1); // one row per sequence; a later backward still belongs to the last forward
     b.embeddingLast(d.encoded, tokens, pos, p.wte, p.wpe, B, T, C);
     return this.layersAndHead(p, d, B, (la, l) => b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH));
   }

@@ -90,8 +90,7 @@ export class CpuBackend implements Backend {
     nn.attentionDecode(f(out), f(qkvCache), f(qkvNew), i32(pos), B, T, C, NH);
   }
   copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
-    const d = (dst as CpuTensor).data, s = (src as CpuTensor).data;
-    for (let r = 0; r < rows; r++) d.set(s.subarray(r * srcStride, r * srcStride + width), r * dstStride);
+    nn.copyRows(f(dst), f(src), rows, width, dstStride, srcStride);
   }
   geluForward(out: Tensor, inp: Tensor, n: number): void { nn.geluForward(f(out), f(inp), n); }
   geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void { nn.geluBackward(f(dinp), f(inp), f(dout), n); }

@@ -115,6 +115,11 @@ export function attentionBackward(dqkv: F, dpreatt: F, dout: F, qkv: F, att: F, 
   attnBackward(dqkv, dpreatt, dout, qkv, att, B, T, C, NH);
 }
 
+/** dst[r*dstStride + i] = src[r*srcStride + i] for r < rows, i < width (a prefill's q, k, v into the KV cache). */
+export function copyRows(dst: F, src: F, rows: number, width: number, dstStride: number, srcStride: number): void {
+  for (let r = 0; r < rows; r++) dst.set(src.subarray(r * srcStride, r * srcStride + width), r * dstStride);
+}
+
 /** A decode step over the KV cache (see attention.ts attentionDecode). */
 export function attentionDecode(out: F, qkvCache: F, qkvNew: F, pos: I, B: number, T: number, C: number, NH: number): void {
   attnDecode(out, qkvCache, qkvNew, pos, B, T, C, NH);

@@ -148,10 +148,10 @@ export class Trainer<Task = unknown, State = unknown> {
   /** The degenerate-policy detector's latest verdict (envs that report actionRate). */
   degenerate: DegenerateVerdict | null = null;
   skippedUpdates = 0;
-  /** Rows (sequences) that entered the loss in the last step: the trainable slot's, continued ones merged. */
-  lossRows = 0;
-  /** Each minibatch of the last step: its loss rows and their length. */
+  /** Each minibatch of the last step: its loss rows (the trainable slot's sequences, continued ones merged) and their length. */
   lossShapes: { rows: number; T: number }[] = [];
+  /** Rows (sequences) that entered the loss in the last step. */
+  get lossRows(): number { return this.lossShapes.reduce((a, s) => a + s.rows, 0); }
   lastRollout: { rollout: Rollout<State>; rewards: RewardParts[] } | null = null;
   /** The env's own per-step figures: batch means of its reward terms and extras (philosophers: meals, deadlock, ...). */
   lastEnvMetrics: Record<string, number> = {};
@@ -291,7 +291,6 @@ export class Trainer<Task = unknown, State = unknown> {
     const rand = mulberry32(c.seed * 7919 + step);
     for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
     const mbStats: ObjectiveStats[] = [];
-    this.lossRows = 0;
     this.lossShapes = [];
     const gradNorms: number[] = [];
     this.lastStepUpdates = 0;
@@ -317,7 +316,6 @@ export class Trainer<Task = unknown, State = unknown> {
       if (eps.length === 0) continue;
       const seqs = eps.flatMap((e) => lossByEpisode[e]);
       if (seqs.length === 0) continue;
-      this.lossRows += seqs.length;
       const batch = sequencesToBatch(seqs, (e) => e, rowLength(seqs, this.model.config.blockSize));
       this.lossShapes.push({ rows: batch.S, T: batch.T });
       this.model.zeroGrad();

@@ -5,6 +5,21 @@ import { noGpu, theGpu } from './device';
 import { parity, TOL } from './parity';
 import { Rng } from './random';
 
+/** A Linear forward and backward (gradients accumulating onto random values) on WebGPU against the CPU reference. */
+async function matmulParity(N: number, IC: number, OC: number, withBias: boolean): Promise<void> {
+  const r = new Rng(N * 7 + IC * 3 + OC);
+  await parity(theGpu(), {
+    inp: r.normal(N * IC), weight: r.normal(OC * IC), bias: r.normal(OC), out: r.normal(N * OC),
+    dout: r.normal(N * OC), dinp: r.normal(N * IC), dweight: r.normal(OC * IC), dbias: r.normal(OC),
+  }, (b, t) => {
+    b.matmulForward(t.out, t.inp, t.weight, withBias ? t.bias : null, N, IC, OC);
+    b.matmulBackward(t.dinp, t.dweight, withBias ? t.dbias : null, t.dout, t.inp, t.weight, N, IC, OC);
+  }, ['out', 'dinp', 'dweight', 'dbias'],
+  // Sums of K unit-normal products: cancellation makes single elements small next
+  // to the terms summed, so the absolute floor scales with sqrt(K) * f32 epsilon.
+  { rtol: 1e-4, atol: 2e-5 * Math.sqrt(Math.max(N, IC, OC)) });
+}
+
 describe.skipIf(noGpu)('WebGPU model kernels vs CPU reference', () => {
   it('embedding forward and backward (accumulating), N not a multiple of the workgroup', async () => {
     for (const [B, T, C, V] of [[3, 5, 19, 11], [2, 1, 64, 7], [1, 33, 8, 130]]) {
@@ -37,17 +52,7 @@ describe.skipIf(noGpu)('WebGPU model kernels vs CPU reference', () => {
 
   it('matmul forward (with and without bias) and backward (accumulating), sizes off the 64x64 tile', async () => {
     for (const [N, IC, OC, withBias] of [[37, 19, 53, 1], [1, 1, 1, 1], [64, 64, 64, 0], [130, 70, 65, 1], [5, 200, 3, 0]]) {
-      const r = new Rng(N * 7 + IC * 3 + OC);
-      await parity(theGpu(), {
-        inp: r.normal(N * IC), weight: r.normal(OC * IC), bias: r.normal(OC), out: r.normal(N * OC),
-        dout: r.normal(N * OC), dinp: r.normal(N * IC), dweight: r.normal(OC * IC), dbias: r.normal(OC),
-      }, (b, t) => {
-        b.matmulForward(t.out, t.inp, t.weight, withBias ? t.bias : null, N, IC, OC);
-        b.matmulBackward(t.dinp, t.dweight, withBias ? t.dbias : null, t.dout, t.inp, t.weight, N, IC, OC);
-      }, ['out', 'dinp', 'dweight', 'dbias'],
-      // Sums of K = up to 200 unit-normal products: cancellation makes single elements small next
-      // to the terms summed, so the absolute floor scales with sqrt(K) * f32 epsilon.
-      { rtol: 1e-4, atol: 2e-5 * Math.sqrt(Math.max(N, IC, OC)) });
+      await matmulParity(N, IC, OC, withBias === 1);
     }
   });
 
@@ -62,14 +67,7 @@ describe.skipIf(noGpu)('WebGPU model kernels vs CPU reference', () => {
       [5, 520, 9, 1], // forward split over K = IC = 520, bias added once in the slice sum
       [300, 70, 130, 1], // bias sum over 3 column groups and 4 row chunks
     ]) {
-      const r = new Rng(N * 7 + IC * 3 + OC);
-      await parity(theGpu(), {
-        inp: r.normal(N * IC), weight: r.normal(OC * IC), bias: r.normal(OC), out: r.normal(N * OC),
-        dout: r.normal(N * OC), dinp: r.normal(N * IC), dweight: r.normal(OC * IC), dbias: r.normal(OC),
-      }, (b, t) => {
-        b.matmulForward(t.out, t.inp, t.weight, withBias ? t.bias : null, N, IC, OC);
-        b.matmulBackward(t.dinp, t.dweight, withBias ? t.dbias : null, t.dout, t.inp, t.weight, N, IC, OC);
-      }, ['out', 'dinp', 'dweight', 'dbias'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(Math.max(N, IC, OC)) });
+      await matmulParity(N, IC, OC, withBias === 1);
     }
   });
 

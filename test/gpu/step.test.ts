@@ -57,6 +57,14 @@ async function train(b: Backend, cfg: ObjectiveConfig, steps: number) {
   return { losses, params, counters };
 }
 
+/** Losses step by step, and the weights after the steps to a small fraction of one AdamW step at lr 3e-3. */
+function expectAgree(got: { losses: number[]; params: Float64Array }, want: { losses: number[]; params: Float64Array }, steps: number): void {
+  for (let k = 0; k < steps; k++) expect(Math.abs(got.losses[k] - want.losses[k]), `loss at step ${k}`).toBeLessThan(1e-4 * Math.max(1, Math.abs(want.losses[k])));
+  let worst = 0;
+  for (let i = 0; i < want.params.length; i++) worst = Math.max(worst, Math.abs(got.params[i] - want.params[i]));
+  expect(worst / 3e-3).toBeLessThan(2e-2);
+}
+
 describe.skipIf(noGpu)('whole training step, WebGPU vs CPU', () => {
   const cases: ObjectiveConfig[] = [
     { algorithm: 'gspo', epsLow: 3e-4, epsHigh: 4e-4, beta: 0, advantage: 'group', temperature: 1 },
@@ -67,11 +75,7 @@ describe.skipIf(noGpu)('whole training step, WebGPU vs CPU', () => {
     it(`${cfg.algorithm} eps ${cfg.epsLow}/${cfg.epsHigh} beta ${cfg.beta} ${cfg.advantage}: 3 steps agree`, async () => {
       const want = await train(new CpuBackend(), cfg, 3);
       const got = await train(theGpu(), cfg, 3);
-      for (let k = 0; k < 3; k++) expect(Math.abs(got.losses[k] - want.losses[k]), `loss at step ${k}`).toBeLessThan(1e-4 * Math.max(1, Math.abs(want.losses[k])));
-      // after 3 AdamW steps at lr 3e-3, weights agree to a small fraction of one step
-      let worst = 0;
-      for (let i = 0; i < want.params.length; i++) worst = Math.max(worst, Math.abs(got.params[i] - want.params[i]));
-      expect(worst / 3e-3).toBeLessThan(2e-2);
+      expectAgree(got, want, 3);
       // the steps changed the weights at all (so the comparison means something)
       const init = new GPT(new CpuBackend(), CONFIG, undefined, 4);
       const p0 = await init.backend.read(init.params);
@@ -88,12 +92,7 @@ describe.skipIf(noGpu)('whole training step, WebGPU vs CPU', () => {
     forceRowMode('lanes');
     forceMatmulTarget(TARGET_GROUPS);
     try {
-      const want = await train(new CpuBackend(), cfg, 2);
-      const got = await train(theGpu(), cfg, 2);
-      for (let k = 0; k < 2; k++) expect(Math.abs(got.losses[k] - want.losses[k]), `loss at step ${k}`).toBeLessThan(1e-4 * Math.max(1, Math.abs(want.losses[k])));
-      let worst = 0;
-      for (let i = 0; i < want.params.length; i++) worst = Math.max(worst, Math.abs(got.params[i] - want.params[i]));
-      expect(worst / 3e-3).toBeLessThan(2e-2);
+      expectAgree(await train(theGpu(), cfg, 2), await train(new CpuBackend(), cfg, 2), 2);
     } finally {
       forceRowMode(null);
       forceMatmulTarget(null);

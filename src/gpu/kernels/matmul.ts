@@ -24,7 +24,8 @@ const fixed = (entry: string) => ({ shader: 'matmul', entry });
 /** out[M,N] (+)= opA(a) @ opB(b) (+ bias) with the shape's plan (a test may force another). */
 export function matmulProduct(k: KernelContext, out: GpuTensor, a: GpuTensor, b: GpuTensor, bias: GpuTensor | null,
   M: number, N: number, K: number, transA: boolean, transB: boolean, accumulate: boolean,
-  plan: MatmulPlan = planMatmul(M, N, K, target(k)), epilogue: Epilogue = null): void {
+  plan?: MatmulPlan, epilogue: Epilogue = null): void {
+  plan ??= planMatmul(M, N, K, target(k));
   const mode = epilogue === null ? 0 : 'residual' in epilogue ? 1 : 2;
   const params = [M, N, K, +transA, +transB, +accumulate, bias ? 1 : 0, plan.kSlice, plan.splits, mode];
   // unused epilogue bindings get their own 1-float scratch (writable bindings must not alias k.dummy or each other)
@@ -51,13 +52,13 @@ export function matmulForward(k: KernelContext, out: GpuTensor, inp: GpuTensor, 
 /** out[N,OC] = inp @ weight^T + bias + residual (the residual stream's add in the matmul's epilogue). */
 export function matmulResidualForward(k: KernelContext, out: GpuTensor, inp: GpuTensor, weight: GpuTensor, bias: GpuTensor | null,
   residual: GpuTensor, N: number, IC: number, OC: number): void {
-  matmulProduct(k, out, inp, weight, bias, N, OC, IC, false, true, false, planMatmul(N, OC, IC, target(k)), { residual });
+  matmulProduct(k, out, inp, weight, bias, N, OC, IC, false, true, false, undefined, { residual });
 }
 
 /** pre[N,OC] = inp @ weight^T + bias; out = gelu(pre) (the MLP's first layer and its GELU in one pass). */
 export function matmulGeluForward(k: KernelContext, pre: GpuTensor, out: GpuTensor, inp: GpuTensor, weight: GpuTensor, bias: GpuTensor | null,
   N: number, IC: number, OC: number): void {
-  matmulProduct(k, pre, inp, weight, bias, N, OC, IC, false, true, false, planMatmul(N, OC, IC, target(k)), { geluOut: out });
+  matmulProduct(k, pre, inp, weight, bias, N, OC, IC, false, true, false, undefined, { geluOut: out });
 }
 
 /** dbias[OC] += column sums of dout[N,OC]: row chunks' partial sums, then the chunks in order. */
