@@ -15,7 +15,8 @@ describe('sweep', () => {
     const out = join(tempDir(), 'sw');
     const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0,0.5', '--seeds', '1,2', ...TINY, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/sweep: run 4\/4: lambda_tok=0\.5 seed 2/);
+    expect(r.stderr).toMatch(/sweep: a population of 4 members, 4 at once/);
+    expect(r.stderr).toMatch(/sweep: member lambda_tok=0\.5 seed 2 finished/);
     const s = JSON.parse(readFileSync(join(out, 'sweep.json'), 'utf8'));
     expect(s.runs.map((x: { label: string }) => x.label)).toEqual(['lambda_tok=0 seed 1', 'lambda_tok=0 seed 2', 'lambda_tok=0.5 seed 1', 'lambda_tok=0.5 seed 2']);
     for (const run of s.runs) {

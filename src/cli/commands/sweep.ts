@@ -1,11 +1,21 @@
 // `sweep --preset P (--lambdas L,.. | --budgets B,.. | --over key=v,..) [--seeds S,..] [--vs-static]
-// [--set k=v ...] [--out DIR]`: one `train` run per (value, seed), each in its own folder, and
-// sweep.json with every run's final and best eval, its wall time, and the accuracy-vs-tokens
-// frontier across the runs (final evals on the same held-out set). --vs-static (with --budgets)
-// follows each dual run with a static run at the lambda_tok the dual settled on, and compares them.
+// [--set k=v ...] [--at STEP:k=v[@M] ...] [--members N] [--sequential] [--out DIR]`: one `train` run per
+// (value, seed), each in its own folder, and sweep.json with every run's final and best eval, its wall
+// time, and the accuracy-vs-tokens frontier across the runs (final evals on the same held-out set).
+// By default the runs train side by side as a population (CPU backend: one worker thread per member, as
+// many at once as fit in memory); --sequential runs them one after another on the chosen backend. Each
+// member is bit for bit the run it would be alone. --vs-static (with --budgets) follows each dual run with
+// a static run at the lambda_tok the dual settled on, and compares them.
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
-import { InputError } from '../../errors';
+import { mkdirSync, statSync } from 'node:fs';
+import { availableParallelism, freemem } from 'node:os';
+import { InputError, RunFault } from '../../errors';
+import { CpuBackend } from '../../reference/cpuBackend';
+import { memberBytes, membersAtOnce, parseChange, changesFor, type MemberChange } from '../../rl/population';
+import { modelConfigFor } from '../../rl/pretrain';
+import { slotNames } from '../../rl/trainer';
+import type { Backend } from '../../backend';
+import { runMembers, type MemberJob } from '../memberPool';
 import { parseField, type RunConfig } from '../../config';
 import { defaultSweep, parseOver, parseValues, planSweep, type SweepRun, type SweepSpec } from '../../rl/sweep';
 import { paretoFrontier } from '../../rl/pareto';
@@ -25,7 +35,11 @@ export const sweepFlags: FlagSpec = {
   'vs-static': { kind: 'bool', help: 'with --budgets: also run the static lambda_tok each dual run settled on, and compare' },
   set: { kind: 'list', help: 'config override key=value for every run (repeatable)' },
   out: { kind: 'string', help: 'output directory (default runs/sweep-<preset>-<time>)' },
-  backend: { kind: 'string', help: 'webgpu | cpu' },
+  backend: { kind: 'string', help: 'webgpu | cpu (a population trains on the CPU backend; webgpu runs the sweep one run after another)' },
+  sequential: { kind: 'bool', help: 'one run after another (as before populations), on the chosen backend' },
+  members: { kind: 'int', help: 'members training at once (default: all that fit in memory)' },
+  'memory-limit': { kind: 'int', help: 'MiB the population may use (default: 3/4 of the memory available now)' },
+  at: { kind: 'list', help: 'a live change from a step on, to every member or to member M (plan order, from 0): STEP:key=value[@M] (repeatable)' },
 };
 
 function specFrom(flags: Record<string, unknown>, base: RunConfig): SweepSpec {
@@ -49,7 +63,29 @@ function warmKey(c: RunConfig): string {
 
 interface RunRecord {
   label: string; value: number; seed: number | null; out: string; wallSeconds: number;
-  final: Record<string, number>; best: Record<string, number> | null; settle: SettleReport;
+  final: Record<string, number>; best: Record<string, number> | null; settle: SettleReport; changes: MemberChange[];
+}
+
+/** A planned run with its checked setup, folder and live changes. */
+interface Planned { run: SweepRun; s: RunSetup; dir: string; changes: MemberChange[] }
+
+const dirOf = (label: string) => label.replace(/[^A-Za-z0-9_.=-]+/g, '_');
+
+/** Memory the population may use: the flag's MiB, else 3/4 of what the system has available now. */
+function memoryLimit(flag: unknown): number {
+  if (flag !== undefined) {
+    if (typeof flag !== 'number' || flag < 1) throw new InputError(`--memory-limit must be a positive number of MiB, got ${String(flag)}`);
+    return flag * 2 ** 20;
+  }
+  const avail = typeof process.availableMemory === 'function' ? process.availableMemory() : freemem();
+  return Math.floor(avail * 0.75);
+}
+
+/** The output folder may exist (as a folder) or be made; anything else is refused before the first write. */
+function checkOut(out: string): void {
+  let st;
+  try { st = statSync(out); } catch { return; }
+  if (!st.isDirectory()) throw new InputError(`sweep: --out "${out}" exists and is not a folder`);
 }
 
 export async function sweep(argv: string[]): Promise<unknown> {
@@ -60,51 +96,108 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const spec = specFrom(flags, base.config);
   const vsStatic = flags['vs-static'] === true;
   if (vsStatic && spec.axis !== 'budget') throw new InputError('sweep: --vs-static needs --budgets (it compares each dual run with a static lambda_tok)');
+  if (flags.backend !== undefined && flags.backend !== 'webgpu' && flags.backend !== 'cpu') throw new InputError(`--backend must be webgpu or cpu, got "${String(flags.backend)}"`);
   const plan = planSweep(spec);
+  const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, plan.length, base.config));
   // every run's config is checked before anything runs, so a bad combination fails at once
-  const setups = plan.map((r) => ({ run: r, s: setup(presetName, { ...sets, ...r.overrides }) }));
+  const planned: Planned[] = plan.map((run, i) => ({ run, s: setup(presetName, { ...sets, ...run.overrides }), dir: dirOf(run.label), changes: changesFor(changes, i) }));
+  const population = flags.sequential !== true && flags.backend !== 'webgpu';
+  if (flags.sequential !== true && flags.backend === 'webgpu') log('sweep: on WebGPU the runs go one after another (populations train on the CPU backend, one thread per member)');
+  if (flags.sequential === true && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
+  let atOnce = 1;
+  if (population) {
+    const perMember = Math.max(...planned.map((p) => memberBytes(p.s.config, modelConfigFor(p.s.env, p.s.config), slotNames(p.s.env).length)));
+    atOnce = membersAtOnce(plan.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined);
+    log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
+  }
   const out = (flags.out as string | undefined) ?? join('runs', `sweep-${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  checkOut(out);
+  const backend: Backend = population ? new CpuBackend() : await chooseBackend(flags.backend);
   mkdirSync(out, { recursive: true });
-  const backend = await chooseBackend(flags.backend);
   const t0 = performance.now();
   const warm = new Map<string, WarmStarts>();
+  const warmFor = async (s: RunSetup): Promise<WarmStarts> => {
+    const key = warmKey(s.config);
+    if (!warm.has(key)) warm.set(key, await startSlots(backend, s));
+    return warm.get(key)!;
+  };
   const runs: RunRecord[] = [];
+  const failed: { label: string; message: string }[] = [];
   const pairs: unknown[] = [];
   const total = plan.length * (vsStatic ? 2 : 1);
   let done = 0;
 
-  const runOne = async (run: SweepRun, s: RunSetup, dir: string): Promise<TrainResult> => {
-    done++;
-    const elapsed = (performance.now() - t0) / 1000;
-    const left = done > 1 ? ` (about ${Math.round((elapsed / (done - 1)) * (total - done + 1))} s left)` : '';
-    log(`sweep: run ${done}/${total}: ${run.label}${left}`);
-    const key = warmKey(s.config);
-    if (!warm.has(key)) warm.set(key, await startSlots(backend, s));
-    return trainRun(backend, s, join(out, dir), true, warm.get(key));
-  };
-  const record = (run: SweepRun, dir: string, r: TrainResult, budget: number | null): RunRecord => ({
-    label: run.label, value: run.value, seed: run.seed, out: join(out, dir), wallSeconds: r.summary.wallSeconds,
-    final: r.summary.final, best: r.summary.best, settle: settleReport(r.history, budget),
+  const record = (p: Planned, r: TrainResult, budget: number | null): RunRecord => ({
+    label: p.run.label, value: p.run.value, seed: p.run.seed, out: join(out, p.dir), wallSeconds: r.summary.wallSeconds,
+    final: r.summary.final, best: r.summary.best, settle: settleReport(r.history, budget), changes: p.changes,
   });
+  const logged = (rec: RunRecord) => log(`sweep: ${rec.label}: final accuracy ${rec.final.accuracy.toFixed(3)} tokens ${rec.final.tokens.toFixed(2)} (${rec.wallSeconds} s)`);
+
+  /** Trains a wave of runs (sequentially, or as a population) and returns each one's result, null where it stopped with a fault. */
+  const trainAll = async (wave: Planned[]): Promise<(TrainResult | null)[]> => {
+    if (!population) {
+      const results: (TrainResult | null)[] = [];
+      for (const p of wave) {
+        done++;
+        const elapsed = (performance.now() - t0) / 1000;
+        const left = done > 1 ? ` (about ${Math.round((elapsed / (done - 1)) * (total - done + 1))} s left)` : '';
+        log(`sweep: run ${done}/${total}: ${p.run.label}${left}`);
+        try {
+          results.push(await trainRun(backend, p.s, join(out, p.dir), { quiet: true, warm: await warmFor(p.s), changes: p.changes }));
+        } catch (e) {
+          if (!(e instanceof RunFault)) throw e;
+          failed.push({ label: p.run.label, message: e.message });
+          log(`sweep: ${p.run.label} stopped: ${e.message}`);
+          results.push(null);
+        }
+      }
+      return results;
+    }
+    const jobs: MemberJob[] = [];
+    for (const p of wave) {
+      jobs.push({ preset: presetName, overrides: { ...sets, ...p.run.overrides }, out: join(out, p.dir), warm: await warmFor(p.s), changes: p.changes, label: p.run.label });
+    }
+    log(`sweep: training ${wave.map((p) => p.run.label).join(', ')}`);
+    const outcomes = await runMembers(jobs, atOnce, (i, o) => {
+      done++;
+      log(`sweep: member ${wave[i].run.label} ${o.ok ? 'finished' : 'stopped'} (${done}/${total}, ${Math.round((performance.now() - t0) / 1000)} s)`);
+    });
+    return outcomes.map((o, i) => {
+      if (o.ok) return o.result;
+      if (o.kind === 'input') throw new InputError(`${wave[i].run.label}: ${o.message}`);
+      if (o.kind === 'internal') throw new Error(`${wave[i].run.label}: ${o.message}`);
+      failed.push({ label: wave[i].run.label, message: o.message });
+      log(`sweep: ${wave[i].run.label} stopped: ${o.message}`);
+      return null;
+    });
+  };
 
   try {
-    for (const { run, s } of setups) {
-      const dir = run.label.replace(/[^A-Za-z0-9_.=-]+/g, '_');
-      const r = await runOne(run, s, dir);
-      const rec = record(run, dir, r, spec.axis === 'budget' ? run.value : null);
+    const results = await trainAll(planned);
+    const statics: { dual: RunRecord; p: Planned; lambda: number }[] = [];
+    results.forEach((r, i) => {
+      if (!r) return;
+      const p = planned[i];
+      const rec = record(p, r, spec.axis === 'budget' ? p.run.value : null);
       runs.push(rec);
-      log(`sweep: ${run.label}: final accuracy ${rec.final.accuracy.toFixed(3)} tokens ${rec.final.tokens.toFixed(2)} (${rec.wallSeconds} s)`);
-      if (vsStatic) {
-        const lambda = Number(rec.settle.meanLambdaLastThird.toFixed(4));
-        const staticRun: SweepRun = { ...run, label: `static lambda_tok=${lambda} (for B=${run.value})${run.seed !== null ? ` seed ${run.seed}` : ''}`,
-          overrides: { ...run.overrides, lambdaMode: 'manual', lambdaTok: parseField('lambdaTok', lambda) } };
-        const sd = `static-B=${run.value}${run.seed !== null ? `_seed_${run.seed}` : ''}`;
-        const rs = await runOne(staticRun, setup(presetName, { ...sets, ...staticRun.overrides }), sd);
-        const st = record(staticRun, sd, rs, run.value);
+      logged(rec);
+      if (!vsStatic) return;
+      const lambda = Number(rec.settle.meanLambdaLastThird.toFixed(4));
+      const run: SweepRun = { ...p.run, label: `static lambda_tok=${lambda} (for B=${p.run.value})${p.run.seed !== null ? ` seed ${p.run.seed}` : ''}`,
+        overrides: { ...p.run.overrides, lambdaMode: 'manual', lambdaTok: parseField('lambdaTok', lambda) } };
+      const dir = `static-B=${p.run.value}${p.run.seed !== null ? `_seed_${p.run.seed}` : ''}`;
+      statics.push({ dual: rec, lambda, p: { run, s: setup(presetName, { ...sets, ...run.overrides }), dir, changes: p.changes } });
+    });
+    if (statics.length) {
+      const staticResults = await trainAll(statics.map((x) => x.p));
+      staticResults.forEach((r, i) => {
+        if (!r) return;
+        const { dual, p, lambda } = statics[i];
+        const st = record(p, r, p.run.value);
         runs.push(st);
-        log(`sweep: ${staticRun.label}: final accuracy ${st.final.accuracy.toFixed(3)} tokens ${st.final.tokens.toFixed(2)}`);
-        pairs.push({ budget: run.value, seed: run.seed, staticLambdaTok: lambda, dual: pairView(rec), static: pairView(st) });
-      }
+        logged(st);
+        pairs.push({ budget: p.run.value, seed: p.run.seed, staticLambdaTok: lambda, dual: pairView(dual), static: pairView(st) });
+      });
     }
   } finally {
     backend.destroy();
@@ -112,11 +205,13 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const points = runs.map((r) => ({ label: r.label, value: r.value, seed: r.seed, accuracy: r.final.accuracy, tokens: r.final.tokens, out: r.out }));
   const summary = {
     preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, set: sets, backend: backend.name,
+    mode: population ? 'population' : 'sequential', ...(population ? { membersAtOnce: atOnce } : {}),
     wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
-    runs, frontier: paretoFrontier(points), ...(vsStatic ? { dualVsStatic: pairs } : {}),
+    runs, frontier: paretoFrontier(points), ...(vsStatic ? { dualVsStatic: pairs } : {}), ...(failed.length ? { failed } : {}),
   };
   writeAtomic(join(out, 'sweep.json'), JSON.stringify(summary, null, 2) + '\n');
   log(`sweep: wrote ${join(out, 'sweep.json')}`);
+  if (failed.length) throw new RunFault(`sweep: ${failed.length} of ${total} runs stopped (${failed.map((f) => f.label).join(', ')}); the others are in ${join(out, 'sweep.json')}`);
   return summary;
 }
 

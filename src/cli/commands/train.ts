@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { writeCheckpoint } from '../../model/checkpoint';
 import { Trainer, type EvalRecord } from '../../rl/trainer';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log, writeAtomic } from '../io';
+import { chooseBackend, log as say, writeAtomic } from '../io';
+import { parseChange, type MemberChange } from '../../rl/population';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import type { Backend } from '../../backend';
 import type { WarmStarts } from '../../rl/warmStart';
@@ -22,6 +23,7 @@ export const trainFlags: FlagSpec = {
   seed: { kind: 'int', help: 'run seed' },
   out: { kind: 'string', help: 'output directory (default runs/<preset>-<time>)' },
   backend: { kind: 'string', help: 'webgpu | cpu' },
+  at: { kind: 'list', help: 'a live change from a step on, STEP:key=value (repeatable), e.g. 50:lambdaTok=0.1' },
 };
 
 const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'lambdaTok'));
@@ -32,10 +34,11 @@ export async function train(argv: string[]): Promise<unknown> {
   if (flags.steps !== undefined) overrides.steps = flags.steps;
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   const s = setup(requireFlag(flags, 'preset', 'train'), overrides);
+  const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, 1, s.config));
   const out = (flags.out as string | undefined) ?? join('runs', `${s.preset.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   const backend = await chooseBackend(flags.backend);
   try {
-    return (await trainRun(backend, s, out)).summary;
+    return (await trainRun(backend, s, out, { changes })).summary;
   } finally {
     backend.destroy();
   }
@@ -45,16 +48,24 @@ export async function train(argv: string[]): Promise<unknown> {
 export interface TrainResult { summary: TrainSummary; history: StepPoint[] }
 export type TrainSummary = Record<string, unknown> & { final: Record<string, number>; best: Record<string, number> | null; wallSeconds: number };
 
+/** How a run is made: `quiet` logs evals and every 10th step only (sweeps run many); `warm` a warm start made
+ * already (a sweep's runs share it); `changes` live changes from a step on (a population member's); `label`
+ * prefixes its log lines (members log side by side). */
+export interface TrainRunOptions { quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string }
+
 /**
  * One run from the preset's warm start into `out` (config.json, metrics.jsonl, evals.jsonl, best and
- * last checkpoints). `quiet` logs evals and every 10th step only (sweeps run many).
+ * last checkpoints).
  */
-export async function trainRun(backend: Backend, s: RunSetup, out: string, quiet = false, given?: WarmStarts): Promise<TrainResult> {
+export async function trainRun(backend: Backend, s: RunSetup, out: string, opts: TrainRunOptions = {}): Promise<TrainResult> {
+  const { quiet = false, changes = [] } = opts;
+  const log = opts.label ? (m: string) => say(`[${opts.label}] ${m}`) : say;
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
   const history: StepPoint[] = [];
-  const warmStart = given ?? await startSlots(backend, s);
+  const warmStart = opts.warm ?? await startSlots(backend, s);
   const trainer = new Trainer(backend, s.env, s.config, warmStart.slots);
+  const applied: MemberChange[] = [];
   writeFileSync(join(out, 'config.json'), JSON.stringify({ preset: s.preset.name, backend: backend.name, config: s.config }, null, 2) + '\n');
   writeFileSync(join(out, 'metrics.jsonl'), '');
   writeFileSync(join(out, 'evals.jsonl'), '');
@@ -69,6 +80,11 @@ export async function trainRun(backend: Backend, s: RunSetup, out: string, quiet
   const streak = new SkipStreak();
   const updates = Math.min(s.config.minibatches, s.config.promptsPerStep * s.config.groupSize);
   for (let i = 0; i < s.config.steps; i++) {
+    for (const c of changes.filter((x) => x.step === i)) {
+      trainer.setHyperparams(c.partial);
+      applied.push(c);
+      log(`change at step ${i}: ${Object.entries(c.partial).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+    }
     const before = trainer.skippedUpdates, flagsBefore = trainer.flags.length;
     const m = await trainer.step();
     history.push({ step: m.step, tokens: m.tokens, lambdaTok: m.lambda_tok });
@@ -103,7 +119,7 @@ export async function trainRun(backend: Backend, s: RunSetup, out: string, quiet
     bestStep: trainer.bestEval?.step ?? null, finalStep: trainer.stepCount,
     lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message),
     degenerate: trainer.degenerate, curriculum: trainer.curriculum, baselines: trainer.baselines(), out,
-    warmStartSource: warmStart.source, ...(warmStart.notices?.length ? { warmStartNotices: warmStart.notices } : {}),
+    changes: applied, warmStartSource: warmStart.source, ...(warmStart.notices?.length ? { warmStartNotices: warmStart.notices } : {}),
     ...(comparison ? { comparison: comparison.rows } : {}),
   };
   trainer.destroy();

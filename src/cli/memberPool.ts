@@ -1,0 +1,43 @@
+// The CPU population of the CLI: each member's run on its own worker thread, at
+// most `atOnce` at a time (the next starts when one ends). Threads beyond the cores
+// are shared by the OS, which balances members of unequal cost better than a fixed
+// split would (5 equal members on 2 cores: 2.5 runs' time, not 3).
+import { Worker } from 'node:worker_threads';
+import type { RunConfig } from '../config';
+import type { MemberChange } from '../rl/population';
+import type { WarmStarts } from '../rl/warmStart';
+import type { TrainResult } from './commands/train';
+
+/** One member's run: the preset and its overrides (as `setup` takes them), where it writes, its warm start and changes. */
+export interface MemberJob {
+  preset: string; overrides: Record<string, unknown> & Partial<RunConfig>; out: string;
+  warm: WarmStarts; changes: MemberChange[]; label: string;
+}
+export type MemberOutcome = { ok: true; result: TrainResult } | { ok: false; kind: 'fault' | 'input' | 'internal'; message: string };
+
+const BOOT = new URL('./memberBoot.mjs', import.meta.url);
+
+function runThread(job: MemberJob): Promise<MemberOutcome> {
+  return new Promise((resolve) => {
+    const w = new Worker(BOOT, { workerData: job });
+    let got: MemberOutcome | null = null;
+    w.on('message', (m: MemberOutcome) => { got = m; });
+    w.on('error', (e) => { got ??= { ok: false, kind: 'internal', message: e.stack ?? e.message }; });
+    w.on('exit', (code) => resolve(got ?? { ok: false, kind: 'internal', message: `the member's thread exited with code ${code} before it reported` }));
+  });
+}
+
+/** Every job's outcome, in the jobs' order; `onDone` as each ends. */
+export async function runMembers(jobs: MemberJob[], atOnce: number, onDone?: (i: number, o: MemberOutcome) => void): Promise<MemberOutcome[]> {
+  const out: MemberOutcome[] = new Array(jobs.length);
+  let next = 0;
+  const lane = async () => {
+    while (next < jobs.length) {
+      const i = next++;
+      out[i] = await runThread(jobs[i]);
+      onDone?.(i, out[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(atOnce, jobs.length)) }, lane));
+  return out;
+}

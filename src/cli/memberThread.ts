@@ -1,0 +1,23 @@
+// A population member's thread (node:worker_threads): one run of a sweep, today's
+// Trainer on the CPU backend, writing its own folder. The result (or why it stopped)
+// goes back to the pool; a member that stops never stops the others.
+import { parentPort, workerData } from 'node:worker_threads';
+import { InputError, RunFault } from '../errors';
+import { CpuBackend } from '../reference/cpuBackend';
+import { setup } from './commands/runSetup';
+import { trainRun } from './commands/train';
+import type { MemberJob, MemberOutcome } from './memberPool';
+
+const job = workerData as MemberJob;
+const backend = new CpuBackend();
+let outcome: MemberOutcome;
+try {
+  const result = await trainRun(backend, setup(job.preset, job.overrides), job.out, { quiet: true, warm: job.warm, changes: job.changes, label: job.label });
+  outcome = { ok: true, result };
+} catch (e) {
+  const kind = e instanceof RunFault ? 'fault' : e instanceof InputError ? 'input' : 'internal';
+  outcome = { ok: false, kind, message: e instanceof Error ? (kind === 'internal' ? e.stack ?? e.message : e.message) : String(e) };
+} finally {
+  backend.destroy();
+}
+parentPort!.postMessage(outcome!);
