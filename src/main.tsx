@@ -20,6 +20,12 @@ const store = createAppStore({
   publishDelayMs: 150, // evals, checkpoints saved, snapshots: one store update for what arrives together
   checkpointIntervalMs: 10_000, // checkpoints while training: at most every 10 s (and at once when the run stops)
   prefs: localPrefs(), // the backend chosen, the overlaid runs, the guide dismissed: kept across reloads
+  spawnTrainer: connectTrainer, // a sweep's members train side by side, one worker each
+  population: {
+    cores: navigator.hardwareConcurrency || 2,
+    // navigator.deviceMemory (GiB, Chromium only, capped at 8): a quarter of it for the members
+    memoryBytes: (((navigator as { deviceMemory?: number }).deviceMemory ?? 4) * 2 ** 30) / 4,
+  },
   kv: {
     get: (k) => { try { return localStorage.getItem(k); } catch { return null; } },
     set: (k, v) => localStorage.setItem(k, v),

@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { findPreset, presetConfig } from '../envs/presets';
 import type { RunConfig } from '../config';
-import type { ResumeState, TrainerState } from '../worker/protocol';
+import type { ResumeState, TelemetryEvent, TrainerState } from '../worker/protocol';
 import { MemoryPrefs } from './pagePrefs';
 import { Recorder } from './recorder';
 import type { CheckpointKind } from './runsDb';
@@ -15,11 +15,13 @@ import { encodeSetup } from './urlState';
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export class StoreContext {
-  readonly deps: Required<Omit<AppDeps, 'kv'>> & Pick<AppDeps, 'kv'>;
+  readonly deps: Required<Omit<AppDeps, 'kv' | 'spawnTrainer' | 'population'>> & Pick<AppDeps, 'kv' | 'spawnTrainer' | 'population'>;
   readonly recorder: Recorder;
   /** Newer versions of run records than the store shows (steps move with every metrics batch; the table catches up on rare events). */
   private readonly latest = new Map<string, RunMeta>();
   private lastQuery: string | null = null;
+  /** Routes a telemetry event into the hub, the recorder and the run records (the session sets it; population members use it too). */
+  telemetry: (e: TelemetryEvent) => void = () => {};
   /** Set once boot has read the stored prefs back: saving them before would overwrite them with defaults. */
   booted = false;
   private saving: Promise<void> = Promise.resolve();

@@ -108,6 +108,8 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     },
   });
 
+  ctx.telemetry = onEvent;
+
   /** Switches the worker's backend and starts the shown setup there. */
   const useBackend = (prefer: 'auto' | 'cpu') => ctx.guard(async () => {
     await api().useBackend(prefer);

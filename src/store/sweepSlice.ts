@@ -1,14 +1,16 @@
-// The page's sweep: one run per value of lambda_tok (or the budget B), run one
-// after another in the training worker; every run lands in the runs table like
-// any other, and the sweep's record (which runs, which finished, their final
+// The page's sweep: one run per value of lambda_tok (or the budget B). With a way
+// to spawn workers the runs train side by side as a population (sweepPopulation.ts),
+// else one after another in the training worker; every run lands in the runs table
+// like any other, and the sweep's record (which runs, which finished, their final
 // evals) is kept in the browser so a reload keeps the finished runs and marks
-// the interrupted one.
-import type { RunConfig } from '../config';
+// the interrupted ones.
+import { checkLiveChange, parseField, validateConfig, type RunConfig } from '../config';
 import { InputError } from '../errors';
 import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
 import { errorText, type StoreContext } from './context';
-import type { SweepSlice } from './types';
+import type { SweepSlice, TrainerClient } from './types';
 import { overridesOf } from './urlState';
+import { runPopulation, type Members } from './sweepPopulation';
 
 export type SweepRunStatus = 'pending' | 'running' | 'done' | 'interrupted';
 export interface SweepRunRecord {
@@ -73,6 +75,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSlice, keyof SweepState> {
   const { set, get, deps } = ctx;
   let running = false; // one runner loop at a time
+  const members: Members = new Map(); // a population's running members, by run id
 
   const save = (sweep: SweepRecord | null) => {
     set({ sweep });
@@ -87,11 +90,21 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   const overridesFor = (s: SweepRecord, value: number): Partial<RunConfig> =>
     ({ ...s.base, ...(s.axis === 'lambdaTok' ? { lambdaMode: 'manual', lambdaTok: value } : { lambdaMode: 'budget', budget: value }) });
 
-  /** Runs the sweep's pending and interrupted runs one after another until done or stopped. */
+  /** Runs the sweep's pending and interrupted runs side by side (a population) until each is done or the sweep stops. */
+  const populationLoop = async (spawn: () => TrainerClient) => {
+    const problem = await runPopulation(ctx, spawn, members, { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS });
+    const s = get().sweep;
+    if (!s || s.status !== 'running') return;
+    if (s.runs.every((r) => r.status === 'done')) save({ ...s, status: 'done', message: null });
+    else save({ ...s, status: 'stopped', message: problem ?? 'some runs did not finish' });
+  };
+
+  /** Runs the sweep's pending and interrupted runs (one after another without spawned workers) until done or stopped. */
   const runLoop = async () => {
     if (running) return;
     running = true;
     try {
+      if (deps.spawnTrainer) { await populationLoop(deps.spawnTrainer); return; }
       for (;;) {
         const s = get().sweep;
         if (!s || s.status !== 'running') return;
@@ -173,10 +186,31 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       await runLoop();
     },
 
+    async setMemberField(runId, key, raw) {
+      try {
+        checkLiveChange([key]);
+        const targets = runId === null ? [...members.entries()] : members.has(runId) ? [[runId, members.get(runId)!] as const] : [];
+        if (targets.length === 0) throw new InputError(runId === null ? 'no sweep member is training' : 'that run is not a training member of the sweep');
+        for (const [id, client] of targets) {
+          const meta = ctx.meta(id);
+          const value = parseField(key, raw);
+          validateConfig({ [key]: value }, meta?.config ?? get().config);
+          const state = await client.api.setHyperparams({ [key]: value });
+          const step = state.stepCount; // applies from the member's next step
+          const m = ctx.meta(id);
+          if (m) ctx.updateMeta(id, { changes: [...(m.changes ?? []), { step, field: key, value }] }, true);
+        }
+        set({ error: null });
+      } catch (e) {
+        set({ error: `the change was not applied: ${errorText(e)}` });
+      }
+    },
+
     async stopSweep() {
       const s = get().sweep;
       if (!s || s.status !== 'running') return;
       save({ ...s, status: 'stopped', message: 'stopped by you' });
+      if (members.size) return; // the members pause at their next poll
       await ctx.guard(async () => { if (get().status === 'running') ctx.applySnapshot(await ctx.api.pause()); }); // the runner stops at its next poll
     },
 

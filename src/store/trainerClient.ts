@@ -20,5 +20,10 @@ export function connectTrainer(): TrainerClient {
       listeners.add(fn);
       return () => { listeners.delete(fn); };
     },
+    dispose() {
+      listeners.clear();
+      ch.port1.close();
+      worker.terminate();
+    },
   };
 }

@@ -15,7 +15,12 @@ import type { KeyValueStore, SweepRecord } from './sweepSlice';
 export interface TrainerClient {
   api: TrainerWorkerApi;
   onTelemetry(fn: (e: TelemetryEvent) => void): () => void;
+  /** Ends the worker (a population member's, when its run is over). */
+  dispose?(): void;
 }
+
+/** What a population may use in this browser: cores (navigator.hardwareConcurrency) and bytes of memory. */
+export interface PopulationLimits { cores: number; memoryBytes: number; maxMembers: number }
 
 /** A file picked by the person (a File in the browser). */
 export interface PickedFile { name: string; size: number; text(): Promise<string>; arrayBuffer(): Promise<ArrayBuffer> }
@@ -38,6 +43,10 @@ export interface AppDeps {
   prefs?: PrefsStore;
   /** Small records kept between page loads (the sweep): localStorage in the page, a map in tests. */
   kv?: KeyValueStore;
+  /** A new trainer worker for a population member; without it a sweep runs its runs one after another in the main worker. */
+  spawnTrainer?: () => TrainerClient;
+  /** How large a population may be here (defaults: 2 cores, 1 GiB, 16 members). */
+  population?: Partial<PopulationLimits>;
 }
 
 export interface ConfirmRequest {
@@ -158,8 +167,10 @@ export interface SweepSlice {
   /** The sweep run picked on the sweep's chart. */
   sweepSelected: string | null;
   setSweepDraft(text: string): void;
-  /** One run per value, one after another, each to its last step. */
+  /** One run per value, each to its last step: side by side as a population (one worker each) when the page can spawn workers. */
   startSweep(): Promise<void>;
+  /** A live change to one running member of the sweep (its run id), or to every running member (null); recorded in each run's changes. */
+  setMemberField(runId: string | null, key: ConfigField, raw: unknown): Promise<void>;
   stopSweep(): Promise<void>;
   /** Runs the interrupted and pending runs of a stopped or interrupted sweep. */
   resumeSweep(): Promise<void>;

@@ -1,0 +1,131 @@
+// The page's sweep as a population: each member's run in a trainer worker of its
+// own, all of them training at once (as many as fit in memory), the main worker
+// left alone. Each member is today's Trainer, so it is the run it would be alone.
+// Its telemetry goes where the main run's goes (metrics hub, recorder, run record),
+// so its trail shows on the charts while it trains; its checkpoints are stored when
+// it ends, so it can be resumed and exported like any run.
+import type { RunConfig } from '../config';
+import { findPreset, presetConfig } from '../envs/presets';
+import { createEnv } from '../envs/registry';
+import { memberBytes, membersAtOnce } from '../rl/population';
+import { modelConfigFor } from '../rl/pretrain';
+import { slotNames } from '../rl/trainer';
+import type { TrainerState } from '../worker/protocol';
+import { errorText, type StoreContext } from './context';
+import type { RunMeta } from './runTypes';
+import type { SweepRecord, SweepRunRecord } from './sweepSlice';
+import type { PopulationLimits, TrainerClient } from './types';
+
+export const POPULATION_DEFAULTS: PopulationLimits = { cores: 2, memoryBytes: 2 ** 30, maxMembers: 16 };
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export interface PopulationHooks {
+  /** The sweep record now (null when cleared). */
+  sweep(): SweepRecord | null;
+  patchRun(i: number, patch: Partial<SweepRunRecord>): void;
+  overridesFor(s: SweepRecord, value: number): Partial<RunConfig>;
+  pollMs: number;
+}
+
+/** How many members train at once: all the sweep's runs left, within the memory and member limits (throws when not one fits). */
+export function populationSize(s: SweepRecord, left: number, limits: PopulationLimits, overridesFor: PopulationHooks['overridesFor']): number {
+  const preset = findPreset(s.preset);
+  const perMember = Math.max(...s.runs.map((r) => {
+    const config = presetConfig(preset, overridesFor(s, r.value));
+    const env = createEnv(config);
+    return memberBytes(config, modelConfigFor(env, config), slotNames(env).length);
+  }));
+  return Math.min(limits.maxMembers, membersAtOnce(left, perMember, limits.memoryBytes));
+}
+
+/** The running members' workers, by run id (live changes reach them here). */
+export type Members = Map<string, TrainerClient>;
+
+/**
+ * Trains the sweep's pending and interrupted runs side by side until each finishes or the sweep stops.
+ * Returns the message of the first member that could not start or stopped early (null when all finished).
+ */
+export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClient, members: Members, h: PopulationHooks): Promise<string | null> {
+  const { get, set, deps } = ctx;
+  const s0 = h.sweep()!;
+  const todo = s0.runs.map((r, i) => ({ r, i })).filter(({ r }) => r.status === 'pending' || r.status === 'interrupted').map(({ i }) => i);
+  const limits = { ...POPULATION_DEFAULTS, ...deps.population };
+  const atOnce = populationSize(s0, todo.length, limits, h.overridesFor);
+  let problem: string | null = null;
+  const stillRunning = () => h.sweep()?.status === 'running';
+
+  const member = async (i: number): Promise<void> => {
+    const s = h.sweep()!, run = s.runs[i];
+    h.patchRun(i, { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null });
+    const client = spawn();
+    const off = client.onTelemetry((e) => ctx.telemetry(e));
+    let runId: string | null = null;
+    try {
+      if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
+      const snap = await client.api.init(s.preset, h.overridesFor(s, run.value));
+      runId = snap.runId!;
+      addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`);
+      members.set(runId, client);
+      h.patchRun(i, { runId });
+      if (!get().overlay.includes(runId)) set({ overlay: [...get().overlay, runId] }); // its trail on the charts
+      if (!stillRunning()) { h.patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
+      let state = await client.api.start();
+      while (stillRunning() && state.status === 'running') {
+        await sleep(h.pollMs);
+        state = await client.api.getState();
+      }
+      if (state.status === 'running') state = await client.api.pause(); // the sweep was stopped
+      const last = state.evals[state.evals.length - 1];
+      const finished = state.status === 'idle' && (state.message ?? '').startsWith('finished') && last !== undefined;
+      await storeCheckpoints(ctx, client, runId);
+      if (finished) h.patchRun(i, { status: 'done', accuracy: last.accuracy, tokens: last.tokens, finishedAt: deps.now() });
+      else {
+        h.patchRun(i, { status: 'interrupted', finishedAt: deps.now() });
+        if (stillRunning()) problem ??= `${run.label} stopped before its last step (${state.message ?? state.status})`;
+      }
+    } catch (e) {
+      h.patchRun(i, { status: 'interrupted', finishedAt: deps.now() });
+      problem ??= `${run.label} could not ${runId ? 'finish' : 'start'}: ${errorText(e)}`;
+    } finally {
+      if (runId) members.delete(runId);
+      off();
+      client.dispose?.();
+    }
+  };
+
+  let next = 0;
+  const lane = async () => {
+    while (next < todo.length && stillRunning()) await member(todo[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.max(1, atOnce) }, lane));
+  await ctx.recorder.flush();
+  return problem;
+}
+
+/** The run record of a member (what ensureMeta makes for the main run), shown in the runs table. */
+function addMemberRun(ctx: StoreContext, snap: TrainerState, name: string): void {
+  const { deps } = ctx;
+  const meta: RunMeta = {
+    id: snap.runId!, name, preset: snap.preset!, config: snap.config!, createdAt: deps.now(), updatedAt: deps.now(), status: 'ready', steps: 0,
+    evals: [], bestEval: null, flags: [], warmStart: snap.warmStart ?? null, backend: snap.backend ?? null, checkpoints: {},
+    colorIndex: ctx.nextColor(), source: 'trained',
+    ...(snap.baselines ? { baselines: snap.baselines } : {}), ...(snap.curriculum ? { curriculum: snap.curriculum } : {}),
+  };
+  ctx.addRun(meta);
+  void deps.storage.putRun(meta).catch((e) => ctx.set({ error: `saving the run failed: ${errorText(e)}` }));
+}
+
+/** A member's last (with its resume state) and best checkpoints, stored when it ends. */
+async function storeCheckpoints(ctx: StoreContext, client: TrainerClient, runId: string): Promise<void> {
+  try {
+    const last = await client.api.exportResume(runId);
+    await ctx.deps.storage.putCheckpoint(runId, 'last', last.checkpoint, last.state);
+    const best = await client.api.exportCheckpoint('best', runId);
+    await ctx.deps.storage.putCheckpoint(runId, 'best', best);
+    const m = ctx.meta(runId);
+    if (m) ctx.updateMeta(runId, { checkpoints: { last: last.state.step, best: m.bestEval?.step ?? 0 } }, true);
+  } catch (e) {
+    ctx.set({ error: `the checkpoints of a sweep member could not be stored: ${errorText(e)}` });
+  }
+}

@@ -1,0 +1,136 @@
+// The page's sweep as a population, against fake workers: every member trains in a
+// worker of its own, all at once (none finishes before the last starts), the main
+// worker is left alone, each member's telemetry reaches its run record and the
+// metrics hub, its checkpoints are stored, a live change reaches one member or all,
+// Stop pauses every member, and a population that does not fit is refused.
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAppStore, memoryKv, type AppStore } from '../../src/store/appStore';
+import { MetricsHub } from '../../src/store/metricsHub';
+import { MemoryRunStorage } from '../../src/store/runsDb';
+import type { PopulationLimits } from '../../src/store/types';
+import { FakeTrainer, fakeClient, settle } from './fakeClient';
+
+/** A member worker: emits a step of metrics when started, and finishes (final eval from lambda_tok) when released. */
+class MemberTrainer extends FakeTrainer {
+  disposed = false;
+  startedAt = -1;
+  constructor(private readonly clock: { t: number }, private readonly gate: Promise<void>) { super(); }
+  override async start() {
+    const snap = await super.start();
+    this.startedAt = this.clock.t++;
+    const runId = this.state.runId!;
+    this.emitSteps(0, 1);
+    void this.gate.then(() => {
+      if (this.state.runId !== runId || this.state.status !== 'running') return;
+      const steps = this.state.config!.steps;
+      this.state.stepCount = steps;
+      this.emitEval(steps, 1 - this.state.lambdaTok, 4 - 10 * this.state.lambdaTok);
+      this.state.status = 'idle';
+      this.state.message = `finished ${steps} steps`;
+      this.emit({ kind: 'status', runId, status: 'idle', message: this.state.message });
+    });
+    return snap;
+  }
+}
+
+const stores: AppStore[] = [];
+afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
+
+function world(population: Partial<PopulationLimits> = {}) {
+  const clock = { t: 0 };
+  let release!: () => void;
+  const gate = new Promise<void>((r) => { release = r; });
+  const members: MemberTrainer[] = [];
+  const main = new FakeTrainer();
+  const storage = new MemoryRunStorage();
+  const hub = new MetricsHub();
+  const store = createAppStore({
+    client: fakeClient(main), storage, hub, replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv: memoryKv(), population,
+    spawnTrainer: () => {
+      const m = new MemberTrainer(clock, gate);
+      members.push(m);
+      return { ...fakeClient(m), dispose: () => { m.disposed = true; } };
+    },
+  });
+  stores.push(store);
+  return { store, main, members, release, storage, hub };
+}
+
+const until = async (cond: () => boolean) => { for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5)); };
+
+describe('the page sweep as a population', () => {
+  it('trains every member at once in its own worker and records each one', async () => {
+    const { store, main, members, release, storage, hub } = world();
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    const mainRun = store.getState().runId;
+    store.getState().setSweepDraft('0, 0.1, 0.3');
+    const done = store.getState().startSweep();
+    await until(() => members.length === 3 && members.every((m) => m.startedAt >= 0));
+    // all three started before any finished: side by side, not one after another
+    expect(members.map((m) => m.state.status)).toEqual(['running', 'running', 'running']);
+    expect(members.map((m) => m.callsOf('init')[0])).toEqual([0, 0.1, 0.3].map((v) => ['relay-noisy-dr', { steps: 5, lambdaMode: 'manual', lambdaTok: v }]));
+    release();
+    await done;
+    const s = store.getState().sweep!;
+    expect(s.status).toBe('done');
+    expect(s.runs.map((r) => [r.accuracy, r.tokens])).toEqual([[1, 4], [0.9, 3], [0.7, 1]]);
+    // the main worker was not used: one init (boot), its run still the current one
+    expect(main.callsOf('init')).toHaveLength(1);
+    expect(store.getState().runId).toBe(mainRun);
+    for (const [i, r] of s.runs.entries()) {
+      const meta = store.getState().runs.find((m) => m.id === r.runId)!;
+      expect(meta.name).toBe(`relay-noisy-dr sweep ${r.label}`);
+      expect(meta.evals.map((e) => e.accuracy)).toEqual([r.accuracy]);
+      expect(meta.status).toBe('finished');
+      expect(hub.get(r.runId!)?.rows).toBe(1); // its step's metrics reached the hub
+      expect(store.getState().overlay).toContain(r.runId); // its trail is drawn
+      expect(await storage.getCheckpoint(r.runId!, 'last')).toEqual(members[i].checkpointBytes);
+      expect(members[i].disposed).toBe(true);
+    }
+  });
+
+  it('a live change reaches one member, or every member, and each records it', async () => {
+    const { store, members, release } = world();
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    store.getState().setSweepDraft('0, 0.1, 0.3');
+    const done = store.getState().startSweep();
+    await until(() => members.length === 3 && members.every((m) => m.startedAt >= 0));
+    const ids = store.getState().sweep!.runs.map((r) => r.runId!);
+    await store.getState().setMemberField(ids[1], 'lr', 0.002);
+    expect(members.map((m) => m.callsOf('setHyperparams'))).toEqual([[], [[{ lr: 0.002 }]], []]);
+    await store.getState().setMemberField(null, 'temperature', 0.5);
+    expect(members.map((m) => m.callsOf('setHyperparams').length)).toEqual([1, 2, 1]);
+    const changes = ids.map((id) => store.getState().runs.find((m) => m.id === id)!.changes);
+    expect(changes[1]).toEqual([{ step: 1, field: 'lr', value: 0.002 }, { step: 1, field: 'temperature', value: 0.5 }]);
+    expect(changes[0]).toEqual([{ step: 1, field: 'temperature', value: 0.5 }]);
+    await store.getState().setMemberField(ids[0], 'nLayer', 3);
+    expect(store.getState().error).toMatch(/nLayer cannot change during a run/);
+    release();
+    await done;
+  });
+
+  it('Stop pauses every member; their runs are interrupted', async () => {
+    const { store, members } = world();
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    store.getState().setSweepDraft('0, 0.1');
+    const done = store.getState().startSweep();
+    await until(() => members.length === 2 && members.every((m) => m.startedAt >= 0));
+    await store.getState().stopSweep();
+    await done;
+    expect(store.getState().sweep!.status).toBe('stopped');
+    expect(store.getState().sweep!.runs.map((r) => r.status)).toEqual(['interrupted', 'interrupted']);
+    expect(members.map((m) => m.callsOf('pause').length)).toEqual([1, 1]);
+    await settle();
+  });
+
+  it('refuses a population that does not fit in memory, naming the limit; no worker is spawned', async () => {
+    const { store, members } = world({ memoryBytes: 1024 });
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    store.getState().setSweepDraft('0, 0.1');
+    await store.getState().startSweep();
+    const s = store.getState().sweep!;
+    expect(s.status).toBe('stopped');
+    expect(s.message).toMatch(/a population member needs about \d+ MiB .* more than the limit of 1 MiB/);
+    expect(members).toHaveLength(0);
+  });
+});
