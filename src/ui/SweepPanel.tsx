@@ -1,5 +1,6 @@
 // The Sweep panel: pick lambda_tok values (or budgets in budget mode), run one
-// run per value in the training worker, watch which run and step it is at, and
+// run per value (side by side as a population when the page can spawn workers,
+// else one after another in the training worker), watch where each run is, and
 // see the frontier across the sweep's final evals, each point labelled by its
 // value. Clicking a point (or its row) overlays its run on the charts.
 import { useId } from 'react';
@@ -9,6 +10,7 @@ import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from
 import { ChartFrame } from './ChartFrame';
 import { fmt, pct } from './labels';
 import { useApp, useLiveSteps } from './storeContext';
+import { SweepMembers } from './SweepMembers';
 
 interface SweepPoint { label: string; short: string; value: number; accuracy: number; tokens: number; runId: string }
 
@@ -86,12 +88,15 @@ export function SweepPanel() {
       </div>
       {sweep && (
         <p role="status" data-testid="sweep-progress" data-status={sweep.status} data-done={sweep.runs.filter((r) => r.status === 'done').length}>
-          {running && current >= 0
+          {running && sweep.runs.filter((r) => r.status === 'running').length > 1
+            ? `${sweep.runs.filter((r) => r.status === 'running').length} of ${sweep.runs.length} runs training at once; ${sweep.runs.filter((r) => r.status === 'done').length} finished.`
+            : running && current >= 0
             ? `Run ${current + 1} of ${sweep.runs.length} (${sweep.runs[current].label}): step ${steps} of ${sweep.steps}${left !== null ? ` · about ${left < 90 ? `${left} s` : `${Math.round(left / 60)} min`} left` : ''}`
             : sweep.status === 'done' ? `Sweep done: ${sweep.runs.length} runs of ${sweep.preset}.`
             : `Sweep ${sweep.status}${sweep.message ? `: ${sweep.message}` : ''}. ${sweep.runs.filter((r) => r.status === 'done').length} of ${sweep.runs.length} runs finished; Resume runs the rest.`}
         </p>
       )}
+      {sweep && running && <SweepMembers sweep={sweep} />}
       {sweep && (
         <table className="sweep-runs">
           <caption className="sr-only">Runs of the sweep</caption>

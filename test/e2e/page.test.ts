@@ -427,7 +427,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await fresh.close();
   }, 900_000);
 
-  it('runs a sweep of three lambda_tok values on the CPU backend, draws its frontier, and keeps it over a reload', async () => {
+  it('runs a sweep of three lambda_tok values on the CPU backend as a population, draws its frontier, and keeps it over a reload', async () => {
     const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
     try {
       const page = await plain.newPage();
@@ -443,7 +443,9 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await values.fill('0, 0.1, 0.3');
       await page.getByRole('button', { name: 'Run sweep' }).click();
       const progress = page.getByTestId('sweep-progress');
-      await expect.poll(() => progress.textContent(), { timeout: 60_000 }).toMatch(/Run [123] of 3 \(lambda_tok=/);
+      // a population: all three train at once, each in a worker of its own
+      await expect.poll(() => page.getByTestId('sweep-members').getAttribute('data-running'), { timeout: 120_000 }).toBe('3');
+      expect(await progress.textContent()).toMatch(/3 of 3 runs training at once/);
       await expect.poll(() => progress.getAttribute('data-status'), { timeout: 600_000, interval: 1000 }).toBe('done');
       expect(await progress.getAttribute('data-done')).toBe('3');
       // each run is in the runs table under its value, and the sweep's chart labels its points
