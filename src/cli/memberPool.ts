@@ -15,11 +15,11 @@ export interface MemberJob {
 }
 export type MemberOutcome = { ok: true; result: TrainResult } | { ok: false; kind: 'fault' | 'input' | 'internal'; message: string };
 
-const BOOT = new URL('./memberBoot.mjs', import.meta.url);
+export const THREAD_BOOT = new URL('./threadBoot.mjs', import.meta.url);
 
 function runThread(job: MemberJob): Promise<MemberOutcome> {
   return new Promise((resolve) => {
-    const w = new Worker(BOOT, { workerData: job });
+    const w = new Worker(THREAD_BOOT, { workerData: { entry: './memberThread.ts', job } });
     let got: MemberOutcome | null = null;
     w.on('message', (m: MemberOutcome) => { got = m; });
     w.on('error', (e) => { got ??= { ok: false, kind: 'internal', message: e.stack ?? e.message }; });

@@ -8,7 +8,7 @@ import { setup } from './commands/runSetup';
 import { trainRun } from './commands/train';
 import type { MemberJob, MemberOutcome } from './memberPool';
 
-const job = workerData as MemberJob;
+const job = (workerData as { job: MemberJob }).job;
 const backend = new CpuBackend();
 let outcome: MemberOutcome;
 try {

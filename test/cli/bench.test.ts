@@ -6,6 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { formatPopulation, type PopulationResult } from '../../src/cli/commands/benchPopulation';
 import { formatCompare, parseTorchResult, torchArgs, type CaseResult, type CompareResult } from '../../src/cli/commands/benchCompare';
 import { trainFlops } from '../../src/model/flops';
 import { gspo, ROOT, tempDir } from './run';
@@ -175,5 +176,20 @@ describe('bench --compare --quick', () => {
     const logged = readFileSync(argsLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
     expect(logged.map((a) => [flag(a, '--n-layer'), flag(a, '--n-embd'), flag(a, '--prompts'), flag(a, '--group')])).toEqual([['2', '64', '1', '2'], ['2', '64', '4', '4'], ['8', '256', '1', '2']]);
     expect(logged.map((a) => flag(a, '--train-rows'))).toEqual(j.cases.map((c: CaseResult) => String(c.shape.trainRows)));
+    // the population case: K members on threads, each step timed until every member has stepped
+    const pop = j.population as PopulationResult;
+    expect(pop.rows.map((x) => x.K)).toEqual([1, 2, 4]);
+    for (const x of pop.rows) expect(x.ratio).toBeCloseTo(x.ms / pop.rows[0].ms, 9);
+    expect(pop.how).toMatch(/one worker thread per member/);
   }, 600_000);
+
+  it('formats the population table from hand figures: ratio to K = 1 and time per member', () => {
+    const out = formatPopulation({ how: 'members in turn on one device (not stacked yet)', model: '2x4x64', P: 32, G: 8, steps: 3, cores: 2, rows: [
+      { K: 1, ms: 40, ratio: 1, gflops: 2, perStep: { dispatches: 600, submissions: 5 } },
+      { K: 4, ms: 100, ratio: 2.5, gflops: 3.2, perStep: { dispatches: 2400, submissions: 20 } },
+    ] });
+    expect(out).toMatch(/K members of 2x4x64 at P32 x G8, members in turn on one device/);
+    expect(out).toMatch(/^1 +40\.0 +1\.00x +40\.0 +2\.00 +600 +5$/m);
+    expect(out).toMatch(/^4 +100\.0 +2\.50x +25\.0 +3\.20 +2400 +20$/m);
+  });
 });

@@ -19,6 +19,7 @@ import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
 import { chooseBackend, log, webgpuBackend } from '../io';
 import { benchCompare, checkCompareFlags, formatCompare, TORCH_SCRIPT } from './benchCompare';
+import { benchPopulation, formatPopulation } from './benchPopulation';
 
 export const benchFlags: FlagSpec = {
   backend: { kind: 'string', help: 'cpu | webgpu (default: both)' },
@@ -157,8 +158,9 @@ export async function bench(argv: string[]): Promise<unknown> {
     const b = await chooseBackend(which);
     try {
       const r = await benchCompare(b, { quick: flags.quick === true, python: (flags.python as string | undefined) ?? 'python3', script: (flags['torch-script'] as string | undefined) ?? TORCH_SCRIPT });
-      if (flags.json) return r;
-      process.stdout.write(formatCompare(r));
+      const population = await benchPopulation(b, flags.quick === true);
+      if (flags.json) return { ...r, population };
+      process.stdout.write(formatCompare(r) + formatPopulation(population));
       return undefined;
     } finally {
       b.destroy();
