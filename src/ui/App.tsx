@@ -12,7 +12,6 @@ import { DeviceInfo } from './DeviceInfo';
 import { Inspector } from './Inspector';
 import { RunsTable } from './RunsTable';
 import { useApp } from './storeContext';
-import { SweepPanel } from './SweepPanel';
 import { Tabs } from './Tabs';
 
 function Middle() {
@@ -22,7 +21,7 @@ function Middle() {
   return (
     <main className="middle" aria-label="Charts and runs">
       <Tabs label="Charts and runs" selected={tab} onSelect={setTab} tabs={[{ key: 'charts', label: 'Charts' }, { key: 'runs', label: `Runs (${n})` }]}>
-        {tab === 'charts' ? <><ChartsPanel /><SweepPanel /></> : <RunsTable />}
+        {tab === 'charts' ? <ChartsPanel /> : <RunsTable />}
       </Tabs>
     </main>
   );

@@ -13,7 +13,9 @@ import { DASHES, seriesColor } from './palette';
 import { changeMarks } from './changeMarks';
 import { ParetoChart } from './ParetoChart';
 import { CHART_GROUPS, EVAL_CORE_KEYS, TIME_SERIES, type SeriesDef } from './seriesDefs';
-import { chartSignature, shownRuns, type ShownRun } from './shownRuns';
+import { chartSignature, colorSweepMembers, shownRuns, type ShownRun } from './shownRuns';
+import { liveTrail, type TrailPoint } from './liveTrail';
+import { SweepPanel } from './SweepPanel';
 import { useApp, useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
 
@@ -41,7 +43,7 @@ export function ChartsPanel() {
   const { shown, trainer, config, flags } = useMemo(() => {
     void signature;
     const s = store.getState();
-    return { shown: shownRuns(s), trainer: s.trainer, config: s.config, flags: s.flags };
+    return { shown: colorSweepMembers(shownRuns(s), s.sweep), trainer: s.trainer, config: s.config, flags: s.flags };
   }, [signature, store]);
   const current = shown.find((r) => r.current);
   const baselines = useMemo(() => current?.meta?.baselines ?? trainer?.baselines ?? [], [current, trainer]);
@@ -85,6 +87,14 @@ export function ChartsPanel() {
     });
   }, [frame, shown, hub, baselines, budget, curriculum, flags, changes]);
 
+  // every shown run's sampled trail, recomputed as telemetry arrives: the chart moves every step
+  const trails = useMemo(() => {
+    void frame;
+    const out: Record<string, TrailPoint[]> = {};
+    for (const r of shown) out[r.id] = liveTrail(hub.get(r.id));
+    return out;
+  }, [frame, shown, hub]);
+
   const extrasKeys = useMemo(() => [...new Set((current?.evals ?? []).flatMap((e) => Object.keys(e)).filter((k) => !EVAL_CORE_KEYS.has(k)))], [current?.evals]);
   const curriculumMarks: VMark[] = useMemo(() => curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })), [curriculum]);
 
@@ -96,8 +106,9 @@ export function ChartsPanel() {
   return (
     <div className="charts">
       <div className="top-charts">
-        <ParetoChart runs={shown} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} />
+        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} />
         <div className="side">
+          <SweepPanel />
           <EvalTable run={current} />
           {config.env === 'addition' && <CompareButton />}
           {comparison && comparison.rows.length > 0 && <ComparisonChart comparison={comparison} />}

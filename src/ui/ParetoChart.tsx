@@ -3,7 +3,10 @@
 // (src/rl/pareto.ts) as a step line, each run's warm-start point (its step-0
 // eval) as a star, scripted baselines as crosses, the budget B in budget mode,
 // and labelled point series (live changes on the trail; more can be passed in,
-// e.g. sweep points labelled by lambda). Hover shows the point under the mouse.
+// e.g. sweep points labelled by lambda), and each run's live trail (its sampled
+// episodes, smoothed: it moves every step, between evals), a sweep member's
+// labelled with its value at its head, with the frontier of those heads. Hover
+// shows the point under the mouse.
 import { memo, useMemo, useState } from 'react';
 import { CartesianGrid, ComposedChart, LabelList, Line, ReferenceLine, ResponsiveContainer, Scatter, XAxis, YAxis } from 'recharts';
 import type { BaselineResult } from '../envs/types';
@@ -13,6 +16,7 @@ import { changeMarks, markedEvals } from './changeMarks';
 import { ChartFrame, type LegendItem } from './ChartFrame';
 import { fmt, pct } from './labels';
 import type { ShownRun } from './shownRuns';
+import type { TrailPoint } from './liveTrail';
 
 interface Point { tokens: number; accuracy: number; step: number; lambdaTok: number; run: string; note?: string }
 
@@ -103,8 +107,10 @@ function Tip({ h }: { h: Hovered }) {
   );
 }
 
-export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget, axis = 'data', onAxis, extra = [], height = 340 }: {
+export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340 }: {
   runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null;
+  /** Each run's live trail (liveTrail.ts: sampled episodes, smoothed), by run id. */
+  trails?: Record<string, TrailPoint[]>;
   axis?: 'data' | 'full'; onAxis?: (a: 'data' | 'full') => void;
   /** More labelled point series (drawn above the runs, in the legend). */
   extra?: LabelledSeries[]; height?: number;
@@ -118,26 +124,33 @@ export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget, 
   }), []);
   const perRun = runs.map((r) => ({ run: r, points: pointsOf(r) }));
   const all = perRun.flatMap((x) => x.points);
+  const live = runs.map((r) => ({ run: r, trail: trails[r.id] ?? [] })).filter((x) => x.trail.length > 0);
+  const heads = live.map(({ run, trail }) => ({ ...trail[trail.length - 1], run: run.name, label: run.valueLabel ?? '' }));
+  const headFront = heads.length > 1 ? frontier(heads) : [];
   const front = frontier(all);
   const warm = perRun.map((x) => ({ run: x.run, point: x.points.find((p) => p.step === 0) })).filter((x) => x.point);
   const current = runs.find((r) => r.current);
   const best = current?.meta?.bestEval;
   const changes = changeSeries(current);
   const labelled = [...(changes ? [changes] : []), ...extra];
-  const domain = accuracyDomain([...all.map((p) => p.accuracy), ...baselines.map((b) => b.accuracy), ...labelled.flatMap((s) => s.points.map((p) => p.accuracy))], axis);
+  const domain = accuracyDomain([...all.map((p) => p.accuracy), ...heads.map((p) => p.accuracy), ...baselines.map((b) => b.accuracy), ...labelled.flatMap((s) => s.points.map((p) => p.accuracy))], axis);
   const scale = accuracyScale(domain);
   const legend: LegendItem[] = [
     ...(front.length > 0 ? [{ label: 'Pareto frontier', color: '#444', mark: 'dashed' as const }] : []),
     ...runs.map((r) => ({ label: `${r.name}${r.current ? ' (trail)' : ''}`, color: r.color, mark: r.current ? 'line' as const : 'dot' as const })),
+    ...(live.length ? [{ label: 'live: sampled episodes, smoothed (lighter)', color: '#9aa', mark: 'line' as const }] : []),
+    ...(headFront.length > 1 ? [{ label: 'frontier of the live positions', color: '#9aa', mark: 'dashed' as const }] : []),
     ...(warm.length ? [{ label: 'warm start (step 0)', color: '#555', mark: 'star' as const }] : []),
     ...(baselines.length ? [{ label: 'scripted baselines', color: '#555', mark: 'cross' as const }] : []),
     ...labelled.map((s) => ({ label: s.name, color: s.color, mark: 'dot' as const })),
   ];
   const caption = (
-    <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes?.points.length ?? 0}>
+    <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes?.points.length ?? 0}
+      data-trails={live.length} data-heads={heads.map((h) => `${h.tokens.toFixed(3)}:${h.accuracy.toFixed(3)}`).join(' ')}>
       {all.length} eval point{all.length === 1 ? '' : 's'} from {runs.filter((r) => r.evals.length).length} run{runs.length === 1 ? '' : 's'}; frontier: {front.length} point{front.length === 1 ? '' : 's'}
       {best ? `; best accuracy of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
       {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. Up and to the left is better: more accuracy for fewer tokens.'}
+      {live.length > 0 ? ` The lighter lines move every step: accuracy and tokens of each step's sampled episodes (at the run's sampling temperature), smoothed; the dots are greedy evals.` : ''}
       {axis === 'data' && all.length > 0 ? ` The accuracy axis is zoomed to the data (${pct(domain[0])} to ${pct(domain[1])}).` : ''}
     </p>
   );
@@ -158,6 +171,21 @@ export const ParetoChart = memo(function ParetoChart({ runs, baselines, budget, 
           {front.length > 0 && (
             <Line data={front} dataKey="accuracy" type="stepAfter" stroke="#444" strokeDasharray="5 3" dot={false} activeDot={false}
               isAnimationActive={false} name="Pareto frontier" legendType="plainline" tooltipType="none" />
+          )}
+          {live.map(({ run, trail }) => (
+            <Line key={`trail-${run.id}`} data={trail} dataKey="accuracy" type="linear" stroke={run.color} strokeOpacity={0.45} strokeWidth={2} dot={false} activeDot={false}
+              isAnimationActive={false} legendType="none" tooltipType="none" className="live-trail" />
+          ))}
+          {headFront.length > 1 && (
+            <Line data={headFront} dataKey="accuracy" type="stepAfter" stroke="#9aa" strokeDasharray="2 3" dot={false} activeDot={false} isAnimationActive={false} legendType="none" tooltipType="none" />
+          )}
+          {heads.some((h) => h.label) && (
+            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={(p: unknown) => {
+              const { cx, cy } = p as { cx?: number; cy?: number };
+              return cx === undefined || cy === undefined ? <g /> : <circle cx={cx} cy={cy} r={3} fill="#fff" stroke="#789" strokeWidth={1.5} className="trail-head" />;
+            }}>
+              <LabelList dataKey="label" position="right" fontSize={11} />
+            </Scatter>
           )}
           {perRun.map(({ run, points }) => (
             <Scatter key={run.id} name={run.name} data={points} fill={run.color} isAnimationActive={false} shape={shapes.dot}

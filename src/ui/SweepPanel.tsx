@@ -1,13 +1,12 @@
 // The Sweep panel: pick lambda_tok values (or budgets in budget mode), run one
 // run per value (side by side as a population when the page can spawn workers,
 // else one after another in the training worker), watch where each run is, and
-// see the frontier across the sweep's final evals, each point labelled by its
-// value. Clicking a point (or its row) overlays its run on the charts.
+// see which final evals are on the frontier. The runs themselves are drawn on the
+// accuracy-vs-tokens chart (their trails live, coloured by value); clicking a
+// value overlays its run there.
 import { useId } from 'react';
-import { CartesianGrid, ComposedChart, LabelList, Line, ResponsiveContainer, Scatter, Tooltip, XAxis, YAxis } from 'recharts';
 import { paretoFrontier } from '../rl/pareto';
 import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from '../store/sweepSlice';
-import { ChartFrame } from './ChartFrame';
 import { fmt, pct } from './labels';
 import { useApp, useLiveSteps } from './storeContext';
 import { SweepMembers } from './SweepMembers';
@@ -32,12 +31,6 @@ export function secondsLeft(s: SweepRecord, now: number, currentSteps: number): 
   if (perRun === null) return null;
   const curLeft = cur?.startedAt ? Math.max(0, perRun - (now - cur.startedAt)) : 0;
   return Math.round((curLeft + pending * perRun) / 1000);
-}
-
-function Tip({ active, payload }: { active?: boolean; payload?: ReadonlyArray<{ payload?: unknown }> }) {
-  const p = active ? (payload?.[0]?.payload as SweepPoint | undefined) : undefined;
-  if (!p || p.runId === undefined) return null;
-  return <div className="tip"><strong>{p.label}</strong><br />final accuracy {pct(p.accuracy)} · {fmt(p.tokens)} tokens<br />click to show this run on the charts</div>;
 }
 
 export function SweepPanel() {
@@ -117,25 +110,10 @@ export function SweepPanel() {
         </table>
       )}
       {points.length > 0 && (
-        <ChartFrame title="Sweep frontier" className="sweep-chart" caption={
-          <p data-testid="sweep-caption" data-points={points.length} data-frontier={front.length}>
-            Final evals of {points.length} run{points.length === 1 ? '' : 's'}, labelled by {axis === 'budget' ? 'budget' : 'lambda_tok'}; {front.length} on the frontier (dashed).
-            {selected && nameOf(selected) ? ` Shown on the charts: ${nameOf(selected)}.` : ' Click a point to show its run on the charts.'}
-          </p>}>
-          <ResponsiveContainer width="100%" height={240}>
-            <ComposedChart margin={{ top: 16, right: 32, bottom: 24, left: 8 }}>
-              <CartesianGrid strokeDasharray="3 3" />
-              <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} label={{ value: 'message tokens per episode (final eval)', position: 'insideBottom', offset: -12 }} />
-              <YAxis type="number" dataKey="accuracy" name="accuracy" domain={['auto', 1]} tickFormatter={(v: number) => `${Math.round(v * 100)}%`} />
-              <Tooltip content={Tip} isAnimationActive={false} />
-              <Line data={front} dataKey="accuracy" type="stepAfter" stroke="#444" strokeDasharray="5 3" dot={false} activeDot={false} isAnimationActive={false} />
-              <Scatter data={points} fill="#2c7fb8" isAnimationActive={false} cursor="pointer"
-                onClick={(d: unknown) => { const p = (d as { payload?: SweepPoint }).payload ?? (d as SweepPoint); if (p?.runId) void selectSweepRun(p.runId); }}>
-                <LabelList dataKey="short" position="top" fontSize={11} />
-              </Scatter>
-            </ComposedChart>
-          </ResponsiveContainer>
-        </ChartFrame>
+        <p className="help" data-testid="sweep-caption" data-points={points.length} data-frontier={front.length}>
+          {points.length} final eval{points.length === 1 ? '' : 's'} on the accuracy-vs-tokens chart, {front.length} on the frontier (✓).
+          {selected && nameOf(selected) ? ` Highlighted: ${nameOf(selected)}.` : ' Click a value to show its run on the charts.'}
+        </p>
       )}
     </section>
   );

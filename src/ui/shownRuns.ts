@@ -3,7 +3,9 @@
 import type { EvalRecord } from '../rl/trainer';
 import type { RunMeta } from '../store/runTypes';
 import type { AppState } from '../store/types';
+import type { SweepRecord } from '../store/sweepSlice';
 import { runColor } from './palette';
+import { valueColor } from './liveTrail';
 
 export interface ShownRun {
   id: string;
@@ -12,6 +14,20 @@ export interface ShownRun {
   current: boolean;
   evals: EvalRecord[];
   meta: RunMeta | undefined;
+  /** A sweep member's value ("λ=0.1"), written at the head of its trail. */
+  valueLabel?: string;
+}
+
+/** The sweep's members coloured on one sequential scale by their value (low to high) and labelled with it. */
+export function colorSweepMembers(shown: ShownRun[], sweep: SweepRecord | null): ShownRun[] {
+  if (!sweep) return shown;
+  const values = [...new Set(sweep.runs.map((r) => r.value))].sort((a, b) => a - b);
+  const name = sweep.axis === 'budget' ? 'B' : 'λ';
+  return shown.map((r) => {
+    const m = sweep.runs.find((x) => x.runId === r.id);
+    if (!m) return r;
+    return { ...r, color: valueColor(values.indexOf(m.value), values.length), valueLabel: `${name}=${m.value}` };
+  });
 }
 
 export function shownRuns(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trainer' | 'preset'>): ShownRun[] {
@@ -33,7 +49,7 @@ export function shownRuns(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trai
  * What the charts depend on in the store, as one string: the charts redraw when it changes
  * (or when telemetry arrives), not on every store update (a checkpoint saved, a rename elsewhere).
  */
-export function chartSignature(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trainer' | 'preset' | 'config' | 'flags'>): string {
+export function chartSignature(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trainer' | 'preset' | 'config' | 'flags' | 'sweep'>): string {
   const runs = shownRuns(s).map((r) => {
     const last = r.evals[r.evals.length - 1];
     return [r.id, r.name, r.color, r.evals.length, last?.step, last?.accuracy, last?.tokens, r.meta?.bestEval?.step,
@@ -41,5 +57,5 @@ export function chartSignature(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 
   });
   const t = s.trainer;
   return JSON.stringify([runs, t?.baselines?.length, t?.curriculum?.length, t?.comparison?.step ?? null, s.config.lambdaMode, s.config.budget, s.config.env,
-    s.flags.length]);
+    s.flags.length, s.sweep?.id, s.sweep?.runs.map((r) => r.runId)]);
 }

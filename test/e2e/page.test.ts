@@ -453,14 +453,17 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       const runsTable = page.getByRole('region', { name: 'Runs', exact: true });
       for (const v of ['0', '0.1', '0.3']) await runsTable.getByRole('row', { name: new RegExp(`relay-noisy-dr sweep lambda_tok=${v.replace('.', '\\.')}(?![.\\d])`) }).waitFor();
       await page.getByRole('tab', { name: 'Charts' }).click();
-      const chart = page.getByRole('region', { name: 'Sweep frontier' });
-      const caption = chart.getByTestId('sweep-caption');
+      // the members are drawn on the main chart: their trails, labelled by value, and their final evals
+      const pareto = page.getByRole('region', { name: 'Accuracy vs tokens' });
+      const paretoCaption = pareto.getByTestId('pareto-caption');
+      expect(Number(await paretoCaption.getAttribute('data-trails'))).toBeGreaterThanOrEqual(3);
+      expect(await pareto.locator('.recharts-label-list').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/λ=0(?![.\d])/), expect.stringMatching(/λ=0\.1/), expect.stringMatching(/λ=0\.3/)]));
+      const caption = page.getByTestId('sweep-caption');
       expect(await caption.getAttribute('data-points')).toBe('3');
       expect(Number(await caption.getAttribute('data-frontier'))).toBeGreaterThanOrEqual(1);
-      expect(await chart.locator('.recharts-label-list').textContent()).toMatch(/λ=0.*λ=0\.1.*λ=0\.3/);
-      // clicking a point shows its run on the charts
-      await chart.locator('.recharts-scatter-symbol').first().click({ force: true }); // the points may overlap their labels in a run this short
-      await expect.poll(() => caption.textContent()).toMatch(/Shown on the charts: relay-noisy-dr sweep lambda_tok=/);
+      // clicking a value highlights its run
+      await page.getByRole('button', { name: /^Show relay-noisy-dr sweep lambda_tok=0\.1 on the charts/ }).click();
+      await expect.poll(() => caption.textContent()).toMatch(/Highlighted: relay-noisy-dr sweep lambda_tok=0\.1/);
       // a reload keeps the sweep and its runs
       await page.reload();
       await page.getByText('This device: CPU backend').waitFor({ timeout: 60_000 }); // the CPU choice is remembered
