@@ -69,7 +69,8 @@ export const PRESETS: Preset[] = [
 
 // The noisy channel (eps 0.3): copies of s_j buy accuracy with diminishing returns,
 // P(right | n copies, unknown) = 1 - 0.9 * 0.3^n, so the best n falls as lambda_tok rises.
-const NOISY_WARM = { file: 'relay-noisy-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true, demoCopies: 6 }, seed: 1, steps: 1500, target: 0.95 };
+// demos across channels eps 0 to 0.5: the warm start fits a run at any channelNoise in that range (checkpointFit DYNAMICS)
+const NOISY_WARM = { file: 'relay-noisy-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true, demoCopies: 6, demoNoise: [0, 0.5] as const }, seed: 1, steps: 1500, target: 0.95 };
 const NOISY_BASE: Partial<RunConfig> = { ...RELAY_BASE, channelNoise: 0.3, promptsPerStep: 16, lr: 5e-4, evalEpisodes: 512, steps: 80, evalEvery: 20 };
 
 PRESETS.push(

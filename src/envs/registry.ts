@@ -6,7 +6,11 @@ import { createPhilosophers, philosophersCurriculum } from './philosophers';
 import { createRelay } from './relay';
 import type { Environment } from './types';
 
-export interface DemoOptions { demoSilence?: number; flagAwareDemos?: boolean; demoCopies?: number }
+export interface DemoOptions {
+  demoSilence?: number; flagAwareDemos?: boolean; demoCopies?: number;
+  /** relay: demos across channels, eps uniform in [lo, hi] per episode (the warm start then fits any channelNoise in it). */
+  demoNoise?: readonly [number, number];
+}
 
 export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
   switch (c.env) {

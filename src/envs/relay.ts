@@ -83,6 +83,11 @@ export interface RelayParams {
   scouts?: number; // N Scouts, each holding a disjoint part of the secret, 1..6 (at most k)
   /** Demos for a noisy channel: the verbose message is s_j repeated this many times; short ones 1-4 copies (0 = the secret protocol). */
   demoCopies?: number;
+  /**
+   * Demos for a range of channels: each demo episode draws its own eps uniformly from [lo, hi] (null: the env's eps).
+   * A warm start made on them reads messages through any eps in the range, so it fits runs across it.
+   */
+  demoNoise?: readonly [number, number] | null;
 }
 
 export const RELAY_DEFAULTS: Required<RelayParams> = {
@@ -95,6 +100,7 @@ export const RELAY_DEFAULTS: Required<RelayParams> = {
   channelNoise: 0,
   scouts: 1,
   demoCopies: 0,
+  demoNoise: null,
 };
 
 export interface RelayTask {
@@ -230,6 +236,9 @@ function resolveParams(params: Partial<RelayParams>): Required<RelayParams> {
   if (p.scouts > p.digits) throw new Error(`relay: scouts (${p.scouts}) must be at most digits (${p.digits}): each Scout holds a part of the secret`);
   if (!(p.channelNoise >= 0 && p.channelNoise <= 0.9)) throw new Error(`relay: channelNoise must be in [0, 0.9], got ${p.channelNoise}`);
   intIn('demoCopies', p.demoCopies, 0, 12);
+  if (p.demoNoise !== null && !(Array.isArray(p.demoNoise) && p.demoNoise.length === 2 && p.demoNoise[0] >= 0 && p.demoNoise[0] <= p.demoNoise[1] && p.demoNoise[1] <= 0.9)) {
+    throw new Error(`relay: demoNoise must be [lo, hi] with 0 <= lo <= hi <= 0.9, got ${JSON.stringify(p.demoNoise)}`);
+  }
   return p;
 }
 
@@ -379,8 +388,10 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
         const task = sampleTask('train', seed, episode);
         const msgs = Array.from({ length: N }, (_, i) => demoMessage(task, i, rand));
         const tokens = msgs.map((m) => truncate(m.tokens, M));
+        // a range of channels: this episode's eps (drawn only then, so fixed-eps demos stay as they were)
+        const e = p.demoNoise ? p.demoNoise[0] + rand() * (p.demoNoise[1] - p.demoNoise[0]) : eps;
         // the channel in demos draws from the demo stream (only when noisy, so clean demos stay as they were)
-        const received = tokens.map((m) => (eps > 0 ? m.map((x) => (rand() < eps ? RELAY_ID.MASK : x)) : m));
+        const received = tokens.map((m) => (e > 0 ? m.map((x) => (rand() < e ? RELAY_ID.MASK : x)) : m));
         const h = holder(task);
         for (let i = 0; i < N && demos.length < count; i++) demos.push(withTargets(scoutContext(task, i, N), [...tokens[i], RELAY_EOS]));
         if (demos.length < count && (reveals(msgs[h], tokens[h], received[h]) || task.known)) {

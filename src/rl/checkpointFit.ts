@@ -7,6 +7,7 @@
 //   env          the environment id
 //   env_options  JSON: every option that changes contexts, demonstrations or the task (TASK_OPTIONS)
 //   demo         JSON, warm starts only: the demonstration options it was pretrained on
+//   dynamics     JSON, warm starts made across a range of a dynamics option (DYNAMICS): {key: [lo, hi]}
 // A checkpoint without the record (PyTorch-written, older) still fits when its
 // shapes do, with a notice saying so.
 import { DEFAULTS, type RunConfig } from '../config';
@@ -25,6 +26,15 @@ export const TASK_OPTIONS: { readonly [E in RunConfig['env']]: ReadonlyArray<key
   relay: ['digits', 'maxMessage', 'channelNoise', 'scouts'],
   addition: ['topology'],
   philosophers: ['philosophers', 'rounds', 'philMessage'],
+};
+
+/**
+ * Task options that change only the dynamics a policy meets, not what it reads or writes (relay's channel
+ * noise: the same contexts and messages, more or fewer erasures), and the demo option that trains a warm
+ * start across a range of them: such a warm start fits any value in its range.
+ */
+export const DYNAMICS: { readonly [E in RunConfig['env']]?: Partial<Record<keyof RunConfig, keyof DemoOptions>> } = {
+  relay: { channelNoise: 'demoNoise' },
 };
 
 /** Options a slot's policy does not depend on: the AgentPO Actor's demonstrations are the same in every topology. */
@@ -46,7 +56,16 @@ export function presetTrainableSlot(p: Preset): string {
 /** The __metadata__ entries a checkpoint of this run's `slot` carries (a warm start adds its demo options). */
 export function envRecord(config: RunConfig, slot?: string, demo?: DemoOptions): Record<string, string> {
   const options = Object.fromEntries(taskOptions(config.env, slot).map((k) => [k, config[k]]));
-  return { env: config.env, env_options: JSON.stringify(options), ...(demo ? { demo: JSON.stringify(demo) } : {}) };
+  const ranges = Object.entries(DYNAMICS[config.env] ?? {}).filter(([, d]) => demo?.[d!] !== undefined).map(([k, d]) => [k, demo![d!]]);
+  return {
+    env: config.env, env_options: JSON.stringify(options), ...(demo ? { demo: JSON.stringify(demo) } : {}),
+    ...(ranges.length ? { dynamics: JSON.stringify(Object.fromEntries(ranges)) } : {}),
+  };
+}
+
+/** A recorded [lo, hi] range, or null when it is not one. */
+function rangeOf(x: unknown): [number, number] | null {
+  return Array.isArray(x) && x.length === 2 && typeof x[0] === 'number' && typeof x[1] === 'number' && x[0] <= x[1] ? [x[0], x[1]] : null;
 }
 
 export type Fit = { fits: true; notice: string | null } | { fits: false; why: string };
@@ -100,18 +119,25 @@ export function checkpointFit(ck: Checkpoint, config: RunConfig, env: Environmen
 
   const options = recordedOptions(ck);
   if (options === null) return { fits: false, why: 'its __metadata__.env_options is not a JSON object' };
+  const dynamics = parseJson(ck.extras.dynamics);
+  if (dynamics !== undefined && !isObject(dynamics)) return { fits: false, why: 'its __metadata__.dynamics is not a JSON object' };
   if (options !== undefined) {
-    // an option missing from a record is one that did not exist yet: it played as the default does
+    // an option missing from a record is one that did not exist yet: it played as the default does;
+    // a dynamics option trained across a range fits anywhere in it
     const diff = taskOptions(config.env, want.slot)
-      .map((k) => ({ k, was: own(options, k) ?? DEFAULTS[k], now: config[k] }))
-      .filter((d) => d.was !== d.now);
+      .map((k) => {
+        const range = dynamics && own(dynamics, k) !== undefined ? rangeOf(own(dynamics, k)) : null;
+        return { k, was: range ? `${range[0]} to ${range[1]}` : own(options, k) ?? DEFAULTS[k], now: config[k], fits: range ? (config[k] as number) >= range[0] && (config[k] as number) <= range[1] : undefined };
+      })
+      .filter((d) => (d.fits === undefined ? d.was !== d.now : !d.fits));
     if (diff.length) return { fits: false, why: `it was made for ${diff.map((d) => `${d.k} ${show(d.was)}`).join(', ')}; the run has ${diff.map((d) => `${d.k} ${d.now}`).join(', ')}` };
   }
   if (want.demo) {
     const demo = recordedDemo(ck);
     if (demo === null) return { fits: false, why: 'its __metadata__.demo is not a JSON object' };
-    const diff = demo ? Object.entries(want.demo).filter(([k, v]) => own(demo, k) !== undefined && own(demo, k) !== v) : [];
-    if (diff.length) return { fits: false, why: `it was pretrained on other demonstrations (${diff.map(([k, v]) => `${k} ${show(own(demo!, k))}, wanted ${v}`).join('; ')})` };
+    const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b); // ranges are arrays
+    const diff = demo ? Object.entries(want.demo).filter(([k, v]) => own(demo, k) !== undefined && !same(own(demo, k), v)) : [];
+    if (diff.length) return { fits: false, why: `it was pretrained on other demonstrations (${diff.map(([k, v]) => `${k} ${show(own(demo!, k))}, wanted ${show(v)}`).join('; ')})` };
   }
   const notice = options === undefined
     ? 'it has no record of the environment settings it was made for (an older or PyTorch-written checkpoint); used because its shapes fit'
