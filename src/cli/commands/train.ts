@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeCheckpoint } from '../../model/checkpoint';
 import { Trainer, type EvalRecord } from '../../rl/trainer';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log, writeAtomic } from '../io';
+import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import type { Backend } from '../../backend';
 import type { WarmStarts } from '../../rl/warmStart';
@@ -33,6 +33,7 @@ export async function train(argv: string[]): Promise<unknown> {
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   const s = setup(requireFlag(flags, 'preset', 'train'), overrides);
   const out = (flags.out as string | undefined) ?? join('runs', `${s.preset.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors']);
   const backend = await chooseBackend(flags.backend);
   try {
     return (await trainRun(backend, s, out)).summary;
