@@ -2,7 +2,7 @@
 // checkpoint as .safetensors) and import it back. Imports are parsed strictly,
 // with size limits: a bad file is rejected whole with one message naming what
 // is wrong, and nothing changes.
-import { validateConfig, type RunConfig } from '../config';
+import type { RunConfig } from '../config';
 import { TRL_METRIC_ALIASES } from '../export/trlMetrics';
 import { PRESETS } from '../envs/presets';
 import { createEnv } from '../envs/registry';
@@ -16,6 +16,7 @@ import type { EvalRecord } from '../rl/trainer';
 import { METRIC_NAMES } from '../worker/protocol';
 import { MetricsSeries } from './metricsSeries';
 import type { RunMeta } from './runTypes';
+import { migrateConfig } from './storedRun';
 
 export const RUN_FILE_FORMAT = 'gspo-playground-run';
 export const RUN_FILE_VERSION = 1;
@@ -29,6 +30,8 @@ export { RunFileError };
 export interface ImportedRun {
   meta: Omit<RunMeta, 'id' | 'colorIndex'>;
   metrics: MetricsSeries;
+  /** Config fields the file lacked (written by an earlier version), given their defaults. */
+  filled: (keyof RunConfig)[];
 }
 
 // ---- export ----
@@ -112,9 +115,7 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
     const name = string(field(run, 'name'), 'run.name', 200);
     const preset = string(field(run, 'preset'), 'run.preset', 200);
     if (!PRESETS.some((p) => p.name === preset)) fail(`run.preset ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')}`);
-    if (!isObject(field(run, 'config'))) fail('run.config must be an object');
-    let config: RunConfig;
-    try { config = validateConfig(field(run, 'config') as Record<string, unknown>); } catch (e) { return fail(`run.config: ${(e as Error).message}`); }
+    const { config, filled } = migrateConfig(field(run, 'config'), 'run.config');
     const steps = schema.step(field(run, 'steps'), 'run.steps');
     const evals = schema.evals(field(top, 'evals'), 'evals');
     const metrics = parseMetrics(field(top, 'metrics'));
@@ -147,6 +148,7 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
         ...(comparison ? { comparison } : {}), ...(changes ? { changes } : {}),
       },
       metrics,
+      filled,
     };
   } catch (e) {
     if (e instanceof RunFileError) throw new RunFileError(`${name0} was not imported: ${e.message}`);

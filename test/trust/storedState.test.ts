@@ -6,6 +6,8 @@ import { DEFAULTS } from '../../src/config';
 import { InputError } from '../../src/errors';
 import { memoryKv } from '../../src/store/appStore';
 import { initialSweep, parseSweepRecord, SWEEP_KEY, type SweepRecord } from '../../src/store/sweepSlice';
+import { parseRunFile, runToJson } from '../../src/store/runFile';
+import type { RunMeta } from '../../src/store/runTypes';
 import { checkResumeState } from '../../src/worker/resumeRun';
 import type { ResumeState } from '../../src/worker/protocol';
 
@@ -92,5 +94,17 @@ describe('a stored sweep record is checked like a run file', () => {
     expect(st.sweep).toBeNull();
     expect(st.notice).toMatch(/The stored sweep was dropped: sweep\.createdAt must be a finite number/);
     expect(initialSweep(memoryKv()).notice).toBeNull();
+  });
+});
+
+describe('a run file of an earlier version is migrated the same way', () => {
+  it('its missing config fields are named and take their defaults', () => {
+    const { channelNoise: _n, scouts: _s, ...config } = DEFAULTS;
+    const meta = { id: 'x', name: 'old', preset: 'relay-silence', config, createdAt: 1, updatedAt: 1, status: 'finished', steps: 0, evals: [], bestEval: null,
+      flags: [], warmStart: null, backend: null, checkpoints: {}, colorIndex: 0, source: 'trained' } as unknown as RunMeta;
+    const r = parseRunFile(runToJson(meta, undefined));
+    expect(r.filled).toEqual(['channelNoise', 'scouts']);
+    expect([r.meta.config.channelNoise, r.meta.config.scouts]).toEqual([0, 1]);
+    expect(parseRunFile(runToJson({ ...meta, config: DEFAULTS }, undefined)).filled).toEqual([]);
   });
 });
