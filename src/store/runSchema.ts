@@ -224,7 +224,7 @@ export function sweepRecord(x: unknown): SweepRecord {
   if (runs.length === 0) fail('sweep.runs is empty');
   const status = field(s, 'status');
   if (!SWEEP_STATUS.includes(status as SweepStatus)) fail(`sweep.status ${quote(status)} is not one of ${SWEEP_STATUS.join(', ')}`);
-  const message = orNull(field(s, 'message'), (m) => clip(string(m, 'sweep.message', Infinity), 2000));
+  const message = orNull(field(s, 'message'), (m) => { const t = string(m, 'sweep.message', Infinity); return t.length > 2000 ? `${t.slice(0, 1990)}...` : t; }); // at most 2,000: reads back as itself
   return {
     id: string(field(s, 'id'), 'sweep.id', 200), preset, axis: axis as 'lambdaTok' | 'budget', base: base as Partial<RunConfig>,
     steps: step(field(s, 'steps'), 'sweep.steps'), runs, status: status as SweepStatus, message,
