@@ -86,6 +86,15 @@ export function fieldsInGroup(group: FieldGroup, env?: EnvId): (keyof RunConfig)
   return KEYS.filter((k) => FIELDS[k].group === group && (env === undefined || FIELDS[k].env === env));
 }
 
+/**
+ * A number written in decimal (optional sign, digits, point, exponent), or null. Number() also
+ * reads "0x2", "0b1", "0o7", "Infinity" and "" (as 0); a person typing a setting means none of those.
+ */
+export function parseDecimal(raw: string): number | null {
+  const t = raw.trim();
+  return /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(t) ? Number(t) : null;
+}
+
 /** Checks one field; returns the parsed value or throws an InputError naming the field and its range. */
 export function parseField<K extends keyof RunConfig>(key: K, raw: unknown): RunConfig[K] {
   if (!isConfigKey(key)) throw new InputError(`unknown config key ${quote(key)}`);
@@ -94,7 +103,7 @@ export function parseField<K extends keyof RunConfig>(key: K, raw: unknown): Run
     if (typeof raw !== 'string' || !f.values.includes(raw)) throw new InputError(`${key} must be one of ${f.values.join(', ')}; got ${quote(raw)}`);
     return raw as RunConfig[K];
   }
-  const v = typeof raw === 'string' && raw.trim() !== '' ? Number(raw) : raw;
+  const v = typeof raw === 'string' ? parseDecimal(raw) ?? raw : raw;
   if (typeof v !== 'number' || !Number.isFinite(v)) throw new InputError(`${key} must be a number in [${f.min}, ${f.max}]; got ${quote(raw)}`);
   if (f.kind === 'int' && !Number.isInteger(v)) throw new InputError(`${key} must be an integer in [${f.min}, ${f.max}]; got ${v}`);
   if (v < f.min || v > f.max) throw new InputError(`${key} must be in [${f.min}, ${f.max}]; got ${v}`);

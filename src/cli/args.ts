@@ -1,4 +1,5 @@
 // Flag parsing for the CLI: every flag is declared; an unknown or malformed one is an InputError.
+import { parseDecimal } from '../config';
 import { clip, hasKey, InputError } from '../errors';
 
 export type FlagKind = 'string' | 'int' | 'number' | 'bool' | 'list';
@@ -14,12 +15,14 @@ export function parseFlags(argv: string[], spec: FlagSpec, command: string): Fla
     const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
     const s = hasKey(spec, name) ? spec[name] : undefined;
     if (!s) throw new InputError(`${command}: unknown flag --${clip(name)} (known: ${Object.keys(spec).map((k) => '--' + k).join(', ')})`);
+    // given twice, one value would silently win: refused (list flags are the ones meant to repeat)
+    if (s.kind !== 'list' && hasKey(out, name)) throw new InputError(`${command}: --${name} is given more than once`);
     if (s.kind === 'bool' && eq < 0) { out[name] = true; continue; }
     const raw = eq > 0 ? arg.slice(eq + 1) : argv[++i];
     if (raw === undefined || (eq < 0 && raw.startsWith('--'))) throw new InputError(`${command}: --${name} needs a value`);
     if (s.kind === 'int' || s.kind === 'number') {
-      const v = Number(raw);
-      if (raw.trim() === '' || !Number.isFinite(v) || (s.kind === 'int' && !Number.isInteger(v))) {
+      const v = parseDecimal(raw) ?? NaN;
+      if (!Number.isFinite(v) || (s.kind === 'int' && !Number.isInteger(v))) {
         throw new InputError(`${command}: --${name} must be ${s.kind === 'int' ? 'an integer' : 'a number'}, got "${clip(raw)}"`);
       }
       out[name] = v;

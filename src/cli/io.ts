@@ -1,7 +1,8 @@
 // Node-side I/O for the CLI: backend choice, files read whole and written atomically.
-import { readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Backend } from '../backend';
-import { InputError } from '../errors';
+import { clip, InputError } from '../errors';
 import { CpuBackend } from '../reference/cpuBackend';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { SafetensorsError } from '../model/safetensors';
@@ -29,11 +30,84 @@ export function loadCheckpoint(path: string): Checkpoint {
   }
 }
 
-/** Nothing is written half-way: a temp file, then a rename. */
+/** A file-system failure on a path the person named: one line (exit 2), naming the path. */
+function fsError(path: string, e: unknown): InputError {
+  if (e instanceof InputError) return e;
+  const err = e as NodeJS.ErrnoException;
+  return new InputError(`cannot write "${clip(path, 200)}": ${err.code ?? ''} ${clip(String(err.message ?? e), 200)}`.replace(/\s+/g, ' ').trim());
+}
+
+const isDir = (p: string): boolean | null => { try { return statSync(p).isDirectory(); } catch { return null; } };
+const isLink = (p: string): boolean => { try { return lstatSync(p).isSymbolicLink(); } catch { return false; } };
+
+/**
+ * Checks, writing nothing, that `path` can be an output folder: an existing folder, or a path
+ * whose nearest existing ancestor is a writable folder; and that none of `files` inside it is a
+ * folder. Throws an InputError naming `what` and the path. Call it before the first write.
+ */
+export function prepareOutDir(path: string, what = '--out', files: readonly string[] = []): void {
+  const name = `${what} "${clip(path, 200)}"`;
+  if (path === '') throw new InputError(`${what} is empty`);
+  let p = resolve(path);
+  const here = isDir(p);
+  if (here === false) throw new InputError(`${name} is a file, not a folder`);
+  if (here === null) {
+    if (isLink(p)) throw new InputError(`${name} is a link to nowhere`);
+    while (isDir(p) === null && dirname(p) !== p) p = dirname(p);
+    if (isDir(p) === false) throw new InputError(`${name} cannot be made: "${clip(p, 200)}" is a file, not a folder`);
+  }
+  try { accessSync(p, constants.W_OK | constants.X_OK); } catch { throw new InputError(`${name} cannot be written: "${clip(p, 200)}" is not writable`); }
+  if (here) {
+    for (const f of files) {
+      if (isDir(join(path, f))) throw new InputError(`${name}: "${clip(join(path, f), 200)}" is a folder, so the file cannot be written there`);
+    }
+  }
+}
+
+/** Checks, writing nothing, that `path` can be written as a file: not a folder, in a folder prepareOutDir accepts. */
+export function prepareOutFile(path: string, what = '--out'): void {
+  if (path === '') throw new InputError(`${what} is empty`);
+  if (isDir(path)) throw new InputError(`${what} "${clip(path, 200)}" is a folder, not a file`);
+  prepareOutDir(dirname(resolve(path)), `${what}'s folder`);
+}
+
+/**
+ * Nothing is written half-way: the data goes to a file in a fresh mkdtemp folder beside the
+ * target (a name no one could have planted a link under), then a rename. On failure the
+ * temp folder goes and the error (an InputError) names the path.
+ */
 export function writeAtomic(path: string, data: Uint8Array | string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+  writeAllAtomic([{ path, data }]);
+}
+
+/**
+ * Several files, all or nothing as far as a file system allows: every one is written to a temp
+ * folder first, and only when all are written are they renamed into place. Missing parent folders
+ * are made; if a write fails, the folders this call made are removed again.
+ */
+export function writeAllAtomic(files: readonly { path: string; data: Uint8Array | string }[]): void {
+  const made: string[] = [];
+  const temps: { tmp: string; dir: string; path: string }[] = [];
+  let current = files[0]?.path ?? '', renamed = 0;
+  try {
+    for (const f of files) {
+      current = f.path;
+      const first = mkdirSync(dirname(f.path), { recursive: true });
+      if (first) made.push(first);
+      const dir = mkdtempSync(join(dirname(f.path), `.${basename(f.path).slice(0, 60)}.tmp-`));
+      const tmp = join(dir, 'data');
+      temps.push({ tmp, dir, path: f.path });
+      writeFileSync(tmp, f.data, { flag: 'wx', mode: 0o644 });
+    }
+    // a folder in a target's place would fail its rename half-way through: refused before any
+    for (const t of temps) if (isDir(t.path)) { current = t.path; throw new InputError(`cannot write "${clip(t.path, 200)}": it is a folder`); }
+    for (const t of temps) { current = t.path; renameSync(t.tmp, t.path); renamed++; }
+  } catch (e) {
+    if (renamed === 0) for (const m of made.reverse()) rmSync(m, { recursive: true, force: true });
+    throw fsError(current, e);
+  } finally {
+    for (const t of temps) rmSync(t.dir, { recursive: true, force: true });
+  }
 }
 
 export type BackendChoice = 'webgpu' | 'cpu';

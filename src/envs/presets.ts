@@ -1,6 +1,6 @@
 // Presets: partial configs layered over the defaults, each with the warm start
 // it starts from and a paragraph on what to watch for.
-import { InputError } from '../errors';
+import { InputError, quote } from '../errors';
 import { DEFAULTS, validateConfig, type RunConfig } from '../config';
 import type { DemoOptions } from './registry';
 import { PHIL_WEIGHTS, PHIL_WEIGHTS_ARITHMETIC } from './philosophers';
@@ -139,8 +139,9 @@ PRESETS.push(
 );
 
 export function findPreset(name: string): Preset {
-  const p = PRESETS.find((x) => x.name === name);
-  if (!p) throw new InputError(`unknown preset "${name}" (presets: ${PRESETS.map((x) => x.name).join(', ')})`);
+  const p = typeof name === 'string' ? PRESETS.find((x) => x.name === name) : undefined;
+  // the name is clipped: it can come from a flag, a link or stored state of any length
+  if (!p) throw new InputError(`unknown preset ${quote(name)} (presets: ${PRESETS.map((x) => x.name).join(', ')})`);
   return p;
 }
 

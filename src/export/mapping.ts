@@ -3,8 +3,9 @@
 // all rendered from these rows, so they cannot disagree (docs/export.md).
 import type { RunConfig } from '../config';
 import { rewardWeights } from '../rl/reward';
+import { hydraValue, py, type PyValue } from './literal';
 
-export type PyValue = number | string | boolean | null | number[];
+export type { PyValue } from './literal';
 
 export interface MappingRow {
   /** The playground field(s) this row maps, e.g. 'algorithm' or 'promptsPerStep, groupSize, minibatches'. */
@@ -114,33 +115,10 @@ export function verlOptions(c: RunConfig): Record<string, PyValue> {
   return Object.assign({}, ...mappingRows(c).map((r) => r.verl));
 }
 
-/** A Python literal (also valid YAML for the scalars and lists used here). */
-export function pyLiteral(v: PyValue): string {
-  if (v === null) return 'None';
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'number') return numLiteral(v);
-  if (Array.isArray(v)) return `[${v.map(numLiteral).join(', ')}]`;
-  return JSON.stringify(v);
-}
-
-function numLiteral(x: number): string {
-  if (!Number.isFinite(x)) throw new Error(`not a finite number: ${x}`);
-  return String(x); // JavaScript's shortest round-trip form is also a Python and YAML float/int
-}
-
 /** `key=value` as a cell of the mapping table (Python literals on the TRL side, Hydra values on the verl side). */
 export function cell(opts: Record<string, PyValue>, side: 'trl' | 'verl'): string {
-  const parts = Object.entries(opts).map(([k, v]) => `\`${k}=${side === 'trl' ? pyLiteral(v) : hydraValue(v)}\``);
+  const parts = Object.entries(opts).map(([k, v]) => `\`${k}=${side === 'trl' ? py(v) : hydraValue(v)}\``);
   return parts.length ? parts.join('<br>') : '-';
-}
-
-/** A value as a Hydra command-line override. */
-export function hydraValue(v: PyValue): string {
-  if (v === null) return 'null';
-  if (typeof v === 'boolean') return v ? 'true' : 'false';
-  if (Array.isArray(v)) return `[${v.map(numLiteral).join(',')}]`;
-  if (typeof v === 'number') return numLiteral(v);
-  return v;
 }
 
 /** The mapping table in Markdown, one row per MappingRow. */

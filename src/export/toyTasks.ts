@@ -4,10 +4,11 @@
 import type { RunConfig } from '../config';
 import { PY_MESSAGE_TERMS } from './python/common';
 import { ENV_PYTHON } from './python';
+import { py } from './literal';
 
 export function toyTasksPy(c: RunConfig): string {
   const env = ENV_PYTHON[c.env];
-  return `"""The GSPO Playground's ${c.env} environment as a dataset generator and a scorer (generated; see README.md).
+  return `"""A GSPO Playground environment as a dataset generator and a scorer (generated; see README.md).
 
 python toy_tasks.py train 1000 > train.jsonl   # rows of {"prompt", "task"}
 """
@@ -24,7 +25,7 @@ def hash_ints(xs):
     return h
 ${PY_MESSAGE_TERMS}${env.tasks(c)}${env.outcome(c)}
 
-def make_dataset(split, count, seed=${c.seed}):
+def make_dataset(split, count, seed=${py(c.seed)}):
     """count tasks of one split ("train" or "eval"), as rows {"prompt": str, "task": json str}."""
     rng = random.Random(seed * 2 + (split == "eval"))
     rows = []

@@ -2,7 +2,8 @@
 // under TRL's own option names), rewards.py (one reward function per term),
 // toy_tasks.py, and a README with the mapping table.
 import type { RunConfig } from '../config';
-import { mappingRows, pyLiteral, trlOptions, type PyValue } from './mapping';
+import { mappingRows, trlOptions, type PyValue } from './mapping';
+import { py } from './literal';
 import { PY_TRL_REWARDS } from './python/common';
 import { ENV_PYTHON } from './python';
 import { toyTasksPy } from './toyTasks';
@@ -22,9 +23,9 @@ export function grpoConfigKwargs(c: RunConfig): Record<string, PyValue> {
 }
 
 function trainScript(c: RunConfig, presetName: string): string {
-  const kwargs = Object.entries(grpoConfigKwargs(c)).map(([k, v]) => `    ${k}=${pyLiteral(v)},`).join('\n');
+  const kwargs = Object.entries(grpoConfigKwargs(c)).map(([k, v]) => `    ${k}=${py(v)},`).join('\n');
   const budget = c.lambdaMode === 'budget';
-  return `"""GRPO/GSPO with TRL for the GSPO Playground preset "${presetName}" (generated; see README.md).
+  return `"""GRPO/GSPO with TRL for a GSPO Playground preset (PRESET below; generated, see README.md).
 
 python train_grpo.py --model MODEL_NAME_OR_PATH
 """
@@ -37,6 +38,7 @@ from transformers import TrainerCallback
 from rewards import REWARD_FUNCS, STATS
 from toy_tasks import make_dataset
 
+PRESET = ${py(presetName)}
 
 class LambdaTokBudget(TrainerCallback):
     """The dual update of lambda_tok toward a token budget B (rl.md section 5), after each optimizer step:
@@ -64,15 +66,15 @@ class LambdaTokBudget(TrainerCallback):
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--model", required=True, help="a causal LM on the Hugging Face Hub or a local path")
-    parser.add_argument("--train-size", type=int, default=${Math.max(c.steps, 1) * c.promptsPerStep})
+    parser.add_argument("--train-size", type=int, default=${py(Math.max(c.steps, 1) * c.promptsPerStep)})
     opts = parser.parse_args()
 
     config = GRPOConfig(
 ${kwargs}
     )
     train = Dataset.from_list(make_dataset("train", opts.train_size))
-    evaluation = Dataset.from_list(make_dataset("eval", ${c.evalEpisodes}))
-    callbacks = [${budget ? `LambdaTokBudget(${c.lambdaTok}, ${c.budget}, ${c.dualEta}, ${c.lambdaMax}, ${c.minibatches})` : ''}]
+    evaluation = Dataset.from_list(make_dataset("eval", ${py(c.evalEpisodes)}))
+    callbacks = [${budget ? `LambdaTokBudget(${[c.lambdaTok, c.budget, c.dualEta, c.lambdaMax, c.minibatches].map(py).join(', ')})` : ''}]
     trainer = GRPOTrainer(
         model=opts.model,
         reward_funcs=REWARD_FUNCS,
@@ -101,7 +103,7 @@ import json
 
 from toy_tasks import outcome
 ${PY_TRL_REWARDS}
-# weights as exported: ${JSON.stringify(trlOptions(c).reward_weights)}
+# weights as exported: ${py(trlOptions(c).reward_weights)}
 `;
 }
 

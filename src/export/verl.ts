@@ -2,7 +2,8 @@
 // verl's own key names), reward_fn.py (compute_score), prepare_data.py (parquet
 // in verl's row format), toy_tasks.py, and a README with the mapping table.
 import type { RunConfig } from '../config';
-import { hydraValue, mappingRows, verlOptions, type PyValue } from './mapping';
+import { mappingRows, verlOptions, type PyValue } from './mapping';
+import { hydraValue, py, shellWord } from './literal';
 import { rewardWeights } from '../rl/reward';
 import { pyVerlScore } from './python/common';
 import { ENV_PYTHON } from './python';
@@ -31,16 +32,13 @@ export function verlOverrides(c: RunConfig, presetName: string): Record<string, 
   };
 }
 
-/** A Hydra value as one shell word: "$VAR/..." expands, [a,b] is quoted so the shell does not glob it. */
-function shellWord(v: string): string {
-  if (v.includes('$')) return `"${v}"`;
-  return /[^A-Za-z0-9_.,:/=+-]/.test(v) ? `'${v}'` : v;
-}
+/** The only values the script expands (its own variables); every other value is single-quoted. */
+const EXPANDED: ReadonlySet<string> = new Set(['$DATA/train.parquet', '$DATA/eval.parquet', '$MODEL', '$GPUS', '$PWD/reward_fn.py']);
 
 function runScript(c: RunConfig, presetName: string): string {
-  const lines = Object.entries(verlOverrides(c, presetName)).map(([k, v]) => `    ${k}=${shellWord(hydraValue(v))} \\`);
+  const lines = Object.entries(verlOverrides(c, presetName)).map(([k, v]) => `    ${k}=${shellWord(hydraValue(v), EXPANDED)} \\`);
   return `#!/usr/bin/env bash
-# GRPO/GSPO with verl for the GSPO Playground preset "${presetName}" (generated; see README.md).
+# GRPO/GSPO with verl for a GSPO Playground preset (trainer.experiment_name below; generated, see README.md).
 # usage: MODEL=Qwen/Qwen2.5-0.5B-Instruct GPUS=1 bash run_verl.sh
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -70,9 +68,9 @@ def rows(split, count):
     out = []
     for i, r in enumerate(make_dataset(split, count)):
         out.append({
-            "data_source": "gspo-playground-${c.env}",
+            "data_source": ${py(`gspo-playground-${c.env}`)},
             "prompt": [{"role": "user", "content": r["prompt"]}],
-            "ability": "${c.env}",
+            "ability": ${py(c.env)},
             "reward_model": {"style": "rule", "ground_truth": r["task"]},
             "extra_info": {"split": split, "index": i},
         })
@@ -82,8 +80,8 @@ def rows(split, count):
 if __name__ == "__main__":
     out = sys.argv[1]
     os.makedirs(out, exist_ok=True)
-    pd.DataFrame(rows("train", ${Math.max(c.steps, 1) * c.promptsPerStep})).to_parquet(os.path.join(out, "train.parquet"))
-    pd.DataFrame(rows("eval", ${c.evalEpisodes})).to_parquet(os.path.join(out, "eval.parquet"))
+    pd.DataFrame(rows("train", ${py(Math.max(c.steps, 1) * c.promptsPerStep)})).to_parquet(os.path.join(out, "train.parquet"))
+    pd.DataFrame(rows("eval", ${py(c.evalEpisodes)})).to_parquet(os.path.join(out, "eval.parquet"))
 `;
 }
 

@@ -421,12 +421,12 @@ export class Trainer<Task = unknown, State = unknown> {
     this.opt.config = { ...this.opt.config, lr: s.config.lr, gradClip: s.config.gradClip };
     this.stepCount = s.step;
     this.evals.length = 0;
-    this.evals.push(...s.evals.map((e) => ({ ...e })));
+    for (const e of s.evals) this.evals.push({ ...e }); // a loop: spreading 10^5 arguments overflows the stack
     // bestEval stays one of `evals` (evaluate() and the page compare it by identity)
     this.bestEval = s.bestEval ? this.evals.find((e) => e.step === s.bestEval!.step) ?? { ...s.bestEval } : null;
     this.lambdaTok = s.lambdaTok;
     this.flags.length = 0;
-    this.flags.push(...s.flags.map((f) => ({ ...f })));
+    for (const f of s.flags) this.flags.push({ ...f });
     this.skippedUpdates = s.skippedUpdates;
   }
 

@@ -2,27 +2,27 @@
 // checkpoint as .safetensors) and import it back. Imports are parsed strictly,
 // with size limits: a bad file is rejected whole with one message naming what
 // is wrong, and nothing changes.
-import { validateConfig, type RunConfig } from '../config';
+import type { RunConfig } from '../config';
 import { TRL_METRIC_ALIASES } from '../export/trlMetrics';
 import { PRESETS } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import { readCheckpoint } from '../model/checkpoint';
 import { betterEval } from '../rl/pareto';
 import { checkpointFit, presetTrainableSlot } from '../rl/checkpointFit';
-import { clip, hasKey, quote } from '../errors';
+import { clip, quote } from '../errors';
 import * as schema from './runSchema';
-import { array, count, decodeNumber, encodeNumber, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
+import { array, decodeNumber, encodeNumber, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
 import type { EvalRecord } from '../rl/trainer';
 import { METRIC_NAMES } from '../worker/protocol';
 import { MetricsSeries } from './metricsSeries';
 import type { RunMeta } from './runTypes';
+import { migrateConfig } from './storedRun';
 
 export const RUN_FILE_FORMAT = 'gspo-playground-run';
 export const RUN_FILE_VERSION = 1;
 export const MAX_RUN_FILE_BYTES = 64 * 1024 * 1024;
 export const MAX_CHECKPOINT_BYTES = 256 * 1024 * 1024;
 const MAX_ROWS = 1_000_000;
-const MAX_EVALS = 100_000;
 
 export { RunFileError };
 
@@ -30,6 +30,8 @@ export { RunFileError };
 export interface ImportedRun {
   meta: Omit<RunMeta, 'id' | 'colorIndex'>;
   metrics: MetricsSeries;
+  /** Config fields the file lacked (written by an earlier version), given their defaults. */
+  filled: (keyof RunConfig)[];
 }
 
 // ---- export ----
@@ -68,28 +70,6 @@ export function fileStem(name: string): string {
 // ---- import ----
 
 const RUN_KEYS = ['name', 'preset', 'config', 'createdAt', 'status', 'steps', 'warmStart', 'backend', 'flags', 'checkpoints', 'baselines', 'curriculum', 'comparison', 'changes'];
-const EVAL_CORE = ['step', 'accuracy', 'tokens', 'turns', 'lambdaTok'] as const;
-
-function parseEval(x: unknown, i: number): EvalRecord {
-  const where = `evals[${i}]`;
-  if (!isObject(x)) fail(`${where} must be an object`);
-  const e = x as Record<string, unknown>;
-  for (const k of EVAL_CORE) if (!hasKey(e, k)) fail(`${where}.${k} is missing`);
-  const entries = Object.entries(e);
-  if (entries.length > 64) fail(`${where} has ${entries.length} fields; at most 64 are read`);
-  const out: Record<string, number> = Object.fromEntries(entries.map(([k, v]) => {
-    if (k.length > 64) fail(`${where} has a field name longer than 64 characters`);
-    return [k, decodeNumber(v, `${where}.${clip(k, 40)}`)];
-  }));
-  count(out.step, `${where}.step`);
-  finite(out.accuracy, `${where}.accuracy`, 0, 1);
-  finite(out.tokens, `${where}.tokens`, 0);
-  finite(out.turns, `${where}.turns`, 0);
-  finite(out.lambdaTok, `${where}.lambdaTok`, 0);
-  if (hasKey(out, 'reward')) finite(out.reward, `${where}.reward`);
-  return out as EvalRecord;
-}
-
 function parseMetrics(x: unknown): MetricsSeries {
   const m = object(x, 'metrics', ['columns', 'rows']);
   const cols = field(m, 'columns'), rows = field(m, 'rows');
@@ -135,11 +115,9 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
     const name = string(field(run, 'name'), 'run.name', 200);
     const preset = string(field(run, 'preset'), 'run.preset', 200);
     if (!PRESETS.some((p) => p.name === preset)) fail(`run.preset ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')}`);
-    if (!isObject(field(run, 'config'))) fail('run.config must be an object');
-    let config: RunConfig;
-    try { config = validateConfig(field(run, 'config') as Record<string, unknown>); } catch (e) { return fail(`run.config: ${(e as Error).message}`); }
-    const steps = count(field(run, 'steps'), 'run.steps');
-    const evals = array(field(top, 'evals'), '"evals"', MAX_EVALS).map(parseEval);
+    const { config, filled } = migrateConfig(field(run, 'config'), 'run.config');
+    const steps = schema.step(field(run, 'steps'), 'run.steps');
+    const evals = schema.evals(field(top, 'evals'), 'evals');
     const metrics = parseMetrics(field(top, 'metrics'));
     const createdAt = field(run, 'createdAt') === undefined ? Date.now() : finite(field(run, 'createdAt'), 'run.createdAt', 0, 8.64e15);
     const ws = field(run, 'warmStart');
@@ -152,7 +130,7 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
     const cks = field(run, 'checkpoints');
     if (cks !== undefined) { // the checkpoints themselves come as .safetensors files; their steps are checked all the same
       const o = object(cks, 'run.checkpoints', ['last', 'best']);
-      for (const k of ['last', 'best']) if (field(o, k) !== undefined) count(field(o, k), `run.checkpoints.${k}`);
+      for (const k of ['last', 'best']) if (field(o, k) !== undefined) schema.step(field(o, k), `run.checkpoints.${k}`);
     }
     const optional = <T>(k: string, parse: (x: unknown) => T): T | undefined => (field(run, k) === undefined ? undefined : parse(field(run, k)));
     const baselines = optional('baselines', schema.baselines);
@@ -170,6 +148,7 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
         ...(comparison ? { comparison } : {}), ...(changes ? { changes } : {}),
       },
       metrics,
+      filled,
     };
   } catch (e) {
     if (e instanceof RunFileError) throw new RunFileError(`${name0} was not imported: ${e.message}`);

@@ -101,7 +101,7 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
         if (jf.size > MAX_RUN_FILE_BYTES) throw new RunFileError(`${jf.name} was not imported: it is larger than ${MAX_RUN_FILE_BYTES / 1024 / 1024} MB`);
         const run = parseRunFile(await jf.text(), jf.name);
         const checkpoints: { which: CheckpointKind; bytes: Uint8Array }[] = [];
-        const notices: string[] = [];
+        const notices: string[] = run.filled.length ? [`written by an earlier version, it lacked ${run.filled.join(', ')}; ${run.filled.length > 1 ? 'they take their defaults' : 'it takes its default'}`] : [];
         for (const f of cks) {
           if (f.size > MAX_CHECKPOINT_BYTES) throw new RunFileError(`${f.name} was not imported: it is larger than ${MAX_CHECKPOINT_BYTES / 1024 / 1024} MB`);
           const bytes = new Uint8Array(await f.arrayBuffer());

@@ -12,6 +12,7 @@ import type { SessionSlice } from './types';
 import { decodeSetup, overridesOf } from './urlState';
 import { bestBy } from './bestRule';
 import { parsePrefs } from './pagePrefs';
+import { readStoredRuns } from './storedRun';
 import type { Resumable } from './types';
 
 /** The newest stored run that was training or paused when the page closed and has a last checkpoint. */
@@ -124,9 +125,11 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       const prefs = parsePrefs(deps.prefs.load());
       set({ guideDismissed: prefs.guideDismissed, bestRule: prefs.bestRule, bestTarget: prefs.bestTarget, accuracyAxis: prefs.accuracyAxis });
       try {
-        const stored = await deps.storage.listRuns();
-        const runs = stored.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' as const } : r));
-        for (const r of runs) if (r !== stored.find((x) => x.id === r.id)) await deps.storage.putRun(r);
+        // through the run file's schema and migration: a run of an earlier version gets the defaults it lacked
+        const stored = readStoredRuns(await deps.storage.listRuns());
+        const runs = stored.runs.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' as const } : r));
+        for (const [i, r] of runs.entries()) if (r !== stored.runs[i] || stored.migrated.includes(r)) await deps.storage.putRun(r);
+        if (stored.notice) set({ notice: [get().notice, stored.notice].filter(Boolean).join(' ') });
         runs.sort((a, b) => b.createdAt - a.createdAt);
         set({ runs, resumable: resumableOf(runs) });
         // the overlaid runs of the last visit that still exist, with their metrics

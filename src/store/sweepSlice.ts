@@ -5,9 +5,10 @@
 // evals) is kept in the browser so a reload keeps the finished runs and marks
 // the interrupted ones.
 import { checkLiveChange, parseField, validateConfig, type RunConfig } from '../config';
-import { InputError } from '../errors';
+import { clip, InputError } from '../errors';
 import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
 import { errorText, type StoreContext } from './context';
+import { RunFileError, sweepRecord } from './runSchema';
 import type { SweepSlice, TrainerClient } from './types';
 import { overridesOf } from './urlState';
 import { runPopulation, type Members } from './sweepPopulation';
@@ -34,23 +35,20 @@ export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftEr
 export const sweepAxisOf = (c: RunConfig): 'lambdaTok' | 'budget' => (defaultSweep(c).axis === 'budget' ? 'budget' : 'lambdaTok');
 export const defaultDraft = (c: RunConfig): string => defaultSweep(c).values.join(', ');
 
-/** A stored record back, checked field by field; anything off drops it (with the reason). */
+/**
+ * A stored record back, checked by the same schema as run files (runSchema.ts); a record that
+ * fails is dropped, and `problem` says why (the page shows it).
+ */
 export function parseSweepRecord(text: string | null): { sweep: SweepRecord | null; problem: string | null } {
   if (text === null) return { sweep: null, problem: null };
   try {
-    if (text.length > 200_000) throw new Error('too large');
-    const x = JSON.parse(text) as SweepRecord;
-    const finiteOrNull = (v: unknown) => v === null || (typeof v === 'number' && Number.isFinite(v));
-    const ok = typeof x === 'object' && x !== null && typeof x.id === 'string' && typeof x.preset === 'string'
-      && (x.axis === 'lambdaTok' || x.axis === 'budget') && typeof x.base === 'object' && x.base !== null && Number.isInteger(x.steps)
-      && ['running', 'stopped', 'done', 'interrupted'].includes(x.status) && Array.isArray(x.runs) && x.runs.length > 0 && x.runs.length <= 64
-      && x.runs.every((r) => typeof r === 'object' && r !== null && typeof r.label === 'string' && r.label.length <= 80 && typeof r.value === 'number' && Number.isFinite(r.value)
-        && ['pending', 'running', 'done', 'interrupted'].includes(r.status) && (r.runId === null || typeof r.runId === 'string')
-        && finiteOrNull(r.accuracy) && finiteOrNull(r.tokens) && finiteOrNull(r.startedAt) && finiteOrNull(r.finishedAt));
-    if (!ok) throw new Error('its fields do not check');
-    return { sweep: x, problem: null };
+    if (typeof text !== 'string') throw new RunFileError('it is not text');
+    if (text.length > 200_000) throw new RunFileError(`it is ${text.length} characters, more than 200,000`);
+    let doc: unknown;
+    try { doc = JSON.parse(text); } catch (e) { throw new RunFileError(`it is not valid JSON (${clip(errorText(e), 200)})`); }
+    return { sweep: sweepRecord(doc), problem: null };
   } catch (e) {
-    return { sweep: null, problem: `the stored sweep was dropped (${errorText(e)})` };
+    return { sweep: null, problem: `The stored sweep was dropped: ${e instanceof RunFileError ? e.message : clip(errorText(e), 300)}.` };
   }
 }
 
@@ -63,11 +61,12 @@ export function afterReload(s: SweepRecord | null): SweepRecord | null {
   };
 }
 
-export function initialSweep(kv: KeyValueStore): SweepState {
-  const { sweep } = parseSweepRecord(kv.get(SWEEP_KEY));
+/** The sweep state at page load; `notice` says why a stored record was dropped (null: none was). */
+export function initialSweep(kv: KeyValueStore): SweepState & { notice: string | null } {
+  const { sweep, problem } = parseSweepRecord(kv.get(SWEEP_KEY));
   const restored = afterReload(sweep);
   if (restored !== sweep && restored) kv.set(SWEEP_KEY, JSON.stringify(restored));
-  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null };
+  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, notice: problem };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

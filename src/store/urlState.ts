@@ -4,7 +4,7 @@
 // any input: an unknown, malformed or out-of-range one is reported (naming it
 // and why) and not applied; the others still are.
 import { FIELDS, isConfigKey, parseField, validateConfig, type RunConfig } from '../config';
-import { clip, hasKey, quote } from '../errors';
+import { clip, quote } from '../errors';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
 
 export const URL_VERSION = 1;
@@ -80,17 +80,18 @@ export function decodeSetup(search: string): DecodedSetup {
       problems.push(`${errorText(e)}; not applied`);
     }
   }
-  // the fields together (nEmbd divisible by nHead): drop the model size overrides that break it
-  try {
-    validateConfig(overrides, base);
-  } catch (e) {
-    const dropped = (['nLayer', 'nHead', 'nEmbd'] as const).filter((k) => hasKey(overrides, k));
-    for (const k of dropped) delete overrides[k];
-    problems.push(`${errorText(e)}; ${dropped.length ? `${dropped.join(', ')} not applied` : 'not applied'}`);
-    try { validateConfig(overrides, base); } catch (e2) {
-      problems.push(`${errorText(e2)}; every parameter ignored`);
+  // the fields together (nEmbd divisible by nHead, scouts at most digits): a conflict drops the
+  // override it names first, with one line; the rest still apply
+  for (;;) {
+    let why: string;
+    try { validateConfig(overrides, base); break; } catch (e) { why = errorText(e); }
+    const named = Object.keys(overrides).map((k) => ({ k, at: why.search(new RegExp(`\\b${k}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at);
+    if (named.length === 0) { // no override is to blame (cannot happen with a valid preset): none applies
+      problems.push(`${why}; every parameter ignored`);
       return { preset, overrides: {}, problems: summarize(problems) };
     }
+    delete overrides[named[0].k];
+    problems.push(`${why}; ${named[0].k} not applied`);
   }
   return { preset, overrides: overrides as Partial<RunConfig>, problems: summarize(problems) };
 }

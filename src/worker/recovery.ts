@@ -19,9 +19,13 @@ export function isDeviceLost(backend: Backend | null): boolean {
   return backend !== null && (backend as { lost?: unknown }).lost === true;
 }
 
-/** The run's state now; `best` reused when the best eval is older (one read-back per eval, not two). */
+/**
+ * The run's state now, AdamW's moments and the KL reference included (the run goes on as a
+ * reload's Resume does, not with the optimizer restarted); `best` reused when the best eval is
+ * older (one read-back per eval, not two).
+ */
 export async function captureResumePoint(t: Trainer, previous: ResumePoint | null, fallbackBest: Float32Array): Promise<ResumePoint> {
-  const snap = await t.snapshot();
+  const snap = await t.snapshot({ optimizer: true });
   const newBest = t.bestEval !== null && t.evals[t.evals.length - 1] === t.bestEval; // this eval just became the best
   return { ...snap, best: newBest ? snap.weights : (previous?.best ?? fallbackBest) };
 }

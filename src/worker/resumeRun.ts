@@ -6,37 +6,17 @@
 import { InputError, quote } from '../errors';
 import type { AdamWState } from '../model/optimizer';
 import { betterEval } from '../rl/pareto';
-import type { EvalRecord, Flag, TrainerSnapshot } from '../rl/trainer';
+import type { EvalRecord, TrainerSnapshot } from '../rl/trainer';
+import { evals as evalList, flags as flagList, LAMBDA_TOK_MAX, RunFileError, step as stepCount, finite } from '../store/runSchema';
 import type { ResumeState } from './protocol';
 
-const FLAG_KINDS: ReadonlyArray<Flag['kind']> = ['nonfinite-update', 'diverged', 'degenerate', 'collapse'];
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);
 const own = (o: Record<string, unknown>, k: string): unknown => (Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined);
 const bad = (why: string): never => { throw new InputError(`resume: the stored run state ${why}`); };
 
-function count(x: unknown, where: string): number {
-  if (typeof x !== 'number' || !Number.isSafeInteger(x) || x < 0) bad(`${where} must be a whole number >= 0, got ${quote(x)}`);
-  return x as number;
-}
-
-function evalRecord(x: unknown, where: string): EvalRecord {
-  if (!isObject(x)) return bad(`${where} is not an eval record`);
-  const out: Record<string, number> = {};
-  for (const [k, v] of Object.entries(x)) {
-    if (typeof v !== 'number' || !Number.isFinite(v)) bad(`${where}.${k} must be a finite number, got ${quote(v)}`);
-    out[k] = v as number;
-  }
-  for (const k of ['step', 'accuracy', 'tokens', 'turns', 'lambdaTok', 'reward']) if (!(k in out)) bad(`${where} has no ${k}`);
-  count(out.step, `${where}.step`);
-  return out as EvalRecord;
-}
-
-function flag(x: unknown, where: string): Flag {
-  if (!isObject(x)) return bad(`${where} is not a flag`);
-  const kind = own(x, 'kind'), message = own(x, 'message');
-  if (!FLAG_KINDS.includes(kind as Flag['kind'])) bad(`${where}.kind ${quote(kind)} is not a known flag`);
-  if (typeof message !== 'string') bad(`${where}.message must be a string`);
-  return { kind: kind as Flag['kind'], step: count(own(x, 'step'), `${where}.step`), message: message as string };
+/** The run-file schema (runSchema.ts) for the counters, evals and flags, its errors as this resume's. */
+function checked<T>(read: () => T): T {
+  try { return read(); } catch (e) { if (e instanceof RunFileError) bad(e.message); throw e; }
 }
 
 /** Why an optimizer state does not fit a model of `n` parameters (null: it fits). */
@@ -74,22 +54,17 @@ export function checkResumeState(state: ResumeState | null, ck: { step: number |
   }
   if (!isObject(state)) return bad('is not an object');
   const s = state as unknown as Record<string, unknown>;
-  const stateStep = count(own(s, 'step'), 'step');
+  const stateStep = checked(() => stepCount(own(s, 'step'), 'step'));
   const step = ck.step ?? stateStep;
-  const evalsIn = own(s, 'evals') ?? [];
-  if (!Array.isArray(evalsIn)) bad('evals must be an array');
-  // evals after the checkpoint (a run that went on past its last stored checkpoint) are dropped: the run redoes them
-  const evals = (evalsIn as unknown[]).map((e, i) => evalRecord(e, `evals[${i}]`)).filter((e) => e.step <= step);
+  // evals and flags after the checkpoint (a run that went on past its last stored checkpoint) are dropped: the run redoes them
+  const evals = checked(() => evalList(own(s, 'evals') ?? [], 'evals')).filter((e) => e.step <= step);
   let bestEval: EvalRecord | null = null;
   for (const e of evals) if (betterEval(e, bestEval)) bestEval = e;
-  const flagsIn = own(s, 'flags') ?? [];
-  if (!Array.isArray(flagsIn)) bad('flags must be an array');
-  const flags = (flagsIn as unknown[]).map((f, i) => flag(f, `flags[${i}]`)).filter((f) => f.step <= step);
-  const lambdaTok = own(s, 'lambdaTok') ?? ck.config.lambdaTok;
-  if (typeof lambdaTok !== 'number' || !Number.isFinite(lambdaTok) || lambdaTok < 0) bad(`lambdaTok must be a finite number >= 0, got ${quote(lambdaTok)}`);
-  const skippedUpdates = count(own(s, 'skippedUpdates') ?? 0, 'skippedUpdates');
+  const flags = checked(() => flagList(own(s, 'flags') ?? [], 'flags')).filter((f) => f.step <= step);
+  const lambdaTok = checked(() => finite(own(s, 'lambdaTok') ?? ck.config.lambdaTok, 'lambdaTok', 0, LAMBDA_TOK_MAX));
+  const skippedUpdates = checked(() => stepCount(own(s, 'skippedUpdates') ?? 0, 'skippedUpdates'));
 
-  const snapshot: Omit<TrainerSnapshot, 'weights'> = { step, config: ck.config, evals, bestEval, lambdaTok: lambdaTok as number, flags, skippedUpdates };
+  const snapshot: Omit<TrainerSnapshot, 'weights'> = { step, config: ck.config, evals, bestEval, lambdaTok, flags, skippedUpdates };
   const opt = own(s, 'optimizer');
   let optimizerNotice: string | null = null;
   if (opt === undefined) optimizerNotice = 'no optimizer state was stored with this run';

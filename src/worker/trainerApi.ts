@@ -388,7 +388,7 @@ export class TrainerApi implements TrainerWorkerApi {
     this.flagsSent = trainer.flags.length;
     const step = r?.step ?? 0;
     this.recovery = { step, lostAtStep, reason: errorMessage(cause), count: (this.recovery?.count ?? 0) + 1 };
-    this.setStatus('running', `the GPU device was lost at step ${lostAtStep} (${errorMessage(cause)}); resumed from the checkpoint of step ${step}${r ? '' : ' (the warm start)'}`);
+    this.setStatus('running', `the GPU device was lost at step ${lostAtStep} (${errorMessage(cause)}); resumed from the checkpoint of step ${step}${r ? ' with its optimizer state' : ' (the warm start)'}`);
   }
 
   // ---- helpers ----

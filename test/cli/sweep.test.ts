@@ -1,7 +1,7 @@
 // `sweep` end to end on the CPU backend at a tiny size: one folder per run as
 // `train` writes it, sweep.json's frontier against a brute-force one, the static
 // twin of a dual run at the dual's settled lambda, and bad values (exit 2).
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gspo, tempDir } from './run';
@@ -76,5 +76,19 @@ describe('sweep', () => {
     bad(['--over', 'scouts=4', '--set', 'digits=3'], /scouts \(4\) must be at most digits \(3\)/);
     bad(['--over', 'hasOwnProperty=1'], /config key/);
     bad(['--seeds', '1,1.5'], /--seeds: entry 2/);
+    // every flag and path is checked before the first write
+    const dir = tempDir();
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'keep');
+    bad(['--lambdas', '0,0.1', '--out', file], /--out ".*a-file" is a file, not a folder/);
+    bad(['--lambdas', '0,0.1', '--out', join(file, 'sub')], /cannot be made: ".*a-file" is a file/);
+    expect(readFileSync(file, 'utf8')).toBe('keep');
+    const fresh = join(dir, 'fresh');
+    const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0,0.1', '--backend', 'bogus', '--out', fresh]);
+    expect(r.code).toBe(2);
+    expect(existsSync(fresh)).toBe(false);
+    const values = Array.from({ length: 64 }, (_, i) => i / 100).join(','), seeds = Array.from({ length: 64 }, (_, i) => i).join(',');
+    bad(['--lambdas', values, '--seeds', seeds, '--out', fresh], /4096 runs \(64 values x 64 seeds\) is more than 256/);
+    expect(existsSync(fresh)).toBe(false);
   });
 });

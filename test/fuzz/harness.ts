@@ -87,3 +87,50 @@ export class Tally {
     expect((Object.prototype as Record<string, unknown>).polluted).toBeUndefined();
   }
 }
+
+/** Text that would run code if an exported file let it out of its quoting; "PWNED" marks it. */
+export const PAYLOADS = [
+  '0\nimport os; os.system("touch PWNED")', '"""\nimport os  # PWNED\n"""', '\'; touch PWNED; \'', '$(touch PWNED)', '`touch PWNED`',
+  'x" + __import__("os").system("touch PWNED") + "', '\\\nPWNED = 1', '\r\nPWNED()', '${PWNED}', '\u2028PWNED', '0; PWNED', 'PWNED\\',
+];
+
+/** Every path into a value (objects and arrays; typed arrays are leaves). */
+export function paths(doc: unknown): (string | number)[][] {
+  const out: (string | number)[][] = [];
+  const todo: [unknown, (string | number)[]][] = [[doc, []]];
+  while (todo.length) {
+    const [v, p] = todo.pop()!;
+    out.push(p);
+    if (Array.isArray(v)) v.forEach((x, i) => todo.push([x, [...p, i]]));
+    else if (v && typeof v === 'object' && !ArrayBuffer.isView(v)) for (const [k, x] of Object.entries(v)) todo.push([x, [...p, k]]);
+  }
+  return out;
+}
+
+/** Values a stored object can hold (a structured clone keeps more than JSON: NaN, undefined, typed arrays). */
+export const EDGE_VALUES: unknown[] = [
+  ...EDGE_JSON.map((t) => JSON.parse(t)), NaN, Infinity, -Infinity, undefined, -0, 2 ** 53 - 1, 2 ** 53, 5, -3, 1e6, 0.5, 'x'.repeat(3000),
+  new Float32Array(3), [NaN], { step: 1 }, ...PAYLOADS,
+];
+
+/** A copy of `base` with one edit at a random path: an edge value, a deleted entry, or an added key. */
+export function editObject<T>(base: T, allPaths: (string | number)[][], rand: () => number): T {
+  const doc = structuredClone(base) as any;
+  const path = pick(rand, allPaths.filter((p) => p.length > 0));
+  let parent = doc;
+  for (const k of path.slice(0, -1)) parent = parent[k];
+  const last = path[path.length - 1];
+  switch (int(rand, 4)) {
+    case 0: if (Array.isArray(parent)) parent.splice(last as number, 1); else delete parent[last]; break;
+    case 1: { // an added key beside it: a prototype name or a stray one
+      const key = rand() < 0.6 ? pick(rand, PROTO_KEYS) : pick(rand, ['extra', 'x'.repeat(500), '']);
+      if (!Array.isArray(parent)) Object.defineProperty(parent, key, { value: pick(rand, EDGE_VALUES), enumerable: true, writable: true, configurable: true });
+      break;
+    }
+    case 2: // a number nudged out of (or within) its range; anything else gets an edge value
+      parent[last] = typeof parent[last] === 'number' ? parent[last] * pick(rand, [-1, 1e6, 1.5, 0]) + pick(rand, [0, 0.5, 1]) : pick(rand, EDGE_VALUES);
+      break;
+    default: parent[last] = pick(rand, EDGE_VALUES);
+  }
+  return doc;
+}

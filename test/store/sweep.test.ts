@@ -134,9 +134,10 @@ describe('sweep in the store', () => {
     expect(parseSweepRecord('[[[[').problem).toMatch(/dropped/);
     const deep = '['.repeat(5000) + ']'.repeat(5000);
     expect(parseSweepRecord(deep).sweep).toBeNull();
-    const s: SweepRecord = { id: 's', preset: 'p', axis: 'budget', base: {}, steps: 3, status: 'running', message: null, createdAt: 0,
+    const s: SweepRecord = { id: 's', preset: 'relay-budget', axis: 'budget', base: {}, steps: 3, status: 'running', message: null, createdAt: 0,
       runs: [{ label: 'B=4', value: 4, status: 'running', runId: 'a', accuracy: null, tokens: null, startedAt: 0, finishedAt: null }] };
     expect(parseSweepRecord(JSON.stringify(s)).sweep).toEqual(s);
+    expect(parseSweepRecord(JSON.stringify({ ...s, preset: 'p' })).problem).toMatch(/sweep\.preset "p" is not one of/);
     expect(afterReload(s)!.runs[0].status).toBe('interrupted');
   });
 

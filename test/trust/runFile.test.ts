@@ -20,14 +20,14 @@ describe('finding 7: every field of a run file is checked', () => {
   it('rejects, naming the field, what used to pass through', () => {
     expect(rejected(edit((d) => { d.run.comparison = {}; }))).toBe('run.comparison.rows must be an array');
     expect(rejected(edit((d) => { d.run.comparison = { step: 1, rows: [] }; }))).toBe('run.comparison.rows is empty (a comparison has at least one arm)');
-    expect(rejected(edit((d) => { d.run.steps = 1.5; }))).toBe('run.steps must be a whole number in [0, 9007199254740991], got 1.5');
-    expect(rejected(edit((d) => { d.run.steps = 'NaN'; }))).toBe('run.steps must be a whole number in [0, 9007199254740991], got "NaN"');
+    expect(rejected(edit((d) => { d.run.steps = 1.5; }))).toBe('run.steps must be a whole number in [0, 10000000], got 1.5');
+    expect(rejected(edit((d) => { d.run.steps = 'NaN'; }))).toBe('run.steps must be a whole number in [0, 10000000], got "NaN"');
     expect(rejected(edit((d) => { d.run.createdAt = 'Infinity'; }))).toBe('run.createdAt must be a finite number, got "Infinity"');
     expect(rejected(edit((d) => { d.evals[0].accuracy = 'NaN'; }))).toBe('evals[0].accuracy must be a finite number, got NaN');
     expect(rejected(edit((d) => { d.evals[0].tokens = -1; }))).toBe('evals[0].tokens must be in [0, Infinity], got -1');
-    expect(rejected(edit((d) => { d.evals[0].step = 2.5; }))).toBe('evals[0].step must be a whole number in [0, 9007199254740991], got 2.5');
+    expect(rejected(edit((d) => { d.evals[0].step = 2.5; }))).toBe('evals[0].step must be a whole number in [0, 10000000], got 2.5');
     expect(rejected(edit((d) => { d.run.baselines = [{ name: 'random' }]; }))).toBe('run.baselines[0].accuracy must be a finite number, got undefined');
-    expect(rejected(edit((d) => { d.run.curriculum = [{ step: 'x', stage: 1, label: 'N = 5' }]; }))).toBe('run.curriculum[0].step must be a whole number in [0, 9007199254740991], got "x"');
+    expect(rejected(edit((d) => { d.run.curriculum = [{ step: 'x', stage: 1, label: 'N = 5' }]; }))).toBe('run.curriculum[0].step must be a whole number in [0, 10000000], got "x"');
     expect(rejected(edit((d) => { d.run.changes = [{ step: 3, field: 'constructor', value: 1 }]; }))).toBe('run.changes[0].field "constructor" is not a config field');
     expect(rejected(edit((d) => { d.run.changes = [{ step: 3, field: 'groupSize', value: 999 }]; }))).toBe('run.changes[0]: groupSize must be in [1, 64]; got 999');
     expect(rejected(edit((d) => { d.run.extra = 1; }))).toBe('"run" has an unknown key "extra" (known: name, preset, config, createdAt, status, steps, warmStart, backend, flags, checkpoints, baselines, curriculum, comparison, changes)');

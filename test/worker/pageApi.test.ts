@@ -156,7 +156,7 @@ describe('page-facing TrainerApi methods', () => {
     await expect(a.useBackend('gpu' as BackendPreference)).rejects.toThrow(/"auto" or "cpu"/);
   });
 
-  it('a lost device mid-run resumes from the last eval\'s checkpoint on a new backend, with a notice', async () => {
+  it('a lost device mid-run resumes from the last eval\'s checkpoint and optimizer state on a new backend, with a notice', async () => {
     const backends: LosableBackend[] = [];
     const a = make(backends);
     const s0 = await a.init(PRESET, { ...SMALL, evalEvery: 2 }, WARM);
@@ -165,7 +165,8 @@ describe('page-facing TrainerApi methods', () => {
     const atTwo = await weightsOf(a, 'last');
     const [first] = await a.step(1);
     expect(first.step).toBe(2);
-    expect(await weightsOf(a, 'last')).not.toEqual(atTwo);
+    const afterFirst = await weightsOf(a, 'last');
+    expect(afterFirst).not.toEqual(atTwo);
     backends[0].lost = true;
     const [m] = await a.step(1); // fails on the lost device, recovers, takes step 2 again
     expect(backends).toHaveLength(2);
@@ -180,6 +181,8 @@ describe('page-facing TrainerApi methods', () => {
     expect(m.reward).toBe(first.reward);
     expect(m.tokens).toBe(first.tokens);
     expect(m.r_task).toBe(first.r_task);
+    // and the update too, bit for bit: AdamW's moments came back with the weights (a restarted optimizer moves them otherwise)
+    expect(await weightsOf(a, 'last')).toEqual(afterFirst);
     // and the best eval's weights survived the loss
     expect(await weightsOf(a, 'best')).toEqual(s.bestEval!.step === 2 ? atTwo : atZero);
   });

@@ -86,7 +86,7 @@ describe('resume (a page reload continues the same run)', () => {
 
     const held = await b.getState();
     const badEval = { ...saved.state, evals: [{ ...saved.state.evals[0], accuracy: 'high' as unknown as number }] };
-    await expect(b.resume('run-other', saved.checkpoint, best, badEval)).rejects.toThrow('resume: the stored run state evals[0].accuracy must be a finite number, got "high"');
+    await expect(b.resume('run-other', saved.checkpoint, best, badEval)).rejects.toThrow('resume: the stored run state evals[0].accuracy is "high", not a number');
     await expect(b.resume('run-other', new Uint8Array([1, 2, 3]), best, saved.state)).rejects.toThrow(/^checkpoint rejected: /);
     const after = await b.getState();
     expect([after.runId, after.stepCount]).toEqual([held.runId, held.stepCount]);

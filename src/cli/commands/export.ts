@@ -1,10 +1,10 @@
 // `export --preset NAME [--set key=value]... --to trl|verl --out DIR`: the run's setup as a TRL or
-// verl recipe (docs/export.md). Writes the files and prints where they went.
-import { mkdirSync } from 'node:fs';
+// verl recipe (docs/export.md). Writes the files and prints where they went: every flag and the
+// output folder are checked first, then all the files are written or none.
 import { join } from 'node:path';
 import { exportRecipe, parseTarget } from '../../export/recipe';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { writeAtomic } from '../io';
+import { prepareOutDir, writeAllAtomic } from '../io';
 import { parseSets, setup } from './runSetup';
 
 export const exportFlags: FlagSpec = {
@@ -20,7 +20,7 @@ export async function exportCmd(argv: string[]): Promise<unknown> {
   const s = setup(requireFlag(flags, 'preset', 'export'), parseSets(flags.set as string[] | undefined));
   const out = requireFlag(flags, 'out', 'export');
   const files = exportRecipe(target, s.config, s.preset.name);
-  mkdirSync(out, { recursive: true });
-  for (const f of files) writeAtomic(join(out, f.path), f.text);
+  prepareOutDir(out, '--out', files.map((f) => f.path));
+  writeAllAtomic(files.map((f) => ({ path: join(out, f.path), data: f.text })));
   return { preset: s.preset.name, to: target, out, files: files.map((f) => f.path) };
 }

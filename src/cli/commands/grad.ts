@@ -8,7 +8,7 @@ import { PolicyObjective } from '../../rl/objective';
 import { parseBatchFile } from '../../rl/batch';
 import { InputError } from '../../errors';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, loadCheckpoint, log, readFileChecked, writeAtomic } from '../io';
+import { chooseBackend, loadCheckpoint, log, prepareOutFile, readFileChecked, writeAtomic } from '../io';
 
 export const gradFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint' },
@@ -25,6 +25,7 @@ export async function grad(argv: string[]): Promise<unknown> {
   let json: unknown;
   try { json = JSON.parse(text); } catch (e) { throw new InputError(`batch file "${batchPath}" is not valid JSON (${(e as Error).message})`); }
   const { batch, cfg } = parseBatchFile(json, ck.config.vocabSize, ck.config.blockSize);
+  if (flags.out !== undefined) prepareOutFile(String(flags.out));
   const backend = await chooseBackend(flags.backend);
   try {
     const model = new GPT(backend, ck.config, ck.weights);

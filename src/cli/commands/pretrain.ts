@@ -9,7 +9,7 @@ import { slotNames, Trainer, type TrainerSlots } from '../../rl/trainer';
 import { pretrainSlot } from '../../rl/warmStart';
 import { envRecord } from '../../rl/checkpointFit';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log, writeAtomic } from '../io';
+import { chooseBackend, log, prepareOutFile, writeAtomic } from '../io';
 import { CHECKPOINT_DIR, parseSets, setup, startSlots } from './runSetup';
 import { InputError } from '../../errors';
 
@@ -33,6 +33,7 @@ export async function pretrainCmd(argv: string[]): Promise<unknown> {
   if (only !== undefined && !all.includes(only)) throw new InputError(`--slot must be one of ${all.join(', ')} for ${s.preset.name}; got "${only}"`);
   const todo = only ? [only] : all;
   if (flags.out !== undefined && todo.length > 1) throw new InputError(`--out needs --slot: ${s.preset.name} has slots ${all.join(', ')}`);
+  if (flags.out !== undefined) prepareOutFile(String(flags.out));
   const backend = await chooseBackend(flags.backend);
   try {
     const t0 = performance.now();

@@ -7,7 +7,7 @@
 // member is bit for bit the run it would be alone. --vs-static (with --budgets) follows each dual run with
 // a static run at the lambda_tok the dual settled on, and compares them.
 import { join } from 'node:path';
-import { mkdirSync, statSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { availableParallelism, freemem } from 'node:os';
 import { InputError, RunFault } from '../../errors';
 import { CpuBackend } from '../../reference/cpuBackend';
@@ -22,7 +22,7 @@ import { paretoFrontier } from '../../rl/pareto';
 import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log, writeAtomic } from '../io';
+import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import { trainRun, type TrainResult } from './train';
 
@@ -81,12 +81,8 @@ function memoryLimit(flag: unknown): number {
   return Math.floor(avail * 0.75);
 }
 
-/** The output folder may exist (as a folder) or be made; anything else is refused before the first write. */
-function checkOut(out: string): void {
-  let st;
-  try { st = statSync(out); } catch { return; }
-  if (!st.isDirectory()) throw new InputError(`sweep: --out "${out}" exists and is not a folder`);
-}
+/** More runs than this in one sweep is a mistake (64 values x 64 seeds would be 4,096 runs). */
+export const MAX_SWEEP_RUNS = 256;
 
 export async function sweep(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, sweepFlags, 'sweep');
@@ -98,9 +94,12 @@ export async function sweep(argv: string[]): Promise<unknown> {
   if (vsStatic && spec.axis !== 'budget') throw new InputError('sweep: --vs-static needs --budgets (it compares each dual run with a static lambda_tok)');
   if (flags.backend !== undefined && flags.backend !== 'webgpu' && flags.backend !== 'cpu') throw new InputError(`--backend must be webgpu or cpu, got "${String(flags.backend)}"`);
   const plan = planSweep(spec);
+  if (plan.length * (vsStatic ? 2 : 1) > MAX_SWEEP_RUNS) throw new InputError(`sweep: ${plan.length * (vsStatic ? 2 : 1)} runs (${spec.values.length} values x ${Math.max(1, spec.seeds.length)} seeds${vsStatic ? ' x 2 with --vs-static' : ''}) is more than ${MAX_SWEEP_RUNS}; split it into smaller sweeps`);
   const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, plan.length, base.config));
   // every run's config is checked before anything runs, so a bad combination fails at once
   const planned: Planned[] = plan.map((run, i) => ({ run, s: setup(presetName, { ...sets, ...run.overrides }), dir: dirOf(run.label), changes: changesFor(changes, i) }));
+  const out = (flags.out as string | undefined) ?? join('runs', `sweep-${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  prepareOutDir(out, '--out', ['sweep.json', ...planned.map((p) => p.dir)]);
   const population = flags.sequential !== true && flags.backend !== 'webgpu';
   if (flags.sequential !== true && flags.backend === 'webgpu') log('sweep: on WebGPU the runs go one after another (populations train on the CPU backend, one thread per member)');
   if (flags.sequential === true && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
@@ -110,8 +109,6 @@ export async function sweep(argv: string[]): Promise<unknown> {
     atOnce = membersAtOnce(plan.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined);
     log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
   }
-  const out = (flags.out as string | undefined) ?? join('runs', `sweep-${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  checkOut(out);
   const backend: Backend = population ? new CpuBackend() : await chooseBackend(flags.backend);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();

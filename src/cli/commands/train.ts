@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { writeCheckpoint } from '../../model/checkpoint';
 import { Trainer, type EvalRecord } from '../../rl/trainer';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log as say, writeAtomic } from '../io';
+import { chooseBackend, log as say, prepareOutDir, writeAtomic } from '../io';
 import { parseChange, type MemberChange } from '../../rl/population';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import type { Backend } from '../../backend';
@@ -36,6 +36,7 @@ export async function train(argv: string[]): Promise<unknown> {
   const s = setup(requireFlag(flags, 'preset', 'train'), overrides);
   const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, 1, s.config));
   const out = (flags.out as string | undefined) ?? join('runs', `${s.preset.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors']);
   const backend = await chooseBackend(flags.backend);
   try {
     return (await trainRun(backend, s, out, { changes })).summary;

@@ -1,10 +1,11 @@
 // addition (AgentPO) as the Collaborator's turn: the policy writes the hint or
 // the critique; the frozen Actor is the rule it was taught (envs.md section 2).
 import type { EnvPython } from './types';
+import { py } from '../literal';
 
 export const additionPython: EnvPython = {
   tasks: (c) => `
-TOPOLOGY = "${c.topology}"  # alone | hint | critic
+TOPOLOGY = ${py(c.topology)}  # alone | hint | critic
 
 
 def make_task(rng, split):

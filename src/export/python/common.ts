@@ -1,6 +1,7 @@
 // Python shared by every env's export: message words, the reward terms and the
 // two trainers' entry points (TRL reward functions, verl's compute_score).
 import type { RewardWeights } from '../../rl/reward';
+import { py } from '../literal';
 
 /** Message-term helpers: a message is a list of whitespace-separated words (the playground's tokens). */
 export const PY_MESSAGE_TERMS = `
@@ -64,9 +65,9 @@ export function pyVerlScore(w: RewardWeights): string {
   return `
 import json
 
-LAMBDA_TOK = ${w.lambdaTok}
-LAMBDA_TURN = ${w.lambdaTurn}
-LAMBDA_REP = ${w.lambdaRep}
+LAMBDA_TOK = ${py(w.lambdaTok)}
+LAMBDA_TURN = ${py(w.lambdaTurn)}
+LAMBDA_REP = ${py(w.lambdaRep)}
 
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):

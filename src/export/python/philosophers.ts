@@ -2,11 +2,12 @@
 // for every round (plus optional messages); the table's rules score the plan
 // (envs.md section 3). Curriculum stages are not exported: N is fixed.
 import type { EnvPython } from './types';
+import { py } from '../literal';
 
 export const philosophersPython: EnvPython = {
   tasks: (c) => `
-N = ${c.philosophers}  # philosophers at the table
-ROUNDS = ${c.rounds}
+N = ${py(c.philosophers)}  # philosophers at the table
+ROUNDS = ${py(c.rounds)}
 
 
 def make_task(rng, split):
@@ -26,11 +27,11 @@ def prompt(task):
     )
 `,
   outcome: (c) => `
-MEAL_REWARD = ${c.mealReward}
-DEADLOCK_PENALTY = ${c.deadlockPenalty}
-STARVE_PENALTY = ${c.starvePenalty}
-ACTION_COST = ${c.actionCost}
-MAX_MESSAGE = ${c.philMessage}
+MEAL_REWARD = ${py(c.mealReward)}
+DEADLOCK_PENALTY = ${py(c.deadlockPenalty)}
+STARVE_PENALTY = ${py(c.starvePenalty)}
+ACTION_COST = ${py(c.actionCost)}
+MAX_MESSAGE = ${py(c.philMessage)}
 ACTIONS = ("THINK", "TAKE_L", "TAKE_R", "EAT", "DROP")
 
 

@@ -1,12 +1,13 @@
 // relay as one Scout turn: the policy writes the Scout's message; the Solver is
 // a rule that reads digits from what survives the channel (envs.md section 1).
 import type { EnvPython } from './types';
+import { py } from '../literal';
 
 export const relayPython: EnvPython = {
   tasks: (c) => `
-K = ${c.digits}  # digits in the secret
-P_KNOWN_TRAIN = ${c.pKnownTrain}  # how often the Solver already knows, in training
-P_KNOWN_EVAL = ${c.pKnown}
+K = ${py(c.digits)}  # digits in the secret
+P_KNOWN_TRAIN = ${py(c.pKnownTrain)}  # how often the Solver already knows, in training
+P_KNOWN_EVAL = ${py(c.pKnown)}
 
 
 def make_task(rng, split):
@@ -28,8 +29,8 @@ def prompt(task):
     )
 `,
   outcome: (c) => `
-MAX_MESSAGE = ${c.maxMessage}  # M: words the Solver reads at most
-CHANNEL_NOISE = ${c.channelNoise}  # eps: each word is erased with this probability
+MAX_MESSAGE = ${py(c.maxMessage)}  # M: words the Solver reads at most
+CHANNEL_NOISE = ${py(c.channelNoise)}  # eps: each word is erased with this probability
 
 
 def outcome(task, completion):
