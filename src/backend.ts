@@ -96,6 +96,13 @@ export function memberRows(b: Backend, counts: readonly number[], paramStride?: 
   return membersOf(t, host, paramStride);
 }
 
+/** A member op's N (its rows in all) must be the last offset. */
+export function checkMemberRows(m: Members, N: number): void {
+  if (m.rowStartHost.length !== m.K + 1 || m.rowStartHost[m.K] !== N) {
+    throw new Error(`members: rowStart [${m.rowStartHost.length}] ends at ${m.rowStartHost[m.K]} but the op has N = ${N} rows (K = ${m.K})`);
+  }
+}
+
 /** Elements between consecutive members' copies of a parameter tensor t. */
 export function memberStride(t: Tensor, m: MemberStack): number {
   if (m.paramStride !== undefined) return m.paramStride;

@@ -1,6 +1,6 @@
 // The CPU backend: the reference ops behind the Backend interface. With
 // precision 'f64' it is the float64 oracle used by finite-difference tests.
-import { memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType, type FloatArray, type MemberOptim,
+import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type Tensor } from '../backend';
 import * as mem from './members';
 import * as nn from './nn';
@@ -25,7 +25,7 @@ function i32(t: Tensor): Int32Array {
 
 /** The host row offsets of a member op, checked against its N (rows in all). */
 function rowsOf(m: Members, N: number): Int32Array {
-  if (m.rowStartHost[m.K] !== N) throw new Error(`members: rowStart[K] = ${m.rowStartHost[m.K]} but the op has N = ${N} rows`);
+  checkMemberRows(m, N);
   return m.rowStartHost;
 }
 /** A stride shared by tensors of one shape (a weight and its gradient; a LayerNorm's weight and bias). */
