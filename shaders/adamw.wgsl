@@ -92,13 +92,13 @@ fn clip_scale(@builtin(workgroup_id) wid: vec3u) {
 @compute @workgroup_size(WG)
 fn adamw_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let flat_i = flat(gid, nwg);
-  let m = flat_i / max(p.n, 1u);
-  if (m >= max(p.members, 1u) || scale[m] < 0.0) { return; }
+  let mem = flat_i / max(p.n, 1u); // the member
+  if (mem >= max(p.members, 1u) || scale[mem] < 0.0) { return; }
   let j = flat_i % max(p.n, 1u); // index in the segment (decayMask is shared)
-  let i = m * p.stride + j;
+  let i = mem * p.stride + j;
   var rate = p.lr;
-  if (p.members != 0u) { rate = lr[m]; }
-  let g = grads[i] * scale[m];
+  if (p.members != 0u) { rate = lr[mem]; }
+  let g = grads[i] * scale[mem];
   let mi = p.beta1 * m[i] + (1.0 - p.beta1) * g;
   let vi = p.beta2 * v[i] + (1.0 - p.beta2) * g * g;
   m[i] = mi;

@@ -114,7 +114,7 @@ fn finish(i: u32, j: u32, sum: f32) {
   if (p.epilogue == 2u) { geluOut[o] = gelu(v); }
 }
 
-var<workgroup> memberRows: u32;
+var<workgroup> memberSpan: vec3u; // rows, kLo, kHi of the workgroup's member, read uniformly
 
 @compute @workgroup_size(16, 16)
 fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
@@ -125,13 +125,19 @@ fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   let tid = lid.y * 16u + lid.x;
   let member = wid.z / p.splits;
   set_member(member);
-  if (p.memberOp == 1u) {
+  // The K loop holds barriers, so its bounds must be uniform: a member's span comes through workgroup memory.
+  var kFirst = 0u;
+  var kLast = p.K;
+  if (p.memberOp != 0u) {
+    if (tid == 0u) { memberSpan = vec3u(mEnd, kLo, kHi); }
+    let span = workgroupUniformLoad(&memberSpan);
     // a tile past its member's rows has nothing to do (the grid covers the largest member)
-    if (tid == 0u) { memberRows = mEnd; }
-    if (row0 >= workgroupUniformLoad(&memberRows)) { return; }
+    if (p.memberOp == 1u && row0 >= span.x) { return; }
+    kFirst = span.y;
+    kLast = span.z;
   }
-  let kBegin = kLo + (wid.z % p.splits) * p.kSlice;
-  let kEnd = min(kHi, kBegin + p.kSlice);
+  let kBegin = kFirst + (wid.z % p.splits) * p.kSlice;
+  let kEnd = min(kLast, kBegin + p.kSlice);
   var acc: array<f32, 16>; // RM * RN used
   for (var k0 = kBegin; k0 < kEnd; k0 += BK) {
     // Each invocation stages RM elements of A's tile and RN of B's; consecutive
