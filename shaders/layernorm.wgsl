@@ -26,6 +26,11 @@ struct Params {
   members: u32, // 0: no members (one run)
   maxRows: u32, // members: row slots per member
   stride: u32, // members: elements between members' weight (bias, dweight, dbias) copies
+  // params_reduce: dweight and dbias through dweight's binding, at these offsets, when the two are overlapping
+  // views of one buffer (stacked members' gradients) and writable bindings may not overlap
+  joint: u32,
+  wAt: u32,
+  bAt: u32,
 }
 
 override WG: u32 = 128u;
@@ -41,8 +46,9 @@ const FAN: u32 = 16u; // reduction fan-in per level
 @group(0) @binding(2) var<storage, read_write> mean: array<f32>;
 @group(0) @binding(3) var<storage, read_write> rstd: array<f32>;
 @group(0) @binding(4) var<storage, read_write> inp: array<f32>;
-@group(0) @binding(5) var<storage, read_write> weight: array<f32>;
-@group(0) @binding(6) var<storage, read_write> bias: array<f32>;
+// weight and bias only read: members' stacked copies are overlapping views of one buffer (read-only bindings may overlap)
+@group(0) @binding(5) var<storage, read> weight: array<f32>;
+@group(0) @binding(6) var<storage, read> bias: array<f32>;
 @group(0) @binding(7) var<storage, read_write> dinp: array<f32>;
 @group(0) @binding(8) var<storage, read_write> dweight: array<f32>;
 @group(0) @binding(9) var<storage, read_write> dbias: array<f32>;
@@ -206,6 +212,11 @@ fn layernorm_backward_params_reduce(@builtin(global_invocation_id) gid: vec3u) {
     db += partial[base + p.C + c];
   }
   let o = gid.y * p.stride + c;
-  dweight[o] = dweight[o] + dw;
-  dbias[o] = dbias[o] + db;
+  if (p.joint != 0u) {
+    dweight[p.wAt + o] = dweight[p.wAt + o] + dw;
+    dweight[p.bAt + o] = dweight[p.bAt + o] + db;
+  } else {
+    dweight[o] = dweight[o] + dw;
+    dbias[o] = dbias[o] + db;
+  }
 }

@@ -1,10 +1,10 @@
 // Bindings of shaders/layernorm.wgsl: 1 out, 2 mean, 3 rstd, 4 inp, 5 weight, 6 bias,
 // 7 dinp, 8 dweight, 9 dbias, 10 dout, 11 partial (scratch for the column sums), 12 rowStart.
 import type { KernelContext } from '../runtime';
-import type { GpuTensor } from '../tensor';
+import { GpuTensor } from '../tensor';
 import { rowGrid, rowLayout, rowMode, type RowLayout } from './rows';
 
-const FORMAT = 'uuuuuu'; // N, C, chunk, members, maxRows, stride
+const FORMAT = 'uuuuuuuuu'; // N, C, chunk, members, maxRows, stride, joint, wAt, bAt
 
 /** Stacked members (see the shader): rowStart i32 [K+1] over the rows; stride between members' weight copies. */
 export interface RowMembers {
@@ -15,7 +15,22 @@ export interface RowMembers {
 }
 
 function memberFields(k: KernelContext, m: RowMembers | undefined) {
-  return m ? { fields: [m.K, m.maxRows, m.stride], rowStart: m.rowStart } : { fields: [0, 0, 0], rowStart: k.scratch('layernorm.noMembers', 1) };
+  const none = [0, 0, 0]; // joint, wAt, bAt: separate bindings
+  return m ? { fields: [m.K, m.maxRows, m.stride, ...none], rowStart: m.rowStart }
+    : { fields: [0, 0, 0, ...none], rowStart: k.scratch('layernorm.noMembers', 1) };
+}
+
+/**
+ * dweight and dbias as params_reduce binds them: apart, or, when they overlap in one buffer (stacked members'
+ * gradient views reach past each other), one binding spanning both and their offsets in it (writable bindings
+ * of one dispatch may not overlap).
+ */
+function paramGrads(dweight: GpuTensor, dbias: GpuTensor): { dweight: GpuTensor; dbias: GpuTensor | null; at: number[] } {
+  const [w0, w1, b0, b1] = [dweight.byteOffset, dweight.byteOffset + dweight.byteLength, dbias.byteOffset, dbias.byteOffset + dbias.byteLength];
+  if (dweight.buffer !== dbias.buffer || w1 <= b0 || b1 <= w0) return { dweight, dbias, at: [0, 0, 0] };
+  const start = Math.min(w0, b0);
+  const span = new GpuTensor(dweight.buffer, start, (Math.max(w1, b1) - start) / 4, 'f32', true);
+  return { dweight: span, dbias: null, at: [1, (w0 - start) / 4, (b0 - start) / 4] };
 }
 const rowKernel = (entry: string, { WG, TPR }: RowLayout) => ({ shader: 'layernorm', entry, constants: { WG, TPR } });
 
@@ -60,6 +75,8 @@ export function layernormBackward(k: KernelContext, dinp: GpuTensor, dweight: Gp
   const partial = k.scratch('layernorm_partial', count * chunks * 2 * C);
   k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_params', constants: { WG, CX } }, FORMAT,
     [N, C, chunk, ...mf.fields], { 2: mean, 3: rstd, 4: inp, 10: dout, 11: partial, 12: mf.rowStart }, [blocks, chunks, count]);
+  const pg = paramGrads(dweight, dbias);
   k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_params_reduce', constants: { WG: 64 } }, FORMAT,
-    [N, C, chunks, ...mf.fields], { 8: dweight, 9: dbias, 11: partial }, [Math.ceil(C / 64), count, 1]);
+    [N, C, chunks, ...mf.fields.slice(0, 3), ...pg.at],
+    { 8: pg.dweight, 9: pg.dbias ?? k.scratch('layernorm.jointBias', 1), 11: partial }, [Math.ceil(C / 64), count, 1]);
 }
