@@ -2,11 +2,12 @@
 // the CPU member ops (test/reference/members.test.ts holds those to each member's lone
 // run), to float tolerance:
 // - K = 3 members owning 5, 0 and 7 rows, IC 13, OC 11, parameters packed and at a
-//   flat-vector stride, in the layouts this adapter gets and in the ones a GPU gets
+//   flat-vector stride (one buffer per parameter group, its views overlapping as a
+//   stacked model's do), in the layouts this adapter gets and in the ones a GPU gets
 //   (forced: lanes per row, matmul plans for 256 workgroups);
 // - a few hundred rows per member, where a GPU's plans split the weight gradient's K,
 //   chunk the bias and LayerNorm column sums, and leave a member's tiles idle;
-// - K = 16: the same number of dispatches as K = 1 and as today's op.
+// - K = 16: the same number of dispatches as K = 1 and as today's op (and K = 1 today's bits).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forceMatmulTarget } from '../../src/gpu/kernels/matmul';
 import { TARGET_GROUPS } from '../../src/gpu/kernels/matmulPlan';
@@ -63,8 +64,11 @@ function suite(layout: 'adapter' | 'gpu'): void {
       for (let i = 0; i < cases16.length; i++) {
         const [c16, c1] = [cases16[i], cases1[i]];
         const host16 = hostInputs(c16, 21), host1 = hostInputs(c1, 21);
-        const today = await dispatchesOf(c1, () => alone(theGpu(), c1, host1));
-        const one = await dispatchesOf(c1, () => stacked(theGpu(), c1, host1));
+        let today1: Record<string, Float64Array> = {}, one1: Record<string, Float64Array> = {};
+        const today = await dispatchesOf(c1, async () => { today1 = await alone(theGpu(), c1, host1); });
+        const one = await dispatchesOf(c1, async () => { one1 = await stacked(theGpu(), c1, host1); });
+        // one member is today's op on the device too: the same plans and sums, so the same bits
+        for (const name of c1.outputs) expect(one1[name], `${c1.name}: ${name} (K = 1 vs today's op)`).toEqual(today1[name]);
         let got16: Record<string, Float64Array> = {};
         const sixteen = await dispatchesOf(c16, async () => { got16 = await stacked(theGpu(), c16, host16); });
         expect([one, sixteen], `${c16.name}: dispatches at K = 1 and K = 16 (today's op: ${today})`).toEqual([today, today]);

@@ -22,6 +22,10 @@ export interface ArraySpec {
   mask?: boolean; // f32 0/1
   scale?: number;
   zeroRows?: number[]; // rows (global) set to 0 (masked positions: the CPU matmul skips them)
+  // At a parameter stride, the arrays of one group share a buffer as a model's parameters (or gradients) do:
+  // each member's copies side by side in its flat vector, every array a view reaching all members, so the
+  // views overlap.
+  group?: 'params' | 'grads';
 }
 
 export type T = Record<string, Tensor>;
@@ -88,14 +92,64 @@ function upload(b: Backend, host: Host): T {
   return t;
 }
 
-/** The case's outputs after the member op on the stacked inputs. */
+const FLAT_ALIGN = 64; // a parameter's offset in a member's flat vector, as src/model/params.ts aligns them
+const UNUSED = 7.25; // fills a group buffer where no array's copy lies
+
+interface Group { buffer: Tensor; init: Float32Array; at: Map<string, number> } // offsets in a member's flat vector
+
+/** One buffer per group of parameter arrays at a stride (ArraySpec.group); the arrays become views into it. */
+function uploadGroups(b: Backend, c: MemberCase, host: Host, stride: number, t: T): Group[] {
+  const K = c.counts.length, groups: Group[] = [];
+  for (const g of ['params', 'grads'] as const) {
+    const names = Object.keys(c.arrays).filter((n) => c.arrays[n].group === g);
+    if (names.length === 0) continue;
+    const init = new Float32Array(K * stride).fill(UNUSED), at = new Map<string, number>();
+    let offset = 0;
+    for (const name of names) {
+      const size = (c.arrays[name].layout as { param: number }).param;
+      if (offset + size > stride) throw new Error(`memberCases: group ${g} does not fit a stride of ${stride}`);
+      for (let k = 0; k < K; k++) init.set(host[name].subarray(k * stride, k * stride + size), k * stride + offset);
+      at.set(name, offset);
+      offset += Math.ceil(size / FLAT_ALIGN) * FLAT_ALIGN;
+    }
+    const buffer = b.alloc(init.length);
+    b.write(buffer, init);
+    for (const name of names) t[name] = b.view(buffer, at.get(name)!, host[name].length);
+    groups.push({ buffer, init, at });
+  }
+  return groups;
+}
+
+/**
+ * The case's outputs after the member op on the stacked inputs. In a group buffer, only the outputs'
+ * member copies may change (else this throws); an output's values between its copies are reported as
+ * they were (they belong to other arrays there).
+ */
 export async function stacked(b: Backend, c: MemberCase, host: Host, stride?: number): Promise<Record<string, Float64Array>> {
-  const t = upload(b, host);
+  const grouped = (name: string) => stride !== undefined && c.arrays[name].group !== undefined;
+  const t = upload(b, Object.fromEntries(Object.entries(host).filter(([name]) => !grouped(name))));
+  const groups = stride === undefined ? [] : uploadGroups(b, c, host, stride, t);
   const members = memberRows(b, c.counts, stride);
   c.run(b, t, members.rowStartHost[members.K], members, undefined, host);
   const out: Record<string, Float64Array> = {};
-  for (const name of c.outputs) out[name] = Float64Array.from(await b.read(t[name]));
-  for (const x of Object.values(t)) b.free(x);
+  for (const name of c.outputs) {
+    if (!grouped(name)) { out[name] = Float64Array.from(await b.read(t[name])); continue; }
+    out[name] = Float64Array.from(host[name]);
+    const got = await b.read(t[name]), size = (c.arrays[name].layout as { param: number }).param;
+    for (let k = 0; k < c.counts.length; k++) out[name].set(got.subarray(k * stride!, k * stride! + size), k * stride!);
+  }
+  for (const g of groups) {
+    const now = await b.read(g.buffer), mine = new Uint8Array(now.length); // 1 where an output's copy lies
+    for (const [name, offset] of g.at) {
+      if (!c.outputs.includes(name)) continue;
+      const size = (c.arrays[name].layout as { param: number }).param;
+      for (let k = 0; k < c.counts.length; k++) mine.fill(1, k * stride! + offset, k * stride! + offset + size);
+    }
+    const i = now.findIndex((x, j) => !mine[j] && x !== g.init[j]);
+    if (i >= 0) throw new Error(`${c.name}: the op wrote element ${i} of a group buffer outside its outputs' copies`);
+  }
+  for (const [name, x] of Object.entries(t)) if (!grouped(name)) b.free(x);
+  for (const g of groups) b.free(g.buffer);
   b.free(members.rowStart);
   return out;
 }
@@ -124,7 +178,9 @@ const IC = 13, OC = 11, C = 13, V = 7, T = 3, TL = 4;
 export const COUNTS = [5, 0, 7];
 const SEQS = [2, 0, 3]; // embeddingLast: sequences per member
 const rows = (w: number): ArraySpec => ({ layout: { rows: w } });
-const param = (size: number): ArraySpec => ({ layout: { param: size } });
+const param = (size: number): ArraySpec => ({ layout: { param: size }, group: 'params' });
+const grad = (size: number): ArraySpec => ({ layout: { param: size }, group: 'grads' });
+const flat = (size: number): ArraySpec => ({ layout: { param: size } });
 
 const linear = () => ({ inp: rows(IC), weight: param(OC * IC), bias: param(OC) });
 
@@ -149,7 +205,7 @@ export function memberCases(counts = COUNTS, seqs = SEQS): MemberCase[] {
     },
     ...[true, false].map((withBias): MemberCase => ({
       name: `matmulBackward ${withBias ? 'with' : 'without'} bias (accumulating; a masked row)`, counts,
-      arrays: { ...linear(), dinp: rows(IC), dweight: param(OC * IC), dbias: param(OC), dout: { layout: { rows: OC }, zeroRows: [1] } },
+      arrays: { ...linear(), dinp: rows(IC), dweight: grad(OC * IC), dbias: grad(OC), dout: { layout: { rows: OC }, zeroRows: [1] } },
       outputs: ['dinp', 'dweight', 'dbias'], unchanged: withBias ? [] : ['dbias'],
       run: (b, t, N, m) => b.matmulBackward(t.dinp, t.dweight, withBias ? t.dbias : null, t.dout, t.inp, t.weight, N, IC, OC, m),
     })),
@@ -157,7 +213,7 @@ export function memberCases(counts = COUNTS, seqs = SEQS): MemberCase[] {
       name: 'layernorm forward and backward (accumulating)', counts,
       arrays: {
         inp: { layout: { rows: C }, scale: 2 }, weight: param(C), bias: param(C), out: rows(C), mean: rows(1), rstd: rows(1),
-        dout: rows(C), dinp: rows(C), dweight: param(C), dbias: param(C),
+        dout: rows(C), dinp: rows(C), dweight: grad(C), dbias: grad(C),
       },
       outputs: ['out', 'mean', 'rstd', 'dinp', 'dweight', 'dbias'],
       run: (b, t, N, m) => {
@@ -169,7 +225,7 @@ export function memberCases(counts = COUNTS, seqs = SEQS): MemberCase[] {
       name: 'embedding forward and backward (accumulating), positions from each member\'s first row', counts,
       arrays: {
         tokens: { layout: { rows: 1 }, ints: [0, V] }, wte: param(V * C), wpe: param(T * C), out: rows(C),
-        dout: rows(C), dwte: param(V * C), dwpe: param(T * C),
+        dout: rows(C), dwte: grad(V * C), dwpe: grad(T * C),
       },
       outputs: ['out', 'dwte', 'dwpe'],
       run: (b, t, N, m) => {
@@ -200,7 +256,8 @@ export function optimizerCase(K: number, n: number, gradScales: number[], maxNor
     name: `sumSquares, clipScale, adamw per member (gradient scales ${gradScales.join(', ')})`,
     counts: new Array<number>(K).fill(0),
     arrays: {
-      params: param(n), grads: param(n), mom: param(n), vel: { layout: { param: n }, scale: 0.01 }, decayMask: { layout: { shared: n }, mask: true },
+      // each its own flat vector (separate buffers, as a model's params, grads and moments are)
+      params: flat(n), grads: flat(n), mom: flat(n), vel: { layout: { param: n }, scale: 0.01 }, decayMask: { layout: { shared: n }, mask: true },
       normSq: { layout: { member: true } }, scale: { layout: { member: true } }, lr: { layout: { member: true } },
     },
     outputs: ['normSq', 'scale', 'params', 'mom', 'vel'],

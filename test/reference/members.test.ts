@@ -1,7 +1,8 @@
 // The CPU member ops (a population's K runs stacked) against each member's lone run
 // of today's op on its own slices, bit for bit: K = 3 members owning 5, 0 and 7 rows,
 // IC 13, OC 11, C 13, with parameters packed [K, ...] and at a flat-vector stride (the
-// members' whole parameter vectors side by side, gaps between copies untouched).
+// members' parameter vectors side by side in one buffer, each parameter a view reaching
+// every member's copy; nothing outside the outputs' copies may change).
 // And K = 1 is today's op, bit for bit.
 import { describe, expect, it } from 'vitest';
 import { memberRows } from '../../src/backend';
