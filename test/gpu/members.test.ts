@@ -7,13 +7,14 @@
 //   (forced: lanes per row, matmul plans for 256 workgroups);
 // - a few hundred rows per member, where a GPU's plans split the weight gradient's K,
 //   chunk the bias and LayerNorm column sums, and leave a member's tiles idle;
-// - K = 16: the same number of dispatches as K = 1 and as today's op (and K = 1 today's bits).
+// - K = 16: the same number of dispatches as K = 1 and as today's op (and K = 1 today's bits),
+//   also where a GPU's plan splits the weight gradient's K.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forceMatmulTarget } from '../../src/gpu/kernels/matmul';
-import { TARGET_GROUPS } from '../../src/gpu/kernels/matmulPlan';
+import { planMatmul, TARGET_GROUPS } from '../../src/gpu/kernels/matmulPlan';
 import { forceRowMode } from '../../src/gpu/kernels/rows';
 import { CpuBackend } from '../../src/reference/cpuBackend';
-import { alone, hostInputs, memberCases, stacked, type MemberCase } from '../reference/memberCases';
+import { alone, hostInputs, IC, memberCases, OC, stacked, type MemberCase } from '../reference/memberCases';
 import { noGpu, theGpu } from './device';
 import { expectClose, type Tolerance } from './parity';
 
@@ -55,6 +56,20 @@ function suite(layout: 'adapter' | 'gpu'): void {
       const big = memberCases([260, 0, 389]).filter((c) => /matmulBackward with bias|matmulResidualForward|layernorm/.test(c.name));
       expect(big.length).toBe(3);
       for (const c of big) await expectGpuMatchesCpu(c, undefined, 9);
+    });
+
+    it('K = 16 members at a split-K weight gradient (hundreds of rows each): the dispatches of K = 1', async () => {
+      const pick = (cs: MemberCase[]) => cs.find((c) => c.name.startsWith('matmulBackward with bias'))!;
+      const c1 = pick(memberCases([389])), c16 = pick(memberCases(Array.from({ length: 16 }, (_, k) => 300 + 7 * k)));
+      const one = await dispatchesOf(c1, () => stacked(theGpu(), c1, hostInputs(c1, 4)));
+      let got16: Record<string, Float64Array> = {};
+      const host16 = hostInputs(c16, 5);
+      const sixteen = await dispatchesOf(c16, async () => { got16 = await stacked(theGpu(), c16, host16); });
+      expect(sixteen).toBe(one);
+      // in the GPU layouts the weight gradient [OC, IC] over 389 rows is split (its sum a dispatch of its own)
+      if (layout === 'gpu') expect(planMatmul(OC, IC, 389, TARGET_GROUPS).splits).toBeGreaterThan(1);
+      const want16 = await stacked(new CpuBackend('f32'), c16, host16);
+      for (const name of c16.outputs) expectClose(`${name} (K = 16)`, got16[name], want16[name], tolFor(405));
     });
 
     it('K = 16 members: as many dispatches as K = 1 and as today\'s op, and the numbers of the CPU member ops', async () => {

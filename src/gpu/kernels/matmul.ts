@@ -39,8 +39,8 @@ function memberParams(k: KernelContext, m: MemberProduct | null): { fields: numb
 }
 
 /**
- * The plan of one member's product. Members multiply the workgroups (grid z), so each member plans for
- * its share of the target: split-K gives way as K grows, and the dispatch count never grows with K.
+ * The column sums' target per member: members multiply the workgroups (grid z), so each takes its share
+ * (its row chunks change, never the two dispatches).
  */
 function memberTarget(k: KernelContext, members: number): number {
   return Math.max(1, Math.ceil(target(k) / members));
@@ -55,7 +55,9 @@ export function matmulProduct(k: KernelContext, out: GpuTensor, a: GpuTensor, b:
   M: number, N: number, K: number, transA: boolean, transB: boolean, accumulate: boolean,
   plan?: MatmulPlan, epilogue: Epilogue = null, members: MemberProduct | null = null): void {
   const count = members?.K ?? 1;
-  plan ??= planMatmul(M, N, K, memberTarget(k, count));
+  // Members take one member's plan, the same at any K: whether split-K adds its sum dispatch must not
+  // depend on K (a plan for a share of the target could split where the whole one does not).
+  plan ??= planMatmul(M, N, K, target(k));
   if (members?.op === 'rows' && transA) throw new Error('matmul: a member product over rows reads A untransposed');
   const mode = epilogue === null ? 0 : 'residual' in epilogue ? 1 : 2;
   const mp = memberParams(k, members);
