@@ -4,7 +4,7 @@
 // second kernel. The bias gradient is a two-stage column sum (planColSum).
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
-import { COLSUM_COLS, CPU_TARGET_GROUPS, planColSum, planMatmul, TARGET_GROUPS, type MatmulPlan } from './matmulPlan';
+import { COLSUM_COLS, CPU_TARGET_GROUPS, planColSum, planMembers, TARGET_GROUPS, type MatmulPlan } from './matmulPlan';
 
 let forcedTarget: number | null = null;
 
@@ -55,9 +55,7 @@ export function matmulProduct(k: KernelContext, out: GpuTensor, a: GpuTensor, b:
   M: number, N: number, K: number, transA: boolean, transB: boolean, accumulate: boolean,
   plan?: MatmulPlan, epilogue: Epilogue = null, members: MemberProduct | null = null): void {
   const count = members?.K ?? 1;
-  // Members take one member's plan, the same at any K: whether split-K adds its sum dispatch must not
-  // depend on K (a plan for a share of the target could split where the whole one does not).
-  plan ??= planMatmul(M, N, K, target(k));
+  plan ??= planMembers(M, N, K, count, target(k)); // with one member (or none), planMatmul's plan
   if (members?.op === 'rows' && transA) throw new Error('matmul: a member product over rows reads A untransposed');
   const mode = epilogue === null ? 0 : 'residual' in epilogue ? 1 : 2;
   const mp = memberParams(k, members);
