@@ -27,10 +27,16 @@ function linearMembers(m: Members | undefined, N: number, weight: Tensor, bias: 
   checkMemberRows(m, N);
   return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wStride: memberStride(weight, m), bStride: bias ? memberStride(bias, m) : 0 };
 }
-function rowMembers(m: Members | undefined, N: number, weight: Tensor): layernormK.RowMembers | undefined {
+function rowMembers(m: Members | undefined, N: number, ...params: Tensor[]): layernormK.RowMembers | undefined {
   if (!m) return undefined;
   checkMemberRows(m, N);
-  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, stride: memberStride(weight, m) };
+  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, stride: sameStride(m, params) };
+}
+/** The kernels take one stride for a parameter, its bias and their gradients: the tensors must agree. */
+function sameStride(m: Members, ts: Tensor[]): number {
+  const s = memberStride(ts[0], m);
+  if (ts.some((t) => memberStride(t, m) !== s)) throw new Error('members: tensors of one shape with different member strides');
+  return s;
 }
 function embeddingMembers(m: Members | undefined, N: number, wte: Tensor, wpe: Tensor): embeddingK.EmbeddingMembers | undefined {
   if (!m) return undefined;
@@ -155,7 +161,7 @@ export class WebGpuBackend implements Backend {
   layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor,
     N: number, C: number, members?: Members): void {
     layernormK.layernormBackward(this.rt, asGpu(dinp), asGpu(dweight), asGpu(dbias), asGpu(dout), asGpu(inp), asGpu(weight),
-      asGpu(mean), asGpu(rstd), N, C, rowMembers(members, N, weight));
+      asGpu(mean), asGpu(rstd), N, C, rowMembers(members, N, weight, dweight, dbias));
   }
 
   matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {
@@ -177,6 +183,7 @@ export class WebGpuBackend implements Backend {
 
   matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor,
     N: number, IC: number, OC: number, members?: Members): void {
+    if (members) sameStride(members, [weight, dweight]); // dweight is written at the weight's stride
     matmulK.matmulBackward(this.rt, asGpu(dinp), asGpu(dweight), dbias ? asGpu(dbias) : null, asGpu(dout), asGpu(inp), asGpu(weight),
       N, IC, OC, linearMembers(members, N, weight, dbias));
   }
