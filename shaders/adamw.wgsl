@@ -5,6 +5,10 @@
 //   adamw_update:  g = grads * scale[0]; m, v moments; params -= lr * (mhat / (sqrt(vhat) + eps)
 //                  + weightDecay * decayMask * params)                                (in place)
 // The scale stays on the device so clipping needs no readback.
+// Members (a population's runs stacked): member m's segment of each vector starts at m * stride;
+// sumsq's grid y (first stage) and x (second) are the member, sums[m] its own norm^2; clip_scale's x
+// is the member, scale[m] from sums[m]; adamw_update runs over members x n with scale[m] and lr[m].
+// One dispatch each, whatever the members.
 
 struct Params {
   n: u32,
@@ -17,6 +21,8 @@ struct Params {
   biasCorrection1: f32, // 1 - beta1^step, computed in f64 on the host
   biasCorrection2: f32, // 1 - beta2^step
   maxNorm: f32,
+  members: u32, // 0: no members (one run)
+  stride: u32, // members: elements between members' segments
 }
 
 override WG: u32 = 256u;
@@ -32,6 +38,7 @@ const RWG: u32 = 256u; // reduction workgroup size (fixed: it sizes the workgrou
 @group(0) @binding(7) var<storage, read_write> sums: array<f32>;
 @group(0) @binding(8) var<storage, read_write> partials: array<f32>;
 @group(0) @binding(9) var<storage, read_write> x: array<f32>;
+@group(0) @binding(10) var<storage, read_write> lr: array<f32>; // members: each member's learning rate
 
 var<workgroup> red: array<f32, RWG>;
 
@@ -48,43 +55,50 @@ fn reduce_workgroup(lid: u32) {
 
 @compute @workgroup_size(RWG)
 fn sumsq_partial(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let base = wid.y * p.stride;
   var sum = 0.0;
   for (var i = wid.x * RWG + lid.x; i < p.n; i += p.numPartials * RWG) {
-    sum += x[i] * x[i];
+    sum += x[base + i] * x[base + i];
   }
   red[lid.x] = sum;
   workgroupBarrier();
   reduce_workgroup(lid.x);
-  if (lid.x == 0u) { partials[wid.x] = red[0]; }
+  if (lid.x == 0u) { partials[wid.y * p.numPartials + wid.x] = red[0]; }
 }
 
 @compute @workgroup_size(RWG)
-fn sumsq_final(@builtin(local_invocation_id) lid: vec3u) {
+fn sumsq_final(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
   var sum = 0.0;
-  for (var i = lid.x; i < p.numPartials; i += RWG) { sum += partials[i]; }
+  for (var i = lid.x; i < p.numPartials; i += RWG) { sum += partials[wid.x * p.numPartials + i]; }
   red[lid.x] = sum;
   workgroupBarrier();
   reduce_workgroup(lid.x);
-  if (lid.x == 0u) { sums[0] = red[0]; }
+  if (lid.x == 0u) { sums[wid.x] = red[0]; }
 }
 
 @compute @workgroup_size(1)
-fn clip_scale() {
+fn clip_scale(@builtin(workgroup_id) wid: vec3u) {
+  let m = wid.x;
   // The divergence guard: a NaN or Inf norm (exponent bits all ones) gives -1, and adamw_update skips.
-  if ((bitcast<u32>(sums[0]) & 0x7f800000u) == 0x7f800000u) {
-    scale[0] = -1.0;
+  if ((bitcast<u32>(sums[m]) & 0x7f800000u) == 0x7f800000u) {
+    scale[m] = -1.0;
   } else if (p.maxNorm > 0.0) {
-    scale[0] = min(1.0, p.maxNorm / (sqrt(sums[0]) + 1e-6));
+    scale[m] = min(1.0, p.maxNorm / (sqrt(sums[m]) + 1e-6));
   } else {
-    scale[0] = 1.0;
+    scale[m] = 1.0;
   }
 }
 
 @compute @workgroup_size(WG)
 fn adamw_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = flat(gid, nwg);
-  if (i >= p.n || scale[0] < 0.0) { return; }
-  let g = grads[i] * scale[0];
+  let flat_i = flat(gid, nwg);
+  let mem = flat_i / max(p.n, 1u); // the member
+  if (mem >= max(p.members, 1u) || scale[mem] < 0.0) { return; }
+  let j = flat_i % max(p.n, 1u); // index in the segment (decayMask is shared)
+  let i = mem * p.stride + j;
+  var rate = p.lr;
+  if (p.members != 0u) { rate = lr[mem]; }
+  let g = grads[i] * scale[mem];
   let mi = p.beta1 * m[i] + (1.0 - p.beta1) * g;
   let vi = p.beta2 * v[i] + (1.0 - p.beta2) * g * g;
   m[i] = mi;
@@ -92,5 +106,5 @@ fn adamw_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   let mhat = mi / p.biasCorrection1;
   let vhat = vi / p.biasCorrection2;
   let w = params[i];
-  params[i] = w - p.lr * (mhat / (sqrt(vhat) + p.eps) + p.weightDecay * decayMask[i] * w);
+  params[i] = w - rate * (mhat / (sqrt(vhat) + p.eps) + p.weightDecay * decayMask[j] * w);
 }

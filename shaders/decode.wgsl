@@ -14,6 +14,12 @@ struct Params {
   T: u32,
   C: u32,
   NH: u32,
+  // embedding_last over stacked members (CSR offsets rowStart [members+1] over sequences): sequence
+  // slots members x maxRows, member m's wte, wpe at m * wteStride, m * wpeStride. Other entries ignore these.
+  members: u32, // 0: no members
+  maxRows: u32, // sequence slots per member (B without members)
+  wteStride: u32,
+  wpeStride: u32,
 }
 
 override WG: u32 = 64u;
@@ -23,10 +29,12 @@ const MAX_T: u32 = 256u; // the model's largest block_size (src/model/params.ts)
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read_write> tokens: array<i32>;
 @group(0) @binding(3) var<storage, read_write> pos: array<i32>;
-@group(0) @binding(4) var<storage, read_write> wte: array<f32>;
-@group(0) @binding(5) var<storage, read_write> wpe: array<f32>;
+// wte and wpe only read: members' stacked copies are overlapping views of one buffer (read-only bindings may overlap)
+@group(0) @binding(4) var<storage, read> wte: array<f32>;
+@group(0) @binding(5) var<storage, read> wpe: array<f32>;
 @group(0) @binding(6) var<storage, read_write> qkvCache: array<f32>;
 @group(0) @binding(7) var<storage, read_write> qkvNew: array<f32>;
+@group(0) @binding(8) var<storage, read_write> rowStart: array<u32>;
 
 // The position of sequence b's last token, clamped so a bad pos cannot write outside its rows.
 fn last_pos(b: u32) -> u32 {
@@ -41,12 +49,20 @@ fn flat(gid: vec3u, nwg: vec3u) -> u32 {
 @compute @workgroup_size(WG)
 fn embedding_last(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = flat(gid, nwg);
-  if (i >= p.B * p.C) { return; }
-  let b = i / p.C;
+  if (i >= max(p.members, 1u) * p.maxRows * p.C) { return; }
+  let q = i / p.C; // sequence slot
   let c = i % p.C;
+  let m = q / p.maxRows;
+  var b = q;
+  if (p.members != 0u) {
+    let first = rowStart[m];
+    let slot = q % p.maxRows;
+    if (slot >= rowStart[m + 1u] - first) { return; }
+    b = first + slot;
+  }
   let t = last_pos(b);
   let tok = u32(tokens[b * p.T + t]);
-  out[i] = wte[tok * p.C + c] + wpe[t * p.C + c];
+  out[b * p.C + c] = wte[m * p.wteStride + tok * p.C + c] + wpe[m * p.wpeStride + t * p.C + c];
 }
 
 // One invocation per (b, j < 3C).

@@ -14,11 +14,23 @@
 //   invocation per column adds up the chunks (few: N / CHUNK) into dweight, dbias.
 //   With TPR = 1, or CX = WG in params (the layouts for CPU adapters), the kernels
 //   hold no barrier: each invocation owns a row, or a column of a chunk.
+// Members (a population's runs stacked; CSR offsets rowStart [members+1] over rows): the row kernels
+// run over members x maxRows row slots (slot q: member q / maxRows, its row q % maxRows; slots past a
+// member's rows are idle), weight and bias at member * stride; the column sums take grid z (stage one)
+// and y (stage two) as the member, chunks over its own rows. One dispatch each, whatever the members.
 
 struct Params {
   N: u32,
   C: u32,
   chunk: u32, // params only: rows per chunk (stage one) / number of chunks (stage two)
+  members: u32, // 0: no members (one run)
+  maxRows: u32, // members: row slots per member
+  stride: u32, // members: elements between members' weight (bias, dweight, dbias) copies
+  // params_reduce: dweight and dbias through dweight's binding, at these offsets, when the two are overlapping
+  // views of one buffer (stacked members' gradients) and writable bindings may not overlap
+  joint: u32,
+  wAt: u32,
+  bAt: u32,
 }
 
 override WG: u32 = 128u;
@@ -34,13 +46,22 @@ const FAN: u32 = 16u; // reduction fan-in per level
 @group(0) @binding(2) var<storage, read_write> mean: array<f32>;
 @group(0) @binding(3) var<storage, read_write> rstd: array<f32>;
 @group(0) @binding(4) var<storage, read_write> inp: array<f32>;
-@group(0) @binding(5) var<storage, read_write> weight: array<f32>;
-@group(0) @binding(6) var<storage, read_write> bias: array<f32>;
+// weight and bias only read: members' stacked copies are overlapping views of one buffer (read-only bindings may overlap)
+@group(0) @binding(5) var<storage, read> weight: array<f32>;
+@group(0) @binding(6) var<storage, read> bias: array<f32>;
 @group(0) @binding(7) var<storage, read_write> dinp: array<f32>;
 @group(0) @binding(8) var<storage, read_write> dweight: array<f32>;
 @group(0) @binding(9) var<storage, read_write> dbias: array<f32>;
 @group(0) @binding(10) var<storage, read_write> dout: array<f32>;
 @group(0) @binding(11) var<storage, read_write> partial: array<f32>;
+@group(0) @binding(12) var<storage, read_write> rowStart: array<u32>;
+
+// Member m's first row and row count (all N rows when there are no members).
+fn member_rows(m: u32) -> vec2u {
+  if (p.members == 0u) { return vec2u(0u, p.N); }
+  let first = rowStart[m];
+  return vec2u(first, rowStart[m + 1u] - first);
+}
 
 var<workgroup> red_a: array<vec2f, MAX_WG>; // one array per reduction in a kernel: no barrier between them
 var<workgroup> red_b: array<vec2f, MAX_WG>;
@@ -69,14 +90,19 @@ struct RowId {
   n: u32, // the row
   lane: u32, // 0..TPR
   seg: u32, // first slot of this row's lanes in the reduction arrays
-  valid: bool, // n < N (lanes past the last row still join the barriers)
+  valid: bool, // a row (lanes past the last row, or past their member's, still join the barriers)
+  w: u32, // offset of the row's member's weight and bias
 }
 
 fn row_id(wid: vec3u, nwg: vec3u, lid: u32) -> RowId {
   let group = wid.x + wid.y * nwg.x;
-  let n = group * (WG / TPR) + lid / TPR;
+  let q = group * (WG / TPR) + lid / TPR;
   let lane = lid % TPR;
-  return RowId(n, lane, lid - lane, n < p.N);
+  if (p.members == 0u) { return RowId(q, lane, lid - lane, q < p.N, 0u); }
+  let m = min(q / max(p.maxRows, 1u), p.members - 1u);
+  let span = member_rows(m);
+  let slot = q - m * p.maxRows;
+  return RowId(span.x + slot, lane, lid - lane, q < p.members * p.maxRows && slot < span.y, m * p.stride);
 }
 
 @compute @workgroup_size(WG)
@@ -95,7 +121,7 @@ fn layernorm_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
   }
   let s = 1.0 / sqrt(row_sum(&red_b, vec2f(sq, 0.0), r.seg, r.lane).x / f32(p.C) + EPS);
   for (var c = r.lane; c < C; c += TPR) {
-    out[base + c] = (inp[base + c] - m) * s * weight[c] + bias[c];
+    out[base + c] = (inp[base + c] - m) * s * weight[r.w + c] + bias[r.w + c];
   }
   if (r.valid && r.lane == 0u) {
     mean[r.n] = m;
@@ -118,25 +144,29 @@ fn layernorm_backward_dinp(@builtin(workgroup_id) wid: vec3u, @builtin(num_workg
   var acc = vec2f(0.0); // sum dnorm, sum dnorm * norm
   for (var c = r.lane; c < C; c += TPR) {
     let norm = (inp[base + c] - m) * s;
-    let dnorm = weight[c] * dout[base + c];
+    let dnorm = weight[r.w + c] * dout[base + c];
     acc += vec2f(dnorm, dnorm * norm);
   }
   let means = row_sum(&red_a, acc, r.seg, r.lane) / f32(p.C);
   for (var c = r.lane; c < C; c += TPR) {
     let norm = (inp[base + c] - m) * s;
-    let dnorm = weight[c] * dout[base + c];
+    let dnorm = weight[r.w + c] * dout[base + c];
     dinp[base + c] = dinp[base + c] + (dnorm - means.x - norm * means.y) * s;
   }
 }
 
-// Stage one. Workgroup (x = column block, y = row chunk); lane cx picks the column, ry the row stride.
+// Stage one. Workgroup (x = column block, y = row chunk of member z); lane cx picks the column, ry the row stride.
+// partial [members, chunks, 2, C].
 @compute @workgroup_size(WG)
-fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) lid: u32) {
+fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
   let cx = lid % CX;
   let ry = lid / CX;
   let c = wid.x * CX + cx;
-  let n0 = wid.y * p.chunk;
-  let n1 = min(n0 + p.chunk, p.N);
+  let span = member_rows(wid.z);
+  let n0 = span.x + wid.y * p.chunk;
+  let n1 = min(n0 + p.chunk, span.x + span.y);
+  let k = (wid.z * nwg.y + wid.y) * 2u * p.C;
   var acc = vec2f(0.0); // sum norm * dout, sum dout
   if (c < p.C) {
     for (var n = n0 + ry; n < n1; n += WG / CX) {
@@ -146,8 +176,8 @@ fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(local_i
   }
   if (WG == CX) { // one row lane per column (CPU adapters): nothing to combine, and no barrier
     if (c < p.C) {
-      partial[wid.y * 2u * p.C + c] = acc.x;
-      partial[wid.y * 2u * p.C + p.C + c] = acc.y;
+      partial[k + c] = acc.x;
+      partial[k + p.C + c] = acc.y;
     }
     return;
   }
@@ -164,13 +194,12 @@ fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(local_i
     workgroupBarrier();
   }
   if (ry == 0u && c < p.C) {
-    let k = wid.y * 2u * p.C;
     partial[k + c] = red_a[cx].x;
     partial[k + p.C + c] = red_a[cx].y;
   }
 }
 
-// Stage two: one invocation per column; p.chunk is the number of chunks here.
+// Stage two: one invocation per column (gid.y: the member); p.chunk is the number of chunks here.
 @compute @workgroup_size(WG)
 fn layernorm_backward_params_reduce(@builtin(global_invocation_id) gid: vec3u) {
   let c = gid.x;
@@ -178,9 +207,16 @@ fn layernorm_backward_params_reduce(@builtin(global_invocation_id) gid: vec3u) {
   var dw = 0.0;
   var db = 0.0;
   for (var k = 0u; k < p.chunk; k++) {
-    dw += partial[k * 2u * p.C + c];
-    db += partial[k * 2u * p.C + p.C + c];
+    let base = (gid.y * p.chunk + k) * 2u * p.C;
+    dw += partial[base + c];
+    db += partial[base + p.C + c];
   }
-  dweight[c] = dweight[c] + dw;
-  dbias[c] = dbias[c] + db;
+  let o = gid.y * p.stride + c;
+  if (p.joint != 0u) {
+    dweight[p.wAt + o] = dweight[p.wAt + o] + dw;
+    dweight[p.bAt + o] = dweight[p.bAt + o] + db;
+  } else {
+    dweight[o] = dweight[o] + dw;
+    dbias[o] = dbias[o] + db;
+  }
 }

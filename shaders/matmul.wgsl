@@ -15,6 +15,12 @@
 //   adds the slices in order z = 0, 1, ... (deterministic; WGSL has no float
 //   atomics) and applies bias and accumulate. With one, matmul_tiled does.
 // Loads outside [M,K]x[K,N] (or the slice) read as 0, so any size works.
+// Members (a population's K runs stacked, CSR offsets rowStart [members+1] over rows): grid z =
+// member * splits + slice, so the dispatch count does not grow with the members. memberOp 1 ('rows'):
+// M is each member's row count (the grid covers the largest), A's and out's rows are the member's,
+// B and bias are the member's copies (bStride, biasStride apart); tiles past a member's rows exit.
+// memberOp 2 ('reduce'): K runs over the member's rows (the weight gradient) and out is the member's
+// copy (outStride apart). A tile never straddles two members, so each stages one weight.
 
 struct Params {
   M: u32,
@@ -27,6 +33,11 @@ struct Params {
   kSlice: u32, // matmul_tiled: K per slice; bias sum: rows per chunk
   splits: u32, // matmul_tiled / matmul_splitk_sum: K slices; bias sum: row chunks
   epilogue: u32, // 0: none; 1: + residual[i,j]; 2: also geluOut[i,j] = gelu(out[i,j])
+  members: u32, // 0: no members (one run); else their number
+  memberOp: u32, // 0: none; 1: rows; 2: reduce (see above)
+  bStride: u32,
+  biasStride: u32,
+  outStride: u32,
 }
 
 override RM: u32 = 4u; // output rows per invocation
@@ -37,13 +48,38 @@ const THREADS: u32 = 256u;
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read_write> a: array<f32>;
-@group(0) @binding(3) var<storage, read_write> b: array<f32>;
-@group(0) @binding(4) var<storage, read_write> bias: array<f32>;
+// b and bias only read: members' stacked weights are overlapping views of one buffer (read-only bindings may overlap)
+@group(0) @binding(3) var<storage, read> b: array<f32>;
+@group(0) @binding(4) var<storage, read> bias: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dbias: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dout: array<f32>;
 @group(0) @binding(7) var<storage, read_write> partial: array<f32>;
 @group(0) @binding(8) var<storage, read_write> residual: array<f32>;
 @group(0) @binding(9) var<storage, read_write> geluOut: array<f32>;
+@group(0) @binding(10) var<storage, read_write> rowStart: array<u32>;
+
+// The current member's offsets (set_member), so loads and finish() index its rows and copies.
+var<private> rowOff: u32; // added to the rows of A (untransposed) and out
+var<private> mEnd: u32; // rows of A and out: p.M, or the member's row count
+var<private> kLo: u32; // K range: [0, p.K), or the member's rows when reducing over them
+var<private> kHi: u32;
+var<private> bOff: u32;
+var<private> biasOff: u32;
+var<private> outOff: u32;
+
+fn set_member(m: u32) {
+  rowOff = 0u; mEnd = p.M; kLo = 0u; kHi = p.K; bOff = 0u; biasOff = 0u; outOff = 0u;
+  if (p.memberOp == 1u) {
+    rowOff = rowStart[m];
+    mEnd = rowStart[m + 1u] - rowOff;
+    bOff = m * p.bStride;
+    biasOff = m * p.biasStride;
+  } else if (p.memberOp == 2u) {
+    kLo = rowStart[m];
+    kHi = rowStart[m + 1u];
+    outOff = m * p.outStride;
+  }
+}
 
 // GELU as shaders/gelu.wgsl's gelu_forward (the same expression, so fused and unfused agree).
 const SQRT_2_OVER_PI: f32 = 0.7978845608028654;
@@ -56,27 +92,30 @@ var<workgroup> As: array<f32, 256 * RM>; // [BK][TM]: As[k * TM + i], TM = 16 RM
 var<workgroup> Bs: array<f32, 256 * RN>; // [BK][TN]: Bs[k * TN + j], TN = 16 RN
 
 fn load_a(i: u32, k: u32, kEnd: u32) -> f32 {
-  if (i >= p.M || k >= kEnd) { return 0.0; }
+  if (i >= mEnd || k >= kEnd) { return 0.0; }
   if (p.transA != 0u) { return a[k * p.M + i]; }
-  return a[i * p.K + k];
+  return a[(rowOff + i) * p.K + k];
 }
 
 fn load_b(k: u32, j: u32, kEnd: u32) -> f32 {
   if (k >= kEnd || j >= p.N) { return 0.0; }
-  if (p.transB != 0u) { return b[j * p.K + k]; }
-  return b[k * p.N + j];
+  if (p.transB != 0u) { return b[bOff + j * p.K + k]; }
+  return b[bOff + k * p.N + j];
 }
 
 // out[i,j] = (accumulate ? out[i,j] : 0) + sum + bias[j] (+ residual[i,j]), and geluOut[i,j] = gelu of it:
 // the one place the op's semantics and its fused epilogues (the residual add, the MLP's GELU) are applied.
 fn finish(i: u32, j: u32, sum: f32) {
+  let o = outOff + (rowOff + i) * p.N + j;
   var v = sum;
-  if (p.hasBias != 0u) { v += bias[j]; }
-  if (p.accumulate != 0u) { v += out[i * p.N + j]; }
-  if (p.epilogue == 1u) { v += residual[i * p.N + j]; }
-  out[i * p.N + j] = v;
-  if (p.epilogue == 2u) { geluOut[i * p.N + j] = gelu(v); }
+  if (p.hasBias != 0u) { v += bias[biasOff + j]; }
+  if (p.accumulate != 0u) { v += out[o]; }
+  if (p.epilogue == 1u) { v += residual[o]; }
+  out[o] = v;
+  if (p.epilogue == 2u) { geluOut[o] = gelu(v); }
 }
+
+var<workgroup> memberSpan: vec3u; // rows, kLo, kHi of the workgroup's member, read uniformly
 
 @compute @workgroup_size(16, 16)
 fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
@@ -84,9 +123,22 @@ fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   let TN = 16u * RN;
   let row0 = wid.y * TM;
   let col0 = wid.x * TN;
-  let kBegin = wid.z * p.kSlice;
-  let kEnd = min(p.K, kBegin + p.kSlice);
   let tid = lid.y * 16u + lid.x;
+  let member = wid.z / p.splits;
+  set_member(member);
+  // The K loop holds barriers, so its bounds must be uniform: a member's span comes through workgroup memory.
+  var kFirst = 0u;
+  var kLast = p.K;
+  if (p.memberOp != 0u) {
+    if (tid == 0u) { memberSpan = vec3u(mEnd, kLo, kHi); }
+    let span = workgroupUniformLoad(&memberSpan);
+    // a tile past its member's rows has nothing to do (the grid covers the largest member)
+    if (p.memberOp == 1u && row0 >= span.x) { return; }
+    kFirst = span.y;
+    kLast = span.z;
+  }
+  let kBegin = kFirst + (wid.z % p.splits) * p.kSlice;
+  let kEnd = min(kLast, kBegin + p.kSlice);
   var acc: array<f32, 16>; // RM * RN used
   for (var k0 = kBegin; k0 < kEnd; k0 += BK) {
     // Each invocation stages RM elements of A's tile and RN of B's; consecutive
@@ -121,12 +173,12 @@ fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
   }
   for (var r = 0u; r < RM; r++) {
     let i = row0 + lid.y + 16u * r;
-    if (i >= p.M) { continue; }
+    if (i >= mEnd) { continue; }
     for (var c = 0u; c < RN; c++) {
       let j = col0 + lid.x + 16u * c;
       if (j >= p.N) { continue; }
       if (p.splits > 1u) {
-        partial[(wid.z * p.M + i) * p.N + j] = acc[r * RN + c];
+        partial[(wid.z * p.M + i) * p.N + j] = acc[r * RN + c]; // [member, slice, M, N]
       } else {
         finish(i, j, acc[r * RN + c]);
       }
@@ -138,41 +190,49 @@ fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
 // A 2-D grid of 256-wide workgroups when M * N needs more than 65535 of them.
 @compute @workgroup_size(256)
 fn matmul_splitk_sum(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let idx = gid.x + gid.y * nwg.x * 256u;
+  let flat = gid.x + gid.y * nwg.x * 256u;
   let mn = p.M * p.N;
-  if (idx >= mn) { return; }
+  let member = flat / mn;
+  if (member >= max(p.members, 1u)) { return; }
+  set_member(member);
+  let idx = flat % mn;
+  if (idx / p.N >= mEnd) { return; }
   var sum = 0.0;
-  for (var z = 0u; z < p.splits; z++) { sum += partial[z * mn + idx]; }
+  for (var z = 0u; z < p.splits; z++) { sum += partial[(member * p.splits + z) * mn + idx]; }
   finish(idx / p.N, idx % p.N, sum);
 }
 
 // Column sum, first stage: workgroup (x, y) sums columns [64x, 64x + 64) over
 // rows [y kSlice, (y + 1) kSlice): 4 lanes of rows per column (64 consecutive
 // columns per lane, one 256-byte read per row), then the 4 lanes in order.
-// partial[y * N + j]; here M = rows, N = columns, splits = chunks.
+// partial[(member * chunks + y) * N + j]; here M = rows (each member's with members), N = columns,
+// splits = chunks; workgroup z is the member.
 var<workgroup> lanes: array<f32, 256>;
 
 @compute @workgroup_size(64, 4)
 fn matmul_bias_partial(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
   let j = wid.x * 64u + lid.x;
-  let rowEnd = min(p.M, (wid.y + 1u) * p.kSlice);
+  set_member(wid.z);
+  let rowBegin = rowOff + wid.y * p.kSlice;
+  let rowEnd = rowOff + min(mEnd, (wid.y + 1u) * p.kSlice);
   var sum = 0.0;
   if (j < p.N) {
-    for (var i = wid.y * p.kSlice + lid.y; i < rowEnd; i += 4u) { sum += dout[i * p.N + j]; }
+    for (var i = rowBegin + lid.y; i < rowEnd; i += 4u) { sum += dout[i * p.N + j]; }
   }
   lanes[lid.y * 64u + lid.x] = sum;
   workgroupBarrier();
   if (lid.y == 0u && j < p.N) {
-    partial[wid.y * p.N + j] = ((lanes[lid.x] + lanes[64u + lid.x]) + lanes[128u + lid.x]) + lanes[192u + lid.x];
+    partial[(wid.z * p.splits + wid.y) * p.N + j] = ((lanes[lid.x] + lanes[64u + lid.x]) + lanes[128u + lid.x]) + lanes[192u + lid.x];
   }
 }
 
-// Column sum, second stage: dbias[j] += the chunks' partial sums, in order.
+// Column sum, second stage: dbias[j] += the chunks' partial sums, in order (gid.y: the member).
 @compute @workgroup_size(64)
 fn matmul_bias_sum(@builtin(global_invocation_id) gid: vec3u) {
   let j = gid.x;
   if (j >= p.N) { return; }
   var sum = 0.0;
-  for (var c = 0u; c < p.splits; c++) { sum += partial[c * p.N + j]; }
-  dbias[j] = dbias[j] + sum;
+  for (var c = 0u; c < p.splits; c++) { sum += partial[(gid.y * p.splits + c) * p.N + j]; }
+  let o = gid.y * p.biasStride + j;
+  dbias[o] = dbias[o] + sum;
 }

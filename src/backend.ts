@@ -48,6 +48,68 @@ export const RL_STATS = {
 /** Fixed layout of `groupNormalize`'s stats output. */
 export const ADV_STATS = { zeroStdGroups: 0, groups: 1, size: 2 } as const;
 
+/**
+ * Members of a population stacked in one set of buffers (member-major): K runs of one model shape.
+ * - Parameters, their gradients and AdamW moments: member k's copy of a parameter tensor sits `paramStride`
+ *   elements after member k-1's (the flat vectors side by side: paramStride = numParams, and the tensor passed
+ *   is a view from member 0's copy long enough to reach member K-1's). Without paramStride each tensor is
+ *   packed [K, ...] and its stride is its size / K.
+ * - Rows (activations, tokens): one batch, member k owning rows [rowStart[k], rowStart[k+1]) of the op
+ *   (CSR offsets over the op's own rows: token rows for a forward, sequences for embeddingLast); a member
+ *   may own no rows. A member op's N is rowStart[K].
+ * The optimizer ops need only the stack (K, paramStride): their segments are the flat vectors.
+ */
+export interface MemberStack {
+  readonly K: number;
+  readonly paramStride?: number;
+}
+export interface Members extends MemberStack {
+  readonly rowStart: Tensor; // i32 [K+1] on this backend
+  readonly rowStartHost: Int32Array; // the same offsets on the host: plans and grids are sized from them, no readback
+  readonly maxRows: number; // the largest member's row count (grids cover maxRows x K)
+}
+/** AdamW over stacked members: each member its own learning rate (f32 [K] on the backend); other hyperparameters shared. */
+export interface MemberOptim extends MemberStack {
+  readonly lr: Tensor;
+}
+
+/** Members over rows from host offsets (the caller writes rowStart to the backend; see memberRows). */
+export function membersOf(rowStart: Tensor, rowStartHost: Int32Array, paramStride?: number): Members {
+  const K = rowStartHost.length - 1;
+  if (K < 1) throw new Error('members: rowStart needs K + 1 >= 2 offsets');
+  let maxRows = 0;
+  for (let k = 0; k < K; k++) {
+    const rows = rowStartHost[k + 1] - rowStartHost[k];
+    if (rows < 0) throw new Error(`members: rowStart decreases at member ${k}`);
+    maxRows = Math.max(maxRows, rows);
+  }
+  if (rowStartHost[0] !== 0) throw new Error('members: rowStart[0] must be 0');
+  return { K, rowStart, rowStartHost, maxRows, paramStride };
+}
+
+/** Allocates and writes rowStart on the backend from per-member row counts. */
+export function memberRows(b: Backend, counts: readonly number[], paramStride?: number): Members {
+  const host = new Int32Array(counts.length + 1);
+  counts.forEach((c, k) => { host[k + 1] = host[k] + c; });
+  const t = b.alloc(host.length, 'i32');
+  b.write(t, host);
+  return membersOf(t, host, paramStride);
+}
+
+/** A member op's N (its rows in all) must be the last offset. */
+export function checkMemberRows(m: Members, N: number): void {
+  if (m.rowStartHost.length !== m.K + 1 || m.rowStartHost[m.K] !== N) {
+    throw new Error(`members: rowStart [${m.rowStartHost.length}] ends at ${m.rowStartHost[m.K]} but the op has N = ${N} rows (K = ${m.K})`);
+  }
+}
+
+/** Elements between consecutive members' copies of a parameter tensor t. */
+export function memberStride(t: Tensor, m: MemberStack): number {
+  if (m.paramStride !== undefined) return m.paramStride;
+  if (t.size % m.K !== 0) throw new Error(`members: a packed tensor of ${t.size} elements does not split into K = ${m.K}`);
+  return t.size / m.K;
+}
+
 export interface Backend {
   readonly name: 'cpu' | 'webgpu';
   /** Offsets passed to `view` must be multiples of this (elements). */
@@ -70,21 +132,21 @@ export interface Backend {
   destroy(): void;
 
   // ---- embedding: out[n,:] = wte[tokens[n],:] + wpe[n % T,:] ----
-  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number): void;
-  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, V: number): void;
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void;
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, V: number, members?: Members): void;
 
   // ---- LayerNorm over the last dim C, eps 1e-5, biased variance; saves mean and rstd [N] ----
-  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, bias: Tensor, N: number, C: number): void;
-  layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number): void;
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, bias: Tensor, N: number, C: number, members?: Members): void;
+  layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number, members?: Members): void;
 
   // ---- Linear: out[N,OC] = inp[N,IC] @ weight[OC,IC]^T + bias[OC] (bias may be null) ----
-  matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void;
+  matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void;
   /** out = inp @ weight^T + bias + residual: a Linear and the residual add after it, fused (the same numbers as the two ops). */
-  matmulResidualForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number): void;
+  matmulResidualForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number, members?: Members): void;
   /** pre = inp @ weight^T + bias; out = gelu(pre): the MLP's first Linear and its GELU, fused (pre is kept for the backward). */
-  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void;
+  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void;
   /** dinp += dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout). dbias may be null. */
-  matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor, N: number, IC: number, OC: number): void;
+  matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor, N: number, IC: number, OC: number, members?: Members): void;
 
   // ---- causal multi-head attention. qkv [B,T,3C] (q,k,v in that order), out [B,T,C], att [B,NH,T,T] softmax probs ----
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void;
@@ -93,7 +155,7 @@ export interface Backend {
 
   // ---- incremental decoding (rl.md section 1: a KV cache). pos [B] i32: sequence b's last written token sits at t = pos[b] - 1 ----
   /** out[b,:] = wte[tokens[b*T + t],:] + wpe[t,:] with t = pos[b] - 1: the embedding of each sequence's last token. */
-  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number): void;
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void;
   /**
    * One decode step of causal attention over a cache. qkvNew [B,3C] holds the q, k, v of each sequence's last token
    * (position t = pos[b] - 1); it is first written to row t of the cache qkvCache [B,T,3C] (the qkv of a full forward,
@@ -124,18 +186,24 @@ export interface Backend {
   crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void;
 
   // ---- optimizer ----
-  /** out[0] = sum of squares of x[0..n) (global grad norm^2 when x is the flat gradient). */
-  sumSquares(out: Tensor, x: Tensor, n: number): void;
+  /**
+   * out[0] = sum of squares of x[0..n) (global grad norm^2 when x is the flat gradient).
+   * Members: out[k] = the sum over member k's segment x[k*stride .. k*stride + n), stride = paramStride ?? n.
+   */
+  sumSquares(out: Tensor, x: Tensor, n: number, members?: MemberStack): void;
   /**
    * scale[0] = maxNorm > 0 ? min(1, maxNorm / (sqrt(normSq[0]) + 1e-6)) : 1; stays on the device (no readback).
    * A non-finite normSq (NaN or Inf) gives scale -1: the divergence guard, which makes `adamw` a no-op.
+   * Members: scale[k] from normSq[k], each member clipped (or guarded) on its own norm.
    */
-  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void;
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number, members?: MemberStack): void;
   /**
    * AdamW on a flat parameter vector; g = grads * scale[0]; weight decay per element times decayMask (1 for 2-D weights, 0 otherwise).
    * When scale[0] < 0 (a non-finite gradient, see clipScale) nothing changes: params, m and v stay as they were.
+   * Members: member k's segments (at k*stride, stride = paramStride ?? n) step with scale[k] and lr[k] (hp.lr unused);
+   * decayMask [n] is shared (it follows the shape).
    */
-  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams): void;
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams, members?: MemberOptim): void;
 
   // ---- sampling (rl.md section 1): one token per sequence, appended on the device ----
   /**

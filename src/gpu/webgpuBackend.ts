@@ -1,7 +1,8 @@
 // The WebGPU implementation of the Backend interface (src/backend.ts).
 // Memory and recording live in GpuRuntime; each op is a thin call into its
 // kernel wrapper in ./kernels, the only code that knows a kernel's bindings.
-import type { AdamWParams, AdvantageMode, Algorithm, Backend, DType, FloatArray, Tensor } from '../backend';
+import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType, type FloatArray,
+  type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
 import { requestGpuDevice } from './device';
 import * as adamwK from './kernels/adamw';
 import * as attentionK from './kernels/attention';
@@ -19,6 +20,30 @@ import { asGpu, GpuTensor } from './tensor';
 
 /** 64 f32 elements = 256 bytes = minStorageBufferOffsetAlignment. */
 const VIEW_ALIGN = 64;
+
+// Members (src/backend.ts) as each kernel wrapper takes them: the device offsets and the strides of its tensors.
+function linearMembers(m: Members | undefined, N: number, weight: Tensor, bias: Tensor | null): matmulK.LinearMembers | undefined {
+  if (!m) return undefined;
+  checkMemberRows(m, N);
+  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wStride: memberStride(weight, m), bStride: bias ? memberStride(bias, m) : 0 };
+}
+function rowMembers(m: Members | undefined, N: number, ...params: Tensor[]): layernormK.RowMembers | undefined {
+  if (!m) return undefined;
+  checkMemberRows(m, N);
+  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, stride: sameStride(m, params) };
+}
+/** The kernels take one stride for a parameter, its bias and their gradients: the tensors must agree. */
+function sameStride(m: Members, ts: Tensor[]): number {
+  const s = memberStride(ts[0], m);
+  if (ts.some((t) => memberStride(t, m) !== s)) throw new Error('members: tensors of one shape with different member strides');
+  return s;
+}
+function embeddingMembers(m: Members | undefined, N: number, wte: Tensor, wpe: Tensor): embeddingK.EmbeddingMembers | undefined {
+  if (!m) return undefined;
+  checkMemberRows(m, N);
+  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wteStride: memberStride(wte, m), wpeStride: memberStride(wpe, m) };
+}
+const optimMembers = (m: MemberStack | undefined, n: number) => (m ? { K: m.K, stride: m.paramStride ?? n } : undefined);
 
 export class WebGpuBackend implements Backend {
   readonly name = 'webgpu' as const;
@@ -119,40 +144,48 @@ export class WebGpuBackend implements Backend {
 
   // ---- model ops ----
 
-  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number): void {
-    embeddingK.embeddingForward(this.rt, asGpu(out), asGpu(tokens), asGpu(wte), asGpu(wpe), N, T, C);
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
+    embeddingK.embeddingForward(this.rt, asGpu(out), asGpu(tokens), asGpu(wte), asGpu(wpe), N, T, C, embeddingMembers(members, N, wte, wpe));
   }
 
-  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, V: number): void {
-    embeddingK.embeddingBackward(this.rt, asGpu(dwte), asGpu(dwpe), asGpu(dout), asGpu(tokens), N, T, C, V);
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, V: number, members?: Members): void {
+    embeddingK.embeddingBackward(this.rt, asGpu(dwte), asGpu(dwpe), asGpu(dout), asGpu(tokens), N, T, C, V,
+      embeddingMembers(members, N, dwte, dwpe));
   }
 
-  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, bias: Tensor, N: number, C: number): void {
-    layernormK.layernormForward(this.rt, asGpu(out), asGpu(mean), asGpu(rstd), asGpu(inp), asGpu(weight), asGpu(bias), N, C);
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, bias: Tensor, N: number, C: number, members?: Members): void {
+    layernormK.layernormForward(this.rt, asGpu(out), asGpu(mean), asGpu(rstd), asGpu(inp), asGpu(weight), asGpu(bias), N, C,
+      rowMembers(members, N, weight));
   }
 
   layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor,
-    N: number, C: number): void {
+    N: number, C: number, members?: Members): void {
     layernormK.layernormBackward(this.rt, asGpu(dinp), asGpu(dweight), asGpu(dbias), asGpu(dout), asGpu(inp), asGpu(weight),
-      asGpu(mean), asGpu(rstd), N, C);
+      asGpu(mean), asGpu(rstd), N, C, rowMembers(members, N, weight, dweight, dbias));
   }
 
-  matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
-    matmulK.matmulForward(this.rt, asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, N, IC, OC);
+  matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {
+    matmulK.matmulForward(this.rt, asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, N, IC, OC,
+      linearMembers(members, N, weight, bias));
   }
 
-  matmulResidualForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number): void {
-    matmulK.matmulResidualForward(this.rt, asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, asGpu(residual), N, IC, OC);
+  matmulResidualForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number,
+    members?: Members): void {
+    matmulK.matmulResidualForward(this.rt, asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, asGpu(residual), N, IC, OC,
+      linearMembers(members, N, weight, bias));
   }
 
-  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
-    matmulK.matmulGeluForward(this.rt, asGpu(pre), asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, N, IC, OC);
+  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number,
+    members?: Members): void {
+    matmulK.matmulGeluForward(this.rt, asGpu(pre), asGpu(out), asGpu(inp), asGpu(weight), bias ? asGpu(bias) : null, N, IC, OC,
+      linearMembers(members, N, weight, bias));
   }
 
   matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor,
-    N: number, IC: number, OC: number): void {
+    N: number, IC: number, OC: number, members?: Members): void {
+    if (members) sameStride(members, [weight, dweight]); // dweight is written at the weight's stride
     matmulK.matmulBackward(this.rt, asGpu(dinp), asGpu(dweight), dbias ? asGpu(dbias) : null, asGpu(dout), asGpu(inp), asGpu(weight),
-      N, IC, OC);
+      N, IC, OC, linearMembers(members, N, weight, dbias));
   }
 
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
@@ -163,8 +196,8 @@ export class WebGpuBackend implements Backend {
     attentionK.attentionBackward(this.rt, asGpu(dqkv), asGpu(dpreatt), asGpu(dout), asGpu(qkv), asGpu(att), B, T, C, NH);
   }
 
-  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number): void {
-    decodeK.embeddingLast(this.rt, asGpu(out), asGpu(tokens), asGpu(pos), asGpu(wte), asGpu(wpe), B, T, C);
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {
+    decodeK.embeddingLast(this.rt, asGpu(out), asGpu(tokens), asGpu(pos), asGpu(wte), asGpu(wpe), B, T, C, embeddingMembers(members, B, wte, wpe));
   }
 
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
@@ -209,16 +242,19 @@ export class WebGpuBackend implements Backend {
 
   // ---- optimizer ----
 
-  sumSquares(out: Tensor, x: Tensor, n: number): void {
-    adamwK.sumSquares(this.rt, asGpu(out), asGpu(x), n);
+  sumSquares(out: Tensor, x: Tensor, n: number, members?: MemberStack): void {
+    adamwK.sumSquares(this.rt, asGpu(out), asGpu(x), n, optimMembers(members, n));
   }
 
-  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void {
-    adamwK.clipScale(this.rt, asGpu(scale), asGpu(normSq), maxNorm);
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number, members?: MemberStack): void {
+    adamwK.clipScale(this.rt, asGpu(scale), asGpu(normSq), maxNorm, optimMembers(members, 0));
   }
 
-  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams): void {
-    adamwK.adamw(this.rt, asGpu(params), asGpu(grads), asGpu(m), asGpu(v), asGpu(decayMask), asGpu(scale), n, hp);
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams,
+    members?: MemberOptim): void {
+    const om = optimMembers(members, n);
+    adamwK.adamw(this.rt, asGpu(params), asGpu(grads), asGpu(m), asGpu(v), asGpu(decayMask), asGpu(scale), n, hp,
+      om && members ? { ...om, lr: asGpu(members.lr) } : undefined);
   }
 
   // ---- RL objective ----

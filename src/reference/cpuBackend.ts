@@ -1,6 +1,8 @@
 // The CPU backend: the reference ops behind the Backend interface. With
 // precision 'f64' it is the float64 oracle used by finite-difference tests.
-import type { AdamWParams, AdvantageMode, Algorithm, Backend, DType, FloatArray, Tensor } from '../backend';
+import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType, type FloatArray, type MemberOptim,
+  type Members, type MemberStack, type Tensor } from '../backend';
+import * as mem from './members';
 import * as nn from './nn';
 import * as ls from './logsoftmax';
 import * as opt from './optim';
@@ -19,6 +21,18 @@ function f(t: Tensor): FloatArray {
 function i32(t: Tensor): Int32Array {
   if (!(t instanceof CpuTensor) || t.dtype !== 'i32') throw new Error('cpu backend: expected an i32 tensor of this backend');
   return t.data as Int32Array;
+}
+
+/** The host row offsets of a member op, checked against its N (rows in all). */
+function rowsOf(m: Members, N: number): Int32Array {
+  checkMemberRows(m, N);
+  return m.rowStartHost;
+}
+/** A stride shared by tensors of one shape (a weight and its gradient; a LayerNorm's weight and bias). */
+function sameStride(m: Members, ...ts: Tensor[]): number {
+  const s = memberStride(ts[0], m);
+  for (const t of ts) if (memberStride(t, m) !== s) throw new Error('members: tensors of one shape with different member strides');
+  return s;
 }
 
 export class CpuBackend implements Backend {
@@ -50,31 +64,57 @@ export class CpuBackend implements Backend {
   async sync(): Promise<void> {}
   destroy(): void {}
 
-  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number): void {
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
+    if (members) {
+      return mem.embeddingForward(f(out), i32(tokens), f(wte), f(wpe), rowsOf(members, N), T, C, memberStride(wte, members), memberStride(wpe, members));
+    }
     nn.embeddingForward(f(out), i32(tokens), f(wte), f(wpe), N, T, C);
   }
-  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, _V: number): void {
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, _V: number, members?: Members): void {
+    if (members) {
+      return mem.embeddingBackward(f(dwte), f(dwpe), f(dout), i32(tokens), rowsOf(members, N), T, C, memberStride(dwte, members),
+        memberStride(dwpe, members));
+    }
     nn.embeddingBackward(f(dwte), f(dwpe), f(dout), i32(tokens), N, T, C);
   }
-  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number): void {
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
+    if (members) {
+      return mem.layernormForward(f(out), f(mean), f(rstd), f(inp), f(w), f(b), rowsOf(members, N), C, sameStride(members, w, b));
+    }
     nn.layernormForward(f(out), f(mean), f(rstd), f(inp), f(w), f(b), N, C);
   }
-  layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number): void {
+  layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
+    members?: Members): void {
+    if (members) {
+      return mem.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), rowsOf(members, N), C,
+        sameStride(members, w, dw, db));
+    }
     nn.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), N, C);
   }
-  matmulForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
+  matmulForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {
+    if (members) return this.matmulMembers(out, inp, w, bias, N, IC, OC, members);
     nn.matmulForward(f(out), f(inp), f(w), bias ? f(bias) : null, N, IC, OC);
   }
-  matmulResidualForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number): void {
+  matmulResidualForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number,
+    members?: Members): void {
     // as the two ops: out = (inp @ w^T + bias), then out += residual (the same rounding as matmul then residual)
-    nn.matmulForward(f(out), f(inp), f(w), bias ? f(bias) : null, N, IC, OC);
+    this.matmulForward(out, inp, w, bias, N, IC, OC, members);
     nn.residualForward(f(out), f(residual), f(out), N * OC);
   }
-  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number): void {
-    nn.matmulForward(f(pre), f(inp), f(w), bias ? f(bias) : null, N, IC, OC);
+  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number,
+    members?: Members): void {
+    this.matmulForward(pre, inp, w, bias, N, IC, OC, members);
     nn.geluForward(f(out), f(pre), N * OC);
   }
-  matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number): void {
+  private matmulMembers(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, m: Members): void {
+    mem.matmulForward(f(out), f(inp), f(w), bias ? f(bias) : null, rowsOf(m, N), IC, OC, memberStride(w, m), bias ? memberStride(bias, m) : 0);
+  }
+  matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number,
+    members?: Members): void {
+    if (members) {
+      return mem.matmulBackward(f(dinp), f(dw), dbias ? f(dbias) : null, f(dout), f(inp), f(w), rowsOf(members, N), IC, OC,
+        sameStride(members, w, dw), dbias ? memberStride(dbias, members) : 0);
+    }
     nn.matmulBackward(f(dinp), f(dw), dbias ? f(dbias) : null, f(dout), f(inp), f(w), N, IC, OC);
   }
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
@@ -83,7 +123,11 @@ export class CpuBackend implements Backend {
   attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
     nn.attentionBackward(f(dqkv), f(dpreatt), f(dout), f(qkv), f(att), B, T, C, NH);
   }
-  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number): void {
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {
+    if (members) {
+      return mem.embeddingLast(f(out), i32(tokens), i32(pos), f(wte), f(wpe), rowsOf(members, B), T, C, memberStride(wte, members),
+        memberStride(wpe, members));
+    }
     nn.embeddingLast(f(out), i32(tokens), i32(pos), f(wte), f(wpe), B, T, C);
   }
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
@@ -110,9 +154,19 @@ export class CpuBackend implements Backend {
     ls.crossEntropyBackward(f(dlogits), f(dloss), f(logits), i32(targets), N, V);
   }
 
-  sumSquares(out: Tensor, x: Tensor, n: number): void { opt.sumSquares(f(out), f(x), n); }
-  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number): void { opt.clipScale(f(scale), f(normSq), maxNorm); }
-  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams): void {
+  sumSquares(out: Tensor, x: Tensor, n: number, members?: MemberStack): void {
+    if (members) return mem.sumSquares(f(out), f(x), n, members.K, members.paramStride ?? n);
+    opt.sumSquares(f(out), f(x), n);
+  }
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number, members?: MemberStack): void {
+    if (members) return mem.clipScale(f(scale), f(normSq), maxNorm, members.K);
+    opt.clipScale(f(scale), f(normSq), maxNorm);
+  }
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams,
+    members?: MemberOptim): void {
+    if (members) {
+      return mem.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), f(members.lr), n, hp, members.K, members.paramStride ?? n);
+    }
     opt.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), n, hp);
   }
 

@@ -1,7 +1,7 @@
 // The matmul launch plan (src/gpu/kernels/matmulPlan.ts): pure, no GPU. Its
 // invariants over many shapes, and enough workgroups at the model's shapes.
 import { describe, expect, it } from 'vitest';
-import { BK, groupsOf, planColSum, planMatmul } from '../../src/gpu/kernels/matmulPlan';
+import { BK, groupsOf, MAX_SCRATCH, planColSum, planMatmul, planMembers } from '../../src/gpu/kernels/matmulPlan';
 
 const SIDES = [1, 2, 3, 15, 16, 17, 31, 33, 64, 65, 100, 192, 256, 768, 1000, 3072, 12288];
 
@@ -47,6 +47,29 @@ describe('planMatmul', () => {
 
   it('keeps the 64x64 tile on a large square product (no split)', () => {
     expect(planMatmul(2048, 2048, 2048)).toMatchObject({ tm: 64, tn: 64, splits: 1 });
+  });
+});
+
+describe('planMembers', () => {
+  it('one member\'s plan at any K: split-K (and its sum dispatch) iff one member alone splits; members\' partials bounded', () => {
+    for (const M of SIDES) for (const N of [3, 64, 256, 1024]) for (const K of [17, 300, 3072, 12288]) {
+      const alone = planMatmul(M, N, K);
+      expect(planMembers(M, N, K, 1), `${M}x${N}x${K}`).toEqual(alone);
+      for (const members of [2, 16, 64]) {
+        const p = planMembers(M, N, K, members), at = `${M}x${N}x${K}, ${members} members`;
+        expect([p.tm, p.tn], at).toEqual([alone.tm, alone.tn]);
+        expect(p.splits > 1, at).toBe(alone.splits > 1);
+        expect(p.splits * p.kSlice, at).toBeGreaterThanOrEqual(K);
+        expect((p.splits - 1) * p.kSlice, at).toBeLessThan(K);
+        if (p.splits > 2) expect(members * p.splits * M * N, `${at}: scratch`).toBeLessThanOrEqual(MAX_SCRATCH);
+      }
+    }
+  });
+
+  it('takes fewer slices for many members at the model\'s widest weight gradient (c_fc: 1024 x 256 over 12288 rows)', () => {
+    const alone = planMatmul(1024, 256, 12288), p = planMembers(1024, 256, 12288, 16);
+    expect(alone.splits).toBeGreaterThan(2);
+    expect(p.splits).toBe(2);
   });
 });
 

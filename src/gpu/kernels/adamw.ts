@@ -1,5 +1,5 @@
 // Bindings of shaders/adamw.wgsl: 1 params, 2 grads, 3 m, 4 v, 5 decayMask, 6 scale, 7 sums,
-// 8 partials, 9 x.
+// 8 partials, 9 x, 10 lr (members).
 import type { AdamWParams } from '../../backend';
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
@@ -7,32 +7,43 @@ import type { GpuTensor } from '../tensor';
 const WG = 256;
 const REDUCE_WG = 256; // RWG in the shader
 const MAX_PARTIALS = 256; // first-stage workgroups of sumSquares
-const FORMAT = 'uuffffffff'; // n, numPartials, lr, beta1, beta2, eps, weightDecay, biasCorrection1, biasCorrection2, maxNorm
+// n, numPartials, lr, beta1, beta2, eps, weightDecay, biasCorrection1, biasCorrection2, maxNorm, members, stride
+const FORMAT = 'uuffffffffuu';
+
+/** Stacked members: K segments of the flat vectors, stride apart (see the shader). */
+export interface OptimMembers {
+  K: number;
+  stride: number;
+}
 const kernel = (entry: string) => ({ shader: 'adamw', entry, constants: { WG } });
 // Entry points with a fixed workgroup size take no override constants.
 const fixed = (entry: string) => ({ shader: 'adamw', entry });
 
-function params(n: number, numPartials: number, maxNorm = 0, hp?: AdamWParams): number[] {
-  if (!hp) return [n, numPartials, 0, 0, 0, 0, 0, 1, 1, maxNorm];
+function params(n: number, numPartials: number, maxNorm = 0, hp?: AdamWParams, m?: OptimMembers): number[] {
+  const mf = m ? [m.K, m.stride] : [0, 0];
+  if (!hp) return [n, numPartials, 0, 0, 0, 0, 0, 1, 1, maxNorm, ...mf];
   return [n, numPartials, hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay,
-    1 - Math.pow(hp.beta1, hp.step), 1 - Math.pow(hp.beta2, hp.step), maxNorm];
+    1 - Math.pow(hp.beta1, hp.step), 1 - Math.pow(hp.beta2, hp.step), maxNorm, ...mf];
 }
 
-/** out[0] = sum of x^2: per-workgroup partials, then one workgroup sums them (no atomics, deterministic). */
-export function sumSquares(k: KernelContext, out: GpuTensor, x: GpuTensor, n: number): void {
+/** out[0] = sum of x^2: per-workgroup partials, then one workgroup sums them (no atomics, deterministic); members: out[k]. */
+export function sumSquares(k: KernelContext, out: GpuTensor, x: GpuTensor, n: number, members?: OptimMembers): void {
+  const count = members?.K ?? 1;
   const numPartials = Math.max(1, Math.min(MAX_PARTIALS, Math.ceil(n / REDUCE_WG)));
-  const partials = k.scratch('sumSquares.partials', MAX_PARTIALS);
-  const p = params(n, numPartials);
-  k.dispatch(fixed('sumsq_partial'), FORMAT, p, { 8: partials, 9: x }, [numPartials, 1, 1]);
-  k.dispatch(fixed('sumsq_final'), FORMAT, p, { 7: out, 8: partials }, [1, 1, 1]);
+  const partials = k.scratch('sumSquares.partials', count * MAX_PARTIALS);
+  const p = params(n, numPartials, 0, undefined, members);
+  k.dispatch(fixed('sumsq_partial'), FORMAT, p, { 8: partials, 9: x }, [numPartials, count, 1]);
+  k.dispatch(fixed('sumsq_final'), FORMAT, p, { 7: out, 8: partials }, [count, 1, 1]);
 }
 
-export function clipScale(k: KernelContext, scale: GpuTensor, normSq: GpuTensor, maxNorm: number): void {
-  k.dispatch(fixed('clip_scale'), FORMAT, params(0, 0, maxNorm), { 6: scale, 7: normSq }, [1, 1, 1]);
+export function clipScale(k: KernelContext, scale: GpuTensor, normSq: GpuTensor, maxNorm: number, members?: OptimMembers): void {
+  k.dispatch(fixed('clip_scale'), FORMAT, params(0, 0, maxNorm, undefined, members), { 6: scale, 7: normSq }, [members?.K ?? 1, 1, 1]);
 }
 
+/** members: each member's segment with its scale[k] and lr[k] (f32 [K]). */
 export function adamw(k: KernelContext, paramsT: GpuTensor, grads: GpuTensor, m: GpuTensor, v: GpuTensor, decayMask: GpuTensor,
-  scale: GpuTensor, n: number, hp: AdamWParams): void {
-  k.dispatch(kernel('adamw_update'), FORMAT, params(n, 0, 0, hp),
-    { 1: paramsT, 2: grads, 3: m, 4: v, 5: decayMask, 6: scale }, grid1D(n, WG));
+  scale: GpuTensor, n: number, hp: AdamWParams, members?: OptimMembers & { lr: GpuTensor }): void {
+  const lr = members?.lr ?? k.scratch('adamw.noMembers', 1);
+  k.dispatch(kernel('adamw_update'), FORMAT, params(n, 0, 0, hp, members),
+    { 1: paramsT, 2: grads, 3: m, 4: v, 5: decayMask, 6: scale, 10: lr }, grid1D((members?.K ?? 1) * n, WG));
 }

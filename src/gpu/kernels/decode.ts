@@ -1,15 +1,19 @@
-// Bindings of shaders/decode.wgsl: 1 out, 2 tokens, 3 pos, 4 wte, 5 wpe, 6 qkvCache, 7 qkvNew (copy_rows: 6 dst, 7 src).
+// Bindings of shaders/decode.wgsl: 1 out, 2 tokens, 3 pos, 4 wte, 5 wpe, 6 qkvCache, 7 qkvNew (copy_rows: 6 dst, 7 src),
+// 8 rowStart.
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
+import { embeddingMemberFields, type EmbeddingMembers } from './embedding';
 import { rowMode } from './rows';
 
 const WG = 64;
 const kernel = (entry: string) => ({ shader: 'decode', entry, constants: { WG } });
 
-/** out[b,:] = embedding of sequence b's last token (at pos[b] - 1). */
+/** out[b,:] = embedding of sequence b's last token (at pos[b] - 1); members: rowStart counts sequences. */
 export function embeddingLast(k: KernelContext, out: GpuTensor, tokens: GpuTensor, pos: GpuTensor, wte: GpuTensor, wpe: GpuTensor,
-  B: number, T: number, C: number): void {
-  k.dispatch(kernel('embedding_last'), 'uuuu', [B, T, C, 0], { 1: out, 2: tokens, 3: pos, 4: wte, 5: wpe }, grid1D(B * C, WG));
+  B: number, T: number, C: number, members?: EmbeddingMembers): void {
+  const mf = embeddingMemberFields(k, B, members);
+  k.dispatch(kernel('embedding_last'), 'uuuuuuuu', [B, T, C, 0, ...mf.fields], { 1: out, 2: tokens, 3: pos, 4: wte, 5: wpe, 8: mf.rowStart },
+    grid1D(mf.slots * C, WG));
 }
 
 /** Appends qkvNew to the cache at each sequence's last position, then attends over the cache (a workgroup per (b, h) on a GPU). */

@@ -1,10 +1,37 @@
 // Bindings of shaders/layernorm.wgsl: 1 out, 2 mean, 3 rstd, 4 inp, 5 weight, 6 bias,
-// 7 dinp, 8 dweight, 9 dbias, 10 dout, 11 partial (scratch for the column sums).
+// 7 dinp, 8 dweight, 9 dbias, 10 dout, 11 partial (scratch for the column sums), 12 rowStart.
 import type { KernelContext } from '../runtime';
-import type { GpuTensor } from '../tensor';
+import { GpuTensor } from '../tensor';
 import { rowGrid, rowLayout, rowMode, type RowLayout } from './rows';
 
-const FORMAT = 'uuu'; // N, C, chunk
+const FORMAT = 'uuuuuuuuu'; // N, C, chunk, members, maxRows, stride, joint, wAt, bAt
+
+/** Stacked members (see the shader): rowStart i32 [K+1] over the rows; stride between members' weight copies. */
+export interface RowMembers {
+  K: number;
+  rowStart: GpuTensor;
+  maxRows: number;
+  stride: number;
+}
+
+function memberFields(k: KernelContext, m: RowMembers | undefined) {
+  const none = [0, 0, 0]; // joint, wAt, bAt: separate bindings
+  return m ? { fields: [m.K, m.maxRows, m.stride, ...none], rowStart: m.rowStart }
+    : { fields: [0, 0, 0, ...none], rowStart: k.scratch('layernorm.noMembers', 1) };
+}
+
+/**
+ * dweight and dbias as params_reduce binds them: apart, or, when they overlap in one buffer (stacked members'
+ * gradient views reach past each other), one binding spanning both and their offsets in it (writable bindings
+ * of one dispatch may not overlap).
+ */
+function paramGrads(dweight: GpuTensor, dbias: GpuTensor): { dweight: GpuTensor; dbias: GpuTensor | null; at: number[] } {
+  const [w0, w1, b0, b1] = [dweight.byteOffset, dweight.byteOffset + dweight.byteLength, dbias.byteOffset, dbias.byteOffset + dbias.byteLength];
+  if (dweight.buffer !== dbias.buffer || w1 <= b0 || b1 <= w0) return { dweight, dbias, at: [0, 0, 0] };
+  const start = Math.min(w0, b0);
+  const span = new GpuTensor(dweight.buffer, start, (Math.max(w1, b1) - start) / 4, 'f32', true);
+  return { dweight: span, dbias: null, at: [1, (w0 - start) / 4, (b0 - start) / 4] };
+}
 const rowKernel = (entry: string, { WG, TPR }: RowLayout) => ({ shader: 'layernorm', entry, constants: { WG, TPR } });
 
 // Column sums, stage one: a workgroup covers CX columns (up to 64, so one workgroup spans
@@ -26,23 +53,30 @@ function paramsLayout(k: KernelContext, N: number, C: number) {
 }
 
 export function layernormForward(k: KernelContext, out: GpuTensor, mean: GpuTensor, rstd: GpuTensor, inp: GpuTensor,
-  weight: GpuTensor, bias: GpuTensor, N: number, C: number): void {
+  weight: GpuTensor, bias: GpuTensor, N: number, C: number, members?: RowMembers): void {
   const layout = rowLayout(k, C);
-  k.dispatch(rowKernel('layernorm_forward', layout), FORMAT, [N, C, 0],
-    { 1: out, 2: mean, 3: rstd, 4: inp, 5: weight, 6: bias }, rowGrid(N, layout));
+  const mf = memberFields(k, members);
+  const slots = members ? members.K * members.maxRows : N;
+  k.dispatch(rowKernel('layernorm_forward', layout), FORMAT, [N, C, 0, ...mf.fields],
+    { 1: out, 2: mean, 3: rstd, 4: inp, 5: weight, 6: bias, 12: mf.rowStart }, rowGrid(slots, layout));
 }
 
 /** dinp += ...; dweight += ...; dbias += ... */
 export function layernormBackward(k: KernelContext, dinp: GpuTensor, dweight: GpuTensor, dbias: GpuTensor, dout: GpuTensor,
-  inp: GpuTensor, weight: GpuTensor, mean: GpuTensor, rstd: GpuTensor, N: number, C: number): void {
+  inp: GpuTensor, weight: GpuTensor, mean: GpuTensor, rstd: GpuTensor, N: number, C: number, members?: RowMembers): void {
   const layout = rowLayout(k, C);
-  k.dispatch(rowKernel('layernorm_backward_dinp', layout), FORMAT, [N, C, 0],
-    { 2: mean, 3: rstd, 4: inp, 5: weight, 7: dinp, 10: dout }, rowGrid(N, layout));
-  if (N === 0 || C === 0) return;
-  const { WG, CX, chunk, chunks, blocks } = paramsLayout(k, N, C);
-  const partial = k.scratch('layernorm_partial', chunks * 2 * C);
+  const mf = memberFields(k, members);
+  const count = members?.K ?? 1;
+  const rows = members?.maxRows ?? N; // each member's chunks cover its rows
+  k.dispatch(rowKernel('layernorm_backward_dinp', layout), FORMAT, [N, C, 0, ...mf.fields],
+    { 2: mean, 3: rstd, 4: inp, 5: weight, 7: dinp, 10: dout, 12: mf.rowStart }, rowGrid(count * rows, layout));
+  if (rows === 0 || C === 0) return;
+  const { WG, CX, chunk, chunks, blocks } = paramsLayout(k, rows, C);
+  const partial = k.scratch('layernorm_partial', count * chunks * 2 * C);
   k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_params', constants: { WG, CX } }, FORMAT,
-    [N, C, chunk], { 2: mean, 3: rstd, 4: inp, 10: dout, 11: partial }, [blocks, chunks, 1]);
+    [N, C, chunk, ...mf.fields], { 2: mean, 3: rstd, 4: inp, 10: dout, 11: partial, 12: mf.rowStart }, [blocks, chunks, count]);
+  const pg = paramGrads(dweight, dbias);
   k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_params_reduce', constants: { WG: 64 } }, FORMAT,
-    [N, C, chunks], { 8: dweight, 9: dbias, 11: partial }, [Math.ceil(C / 64), 1, 1]);
+    [N, C, chunks, ...mf.fields.slice(0, 3), ...pg.at],
+    { 8: pg.dweight, 9: pg.dbias ?? k.scratch('layernorm.jointBias', 1), 11: partial }, [Math.ceil(C / 64), count, 1]);
 }

@@ -73,6 +73,18 @@ export function planMatmul(M: number, N: number, K: number, target = TARGET_GROU
   return [...big, ...small].reduce((best, p) => (groupsOf(p) > groupsOf(best) ? p : best));
 }
 
+/**
+ * Each member's plan when `members` products share one dispatch (grid z = member x slice): one
+ * member's own plan, so whether split-K adds its sum dispatch does not depend on the members (a plan
+ * for a share of the target could split where the whole one does not). When the members' partials
+ * together would pass MAX_SCRATCH, fewer slices, but still at least 2 (the same dispatches).
+ */
+export function planMembers(M: number, N: number, K: number, members: number, target = TARGET_GROUPS): MatmulPlan {
+  const plan = planMatmul(M, N, K, target);
+  if (plan.splits === 1 || members * plan.splits * M * N <= MAX_SCRATCH) return plan;
+  return planWith(M, N, K, plan.tm, plan.tn, Math.max(2, Math.floor(MAX_SCRATCH / (members * M * N))));
+}
+
 export const COLSUM_COLS = 64; // columns per workgroup of matmul_bias_partial
 export const MIN_CHUNK_ROWS = 64;
 export const MAX_CHUNKS = 256;
