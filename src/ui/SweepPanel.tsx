@@ -6,9 +6,10 @@
 // value overlays its run there.
 import { useId } from 'react';
 import { paretoFrontier } from '../rl/pareto';
+import { parseValues } from '../rl/sweep';
 import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from '../store/sweepSlice';
 import { fmt, pct } from './labels';
-import { useApp, useLiveSteps } from './storeContext';
+import { useApp, useAppStore, useHub, useLiveSteps } from './storeContext';
 import { SweepMembers } from './SweepMembers';
 
 interface SweepPoint { label: string; short: string; value: number; accuracy: number; tokens: number; runId: string }
@@ -19,6 +20,19 @@ export function sweepPoints(s: SweepRecord): SweepPoint[] {
   return s.runs.filter((r): r is SweepRunRecord & { accuracy: number; tokens: number; runId: string } => r.status === 'done' && r.accuracy !== null && r.tokens !== null && r.runId !== null)
     .map((r) => ({ label: r.label, short: `${axisName(s.axis)}=${fmt(r.value)}`, value: r.value, accuracy: r.accuracy, tokens: r.tokens, runId: r.runId }));
 }
+
+/**
+ * Before a sweep starts: about how long K runs of `steps` steps take side by side on `cores` cores,
+ * from this run's recent step times (ms): each core trains K / cores members. Null without a step yet.
+ */
+export function sweepEstimate(recentStepMs: readonly number[], steps: number, K: number, cores: number): number | null {
+  const xs = recentStepMs.filter((x) => Number.isFinite(x) && x > 0).sort((a, b) => a - b);
+  if (xs.length === 0 || K < 1) return null;
+  const median = xs[Math.floor(xs.length / 2)];
+  return Math.round((median * steps * Math.max(1, K / Math.max(1, cores))) / 1000);
+}
+
+const duration = (s: number) => (s < 90 ? `${s} s` : `${Math.round(s / 60)} min`);
 
 /** Seconds left: the mean duration of finished runs times what is left (the current run by its steps). */
 export function secondsLeft(s: SweepRecord, now: number, currentSteps: number): number | null {
@@ -58,6 +72,13 @@ export function SweepPanel() {
   const current = sweep?.runs.findIndex((r) => r.status === 'running') ?? -1;
   const left = sweep && running ? secondsLeft(sweep, Date.now(), steps) : null;
   const nameOf = (runId: string | null) => runs.find((r) => r.id === runId)?.name ?? null;
+  const store = useAppStore();
+  const hub = useHub();
+  const runId = useApp((s) => s.runId);
+  const cores = store.ctx.deps.population?.cores ?? 2;
+  const K = (() => { try { return parseValues(text, axis, 'values').length; } catch { return 0; } })();
+  const recent = (() => { const s = runId ? hub.get(runId) : undefined; if (!s || s.rows === 0) return []; const c = s.column('step_time_ms'); return Array.from(c.slice(Math.max(0, c.length - 10))); })();
+  const estimate = !running && K > 0 ? sweepEstimate(recent, config.steps, K, cores) : null;
 
   return (
     <section aria-labelledby={`${id}-h`} className="sweep">
@@ -87,6 +108,16 @@ export function SweepPanel() {
             ? `Run ${current + 1} of ${sweep.runs.length} (${sweep.runs[current].label}): step ${steps} of ${sweep.steps}${left !== null ? ` · about ${left < 90 ? `${left} s` : `${Math.round(left / 60)} min`} left` : ''}`
             : sweep.status === 'done' ? `Sweep done: ${sweep.runs.length} runs of ${sweep.preset}.`
             : `Sweep ${sweep.status}${sweep.message ? `: ${sweep.message}` : ''}. ${sweep.runs.filter((r) => r.status === 'done').length} of ${sweep.runs.length} runs finished; Resume runs the rest.`}
+        </p>
+      )}
+      {!running && K > 0 && (
+        <p className="help" data-testid="sweep-estimate">
+          {estimate !== null
+            ? `About ${duration(estimate)} for ${K} runs of ${config.steps} steps side by side on ${cores} cores (from this run's step time).`
+            : `${K} runs of ${config.steps} steps side by side on ${cores} cores; take a step of this run for a time estimate.`}
+          {config.env === 'relay' && config.channelNoise === 0 && axis === 'lambdaTok'
+            ? ' On the clean relay the frontier is a cliff (any small lambda_tok buys all the compression); the noisy-channel presets (relay-noisy-dr) give a curve.'
+            : ''}
         </p>
       )}
       {sweep && running && <SweepMembers sweep={sweep} />}
