@@ -219,9 +219,14 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     const ring = (await pareto.locator('.change-point').boundingBox())!;
     await page.mouse.move(ring.x + 0.5, ring.y + ring.height / 2); // on the ring
     await expect.poll(() => pareto.getByTestId('pareto-tip').textContent()).toMatch(/changed livefrom step 3: lambda_tok 0\.6/);
+    // the time series draw when on screen (the Sweep panel beside the chart puts them below the fold): scroll to them
     const lambdaChart = page.getByRole('region', { name: 'lambda_tok', exact: true });
+    await lambdaChart.scrollIntoViewIfNeeded();
     await expect.poll(() => lambdaChart.locator('svg').first().textContent()).toMatch(/lambda_tok 0\.6/);
-    expect(await page.getByRole('region', { name: 'Reward', exact: true }).locator('.recharts-reference-line').count()).toBeGreaterThanOrEqual(1);
+    const rewardChart = page.getByRole('region', { name: 'Reward', exact: true });
+    await rewardChart.scrollIntoViewIfNeeded();
+    await expect.poll(() => rewardChart.locator('.recharts-reference-line').count()).toBeGreaterThanOrEqual(1);
+    await pareto.scrollIntoViewIfNeeded();
 
     // the tooltip shows the point under the mouse (it used to show the frontier line's point at the same index)
     const dots = pareto.locator('circle.eval-dot');
