@@ -1,13 +1,45 @@
 // The runs table: overlay, rename, delete, duplicate-with-changes, export and
 // import. An import is checked whole before anything is stored.
+import type { RunConfig } from '../config';
 import { recipeBundle } from '../export/bundle';
+import type { ExportFile } from '../export/readme';
 import { exportRecipe } from '../export/recipe';
 import { checkRunCheckpoint, fileStem, MAX_CHECKPOINT_BYTES, MAX_RUN_FILE_BYTES, metricsCsv, parseRunFile, RunFileError, runToJson } from './runFile';
 import { errorText, type StoreContext } from './context';
 import type { CheckpointKind } from './runsDb';
-import type { RunMeta } from './runTypes';
+import { changeStep, type RunMeta } from './runTypes';
 import type { RunsSlice } from './types';
 import { overridesOf } from './urlState';
+
+/**
+ * The run's config with its live changes applied, each field at its last value: what the run trained
+ * with at its end (`meta.config` is the config of its first step).
+ */
+export function configAtEnd(meta: Pick<RunMeta, 'config' | 'changes'>): RunConfig {
+  const c = { ...meta.config } as Record<string, unknown>;
+  for (const ch of meta.changes ?? []) c[ch.field] = ch.value;
+  return c as unknown as RunConfig;
+}
+
+/** The live changes as a file beside the recipe (which is written with the values of the end), or null when there were none. */
+export function liveChangesNote(meta: Pick<RunMeta, 'name' | 'config' | 'changes'>): ExportFile | null {
+  if (!meta.changes?.length) return null;
+  // each row's "before" is the value just before that change, so walk them in order
+  const now = { ...meta.config } as Record<string, unknown>;
+  const lines = meta.changes.map((c) => { const row = `| ${changeStep(c)} | ${c.field} | ${String(now[c.field])} | ${c.value} |`; now[c.field] = c.value; return row; });
+  const text = `# Live changes of "${meta.name}"
+
+The recipe is written with the values in force at the end of the run. The run
+changed these while it trained (step k is the k-th step, counting from 1; the
+change applied from that step on). A recipe trains with one value throughout,
+so a schedule like this one needs a callback of your own.
+
+| from step | field | before | after |
+|---|---|---|---|
+${lines.join('\n')}
+`;
+  return { path: 'LIVE_CHANGES.md', text };
+}
 
 export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'storageKind' | 'notice' | 'importError'>;
 
@@ -80,7 +112,9 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           deps.download(`${stem}.metrics.csv`, new Blob([metricsCsv(await seriesOf(id))], { type: 'text/csv' }));
         } else if (what === 'trl' || what === 'verl') {
           const folder = `${stem}-${what}`;
-          deps.download(`${folder}.py`, new Blob([recipeBundle(exportRecipe(what, meta.config, meta.preset), folder)], { type: 'text/x-python' }));
+          const files = exportRecipe(what, configAtEnd(meta), meta.preset);
+          const notes = liveChangesNote(meta);
+          deps.download(`${folder}.py`, new Blob([recipeBundle(notes ? [...files, notes] : files, folder)], { type: 'text/x-python' }));
         } else {
           const bytes = id === get().runId ? await ctx.api.exportCheckpoint(what, id) : await deps.storage.getCheckpoint(id, what);
           if (!bytes) throw new Error(`"${meta.name}" has no ${what} checkpoint stored`);

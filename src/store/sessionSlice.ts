@@ -17,7 +17,7 @@ import type { Resumable } from './types';
 /** The newest stored run that was training or paused when the page closed and has a last checkpoint. */
 export function resumableOf(runs: readonly RunMeta[]): Resumable | null {
   const r = [...runs].sort((a, b) => b.updatedAt - a.updatedAt).find((m) => (m.status === 'interrupted' || m.status === 'paused') && m.checkpoints.last !== undefined);
-  return r ? { id: r.id, name: r.name, step: r.checkpoints.last! } : null;
+  return r ? { id: r.id, name: r.name, step: r.checkpoints.last!, status: r.status === 'paused' ? 'paused' : 'interrupted' } : null;
 }
 
 export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;

@@ -132,7 +132,7 @@ export interface RunsSlice {
 }
 
 /** A stored run that was training (or paused) when the page closed, with a last checkpoint to go on from. */
-export interface Resumable { id: string; name: string; step: number }
+export interface Resumable { id: string; name: string; step: number; /** paused by the person, or interrupted (training when the page closed) */ status: 'paused' | 'interrupted' }
 
 export interface PageSlice {
   /** The first-run guide was dismissed (it never comes back). */

@@ -3,6 +3,7 @@
 // export (JSON, CSV, checkpoints), load its weights, delete; import a run.
 import { useId, useState } from 'react';
 import type { RunMeta } from '../store/runTypes';
+import { changeStep } from './changeMarks';
 import { fmt, pct } from './labels';
 import { runColor } from './palette';
 import { useApp, useAppStore } from './storeContext';
@@ -22,7 +23,7 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(m.name);
   const last = m.evals[m.evals.length - 1];
-  const changes = m.changes?.length ? ` · changed live: ${m.changes.slice(-3).map((c) => `${c.field} ${c.value} @${c.step}`).join(', ')}` : '';
+  const changes = m.changes?.length ? ` · changed live: ${m.changes.slice(-3).map((c) => `${c.field} ${c.value} from step ${changeStep(c)}`).join(', ')}` : '';
   return (
     <tr className={current ? 'current' : ''}>
       <td>

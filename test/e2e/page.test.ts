@@ -337,7 +337,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await expect.poll(() => pareto.locator('.tip').textContent()).toMatch(/relay-silence #1step \d+ · lambda_tok 0\.\d+accuracy/);
     await page.getByRole('tab', { name: /^Runs/ }).click();
     const row = runRow(page, /relay-silence #1/);
-    await expect.poll(() => row.textContent()).toMatch(/changed live: .*lambdaTok 0\.3 @\d+/);
+    await expect.poll(() => row.textContent()).toMatch(/changed live: .*lambdaTok 0\.3 from step \d+/);
     await page.getByRole('tab', { name: 'Charts' }).click();
 
     // the last step used the new lambda: its anatomy says so, and shows every episode of a group

@@ -162,7 +162,7 @@ describe('runs and the Pareto chart', () => {
   it('the runs table shows setup, best and final eval, status and the actions', () => {
     const h = render(RunsTable, { runs: [run('cur', 'relay-silence #1', evals, { changes: [{ step: 4, field: 'lambdaTok', value: 0.3 }] })], runId: 'other' });
     const t = text(h);
-    expect(t).toMatch(/relay-silence #1 relay-silence: GSPO G=8 P=32 lr 0\.0003 · lambda_tok 0\.1 · 2x64 · changed live: lambdaTok 0\.3 @4 10 100\.0%, 8 tok \(step 0\) 90\.0%, 1 tok \(step 10\) paused/);
+    expect(t).toMatch(/relay-silence #1 relay-silence: GSPO G=8 P=32 lr 0\.0003 · lambda_tok 0\.1 · 2x64 · changed live: lambdaTok 0\.3 from step 5 10 100\.0%, 8 tok \(step 0\) 90\.0%, 1 tok \(step 10\) paused/);
     for (const b of ['Rename', 'Duplicate', 'Export JSON', 'Export CSV', 'Export checkpoint', 'Load weights', 'Delete']) expect(buttons(h)).toContain(b);
   });
 });
