@@ -27,10 +27,11 @@ function ObjectiveFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
     <>
       {e.sequences.map((s, i) => (
         <div key={i} className="math">
-          <p>{s.role}, {s.length} token{s.length === 1 ? '' : 's'} ({s.tokens.join(' ')}):</p>
+          {/* no count here: the episode's token count is the reward's (message tokens, EOS not counted); |y_i| below is the sequence's length */}
+          <p>{s.role}: {s.tokens.join(' ')}</p>
           {a.algorithm === 'gspo' ? (
             <>
-              <p>log s<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> (log π<sub>θ</sub> − log π<sub>old</sub>) = {fmt(s.logRatio, 5)}, so s<sub>i</sub> = {fmt(s.ratio, 6)}</p>
+              <p>log s<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> (log π<sub>θ</sub> − log π<sub>old</sub>) = {fmt(s.logRatio, 5)}, so s<sub>i</sub> = {fmt(s.ratio, 6)} (|y<sub>i</sub>| = {s.length}: every sampled position, EOS included)</p>
               <p>
                 L<sub>i</sub> = −min(s<sub>i</sub>·A<sub>i</sub>, clip(s<sub>i</sub>, 1−ε<sub>low</sub>, 1+ε<sub>high</sub>)·A<sub>i</sub>) = −min({fmt(s.ratio, 6)} × {f4(A)}, clip({fmt(s.ratio, 6)}, {fmt(lo, 6)}, {fmt(hi, 6)}) × {f4(A)}) = <strong>{fmt(s.loss, 5)}</strong>
                 {s.clipped ? ' (clipped: no gradient from this sequence)' : ''}
