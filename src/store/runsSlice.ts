@@ -41,9 +41,9 @@ ${lines.join('\n')}
   return { path: 'LIVE_CHANGES.md', text };
 }
 
-export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'storageKind' | 'notice' | 'importError'>;
+export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'pinned' | 'storageKind' | 'notice' | 'importError'>;
 
-export const initialRuns = (): RunsState => ({ runs: [], overlay: [], storageKind: null, notice: null, importError: null });
+export const initialRuns = (): RunsState => ({ runs: [], overlay: [], pinned: [], storageKind: null, notice: null, importError: null });
 
 export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState> {
   const { set, get, deps } = ctx;
@@ -57,7 +57,8 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
   return {
     async toggleOverlay(id) {
       const { overlay } = get();
-      if (overlay.includes(id)) { set({ overlay: overlay.filter((x) => x !== id) }); return; }
+      // hiding a pinned run unpins it: a pin only keeps a shown run shown
+      if (overlay.includes(id)) { set({ overlay: overlay.filter((x) => x !== id), pinned: get().pinned.filter((x) => x !== id) }); return; }
       // shown at once (the checkbox follows the click); its metrics arrive from storage after, and the charts redraw then
       set({ overlay: [...overlay, id] });
       try {
@@ -65,6 +66,13 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
       } catch (e) {
         set({ overlay: get().overlay.filter((x) => x !== id), error: `the metrics of that run could not be read: ${errorText(e)}` });
       }
+    },
+
+    async togglePin(id) {
+      const { pinned, overlay, runId } = get();
+      if (pinned.includes(id)) { set({ pinned: pinned.filter((x) => x !== id) }); return; }
+      set({ pinned: [...pinned, id] });
+      if (id !== runId && !overlay.includes(id)) await get().toggleOverlay(id);
     },
 
     async renameRun(id, name) {
@@ -97,6 +105,7 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           body: `A new run starts with its preset and settings; change what you like before pressing Start. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
           confirmLabel: 'Duplicate',
         }, async () => {
+          ctx.overlayForNewRun();
           await ctx.initRun(meta.preset, overridesOf(meta.preset, meta.config));
           set({ notice: `Set up like "${meta.name}": change what you like, then press Start.` });
         }, ctx.currentSteps() > 0);
@@ -177,6 +186,7 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           confirmLabel: 'Load weights',
         }, async () => {
           await ctx.finishCurrent();
+          ctx.overlayForNewRun();
           set({ busy: `Loading the ${which} weights of "${meta.name}"…` });
           try {
             ctx.applySnapshot(await ctx.api.loadCheckpoint(bytes));

@@ -117,10 +117,14 @@ export interface SessionSlice {
 export interface RunsSlice {
   runs: RunMeta[];
   overlay: string[];
+  /** Runs kept on the charts when a new run starts; other overlays are cleared then. */
+  pinned: string[];
   storageKind: RunStorage['kind'] | null;
   notice: string | null;
   importError: string | null;
   toggleOverlay(id: string): Promise<void>;
+  /** Pins a run on the charts (showing it) or unpins it (it stays shown until the next run starts). */
+  togglePin(id: string): Promise<void>;
   renameRun(id: string, name: string): Promise<void>;
   deleteRun(id: string): Promise<void>;
   duplicateRun(id: string): Promise<void>;

@@ -68,6 +68,14 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
   const steps = async (page: Page) => Number(await page.getByTestId('step-count').textContent());
   const evalPoints = async (page: Page) => Number(await page.getByTestId('pareto-caption').getAttribute('data-points'));
   const runRow = (page: Page, name: RegExp): Locator => page.getByRole('row', { name });
+  /** One of a run row's actions: its menu opened first (Enter on the menu button), then the item. */
+  async function rowAction(row: Locator, name: string): Promise<Locator> {
+    const menu = row.getByRole('button', { name: /^Actions for / });
+    if ((await menu.getAttribute('aria-expanded')) !== 'true') { await menu.focus(); await menu.press('Enter'); }
+    const item = row.getByRole('menuitem', { name });
+    await item.waitFor();
+    return item;
+  }
 
   async function download(page: Page, button: Locator): Promise<string> {
     const [d] = await Promise.all([page.waitForEvent('download'), button.click()]);
@@ -388,9 +396,9 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
 
     // export it (JSON, CSV, checkpoint)
     await page.getByRole('tab', { name: /^Runs/ }).click();
-    const json = await download(page, kept.getByRole('button', { name: 'Export JSON' }));
-    const csv = await download(page, kept.getByRole('button', { name: 'Export CSV' }));
-    const ckpt = await download(page, kept.getByRole('button', { name: 'Export checkpoint' }));
+    const json = await download(page, await rowAction(kept, 'Export JSON'));
+    const csv = await download(page, await rowAction(kept, 'Export CSV'));
+    const ckpt = await download(page, await rowAction(kept, 'Export checkpoint'));
     const exported = JSON.parse(await readFile(json, 'utf8'));
     expect(exported.metrics.rows).toHaveLength(trained);
     expect(exported.evals).toHaveLength(points);
@@ -415,12 +423,12 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await b.page.getByRole('tab', { name: 'Charts' }).click();
     await expect.poll(() => evalPoints(b.page)).toBe(points);
     await b.page.getByRole('tab', { name: /^Runs/ }).click();
-    const again = JSON.parse(await readFile(await download(b.page, imported.getByRole('button', { name: 'Export JSON' })), 'utf8'));
+    const again = JSON.parse(await readFile(await download(b.page, await rowAction(imported, 'Export JSON')), 'utf8'));
     expect(again.metrics).toEqual(exported.metrics);
     expect(again.evals).toEqual(exported.evals);
     expect(again.run.config).toEqual(exported.run.config);
     // its weights go into the trainer
-    await imported.getByRole('button', { name: 'Load weights' }).click();
+    await (await rowAction(imported, 'Load weights')).click();
     await expect.poll(() => b.page.getByTestId('notice').textContent(), { timeout: 60_000 }).toMatch(/Loaded the last weights of "relay-silence #1"/);
     expect(b.errors).toEqual([]);
     expect(b.offsite).toEqual([]);
