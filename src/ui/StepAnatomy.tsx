@@ -92,23 +92,29 @@ export function StepAnatomy() {
           <div className="anatomy-wrap">
           <table className="anatomy-table">
             <thead>
-              <tr><th scope="col">#</th><th scope="col">what was generated</th><th scope="col">r_task</th><th scope="col">tokens</th><th scope="col">reward r<sub>i</sub></th><th scope="col">advantage A<sub>i</sub></th><th scope="col">ratio{anatomy.algorithm === 'gspo' ? ' s_i' : ' (mean ρ_t)'}</th><th scope="col">clipped</th><th scope="col">L<sub>i</sub></th></tr>
+              {/* short headers (full names on hover) and the generated text on a row of its own: the numbers fit the inspector's width */}
+              <tr>
+                <th scope="col">#</th><th scope="col" title="the task's reward">r_task</th><th scope="col" title="message tokens, as the reward counts them (EOS not counted)">tokens</th>
+                <th scope="col" title="reward">r<sub>i</sub></th><th scope="col" title="advantage">A<sub>i</sub></th>
+                <th scope="col" title={anatomy.algorithm === 'gspo' ? 'sequence ratio' : 'mean token ratio'}>{anatomy.algorithm === 'gspo' ? <>s<sub>i</sub></> : 'mean ρ_t'}</th>
+                <th scope="col">clipped</th><th scope="col" title="the sequence's loss">L<sub>i</sub></th>
+              </tr>
             </thead>
-            <tbody>
-              {anatomy.episodes.map((ep, i) => (
-                <tr key={ep.episode} className={i === picked ? 'picked' : ''} onClick={() => setPicked(i)}>
-                  <td><button type="button" className="link" aria-pressed={i === picked} onClick={() => setPicked(i)}>{i + 1}</button></td>
-                  <td>{ep.sequences.map((s) => `${s.role}: ${s.tokens.join(' ')}`).join(' | ')}</td>
+            {anatomy.episodes.map((ep, i) => (
+              <tbody key={ep.episode} className={i === picked ? 'picked' : ''} onClick={() => setPicked(i)}>
+                <tr>
+                  <td rowSpan={2}><button type="button" className="link" aria-pressed={i === picked} aria-label={`Episode ${i + 1}`} onClick={() => setPicked(i)}>{i + 1}</button></td>
                   <td>{fmt(ep.reward.rTask)}</td>
                   <td>{ep.reward.tokens}</td>
                   <td>{f4(ep.reward.reward)}</td>
                   <td>{f4(ep.advantage)}</td>
-                  <td>{ep.sequences.map((s) => fmt(s.ratio, 6)).join(', ')}</td>
-                  <td>{ep.sequences.map((s) => (s.clipped ? (anatomy.algorithm === 'grpo' ? `${s.clippedTokens} tok` : 'yes') : 'no')).join(', ')}</td>
-                  <td>{ep.sequences.map((s) => fmt(s.loss, 4)).join(', ')}</td>
+                  <td>{ep.sequences.map((s, k) => <div key={k}>{fmt(s.ratio, 6)}</div>)}</td>
+                  <td>{ep.sequences.map((s, k) => <div key={k}>{s.clipped ? (anatomy.algorithm === 'grpo' ? `${s.clippedTokens} tok` : 'yes') : 'no'}</div>)}</td>
+                  <td>{ep.sequences.map((s, k) => <div key={k}>{fmt(s.loss, 4)}</div>)}</td>
                 </tr>
-              ))}
-            </tbody>
+                <tr className="generated"><td colSpan={7}>{ep.sequences.map((s) => `${s.role}: ${s.tokens.join(' ')}`).join(' | ')}</td></tr>
+              </tbody>
+            ))}
           </table>
           </div>
           {e && (

@@ -23,7 +23,7 @@ const anatomy: Anatomy = {
 describe('the anatomy counts tokens once, as the reward does', () => {
   const t = text(render(StepAnatomy, { anatomy, trainer: null }));
   it('the episode is 8 tokens in the table and nowhere "9 tokens"', () => {
-    expect(t).toMatch(/1 scout: 1 2 3 1 2 3 1 2 EOS 0 8 -0\.8 0\.7066/);
+    expect(t).toMatch(/1 0 8 -0\.8 0\.7066 1 no -0\.7066 scout: 1 2 3 1 2 3 1 2 EOS/);
     expect(t).not.toMatch(/9 tokens?/);
     expect(t).toMatch(/\|y i \| = 9: every sampled position, EOS included/); // the length GSPO divides by, named as such
   });
