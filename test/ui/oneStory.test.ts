@@ -66,3 +66,10 @@ describe('the device line', () => {
     expect(summary(render(DeviceInfo, { gpu: { state: 'ok', adapter: 'Google SwiftShader' }, trainer: trainer('cpu') }))).toBe('This device: CPU backend');
   });
 });
+
+describe('a skipped update', () => {
+  it('the banner names the step the time series mark (the worker\'s index 2 is the 3rd step)', () => {
+    const t = text(render(Banners, { guideDismissed: true, flags: [{ kind: 'nonfinite-update', step: 2, message: 'step 2: a non-finite loss; the update was skipped' }] }));
+    expect(t).toMatch(/last at step 3\)/);
+  });
+});
