@@ -71,7 +71,7 @@ export function StepAnatomy() {
   return (
     <section aria-label="Anatomy of a step" className="anatomy">
       <div className="row">
-        <div className="field">
+        <div className="field wide">
           <label htmlFor={`${id}-g`}>Group</label>
           <select id={`${id}-g`} value={group} aria-describedby={`${id}-g-help`} onChange={(ev) => { setPicked(0); setChosen(true); void store.getState().loadAnatomy(Number(ev.target.value)); }}>
             {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}{signal ? (signal[g] ? ' · signal' : ' · no signal') : ''}</option>)}

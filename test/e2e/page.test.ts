@@ -480,6 +480,12 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
           return { right, inspectorWidth: r.width, sideways: wrap.scrollWidth - wrap.clientWidth, past: heads.filter((h) => h.right > right + 0.5).map((h) => h.text) };
         });
         expect(fit.past, `at ${viewport.width}`).toEqual([]);
+        // the group picker shows its whole choice ("1 of 2 · signal")
+        expect(await page.getByLabel('Group', { exact: true }).evaluate((sel: HTMLSelectElement) => {
+          const cs = getComputedStyle(sel), ctx = document.createElement('canvas').getContext('2d')!;
+          ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+          return ctx.measureText(sel.options[sel.selectedIndex].text).width <= sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
+        }), `at ${viewport.width}`).toBe(true);
         expect(fit.sideways, `at ${viewport.width}`).toBeLessThanOrEqual(0);
         expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
       }
