@@ -150,6 +150,15 @@ export class StoreContext {
     if (runs !== this.get().runs) this.set({ runs });
   }
 
+  /**
+   * A new run started by the person: the charts show it and the pinned runs only (overlays of older runs
+   * would pile up run after run). The run that was current stays shown only if it was pinned.
+   */
+  overlayForNewRun(): void {
+    const { pinned, runs } = this.get();
+    this.set({ overlay: pinned.filter((id) => runs.some((r) => r.id === id)) });
+  }
+
   addRun(meta: RunMeta): void {
     this.set({ runs: [meta, ...this.get().runs.filter((r) => r.id !== meta.id)] });
   }
@@ -157,7 +166,7 @@ export class StoreContext {
   dropRun(id: string): void {
     this.latest.delete(id);
     this.recorder.forget(id);
-    this.set({ runs: this.get().runs.filter((r) => r.id !== id), overlay: this.get().overlay.filter((x) => x !== id) });
+    this.set({ runs: this.get().runs.filter((r) => r.id !== id), overlay: this.get().overlay.filter((x) => x !== id), pinned: this.get().pinned.filter((x) => x !== id) });
   }
 
   nextColor(): number {

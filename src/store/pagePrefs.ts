@@ -7,6 +7,8 @@ import type { BestRule } from './bestRule';
 export interface PagePrefs {
   backend: 'auto' | 'cpu' | null;
   overlay: string[];
+  /** Overlaid runs that stay shown when a new run starts (the others are cleared then). */
+  pinned: string[];
   guideDismissed: boolean;
   bestRule: BestRule;
   /** The token count the 'tokens' best rule aims at. */
@@ -20,15 +22,16 @@ export interface PrefsStore {
   save(p: PagePrefs): void;
 }
 
-export const DEFAULT_PREFS: PagePrefs = { backend: null, overlay: [], guideDismissed: false, bestRule: 'accuracy', bestTarget: 2, accuracyAxis: 'data' };
+export const DEFAULT_PREFS: PagePrefs = { backend: null, overlay: [], pinned: [], guideDismissed: false, bestRule: 'accuracy', bestTarget: 2, accuracyAxis: 'data' };
 
 /** Tolerant reading: each field of the right type is kept, the rest is the default (never throws). */
 export function parsePrefs(raw: unknown): PagePrefs {
-  const p = { ...DEFAULT_PREFS, overlay: [] as string[] };
+  const p = { ...DEFAULT_PREFS, overlay: [] as string[], pinned: [] as string[] };
   if (typeof raw !== 'object' || raw === null) return p;
   const r = raw as Record<string, unknown>;
   if (r.backend === 'auto' || r.backend === 'cpu') p.backend = r.backend;
   if (Array.isArray(r.overlay)) p.overlay = r.overlay.filter((x): x is string => typeof x === 'string').slice(0, 50);
+  if (Array.isArray(r.pinned)) p.pinned = r.pinned.filter((x): x is string => typeof x === 'string').slice(0, 50);
   if (typeof r.guideDismissed === 'boolean') p.guideDismissed = r.guideDismissed;
   if (r.bestRule === 'accuracy' || r.bestRule === 'reward' || r.bestRule === 'tokens') p.bestRule = r.bestRule;
   if (typeof r.bestTarget === 'number' && Number.isFinite(r.bestTarget) && r.bestTarget >= 0 && r.bestTarget <= 1000) p.bestTarget = r.bestTarget;

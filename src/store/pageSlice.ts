@@ -83,6 +83,7 @@ export function pageActions(ctx: StoreContext): Omit<PageSlice, keyof PageState>
       let overrides: Partial<RunConfig>;
       try { overrides = sisterOverrides(preset, name, config); } catch (e) { set({ error: `no sister run: ${errorText(e)}` }); return; }
       const prev = runId && ctx.currentSteps() > 0 ? runId : null;
+      ctx.overlayForNewRun(); // the comparison: the sister, the run it is compared with, and the pinned runs
       await ctx.initRun(name, overrides);
       if (get().preset !== name || !get().trainer?.config) return; // initRun said why
       if (prev && prev !== get().runId && !get().overlay.includes(prev)) await get().toggleOverlay(prev);

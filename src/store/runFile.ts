@@ -58,7 +58,8 @@ export function metricsCsv(metrics: MetricsSeries | undefined): string {
   // the playground's names, then the same numbers under TRL's names where they overlap
   const names = [...METRIC_NAMES, ...TRL_METRIC_ALIASES.map(([, ours]) => ours)];
   const lines = [[...METRIC_NAMES, ...TRL_METRIC_ALIASES.map(([trl]) => trl)].join(',')];
-  if (metrics) for (let r = 0; r < metrics.rows; r++) lines.push(names.map((n) => String(metrics.value(r, n))).join(','));
+  // step counts from 1 as on the page (and as TRL's global step): the row of the k-th step says k; the worker's index is k - 1
+  if (metrics) for (let r = 0; r < metrics.rows; r++) lines.push(names.map((n) => String(n === 'step' ? metrics.value(r, n) + 1 : metrics.value(r, n))).join(','));
   return lines.join('\n') + '\n';
 }
 

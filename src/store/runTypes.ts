@@ -33,3 +33,6 @@ export interface RunMeta {
   /** Live changes made while it trained (e.g. lambdaTok moved at step 12). */
   changes?: { step: number; field: keyof RunConfig; value: string | number }[];
 }
+
+/** The step (counting from 1, as the page does) from which a recorded live change applied: it was set after `step` steps, so the next one used it. */
+export const changeStep = (c: { step: number }): number => c.step + 1;

@@ -1,17 +1,49 @@
 // The runs table: overlay, rename, delete, duplicate-with-changes, export and
 // import. An import is checked whole before anything is stored.
+import type { RunConfig } from '../config';
 import { recipeBundle } from '../export/bundle';
+import type { ExportFile } from '../export/readme';
 import { exportRecipe } from '../export/recipe';
 import { checkRunCheckpoint, fileStem, MAX_CHECKPOINT_BYTES, MAX_RUN_FILE_BYTES, metricsCsv, parseRunFile, RunFileError, runToJson } from './runFile';
 import { errorText, type StoreContext } from './context';
 import type { CheckpointKind } from './runsDb';
-import type { RunMeta } from './runTypes';
+import { changeStep, type RunMeta } from './runTypes';
 import type { RunsSlice } from './types';
 import { overridesOf } from './urlState';
 
-export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'storageKind' | 'notice' | 'importError'>;
+/**
+ * The run's config with its live changes applied, each field at its last value: what the run trained
+ * with at its end (`meta.config` is the config of its first step).
+ */
+export function configAtEnd(meta: Pick<RunMeta, 'config' | 'changes'>): RunConfig {
+  const c = { ...meta.config } as Record<string, unknown>;
+  for (const ch of meta.changes ?? []) c[ch.field] = ch.value;
+  return c as unknown as RunConfig;
+}
 
-export const initialRuns = (): RunsState => ({ runs: [], overlay: [], storageKind: null, notice: null, importError: null });
+/** The live changes as a file beside the recipe (which is written with the values of the end), or null when there were none. */
+export function liveChangesNote(meta: Pick<RunMeta, 'name' | 'config' | 'changes'>): ExportFile | null {
+  if (!meta.changes?.length) return null;
+  // each row's "before" is the value just before that change, so walk them in order
+  const now = { ...meta.config } as Record<string, unknown>;
+  const lines = meta.changes.map((c) => { const row = `| ${changeStep(c)} | ${c.field} | ${String(now[c.field])} | ${c.value} |`; now[c.field] = c.value; return row; });
+  const text = `# Live changes of "${meta.name}"
+
+The recipe is written with the values in force at the end of the run. The run
+changed these while it trained (step k is the k-th step, counting from 1; the
+change applied from that step on). A recipe trains with one value throughout,
+so a schedule like this one needs a callback of your own.
+
+| from step | field | before | after |
+|---|---|---|---|
+${lines.join('\n')}
+`;
+  return { path: 'LIVE_CHANGES.md', text };
+}
+
+export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'pinned' | 'storageKind' | 'notice' | 'importError'>;
+
+export const initialRuns = (): RunsState => ({ runs: [], overlay: [], pinned: [], storageKind: null, notice: null, importError: null });
 
 export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState> {
   const { set, get, deps } = ctx;
@@ -25,7 +57,8 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
   return {
     async toggleOverlay(id) {
       const { overlay } = get();
-      if (overlay.includes(id)) { set({ overlay: overlay.filter((x) => x !== id) }); return; }
+      // hiding a pinned run unpins it: a pin only keeps a shown run shown
+      if (overlay.includes(id)) { set({ overlay: overlay.filter((x) => x !== id), pinned: get().pinned.filter((x) => x !== id) }); return; }
       // shown at once (the checkbox follows the click); its metrics arrive from storage after, and the charts redraw then
       set({ overlay: [...overlay, id] });
       try {
@@ -33,6 +66,13 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
       } catch (e) {
         set({ overlay: get().overlay.filter((x) => x !== id), error: `the metrics of that run could not be read: ${errorText(e)}` });
       }
+    },
+
+    async togglePin(id) {
+      const { pinned, overlay, runId } = get();
+      if (pinned.includes(id)) { set({ pinned: pinned.filter((x) => x !== id) }); return; }
+      set({ pinned: [...pinned, id] });
+      if (id !== runId && !overlay.includes(id)) await get().toggleOverlay(id);
     },
 
     async renameRun(id, name) {
@@ -65,6 +105,7 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           body: `A new run starts with its preset and settings; change what you like before pressing Start. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
           confirmLabel: 'Duplicate',
         }, async () => {
+          ctx.overlayForNewRun();
           await ctx.initRun(meta.preset, overridesOf(meta.preset, meta.config));
           set({ notice: `Set up like "${meta.name}": change what you like, then press Start.` });
         }, ctx.currentSteps() > 0);
@@ -80,7 +121,9 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           deps.download(`${stem}.metrics.csv`, new Blob([metricsCsv(await seriesOf(id))], { type: 'text/csv' }));
         } else if (what === 'trl' || what === 'verl') {
           const folder = `${stem}-${what}`;
-          deps.download(`${folder}.py`, new Blob([recipeBundle(exportRecipe(what, meta.config, meta.preset), folder)], { type: 'text/x-python' }));
+          const files = exportRecipe(what, configAtEnd(meta), meta.preset);
+          const notes = liveChangesNote(meta);
+          deps.download(`${folder}.py`, new Blob([recipeBundle(notes ? [...files, notes] : files, folder)], { type: 'text/x-python' }));
         } else {
           const bytes = id === get().runId ? await ctx.api.exportCheckpoint(what, id) : await deps.storage.getCheckpoint(id, what);
           if (!bytes) throw new Error(`"${meta.name}" has no ${what} checkpoint stored`);
@@ -143,6 +186,7 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           confirmLabel: 'Load weights',
         }, async () => {
           await ctx.finishCurrent();
+          ctx.overlayForNewRun();
           set({ busy: `Loading the ${which} weights of "${meta.name}"…` });
           try {
             ctx.applySnapshot(await ctx.api.loadCheckpoint(bytes));

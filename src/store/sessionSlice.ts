@@ -18,7 +18,7 @@ import type { Resumable } from './types';
 /** The newest stored run that was training or paused when the page closed and has a last checkpoint. */
 export function resumableOf(runs: readonly RunMeta[]): Resumable | null {
   const r = [...runs].sort((a, b) => b.updatedAt - a.updatedAt).find((m) => (m.status === 'interrupted' || m.status === 'paused') && m.checkpoints.last !== undefined);
-  return r ? { id: r.id, name: r.name, step: r.checkpoints.last! } : null;
+  return r ? { id: r.id, name: r.name, step: r.checkpoints.last!, status: r.status === 'paused' ? 'paused' : 'interrupted' } : null;
 }
 
 export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
@@ -133,9 +133,10 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         runs.sort((a, b) => b.createdAt - a.createdAt);
         set({ runs, resumable: resumableOf(runs) });
         // the overlaid runs of the last visit that still exist, with their metrics
-        const overlay = prefs.overlay.filter((id) => runs.some((r) => r.id === id));
+        const pinned = prefs.pinned.filter((id) => runs.some((r) => r.id === id));
+        const overlay = [...new Set([...prefs.overlay, ...pinned])].filter((id) => runs.some((r) => r.id === id));
         for (const id of overlay) if (!deps.hub.has(id)) deps.hub.set(id, await deps.storage.loadMetrics(id));
-        set({ overlay });
+        set({ overlay, pinned });
       } catch (e) {
         set({ error: `the stored runs could not be read: ${errorText(e)}` });
       }
@@ -185,6 +186,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         confirmLabel: 'Reset',
       }, async () => ctx.guard(async () => {
         await ctx.finishCurrent();
+        ctx.overlayForNewRun();
         ctx.applySnapshot(await api().reset());
         set({ transcripts: null, anatomy: null });
       }), ctx.currentSteps() > 0);
@@ -196,7 +198,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         title: 'Start again from the warm start?',
         body: `A new run starts from the preset's warm-start weights with the settings shown. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
         confirmLabel: 'Warm start',
-      }, () => ctx.initRun(preset, overridesOf(preset, config)), ctx.currentSteps() > 0);
+      }, async () => { ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, config)); }, ctx.currentSteps() > 0);
     },
 
     async restoreBest() {

@@ -58,7 +58,7 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
         title: 'Start a new run?',
         body: `${key} cannot change while a run trains. The current run (${ctx.currentSteps()} steps) stays in the runs table, and a new run starts from the warm start with ${key} = ${String(value)}.`,
         confirmLabel: 'Start a new run',
-      }, () => ctx.initRun(preset, overridesOf(preset, next)), newRunNeeded());
+      }, async () => { ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, next)); }, newRunNeeded());
     },
 
     async choosePreset(name) {
@@ -73,7 +73,7 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
         title: `Switch to "${preset.title}"?`,
         body: `A preset brings its own settings and warm start, so a new run starts. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
         confirmLabel: 'Switch preset',
-      }, async () => { set({ fieldErrors: {} }); await ctx.initRun(name, {}); }, newRunNeeded());
+      }, async () => { set({ fieldErrors: {} }); ctx.overlayForNewRun(); await ctx.initRun(name, {}); }, newRunNeeded());
     },
 
     async chooseEnv(env) {

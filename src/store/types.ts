@@ -117,10 +117,14 @@ export interface SessionSlice {
 export interface RunsSlice {
   runs: RunMeta[];
   overlay: string[];
+  /** Runs kept on the charts when a new run starts; other overlays are cleared then. */
+  pinned: string[];
   storageKind: RunStorage['kind'] | null;
   notice: string | null;
   importError: string | null;
   toggleOverlay(id: string): Promise<void>;
+  /** Pins a run on the charts (showing it) or unpins it (it stays shown until the next run starts). */
+  togglePin(id: string): Promise<void>;
   renameRun(id: string, name: string): Promise<void>;
   deleteRun(id: string): Promise<void>;
   duplicateRun(id: string): Promise<void>;
@@ -132,7 +136,7 @@ export interface RunsSlice {
 }
 
 /** A stored run that was training (or paused) when the page closed, with a last checkpoint to go on from. */
-export interface Resumable { id: string; name: string; step: number }
+export interface Resumable { id: string; name: string; step: number; /** paused by the person, or interrupted (training when the page closed) */ status: 'paused' | 'interrupted' }
 
 export interface PageSlice {
   /** The first-run guide was dismissed (it never comes back). */

@@ -36,7 +36,7 @@ function Resume() {
   return (
     <section role="region" aria-label="Resume a run" className="banner info" data-testid="resume">
       <p>
-        "{r.name}" was training when the page closed. <button type="button" className="primary" disabled={!ready} onClick={() => void store.getState().resume()}>Resume {r.name} from step {r.step}</button>{' '}
+        "{r.name}" {r.status === 'paused' ? `was paused at step ${r.step}` : 'was training when the page closed'}. <button type="button" className="primary" disabled={!ready} onClick={() => void store.getState().resume()}>Resume {r.name} from step {r.step}</button>{' '}
         <button type="button" onClick={() => store.getState().dismissResume()}>Not now</button>
       </p>
     </section>
@@ -119,6 +119,7 @@ function Flags() {
   const flags = useApp((s) => s.flags);
   const skipped = flags.filter((f) => f.kind === 'nonfinite-update');
   const serious = flags.filter((f) => f.kind !== 'nonfinite-update');
+  // a skipped update's step is the worker's index of the step it was in (from 0); the page (and its time series mark) count from 1
   if (!flags.length) return null;
   const last = serious[serious.length - 1];
   return (
@@ -132,7 +133,7 @@ function Flags() {
       )}
       {skipped.length > 0 && (
         <p>
-          {skipped.length} update{skipped.length > 1 ? 's' : ''} skipped for a non-finite loss or gradient (last at step {skipped[skipped.length - 1].step}); they are marked on the
+          {skipped.length} update{skipped.length > 1 ? 's' : ''} skipped for a non-finite loss or gradient (last at step {skipped[skipped.length - 1].step + 1}); they are marked on the
           time series. {last ? '' : WHAT_TO_TRY['nonfinite-update']}
         </p>
       )}

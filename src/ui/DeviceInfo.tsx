@@ -3,11 +3,22 @@
 // self-check (one training step compared with the CPU reference) on demand.
 import { useState } from 'react';
 import type { SelfCheckResult } from '../rl/selfCheck';
+import { softwareRenderer } from '../store/adapter';
 import { engineClient } from '../store/engineClient';
+import type { GpuState } from '../store/types';
 import { runSpeed } from './runSpeed';
 import { useApp, useHub, useHubFrame } from './storeContext';
 
 type Check = { state: 'idle' } | { state: 'running' } | { state: 'done'; r: SelfCheckResult & { adapter: string } } | { state: 'error'; message: string };
+
+/** The header's line, in the banner's words: WebGPU on a software adapter is said to be one (the GPU is emulated on the CPU). */
+export function deviceLine(backend: 'cpu' | 'webgpu' | null, gpu: GpuState): string {
+  if (backend === 'webgpu') {
+    const soft = gpu.state === 'ok' ? softwareRenderer(gpu.adapter) : null;
+    return soft ? `WebGPU on ${soft}, a software adapter (the GPU emulated on the CPU)` : 'WebGPU';
+  }
+  return backend === 'cpu' ? 'CPU backend' : gpu.state === 'probing' ? 'looking for WebGPU…' : 'no run yet';
+}
 
 export function DeviceInfo() {
   const gpu = useApp((s) => s.gpu);
@@ -25,7 +36,7 @@ export function DeviceInfo() {
   };
   return (
     <details className="device">
-      <summary>This device: {backend === 'webgpu' ? 'WebGPU' : backend === 'cpu' ? 'CPU backend' : gpu.state === 'probing' ? 'looking for WebGPU…' : 'no run yet'}</summary>
+      <summary>This device: {deviceLine(backend, gpu)}</summary>
       {gpu.state === 'probing' && <p role="status">Looking for a WebGPU adapter…</p>}
       {gpu.state === 'ok' && <p role="status" data-testid="webgpu-status">WebGPU is available. Adapter: <strong>{gpu.adapter}</strong></p>}
       {gpu.state === 'none' && <p role="status" data-testid="webgpu-status">WebGPU is not available here: {gpu.reason}.</p>}

@@ -9,6 +9,21 @@ import { useApp, useLiveSteps } from './storeContext';
 
 const presetEnv = (p: (typeof PRESETS)[number]) => p.config.env ?? 'relay';
 
+/** Shorter names where the title, less its environment (chosen just above), would not fit the 290 px column. */
+const SHORT: Record<string, string> = {
+  'relay-never-silent': 'a warm start never silent',
+  'relay-noisy': 'noisy channel (GSPO, group norm)',
+  'relay-noisy-dr': 'noisy channel, r − mean (Dr. GRPO)',
+  'relay-scouts': 'four Scouts, one knows the answer',
+  'agentpo-hint': 'a hint writer (GRPO)',
+  'agentpo-critic': 'a critic (GRPO)',
+};
+
+/** The option's text: the title without its environment's prefix ("Relay: "), or a shorter name; the full title is the About line below. */
+export function presetOptionLabel(p: { name: string; title: string }): string {
+  return SHORT[p.name] ?? p.title.replace(/^[^:]{1,24}:\s*/, '');
+}
+
 export function PresetPicker() {
   const id = useId();
   const presetName = useApp((s) => s.preset);
@@ -26,10 +41,10 @@ export function PresetPicker() {
           {envIds().map((v) => <option key={v} value={v} disabled={!PRESETS.some((p) => presetEnv(p) === v)}>{v}</option>)}
         </select>
       </div>
-      <div className="field wide">
+      <div className="field stacked">
         <label htmlFor={`${id}-preset`}>Preset</label>
         <select id={`${id}-preset`} value={preset.name} disabled={busy} aria-describedby="preset-explain" onChange={(e) => void choosePreset(e.target.value)}>
-          {PRESETS.filter((p) => presetEnv(p) === env || p.name === preset.name).map((p) => <option key={p.name} value={p.name}>{p.title}</option>)}
+          {PRESETS.filter((p) => presetEnv(p) === env || p.name === preset.name).map((p) => <option key={p.name} value={p.name} title={p.title}>{presetOptionLabel(p)}</option>)}
         </select>
       </div>
     </section>

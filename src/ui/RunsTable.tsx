@@ -1,10 +1,13 @@
 // The runs table: each run's setup in brief, best and final eval, status;
-// show it on the charts, rename, duplicate (then change what you like),
+// show it on the charts (pinned: kept when a new run starts), and in one
+// actions menu: rename, duplicate (then change what you like),
 // export (JSON, CSV, checkpoints), load its weights, delete; import a run.
 import { useId, useState } from 'react';
 import type { RunMeta } from '../store/runTypes';
+import { changeStep } from './changeMarks';
 import { fmt, pct } from './labels';
 import { runColor } from './palette';
+import { RowMenu } from './RowMenu';
 import { useApp, useAppStore } from './storeContext';
 
 function summary(m: RunMeta): string {
@@ -18,17 +21,23 @@ const evalText = (e: RunMeta['bestEval'] | undefined) => (e ? `${pct(e.accuracy)
 function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
   const id = useId();
   const overlay = useApp((s) => s.overlay.includes(m.id));
+  const pinned = useApp((s) => s.pinned.includes(m.id));
   const a = useAppStore().getState();
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(m.name);
   const last = m.evals[m.evals.length - 1];
-  const changes = m.changes?.length ? ` · changed live: ${m.changes.slice(-3).map((c) => `${c.field} ${c.value} @${c.step}`).join(', ')}` : '';
+  const changes = m.changes?.length ? ` · changed live: ${m.changes.slice(-3).map((c) => `${c.field} ${c.value} from step ${changeStep(c)}`).join(', ')}` : '';
   return (
     <tr className={current ? 'current' : ''}>
       <td>
         {current ? <span className="swatch" style={{ background: runColor(m.colorIndex) }} title="the run in the trainer (always shown)" /> : (
           <input type="checkbox" id={`${id}-show`} checked={overlay} onChange={() => void a.toggleOverlay(m.id)} aria-label={`Show ${m.name}`} />
         )}
+        {/* overlays are cleared when a new run starts; a pinned run stays */}
+        <button type="button" className={`pin${pinned ? ' on' : ''}`} aria-pressed={pinned} aria-label={`Pin ${m.name}`}
+          title={pinned ? 'pinned: stays on the charts when a new run starts' : 'pin: keep it on the charts when a new run starts'} onClick={() => void a.togglePin(m.id)}>
+          <span aria-hidden="true">📌</span>
+        </button>
       </td>
       <th scope="row">
         {editing ? (
@@ -49,16 +58,18 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
       <td>{evalText(last)}</td>
       <td>{m.status}{m.flags.some((f) => f.kind === 'diverged') ? ' (diverged)' : ''}</td>
       <td className="actions">
-        {!editing && <button type="button" aria-label={`Rename ${m.name}`} onClick={() => { setName(m.name); setEditing(true); }}>Rename</button>}
-        <button type="button" aria-label={`Duplicate ${m.name}`} onClick={() => void a.duplicateRun(m.id)}>Duplicate</button>
-        <button type="button" aria-label={`Export JSON of ${m.name}`} onClick={() => void a.exportRun(m.id, 'json')}>Export JSON</button>
-        <button type="button" aria-label={`Export CSV of ${m.name}`} onClick={() => void a.exportRun(m.id, 'csv')}>Export CSV</button>
-        <button type="button" aria-label={`Export TRL of ${m.name}`} title="the setup as a TRL GRPOTrainer script (one .py: run it to unpack)" onClick={() => void a.exportRun(m.id, 'trl')}>Export TRL</button>
-        <button type="button" aria-label={`Export verl of ${m.name}`} title="the setup as a verl main_ppo recipe (one .py: run it to unpack)" onClick={() => void a.exportRun(m.id, 'verl')}>Export verl</button>
-        <button type="button" aria-label={`Export checkpoint of ${m.name}`} disabled={!current && m.checkpoints.last === undefined} onClick={() => void a.exportRun(m.id, 'last')}>Export checkpoint</button>
-        {m.checkpoints.best !== undefined && <button type="button" aria-label={`Export best checkpoint of ${m.name}`} onClick={() => void a.exportRun(m.id, 'best')}>Export best</button>}
-        {!current && m.checkpoints.last !== undefined && <button type="button" aria-label={`Load weights of ${m.name}`} onClick={() => void a.loadRunCheckpoint(m.id, 'last')}>Load weights</button>}
-        <button type="button" aria-label={`Delete ${m.name}`} disabled={current} onClick={() => void a.deleteRun(m.id)}>Delete</button>
+        <RowMenu label={`Actions for ${m.name}`} items={[
+          ...(!editing ? [{ label: 'Rename', name: `Rename ${m.name}`, onSelect: () => { setName(m.name); setEditing(true); } }] : []),
+          { label: 'Duplicate', name: `Duplicate ${m.name}`, onSelect: () => void a.duplicateRun(m.id) },
+          { label: 'Export JSON', name: `Export JSON of ${m.name}`, onSelect: () => void a.exportRun(m.id, 'json') },
+          { label: 'Export CSV', name: `Export CSV of ${m.name}`, onSelect: () => void a.exportRun(m.id, 'csv') },
+          { label: 'Export TRL', name: `Export TRL of ${m.name}`, title: 'the setup as a TRL GRPOTrainer script (one .py: run it to unpack)', onSelect: () => void a.exportRun(m.id, 'trl') },
+          { label: 'Export verl', name: `Export verl of ${m.name}`, title: 'the setup as a verl main_ppo recipe (one .py: run it to unpack)', onSelect: () => void a.exportRun(m.id, 'verl') },
+          { label: 'Export checkpoint', name: `Export checkpoint of ${m.name}`, disabled: !current && m.checkpoints.last === undefined, onSelect: () => void a.exportRun(m.id, 'last') },
+          ...(m.checkpoints.best !== undefined ? [{ label: 'Export best', name: `Export best checkpoint of ${m.name}`, onSelect: () => void a.exportRun(m.id, 'best') }] : []),
+          ...(!current && m.checkpoints.last !== undefined ? [{ label: 'Load weights', name: `Load weights of ${m.name}`, onSelect: () => void a.loadRunCheckpoint(m.id, 'last') }] : []),
+          { label: 'Delete', name: `Delete ${m.name}`, disabled: current, onSelect: () => void a.deleteRun(m.id) },
+        ]} />
       </td>
     </tr>
   );

@@ -27,10 +27,11 @@ function ObjectiveFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
     <>
       {e.sequences.map((s, i) => (
         <div key={i} className="math">
-          <p>{s.role}, {s.length} token{s.length === 1 ? '' : 's'} ({s.tokens.join(' ')}):</p>
+          {/* no count here: the episode's token count is the reward's (message tokens, EOS not counted); |y_i| below is the sequence's length */}
+          <p>{s.role}: {s.tokens.join(' ')}</p>
           {a.algorithm === 'gspo' ? (
             <>
-              <p>log s<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> (log π<sub>θ</sub> − log π<sub>old</sub>) = {fmt(s.logRatio, 5)}, so s<sub>i</sub> = {fmt(s.ratio, 6)}</p>
+              <p>log s<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> (log π<sub>θ</sub> − log π<sub>old</sub>) = {fmt(s.logRatio, 5)}, so s<sub>i</sub> = {fmt(s.ratio, 6)} (|y<sub>i</sub>| = {s.length}: every sampled position, EOS included)</p>
               <p>
                 L<sub>i</sub> = −min(s<sub>i</sub>·A<sub>i</sub>, clip(s<sub>i</sub>, 1−ε<sub>low</sub>, 1+ε<sub>high</sub>)·A<sub>i</sub>) = −min({fmt(s.ratio, 6)} × {f4(A)}, clip({fmt(s.ratio, 6)}, {fmt(lo, 6)}, {fmt(hi, 6)}) × {f4(A)}) = <strong>{fmt(s.loss, 5)}</strong>
                 {s.clipped ? ' (clipped: no gradient from this sequence)' : ''}
@@ -70,7 +71,7 @@ export function StepAnatomy() {
   return (
     <section aria-label="Anatomy of a step" className="anatomy">
       <div className="row">
-        <div className="field">
+        <div className="field wide">
           <label htmlFor={`${id}-g`}>Group</label>
           <select id={`${id}-g`} value={group} aria-describedby={`${id}-g-help`} onChange={(ev) => { setPicked(0); setChosen(true); void store.getState().loadAnatomy(Number(ev.target.value)); }}>
             {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}{signal ? (signal[g] ? ' · signal' : ' · no signal') : ''}</option>)}
@@ -91,23 +92,29 @@ export function StepAnatomy() {
           <div className="anatomy-wrap">
           <table className="anatomy-table">
             <thead>
-              <tr><th scope="col">#</th><th scope="col">what was generated</th><th scope="col">r_task</th><th scope="col">tokens</th><th scope="col">reward r<sub>i</sub></th><th scope="col">advantage A<sub>i</sub></th><th scope="col">ratio{anatomy.algorithm === 'gspo' ? ' s_i' : ' (mean ρ_t)'}</th><th scope="col">clipped</th><th scope="col">L<sub>i</sub></th></tr>
+              {/* short headers (full names on hover) and the generated text on a row of its own: the numbers fit the inspector's width */}
+              <tr>
+                <th scope="col">#</th><th scope="col" title="the task's reward">r_task</th><th scope="col" title="message tokens, as the reward counts them (EOS not counted)">tokens</th>
+                <th scope="col" title="reward">r<sub>i</sub></th><th scope="col" title="advantage">A<sub>i</sub></th>
+                <th scope="col" title={anatomy.algorithm === 'gspo' ? 'sequence ratio' : 'mean token ratio'}>{anatomy.algorithm === 'gspo' ? <>s<sub>i</sub></> : 'mean ρ_t'}</th>
+                <th scope="col">clipped</th><th scope="col" title="the sequence's loss">L<sub>i</sub></th>
+              </tr>
             </thead>
-            <tbody>
-              {anatomy.episodes.map((ep, i) => (
-                <tr key={ep.episode} className={i === picked ? 'picked' : ''} onClick={() => setPicked(i)}>
-                  <td><button type="button" className="link" aria-pressed={i === picked} onClick={() => setPicked(i)}>{i + 1}</button></td>
-                  <td>{ep.sequences.map((s) => `${s.role}: ${s.tokens.join(' ')}`).join(' | ')}</td>
+            {anatomy.episodes.map((ep, i) => (
+              <tbody key={ep.episode} className={i === picked ? 'picked' : ''} onClick={() => setPicked(i)}>
+                <tr>
+                  <td rowSpan={2}><button type="button" className="link" aria-pressed={i === picked} aria-label={`Episode ${i + 1}`} onClick={() => setPicked(i)}>{i + 1}</button></td>
                   <td>{fmt(ep.reward.rTask)}</td>
                   <td>{ep.reward.tokens}</td>
                   <td>{f4(ep.reward.reward)}</td>
                   <td>{f4(ep.advantage)}</td>
-                  <td>{ep.sequences.map((s) => fmt(s.ratio, 6)).join(', ')}</td>
-                  <td>{ep.sequences.map((s) => (s.clipped ? (anatomy.algorithm === 'grpo' ? `${s.clippedTokens} tok` : 'yes') : 'no')).join(', ')}</td>
-                  <td>{ep.sequences.map((s) => fmt(s.loss, 4)).join(', ')}</td>
+                  <td>{ep.sequences.map((s, k) => <div key={k}>{fmt(s.ratio, 6)}</div>)}</td>
+                  <td>{ep.sequences.map((s, k) => <div key={k}>{s.clipped ? (anatomy.algorithm === 'grpo' ? `${s.clippedTokens} tok` : 'yes') : 'no'}</div>)}</td>
+                  <td>{ep.sequences.map((s, k) => <div key={k}>{fmt(s.loss, 4)}</div>)}</td>
                 </tr>
-              ))}
-            </tbody>
+                <tr className="generated"><td colSpan={7}>{ep.sequences.map((s) => `${s.role}: ${s.tokens.join(' ')}`).join(' | ')}</td></tr>
+              </tbody>
+            ))}
           </table>
           </div>
           {e && (

@@ -18,6 +18,18 @@ function pairsByRole(ep: EpisodeTranscript): boolean {
   return a.size === b.size && [...a].every(([r, n]) => b.get(r) === n);
 }
 
+/** Why a failure can be pushed up (or a success down): the advantage compares the episode with its group, not with success. */
+export function advantageNote(ok: boolean, advantage: number, reward: number): string | null {
+  if (!ok && advantage > 0) return `Failed, yet its advantage is positive: its group's mean reward was lower than this episode's ${fmt(reward)}, so the update makes it more likely.`;
+  if (ok && advantage < 0) return `Succeeded, yet its advantage is negative: its group's mean reward was higher than this episode's ${fmt(reward)} (others did better, e.g. the same success with fewer tokens), so the update makes it less likely.`;
+  return null;
+}
+
+function AdvantageNote({ ok, advantage, reward }: { ok: boolean; advantage: number; reward: number }) {
+  const note = advantageNote(ok, advantage, reward);
+  return note ? <p className="advantage-note" data-testid="advantage-note">{note}</p> : null;
+}
+
 function Episode({ ep }: { ep: EpisodeTranscript }) {
   // the k-th generated line of a role is the k-th generated turn of that role (when the env renders one line per turn)
   const paired = pairsByRole(ep);
@@ -31,7 +43,7 @@ function Episode({ ep }: { ep: EpisodeTranscript }) {
   return (
     <details className={`episode ${tags.join(' ')}`}>
       <summary>
-        Episode {ep.episode + 1}{ep.group !== undefined ? ` · group ${ep.group + 1}` : ''} · {tags.join(', ')} · {ep.reward.tokens} token{ep.reward.tokens === 1 ? '' : 's'} · reward {fmt(ep.reward.reward)}{ep.advantage !== undefined ? ` · advantage ${fmt(ep.advantage, 3)}` : ''}
+        Episode {ep.episode + 1}{ep.group !== undefined ? ` · group ${ep.group + 1}` : ''} · {tags.join(', ')} · {ep.reward.tokens} token{ep.reward.tokens === 1 ? '' : 's'} · reward {fmt(ep.reward.reward)}{ep.advantage !== undefined ? ` · advantage ${fmt(ep.advantage, 3)}` : ''}{ep.advantage !== undefined && !success(ep) && ep.advantage > 0 ? " (its group's mean reward was lower)" : ''}
       </summary>
       <ol className="lines">
         {ep.lines.map((l, i) => {
@@ -55,6 +67,7 @@ function Episode({ ep }: { ep: EpisodeTranscript }) {
           </ol>
         </>
       )}
+      {ep.advantage !== undefined && <AdvantageNote ok={success(ep)} advantage={ep.advantage} reward={ep.reward.reward} />}
       <p className="muted">r_task {fmt(ep.score.rTask)} · tokens {ep.reward.tokens} · turns {ep.reward.turns} · repetition {ep.reward.repetition} · reward {fmt(ep.reward.reward, 4)}</p>
     </details>
   );

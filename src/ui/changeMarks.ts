@@ -1,10 +1,14 @@
 // Where a run's live settings changed (RunMeta.changes), as marks: a vertical
 // line on every time series at the first step that used the new value, and a
-// labelled point on the accuracy-vs-tokens trail at the last eval before it
-// (where the trail turns). Steps on the page count from 1: "step k" is the
+// labelled point on the accuracy-vs-tokens trail at the first eval measured
+// after that step (the first point with the new value; an eval before it was
+// measured at the old one). Steps on the page count from 1: "step k" is the
 // k-th step, and the eval "at step k" came after it.
 import type { RunConfig } from '../config';
+import { changeStep } from '../store/runTypes';
 import { labelOf, fmt } from './labels';
+
+export { changeStep };
 
 export interface Change { step: number; field: keyof RunConfig; value: string | number }
 
@@ -31,16 +35,20 @@ export function changeMarks(changes: readonly Change[] | undefined): ChangeMark[
   }
   return [...byStep.entries()].sort((a, b) => a[0] - b[0]).slice(-MAX).map(([taken, m]) => {
     const set = [...m.entries()].map(([field, value]) => ({ field, value }));
-    return { step: taken + 1, set, label: set.map((s) => `${labelOf(s.field)} ${valueText(s.value)}`).join(', ') };
+    return { step: changeStep({ step: taken }), set, label: set.map((s) => `${labelOf(s.field)} ${valueText(s.value)}`).join(', ') };
   });
 }
 
-/** For each mark, the eval it labels on the trail: the last one at or before the change (null: none yet). */
+/**
+ * For each mark, the eval it labels on the trail: the first one taken after the mark's step (the eval
+ * at step k follows the k-th step), so the first measured with the new value. A mark with no such eval
+ * yet is left out until one comes.
+ */
 export function markedEvals<E extends { step: number }>(marks: readonly ChangeMark[], evals: readonly E[]): { mark: ChangeMark; at: E }[] {
   const out: { mark: ChangeMark; at: E }[] = [];
   for (const mark of marks) {
     let at: E | null = null;
-    for (const e of evals) if (e.step <= mark.step - 1 && (at === null || e.step >= at.step)) at = e;
+    for (const e of evals) if (e.step >= mark.step && (at === null || e.step < at.step)) at = e;
     if (at) out.push({ mark, at });
   }
   return out;

@@ -68,6 +68,14 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
   const steps = async (page: Page) => Number(await page.getByTestId('step-count').textContent());
   const evalPoints = async (page: Page) => Number(await page.getByTestId('pareto-caption').getAttribute('data-points'));
   const runRow = (page: Page, name: RegExp): Locator => page.getByRole('row', { name });
+  /** One of a run row's actions: its menu opened first (Enter on the menu button), then the item. */
+  async function rowAction(row: Locator, name: string): Promise<Locator> {
+    const menu = row.getByRole('button', { name: /^Actions for / });
+    if ((await menu.getAttribute('aria-expanded')) !== 'true') { await menu.focus(); await menu.press('Enter'); }
+    const item = row.getByRole('menuitem', { name });
+    await item.waitFor();
+    return item;
+  }
 
   async function download(page: Page, button: Locator): Promise<string> {
     const [d] = await Promise.all([page.waitForEvent('download'), button.click()]);
@@ -342,14 +350,14 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await expect.poll(() => pareto.locator('.tip').textContent()).toMatch(/relay-silence #1step \d+ · lambda_tok 0\.\d+accuracy/);
     await page.getByRole('tab', { name: /^Runs/ }).click();
     const row = runRow(page, /relay-silence #1/);
-    await expect.poll(() => row.textContent()).toMatch(/changed live: .*lambdaTok 0\.3 @\d+/);
+    await expect.poll(() => row.textContent()).toMatch(/changed live: .*lambdaTok 0\.3 from step \d+/);
     await page.getByRole('tab', { name: 'Charts' }).click();
 
     // the last step used the new lambda: its anatomy says so, and shows every episode of a group
     await page.getByRole('tab', { name: 'Anatomy of a step' }).click();
     const anatomy = page.getByRole('region', { name: 'Anatomy of a step' });
     await expect.poll(() => anatomy.textContent(), { timeout: 60_000 }).toMatch(/Rewards r = r_task − 0\.3·tokens/);
-    expect(await anatomy.locator('table.anatomy-table tbody tr').count()).toBe(4);
+    expect(await anatomy.locator('table.anatomy-table tbody').count()).toBe(4); // one body per episode: its numbers, then what it generated
     expect(await anatomy.textContent()).toMatch(/one task played G = 4 times \(GSPO/);
 
     // open a transcript: who said what, tokens coloured by log-prob
@@ -393,9 +401,9 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
 
     // export it (JSON, CSV, checkpoint)
     await page.getByRole('tab', { name: /^Runs/ }).click();
-    const json = await download(page, kept.getByRole('button', { name: 'Export JSON' }));
-    const csv = await download(page, kept.getByRole('button', { name: 'Export CSV' }));
-    const ckpt = await download(page, kept.getByRole('button', { name: 'Export checkpoint' }));
+    const json = await download(page, await rowAction(kept, 'Export JSON'));
+    const csv = await download(page, await rowAction(kept, 'Export CSV'));
+    const ckpt = await download(page, await rowAction(kept, 'Export checkpoint'));
     const exported = JSON.parse(await readFile(json, 'utf8'));
     expect(exported.metrics.rows).toHaveLength(trained);
     expect(exported.evals).toHaveLength(points);
@@ -420,17 +428,99 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await b.page.getByRole('tab', { name: 'Charts' }).click();
     await expect.poll(() => evalPoints(b.page)).toBe(points);
     await b.page.getByRole('tab', { name: /^Runs/ }).click();
-    const again = JSON.parse(await readFile(await download(b.page, imported.getByRole('button', { name: 'Export JSON' })), 'utf8'));
+    const again = JSON.parse(await readFile(await download(b.page, await rowAction(imported, 'Export JSON')), 'utf8'));
     expect(again.metrics).toEqual(exported.metrics);
     expect(again.evals).toEqual(exported.evals);
     expect(again.run.config).toEqual(exported.run.config);
     // its weights go into the trainer
-    await imported.getByRole('button', { name: 'Load weights' }).click();
+    await (await rowAction(imported, 'Load weights')).click();
     await expect.poll(() => b.page.getByTestId('notice').textContent(), { timeout: 60_000 }).toMatch(/Loaded the last weights of "relay-silence #1"/);
     expect(b.errors).toEqual([]);
     expect(b.offsite).toEqual([]);
     await fresh.close();
   }, 900_000);
+
+  it('reads at 1280 and 1920: the task beside the chart, preset names whole, the anatomy\'s columns inside the inspector, the row menu by keyboard', async () => {
+    const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    try {
+      const page = await plain.newPage({ viewport: { width: 1280, height: 800 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      await page.goto(`${url}?v=1&preset=relay-silence&groupSize=2&promptsPerStep=2&minibatches=1&evalEpisodes=8`);
+      await page.getByRole('region', { name: 'No WebGPU' }).getByRole('button', { name: 'Use the CPU backend' }).click();
+      await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
+
+      // the task is on the first screen, beside the chart, with Start and lambda_tok
+      const card = (await page.getByTestId('task-card').boundingBox())!;
+      const chart = (await page.getByRole('region', { name: 'Accuracy vs tokens' }).boundingBox())!;
+      expect(card.y).toBeLessThan(800);
+      expect(card.x).toBeGreaterThanOrEqual(chart.x + chart.width); // to its right
+      for (const box of [await page.getByRole('button', { name: 'Start', exact: true }).boundingBox(), await page.getByRole('slider', { name: 'lambda_tok' }).boundingBox(), chart]) expect(box!.y).toBeLessThan(800);
+      expect(await page.getByTestId('task-card').textContent()).toMatch(/Scout: knows the 3-digit secret/);
+
+      // every preset's name fits its dropdown (measured in the dropdown's own font, less its arrow)
+      const overflow = await page.getByLabel('Preset').evaluate((sel: HTMLSelectElement) => {
+        const cs = getComputedStyle(sel), ctx = document.createElement('canvas').getContext('2d')!;
+        ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+        const room = sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
+        return [...sel.options].filter((o) => ctx.measureText(o.text).width > room).map((o) => o.text);
+      });
+      expect(overflow).toEqual([]);
+
+      // one step, then its anatomy: the key columns sit inside the inspector, at 1280 and at 1920
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await expect.poll(() => steps(page), { timeout: 180_000, interval: 250 }).toBe(1);
+      await expect.poll(() => page.getByTestId('task-example').count(), { timeout: 60_000 }).toBe(1); // the live episode
+      await page.getByRole('tab', { name: 'Anatomy of a step' }).click();
+      const table = page.locator('table.anatomy-table');
+      await table.waitFor({ timeout: 60_000 });
+      for (const viewport of [{ width: 1280, height: 800 }, { width: 1920, height: 1080 }]) {
+        await page.setViewportSize(viewport);
+        const fit = await page.evaluate(() => {
+          const insp = document.querySelector('.inspector')!, r = insp.getBoundingClientRect();
+          const right = r.left + insp.clientLeft + insp.clientWidth; // the inner edge, left of any scrollbar
+          const wrap = document.querySelector('.anatomy-wrap')!;
+          const heads = [...document.querySelectorAll('.anatomy-table thead th')].map((th) => ({ text: th.textContent, right: th.getBoundingClientRect().right }));
+          return { right, inspectorWidth: r.width, sideways: wrap.scrollWidth - wrap.clientWidth, past: heads.filter((h) => h.right > right + 0.5).map((h) => h.text) };
+        });
+        expect(fit.past, `at ${viewport.width}`).toEqual([]);
+        // the group picker shows its whole choice ("1 of 2 · signal")
+        expect(await page.getByLabel('Group', { exact: true }).evaluate((sel: HTMLSelectElement) => {
+          const cs = getComputedStyle(sel), ctx = document.createElement('canvas').getContext('2d')!;
+          ctx.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+          return ctx.measureText(sel.options[sel.selectedIndex].text).width <= sel.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight) - 20;
+        }), `at ${viewport.width}`).toBe(true);
+        expect(fit.sideways, `at ${viewport.width}`).toBeLessThanOrEqual(0);
+        expect(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth)).toBe(true);
+      }
+
+      // the row's actions: one menu, opened and walked by keyboard
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.getByRole('tab', { name: /^Runs/ }).click();
+      const row = runRow(page, /relay-silence #1/);
+      const menuButton = row.getByRole('button', { name: 'Actions for relay-silence #1' });
+      expect(await row.getByRole('menuitem').count()).toBe(0); // closed
+      await menuButton.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => menuButton.getAttribute('aria-expanded')).toBe('true');
+      const focused = () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') ?? document.activeElement?.textContent);
+      await expect.poll(focused).toBe('Rename relay-silence #1');
+      await page.keyboard.press('ArrowDown');
+      expect(await focused()).toBe('Duplicate relay-silence #1');
+      await page.keyboard.press('End');
+      expect(await focused()).not.toBe('Delete relay-silence #1'); // disabled for the run in the trainer: skipped
+      await page.keyboard.press('Escape');
+      await expect.poll(() => menuButton.getAttribute('aria-expanded')).toBe('false');
+      expect(await focused()).toBe('Actions for relay-silence #1');
+      expect(await row.getByRole('menuitem').count()).toBe(0);
+      await page.keyboard.press(' ');
+      await expect.poll(focused).toBe('Rename relay-silence #1');
+      expect(errors).toEqual([]);
+    } finally {
+      await plain.close();
+    }
+  }, 600_000);
 
   it('runs a sweep of three lambda_tok values on the CPU backend as a population, draws its frontier, and keeps it over a reload', async () => {
     const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });

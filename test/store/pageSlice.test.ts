@@ -106,7 +106,7 @@ describe('resuming a run that was training when the page closed', () => {
     const b = world(storage);
     await b.store.getState().boot('');
     const r = b.store.getState().resumable!;
-    expect(r).toEqual({ id, name: 'relay-silence #1', step: 4 });
+    expect(r).toEqual({ id, name: 'relay-silence #1', step: 4, status: 'interrupted' });
     b.fake.calls = [];
     await b.store.getState().resume();
     const [call] = b.fake.callsOf('resume') as [string, number, number | null, { step: number; evals: { step: number }[]; optimizer?: unknown }][];

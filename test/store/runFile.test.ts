@@ -69,7 +69,7 @@ describe('run files', () => {
     for (const same of ['reward', 'reward_std', 'kl', 'entropy']) expect(METRIC_NAMES).toContain(same); // TRL's names already
     expect(lines).toHaveLength(6);
     expect(lines[2].split(',')[METRIC_NAMES.indexOf('ratio_min')]).toBe('Infinity');
-    expect(Number(lines[4].split(',')[0])).toBe(3);
+    expect(Number(lines[4].split(',')[0])).toBe(4); // the 4th step's row: steps count from 1, as on the page
   });
 
   it('rejects corrupted files, naming what is wrong', () => {

@@ -78,7 +78,7 @@ describe('banners that teach', () => {
     expect(text(render(Banners, { gpu: { state: 'ok', adapter: 'apple m2' }, backendChoice: 'auto', guideDismissed: true, busy: null }))).toBe('');
   });
   it('a run that was training is offered for resuming, from its step', () => {
-    const h = render(Banners, { guideDismissed: true, resumable: { id: 'r', name: 'relay-silence #2', step: 40 } });
+    const h = render(Banners, { guideDismissed: true, resumable: { id: 'r', name: 'relay-silence #2', step: 40, status: 'interrupted' } });
     expect(buttons(h)).toEqual(['Resume relay-silence #2 from step 40', 'Not now']);
   });
 });
@@ -133,12 +133,11 @@ describe('marks where the run changed', () => {
       { step: 8, set: [{ field: 'groupSize', value: 4 }], label: 'Group size 4' },
     ]);
   });
-  it('labels the trail at the last eval before each change', () => {
+  it('labels the trail at the first eval measured after each change took effect', () => {
     const marked = markedEvals(changeMarks(changes), evals);
-    expect(marked.map((m) => [m.mark.step, m.at.step])).toEqual([[5, 0], [8, 5]]);
+    expect(marked.map((m) => [m.mark.step, m.at.step])).toEqual([[5, 5], [8, 10]]);
     const s = changeSeries({ id: 'cur', name: 'x', color: '#000', current: true, evals, meta: run({ changes }) })!;
-    expect(s.points.map((p) => [p.tokens, p.label])).toEqual([[8, 'lambda_tok 0.3, Learning rate 1.00e-4'], [4, 'Group size 4']]);
-    expect(s.points[0].note).toBe('from step 5: lambda_tok 0.3, Learning rate 1.00e-4 (eval at step 0 was the last before it)');
+    expect(s.points.map((p) => [p.tokens, p.label])).toEqual([[4, 'lambda_tok 0.3, Learning rate 1.00e-4'], [2, 'Group size 4']]);
   });
   it('the chart caption counts the labelled changes', () => {
     const h = render(ChartsPanel, { runs: [run({ changes })], runId: 'cur' });

@@ -1,0 +1,50 @@
+// The task in brief, beside the chart: who the agents are, what each knows,
+// what passes between them, what is rewarded (taskPicture, from the run's
+// config), and one example episode of the current policy (the last step's
+// first sampled episode) with its tokens and reward.
+import { useId } from 'react';
+import type { EpisodeTranscript } from '../worker/protocol';
+import { fmt } from './labels';
+import { useApp } from './storeContext';
+import { taskPicture } from './taskPicture';
+import { TokenChips } from './TokenChips';
+
+function Example({ ep, step }: { ep: EpisodeTranscript; step: number }) {
+  return (
+    <div className="task-example" data-testid="task-example">
+      <h3>Now, one episode of step {step + 1}</h3>
+      <ol className="lines">
+        {ep.turns.map((t, i) => (
+          <li key={i}><span className="role">{t.role}{ep.turns.some((u) => u.role === t.role && u !== t && u.turn === t.turn) ? ` ${t.agent}` : ''}</span> <TokenChips turn={t} /></li>
+        ))}
+      </ol>
+      <p className="muted">{ep.score.rTask >= 0.5 ? 'right' : 'wrong'} (r_task {fmt(ep.score.rTask)}) · {ep.reward.tokens} token{ep.reward.tokens === 1 ? '' : 's'} · reward {fmt(ep.reward.reward, 3)}</p>
+    </div>
+  );
+}
+
+export function TaskCard() {
+  const id = useId();
+  const config = useApp((s) => s.config);
+  const example = useApp((s) => s.transcripts?.train ?? null);
+  const p = taskPicture(config);
+  const ep = example?.episodes[0];
+  return (
+    <section className="task-card" aria-labelledby={`${id}-h`} data-testid="task-card">
+      <details open>
+        <summary><span id={`${id}-h`}>The task: {p.title}</span></summary>
+        <dl>
+          {p.agents.map((a) => (
+            <div key={a.name}>
+              <dt>{a.name}:</dt>
+              <dd> knows {a.knows}; {a.does}.</dd>
+            </div>
+          ))}
+          {p.channel && <div><dt>Between them:</dt><dd> {p.channel}.</dd></div>}
+          <div><dt>Reward:</dt><dd> {p.reward}.</dd></div>
+        </dl>
+        {ep ? <Example ep={ep} step={example!.step} /> : <p className="muted">Press Step or Start to see an episode of the current policy here.</p>}
+      </details>
+    </section>
+  );
+}
