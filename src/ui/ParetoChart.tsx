@@ -60,7 +60,7 @@ export function changeSeries(run: ShownRun | undefined): LabelledSeries | null {
   if (!marked.length) return null;
   return {
     key: 'changes', name: 'live change', color: '#8e44ad',
-    points: marked.map(({ mark, at }) => ({ tokens: at.tokens, accuracy: at.accuracy, label: mark.label, note: `from step ${mark.step}: ${mark.label} (eval at step ${at.step} was the last before it)` })),
+    points: marked.map(({ mark, at }) => ({ tokens: at.tokens, accuracy: at.accuracy, label: mark.label, note: `from step ${mark.step}: ${mark.label} (the eval at step ${at.step} is the first measured with it)` })),
   };
 }
 

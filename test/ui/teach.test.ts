@@ -138,6 +138,7 @@ describe('marks where the run changed', () => {
     expect(marked.map((m) => [m.mark.step, m.at.step])).toEqual([[5, 5], [8, 10]]);
     const s = changeSeries({ id: 'cur', name: 'x', color: '#000', current: true, evals, meta: run({ changes }) })!;
     expect(s.points.map((p) => [p.tokens, p.label])).toEqual([[4, 'lambda_tok 0.3, Learning rate 1.00e-4'], [2, 'Group size 4']]);
+    expect(s.points[1].note).toBe('from step 8: Group size 4 (the eval at step 10 is the first measured with it)');
   });
   it('the chart caption counts the labelled changes', () => {
     const h = render(ChartsPanel, { runs: [run({ changes })], runId: 'cur' });
