@@ -3,7 +3,7 @@
 // series of every shown run in a compact grid, grouped. Steps count from 1 (a
 // metrics row of step index i is step i + 1; the eval at step k came after
 // it). Redrawn from the MetricsHub once per frame at most (fast: once a second).
-import { useMemo } from 'react';
+import { useMemo, useRef } from 'react';
 import type { EvalRecord } from '../rl/trainer';
 import { decimateXY, MAX_POINTS, type XY } from '../store/decimate';
 import type { MetricsSeries } from '../store/metricsSeries';
@@ -88,11 +88,13 @@ export function ChartsPanel() {
   }, [frame, shown, hub, baselines, budget, curriculum, flags, changes]);
 
   // every shown run's sampled trail, recomputed as telemetry arrives: the chart moves every step
+  // the same object until a shown run gets a new step: the chart redraws (and recharts rebuilds its points) only then
+  const trailCache = useRef<{ key: string; value: Record<string, TrailPoint[]> }>({ key: '', value: {} });
   const trails = useMemo(() => {
     void frame;
-    const out: Record<string, TrailPoint[]> = {};
-    for (const r of shown) out[r.id] = liveTrail(hub.get(r.id));
-    return out;
+    const key = shown.map((r) => `${r.id}:${hub.get(r.id)?.rows ?? 0}`).join('|');
+    if (key !== trailCache.current.key) trailCache.current = { key, value: Object.fromEntries(shown.map((r) => [r.id, liveTrail(hub.get(r.id))])) };
+    return trailCache.current.value;
   }, [frame, shown, hub]);
 
   const extrasKeys = useMemo(() => [...new Set((current?.evals ?? []).flatMap((e) => Object.keys(e)).filter((k) => !EVAL_CORE_KEYS.has(k)))], [current?.evals]);

@@ -95,6 +95,12 @@ function hoverShape(kind: 'dot' | 'star' | 'cross' | 'ring', what: (payload: Rec
   };
 }
 
+/** A trail's head: a small open circle (its label beside it). Module-level: a new function per render would rebuild the series. */
+function headShape(p: unknown) {
+  const { cx, cy } = p as { cx?: number; cy?: number };
+  return cx === undefined || cy === undefined ? <g /> : <circle cx={cx} cy={cy} r={3} fill="#fff" stroke="#789" strokeWidth={1.5} className="trail-head" />;
+}
+
 function Tip({ h }: { h: Hovered }) {
   if (h.kind === 'baseline') return <><strong>{h.name}</strong> (scripted baseline)<br />accuracy {pct(h.accuracy)} · {fmt(h.tokens)} tokens</>;
   if (h.kind === 'labelled') return <><strong>changed live</strong><br />{h.note ?? h.label}<br />accuracy {pct(h.accuracy)} · {fmt(h.tokens)} tokens</>;
@@ -124,9 +130,12 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   }), []);
   const perRun = runs.map((r) => ({ run: r, points: pointsOf(r) }));
   const all = perRun.flatMap((x) => x.points);
-  const live = runs.map((r) => ({ run: r, trail: trails[r.id] ?? [] })).filter((x) => x.trail.length > 0);
-  const heads = live.map(({ run, trail }) => ({ ...trail[trail.length - 1], run: run.name, label: run.valueLabel ?? '' }));
-  const headFront = heads.length > 1 ? frontier(heads) : [];
+  // memoized: a hover redraws the chart, and new series props would make recharts rebuild every point under the mouse
+  const { live, heads, headFront } = useMemo(() => {
+    const live = runs.map((r) => ({ run: r, trail: trails[r.id] ?? [] })).filter((x) => x.trail.length > 0);
+    const heads = live.map(({ run, trail }) => ({ ...trail[trail.length - 1], run: run.name, label: run.valueLabel ?? '' }));
+    return { live, heads, headFront: heads.length > 1 ? frontier(heads) : [] };
+  }, [runs, trails]);
   const front = frontier(all);
   const warm = perRun.map((x) => ({ run: x.run, point: x.points.find((p) => p.step === 0) })).filter((x) => x.point);
   const current = runs.find((r) => r.current);
@@ -180,10 +189,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
             <Line data={headFront} dataKey="accuracy" type="stepAfter" stroke="#9aa" strokeDasharray="2 3" dot={false} activeDot={false} isAnimationActive={false} legendType="none" tooltipType="none" />
           )}
           {heads.some((h) => h.label) && (
-            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={(p: unknown) => {
-              const { cx, cy } = p as { cx?: number; cy?: number };
-              return cx === undefined || cy === undefined ? <g /> : <circle cx={cx} cy={cy} r={3} fill="#fff" stroke="#789" strokeWidth={1.5} className="trail-head" />;
-            }}>
+            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={headShape}>
               <LabelList dataKey="label" position="right" fontSize={11} />
             </Scatter>
           )}

@@ -65,6 +65,17 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await page.getByText('This device: WebGPU').waitFor({ timeout: 10_000 }); // a CPU fallback would fail here
   }
 
+  /**
+   * An element's box once it is on the page: a redraw of a chart (a hover, an eval arriving) may rebuild its
+   * points, and a point caught between two drawings has no box.
+   */
+  async function boxOf(l: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+    let box = await l.boundingBox();
+    for (let i = 0; i < 100 && box === null; i++) { await new Promise((r) => setTimeout(r, 50)); box = await l.boundingBox(); }
+    if (box === null) throw new Error(`no box for ${String(l)}`);
+    return box;
+  }
+
   const steps = async (page: Page) => Number(await page.getByTestId('step-count').textContent());
   const evalPoints = async (page: Page) => Number(await page.getByTestId('pareto-caption').getAttribute('data-points'));
   const runRow = (page: Page, name: RegExp): Locator => page.getByRole('row', { name });
@@ -224,14 +235,14 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await expect.poll(() => evalPoints(page), { timeout: 60_000 }).toBe(5);
     // marked on the trail (a labelled point whose tip says the change) and on the time series (a vertical line and its label)
     await expect.poll(() => page.getByTestId('pareto-caption').getAttribute('data-changes')).toBe('1');
-    const ring = (await pareto.locator('.change-point').boundingBox())!;
+    const ring = await boxOf(pareto.locator('.change-point'));
     await page.mouse.move(ring.x + 0.5, ring.y + ring.height / 2); // on the ring
     await expect.poll(() => pareto.getByTestId('pareto-tip').textContent()).toMatch(/changed livefrom step 3: lambda_tok 0\.6/);
     // the time series draw when on screen (the Sweep panel beside the chart puts them below the fold): scroll to them
     const lambdaChart = page.getByRole('region', { name: 'lambda_tok', exact: true });
     await lambdaChart.scrollIntoViewIfNeeded();
     await expect.poll(() => lambdaChart.locator('svg').first().textContent()).toMatch(/lambda_tok 0\.6/);
-    const rewardChart = page.getByRole('region', { name: 'Reward', exact: true });
+    const rewardChart = page.locator('section.chart[aria-label="Reward"]'); // not the Reward controls' section
     await rewardChart.scrollIntoViewIfNeeded();
     await expect.poll(() => rewardChart.locator('.recharts-reference-line').count()).toBeGreaterThanOrEqual(1);
     await pareto.scrollIntoViewIfNeeded();
@@ -241,7 +252,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     const n = await dots.count();
     expect(n).toBe(5);
     for (let i = 0; i < n; i++) {
-      const box = (await dots.nth(i).boundingBox())!;
+      const box = await boxOf(dots.nth(i));
       const cx = box.x + box.width / 2, cy = box.y + box.height / 2;
       await page.mouse.move(0, 0);
       await page.mouse.move(cx, cy);
@@ -249,7 +260,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await tip.waitFor();
       const shown = await tip.getAttribute('data-step');
       // the dot of the step the tip names lies under the mouse (dots of equal coordinates may cover each other)
-      const at = (await pareto.locator(`circle.eval-dot[data-step="${shown}"]`).first().boundingBox())!;
+      const at = await boxOf(pareto.locator(`circle.eval-dot[data-step="${shown}"]`).first());
       expect(Math.hypot(at.x + at.width / 2 - cx, at.y + at.height / 2 - cy), `hovered dot ${i}, tip says step ${shown}`).toBeLessThanOrEqual(5);
       expect(await tip.textContent()).toMatch(new RegExp(`step ${shown} · lambda_tok`));
     }
