@@ -19,7 +19,10 @@ if (!hasNumpy) console.warn('oracle tests skipped: python3 with numpy not found'
 
 let dir = '';
 let ck = '';
-const CASES = ['gspo_group_narrow_kl', 'gspo_batch_wide', 'grpo_batch_wide_kl', 'grpo_none_narrow', 'edge_all_masked'];
+// every row of the loss table (src/losses.ts), clipped (wide noise) and barely moved (narrow), with and without KL
+const CASES = ['gspo_group_narrow_kl', 'gspo_batch_wide', 'grpo_batch_wide_kl', 'grpo_none_narrow', 'edge_all_masked',
+  'gspo-token_group_narrow_kl', 'gspo-token_batch_wide', 'dapo_group_wide', 'dapo_group_narrow_kl', 'dr-grpo_none_wide_kl',
+  'dr-grpo_group_narrow', 'cispo_group_wide', 'cispo_batch_narrow_kl', 'two-sided_group_wide', 'two-sided_none_wide_kl'];
 
 describe.runIf(hasNumpy)('CLI vs the numpy oracle', () => {
   beforeAll(() => {
