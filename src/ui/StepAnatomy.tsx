@@ -8,6 +8,8 @@ import { fmt } from './labels';
 import { useApp, useAppStore, useLiveSteps, useThrottledEffect } from './storeContext';
 
 const f4 = (x: number) => fmt(x, 4);
+/** Sequence-level variants show s_i; token-level ones rho_t (anatomies from before the loss table carry no level). */
+const seqLevel = (a: Anatomy) => (a.level ? a.level === 'sequence' : a.algorithm === 'gspo');
 
 function AdvantageFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
   const r = e.reward.reward;
@@ -28,7 +30,7 @@ function ObjectiveFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
       {e.sequences.map((s, i) => (
         <div key={i} className="math">
           <p>{s.role}, {s.length} token{s.length === 1 ? '' : 's'} ({s.tokens.join(' ')}):</p>
-          {a.algorithm === 'gspo' ? (
+          {seqLevel(a) ? (
             <>
               <p>log s<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> (log π<sub>θ</sub> − log π<sub>old</sub>) = {fmt(s.logRatio, 5)}, so s<sub>i</sub> = {fmt(s.ratio, 6)}</p>
               <p>
@@ -40,11 +42,12 @@ function ObjectiveFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
             <>
               <p>ρ<sub>t</sub> = π<sub>θ</sub>/π<sub>old</sub> per token: {s.tokenRatios.map((r) => fmt(r, 5)).join(', ')}</p>
               <p>
-                L<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> −min(ρ<sub>t</sub>·A<sub>i</sub>, clip(ρ<sub>t</sub>, {fmt(lo, 4)}, {fmt(hi, 4)})·A<sub>i</sub>) = <strong>{fmt(s.loss, 5)}</strong>
+                L<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> {a.termFormula ?? <>−min(ρ<sub>t</sub>·A<sub>i</sub>, clip(ρ<sub>t</sub>, {fmt(lo, 4)}, {fmt(hi, 4)})·A<sub>i</sub>)</>} = <strong>{fmt(s.loss, 5)}</strong>
                 {s.clippedTokens > 0 ? ` (${s.clippedTokens} token${s.clippedTokens > 1 ? 's' : ''} clipped)` : ''}
               </p>
             </>
           )}
+          {s.termsText && <p>{s.termsText}</p>}
         </div>
       ))}
     </>
@@ -91,7 +94,7 @@ export function StepAnatomy() {
           <div className="anatomy-wrap">
           <table className="anatomy-table">
             <thead>
-              <tr><th scope="col">#</th><th scope="col">what was generated</th><th scope="col">r_task</th><th scope="col">tokens</th><th scope="col">reward r<sub>i</sub></th><th scope="col">advantage A<sub>i</sub></th><th scope="col">ratio{anatomy.algorithm === 'gspo' ? ' s_i' : ' (mean ρ_t)'}</th><th scope="col">clipped</th><th scope="col">L<sub>i</sub></th></tr>
+              <tr><th scope="col">#</th><th scope="col">what was generated</th><th scope="col">r_task</th><th scope="col">tokens</th><th scope="col">reward r<sub>i</sub></th><th scope="col">advantage A<sub>i</sub></th><th scope="col">ratio{seqLevel(anatomy) ? ' s_i' : ' (mean ρ_t)'}</th><th scope="col">clipped</th><th scope="col">L<sub>i</sub></th></tr>
             </thead>
             <tbody>
               {anatomy.episodes.map((ep, i) => (
@@ -103,7 +106,7 @@ export function StepAnatomy() {
                   <td>{f4(ep.reward.reward)}</td>
                   <td>{f4(ep.advantage)}</td>
                   <td>{ep.sequences.map((s) => fmt(s.ratio, 6)).join(', ')}</td>
-                  <td>{ep.sequences.map((s) => (s.clipped ? (anatomy.algorithm === 'grpo' ? `${s.clippedTokens} tok` : 'yes') : 'no')).join(', ')}</td>
+                  <td>{ep.sequences.map((s) => (s.clipped ? (!seqLevel(anatomy) ? `${s.clippedTokens} tok` : 'yes') : 'no')).join(', ')}</td>
                   <td>{ep.sequences.map((s) => fmt(s.loss, 4)).join(', ')}</td>
                 </tr>
               ))}
@@ -119,7 +122,7 @@ export function StepAnatomy() {
               <ObjectiveFormula a={anatomy} e={e} />
             </div>
           )}
-          <p className="muted">{anatomy.ratioNote} L is the mean of L<sub>i</sub> over every sequence of the minibatch; the optimizer follows its gradient.</p>
+          <p className="muted">{anatomy.ratioNote} {anatomy.aggregationNote ?? <>L is the mean of L<sub>i</sub> over every sequence of the minibatch;</>} The optimizer follows its gradient.</p>
         </>
       )}
     </section>
