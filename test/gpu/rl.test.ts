@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AdvantageMode, Algorithm } from '../../src/backend';
 import { ADV_STATS, RL_STATS } from '../../src/backend';
-import { AGG_CODE, CLIP_CODE, LEVEL_CODE } from '../../src/losses';
+import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES } from '../../src/losses';
 import { aggregationNorm } from '../../src/reference/rl';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -75,8 +75,8 @@ describe.skipIf(noGpu)('WebGPU RL kernels vs CPU reference', () => {
   // Every row of the loss table, clipped and unclipped terms (the two-sided cap active), odd shapes.
   const cases: Array<[Algorithm, number, number, number]> = [
     ['gspo', 3e-4, 4e-4, 0], ['gspo', 3e-4, 4e-4, 0.1], ['grpo', 0.2, 0.2, 0], ['grpo', 0.2, 0.28, 0.05],
-    ['gspo-token', 3e-4, 4e-4, 0.1], ['dapo', 0.2, 0.28, 0], ['dapo', 0.2, 0.28, 0.05], ['dr-grpo', 0.2, 0.2, 0.05],
-    ['cispo', 0.2, 0.28, 0], ['cispo', 0.2, 0.28, 0.05], ['two-sided', 0.2, 0.28, 0], ['two-sided', 0.2, 0.2, 0.05],
+    ...LOSS_IDS.flatMap((id): Array<[Algorithm, number, number, number]> => (LOSSES[id].level === 'token'
+      ? [[id, 0.2, 0.28, 0], [id, 0.2, 0.2, 0.05]] : [[id, 3e-4, 4e-4, 0], [id, 3e-4, 4e-4, 0.05]])),
   ];
   for (const [algorithm, epsLow, epsHigh, beta] of cases) {
     it(`clipLoss + rlStats: ${algorithm}, eps ${epsLow}/${epsHigh}, beta ${beta}, clipping active`, async () => {
