@@ -39,6 +39,7 @@ const TABLE = {
   beta: { kind: 'number', min: 0, max: 10, default: 0, group: 'algorithm', live: true, help: 'KL weight to the reference policy (0 = no reference pass)' },
   temperature: { kind: 'number', min: 0.05, max: 5, default: 1, group: 'algorithm', live: true, help: 'sampling temperature (also used for log-probs)' },
   advantage: { kind: 'enum', values: ['group', 'none', 'batch'], default: 'group', group: 'algorithm', live: true, help: 'advantage normalization' },
+  dynamicSampling: { kind: 'enum', values: ['off', 'on'], default: 'off', group: 'algorithm', live: true, help: 'DAPO\'s dynamic sampling: groups whose rewards are all equal leave the loss (not refilled; frac_zero_std counts them)' },
   gradClip: { kind: 'number', min: 0, max: 1000, default: 1, group: 'algorithm', live: true, help: 'global gradient-norm clip (0 = off)' },
   weightDecay: { kind: 'number', min: 0, max: 1, default: 0, group: 'algorithm', help: 'AdamW decoupled weight decay on 2-D weights' },
   lambdaTok: { kind: 'number', min: 0, max: 10, default: 0.1, group: 'reward', live: true, help: 'penalty per message token' },

@@ -55,14 +55,6 @@ const TABLE = {
     trl: { loss_type: 'grpo', importance_sampling_level: 'sequence', delta: false, gap: '' },
     verl: { loss_mode: 'gspo', loss_agg_mode: 'seq-mean-token-mean', gap: '' },
   },
-  'gspo-token': {
-    label: 'GSPO-token (sequence ratio, token-mean)',
-    explain: 'GSPO-token gives every token the sequence ratio s_i as its value but lets each token carry its own gradient; with one advantage per sequence that is GSPO again, so what changes here is the sum: every token of the minibatch counts once (token-mean), and a long message weighs more.',
-    level: 'sequence-token', clip: 'ppo', aggregation: 'token-mean', advantage: 'group',
-    formula: 'L = (1/Σ_i |y_i|) Σ_i Σ_t −min(s_i A_i, clip(s_i, 1−ε_low, 1+ε_high) A_i)',
-    trl: { loss_type: 'dapo', importance_sampling_level: 'sequence', delta: false, gap: '' },
-    verl: { loss_mode: 'gspo', loss_agg_mode: 'seq-mean-token-mean', gap: 'verl\'s gspo loss always takes the sequence mean of token means, so this token-mean weighting is not expressible there: the recipe runs GSPO\'s weighting instead' },
-  },
   grpo: {
     label: 'GRPO (token ratio, seq-mean-token-mean)',
     explain: 'GRPO clips a ratio per token, π_new/π_old of that token, in the usual range 0.8 to 1.2; each message\'s loss is its token mean and messages count equally, so a token of a short message weighs more than one of a long message.',
@@ -70,6 +62,14 @@ const TABLE = {
     formula: 'L = (1/S) Σ_i (1/|y_i|) Σ_t −min(ρ_t A_i, clip(ρ_t, 1−ε_low, 1+ε_high) A_i)',
     trl: { loss_type: 'grpo', importance_sampling_level: 'token', delta: false, gap: '' },
     verl: { loss_mode: 'vanilla', loss_agg_mode: 'seq-mean-token-mean', gap: '' },
+  },
+  'gspo-token': {
+    label: 'GSPO-token (sequence ratio, token-mean)',
+    explain: 'GSPO-token gives every token the sequence ratio s_i as its value but lets each token carry its own gradient; with one advantage per sequence that is GSPO again, so what changes here is the sum: every token of the minibatch counts once (token-mean), and a long message weighs more.',
+    level: 'sequence-token', clip: 'ppo', aggregation: 'token-mean', advantage: 'group',
+    formula: 'L = (1/Σ_i |y_i|) Σ_i Σ_t −min(s_i A_i, clip(s_i, 1−ε_low, 1+ε_high) A_i)',
+    trl: { loss_type: 'dapo', importance_sampling_level: 'sequence', delta: false, gap: '' },
+    verl: { loss_mode: 'gspo', loss_agg_mode: 'seq-mean-token-mean', gap: 'verl\'s gspo loss always takes the sequence mean of token means, so this token-mean weighting is not expressible there: the recipe runs GSPO\'s weighting instead' },
   },
   dapo: {
     label: 'DAPO (token ratio, token-mean)',

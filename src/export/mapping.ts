@@ -75,6 +75,12 @@ export function mappingRows(c: RunConfig): MappingRow[] {
         c.advantage !== row.advantage ? `${row.label.replace(/ \(.*/, '')} is defined with advantage ${row.advantage}; this run uses ${c.advantage}, and so does the recipe` : '',
       ].filter(Boolean).join('; ') || undefined,
     },
+    {
+      field: 'dynamicSampling', value: c.dynamicSampling, trl: {}, verl: {},
+      note: c.dynamicSampling === 'on'
+        ? 'not expressible: neither GRPOConfig nor verl\'s PPO trainer config drops groups whose rewards are all equal (they train on them with A = 0)'
+        : 'off: every group stays in the loss, as in both targets',
+    },
     { field: 'gradClip', value: String(c.gradClip), trl: { max_grad_norm: c.gradClip }, verl: { 'actor_rollout_ref.actor.grad_clip': c.gradClip }, note: c.gradClip === 0 ? '0 = no clipping in the playground and in TRL' : undefined },
     {
       field: 'weightDecay (AdamW 0.9, 0.999, 1e-8)', value: String(c.weightDecay),

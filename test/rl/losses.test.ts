@@ -61,7 +61,7 @@ describe('the loss table', () => {
     expect(f.kind === 'enum' && [...f.values]).toEqual(LOSS_IDS);
     expect(DEFAULTS.algorithm).toBe('gspo');
     for (const id of LOSS_IDS) expect(validateConfig({ algorithm: id }).algorithm).toBe(id);
-    expect(() => validateConfig({ algorithm: 'ppo' })).toThrow(/algorithm must be one of gspo, gspo-token, grpo/);
+    expect(() => validateConfig({ algorithm: 'ppo' })).toThrow(/algorithm must be one of gspo, grpo, gspo-token, dapo, dr-grpo, cispo, two-sided; got "ppo"/);
   });
 
   it('the page shows each row\'s own label and explanation', () => {
