@@ -24,7 +24,7 @@ import type { AnatomyEpisode, AnatomySequence, StepAnatomy } from './protocol';
 
 
 /**
- * Advantages of a whole rollout by the CPU reference (rl.md section 3), and whether each group of G
+ * Advantages of a whole rollout by the CPU reference (docs/losses.md), and whether each group of G
  * has a learning signal (not every reward equal: a group of equal rewards gets A = 0 throughout).
  */
 export function rolloutAdvantages(rewards: readonly number[], G: number, mode: RunConfig['advantage']): { adv: Float64Array; signal: boolean[] } {
