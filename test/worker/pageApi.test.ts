@@ -116,13 +116,14 @@ describe('page-facing TrainerApi methods', () => {
 
   // Each token-level row of the loss table after a real update: terms recomputed here from the token ratios by the
   // rule written in docs/losses.md, the aggregation weight from the group's own lengths, and the text naming them.
-  for (const algorithm of ['dapo', 'dr-grpo', 'cispo', 'two-sided'] as const) {
+  for (const algorithm of ['dapo', 'dr-grpo', 'cispo', 'two-sided', 'gspo-token'] as const) {
     it(`stepAnatomy names ${algorithm}'s terms with the group's numbers`, async () => {
       const a = make();
       await a.init(PRESET, { ...SMALL, lr: 0.05, algorithm, epsLow: 0.01, epsHigh: 0.01, delta: 1.02 }, WARM);
       await a.step(1);
       const an = await a.stepAnatomy(1);
-      expect(an).toMatchObject({ algorithm, level: 'token', lossLabel: LOSSES[algorithm].label, formula: LOSSES[algorithm].formula });
+      const seqLevel = algorithm === 'gspo-token';
+      expect(an).toMatchObject({ algorithm, level: seqLevel ? 'sequence' : 'token', lossLabel: LOSSES[algorithm].label, formula: LOSSES[algorithm].formula });
       const lo = 1 - an.epsLow, hi = 1 + an.epsHigh, seqs = an.episodes.flatMap((e) => e.sequences);
       const blockSize = createEnv(presetConfig(findPreset(PRESET), SMALL as Record<string, unknown>)).blockSize;
       const N = seqs.reduce((x, s) => x + s.length, 0), S = seqs.length;
@@ -135,7 +136,8 @@ describe('page-facing TrainerApi methods', () => {
           const u = (algorithm === 'two-sided' ? Math.min(r, 1.02) : r) * A;
           return -Math.min(u, w * A);
         };
-        const sum = s.tokenRatios.reduce((x, r) => x + term(r), 0);
+        // GSPO-token: every token carries the sequence's term of s_i
+        const sum = seqLevel ? Math.max(1, s.length) * term(s.ratio) : s.tokenRatios.reduce((x, r) => x + term(r), 0);
         expect(s.loss).toBeCloseTo(sum / Math.max(1, s.length), 9);
         const c = algorithm === 'dr-grpo' ? 1 / (S * blockSize) : 1 / N;
         expect(s.weight).toBeCloseTo(c, 12);
