@@ -2,9 +2,11 @@
 
 - safetensors reading/writing by hand (struct + json + numpy), F32 little-endian
 - the nanoGPT forward pass (design/model.md), batched over padded sequences
-- the RL objective of design/rl.md sections 3-4 over a cli.md batch file
+- the RL objective of docs/losses.md over a `grad` batch file, every loss variant
 
-Independent of the TypeScript code: written from the design documents only.
+Independent of the TypeScript code: written from docs/losses.md. VARIANTS below
+is this file's own copy of the loss table's shape (src/losses.ts);
+test/rl/losses.test.ts checks that the two agree.
 """
 import json
 import math
@@ -16,6 +18,17 @@ GELU_C = math.sqrt(2.0 / math.pi)
 LN_EPS = 1e-5
 STD_EPS = 1e-4
 LOG_S_CLAMP = 20.0
+
+# variant: (importance level, clip rule, aggregation)
+VARIANTS = {
+    "gspo": ("sequence", "ppo", "seq-mean-token-mean"),
+    "gspo-token": ("sequence-token", "ppo", "token-mean"),
+    "grpo": ("token", "ppo", "seq-mean-token-mean"),
+    "dapo": ("token", "ppo", "token-mean"),
+    "dr-grpo": ("token", "ppo", "seq-mean-token-sum-norm"),
+    "cispo": ("token", "cispo", "token-mean"),
+    "two-sided": ("token", "two-sided", "token-mean"),
+}
 
 
 # ---------------------------------------------------------------- safetensors
@@ -184,9 +197,13 @@ class Batch:
 
     def __init__(self, obj, cfg=None):
         self.algorithm = obj.get("algorithm", "gspo")
-        if self.algorithm not in ("gspo", "grpo"):
+        if self.algorithm not in VARIANTS:
             raise ValueError(f"bad algorithm {self.algorithm}")
-        default_eps = (3e-4, 4e-4) if self.algorithm == "gspo" else (0.2, 0.2)
+        self.level, self.clip, self.agg = VARIANTS[self.algorithm]
+        default_eps = (0.2, 0.2) if self.level == "token" else (3e-4, 4e-4)
+        self.delta = float(obj.get("delta", 4.0))
+        # L_max of the constant normaliser: the model's block size
+        self.max_len = cfg["block_size"] if cfg is not None else None
         self.eps_low = float(obj.get("eps_low", default_eps[0]))
         self.eps_high = float(obj.get("eps_high", default_eps[1]))
         self.beta = float(obj.get("beta", 0.0))
@@ -222,7 +239,7 @@ class Batch:
         self.adv_seq = self.advantages()
 
     def advantages(self):
-        """rl.md section 3: stats over EPISODES (each counts once). Returns A per sequence."""
+        """docs/losses.md: stats over EPISODES (each counts once). Returns A per sequence."""
         ep_reward, ep_group = {}, {}
         for e, g, r in zip(self.episode, self.group, self.reward):
             if e in ep_reward and (ep_reward[e] != r or ep_group[e] != g):
@@ -249,46 +266,72 @@ class Batch:
         return np.array([ep_adv[e] for e in self.episode])
 
 
-def rl_loss(batch, lp):
-    """rl.md section 4. lp [S, T] current log-probs. Returns dict with loss, clip indicators (for
-    kink detection: which branch of min / clamp is active), clip_frac, policy, kl."""
+def _terms(clip, r, A, lo, hi, delta, r_sg):
+    """Per-term value (as a function of r, with r_sg the stop-gradient copy), clipped flags and branch flags.
+    ppo / two-sided: -min(u, c), u = r A (two-sided: min(r, delta) A), c = clip(r, lo, hi) A.
+    cispo: -sg(clip(r)) A r / sg(r), whose value is -clip(r) A and whose gradient in log pi is -clip(r) A."""
+    if clip == "cispo":
+        w = np.clip(r_sg, lo, hi)
+        val = -w * A * r / r_sg
+        clipped = (r_sg < lo) | (r_sg > hi)
+        return val, clipped, [r_sg < lo, r_sg > hi]
+    u = (np.minimum(r, delta) if clip == "two-sided" else r) * A
+    c = np.clip(r, lo, hi) * A
+    val = -np.minimum(u, c)
+    # clipped: the minimum is flat in r (the cap or the clip holds it), with A != 0
+    use_u = u <= c
+    capped = (r > delta) if clip == "two-sided" else np.zeros_like(r, dtype=bool)
+    flat = np.where(use_u, capped, (r < lo) | (r > hi))
+    clipped = flat & (A != 0)
+    return val, clipped, [use_u, r < lo, r > hi, capped]
+
+
+def rl_loss(batch, lp, lp_sg=None):
+    """docs/losses.md. lp [S, T] current log-probs; lp_sg the log-probs the stop-gradient parts (CISPO's weight)
+    are taken at (default lp: the value is the same, only finite differences need them held). Returns dict with
+    loss, branch indicators (for kink detection), clip_frac, policy, kl."""
     b = batch
+    if lp_sg is None:
+        lp_sg = lp
     m = b.mask
+    mb = m > 0
     n_tok = m.sum(1)
     denom = np.maximum(1.0, n_tok)
     A = b.adv_seq
     lo, hi = 1.0 - b.eps_low, 1.0 + b.eps_high
-    if b.algorithm == "gspo":
+    # c_i: the weight of each token of sequence i
+    if b.agg == "seq-mean-token-mean":
+        c = 1.0 / (b.S * denom)
+    elif b.agg == "token-mean":
+        c = np.full(b.S, 1.0 / max(1.0, m.sum()))
+    else:
+        c = np.full(b.S, 1.0 / (b.S * b.max_len))
+    if b.level != "token":
         log_s_raw = (m * (lp - b.old)).sum(1) / denom
         log_s = np.clip(log_s_raw, -LOG_S_CLAMP, LOG_S_CLAMP)
         s = np.exp(log_s)
-        unc = s * A
-        clp = np.clip(s, lo, hi) * A
-        L = -np.minimum(unc, clp)
-        active = ((s < lo) & (A < 0)) | ((s > hi) & (A > 0))
-        branch = np.concatenate([(clp < unc), s < lo, s > hi, log_s_raw < -LOG_S_CLAMP, log_s_raw > LOG_S_CLAMP])
-        clip_count, clip_den = active.sum(), b.S
+        val, clipped, br = _terms(b.clip, s, A, lo, hi, b.delta, s)
+        # every token of sequence i carries the value L(s_i); a sequence with no token counts once
+        policy = (c * denom * val).sum()
+        branch = np.concatenate(br + [log_s_raw < -LOG_S_CLAMP, log_s_raw > LOG_S_CLAMP])
+        clip_count, clip_den = clipped.sum(), b.S
     else:
         rho = np.exp(lp - b.old)
-        unc = rho * A[:, None]
-        clp = np.clip(rho, lo, hi) * A[:, None]
-        lt = -np.minimum(unc, clp)
-        L = (m * lt).sum(1) / denom
-        active = (((rho < lo) & (A[:, None] < 0)) | ((rho > hi) & (A[:, None] > 0))) & (m > 0)
-        mb = m > 0
-        branch = np.concatenate([(clp < unc)[mb], (rho < lo)[mb], (rho > hi)[mb]])
-        clip_count, clip_den = active.sum(), m.sum()
-    policy = L.mean()
+        rho_sg = np.exp(lp_sg - b.old)
+        val, clipped, br = _terms(b.clip, rho, A[:, None], lo, hi, b.delta, rho_sg)
+        policy = (c[:, None] * m * val).sum()
+        branch = np.concatenate([x[mb] for x in br])
+        clip_count, clip_den = (clipped & mb).sum(), m.sum()
     kl = 0.0
     if b.beta > 0:
         d = b.ref - lp
         k3 = np.exp(d) - d - 1.0
-        kl = ((m * k3).sum(1) / denom).mean()
+        kl = (c[:, None] * m * k3).sum()
     loss = policy + b.beta * kl
     return {"loss": float(loss), "policy": float(policy), "kl": float(kl), "branch": branch,
             "clip_count": int(clip_count), "clip_den": int(clip_den),
             "clip_frac": float(clip_count / clip_den) if clip_den > 0 else 0.0}
 
 
-def batch_loss(cfg, P, batch):
-    return rl_loss(batch, token_logprobs(cfg, P, batch.tokens, batch.temperature))
+def batch_loss(cfg, P, batch, lp_sg=None):
+    return rl_loss(batch, token_logprobs(cfg, P, batch.tokens, batch.temperature), lp_sg)

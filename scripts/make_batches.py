@@ -23,7 +23,7 @@ import sys
 import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gspo_ref import Batch, load_checkpoint, rl_loss, token_logprobs  # noqa: E402
+from gspo_ref import VARIANTS, Batch, load_checkpoint, rl_loss, token_logprobs  # noqa: E402
 
 NARROW = (3e-4, 4e-4)
 WIDE = (0.2, 0.28)
@@ -41,6 +41,13 @@ CASES = {
     "grpo_none_narrow": ("grpo", NARROW, "none", 0.0, 1.0, 0.002, False),
     "grpo_group_narrow_kl_temp": ("grpo", NARROW, "group", 0.05, 1.3, 0.002, True),
 }
+# every loss variant (gspo_ref.VARIANTS, the loss table's shape): one batch moved far (clipping on both sides),
+# one barely moved with KL, so a new variant is checked without a line here
+for _v in VARIANTS:
+    CASES[f"{_v}_wide"] = (_v, WIDE, "batch", 0.0, 1.0, 0.25, False)
+    CASES[f"{_v}_narrow_kl"] = (_v, NARROW, "none", 0.05, 1.0, 0.002, True)
+# the two-sided clip's cap in every batch (read by two-sided only): low enough that some ratios pass it
+TWO_SIDED_DELTA = 1.3
 
 # (group, rewards of its episodes, episodes with two sequences (index within group))
 GROUPS = [
@@ -114,6 +121,7 @@ def build(cfg, P, name, spec, seed, eos):
         seqs = [seqs[i] for i in order]
     obj = {"algorithm": algorithm, "eps_low": f32(el), "eps_high": f32(eh), "beta": f32(beta),
            "advantage": adv, "temperature": f32(temp), "sequences": seqs}
+    obj["delta"] = TWO_SIDED_DELTA
     return obj
 
 

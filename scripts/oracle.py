@@ -107,7 +107,9 @@ def torch_loss_and_grads(cfg, P, b):
 # ---------------------------------------------------------------- FD path
 
 def fd_check_tensor(cfg, P, b, name, cli_g, n_samples, rng):
-    """Central differences on a subset of entries. Returns (idx, fd values, cli values, skipped)."""
+    """Central differences on a subset of entries. Returns (idx, fd values, cli values, skipped).
+    Stop-gradient parts (CISPO's weight) are held at the unperturbed weights' log-probs."""
+    lp_sg = token_logprobs(cfg, P, b.tokens, b.temperature)
     w = P[name]
     flat = w.reshape(-1)  # a view: edits reach P[name]
     n = flat.size
@@ -121,9 +123,9 @@ def fd_check_tensor(cfg, P, b, name, cli_g, n_samples, rng):
         orig = flat[j]
         h = 1e-5 * max(1.0, abs(orig))
         flat[j] = orig + h
-        rp = batch_loss(cfg, P, b)
+        rp = batch_loss(cfg, P, b, lp_sg)
         flat[j] = orig - h
-        rm = batch_loss(cfg, P, b)
+        rm = batch_loss(cfg, P, b, lp_sg)
         flat[j] = orig
         if not np.array_equal(rp["branch"], rm["branch"]):
             skipped += 1
@@ -225,7 +227,10 @@ def cmd_check_grad(a):
     # 3. gradients
     method = a.method
     if method == "auto":
-        method = "torch" if torch_available() else "fd"
+        # the torch path writes GSPO's and GRPO's losses only; the other variants go by finite differences
+        method = "torch" if torch_available() and b.algorithm in ("gspo", "grpo") else "fd"
+    if method == "torch" and b.algorithm not in ("gspo", "grpo"):
+        raise InputError(f"--method torch covers gspo and grpo only; {b.algorithm} needs --method fd")
     rng = np.random.default_rng(a.seed)
     print(f"gradients by {method} ({'every entry' if method == 'torch' else f'{a.samples} entries per tensor'}), "
           f"pass when max|cli-oracle| <= {a.rtol:g} * scale + {a.atol:g}")

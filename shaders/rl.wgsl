@@ -1,14 +1,14 @@
-// The RL objective (design/rl.md sections 3 and 4).
+// The RL objective (docs/losses.md); CPU twin: src/reference/rl.ts.
 //   gather_forward:        out[i] = src[index[i]]                                      (=)
 //   group_normalize:       adv per episode from rewards, groups as CSR groupStart[P+1] (=)
 //   group_normalize_stats: advStats = [groups with all-equal rewards or size 1, P]     (=)
 //   seq_ratio:             logS, ratio per sequence; tokRatio per token (1 where masked out) (=)
-//   clip_loss_gspo / clip_loss_grpo: lossSeq, klSeq, clipSeq per sequence            (=)
-//   clip_grad_gspo / clip_grad_grpo: dlogp per token = dL/dlogp, L = mean_i (L_i + beta kl_i) (=)
+//   clip_loss_seq / clip_loss_tok: lossSeq, klSeq, clipSeq per sequence (each its share of L) (=)
+//   clip_grad_seq / clip_grad_tok: dlogp per token = dL/dlogp, L = sum_i (lossSeq_i + beta klSeq_i) (=)
 //   rl_stats:              the RL_STATS vector (src/backend.ts)                         (=)
-// Clipping is active only when (ratio < 1 - epsLow and A < 0) or (ratio > 1 + epsHigh and A > 0);
-// there the clipped branch is the minimum and the gradient is zero.
-// A token counts when mask > 0. Means over sequences divide by S (every sequence; an all-masked one has length max(1, 0) = 1).
+// _seq entries read the sequence ratio s_i (binding 9), _tok ones the token ratios rho_t (binding 10);
+// p.clip and p.agg pick the clip rule and the aggregation of the variant (codes below).
+// A token counts when mask > 0. Seq-mean divides by S (every sequence; an all-masked one has length max(1, 0) = 1).
 // Loss and gradient are separate entry points so none binds more than 8 storage buffers.
 
 struct Params {
@@ -22,6 +22,11 @@ struct Params {
   epsLow: f32,
   epsHigh: f32,
   beta: f32,
+  level: u32,  // LEVEL_* (the wrapper picks the _seq or _tok entry by it)
+  clip: u32,   // CLIP_*
+  agg: u32,    // AGG_*
+  delta: f32,  // the two-sided clip's cap
+  norm: f32,   // token-mean: masked tokens; seq-mean-token-sum-norm: S * L_max
 }
 
 override WG: u32 = 64u;
@@ -162,15 +167,38 @@ fn seq_ratio(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
   ratio[s] = exp(ls);
 }
 
-// ---- clipped surrogate ----
+// ---- the policy loss of each variant (src/losses.ts, docs/losses.md) ----
 
-fn clip_active(r: f32, a: f32) -> bool {
-  return (r < 1.0 - p.epsLow && a < 0.0) || (r > 1.0 + p.epsHigh && a > 0.0);
-}
+// Mode codes: the same numbers as LEVEL_CODE, CLIP_CODE and AGG_CODE in src/losses.ts (test/gpu/rl.test.ts compares).
+const LEVEL_TOKEN: u32 = 0u;
+const LEVEL_SEQUENCE: u32 = 1u;
+const CLIP_PPO: u32 = 0u;
+const CLIP_TWO_SIDED: u32 = 1u;
+const CLIP_CISPO: u32 = 2u;
+const AGG_TOKEN_MEAN: u32 = 0u;
+const AGG_SEQ_MEAN_TOKEN_MEAN: u32 = 1u;
+const AGG_SEQ_MEAN_TOKEN_SUM_NORM: u32 = 2u;
 
-// -min(r A, clip(r, 1 - epsLow, 1 + epsHigh) A)
-fn surrogate(r: f32, a: f32) -> f32 {
-  return -min(r * a, clamp(r, 1.0 - p.epsLow, 1.0 + p.epsHigh) * a);
+// One term for ratio r and advantage a: (value, d value / d log pi, clipped 0/1).
+// ppo / two-sided: -min(u, c), u = r a (two-sided: min(r, delta) a), c = clip(r, 1 - epsLow, 1 + epsHigh) a;
+// the gradient follows the smaller branch (u on a tie). cispo: value -w a, gradient -w a, w = clip(r) held constant.
+fn loss_term(r: f32, a: f32) -> vec3f {
+  let lo = 1.0 - p.epsLow;
+  let hi = 1.0 + p.epsHigh;
+  let w = clamp(r, lo, hi);
+  if (p.clip == CLIP_CISPO) {
+    return vec3f(-w * a, -w * a, select(0.0, 1.0, r < lo || r > hi));
+  }
+  let capped = p.clip == CLIP_TWO_SIDED && r > p.delta;
+  let u = select(r, p.delta, capped) * a;
+  let c = w * a;
+  var slope = 0.0;
+  if (u <= c) {
+    slope = select(a, 0.0, capped);
+  } else if (r >= lo && r <= hi) {
+    slope = a;
+  }
+  return vec3f(-min(u, c), -slope * r, select(0.0, 1.0, a != 0.0 && slope == 0.0));
 }
 
 fn seq_length(s: u32) -> f32 {
@@ -181,8 +209,14 @@ fn seq_length(s: u32) -> f32 {
   return max(1.0, count);
 }
 
-// Token mean of the k3 KL exp(ref - logp) - (ref - logp) - 1 (0 without a reference or with beta = 0).
-fn seq_kl(s: u32, len: f32) -> f32 {
+// c_i, the weight of each token of sequence s in the loss (len = max(1, |y_s|)).
+fn seq_weight(len: f32) -> f32 {
+  if (p.agg == AGG_SEQ_MEAN_TOKEN_MEAN) { return 1.0 / (max(1.0, f32(p.S)) * len); }
+  return 1.0 / p.norm;
+}
+
+// Token sum of the k3 KL exp(ref - logp) - (ref - logp) - 1 (0 without a reference or with beta = 0).
+fn seq_kl(s: u32) -> f32 {
   if (p.hasRef == 0u) { return 0.0; }
   var sum = 0.0;
   for (var t = 0u; t < p.T; t++) {
@@ -192,75 +226,73 @@ fn seq_kl(s: u32, len: f32) -> f32 {
       sum += exp(d) - d - 1.0;
     }
   }
-  return sum / len;
+  return sum;
 }
 
-// d(beta * kl_i)/dlogp_t = beta * m_t (1 - exp(ref - logp)) / |y_i|
-fn kl_grad(i: u32, len: f32) -> f32 {
+// d(beta * k3_t)/dlogp_t = beta * m_t (1 - exp(ref - logp))
+fn kl_grad(i: u32) -> f32 {
   if (p.hasRef == 0u || !(mask[i] > 0.0)) { return 0.0; }
-  return p.beta * (1.0 - exp(refLogp[i] - logp[i])) / len;
+  return p.beta * (1.0 - exp(refLogp[i] - logp[i]));
 }
 
+// Sequence-level rows: one term per sequence from s_i, counted max(1, |y_i|) times.
 @compute @workgroup_size(WG)
-fn clip_loss_gspo(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+fn clip_loss_seq(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let s = flat(gid, nwg);
   if (s >= p.S) { return; }
-  let a = seqAdv[s];
-  let r = ratio[s];
-  lossSeq[s] = surrogate(r, a);
-  clipSeq[s] = select(0.0, 1.0, clip_active(r, a));
-  klSeq[s] = seq_kl(s, seq_length(s));
+  let len = seq_length(s);
+  let c = seq_weight(len);
+  let term = loss_term(ratio[s], seqAdv[s]);
+  lossSeq[s] = c * len * term.x;
+  clipSeq[s] = term.z;
+  klSeq[s] = c * seq_kl(s);
 }
 
 @compute @workgroup_size(WG)
-fn clip_grad_gspo(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+fn clip_grad_seq(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = flat(gid, nwg);
   if (i >= p.S * p.T) { return; }
   let s = i / p.T;
-  let a = seqAdv[s];
-  let r = ratio[s];
-  let len = seq_length(s);
+  let c = seq_weight(seq_length(s));
   var g = 0.0;
-  // d(-s_i A_i)/dlogp_t = -A_i s_i m_t / |y_i|  (d log s_i / d logp_t = m_t / |y_i|)
-  if (mask[i] > 0.0 && !clip_active(r, a)) { g = -a * r / len; }
-  dlogp[i] = (g + kl_grad(i, len)) / f32(p.S);
+  // d(c |y_i| L(s_i))/dlogp_t = c L'(s_i) s_i  (d log s_i / d logp_t = m_t / |y_i|)
+  if (mask[i] > 0.0) { g = loss_term(ratio[s], seqAdv[s]).y; }
+  dlogp[i] = c * (g + kl_grad(i));
 }
 
+// Token-level rows: one term per masked token from rho_t.
 @compute @workgroup_size(WG)
-fn clip_loss_grpo(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+fn clip_loss_tok(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let s = flat(gid, nwg);
   if (s >= p.S) { return; }
   let a = seqAdv[s];
-  let len = seq_length(s);
+  let c = seq_weight(seq_length(s));
   var sum = 0.0;
   var clipped = 0.0;
   for (var t = 0u; t < p.T; t++) {
     let i = s * p.T + t;
     if (!(mask[i] > 0.0)) { continue; }
-    let r = tokRatio[i];
-    sum += surrogate(r, a);
-    if (clip_active(r, a)) { clipped += 1.0; }
+    let term = loss_term(tokRatio[i], a);
+    sum += term.x;
+    clipped += term.z;
   }
-  lossSeq[s] = sum / len;
+  lossSeq[s] = c * sum;
   clipSeq[s] = clipped;
-  klSeq[s] = seq_kl(s, len);
+  klSeq[s] = c * seq_kl(s);
 }
 
 @compute @workgroup_size(WG)
-fn clip_grad_grpo(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+fn clip_grad_tok(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = flat(gid, nwg);
   if (i >= p.S * p.T) { return; }
   let s = i / p.T;
-  let a = seqAdv[s];
-  let r = tokRatio[i];
-  let len = seq_length(s);
+  let c = seq_weight(seq_length(s));
   var g = 0.0;
-  // d(-rho_t A)/dlogp_t = -A rho_t
-  if (mask[i] > 0.0 && !clip_active(r, a)) { g = -a * r / len; }
-  dlogp[i] = (g + kl_grad(i, len)) / f32(p.S);
+  if (mask[i] > 0.0) { g = loss_term(tokRatio[i], seqAdv[s]).y; }
+  dlogp[i] = c * (g + kl_grad(i));
 }
 
-// ---- stats: one workgroup, grid-stride over sequences (GSPO ratios) or tokens (GRPO ratios) ----
+// ---- stats: one workgroup, grid-stride over sequences (sequence-level ratios) or tokens (token-level ratios) ----
 
 fn reduce_stats(lid: u32) {
   for (var stride = RWG / 2u; stride > 0u; stride /= 2u) {
@@ -318,9 +350,8 @@ fn stats_body(lid: u32, tokenLevel: bool) {
   workgroupBarrier();
   reduce_stats(lid);
   if (lid == 0u) {
-    let nSeq = max(1.0, f32(p.S));
-    let policy = redSum[0] / nSeq;
-    let klMean = select(0.0, redKl[0] / nSeq, p.beta > 0.0);
+    let policy = redSum[0];
+    let klMean = select(0.0, redKl[0], p.beta > 0.0);
     let n = redCount[0];
     stats[0] = policy + p.beta * klMean;
     stats[1] = policy;
@@ -335,11 +366,11 @@ fn stats_body(lid: u32, tokenLevel: bool) {
 }
 
 @compute @workgroup_size(RWG)
-fn rl_stats_gspo(@builtin(local_invocation_id) lid: vec3u) {
+fn rl_stats_seq(@builtin(local_invocation_id) lid: vec3u) {
   stats_body(lid.x, false);
 }
 
 @compute @workgroup_size(RWG)
-fn rl_stats_grpo(@builtin(local_invocation_id) lid: vec3u) {
+fn rl_stats_tok(@builtin(local_invocation_id) lid: vec3u) {
   stats_body(lid.x, true);
 }

@@ -9,6 +9,8 @@
 // - ops are recorded in order; on WebGPU nothing reaches the device until
 //   `submit()`. `read` submits what is pending and waits (a sync point).
 
+import type { LossId } from './losses';
+
 export type DType = 'f32' | 'i32';
 
 /** A handle to backend-owned memory. Never touched outside its backend. */
@@ -21,7 +23,20 @@ export interface Tensor {
 export type FloatArray = Float32Array | Float64Array;
 
 export type AdvantageMode = 'group' | 'none' | 'batch';
-export type Algorithm = 'gspo' | 'grpo';
+/** A policy-loss variant: a row of the loss table (src/rl/losses.ts). */
+export type Algorithm = LossId;
+
+/** What clipLoss needs of a variant and the run: the row id, clip ranges, KL weight, the two-sided cap, and the aggregation's divisor. */
+export interface LossArgs {
+  algorithm: Algorithm;
+  epsLow: number;
+  epsHigh: number;
+  beta: number;
+  /** The two-sided clip's cap on the ratio (read only by rows whose clip is two-sided). */
+  delta: number;
+  /** The divisor of token-mean (masked tokens of the minibatch) or seq-mean-token-sum-norm (S * L_max); see `aggregationNorm`. */
+  norm: number;
+}
 
 export interface AdamWParams {
   lr: number;
@@ -34,12 +49,12 @@ export interface AdamWParams {
 
 /** Fixed layout of the stats vector written by `rlStats` (indices). */
 export const RL_STATS = {
-  loss: 0, // mean_i L_i + beta * kl
-  policyLoss: 1, // mean_i L_i
-  kl: 2, // mean_i of token-mean k3 KL (0 when beta = 0)
-  clipCount: 3, // sequences (GSPO) or tokens (GRPO) where clipping is active
-  clipDenom: 4, // sequences (GSPO) or masked tokens (GRPO)
-  ratioMean: 5, // mean of s_i (GSPO) or of rho_t over masked tokens (GRPO)
+  loss: 0, // policyLoss + beta * kl
+  policyLoss: 1, // the variant's aggregation of its per-token terms (sum of lossSeq)
+  kl: 2, // the k3 KL, aggregated as the policy terms (0 when beta = 0)
+  clipCount: 3, // sequences (sequence-level rows) or tokens (token-level rows) where clipping is active
+  clipDenom: 4, // sequences or masked tokens
+  ratioMean: 5, // mean of s_i (sequence-level) or of rho_t over masked tokens (token-level)
   ratioMin: 6,
   ratioMax: 7,
   size: 8,
@@ -218,7 +233,7 @@ export interface Backend {
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
     B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT?: number): void;
 
-  // ---- RL objective (rl.md sections 3 and 4) ----
+  // ---- RL objective (docs/losses.md) ----
   /** out[i] = src[index[i]] for i < n (index i32); e.g. episode advantages -> per-sequence advantages. */
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void;
   /**
@@ -235,14 +250,15 @@ export interface Backend {
    */
   seqRatio(logS: Tensor, ratio: Tensor, tokRatio: Tensor, logp: Tensor, oldLogp: Tensor, mask: Tensor, S: number, T: number): void;
   /**
-   * The clipped surrogate (+ beta * k3 KL). seqAdv [S] (the episode's advantage per sequence).
-   * Writes lossSeq [S] (L_i, or for GRPO the token mean of l_t), klSeq [S] (token-mean KL), clipSeq [S] (GSPO: 0/1; GRPO: clipped token count),
-   * and dlogp [S,T] (overwritten) = d L / d logp with L = mean_i (L_i + beta * kl_i).
+   * The variant's policy loss (+ beta * k3 KL), docs/losses.md. seqAdv [S] (the episode's advantage per sequence).
+   * Writes lossSeq [S] (sequence i's share of the loss: c_i times its terms), klSeq [S] (its share of the KL),
+   * clipSeq [S] (sequence-level rows: 0/1; token-level: clipped token count),
+   * and dlogp [S,T] (overwritten) = d L / d logp with L = sum_i (lossSeq_i + beta * klSeq_i).
    * refLogp may be null when beta = 0.
    */
   clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor,
     logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor, mask: Tensor, refLogp: Tensor | null,
-    S: number, T: number, algorithm: Algorithm, epsLow: number, epsHigh: number, beta: number): void;
+    S: number, T: number, loss: LossArgs): void;
   /** Reduces the per-sequence outputs into the RL_STATS vector (no readback). */
   rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
     S: number, T: number, algorithm: Algorithm, beta: number): void;

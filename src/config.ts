@@ -3,6 +3,7 @@
 // (rl.md section 10). The UI, the URL, the CLI's --set and checkpoints all go
 // through `validateConfig`.
 import { hasKey, InputError, quote } from './errors';
+import { LOSS_IDS } from './losses';
 
 /** The environments, by id (src/envs/registry.ts builds them). */
 export const ENV_IDS = ['relay', 'addition', 'philosophers'] as const;
@@ -27,16 +28,18 @@ type Field =
 // DEFAULTS, LIVE_FIELDS and the page's grouping are all derived from this table.
 const TABLE = {
   env: { kind: 'enum', values: ENV_IDS, default: 'relay', group: 'setup', help: 'the environment' },
-  algorithm: { kind: 'enum', values: ['gspo', 'grpo'], default: 'gspo', group: 'algorithm', help: 'GSPO (sequence ratio) or GRPO (token ratio)' },
+  algorithm: { kind: 'enum', values: LOSS_IDS, default: 'gspo', group: 'algorithm', help: 'the policy-loss variant: a row of the loss table (src/losses.ts, docs/losses.md)' },
   groupSize: { kind: 'int', min: 1, max: 64, default: 8, group: 'algorithm', live: true, help: 'G: episodes per prompt, normalized together' },
   promptsPerStep: { kind: 'int', min: 1, max: 256, default: 32, group: 'algorithm', live: true, help: 'P: prompts per step' },
   minibatches: { kind: 'int', min: 1, max: 16, default: 4, group: 'algorithm', live: true, help: 'optimizer steps per rollout batch (later ones are off-policy)' },
   lr: { kind: 'number', min: 0, max: 0.1, default: 3e-4, group: 'algorithm', live: true, help: 'AdamW learning rate' },
   epsLow: { kind: 'number', min: 0, max: 0.99, default: 3e-4, group: 'algorithm', live: true, help: 'clip range below 1' },
   epsHigh: { kind: 'number', min: 0, max: 10, default: 4e-4, group: 'algorithm', live: true, help: 'clip range above 1' },
+  delta: { kind: 'number', min: 1, max: 100, default: 4, group: 'algorithm', live: true, help: 'two-sided clip: cap on the unclipped ratio (read only by the two-sided variant)' },
   beta: { kind: 'number', min: 0, max: 10, default: 0, group: 'algorithm', live: true, help: 'KL weight to the reference policy (0 = no reference pass)' },
   temperature: { kind: 'number', min: 0.05, max: 5, default: 1, group: 'algorithm', live: true, help: 'sampling temperature (also used for log-probs)' },
   advantage: { kind: 'enum', values: ['group', 'none', 'batch'], default: 'group', group: 'algorithm', live: true, help: 'advantage normalization' },
+  dynamicSampling: { kind: 'enum', values: ['off', 'on'], default: 'off', group: 'algorithm', live: true, help: 'DAPO\'s dynamic sampling: groups whose rewards are all equal leave the loss (not refilled; frac_zero_std counts them)' },
   gradClip: { kind: 'number', min: 0, max: 1000, default: 1, group: 'algorithm', live: true, help: 'global gradient-norm clip (0 = off)' },
   weightDecay: { kind: 'number', min: 0, max: 1, default: 0, group: 'algorithm', help: 'AdamW decoupled weight decay on 2-D weights' },
   lambdaTok: { kind: 'number', min: 0, max: 10, default: 0.1, group: 'reward', live: true, help: 'penalty per message token' },

@@ -2,6 +2,7 @@
 // config. The TRL script, the verl config and the READMEs' mapping tables are
 // all rendered from these rows, so they cannot disagree (docs/export.md).
 import type { RunConfig } from '../config';
+import { LOSSES } from '../losses';
 import { rewardWeights } from '../rl/reward';
 import { hydraValue, py, type PyValue } from './literal';
 
@@ -28,18 +29,17 @@ export function completionsPerUpdate(c: RunConfig): number {
 }
 
 export function mappingRows(c: RunConfig): MappingRow[] {
-  const gspo = c.algorithm === 'gspo', w = rewardWeights(c, c.lambdaTok); // lambda_tok at the start of the run
+  const row = LOSSES[c.algorithm], w = rewardWeights(c, c.lambdaTok); // lambda_tok at the start of the run
   const divisible = (c.promptsPerStep * c.groupSize) % c.minibatches === 0 && c.promptsPerStep % c.minibatches === 0;
   const rows: MappingRow[] = [
     {
-      field: 'algorithm', value: c.algorithm,
-      trl: { importance_sampling_level: gspo ? 'sequence' : 'token', loss_type: 'grpo' },
+      field: row.trl.delta ? 'algorithm, delta' : 'algorithm', value: row.trl.delta ? `${c.algorithm}, ${c.delta}` : c.algorithm,
+      trl: { importance_sampling_level: row.trl.importance_sampling_level, loss_type: row.trl.loss_type, ...(row.trl.delta ? { delta: c.delta } : {}) },
       verl: {
-        'actor_rollout_ref.actor.policy_loss.loss_mode': gspo ? 'gspo' : 'vanilla', 'actor_rollout_ref.actor.loss_agg_mode': 'seq-mean-token-mean',
-        'actor_rollout_ref.actor.clip_ratio_c': 1e9,
+        'actor_rollout_ref.actor.policy_loss.loss_mode': row.verl.loss_mode, 'actor_rollout_ref.actor.loss_agg_mode': row.verl.loss_agg_mode,
+        'actor_rollout_ref.actor.clip_ratio_c': row.clip === 'two-sided' ? c.delta : 1e9,
       },
-      note: 'loss_type="grpo": each sequence\'s loss is its token mean, then the mean over sequences, as here (TRL\'s default "dapo" weights sequences by length). ' +
-        'clip_ratio_c=1e9 turns off verl\'s dual clip of negative advantages, which the playground does not have.',
+      note: algorithmNote(c),
     },
     { field: 'groupSize', value: String(c.groupSize), trl: { num_generations: c.groupSize }, verl: { 'actor_rollout_ref.rollout.n': c.groupSize } },
     {
@@ -56,7 +56,10 @@ export function mappingRows(c: RunConfig): MappingRow[] {
     },
     { field: 'lr', value: String(c.lr), trl: { learning_rate: c.lr, lr_scheduler_type: 'constant' }, verl: { 'actor_rollout_ref.actor.optim.lr': c.lr, 'actor_rollout_ref.actor.optim.lr_scheduler_type': 'constant' } },
     { field: 'epsLow', value: String(c.epsLow), trl: { epsilon: c.epsLow }, verl: { 'actor_rollout_ref.actor.clip_ratio_low': c.epsLow } },
-    { field: 'epsHigh', value: String(c.epsHigh), trl: { epsilon_high: c.epsHigh }, verl: { 'actor_rollout_ref.actor.clip_ratio_high': c.epsHigh } },
+    {
+      field: 'epsHigh', value: String(c.epsHigh), trl: { epsilon_high: row.clip === 'cispo' ? 1 + c.epsHigh : c.epsHigh }, verl: { 'actor_rollout_ref.actor.clip_ratio_high': c.epsHigh },
+      note: row.clip === 'cispo' ? 'TRL\'s CISPO reads epsilon_high as the cap on the weight itself, hence 1 + eps_high' : undefined,
+    },
     {
       field: 'beta', value: String(c.beta), trl: { beta: c.beta },
       verl: { 'actor_rollout_ref.actor.use_kl_loss': c.beta > 0, 'actor_rollout_ref.actor.kl_loss_coef': c.beta, 'actor_rollout_ref.actor.kl_loss_type': 'low_var_kl', 'algorithm.use_kl_in_reward': false },
@@ -67,7 +70,16 @@ export function mappingRows(c: RunConfig): MappingRow[] {
       field: 'advantage', value: c.advantage,
       trl: { scale_rewards: c.advantage },
       verl: { 'algorithm.adv_estimator': 'grpo', 'algorithm.norm_adv_by_std_in_grpo': c.advantage !== 'none' },
-      note: c.advantage === 'batch' ? 'verl has no batch-std scaling: norm_adv_by_std_in_grpo=true divides by the group std instead' : undefined,
+      note: [
+        c.advantage === 'batch' ? 'verl has no batch-std scaling: norm_adv_by_std_in_grpo=true divides by the group std instead' : '',
+        c.advantage !== row.advantage ? `${row.label.replace(/ \(.*/, '')} is defined with advantage ${row.advantage}; this run uses ${c.advantage}, and so does the recipe` : '',
+      ].filter(Boolean).join('; ') || undefined,
+    },
+    {
+      field: 'dynamicSampling', value: c.dynamicSampling, trl: {}, verl: {},
+      note: c.dynamicSampling === 'on'
+        ? 'not expressible: neither GRPOConfig nor verl\'s PPO trainer config drops groups whose rewards are all equal (they train on them with A = 0)'
+        : 'off: every group stays in the loss, as in both targets',
     },
     { field: 'gradClip', value: String(c.gradClip), trl: { max_grad_norm: c.gradClip }, verl: { 'actor_rollout_ref.actor.grad_clip': c.gradClip }, note: c.gradClip === 0 ? '0 = no clipping in the playground and in TRL' : undefined },
     {
@@ -100,6 +112,21 @@ export function mappingRows(c: RunConfig): MappingRow[] {
     },
   ];
   return rows;
+}
+
+/** What the algorithm row says: the variant's aggregation, and what TRL or verl cannot express of it (from the loss table). */
+function algorithmNote(c: RunConfig): string {
+  const row = LOSSES[c.algorithm];
+  const parts = [`${row.label}: ${row.formula}.`];
+  if (row.aggregation === 'seq-mean-token-sum-norm') {
+    parts.push('The playground\'s constant L_max is its block size; TRL divides by max_completion_length and verl by the padded response length, other constants: the loss differs by a constant factor (the learning rate absorbs it).');
+  }
+  parts.push(row.trl.gap ? `TRL cannot express this exactly: ${row.trl.gap}.` : 'TRL expresses it exactly.');
+  parts.push(row.verl.gap ? `verl cannot express this exactly: ${row.verl.gap}.` : 'verl expresses it exactly.');
+  parts.push(row.clip === 'two-sided'
+    ? 'verl\'s clip_ratio_c is the two-sided cap delta.'
+    : 'clip_ratio_c=1e9 turns off verl\'s dual clip of negative advantages, which this variant does not have.');
+  return parts.join(' ');
 }
 
 // -0 would print as "-0" in Python; a zero weight is just 0

@@ -1,7 +1,7 @@
 // The WebGPU implementation of the Backend interface (src/backend.ts).
 // Memory and recording live in GpuRuntime; each op is a thin call into its
 // kernel wrapper in ./kernels, the only code that knows a kernel's bindings.
-import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType, type FloatArray,
+import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray,
   type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
 import { requestGpuDevice } from './device';
 import * as adamwK from './kernels/adamw';
@@ -279,9 +279,9 @@ export class WebGpuBackend implements Backend {
 
   clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor,
     logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor, mask: Tensor, refLogp: Tensor | null,
-    S: number, T: number, algorithm: Algorithm, epsLow: number, epsHigh: number, beta: number): void {
+    S: number, T: number, loss: LossArgs): void {
     rlK.clipLoss(this.rt, asGpu(lossSeq), asGpu(klSeq), asGpu(clipSeq), asGpu(dlogp), asGpu(logp), asGpu(ratio), asGpu(tokRatio),
-      asGpu(seqAdv), asGpu(mask), refLogp ? asGpu(refLogp) : null, S, T, algorithm, epsLow, epsHigh, beta);
+      asGpu(seqAdv), asGpu(mask), refLogp ? asGpu(refLogp) : null, S, T, loss);
   }
 
   rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,

@@ -1,6 +1,6 @@
 // The CPU backend: the reference ops behind the Backend interface. With
 // precision 'f64' it is the float64 oracle used by finite-difference tests.
-import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType, type FloatArray, type MemberOptim,
+import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type Tensor } from '../backend';
 import * as mem from './members';
 import * as nn from './nn';
@@ -183,9 +183,9 @@ export class CpuBackend implements Backend {
     rl.seqRatio(f(logS), f(ratio), f(tokRatio), f(logp), f(oldLogp), f(mask), S, T);
   }
   clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor, logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor,
-    mask: Tensor, refLogp: Tensor | null, S: number, T: number, algorithm: Algorithm, epsLow: number, epsHigh: number, beta: number): void {
+    mask: Tensor, refLogp: Tensor | null, S: number, T: number, loss: LossArgs): void {
     rl.clipLoss(f(lossSeq), f(klSeq), f(clipSeq), f(dlogp), f(logp), f(ratio), f(tokRatio), f(seqAdv), f(mask),
-      refLogp ? f(refLogp) : null, S, T, algorithm, epsLow, epsHigh, beta);
+      refLogp ? f(refLogp) : null, S, T, loss);
   }
   rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
     S: number, T: number, algorithm: Algorithm, beta: number): void {

@@ -1,9 +1,12 @@
-// The RL objective of rl.md sections 3 and 4, on plain arrays.
-import type { AdvantageMode, Algorithm } from '../backend';
+// The RL objective on plain arrays: advantages, ratios and every loss variant of
+// the loss table (src/losses.ts; the math in docs/losses.md). The CPU twin of
+// shaders/rl.wgsl.
+import type { AdvantageMode, Algorithm, LossArgs } from '../backend';
 import { RL_STATS } from '../backend';
+import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSSES, tokenStats } from '../losses';
 import type { F, I } from './nn';
 
-/** rl.md section 3: added to the std before dividing (the one definition; the worker's anatomy uses it too). */
+/** Added to the std before dividing (docs/losses.md) (the one definition; the worker's anatomy uses it too). */
 export const STD_EPS = 1e-4;
 const LOG_S_CLAMP = 20;
 
@@ -58,7 +61,7 @@ export function seqRatio(logS: F, ratio: F, tokRatio: F, logp: F, oldLogp: F, ma
   }
 }
 
-/** The clipped surrogate for one ratio: loss, d loss / d ratio, and whether clipping is active. */
+/** The clipped surrogate for one ratio: loss, d loss / d ratio, and whether clipping is active (PPO's rule, no delta). */
 export function clippedTerm(r: number, A: number, epsLow: number, epsHigh: number): { loss: number; dr: number; clipped: boolean } {
   const rc = Math.min(1 + epsHigh, Math.max(1 - epsLow, r));
   const unclipped = r * A, clippedVal = rc * A;
@@ -67,51 +70,78 @@ export function clippedTerm(r: number, A: number, epsLow: number, epsHigh: numbe
   return { loss: -Math.min(unclipped, clippedVal), dr: clipped ? 0 : -A, clipped };
 }
 
+/**
+ * One token's (or sequence's) term under a clip rule (docs/losses.md), for ratio r and advantage A:
+ * its value, g = d value / d log pi (the ratio's own log-prob; d r / d log pi = r), and whether it counts as clipped.
+ * ppo / two-sided: -min(u, c) with u = r A (two-sided: min(r, delta) A) and c = clip(r, 1-epsLow, 1+epsHigh) A;
+ * the gradient follows the smaller branch (u on a tie). cispo: value -w A, g = -w A with w = clip(r) held constant.
+ */
+export function lossTerm(clip: number, r: number, A: number, epsLow: number, epsHigh: number, delta: number): { value: number; g: number; clipped: boolean } {
+  const lo = 1 - epsLow, hi = 1 + epsHigh;
+  const w = Math.min(hi, Math.max(lo, r));
+  if (clip === CLIP_CODE.cispo) return { value: -w * A, g: -w * A, clipped: r < lo || r > hi };
+  const capped = clip === CLIP_CODE['two-sided'] && r > delta;
+  const u = (capped ? delta : r) * A, c = w * A;
+  const useU = u <= c;
+  const slope = useU ? (capped ? 0 : A) : (r >= lo && r <= hi ? A : 0);
+  return { value: -Math.min(u, c), g: -slope * r, clipped: A !== 0 && slope === 0 };
+}
+
+/** The aggregation's divisor for a minibatch: masked tokens (token-mean), S * maxLen (seq-mean-token-sum-norm), S otherwise. */
+export function aggregationNorm(algorithm: Algorithm, mask: ArrayLike<number>, S: number, T: number, maxLen: number): number {
+  const agg = LOSSES[algorithm].aggregation;
+  if (agg === 'seq-mean-token-sum-norm') return Math.max(1, S * maxLen);
+  if (agg === 'seq-mean-token-mean') return Math.max(1, S);
+  let n = 0;
+  for (let i = 0; i < S * T; i++) if (mask[i] > 0) n++;
+  return Math.max(1, n);
+}
+
+/**
+ * The variant's loss (docs/losses.md): per sequence the weight c_i of its tokens (1/(S |y_i|) for seq-mean-token-mean,
+ * 1/norm otherwise), lossSeq_i = c_i sum_t v_t (a sequence-level row: c_i max(1, |y_i|) L_i), klSeq_i = c_i sum_t k3_t,
+ * dlogp = c_i (g_t + beta (1 - exp(ref - logp))).
+ */
 export function clipLoss(lossSeq: F, klSeq: F, clipSeq: F, dlogp: F, logp: F, ratio: F, tokRatio: F, seqAdv: F, mask: F,
-  refLogp: F | null, S: number, T: number, algorithm: Algorithm, epsLow: number, epsHigh: number, beta: number): void {
-  const invN = 1 / S;
+  refLogp: F | null, S: number, T: number, args: LossArgs): void {
+  const row = LOSSES[args.algorithm];
+  const level = LEVEL_CODE[row.level], clip = CLIP_CODE[row.clip], agg = AGG_CODE[row.aggregation];
+  const { epsLow, epsHigh, beta, delta } = args;
   for (let s = 0; s < S; s++) {
     const A = seqAdv[s];
     let len = 0;
     for (let t = 0; t < T; t++) if (mask[s * T + t] > 0) len++;
-    const invLen = 1 / Math.max(1, len);
-    let kl = 0;
-    if (algorithm === 'gspo') {
-      const r = ratio[s];
-      const { loss, dr, clipped } = clippedTerm(r, A, epsLow, epsHigh);
-      lossSeq[s] = loss;
-      clipSeq[s] = clipped ? 1 : 0;
-      // d s / d logp_t = s * m_t / |y|
-      for (let t = 0; t < T; t++) {
-        const i = s * T + t;
-        dlogp[i] = mask[i] > 0 ? invN * dr * r * invLen : 0;
-      }
+    const c = agg === AGG_CODE['seq-mean-token-mean'] ? 1 / (Math.max(1, S) * Math.max(1, len)) : 1 / args.norm;
+    let loss = 0, nClip = 0, kl = 0;
+    if (level === LEVEL_CODE.sequence) {
+      const term = lossTerm(clip, ratio[s], A, epsLow, epsHigh, delta);
+      loss = Math.max(1, len) * term.value;
+      nClip = term.clipped ? 1 : 0;
+      for (let t = 0; t < T; t++) { const i = s * T + t; dlogp[i] = mask[i] > 0 ? c * term.g : 0; }
     } else {
-      let loss = 0, nClip = 0;
       for (let t = 0; t < T; t++) {
         const i = s * T + t;
         if (mask[i] > 0) {
-          const rho = tokRatio[i];
-          const term = clippedTerm(rho, A, epsLow, epsHigh);
-          loss += term.loss;
+          const term = lossTerm(clip, tokRatio[i], A, epsLow, epsHigh, delta);
+          loss += term.value;
           if (term.clipped) nClip++;
-          dlogp[i] = invN * invLen * term.dr * rho;
+          dlogp[i] = c * term.g;
         } else dlogp[i] = 0;
       }
-      lossSeq[s] = loss * invLen;
-      clipSeq[s] = nClip;
     }
+    lossSeq[s] = c * loss;
+    clipSeq[s] = nClip;
     if (beta > 0 && refLogp) {
       for (let t = 0; t < T; t++) {
         const i = s * T + t;
         if (mask[i] > 0) {
           const d = refLogp[i] - logp[i];
           kl += Math.exp(d) - d - 1;
-          dlogp[i] += invN * invLen * beta * (1 - Math.exp(d));
+          dlogp[i] += c * beta * (1 - Math.exp(d));
         }
       }
     }
-    klSeq[s] = kl * invLen;
+    klSeq[s] = c * kl;
   }
 }
 
@@ -120,7 +150,7 @@ export function rlStats(stats: F, lossSeq: F, klSeq: F, clipSeq: F, ratio: F, to
   let policy = 0, kl = 0, clip = 0;
   for (let s = 0; s < S; s++) { policy += lossSeq[s]; kl += klSeq[s]; clip += clipSeq[s]; }
   let rSum = 0, rMin = Infinity, rMax = -Infinity, count = 0;
-  if (algorithm === 'gspo') {
+  if (!tokenStats(algorithm)) {
     for (let s = 0; s < S; s++) { const r = ratio[s]; rSum += r; rMin = Math.min(rMin, r); rMax = Math.max(rMax, r); }
     count = S;
   } else {
@@ -128,10 +158,9 @@ export function rlStats(stats: F, lossSeq: F, klSeq: F, clipSeq: F, ratio: F, to
       const r = tokRatio[i]; rSum += r; rMin = Math.min(rMin, r); rMax = Math.max(rMax, r); count++;
     }
   }
-  const N = Math.max(1, S);
   stats.fill(0, 0, RL_STATS.size);
-  stats[RL_STATS.policyLoss] = policy / N;
-  stats[RL_STATS.kl] = beta > 0 ? kl / N : 0;
+  stats[RL_STATS.policyLoss] = policy;
+  stats[RL_STATS.kl] = beta > 0 ? kl : 0;
   stats[RL_STATS.loss] = stats[RL_STATS.policyLoss] + beta * stats[RL_STATS.kl];
   stats[RL_STATS.clipCount] = clip;
   stats[RL_STATS.clipDenom] = count;

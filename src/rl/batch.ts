@@ -1,6 +1,7 @@
 // The `grad` batch file (cli.md) -> a PolicyBatch in prediction space, validated.
 import type { AdvantageMode, Algorithm } from '../backend';
-import { parseField } from '../config';
+import { DEFAULTS, parseField } from '../config';
+import { LOSS_IDS, LOSSES } from '../losses';
 import { InputError, quote } from '../errors';
 import type { ObjectiveConfig, PolicyBatch } from './objective';
 
@@ -94,14 +95,17 @@ const SEQUENCE_KEYS = new Set(['tokens', 'mask', 'old_logprobs', 'ref_logprobs',
 export function parseBatchFile(json: unknown, vocabSize: number, blockSize: number): { batch: PolicyBatch; cfg: ObjectiveConfig } {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) fail('the batch file must be a JSON object');
   const o = json as Record<string, unknown>;
-  const known = new Set(['algorithm', 'eps_low', 'eps_high', 'beta', 'advantage', 'temperature', 'sequences']);
+  const known = new Set(['algorithm', 'eps_low', 'eps_high', 'beta', 'advantage', 'temperature', 'delta', 'sequences']);
   for (const k of Object.keys(o)) if (!known.has(k)) fail(`unknown key ${quote(k)} in the batch file (known: ${[...known].join(', ')})`);
   const algorithm = (o.algorithm ?? 'gspo') as Algorithm;
-  if (algorithm !== 'gspo' && algorithm !== 'grpo') fail(`algorithm must be "gspo" or "grpo", got ${quote(o.algorithm)}`);
+  if (typeof algorithm !== 'string' || !(LOSS_IDS as string[]).includes(algorithm)) fail(`algorithm must be one of ${LOSS_IDS.join(', ')}; got ${quote(o.algorithm)}`);
+  const delta = num(o.delta ?? DEFAULTS.delta, 'delta');
+  parseField('delta', delta);
   const advantage = (o.advantage ?? 'group') as AdvantageMode;
   if (!['group', 'none', 'batch'].includes(advantage)) fail(`advantage must be "group", "none" or "batch", got ${quote(o.advantage)}`);
-  const epsLow = num(o.eps_low ?? (algorithm === 'gspo' ? 3e-4 : 0.2), 'eps_low');
-  const epsHigh = num(o.eps_high ?? (algorithm === 'gspo' ? 4e-4 : 0.2), 'eps_high');
+  const seqLevel = LOSSES[algorithm].level !== 'token';
+  const epsLow = num(o.eps_low ?? (seqLevel ? 3e-4 : 0.2), 'eps_low');
+  const epsHigh = num(o.eps_high ?? (seqLevel ? 4e-4 : 0.2), 'eps_high');
   if (epsLow < 0 || epsLow >= 1) fail(`eps_low must be in [0, 1), got ${epsLow}`);
   if (epsHigh < 0) fail(`eps_high must be >= 0, got ${epsHigh}`);
   const beta = num(o.beta ?? 0, 'beta');
@@ -124,5 +128,5 @@ export function parseBatchFile(json: unknown, vocabSize: number, blockSize: numb
     if (!Number.isInteger(episode) || !Number.isInteger(group)) fail(`${w}: episode and group must be integers`);
     return { tokens, mask: numArray(s.mask, `${w}.mask`, n), oldLogprobs: numArray(s.old_logprobs, `${w}.old_logprobs`, n), refLogprobs: ref, episode, group, reward: num(s.reward, `${w}.reward`) };
   });
-  return { batch: buildPolicyBatch(seqs, vocabSize, blockSize), cfg: { algorithm, epsLow, epsHigh, beta, advantage, temperature } };
+  return { batch: buildPolicyBatch(seqs, vocabSize, blockSize), cfg: { algorithm, epsLow, epsHigh, beta, advantage, temperature, delta } };
 }

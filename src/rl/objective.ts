@@ -1,10 +1,12 @@
-// The policy objective of rl.md sections 3-4 on a backend: advantages, the
-// GSPO/GRPO clipped surrogate (+ k3 KL), and its gradient into the model.
+// The policy objective on a backend (docs/losses.md): advantages, the loss of
+// the config's variant (a row of src/losses.ts, + k3 KL), and its gradient into the model.
 //
 // Positions are in *prediction space*: row s, column t holds what the logits
 // at position t predict, i.e. token t+1. A PolicyBatch is built that way on
 // the CPU once (see batch.ts), so no kernel ever shifts.
 import { RL_STATS, type AdvantageMode, type Algorithm, type Backend, type Tensor } from '../backend';
+import { DEFAULTS } from '../config';
+import { aggregationNorm } from '../reference/rl';
 import type { GPT } from '../model/gpt';
 
 export interface PolicyBatch {
@@ -27,6 +29,8 @@ export interface ObjectiveConfig {
   beta: number;
   advantage: AdvantageMode;
   temperature: number;
+  /** The two-sided clip's cap (read only by rows whose clip is two-sided; the config's default when absent). */
+  delta?: number;
 }
 
 export interface ObjectiveStats {
@@ -70,7 +74,7 @@ export class PolicyObjective {
     return t;
   }
 
-  /** Records the advantages of a whole rollout batch (rl.md section 3); minibatches gather from them. */
+  /** Records the advantages of a whole rollout batch (docs/losses.md); minibatches gather from them. */
   advantages(rewards: Float32Array, groupStart: Int32Array, mode: AdvantageMode): void {
     const b = this.backend, E = rewards.length, P = groupStart.length - 1, key = `${E}/${P}`;
     if (key !== this.advKey) {
@@ -116,8 +120,10 @@ export class PolicyObjective {
     const logits = model.forward(batch.tokens, S, T);
     b.logprobForward(t.logp, t.entropy, logits, t.targets, S * T, V, cfg.temperature);
     b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
+    // the aggregation's divisor from the mask on the CPU (L_max of the constant normaliser: the model's block size)
+    const norm = aggregationNorm(cfg.algorithm, batch.mask, S, T, model.config.blockSize);
     b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask,
-      cfg.beta > 0 ? t.refLogp : null, S, T, cfg.algorithm, cfg.epsLow, cfg.epsHigh, cfg.beta);
+      cfg.beta > 0 ? t.refLogp : null, S, T, { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm });
     b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, cfg.algorithm, cfg.beta);
     b.copy(t.readStats, t.stats);
     b.copy(t.readAdv, this.a.advStats);

@@ -9,6 +9,7 @@ import type { GPTConfig } from '../model/params';
 import { rlStepFlops } from '../model/flops';
 import { mulberry32 } from '../model/random';
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
+import { meanStd } from '../reference/rl';
 import { shiftIntoRow } from './batch';
 import { PolicyObjective, type ObjectiveStats, type PolicyBatch } from './objective';
 import { betterEval, type EvalPoint } from './pareto';
@@ -93,6 +94,12 @@ const ROW_QUANTUM = 8;
  * positions), rounded up to ROW_QUANTUM and at most blockSize - 1. Positions past a sequence are masked and,
  * attention being causal, change nothing before them: a shorter row gives the same loss and gradient for less work.
  */
+/** Per group of `G` consecutive rewards: whether they are all equal (the groups that carry no signal, A = 0). */
+export function flatGroups(rewards: ArrayLike<number>, G: number): boolean[] {
+  const P = Math.floor(rewards.length / G);
+  return Array.from({ length: P }, (_, g) => meanStd(rewards, g * G, g * G + G).allEqual);
+}
+
 export function rowLength(seqs: Sequence[], blockSize: number): number {
   let n = 1;
   for (const s of seqs) n = Math.max(n, s.context.length + s.generated.length - 1);
@@ -287,9 +294,13 @@ export class Trainer<Task = unknown, State = unknown> {
     this.objective.advantages(rewards, groupStart, c.advantage);
 
     // minibatches split whole episodes, in a seeded shuffled order
-    const order = Array.from({ length: E }, (_, i) => i);
+    const all = Array.from({ length: E }, (_, i) => i);
     const rand = mulberry32(c.seed * 7919 + step);
-    for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [order[i], order[j]] = [order[j], order[i]]; }
+    for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [all[i], all[j]] = [all[j], all[i]]; }
+    // dynamic sampling: the episodes of groups with all-equal rewards (A = 0) leave the loss; nothing refills them
+    const flat = c.dynamicSampling === 'on' ? flatGroups(rewards, c.groupSize) : null;
+    const order = flat ? all.filter((e) => !flat[Math.floor(e / c.groupSize)]) : all;
+    const nMb = Math.min(c.minibatches, order.length);
     const mbStats: ObjectiveStats[] = [];
     this.lossShapes = [];
     const gradNorms: number[] = [];
@@ -308,11 +319,11 @@ export class Trainer<Task = unknown, State = unknown> {
         const what = bad ? `a non-finite gradient (first in ${bad})` : Number.isFinite(stats.loss) ? 'a non-finite gradient' : 'a non-finite loss';
         this.flags.push({ kind: 'nonfinite-update', step, message: `step ${step}: ${what}; the update was skipped (weights untouched)` });
       } else { mbStats.push(stats); gradNorms.push(gn); }
-      hooks.progress?.(p.m + 1, c.minibatches);
+      hooks.progress?.(p.m + 1, nMb);
     };
-    for (let m = 0; m < c.minibatches; m++) {
+    for (let m = 0; m < nMb; m++) {
       if (m > 0 && hooks.stopRequested?.()) break;
-      const eps = order.slice(Math.floor((m * E) / c.minibatches), Math.floor(((m + 1) * E) / c.minibatches));
+      const eps = order.slice(Math.floor((m * order.length) / nMb), Math.floor(((m + 1) * order.length) / nMb));
       if (eps.length === 0) continue;
       const seqs = eps.flatMap((e) => lossByEpisode[e]);
       if (seqs.length === 0) continue;
@@ -346,7 +357,8 @@ export class Trainer<Task = unknown, State = unknown> {
     return {
       step, reward: mean(parts.map((p) => p.reward)), reward_std: std(parts.map((p) => p.reward)), r_task: mean(parts.map((p) => p.rTask)),
       tokens: meanTokens, turns: mean(parts.map((p) => p.turns)), repetition: mean(parts.map((p) => p.repetition)), lambda_tok: lambdaUsed,
-      frac_zero_std: avg('fracZeroStd'), policy_loss: avg('policyLoss'), kl: avg('kl'), entropy: avg('entropy'), clip_frac: avg('clipFrac'),
+      // with dynamic sampling every group may have left the loss (no update): the host's count is the same number
+      frac_zero_std: flat ? flat.filter(Boolean).length / Math.max(1, flat.length) : avg('fracZeroStd'), policy_loss: avg('policyLoss'), kl: avg('kl'), entropy: avg('entropy'), clip_frac: avg('clipFrac'),
       ratio_mean: avg('ratioMean'), ratio_min: Math.min(...mbStats.map((s) => s.ratioMin), Infinity), ratio_max: Math.max(...mbStats.map((s) => s.ratioMax), -Infinity),
       grad_norm: meanOrNaN(gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
       step_time_ms: ms, tokens_per_s: genTokens / (ms / 1000), skipped_updates: this.skippedUpdates,

@@ -8,6 +8,8 @@ import { fmt } from './labels';
 import { useApp, useAppStore, useLiveSteps, useThrottledEffect } from './storeContext';
 
 const f4 = (x: number) => fmt(x, 4);
+/** Sequence-level variants show s_i; token-level ones rho_t (anatomies from before the loss table carry no level). */
+const seqLevel = (a: Anatomy) => (a.level ? a.level === 'sequence' : a.algorithm === 'gspo');
 
 function AdvantageFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
   const r = e.reward.reward;
@@ -29,7 +31,7 @@ function ObjectiveFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
         <div key={i} className="math">
           {/* no count here: the episode's token count is the reward's (message tokens, EOS not counted); |y_i| below is the sequence's length */}
           <p>{s.role}: {s.tokens.join(' ')}</p>
-          {a.algorithm === 'gspo' ? (
+          {seqLevel(a) ? (
             <>
               <p>log s<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> (log π<sub>θ</sub> − log π<sub>old</sub>) = {fmt(s.logRatio, 5)}, so s<sub>i</sub> = {fmt(s.ratio, 6)} (|y<sub>i</sub>| = {s.length}: every sampled position, EOS included)</p>
               <p>
@@ -41,11 +43,12 @@ function ObjectiveFormula({ a, e }: { a: Anatomy; e: AnatomyEpisode }) {
             <>
               <p>ρ<sub>t</sub> = π<sub>θ</sub>/π<sub>old</sub> per token: {s.tokenRatios.map((r) => fmt(r, 5)).join(', ')}</p>
               <p>
-                L<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> −min(ρ<sub>t</sub>·A<sub>i</sub>, clip(ρ<sub>t</sub>, {fmt(lo, 4)}, {fmt(hi, 4)})·A<sub>i</sub>) = <strong>{fmt(s.loss, 5)}</strong>
+                L<sub>i</sub> = (1/|y<sub>i</sub>|) Σ<sub>t</sub> {a.termFormula ?? <>−min(ρ<sub>t</sub>·A<sub>i</sub>, clip(ρ<sub>t</sub>, {fmt(lo, 4)}, {fmt(hi, 4)})·A<sub>i</sub>)</>} = <strong>{fmt(s.loss, 5)}</strong>
                 {s.clippedTokens > 0 ? ` (${s.clippedTokens} token${s.clippedTokens > 1 ? 's' : ''} clipped)` : ''}
               </p>
             </>
           )}
+          {s.termsText && <p>{s.termsText}</p>}
         </div>
       ))}
     </>
@@ -96,7 +99,7 @@ export function StepAnatomy() {
               <tr>
                 <th scope="col">#</th><th scope="col" title="the task's reward">r_task</th><th scope="col" title="message tokens, as the reward counts them (EOS not counted)">tokens</th>
                 <th scope="col" title="reward">r<sub>i</sub></th><th scope="col" title="advantage">A<sub>i</sub></th>
-                <th scope="col" title={anatomy.algorithm === 'gspo' ? 'sequence ratio' : 'mean token ratio'}>{anatomy.algorithm === 'gspo' ? <>s<sub>i</sub></> : 'mean ρ_t'}</th>
+                <th scope="col" title={seqLevel(anatomy) ? 'sequence ratio' : 'mean token ratio'}>{seqLevel(anatomy) ? <>s<sub>i</sub></> : 'mean ρ_t'}</th>
                 <th scope="col">clipped</th><th scope="col" title="the sequence's loss">L<sub>i</sub></th>
               </tr>
             </thead>
@@ -109,7 +112,7 @@ export function StepAnatomy() {
                   <td>{f4(ep.reward.reward)}</td>
                   <td>{f4(ep.advantage)}</td>
                   <td>{ep.sequences.map((s, k) => <div key={k}>{fmt(s.ratio, 6)}</div>)}</td>
-                  <td>{ep.sequences.map((s, k) => <div key={k}>{s.clipped ? (anatomy.algorithm === 'grpo' ? `${s.clippedTokens} tok` : 'yes') : 'no'}</div>)}</td>
+                  <td>{ep.sequences.map((s, k) => <div key={k}>{s.clipped ? (!seqLevel(anatomy) ? `${s.clippedTokens} tok` : 'yes') : 'no'}</div>)}</td>
                   <td>{ep.sequences.map((s, k) => <div key={k}>{fmt(s.loss, 4)}</div>)}</td>
                 </tr>
                 <tr className="generated"><td colSpan={7}>{ep.sequences.map((s) => `${s.role}: ${s.tokens.join(' ')}`).join(' | ')}</td></tr>
@@ -126,7 +129,7 @@ export function StepAnatomy() {
               <ObjectiveFormula a={anatomy} e={e} />
             </div>
           )}
-          <p className="muted">{anatomy.ratioNote} L is the mean of L<sub>i</sub> over every sequence of the minibatch; the optimizer follows its gradient.</p>
+          <p className="muted">{anatomy.ratioNote} {anatomy.aggregationNote ?? <>L is the mean of L<sub>i</sub> over every sequence of the minibatch;</>} The optimizer follows its gradient.</p>
         </>
       )}
     </section>

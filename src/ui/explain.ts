@@ -1,10 +1,9 @@
 // The page's explanations, one or two sentences each, shown beside the
 // controls they explain (not only in tooltips).
 import type { RunConfig } from '../config';
+import { LOSSES } from '../losses';
 
 export const EXPLAIN = {
-  gspo: 'GSPO weighs a whole message by one ratio s = (π_new/π_old)^(1/|y|), the geometric mean over its tokens, and clips it. That ratio moves very little per update, so its clip range is tiny (1 − 3e-4 to 1 + 4e-4).',
-  grpo: 'GRPO clips a ratio per token, π_new/π_old of that token, in the usual range 0.8 to 1.2: single tokens move far more than a whole sequence\'s geometric mean, so the range is wide (0.2).',
   group: 'Group normalization: A = (r − group mean) / group std. A group whose G episodes all got the same reward has std 0 and gives no gradient; frac_zero_std on the Clip fraction chart is the share of such groups.',
   none: '"none": A = r − group mean, not divided by the std (Dr. GRPO style). The mean is still subtracted; the gradient now scales with the reward, so small token penalties give small updates.',
   batch: 'Batch normalization: A = (r − group mean) / std of the whole batch, so groups with a small spread keep a small advantage. Equal-reward groups (frac_zero_std) still give no gradient.',
@@ -13,5 +12,6 @@ export const EXPLAIN = {
   changes: 'A live change (lambda_tok, G, lr…) applies at the next step; it is marked on every time series and labelled on the trail.',
 } as const;
 
-export const algorithmExplain = (a: RunConfig['algorithm']): string => (a === 'gspo' ? EXPLAIN.gspo : EXPLAIN.grpo);
+/** A loss variant's explanation: its row of the loss table. */
+export const algorithmExplain = (a: RunConfig['algorithm']): string => LOSSES[a].explain;
 export const advantageExplain = (a: RunConfig['advantage']): string => EXPLAIN[a];

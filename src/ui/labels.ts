@@ -1,10 +1,11 @@
 // Visible labels of the config fields (each control's accessible name is its
 // label), and number formatting for the page.
 import type { RunConfig } from '../config';
+import { LOSS_IDS, LOSSES } from '../losses';
 
 export const FIELD_LABELS: Partial<Record<keyof RunConfig, string>> = {
   env: 'Environment', algorithm: 'Algorithm', groupSize: 'Group size', promptsPerStep: 'Prompts per step', minibatches: 'Minibatches',
-  lr: 'Learning rate', epsLow: 'eps_low', epsHigh: 'eps_high', beta: 'beta (KL)', temperature: 'Temperature', advantage: 'Advantage mode',
+  lr: 'Learning rate', epsLow: 'eps_low', epsHigh: 'eps_high', delta: 'delta (two-sided clip)', beta: 'beta (KL)', temperature: 'Temperature', advantage: 'Advantage mode', dynamicSampling: 'Dynamic sampling',
   gradClip: 'Gradient clip', weightDecay: 'Weight decay', lambdaTok: 'lambda_tok', lambdaTurn: 'lambda_turn', lambdaRep: 'lambda_rep',
   lambdaMode: 'lambda mode', budget: 'Budget B', dualEta: 'eta', lambdaMax: 'lambda_max', evalEvery: 'Eval every', evalEpisodes: 'Eval episodes',
   steps: 'Steps', seed: 'Seed', nLayer: 'Layers', nHead: 'Heads', nEmbd: 'Width', channelNoise: 'Channel noise', scouts: 'Scouts',
@@ -15,7 +16,7 @@ export const labelOf = (k: keyof RunConfig): string => FIELD_LABELS[k] ?? k;
 /** The visible text of an enum value where the bare value would mislead (the value sent stays the same). */
 export const OPTION_LABELS: Partial<Record<keyof RunConfig, Record<string, string>>> = {
   advantage: { group: 'group: (r − mean) / std', none: 'none: r − mean (Dr. GRPO)', batch: 'batch: (r − mean) / batch std' },
-  algorithm: { gspo: 'GSPO (sequence ratio)', grpo: 'GRPO (token ratio)' },
+  algorithm: Object.fromEntries(LOSS_IDS.map((id) => [id, LOSSES[id].label])),
 };
 
 export const optionLabel = (k: keyof RunConfig, v: string): string => OPTION_LABELS[k]?.[v] ?? v;

@@ -195,8 +195,14 @@ export interface AnatomySequence {
   ratio: number; // s_i (GSPO) or the mean token ratio rho_t (GRPO)
   tokenRatios: number[]; // rho_t per generated token
   clipped: boolean; // GSPO: the clipped branch is the active minimum; GRPO: any token clipped
-  clippedTokens: number; // GRPO: tokens where clipping is active (GSPO: 0 or 1 for the sequence)
-  loss: number; // L_i = -min(s A, clip(s) A) (GSPO), or the token mean of l_t (GRPO)
+  clippedTokens: number; // token-level rows: tokens where clipping is active (sequence-level: 0 or 1 for the sequence)
+  loss: number; // L_i: the sequence's term (sequence-level rows), or the token mean of its terms (token-level)
+  /** c_i: the weight of each of its tokens in L under the variant's aggregation (this group taken as the minibatch). */
+  weight?: number;
+  /** Its share of L: c_i times the sum of its terms. */
+  share?: number;
+  /** The variant's terms with this sequence's numbers: what is clipped or capped, and what its length does to its weight. */
+  termsText?: string;
 }
 
 export interface AnatomyEpisode {
@@ -218,6 +224,17 @@ export interface StepAnatomy {
   groupSize: number; // G of that step
   algorithm: RunConfig['algorithm'];
   advantageMode: RunConfig['advantage'];
+  /** From the loss table row: whose ratio is clipped (sequence-level rows show s_i), the formula, label, aggregation, clip rule. */
+  level?: 'sequence' | 'token';
+  formula?: string;
+  lossLabel?: string;
+  aggregation?: string;
+  clipRule?: string;
+  delta?: number;
+  /** How L is built from the sequences, with this group's numbers. */
+  aggregationNote?: string;
+  /** The per-token term of token-level rows, with this run's clip numbers (e.g. −min(ρ_t·A_i, clip(ρ_t, 0.8, 1.2)·A_i)). */
+  termFormula?: string;
   epsLow: number;
   epsHigh: number;
   weights: RewardWeights; // the reward weights of that step

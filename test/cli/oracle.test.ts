@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gspo, ROOT, tempDir } from './run';
 import { webgpuForCli } from './gpuAvailable';
+import { LOSS_IDS } from '../../src/losses';
 
 function py(args: string[]): { code: number; out: string } {
   const r = spawnSync('python3', args, { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });
@@ -19,7 +20,9 @@ if (!hasNumpy) console.warn('oracle tests skipped: python3 with numpy not found'
 
 let dir = '';
 let ck = '';
-const CASES = ['gspo_group_narrow_kl', 'gspo_batch_wide', 'grpo_batch_wide_kl', 'grpo_none_narrow', 'edge_all_masked'];
+// every row of the loss table (scripts/make_batches.py writes <id>_wide, clipped on both sides, and <id>_narrow_kl for each)
+const CASES = ['gspo_group_narrow_kl', 'gspo_batch_wide', 'grpo_batch_wide_kl', 'grpo_none_narrow', 'edge_all_masked',
+  ...LOSS_IDS.flatMap((id) => [`${id}_wide`, `${id}_narrow_kl`])];
 
 describe.runIf(hasNumpy)('CLI vs the numpy oracle', () => {
   beforeAll(() => {

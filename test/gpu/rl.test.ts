@@ -1,9 +1,13 @@
 // Parity of the RL kernels (shaders/rl.wgsl) with the f32 CPU reference: every
-// advantage mode, G = 1, all-equal rewards, all-masked sequences, T = 1, GSPO and
-// GRPO with clipping active on both sides, beta 0 and > 0.
+// advantage mode, G = 1, all-equal rewards, all-masked sequences, T = 1, every row
+// of the loss table with clipping active on both sides, beta 0 and > 0.
 import { describe, expect, it } from 'vitest';
 import type { AdvantageMode, Algorithm } from '../../src/backend';
 import { ADV_STATS, RL_STATS } from '../../src/backend';
+import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES } from '../../src/losses';
+import { aggregationNorm } from '../../src/reference/rl';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { noGpu, theGpu } from './device';
 import { parity } from './parity';
 import { Rng } from './random';
@@ -68,8 +72,11 @@ describe.skipIf(noGpu)('WebGPU RL kernels vs CPU reference', () => {
     }
   });
 
+  // Every row of the loss table, clipped and unclipped terms (the two-sided cap active), odd shapes.
   const cases: Array<[Algorithm, number, number, number]> = [
     ['gspo', 3e-4, 4e-4, 0], ['gspo', 3e-4, 4e-4, 0.1], ['grpo', 0.2, 0.2, 0], ['grpo', 0.2, 0.28, 0.05],
+    ...LOSS_IDS.flatMap((id): Array<[Algorithm, number, number, number]> => (LOSSES[id].level === 'token'
+      ? [[id, 0.2, 0.28, 0], [id, 0.2, 0.2, 0.05]] : [[id, 3e-4, 4e-4, 0], [id, 3e-4, 4e-4, 0.05]])),
   ];
   for (const [algorithm, epsLow, epsHigh, beta] of cases) {
     it(`clipLoss + rlStats: ${algorithm}, eps ${epsLow}/${epsHigh}, beta ${beta}, clipping active`, async () => {
@@ -83,16 +90,30 @@ describe.skipIf(noGpu)('WebGPU RL kernels vs CPU reference', () => {
           logS: r.normal(S), ratio: r.normal(S), tokRatio: r.normal(S * T),
           lossSeq: r.normal(S), klSeq: r.normal(S), clipSeq: r.normal(S), dlogp: r.normal(S * T), stats: r.normal(RL_STATS.size),
         };
+        const norm = aggregationNorm(algorithm, mask, S, T, 11);
         const got = await parity(theGpu(), inputs, (b, t) => {
           b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
           b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask,
-            beta > 0 ? t.refLogp : null, S, T, algorithm, epsLow, epsHigh, beta);
+            beta > 0 ? t.refLogp : null, S, T, { algorithm, epsLow, epsHigh, beta, delta: 1.25, norm });
           b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, algorithm, beta);
         }, ['lossSeq', 'klSeq', 'clipSeq', 'dlogp', 'stats']);
-        if (S > 4) expect(got.stats[RL_STATS.clipCount], 'some clipping is active').toBeGreaterThan(0);
+        if (S > 4) {
+          expect(got.stats[RL_STATS.clipCount], 'some clipping is active').toBeGreaterThan(0);
+          expect(got.stats[RL_STATS.clipCount], 'not every term is clipped').toBeLessThan(got.stats[RL_STATS.clipDenom]);
+        }
       }
     });
   }
+
+  it('the WGSL mode codes are the loss table\'s', () => {
+    const src = readFileSync(join(__dirname, '../../shaders/rl.wgsl'), 'utf8');
+    const code = (name: string) => Number(new RegExp(`const ${name}: u32 = (\\d+)u;`).exec(src)?.[1]);
+    const snake = (x: string) => x.toUpperCase().replace(/-/g, '_');
+    for (const [k, v] of Object.entries(CLIP_CODE)) expect(code(`CLIP_${k === 'ppo' ? 'PPO' : snake(k)}`), k).toBe(v);
+    for (const [k, v] of Object.entries(AGG_CODE)) expect(code(`AGG_${snake(k)}`), k).toBe(v);
+    expect(code('LEVEL_TOKEN')).toBe(LEVEL_CODE.token);
+    expect(code('LEVEL_SEQUENCE')).toBe(LEVEL_CODE.sequence);
+  });
 
   it('clipLoss with refLogp given but beta = 0: no KL term', async () => {
     const [S, T] = [5, 4];
@@ -102,6 +123,6 @@ describe.skipIf(noGpu)('WebGPU RL kernels vs CPU reference', () => {
       logp, mask, refLogp, seqAdv: r.normal(S), ratio: r.uniformIn(S, 0.5, 1.5), tokRatio: r.uniformIn(S * T, 0.5, 1.5),
       lossSeq: r.normal(S), klSeq: r.normal(S), clipSeq: r.normal(S), dlogp: r.normal(S * T),
     }, (b, t) => b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask, t.refLogp,
-      S, T, 'gspo', 0.2, 0.2, 0), ['lossSeq', 'klSeq', 'clipSeq', 'dlogp']);
+      S, T, { algorithm: 'gspo', epsLow: 0.2, epsHigh: 0.2, beta: 0, delta: 4, norm: 1 }), ['lossSeq', 'klSeq', 'clipSeq', 'dlogp']);
   });
 });

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as rl from '../../src/reference/rl';
 import { RL_STATS } from '../../src/backend';
 import { expectGradMatches, randn } from './fd';
+import { CLIP_CODE, LOSS_IDS, LOSSES } from '../../src/losses';
 
 const z = (n: number) => new Float64Array(n);
 
@@ -66,42 +67,121 @@ describe('clipped surrogate', () => {
     expect(rl.clippedTerm(1.1, 2, 0.2, 0.2)).toEqual({ loss: -2.2, dr: -2, clipped: false });
   });
 
-  for (const algorithm of ['gspo', 'grpo'] as const) {
+  // Every row of the loss table: the twin's gradient against central differences of its own loss
+  // (CISPO: of the surrogate with its weights held at their values, the stop-gradient), clipped and unclipped tokens.
+  for (const algorithm of LOSS_IDS) {
     for (const beta of [0, 0.1]) {
-      it(`${algorithm}, beta ${beta}: d loss / d logp matches finite differences, stats are the means`, () => {
-        const S = 4, T = 5;
+      it(`${algorithm}, beta ${beta}: d loss / d logp matches finite differences`, () => {
+        const S = 4, T = 5, maxLen = 7, delta = 1.3;
         const mask = Float64Array.from([0, 1, 1, 1, 0, /**/ 0, 0, 0, 1, 0, /**/ 0, 0, 0, 0, 0, /**/ 1, 1, 1, 1, 1]);
         const logp = randn(S * T, 30, 1).map((x) => x - 2);
         const noise = randn(S * T, 31, 0.3);
         const old = logp.map((x, i) => x + noise[i]);
         const ref = randn(S * T, 32, 0.5).map((x, i) => logp[i] + x);
         const adv = Float64Array.from([1.2, -0.7, 0.3, -1.5]);
-        const [eL, eH] = [0.05, 0.08];
+        // CISPO clips a weight on either side of 1, whatever the advantage: a wider band keeps some tokens inside it
+        const [eL, eH] = LOSSES[algorithm].clip === 'cispo' ? [0.25, 0.3] : [0.05, 0.08];
         const out = { lossSeq: z(S), klSeq: z(S), clipSeq: z(S), dlogp: z(S * T), logS: z(S), ratio: z(S), tok: z(S * T), stats: z(RL_STATS.size) };
+        const norm = rl.aggregationNorm(algorithm, mask, S, T, maxLen);
+        const args = { algorithm, epsLow: eL, epsHigh: eH, beta, delta, norm };
         const loss = () => {
           rl.seqRatio(out.logS, out.ratio, out.tok, logp, old, mask, S, T);
-          rl.clipLoss(out.lossSeq, out.klSeq, out.clipSeq, out.dlogp, logp, out.ratio, out.tok, adv, mask, ref, S, T, algorithm, eL, eH, beta);
+          rl.clipLoss(out.lossSeq, out.klSeq, out.clipSeq, out.dlogp, logp, out.ratio, out.tok, adv, mask, ref, S, T, args);
           rl.rlStats(out.stats, out.lossSeq, out.klSeq, out.clipSeq, out.ratio, out.tok, mask, S, T, algorithm, beta);
           return out.stats[RL_STATS.loss];
         };
         loss();
         const analytic = out.dlogp.slice();
-        expect(out.stats[RL_STATS.policyLoss]).toBeCloseTo(out.lossSeq.reduce((a, b) => a + b) / S, 12);
-        expect(out.stats[RL_STATS.clipDenom]).toBe(algorithm === 'gspo' ? S : 9);
-        // the all-masked row: s = 1, L = -A, no gradient
-        if (algorithm === 'gspo') expect(out.lossSeq[2]).toBeCloseTo(-0.3, 12);
-        for (let t = 0; t < T; t++) expect(analytic[2 * T + t]).toBe(0);
+        const row = LOSSES[algorithm];
+        expect(out.stats[RL_STATS.policyLoss]).toBeCloseTo(out.lossSeq.reduce((a, b) => a + b), 12);
+        expect(out.stats[RL_STATS.clipDenom]).toBe(row.level === 'token' ? 9 : S);
+        expect(out.stats[RL_STATS.clipCount], 'some term is clipped').toBeGreaterThan(0);
+        expect(out.stats[RL_STATS.clipCount], 'some term is not').toBeLessThan(out.stats[RL_STATS.clipDenom]);
+        if (row.clip === 'two-sided') {
+          const capped = Array.from(out.tok).filter((r, i) => mask[i] > 0 && r > delta && adv[Math.floor(i / T)] < 0).length;
+          expect(capped, 'a token is capped by delta').toBeGreaterThan(0);
+        }
+        for (let t = 0; t < T; t++) expect(analytic[2 * T + t]).toBe(0); // the all-masked row
         expect(analytic.some((x) => x !== 0)).toBe(true);
-        expectGradMatches('dlogp', logp, analytic, loss, 1e-7, 1e-5);
+        if (row.clip !== 'cispo') {
+          expectGradMatches('dlogp', logp, analytic, loss, 1e-7, 1e-5);
+          return;
+        }
+        // CISPO: L = sum_t c_i (-w_t A_i rho_t / w-frozen rho_t + beta k3_t), w_t = clip(rho_t) frozen at this point
+        const w0 = Array.from(out.tok, (r) => Math.min(1 + eH, Math.max(1 - eL, r)));
+        const logp0 = logp.slice();
+        let N = 0;
+        for (const m of mask) if (m > 0) N++;
+        const surrogate = () => {
+          let L = 0;
+          for (let i = 0; i < S * T; i++) {
+            if (!(mask[i] > 0)) continue;
+            const d = ref[i] - logp[i];
+            L += (-w0[i] * adv[Math.floor(i / T)] * Math.exp(logp[i] - logp0[i]) + beta * (Math.exp(d) - d - 1)) / N;
+          }
+          return L;
+        };
+        expect(surrogate()).toBeCloseTo(out.stats[RL_STATS.loss], 12);
+        expectGradMatches('dlogp (cispo)', logp, analytic, surrogate, 1e-7, 1e-5);
       });
     }
   }
+
+  it('aggregations at ratio 1 (nothing clipped): -sum_i A_i |y_i| over N tokens, -mean A_i, over S L_max', () => {
+    const S = 3, T = 4, maxLen = 6;
+    const mask = Float64Array.from([0, 1, 1, 1, /**/ 0, 1, 0, 0, /**/ 0, 0, 1, 1]); // lengths 3, 1, 2
+    const logp = randn(S * T, 5, 1);
+    const adv = Float64Array.from([0.5, -2, 1]);
+    const value = (algorithm: (typeof LOSS_IDS)[number]) => {
+      const o = { l: z(S), k: z(S), c: z(S), d: z(S * T), ls: z(S), r: z(S), t: z(S * T), st: z(RL_STATS.size) };
+      rl.seqRatio(o.ls, o.r, o.t, logp, logp, mask, S, T);
+      rl.clipLoss(o.l, o.k, o.c, o.d, logp, o.r, o.t, adv, mask, null, S, T,
+        { algorithm, epsLow: 0.2, epsHigh: 0.2, beta: 0, delta: 4, norm: rl.aggregationNorm(algorithm, mask, S, T, maxLen) });
+      rl.rlStats(o.st, o.l, o.k, o.c, o.r, o.t, mask, S, T, algorithm, 0);
+      return o.st[RL_STATS.loss];
+    };
+    const tokSum = 0.5 * 3 - 2 * 1 + 1 * 2;
+    expect(value('dapo')).toBeCloseTo(-tokSum / 6, 12);
+    expect(value('two-sided')).toBeCloseTo(-tokSum / 6, 12);
+    expect(value('cispo')).toBeCloseTo(-tokSum / 6, 12);
+    expect(value('gspo-token')).toBeCloseTo(-tokSum / 6, 12);
+    expect(value('grpo')).toBeCloseTo(-(0.5 - 2 + 1) / 3, 12);
+    expect(value('gspo')).toBeCloseTo(-(0.5 - 2 + 1) / 3, 12);
+    expect(value('dr-grpo')).toBeCloseTo(-tokSum / (3 * 6), 12);
+  });
+
+  it('GSPO-token is GSPO reweighted: the same per-token gradient up to c_i (token-mean vs seq-mean-token-mean)', () => {
+    const S = 3, T = 5;
+    const mask = Float64Array.from([0, 1, 1, 0, 0, /**/ 0, 1, 1, 1, 1, /**/ 1, 0, 0, 0, 0]);
+    const logp = randn(S * T, 8, 1), old = logp.map((x, i) => x + randn(S * T, 9, 0.01)[i]);
+    const adv = Float64Array.from([1, -1, 0.4]);
+    const grad = (algorithm: 'gspo' | 'gspo-token') => {
+      const o = { l: z(S), k: z(S), c: z(S), d: z(S * T), ls: z(S), r: z(S), t: z(S * T) };
+      rl.seqRatio(o.ls, o.r, o.t, logp, old, mask, S, T);
+      rl.clipLoss(o.l, o.k, o.c, o.d, logp, o.r, o.t, adv, mask, null, S, T,
+        { algorithm, epsLow: 3e-4, epsHigh: 4e-4, beta: 0, delta: 4, norm: rl.aggregationNorm(algorithm, mask, S, T, 8) });
+      return o.d;
+    };
+    const g = grad('gspo'), gt = grad('gspo-token'), lens = [2, 4, 1], N = 7;
+    for (let i = 0; i < S * T; i++) expect(gt[i] * N).toBeCloseTo(g[i] * S * lens[Math.floor(i / T)], 12);
+  });
+
+  it('the two-sided clip: a negative-advantage token above delta has loss -delta A and no gradient; CISPO keeps a capped gradient', () => {
+    expect(rl.lossTerm(CLIP_CODE['two-sided'], 5, -1, 0.2, 0.2, 3)).toEqual({ value: 3, g: -0, clipped: true });
+    expect(rl.lossTerm(CLIP_CODE.ppo, 5, -1, 0.2, 0.2, 3)).toEqual({ value: 5, g: 5, clipped: false });
+    expect(rl.lossTerm(CLIP_CODE['two-sided'], 2, -1, 0.2, 0.2, 3)).toEqual({ value: 2, g: 2, clipped: false });
+    expect(rl.lossTerm(CLIP_CODE['two-sided'], 5, 1, 0.2, 0.2, 3)).toEqual({ value: -1.2, g: -0, clipped: true });
+    expect(rl.lossTerm(CLIP_CODE.cispo, 5, 1, 0.2, 0.2, 3)).toEqual({ value: -1.2, g: -1.2, clipped: true });
+    expect(rl.lossTerm(CLIP_CODE.cispo, 0.5, -1, 0.2, 0.2, 3)).toEqual({ value: 0.8, g: 0.8, clipped: true });
+    expect(rl.lossTerm(CLIP_CODE.cispo, 1.1, 2, 0.2, 0.2, 3).clipped).toBe(false);
+  });
 
   it('the KL term: k3 of (ref - logp) averaged per sequence then over sequences', () => {
     const logp = Float64Array.from([0, -1, -2]), ref = Float64Array.from([0, -1.5, -1]), mask = Float64Array.from([0, 1, 1]);
     const o = { l: z(1), k: z(1), c: z(1), d: z(3), ls: z(1), r: z(1), t: z(3) };
     rl.seqRatio(o.ls, o.r, o.t, logp, logp, mask, 1, 3);
-    rl.clipLoss(o.l, o.k, o.c, o.d, logp, o.r, o.t, Float64Array.from([0]), mask, ref, 1, 3, 'gspo', 0.2, 0.2, 1);
+    rl.clipLoss(o.l, o.k, o.c, o.d, logp, o.r, o.t, Float64Array.from([0]), mask, ref, 1, 3,
+      { algorithm: 'gspo', epsLow: 0.2, epsHigh: 0.2, beta: 1, delta: 4, norm: 1 });
     const k3 = (d: number) => Math.exp(d) - d - 1;
     expect(o.k[0]).toBeCloseTo((k3(-0.5) + k3(1)) / 2, 12);
   });

@@ -6,6 +6,7 @@ import { validateConfig, type RunConfig } from '../../src/config';
 import { createRelay, RELAY_EOS, type RelayState, type RelayTask } from '../../src/envs/relay';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { Trainer, type StepMetrics } from '../../src/rl/trainer';
+import { sequencesByEpisode } from '../../src/rl/rollout';
 
 const TINY = { promptsPerStep: 2, groupSize: 3, minibatches: 2, evalEpisodes: 8, nLayer: 1, nHead: 2, nEmbd: 16 };
 const M = 8; // relay's default maxMessage
@@ -177,6 +178,39 @@ describe('Trainer on the CPU backend (relay, tiny model)', () => {
     const after = await stopped.readWeights('last'), fullAfter = await full.readWeights('last');
     expect(after).not.toEqual(before); // the one update was kept
     expect(after).not.toEqual(fullAfter); // and the other two were not made
+  });
+
+  it('dynamic sampling: groups whose rewards are all equal leave the loss, nothing else does; frac_zero_std counts them', async () => {
+    const cfg = { promptsPerStep: 6, lambdaTok: 0.5, seed: 3 };
+    const off = make(cfg), on = make({ ...cfg, dynamicSampling: 'on' });
+    const mOff = await off.step(), mOn = await on.step();
+    const ro = on.lastRollout!, G = TINY.groupSize;
+    expect(ro.rewards.map((r) => r.reward)).toEqual(off.lastRollout!.rewards.map((r) => r.reward)); // the same rollout
+    // flat groups by hand, and the loss rows of the episodes that stay
+    const rewards = ro.rewards.map((r) => r.reward), byEp = sequencesByEpisode(ro.rollout);
+    let flat = 0, keptRows = 0, allRows = 0;
+    for (let g = 0; g < 6; g++) {
+      let same = true;
+      for (let i = 1; i < G; i++) if (rewards[g * G + i] !== rewards[g * G]) same = false;
+      if (same) flat++;
+      for (let i = 0; i < G; i++) {
+        const n = on.lossSequences(byEp[g * G + i]).length;
+        allRows += n;
+        if (!same) keptRows += n;
+      }
+    }
+    expect(flat, 'this seed has a flat group').toBeGreaterThan(0);
+    expect(flat, 'and one with signal').toBeLessThan(6);
+    expect(off.lossRows).toBe(allRows);
+    expect(on.lossRows).toBe(keptRows);
+    expect(mOn.frac_zero_std).toBeCloseTo(flat / 6, 12);
+    expect(mOff.frac_zero_std).toBeCloseTo(flat / 6, 12);
+    // every group flat (an untrained policy, no token cost: every reward equal): no update, and the count still reported
+    const none = make({ promptsPerStep: 6, lambdaTok: 0, seed: 1, dynamicSampling: 'on' });
+    const m = await none.step();
+    expect(none.lastRollout!.rewards.every((r) => r.reward === none.lastRollout!.rewards[0].reward)).toBe(true);
+    expect(none.lossRows).toBe(0);
+    expect(m.frac_zero_std).toBe(1);
   });
 
   it('the same seed gives the same first step (reproducibility)', async () => {

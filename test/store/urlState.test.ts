@@ -47,7 +47,7 @@ describe('URL state', () => {
     expect(text).toMatch(/unknown parameter "bogus"/);
     expect(text).toMatch(/lambdaTok is given 2 times; the first \(0\.25\) is used/);
     expect(text).toMatch(/promptsPerStep must be an integer/);
-    expect(text).toMatch(/algorithm must be one of gspo, grpo; got "ppo"/);
+    expect(text).toMatch(/algorithm must be one of gspo, grpo, gspo-token, dapo, dr-grpo, cispo, two-sided; got "ppo"/);
   });
 
   it('an unknown preset or version is reported and the defaults are used; fields together (nEmbd % nHead) are checked', () => {

@@ -56,7 +56,7 @@ describe('finding 2: deep nesting and long input give the project\'s error with 
     expect(c).toBeInstanceOf(InputError);
     expect(c.message).toBe('lr must be a number in [0, 0.1]; got an array of 1');
     const s = errorOf(() => parseField('algorithm', 'z'.repeat(5_000_000)));
-    expect(s.message).toBe(`algorithm must be one of gspo, grpo; got "${'z'.repeat(80)}..." (5000000 characters)`);
+    expect(s.message).toBe(`algorithm must be one of gspo, grpo, gspo-token, dapo, dr-grpo, cispo, two-sided; got "${'z'.repeat(80)}..." (5000000 characters)`);
   });
 });
 

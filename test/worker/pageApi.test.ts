@@ -7,6 +7,7 @@ import type { Tensor } from '../../src/backend';
 import type { RunConfig } from '../../src/config';
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import { createEnv } from '../../src/envs/registry';
+import { LOSSES } from '../../src/losses';
 import { readCheckpoint } from '../../src/model/checkpoint';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import type { BackendPreference } from '../../src/worker/protocol';
@@ -112,6 +113,44 @@ describe('page-facing TrainerApi methods', () => {
     }
     expect(moved).toBeGreaterThan(0); // lr 0.01 moved the policy on these sequences
   });
+
+  // Each token-level row of the loss table after a real update: terms recomputed here from the token ratios by the
+  // rule written in docs/losses.md, the aggregation weight from the group's own lengths, and the text naming them.
+  for (const algorithm of ['dapo', 'dr-grpo', 'cispo', 'two-sided', 'gspo-token'] as const) {
+    it(`stepAnatomy names ${algorithm}'s terms with the group's numbers`, async () => {
+      const a = make();
+      await a.init(PRESET, { ...SMALL, lr: 0.05, algorithm, epsLow: 0.01, epsHigh: 0.01, delta: 1.02 }, WARM);
+      await a.step(1);
+      const an = await a.stepAnatomy(1);
+      const seqLevel = algorithm === 'gspo-token';
+      expect(an).toMatchObject({ algorithm, level: seqLevel ? 'sequence' : 'token', lossLabel: LOSSES[algorithm].label, formula: LOSSES[algorithm].formula });
+      const lo = 1 - an.epsLow, hi = 1 + an.epsHigh, seqs = an.episodes.flatMap((e) => e.sequences);
+      const blockSize = createEnv(presetConfig(findPreset(PRESET), SMALL as Record<string, unknown>)).blockSize;
+      const N = seqs.reduce((x, s) => x + s.length, 0), S = seqs.length;
+      let clippedSeen = 0;
+      for (const e of an.episodes) for (const s of e.sequences) {
+        const A = e.advantage;
+        const term = (r: number) => {
+          const w = Math.min(hi, Math.max(lo, r));
+          if (algorithm === 'cispo') return -w * A;
+          const u = (algorithm === 'two-sided' ? Math.min(r, 1.02) : r) * A;
+          return -Math.min(u, w * A);
+        };
+        // GSPO-token: every token carries the sequence's term of s_i
+        const sum = seqLevel ? Math.max(1, s.length) * term(s.ratio) : s.tokenRatios.reduce((x, r) => x + term(r), 0);
+        expect(s.loss).toBeCloseTo(sum / Math.max(1, s.length), 9);
+        const c = algorithm === 'dr-grpo' ? 1 / (S * blockSize) : 1 / N;
+        expect(s.weight).toBeCloseTo(c, 12);
+        expect(s.share).toBeCloseTo(c * sum, 12);
+        expect(s.termsText).toMatch(algorithm === 'dr-grpo' ? /1\/\(S·L_max\)/ : /1\/N = /);
+        if (s.clippedTokens > 0) {
+          clippedSeen++;
+          expect(s.termsText).toMatch(algorithm === 'cispo' ? /capped at 1\+ε_high|raised to 1−ε_low/ : /clipped|above δ/);
+        }
+      }
+      expect(clippedSeen, 'the narrow clip range clips some tokens').toBeGreaterThan(0);
+    });
+  }
 
   it('restoreBest puts the best eval weights back; exportCheckpoint refuses another run id', async () => {
     const a = make();
