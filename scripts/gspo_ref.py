@@ -22,7 +22,7 @@ LOG_S_CLAMP = 20.0
 # variant: (importance level, clip rule, aggregation)
 VARIANTS = {
     "gspo": ("sequence", "ppo", "seq-mean-token-mean"),
-    "gspo-token": ("sequence-token", "ppo", "token-mean"),
+    "gspo-token": ("sequence-token", "ppo", "seq-mean-token-mean"),
     "grpo": ("token", "ppo", "seq-mean-token-mean"),
     "dapo": ("token", "ppo", "token-mean"),
     "dr-grpo": ("token", "ppo", "seq-mean-token-sum-norm"),
@@ -202,8 +202,8 @@ class Batch:
         self.level, self.clip, self.agg = VARIANTS[self.algorithm]
         default_eps = (0.2, 0.2) if self.level == "token" else (3e-4, 4e-4)
         self.delta = float(obj.get("delta", 4.0))
-        # L_max of the constant normaliser: the model's block size
-        self.max_len = cfg["block_size"] if cfg is not None else None
+        # L_max of the constant normaliser: the turns' token limit (t_max) when given, else the block size
+        self.max_len = int(obj["t_max"]) if "t_max" in obj else (cfg["block_size"] if cfg is not None else None)
         self.eps_low = float(obj.get("eps_low", default_eps[0]))
         self.eps_high = float(obj.get("eps_high", default_eps[1]))
         self.beta = float(obj.get("beta", 0.0))

@@ -122,6 +122,9 @@ def build(cfg, P, name, spec, seed, eos):
     obj = {"algorithm": algorithm, "eps_low": f32(el), "eps_high": f32(eh), "beta": f32(beta),
            "advantage": adv, "temperature": f32(temp), "sequences": seqs}
     obj["delta"] = TWO_SIDED_DELTA
+    if algorithm == "dr-grpo":
+        # Dr. GRPO's L_max: the turn's token limit, here the longest generated span (not the block size)
+        obj["t_max"] = int(max(sum(s["mask"]) for s in seqs)) or 1
     return obj
 
 

@@ -64,12 +64,12 @@ const TABLE = {
     verl: { loss_mode: 'vanilla', loss_agg_mode: 'seq-mean-token-mean', gap: '' },
   },
   'gspo-token': {
-    label: 'GSPO-token (sequence ratio, token-mean)',
-    explain: 'GSPO-token gives every token the sequence ratio s_i as its value but lets each token carry its own gradient; with one advantage per sequence that is GSPO again, so what changes here is the sum: every token of the minibatch counts once (token-mean), and a long message weighs more.',
-    level: 'sequence-token', clip: 'ppo', aggregation: 'token-mean', advantage: 'group',
-    formula: 'L = (1/Σ_i |y_i|) Σ_i Σ_t −min(s_i A_i, clip(s_i, 1−ε_low, 1+ε_high) A_i)',
-    trl: { loss_type: 'dapo', importance_sampling_level: 'sequence', delta: false, gap: '' },
-    verl: { loss_mode: 'gspo', loss_agg_mode: 'seq-mean-token-mean', gap: 'verl\'s gspo loss always takes the sequence mean of token means, so this token-mean weighting is not expressible there: the recipe runs GSPO\'s weighting instead' },
+    label: 'GSPO-token (sequence ratio, per-token gradient)',
+    explain: 'GSPO-token gives every token the sequence ratio s_i as its value but lets each token carry its own gradient (sg(s_i) · π/sg(π)); with one advantage per sequence its loss and gradient are GSPO\'s, and it differs only where advantages vary along a sequence.',
+    level: 'sequence-token', clip: 'ppo', aggregation: 'seq-mean-token-mean', advantage: 'group',
+    formula: 'L = (1/S) Σ_i (1/|y_i|) Σ_t −min(s_it A_i, clip(s_it, 1−ε_low, 1+ε_high) A_i), s_it = sg(s_i)·π_t/sg(π_t)',
+    trl: { loss_type: 'grpo', importance_sampling_level: 'sequence', delta: false, gap: 'TRL\'s own GSPO-token (importance_sampling_level "sequence_token") is in its experimental GSPO-token trainer; with one advantage per sequence it equals "sequence", which this recipe uses' },
+    verl: { loss_mode: 'gspo', loss_agg_mode: 'seq-mean-token-mean', gap: '' },
   },
   dapo: {
     label: 'DAPO (token ratio, token-mean)',
@@ -81,7 +81,7 @@ const TABLE = {
   },
   'dr-grpo': {
     label: 'Dr. GRPO (token ratio, constant normaliser)',
-    explain: 'Dr. GRPO divides the token sum by a constant, S times the longest row L_max, instead of by lengths, so no message is favoured for being short or long; it is defined without the std (advantage none).',
+    explain: 'Dr. GRPO divides the token sum by a constant, S times L_max, the turn\'s token limit, instead of by lengths, so no message is favoured for being short or long; it is defined without the std (advantage none).',
     level: 'token', clip: 'ppo', aggregation: 'seq-mean-token-sum-norm', advantage: 'none',
     formula: 'L = (1/(S·L_max)) Σ_i Σ_t −min(ρ_t A_i, clip(ρ_t, 1−ε_low, 1+ε_high) A_i)',
     trl: { loss_type: 'dr_grpo', importance_sampling_level: 'token', delta: false, gap: '' },

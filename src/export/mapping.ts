@@ -119,7 +119,7 @@ function algorithmNote(c: RunConfig): string {
   const row = LOSSES[c.algorithm];
   const parts = [`${row.label}: ${row.formula}.`];
   if (row.aggregation === 'seq-mean-token-sum-norm') {
-    parts.push('The playground\'s constant L_max is its block size; TRL divides by max_completion_length and verl by the padded response length, other constants: the loss differs by a constant factor (the learning rate absorbs it).');
+    parts.push('The playground\'s constant L_max is the turn\'s token limit (EOS included); TRL divides by max_completion_length and verl by the padded response length, other constants: the loss differs by a constant factor (the learning rate absorbs it).');
   }
   parts.push(row.trl.gap ? `TRL cannot express this exactly: ${row.trl.gap}.` : 'TRL expresses it exactly.');
   parts.push(row.verl.gap ? `verl cannot express this exactly: ${row.verl.gap}.` : 'verl expresses it exactly.');

@@ -95,7 +95,7 @@ const SEQUENCE_KEYS = new Set(['tokens', 'mask', 'old_logprobs', 'ref_logprobs',
 export function parseBatchFile(json: unknown, vocabSize: number, blockSize: number): { batch: PolicyBatch; cfg: ObjectiveConfig } {
   if (typeof json !== 'object' || json === null || Array.isArray(json)) fail('the batch file must be a JSON object');
   const o = json as Record<string, unknown>;
-  const known = new Set(['algorithm', 'eps_low', 'eps_high', 'beta', 'advantage', 'temperature', 'delta', 'sequences']);
+  const known = new Set(['algorithm', 'eps_low', 'eps_high', 'beta', 'advantage', 'temperature', 'delta', 't_max', 'sequences']);
   for (const k of Object.keys(o)) if (!known.has(k)) fail(`unknown key ${quote(k)} in the batch file (known: ${[...known].join(', ')})`);
   const algorithm = (o.algorithm ?? 'gspo') as Algorithm;
   if (typeof algorithm !== 'string' || !(LOSS_IDS as string[]).includes(algorithm)) fail(`algorithm must be one of ${LOSS_IDS.join(', ')}; got ${quote(o.algorithm)}`);
@@ -128,5 +128,10 @@ export function parseBatchFile(json: unknown, vocabSize: number, blockSize: numb
     if (!Number.isInteger(episode) || !Number.isInteger(group)) fail(`${w}: episode and group must be integers`);
     return { tokens, mask: numArray(s.mask, `${w}.mask`, n), oldLogprobs: numArray(s.old_logprobs, `${w}.old_logprobs`, n), refLogprobs: ref, episode, group, reward: num(s.reward, `${w}.reward`) };
   });
-  return { batch: buildPolicyBatch(seqs, vocabSize, blockSize), cfg: { algorithm, epsLow, epsHigh, beta, advantage, temperature, delta } };
+  // Dr. GRPO's L_max: the turns' token limit when the file gives it, else the block size
+  const tMax = o.t_max === undefined ? undefined : num(o.t_max, 't_max');
+  if (tMax !== undefined && !(Number.isInteger(tMax) && tMax >= 1 && tMax <= blockSize)) fail(`t_max must be an integer in [1, ${blockSize}], got ${tMax}`);
+  const batch = buildPolicyBatch(seqs, vocabSize, blockSize);
+  if (tMax !== undefined) batch.tMax = tMax;
+  return { batch, cfg: { algorithm, epsLow, epsHigh, beta, advantage, temperature, delta } };
 }

@@ -20,6 +20,8 @@ export interface PolicyBatch {
   seqEpisode: Int32Array; // [S] episode index of each sequence
   rewards: Float32Array; // [E] one per episode, episodes ordered by group
   groupStart: Int32Array; // [P+1] CSR offsets of groups over episodes
+  /** The token limit of the sequences' turns (EOS included): Dr. GRPO's constant L_max. Absent: the block size. */
+  tMax?: number;
 }
 
 export interface ObjectiveConfig {
@@ -120,8 +122,8 @@ export class PolicyObjective {
     const logits = model.forward(batch.tokens, S, T);
     b.logprobForward(t.logp, t.entropy, logits, t.targets, S * T, V, cfg.temperature);
     b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
-    // the aggregation's divisor from the mask on the CPU (L_max of the constant normaliser: the model's block size)
-    const norm = aggregationNorm(cfg.algorithm, batch.mask, S, T, model.config.blockSize);
+    // the aggregation's divisor from the mask on the CPU (L_max of the constant normaliser: the turn's token limit)
+    const norm = aggregationNorm(cfg.algorithm, batch.mask, S, T, batch.tMax ?? model.config.blockSize);
     b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask,
       cfg.beta > 0 ? t.refLogp : null, S, T, { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm });
     b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, cfg.algorithm, cfg.beta);

@@ -121,7 +121,10 @@ export function sequencesToBatch(seqs: Sequence[], episodeIndex: (e: number) => 
     s.generated.forEach((_, g) => { trained[s.context.length + g] = 1; logp[s.context.length + g] = s.logp[g]; });
     shiftIntoRow(rows, i, full, trained, logp);
   });
-  return { S, T, tokens, targets, mask, oldLogp, refLogp: null, seqEpisode: Int32Array.from(seqs.map((s) => episodeIndex(s.episode))), rewards: new Float32Array(0), groupStart: new Int32Array(0) };
+  return {
+    S, T, tokens, targets, mask, oldLogp, refLogp: null, seqEpisode: Int32Array.from(seqs.map((s) => episodeIndex(s.episode))), rewards: new Float32Array(0), groupStart: new Int32Array(0),
+    tMax: Math.max(1, ...seqs.map((s) => s.maxNew)), // the turns' token limit (docs/rl.md section 4b: Dr. GRPO's L_max)
+  };
 }
 
 /** A policy slot's start: trainable or frozen, and its weights (absent: a fresh init). */

@@ -82,7 +82,7 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
   // The variant's terms (its row of the loss table), by the CPU reference's lossTerm. The aggregation weights c_i
   // are those this group would get as a minibatch of its own (the step's minibatches mix groups).
   const lossRow = LOSSES[c.algorithm], clipCode = CLIP_CODE[lossRow.clip], seqLevel = lossRow.level !== 'token';
-  const maxLen = trainer.model.config.blockSize;
+  const maxLen = batch.tMax ?? trainer.model.config.blockSize;
   const norm = aggregationNorm(c.algorithm, batch.mask, S, T, maxLen);
   let row = 0;
   const episodes: AnatomyEpisode[] = eps.map((e) => {
@@ -174,7 +174,7 @@ function aggregationNote(row: LossRow, S: number, norm: number, maxLen: number):
   switch (row.aggregation) {
     case 'seq-mean-token-mean': return `${base} Weights here as if this group (S = ${S}) were the minibatch.`;
     case 'token-mean': return `${base} Weights here as if this group (N = ${norm} tokens) were the minibatch.`;
-    default: return `${base} L_max = ${maxLen} (the block size); weights here as if this group (S = ${S}) were the minibatch.`;
+    default: return `${base} L_max = ${maxLen} (the turn's token limit, EOS included); weights here as if this group (S = ${S}) were the minibatch.`;
   }
 }
 

@@ -144,13 +144,13 @@ describe('clipped surrogate', () => {
     expect(value('dapo')).toBeCloseTo(-tokSum / 6, 12);
     expect(value('two-sided')).toBeCloseTo(-tokSum / 6, 12);
     expect(value('cispo')).toBeCloseTo(-tokSum / 6, 12);
-    expect(value('gspo-token')).toBeCloseTo(-tokSum / 6, 12);
+    expect(value('gspo-token')).toBeCloseTo(-(0.5 - 2 + 1) / 3, 12); // the sequence mean of token means, as GSPO
     expect(value('grpo')).toBeCloseTo(-(0.5 - 2 + 1) / 3, 12);
     expect(value('gspo')).toBeCloseTo(-(0.5 - 2 + 1) / 3, 12);
     expect(value('dr-grpo')).toBeCloseTo(-tokSum / (3 * 6), 12);
   });
 
-  it('GSPO-token is GSPO reweighted: the same per-token gradient up to c_i (token-mean vs seq-mean-token-mean)', () => {
+  it('GSPO-token is GSPO: with one advantage per sequence, the same loss and per-token gradient (both seq-mean-token-mean)', () => {
     const S = 3, T = 5;
     const mask = Float64Array.from([0, 1, 1, 0, 0, /**/ 0, 1, 1, 1, 1, /**/ 1, 0, 0, 0, 0]);
     const logp = randn(S * T, 8, 1), old = logp.map((x, i) => x + randn(S * T, 9, 0.01)[i]);
@@ -162,8 +162,9 @@ describe('clipped surrogate', () => {
         { algorithm, epsLow: 3e-4, epsHigh: 4e-4, beta: 0, delta: 4, norm: rl.aggregationNorm(algorithm, mask, S, T, 8) });
       return o.d;
     };
-    const g = grad('gspo'), gt = grad('gspo-token'), lens = [2, 4, 1], N = 7;
-    for (let i = 0; i < S * T; i++) expect(gt[i] * N).toBeCloseTo(g[i] * S * lens[Math.floor(i / T)], 12);
+    const g = grad('gspo'), gt = grad('gspo-token');
+    expect(g.some((x) => x !== 0)).toBe(true);
+    for (let i = 0; i < S * T; i++) expect(gt[i]).toBeCloseTo(g[i], 12);
   });
 
   it('the two-sided clip: a negative-advantage token above delta has loss -delta A and no gradient; CISPO keeps a capped gradient', () => {

@@ -67,3 +67,19 @@ describe('sequencesToBatch', () => {
     expect(Array.from(b2.seqEpisode)).toEqual([10, 11]);
   });
 });
+
+describe("Dr. GRPO's L_max: the turns' token limit", () => {
+  it('a minibatch carries the largest token limit of its sequences\' turns, not the block size', () => {
+    const a = { ...S(0, [1, 3], [5, 2], [-0.5, -0.25]), maxNew: 3 }, b = { ...S(1, [1], [2], [-1]), maxNew: 7 };
+    expect(sequencesToBatch([a, b], (e) => e, 8).tMax).toBe(7);
+    expect(sequencesToBatch([a], (e) => e, 8).tMax).toBe(3);
+  });
+  it('a grad batch file may give it as t_max (an integer within the block size)', async () => {
+    const { parseBatchFile } = await import('../../src/rl/batch');
+    const file = (extra: Record<string, unknown>) => ({ algorithm: 'dr-grpo', ...extra, sequences: [{ tokens: [1, 4, 2], mask: [0, 1, 1], old_logprobs: [0, -1, -1], episode: 0, group: 0, reward: 1 }] });
+    expect(parseBatchFile(file({ t_max: 5 }), 32, 16).batch.tMax).toBe(5);
+    expect(parseBatchFile(file({}), 32, 16).batch.tMax).toBeUndefined();
+    expect(() => parseBatchFile(file({ t_max: 17 }), 32, 16)).toThrow(/t_max must be an integer in \[1, 16\], got 17/);
+    expect(() => parseBatchFile(file({ t_max: 2.5 }), 32, 16)).toThrow(/t_max must be an integer/);
+  });
+});
