@@ -125,7 +125,8 @@ describe('page-facing TrainerApi methods', () => {
       const seqLevel = algorithm === 'gspo-token';
       expect(an).toMatchObject({ algorithm, level: seqLevel ? 'sequence' : 'token', lossLabel: LOSSES[algorithm].label, formula: LOSSES[algorithm].formula });
       const lo = 1 - an.epsLow, hi = 1 + an.epsHigh, seqs = an.episodes.flatMap((e) => e.sequences);
-      const blockSize = createEnv(presetConfig(findPreset(PRESET), SMALL as Record<string, unknown>)).blockSize;
+      // Dr. GRPO's L_max: the Scout turn's token limit, maxMessage + EOS (docs/losses.md)
+      const lMax = presetConfig(findPreset(PRESET), SMALL as Record<string, unknown>).maxMessage + 1;
       const N = seqs.reduce((x, s) => x + s.length, 0), S = seqs.length;
       let clippedSeen = 0;
       for (const e of an.episodes) for (const s of e.sequences) {
@@ -139,10 +140,11 @@ describe('page-facing TrainerApi methods', () => {
         // GSPO-token: every token carries the sequence's term of s_i
         const sum = seqLevel ? Math.max(1, s.length) * term(s.ratio) : s.tokenRatios.reduce((x, r) => x + term(r), 0);
         expect(s.loss).toBeCloseTo(sum / Math.max(1, s.length), 9);
-        const c = algorithm === 'dr-grpo' ? 1 / (S * blockSize) : 1 / N;
+        // GSPO-token aggregates as GSPO: the sequence mean of token means
+        const c = algorithm === 'dr-grpo' ? 1 / (S * lMax) : algorithm === 'gspo-token' ? 1 / (S * Math.max(1, s.length)) : 1 / N;
         expect(s.weight).toBeCloseTo(c, 12);
         expect(s.share).toBeCloseTo(c * sum, 12);
-        expect(s.termsText).toMatch(algorithm === 'dr-grpo' ? /1\/\(S·L_max\)/ : /1\/N = /);
+        expect(s.termsText).toMatch(algorithm === 'dr-grpo' ? /1\/\(S·L_max\)/ : algorithm === 'gspo-token' ? /1\/\(S·\|y_i\|\)/ : /1\/N = /);
         if (s.clippedTokens > 0) {
           clippedSeen++;
           expect(s.termsText).toMatch(algorithm === 'cispo' ? /capped at 1\+ε_high|raised to 1−ε_low/ : /clipped|above δ/);
