@@ -1,7 +1,7 @@
 """Shared numpy pieces for the Python oracle scripts (numpy only, float64).
 
 - safetensors reading/writing by hand (struct + json + numpy), F32 little-endian
-- the nanoGPT forward pass (design/model.md), batched over padded sequences
+- the nanoGPT forward pass (docs/model.md), batched over padded sequences
 - the RL objective of docs/losses.md over a `grad` batch file, every loss variant
 
 Independent of the TypeScript code: written from docs/losses.md. VARIANTS below
@@ -193,7 +193,7 @@ def token_logprobs(cfg, P, tokens, temperature=1.0):
 # ---------------------------------------------------------------- batch file and RL objective
 
 class Batch:
-    """A cli.md batch file, padded to [S, T] arrays (padding: token 0, mask 0)."""
+    """A docs/cli.md batch file, padded to [S, T] arrays (padding: token 0, mask 0)."""
 
     def __init__(self, obj, cfg=None):
         self.algorithm = obj.get("algorithm", "gspo")

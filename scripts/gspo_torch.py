@@ -1,4 +1,4 @@
-"""The nanoGPT forward of design/model.md in PyTorch, over gspo_ref's parameter names.
+"""The nanoGPT forward of docs/model.md in PyTorch, over gspo_ref's parameter names.
 
 The one torch model of the scripts: oracle.py uses it (float64 autograd for check-grad),
 torch_rl_step.py times the RL step with it. torch_rl_step.py --selfcheck compares it with

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes batch files for `gspo grad` (design/cli.md) that cover rl.md sections 3-4.
+"""Writes batch files for `gspo grad` (docs/cli.md) that cover docs/rl.md sections 3-4.
 
   python3 scripts/make_batches.py --checkpoint ckpt.safetensors --out-dir batches/
 

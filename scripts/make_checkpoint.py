@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes a random-weight nanoGPT checkpoint (design/model.md) as .safetensors.
+"""Writes a random-weight nanoGPT checkpoint (docs/model.md) as .safetensors.
 
 numpy only by default (the file is written by hand: struct + json + tobytes);
 --torch writes it with safetensors.torch.save_file from a state dict instead

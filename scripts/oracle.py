@@ -68,7 +68,7 @@ def torch_available():
 
 
 def torch_loss_and_grads(cfg, P, b):
-    """Float64 autograd of the same forward (model.md) and loss (rl.md section 4)."""
+    """Float64 autograd of the same forward (docs/model.md) and loss (docs/rl.md section 4)."""
     import torch
     import torch.nn.functional as F
     from gspo_torch import forward_logits

@@ -8,16 +8,16 @@
   torch_rl_step.py --plan [shape flags]    the step's shapes as JSON, without torch
   torch_rl_step.py [shape flags]           times --steps steps after --warmup; JSON on stdout
 
-One step, as the Trainer runs it (design/rl.md), on the same model (gspo_torch.forward_logits over
+One step, as the Trainer runs it (docs/rl.md), on the same model (gspo_torch.forward_logits over
 gspo_ref's parameter names, float32):
   1. generation: for each --gen batch COUNT:CONTEXT:NEW, COUNT sequences of CONTEXT random tokens
      continued by NEW sampled tokens (temperature --temperature, no early stop: the project's
      generator also runs every position of the turn's limit), recording each token's log-prob;
   2. rewards: one random reward per episode (P prompts x G episodes; the env's scoring is not
-     model work), advantages normalized within each group of G (rl.md section 3);
+     model work), advantages normalized within each group of G (docs/rl.md section 3);
   3. the update: --train-rows rows (the first sequences generated, row i in episode i mod E), each
      padded to T = block_size - 1 positions, split by episode into --minibatches shuffled
-     minibatches; per minibatch a forward, the GSPO loss (sequence ratio, clipped, rl.md section 4),
+     minibatches; per minibatch a forward, the GSPO loss (sequence ratio, clipped, docs/rl.md section 4),
      a backward, global-norm clipping and AdamW; the loss is read back (one sync, as the project does).
 Generation path: --gen-path recompute (a forward over the whole prefix per new token, no cache; the
 project's path before its KV cache) or kvcache (the prefix once, then one position per token).
@@ -31,7 +31,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-STD_EPS = 1e-4  # rl.md section 3 (gspo_ref.STD_EPS)
+STD_EPS = 1e-4  # docs/rl.md section 3 (gspo_ref.STD_EPS)
 LOG_S_CLAMP = 20.0
 
 
@@ -137,7 +137,7 @@ def shuffled(n, seed):
 # ---------------------------------------------------------------- the step (torch)
 
 def group_advantages(torch, rewards, G):
-    """rl.md section 3, advantage 'group': (r - mean) / (std + eps) within each group of G consecutive
+    """docs/rl.md section 3, advantage 'group': (r - mean) / (std + eps) within each group of G consecutive
     episodes (sample std, ddof 1); 0 for a group whose rewards are all equal, or of one episode."""
     r = rewards.view(-1, G)
     if G < 2:
@@ -149,7 +149,7 @@ def group_advantages(torch, rewards, G):
 
 
 def gspo_loss(torch, lp, old, mask, adv, eps_low, eps_high):
-    """rl.md section 4, GSPO: s = exp(clamp(mean over the row's masked tokens of lp - old, +-20)),
+    """docs/rl.md section 4, GSPO: s = exp(clamp(mean over the row's masked tokens of lp - old, +-20)),
     L = -min(s A, clip(s, 1 - eps_low, 1 + eps_high) A), averaged over rows."""
     denom = mask.sum(1).clamp(min=1.0)
     s = torch.exp(((mask * (lp - old)).sum(1) / denom).clamp(-LOG_S_CLAMP, LOG_S_CLAMP))

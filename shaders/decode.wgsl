@@ -1,4 +1,4 @@
-// Incremental decoding with a KV cache (rl.md section 1): each generated token
+// Incremental decoding with a KV cache (docs/rl.md section 1): each generated token
 // runs the model on one row per sequence and attends over the cached q, k, v of
 // the rows before it, instead of re-running the whole prefix.
 //   embedding_last:   out[b,c] = wte[tokens[b*T + t],c] + wpe[t,c],  t = pos[b] - 1     (=)

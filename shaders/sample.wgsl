@@ -1,4 +1,4 @@
-// Sampling one token per sequence (rl.md section 1), appended on the device so a
+// Sampling one token per sequence (docs/rl.md section 1), appended on the device so a
 // whole turn is generated without a readback. The RNG is counter-based: the
 // uniform for (seed, counter, sequence) is the same as src/reference/sample.ts.
 //   sample_next: tokens[b,pos] = token; logp[b,pos] = its log-prob; pos += 1; done when EOS or limit  (=)

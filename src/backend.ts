@@ -168,7 +168,7 @@ export interface Backend {
   /** dpreatt [B,NH,T,T] is scratch (overwritten). */
   attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void;
 
-  // ---- incremental decoding (rl.md section 1: a KV cache). pos [B] i32: sequence b's last written token sits at t = pos[b] - 1 ----
+  // ---- incremental decoding (docs/rl.md section 1: a KV cache). pos [B] i32: sequence b's last written token sits at t = pos[b] - 1 ----
   /** out[b,:] = wte[tokens[b*T + t],:] + wpe[t,:] with t = pos[b] - 1: the embedding of each sequence's last token. */
   embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void;
   /**
@@ -220,7 +220,7 @@ export interface Backend {
    */
   adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams, members?: MemberOptim): void;
 
-  // ---- sampling (rl.md section 1): one token per sequence, appended on the device ----
+  // ---- sampling (docs/rl.md section 1): one token per sequence, appended on the device ----
   /**
    * For each sequence b < B with done[b] == 0: reads logits row b*T + pos[b] - 1, draws a token from
    * softmax(row / temperature) with the counter-based RNG u = uniform(seed, counter, b) (inverse CDF),

@@ -1,6 +1,6 @@
 // The run config: one typed object, every field with its default, valid range,
 // page group, environment, liveness and a one-line description in one table
-// (rl.md section 10). The UI, the URL, the CLI's --set and checkpoints all go
+// (docs/rl.md section 10). The UI, the URL, the CLI's --set and checkpoints all go
 // through `validateConfig`.
 import { hasKey, InputError, quote } from './errors';
 import { LOSS_IDS } from './losses';
@@ -130,7 +130,7 @@ export function validateConfig(partial: Record<string, unknown>, base: RunConfig
   return out;
 }
 
-/** Fields a person may change between steps without a reset (ui.md / the worker's setHyperparams). */
+/** Fields a person may change between steps without a reset (docs/page.md / the worker's setHyperparams). */
 export const LIVE_FIELDS: ReadonlyArray<keyof RunConfig> = KEYS.filter((k) => FIELDS[k].live);
 
 /** Throws an InputError naming the first key that is unknown or cannot change during a run. */

@@ -1,4 +1,4 @@
-// addition: a collaborator for a frozen actor (envs.md section 2, AgentPO).
+// addition: a collaborator for a frozen actor (docs/envs.md section 2, AgentPO).
 //
 // Task: a + b with a, b in 10..99; the Actor writes the sum's digits, then EOS.
 // Roles: 'actor' is played by the frozen slot 'actor'; 'collaborator' (hint)

@@ -1,4 +1,4 @@
-// philosophers: coordination and a hackable reward (envs.md section 3, issue 6).
+// philosophers: coordination and a hackable reward (docs/envs.md section 3).
 //
 // Table. N philosophers P_0..P_{N-1} sit in a ring with N forks. Fork f lies
 // between P_f and P_{f+1 mod N}: it is P_f's RIGHT fork and P_{f+1}'s LEFT fork.
@@ -118,7 +118,7 @@ export const PHIL_WEIGHTS_ARITHMETIC: Readonly<Record<'hackable' | 'fixed', stri
     'resource hierarchy scores about -1.2 at N = 3 and -10.5 at N = 7.',
 };
 
-/** The curriculum's table sizes (issue 6): N = 3 -> 5 -> 7. */
+/** The curriculum's table sizes: N = 3 -> 5 -> 7. */
 export const PHIL_STAGES: readonly number[] = [3, 5, 7];
 
 /** The curriculum capability of a table at N = `stage` (src/envs/types.ts CurriculumSpec). */

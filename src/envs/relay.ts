@@ -1,4 +1,4 @@
-// relay: communication efficiency and strategic silence (envs.md section 1).
+// relay: communication efficiency and strategic silence (docs/envs.md section 1).
 //
 // Two roles share one episode: the Scout sees a k-digit secret, a query
 // position j and whether the Solver already knows the secret; it writes a
@@ -30,7 +30,7 @@
 // messages in order, separated by SEP. Only the holder of s_j needs to speak.
 // N = 1 is exactly the two-role relay above.
 //
-// Demonstrations follow relay-calibration.md: mostly the verbose protocol
+// Demonstrations follow docs/envs.md section 1: mostly the verbose protocol
 // (SECRET s_1..s_k REPEAT s_1..s_k, 2k+2 tokens, truncated to M; NOTE instead
 // of SECRET when the Solver knows and flagAwareDemos), a minority of shorter
 // formats, and a demoSilence fraction of silent messages drawn independently

@@ -20,7 +20,7 @@ export interface Turn {
   agent?: number;
   /**
    * The context extends this agent's previous turn (its context + generated tokens are a prefix of this
-   * context): both turns are one sequence for the loss (rl.md: one sequence per agent over the rounds).
+   * context): both turns are one sequence for the loss (docs/rl.md: one sequence per agent over the rounds).
    */
   continues?: boolean;
 }

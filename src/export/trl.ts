@@ -41,7 +41,7 @@ from toy_tasks import make_dataset
 PRESET = ${py(presetName)}
 
 class LambdaTokBudget(TrainerCallback):
-    """The dual update of lambda_tok toward a token budget B (rl.md section 5), after each optimizer step:
+    """The dual update of lambda_tok toward a token budget B (docs/rl.md section 5), after each optimizer step:
     lambda_tok <- clamp(lambda_tok + eta (mean_tokens - B), 0, lambda_max); the tokens reward weight is -lambda_tok."""
 
     def __init__(self, lambda_tok, budget, eta, lambda_max, steps_per_generation):

@@ -13,7 +13,7 @@ export interface Checkpoint {
 
 const fail = (msg: string): never => { throw new SafetensorsError(msg); };
 
-/** The config JSON as model.md writes it (snake_case, as nanoGPT's GPTConfig). */
+/** The config JSON as docs/model.md writes it (snake_case, as nanoGPT's GPTConfig). */
 function configFromJson(text: string | undefined): GPTConfig {
   if (text === undefined) fail('__metadata__.config is missing (expected {"n_layer","n_head","n_embd","block_size","vocab_size"})');
   let o: unknown;

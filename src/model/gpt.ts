@@ -158,7 +158,7 @@ export class GPT {
   }
 
   /**
-   * The prefill of incremental decoding (rl.md section 1): a forward over the contexts' rows (tokens [B,Tp], each
+   * The prefill of incremental decoding (docs/rl.md section 1): a forward over the contexts' rows (tokens [B,Tp], each
    * context left-aligned; rows past a context are never read) whose q, k, v fill the first Tp rows of the KV cache
    * for B x T. Returns logits [B*Tp, V], valid until the next forward; `decode` continues from here.
    */

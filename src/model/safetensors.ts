@@ -6,7 +6,7 @@
 //                   "__metadata__"?: {key: string} }, padded with spaces
 //   [8+N, end)      data section; data_offsets are relative to its start
 //
-// Reading is strict (design/model.md, quality.md): the first problem throws a
+// Reading is strict (docs/model.md, docs/trust.md): the first problem throws a
 // SafetensorsError whose message is one line naming it; nothing is half-returned.
 
 import { clip, quote } from '../errors';

@@ -146,7 +146,7 @@ export function attentionBackward(dqkv: F, dpreatt: F, dout: F, qkv: F, att: F, 
 }
 
 /**
- * One decode step (rl.md section 1): qkvNew [B,3C] is written to row t = pos[b] - 1 of qkvCache [B,T,3C], then
+ * One decode step (docs/rl.md section 1): qkvNew [B,3C] is written to row t = pos[b] - 1 of qkvCache [B,T,3C], then
  * out [B,C] = attention of that row's q over cache rows 0..t. The sums run in the same order as attentionForward's
  * row t, so a decode step gives the same numbers as the full forward, bit for bit.
  */

@@ -1,4 +1,4 @@
-// The `grad` batch file (cli.md) -> a PolicyBatch in prediction space, validated.
+// The `grad` batch file (docs/cli.md) -> a PolicyBatch in prediction space, validated.
 import type { AdvantageMode, Algorithm } from '../backend';
 import { DEFAULTS, parseField } from '../config';
 import { LOSS_IDS, LOSSES } from '../losses';

@@ -1,4 +1,4 @@
-// The AgentPO comparison (envs.md section 2): the frozen Actor alone, with the
+// The AgentPO comparison (docs/envs.md section 2): the frozen Actor alone, with the
 // untrained Collaborator, and with the trained one, on the held-out set.
 import type { Backend } from '../backend';
 import { validateConfig, type RunConfig } from '../config';

@@ -1,4 +1,4 @@
-// Curriculum (issue 6): the environment grows in stages (philosophers N = 3 ->
+// Curriculum: the environment grows in stages (philosophers N = 3 ->
 // 5 -> 7). The run advances to the next stage once the eval task measure has
 // reached `threshold` in each of the last `patience` evaluations made at the
 // current stage; one eval below it starts the count again. The last stage stays.

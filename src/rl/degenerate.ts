@@ -1,4 +1,4 @@
-// Degenerate-policy detector (envs.md section 3, issue 6): a run is degenerate
+// Degenerate-policy detector (docs/envs.md section 3): a run is degenerate
 // when the policy found a way to score without doing the task, e.g. the
 // philosophers stop acting because every action costs more than it earns.
 //

@@ -1,4 +1,4 @@
-// 95% intervals for the AgentPO comparison (envs.md section 2): accuracy on
+// 95% intervals for the AgentPO comparison (docs/envs.md section 2): accuracy on
 // the held-out set with a Wilson score interval, and a normal-approximation
 // interval for a mean (for a non-binary measure).
 import type { ComparisonRow } from './compare';

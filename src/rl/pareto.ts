@@ -1,4 +1,4 @@
-// Eval points and the accuracy-vs-tokens Pareto frontier (rl.md section 8).
+// Eval points and the accuracy-vs-tokens Pareto frontier (docs/rl.md section 8).
 export interface EvalPoint { tokens: number; accuracy: number; run: string; step: number; lambdaTok: number }
 
 /** Points not dominated: no other point has fewer-or-equal tokens and higher-or-equal accuracy, one strictly. Sorted by tokens. */

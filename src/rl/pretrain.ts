@@ -1,4 +1,4 @@
-// Warm start (rl.md section 9): cross-entropy on the environment's verbose
+// Warm start (docs/rl.md section 9): cross-entropy on the environment's verbose
 // demonstrations, only on the tokens a policy would generate.
 import type { Backend } from '../backend';
 import type { Demonstration, Environment } from '../envs/types';

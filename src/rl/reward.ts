@@ -1,4 +1,4 @@
-// The communication-aware reward of rl.md section 2, per episode, with its parts.
+// The communication-aware reward of docs/rl.md section 2, per episode, with its parts.
 import type { Sequence } from './rollout';
 
 export interface RewardWeights { lambdaTok: number; lambdaTurn: number; lambdaRep: number }
@@ -42,7 +42,7 @@ export function reward(rTask: number, parts: { tokens: number; turns: number; re
   return { reward: rEnv - w.lambdaTok * parts.tokens - w.lambdaTurn * parts.turns - w.lambdaRep * parts.repetition, rTask, ...parts };
 }
 
-/** rl.md section 5: lambda_tok <- clamp(lambda_tok + eta (mean_tokens - B), 0, lambda_max). */
+/** docs/rl.md section 5: lambda_tok <- clamp(lambda_tok + eta (mean_tokens - B), 0, lambda_max). */
 export function dualUpdate(lambdaTok: number, meanTokens: number, budget: number, eta: number, lambdaMax: number): number {
   return Math.min(lambdaMax, Math.max(0, lambdaTok + eta * (meanTokens - budget)));
 }

@@ -1,6 +1,6 @@
 // Batched multi-agent rollouts: turns run in lockstep across the batch; each
 // turn is generated on the device (forward + sample, token after token) and
-// read back once, all sequences together (rl.md section 1).
+// read back once, all sequences together (docs/rl.md section 1).
 import type { Backend, Tensor } from '../backend';
 import type { GPT } from '../model/gpt';
 import type { Environment, Score, Turn } from '../envs/types';

@@ -1,5 +1,5 @@
 // The Trainer: rollouts -> reward -> advantages -> GSPO/GRPO minibatch updates,
-// the dual lambda, metrics (rl.md section 7), greedy evaluation, the Pareto
+// the dual lambda, metrics (docs/rl.md section 7), greedy evaluation, the Pareto
 // frontier and best/last checkpoints. Runs unchanged in the worker and the CLI.
 import type { Backend, Tensor } from '../backend';
 import type { BaselineResult, CurriculumSpec, Environment, Score } from '../envs/types';

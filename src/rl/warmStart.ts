@@ -1,5 +1,5 @@
 // Where a run's policies start: each slot's shipped checkpoint when it fits the
-// run's model and environment, else a warm start pretrained on the spot (rl.md
+// run's model and environment, else a warm start pretrained on the spot (docs/rl.md
 // section 9), until its held-out greedy accuracy reaches the preset's target
 // (docs/trust.md). Shared by the worker (fetches public/checkpoints) and the CLI (reads them).
 import type { Backend } from '../backend';

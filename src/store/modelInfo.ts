@@ -23,5 +23,5 @@ export function fieldEnv(key: keyof RunConfig): string | null {
 
 export const envIds = (): readonly string[] => ENV_IDS;
 
-/** The accuracy-vs-tokens frontier (rl.md section 8), the same code the Trainer uses. */
+/** The accuracy-vs-tokens frontier (docs/rl.md section 8), the same code the Trainer uses. */
 export const frontier = paretoFrontier;

@@ -1,4 +1,4 @@
-// Which time series the page draws, from which metrics (rl.md section 7), in
+// Which time series the page draws, from which metrics (docs/rl.md section 7), in
 // which group, and the unit of each chart's y axis (the x axis is the step).
 import type { MetricName } from '../worker/protocol';
 

@@ -1,5 +1,5 @@
 // `train` and `eval` end to end on the CPU backend, at a tiny size: the files a run
-// writes, the metric names of rl.md section 7, and bad --set values.
+// writes, the metric names of docs/rl.md section 7, and bad --set values.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';

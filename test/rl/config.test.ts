@@ -1,4 +1,4 @@
-// config.ts: validateConfig / parseField against rl.md section 10 and FIELDS' declared ranges.
+// config.ts: validateConfig / parseField against docs/rl.md section 10 and FIELDS' declared ranges.
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, FIELDS, parseField, validateConfig } from '../../src/config';
 import { InputError } from '../../src/errors';
@@ -16,7 +16,7 @@ describe('validateConfig', () => {
     expect(base).toEqual(DEFAULTS);
   });
 
-  it('has every key rl.md section 10 names', () => {
+  it('has every key docs/rl.md section 10 names', () => {
     const keys = ['algorithm', 'groupSize', 'promptsPerStep', 'minibatches', 'lr', 'epsLow', 'epsHigh', 'beta', 'temperature',
       'advantage', 'gradClip', 'weightDecay', 'lambdaTok', 'lambdaTurn', 'lambdaRep', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax',
       'evalEvery', 'evalEpisodes', 'steps', 'seed', 'nLayer', 'nHead', 'nEmbd', 'digits', 'pKnown', 'pKnownTrain', 'maxMessage'];

@@ -1,5 +1,5 @@
 // The one config table: what is derived from it (DEFAULTS, LIVE_FIELDS, the page's groups,
-// each field's env) against lists written out by hand from rl.md section 10 and ui.md.
+// each field's env) against lists written out by hand from docs/rl.md section 10 and docs/page.md.
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, ENV_IDS, FIELDS, fieldsInGroup, LIVE_FIELDS, type RunConfig } from '../../src/config';
 import { envIds, fieldEnv } from '../../src/store/modelInfo';

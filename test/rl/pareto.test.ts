@@ -1,4 +1,4 @@
-// pareto.ts against rl.md section 8; frontiers worked out by hand.
+// pareto.ts against docs/rl.md section 8; frontiers worked out by hand.
 import { describe, expect, it } from 'vitest';
 import { betterEval, paretoFrontier } from '../../src/rl/pareto';
 
@@ -38,7 +38,7 @@ describe('paretoFrontier', () => {
 });
 
 describe('betterEval (accuracy, ties by fewer tokens)', () => {
-  it('orders as rl.md section 8 says', () => {
+  it('orders as docs/rl.md section 8 says', () => {
     expect(betterEval({ accuracy: 0.1, tokens: 9 }, null)).toBe(true);
     expect(betterEval({ accuracy: 0.9, tokens: 5 }, { accuracy: 0.8, tokens: 1 })).toBe(true);
     expect(betterEval({ accuracy: 0.8, tokens: 1 }, { accuracy: 0.9, tokens: 5 })).toBe(false);

@@ -1,4 +1,4 @@
-// reward.ts against rl.md sections 2 and 5; every expected value is worked out by hand.
+// reward.ts against docs/rl.md sections 2 and 5; every expected value is worked out by hand.
 import { describe, expect, it } from 'vitest';
 import { dualUpdate, messageParts, reward } from '../../src/rl/reward';
 import type { Sequence } from '../../src/rl/rollout';
@@ -80,7 +80,7 @@ describe('reward', () => {
   });
 });
 
-describe('dualUpdate (rl.md section 5)', () => {
+describe('dualUpdate (docs/rl.md section 5)', () => {
   it('lambda + eta * (mean - B), clamped to [0, lambdaMax]', () => {
     expect(dualUpdate(0.1, 6, 4, 0.005, 1)).toBeCloseTo(0.11, 12); // 0.1 + 0.005*2
     expect(dualUpdate(0.5, 4, 4, 0.005, 1)).toBe(0.5); // at the budget: unchanged

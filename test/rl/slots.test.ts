@@ -1,4 +1,4 @@
-// Policy slots and continued sequences (envs.md intro; rl.md: one sequence per trainable turn,
+// Policy slots and continued sequences (docs/envs.md intro; docs/rl.md: one sequence per trainable turn,
 // an agent's turns over rounds merged when its context carries them). Tiny hand-written envs,
 // CPU backend; expected values come from the rollout's raw tokens and the envs' rules.
 import { describe, expect, it } from 'vitest';

@@ -16,7 +16,7 @@ const make = (extra: Record<string, unknown> = {}) =>
 const METRIC_NAMES = ['reward', 'reward_std', 'r_task', 'tokens', 'turns', 'repetition', 'lambda_tok', 'frac_zero_std', 'policy_loss', 'kl',
   'entropy', 'clip_frac', 'ratio_mean', 'ratio_min', 'ratio_max', 'grad_norm', 'seq_len_mean', 'silence_rate', 'step_time_ms', 'tokens_per_s'] as const;
 
-/** The message the Scout exchanged: tokens before EOS, at most M (rl.md section 2: EOS excluded). */
+/** The message the Scout exchanged: tokens before EOS, at most M (docs/rl.md section 2: EOS excluded). */
 function exchanged(generated: number[]): number[] {
   const end = generated.indexOf(RELAY_EOS);
   return (end < 0 ? generated : generated.slice(0, end)).slice(0, M);
@@ -34,7 +34,7 @@ function repeats(msg: number[]): number {
 const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
 
 describe('Trainer on the CPU backend (relay, tiny model)', () => {
-  it('one step: finite metrics under the rl.md section 7 names, in range', async () => {
+  it('one step: finite metrics under the docs/rl.md section 7 names, in range', async () => {
     const tr = make();
     const m = await tr.step();
     for (const k of METRIC_NAMES) {
@@ -125,7 +125,7 @@ describe('Trainer on the CPU backend (relay, tiny model)', () => {
     tr.destroy();
   });
 
-  it('message tokens count what was exchanged: never more than maxMessage (rl.md section 2)', async () => {
+  it('message tokens count what was exchanged: never more than maxMessage (docs/rl.md section 2)', async () => {
     // An untrained policy rarely samples EOS, so Scouts often hit the M+1 generation limit.
     // The relay truncates the message to M tokens; the reward must count those M, not M+1.
     const tr = make();

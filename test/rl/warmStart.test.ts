@@ -1,4 +1,4 @@
-// Warm starts made on the spot (issue 11, "done means"): when the shipped one does
+// Warm starts made on the spot (docs/trust.md): when the shipped one does
 // not fit the run, pretraining goes on until the held-out greedy accuracy reaches
 // the preset's target (checked every k steps), up to a cap; short of it, a notice
 // names the accuracy reached. The oracle is a pretraining run that never stops,

@@ -18,7 +18,7 @@ describe('controls', () => {
     expect(cs.filter((c) => !c.name)).toEqual([]);
   });
 
-  it('names the controls as the issue and ui.md do', () => {
+  it('names the controls as the issue and docs/page.md do', () => {
     const by = (n: string) => cs.filter((c) => c.name === n);
     expect(by('lambda_tok')).toEqual([{ tag: 'input', type: 'range', name: 'lambda_tok' }]);
     expect(by('Group size')).toEqual([{ tag: 'input', type: 'number', name: 'Group size' }]);

@@ -1,4 +1,4 @@
-// What issue 12 adds to the page, rendered in given states or as the pure
+// What the page teaches, rendered in given states or as the pure
 // functions behind it: tabs by the ARIA pattern, the first-run guide, the
 // software-GPU and resume banners, explanations beside the controls, field
 // errors linked to their fields, the lambda_tok slider's steps, live-change
@@ -91,7 +91,7 @@ describe('explanations beside the controls', () => {
     expect(t).toMatch(/Reset goes back to the warm start .* Warm start starts a new run from the preset's warm-start weights/);
     expect(t).toMatch(/Best = the eval with the highest accuracy \(ties: fewer tokens\)\. No eval yet\./);
     const grpo = text(render(Controls, { config: { ...config, algorithm: 'grpo', advantage: 'none' } }));
-    expect(grpo).toMatch(/GRPO clips a ratio per token, .* range is wide \(0\.2\)/);
+    expect(grpo).toMatch(/GRPO clips a ratio per token, .* in the usual range 0\.8 to 1\.2/);
     expect(grpo).toMatch(/"none": A = r − group mean, not divided by the std \(Dr\. GRPO style\)/);
     expect(render(Controls)).toMatch(/<option value="none">none: r − mean \(Dr\. GRPO\)<\/option>/);
   });

@@ -63,7 +63,7 @@ describe('page-facing TrainerApi methods', () => {
     for (const ep of tr.eval!.episodes) for (const t of ep.turns) for (const lp of t.logp) expect(Math.exp(lp)).toBeGreaterThan(1 / 64);
   });
 
-  it('stepAnatomy: ratios are exactly 1 when the step did not move the weights (lr 0), advantages follow rl.md section 3', async () => {
+  it('stepAnatomy: ratios are exactly 1 when the step did not move the weights (lr 0), advantages follow docs/rl.md section 3', async () => {
     const a = make();
     await a.init(PRESET, { ...SMALL, lr: 0 }, WARM);
     const vocab = createEnv(presetConfig(findPreset(PRESET), SMALL as Record<string, unknown>)).vocab;
@@ -96,7 +96,7 @@ describe('page-facing TrainerApi methods', () => {
     await expect(a.stepAnatomy(4)).rejects.toThrow(/group must be an integer in \[0, 3\]/);
   });
 
-  it('stepAnatomy after a real update: s_i = exp(mean log rho_t), and the clip rule of rl.md section 4', async () => {
+  it('stepAnatomy after a real update: s_i = exp(mean log rho_t), and the clip rule of docs/rl.md section 4', async () => {
     const a = make();
     await a.init(PRESET, { ...SMALL, lr: 0.01 }, WARM);
     await a.step(1);

@@ -1,4 +1,4 @@
-// Resume after a page reload (issue 11, finding 11): a run's last checkpoint and
+// Resume after a page reload (docs/trust.md): a run's last checkpoint and
 // the state stored with it (counters, dual lambda, AdamW's moments) put into a
 // fresh TrainerApi continue the same run. The oracle is the uninterrupted twin:
 // the same TrainerApi stepping on, on the CPU backend, bit for bit.

@@ -1,5 +1,5 @@
 // `grad --checkpoint F --batch B.json [--out G.safetensors]`: the policy loss of one
-// minibatch (rl.md section 4) and its gradient w.r.t. every parameter.
+// minibatch (docs/rl.md section 4) and its gradient w.r.t. every parameter.
 import { GPT } from '../../model/gpt';
 import { namedTensors, configToJson } from '../../model/checkpoint';
 import { serializeSafetensors } from '../../model/safetensors';
@@ -12,7 +12,7 @@ import { chooseBackend, loadCheckpoint, log, prepareOutFile, readFileChecked, wr
 
 export const gradFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint' },
-  batch: { kind: 'string', help: 'the batch file (JSON, cli.md format)' },
+  batch: { kind: 'string', help: 'the batch file (JSON, docs/cli.md format)' },
   out: { kind: 'string', help: 'where to write the gradients (.safetensors, checkpoint names)' },
   backend: { kind: 'string', help: 'webgpu | cpu' },
 };

@@ -1,5 +1,5 @@
 // addition (AgentPO) as the Collaborator's turn: the policy writes the hint or
-// the critique; the frozen Actor is the rule it was taught (envs.md section 2).
+// the critique; the frozen Actor is the rule it was taught (docs/envs.md section 2).
 import type { EnvPython } from './types';
 import { py } from '../literal';
 

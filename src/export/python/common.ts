@@ -6,7 +6,7 @@ import { py } from '../literal';
 /** Message-term helpers: a message is a list of whitespace-separated words (the playground's tokens). */
 export const PY_MESSAGE_TERMS = `
 def message_terms(messages):
-    """tokens, turns and repeated bigrams over an episode's messages (rl.md section 2)."""
+    """tokens, turns and repeated bigrams over an episode's messages (docs/rl.md section 2)."""
     tokens = turns = repetition = 0
     seen = set()
     for words in messages:
@@ -71,7 +71,7 @@ LAMBDA_REP = ${py(w.lambdaRep)}
 
 
 def compute_score(data_source, solution_str, ground_truth, extra_info=None, **kwargs):
-    """r = r_env - lambda_tok tokens - lambda_turn turns - lambda_rep repetition (rl.md section 2)."""
+    """r = r_env - lambda_tok tokens - lambda_turn turns - lambda_rep repetition (docs/rl.md section 2)."""
     o = outcome(json.loads(ground_truth), solution_str)
     score = o["r_env"] - LAMBDA_TOK * o["tokens"] - LAMBDA_TURN * o["turns"] - LAMBDA_REP * o["repetition"]
     return {"score": score, "r_task": o["r_task"], "tokens": o["tokens"], "turns": o["turns"], "repetition": o["repetition"]}

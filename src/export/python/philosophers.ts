@@ -1,6 +1,6 @@
 // philosophers as one planner turn: the policy writes every philosopher's action
 // for every round (plus optional messages); the table's rules score the plan
-// (envs.md section 3). Curriculum stages are not exported: N is fixed.
+// (docs/envs.md section 3). Curriculum stages are not exported: N is fixed.
 import type { EnvPython } from './types';
 import { py } from '../literal';
 

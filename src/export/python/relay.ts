@@ -1,5 +1,5 @@
 // relay as one Scout turn: the policy writes the Scout's message; the Solver is
-// a rule that reads digits from what survives the channel (envs.md section 1).
+// a rule that reads digits from what survives the channel (docs/envs.md section 1).
 import type { EnvPython } from './types';
 import { py } from '../literal';
 
