@@ -13,7 +13,7 @@ import type { RunMeta } from '../../src/store/runTypes';
 import type { PickedFile } from '../../src/store/types';
 import { METRIC_NAMES } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient } from '../store/fakeClient';
-import { EDGE_JSON, int, pick, PROTO_KEYS, seeded, Tally } from './harness';
+import { EDGE_JSON, int, paths, pick, PROTO_KEYS, seeded, Tally } from './harness';
 
 const C = METRIC_NAMES.length;
 const config = presetConfig(findPreset('relay-silence'), { groupSize: 4 });
@@ -62,18 +62,6 @@ function invariants(run: ImportedRun): string | null {
   return null;
 }
 
-/** Every path into the parsed base document (objects and arrays). */
-function paths(doc: unknown): (string | number)[][] {
-  const out: (string | number)[][] = [];
-  const todo: [unknown, (string | number)[]][] = [[doc, []]];
-  while (todo.length) {
-    const [v, p] = todo.pop()!;
-    out.push(p);
-    if (Array.isArray(v)) v.forEach((x, i) => todo.push([x, [...p, i]]));
-    else if (v && typeof v === 'object') for (const [k, x] of Object.entries(v)) todo.push([x, [...p, k]]);
-  }
-  return out;
-}
 const PATHS = paths(JSON.parse(BASE)).filter((p) => p.length > 0);
 const MARK = '"@@EDGE@@"';
 
