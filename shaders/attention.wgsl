@@ -173,7 +173,10 @@ const DCH: u32 = 64u; // head columns per chunk (hs up to C: chunks keep the til
 const DPT: u32 = 4u; // DCH / DL: columns per invocation
 
 var<workgroup> p_s: array<f32, 512>; // [TQ][TK]
-var<workgroup> x_s: array<f32, 2048>; // [TK][DCH]
+var<workgroup> x_s: array<f32, 2080>; // [TK][DCH]; the scores kernel pads its rows to XS
+// Row stride of the scores kernel's key tile: its lanes read x_s[c * XS + d] for 32 consecutive c at
+// once, which with a stride of DCH = 64 would all hit one memory bank; 65 spreads them over 32.
+const XS: u32 = 65u; // DCH + 1
 
 // A workgroup's (b, h, output tile); valid false for the padding groups of a 2-D grid.
 struct Tile {
@@ -241,12 +244,12 @@ fn attention_forward_scores_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(nu
         let d = e % DCH;
         var x = 0.0;
         if (tk < p.T && d < cols) { x = qkv[(tl.b * p.T + tk) * C3 + p.C + tl.h * hs + d0 + d]; }
-        x_s[e] = x;
+        x_s[(e / DCH) * XS + d] = x;
       }
       workgroupBarrier();
       for (var i = 0u; i < 2u; i++) {
         let qr = (r0 + RSTEP * i) * DCH;
-        for (var d = 0u; d < cols; d++) { dot[i] += q_s[qr + d] * x_s[c * DCH + d]; }
+        for (var d = 0u; d < cols; d++) { dot[i] += q_s[qr + d] * x_s[c * XS + d]; }
       }
       workgroupBarrier();
     }

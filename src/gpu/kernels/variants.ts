@@ -48,7 +48,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   for (const RM of [1, 2, 4]) for (const RN of [1, 2, 4]) add('matmul', ['matmul_tiled'], { RM, RN });
   add('matmul', ['matmul_splitk_sum', 'matmul_bias_partial', 'matmul_bias_sum']);
 
-  add('residual', ['residual_forward', 'accumulate_forward', 'copy_forward'], { WG: 256 });
+  add('residual', ['residual_forward', 'accumulate_forward', 'copy_forward', 'zero_forward'], { WG: 256 });
   add('rl', ['gather_forward', 'group_normalize', 'seq_ratio', 'clip_loss_gspo', 'clip_grad_gspo', 'clip_loss_grpo', 'clip_grad_grpo'], { WG: 64 });
   add('rl', ['group_normalize_stats', 'rl_stats_gspo', 'rl_stats_grpo']);
   add('sample', ['sample_next'], { WG: 64 });
