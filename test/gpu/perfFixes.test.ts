@@ -1,6 +1,7 @@
 // The performance fixes, each against its CPU twin or an exact expectation: clears recorded as a
-// dispatch in the open compute pass (not clearBuffer, which ends it), and the layernorm parameter
-// gradient's chunks capped (stage two adds a column's chunks one after another).
+// dispatch in the open compute pass (not clearBuffer, which ends it), the layernorm parameter
+// gradient's chunks capped (stage two adds a column's chunks one after another), and the token
+// embedding's gradient through a counting sort of the rows by token.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PARAM_CHUNKS, paramsLayout } from '../../src/gpu/kernels/layernorm';
 import { forceRowMode } from '../../src/gpu/kernels/rows';
@@ -40,6 +41,19 @@ describe.skipIf(noGpu)('WebGPU performance fixes vs CPU reference', () => {
       b.layernormBackward(t.dinp, t.dweight, t.dbias, t.dout, t.inp, t.weight, t.mean, t.rstd, N, C);
     }, ['dweight', 'dbias'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) });
     forceRowMode(null);
+  });
+
+  it('embedding backward through the sort: rows over several 1024-row chunks, skewed and uniform tokens', async () => {
+    for (const [B, T, C, V, skew] of [[500, 5, 19, 7, 0], [3, 700, 8, 130, 1], [1, 1, 3, 2, 0]]) {
+      const N = B * T;
+      const r = new Rng(N + C + V);
+      const tokens = r.ints(N, 0, V);
+      if (skew) for (let n = 0; n < N; n += 2) tokens[n] = 3; // half the rows on one token: a long row list
+      await parity(theGpu(), {
+        tokens, wte: r.normal(V * C), wpe: r.normal(T * C), dout: r.normal(N * C), dwte: r.normal(V * C), dwpe: r.normal(T * C),
+      }, (b, t) => b.embeddingBackward(t.dwte, t.dwpe, t.dout, t.tokens, N, T, C, V), ['dwte', 'dwpe'],
+      { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) });
+    }
   });
 
   it('a clear between dispatches stays in one compute pass and zeroes exactly its range', async () => {
