@@ -6,7 +6,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadShaders, nodeGpu } from '../../src/gpu/node';
 import { WebGpuBackend } from '../../src/gpu/webgpuBackend';
 import { chooseBackend, memoryVerdictStore, verdictKey, type VerdictStore } from '../../src/worker/gpuChoice';
-import { noGpu } from './device';
+import { kernelChecks } from '../../src/rl/selfCheck';
+import { noGpu, theGpu } from './device';
 
 const shaders = loadShaders();
 // Dawn's Node binding crashes when a discarded adapter is collected: hold every backend made here.
@@ -31,6 +32,11 @@ function recording(): VerdictStore & { writes: string[] } {
 }
 
 describe.skipIf(noGpu)('choosing WebGPU or the CPU at load', () => {
+  it('every kernel case of the engine check passes on this adapter', async () => {
+    expect(await kernelChecks(theGpu())).toEqual([]);
+    expect(theGpu().takeErrors()).toEqual([]);
+  });
+
   it('the shipped shaders pass: WebGPU, checked once, then taken on the stored verdict', async () => {
     const gpu = await nodeGpu();
     const store = recording();
