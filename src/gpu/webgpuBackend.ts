@@ -69,10 +69,11 @@ export class WebGpuBackend implements Backend {
   /**
    * `shaders` maps a file name in shaders/ (without .wgsl) to its source. `prepare: 'lazy'` skips building
    * every pipeline variant at load (each is then built on first use): for test processes on a CPU adapter,
-   * where a build costs most of a second and a test file needs a few of them.
+   * where a build costs most of a second and a test file needs a few of them. `limits: 'default'`: see requestGpuDevice.
    */
-  static async create(gpu: GPU, shaders: Record<string, string>, { prepare = 'all' }: { prepare?: 'all' | 'lazy' } = {}): Promise<WebGpuBackend> {
-    const { device, adapter, adapterInfo, cpuAdapter, health } = await requestGpuDevice(gpu);
+  static async create(gpu: GPU, shaders: Record<string, string>,
+    { prepare = 'all', limits = 'adapter' }: { prepare?: 'all' | 'lazy'; limits?: 'adapter' | 'default' } = {}): Promise<WebGpuBackend> {
+    const { device, adapter, adapterInfo, cpuAdapter, health } = await requestGpuDevice(gpu, { limits });
     const rt = new GpuRuntime(device, health, shaders, cpuAdapter);
     rt.keepAlive.push(gpu, adapter);
     try {
