@@ -45,8 +45,12 @@ const NEG_BIG: f32 = -3.4e38; // the max of an empty set (finite: WGSL does not 
 @group(0) @binding(5) var<storage, read_write> dpreatt: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dout: array<f32>;
 
-var<workgroup> red_a: array<f32, MAX_WG>; // one array per reduction in a kernel: no barrier between them
-var<workgroup> red_b: array<f32, MAX_WG>;
+// Two halves, one per reduction in a kernel (no barrier between them): RED_A and RED_B. One module-scope
+// array indexed by a base, not a pointer parameter: a workgroup pointer as a function parameter needs
+// unrestricted_pointer_parameters, which not every browser's compiler has.
+var<workgroup> red: array<f32, 512>; // 2 * MAX_WG
+const RED_A: u32 = 0u;
+const RED_B: u32 = MAX_WG;
 
 fn flat(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;
@@ -56,27 +60,28 @@ fn head_size() -> u32 {
   return p.C / p.NH;
 }
 
-// Reduces x over the TPR lanes of each row's segment [seg, seg + TPR) of `buf` (the sum, or the
+// Reduces x over the TPR lanes of each row's segment [seg, seg + TPR) of red's half at `half` (the sum, or the
 // max when take_max); every lane gets the result. Fan-in FAN per level: TPR <= FAN takes one
 // level, TPR <= FAN^2 two (few barriers: each one switches every group of lanes on a CPU
 // adapter such as SwiftShader). Called by every invocation of the workgroup (it holds barriers).
-fn row_reduce(buf: ptr<workgroup, array<f32, MAX_WG>>, x: f32, seg: u32, lane: u32, take_max: bool) -> f32 {
+fn row_reduce(half: u32, x: f32, seg: u32, lane: u32, take_max: bool) -> f32 {
+  let base = half + seg;
   if (TPR == 1u) { return x; } // one lane per row: nothing to combine (and no barrier in the shader)
-  (*buf)[seg + lane] = x;
+  red[base + lane] = x;
   workgroupBarrier();
   for (var n = TPR; n > 1u; n = max(n / FAN, 1u)) {
     let next = max(n / FAN, 1u);
     if (lane < next) {
-      var acc = (*buf)[seg + lane];
+      var acc = red[base + lane];
       for (var j = lane + next; j < n; j += next) {
-        let y = (*buf)[seg + j];
+        let y = red[base + j];
         acc = select(acc + y, max(acc, y), take_max);
       }
-      (*buf)[seg + lane] = acc;
+      red[base + lane] = acc;
     }
     workgroupBarrier();
   }
-  return (*buf)[seg];
+  return red[base];
 }
 
 // A (b, h, t) row of att / dpreatt, index (b*NH + h)*T + t, and this invocation's lane in it.
@@ -119,14 +124,14 @@ fn attention_forward_scores(@builtin(workgroup_id) wid: vec3u, @builtin(num_work
     att[arow + t2] = dot;
     mx = max(mx, dot);
   }
-  mx = row_reduce(&red_a, mx, r.seg, r.lane, true);
+  mx = row_reduce(RED_A, mx, r.seg, r.lane, true);
   var sum = 0.0;
   for (var t2 = r.lane; t2 < last; t2 += TPR) {
     let e = exp(att[arow + t2] - mx);
     att[arow + t2] = e;
     sum += e;
   }
-  let inv = 1.0 / row_reduce(&red_b, sum, r.seg, r.lane, false);
+  let inv = 1.0 / row_reduce(RED_B, sum, r.seg, r.lane, false);
   if (!r.valid) { return; }
   for (var t2 = r.lane; t2 < p.T; t2 += TPR) {
     if (t2 < last) { att[arow + t2] = att[arow + t2] * inv; } else { att[arow + t2] = 0.0; }
@@ -168,7 +173,10 @@ const DCH: u32 = 64u; // head columns per chunk (hs up to C: chunks keep the til
 const DPT: u32 = 4u; // DCH / DL: columns per invocation
 
 var<workgroup> p_s: array<f32, 512>; // [TQ][TK]
-var<workgroup> x_s: array<f32, 2048>; // [TK][DCH]
+var<workgroup> x_s: array<f32, 2080>; // [TK][DCH]; the scores kernel pads its rows to XS
+// Row stride of the scores kernel's key tile: its lanes read x_s[c * XS + d] for 32 consecutive c at
+// once, which with a stride of DCH = 64 would all hit one memory bank; 65 spreads them over 32.
+const XS: u32 = 65u; // DCH + 1
 
 // A workgroup's (b, h, output tile); valid false for the padding groups of a 2-D grid.
 struct Tile {
@@ -236,12 +244,12 @@ fn attention_forward_scores_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(nu
         let d = e % DCH;
         var x = 0.0;
         if (tk < p.T && d < cols) { x = qkv[(tl.b * p.T + tk) * C3 + p.C + tl.h * hs + d0 + d]; }
-        x_s[e] = x;
+        x_s[(e / DCH) * XS + d] = x;
       }
       workgroupBarrier();
       for (var i = 0u; i < 2u; i++) {
         let qr = (r0 + RSTEP * i) * DCH;
-        for (var d = 0u; d < cols; d++) { dot[i] += q_s[qr + d] * x_s[c * DCH + d]; }
+        for (var d = 0u; d < cols; d++) { dot[i] += q_s[qr + d] * x_s[c * XS + d]; }
       }
       workgroupBarrier();
     }
@@ -427,7 +435,7 @@ fn attention_backward_dpreatt(@builtin(workgroup_id) wid: vec3u, @builtin(num_wo
     dpreatt[arow + t2] = datt;
     dot_att_datt += att[arow + t2] * datt;
   }
-  dot_att_datt = row_reduce(&red_a, dot_att_datt, r.seg, r.lane, false);
+  dot_att_datt = row_reduce(RED_A, dot_att_datt, r.seg, r.lane, false);
   if (!r.valid) { return; }
   for (var t2 = r.lane; t2 < p.T; t2 += TPR) {
     if (t2 < last) {

@@ -2,8 +2,8 @@
 //   embedding_forward:      out[n,c]   = wte[tokens[n],c] + wpe[n % T,c]        (=)
 //   embedding_backward_wte: dwte[v,c] += sum_{n: tokens[n]=v} dout[n,c]          (+=)
 //   embedding_backward_wpe: dwpe[t,c] += sum_{n: n%T=t} dout[n,c]                (+=)
-// The backward passes are gathers (one invocation per gradient element looping
-// over the tokens), so no atomics are needed and results are deterministic.
+// The backward passes are gathers (one invocation per gradient element looping over its rows, for
+// dwte after a counting sort of the rows by token), so no atomics are needed and results are deterministic.
 // Members (a population's runs stacked; CSR offsets rowStart [members+1] over rows): member m's rows
 // read and reduce into its own wte, wpe (wteStride, wpeStride apart), positions count from its first
 // row; the forward runs over members x maxRows row slots (idle past a member's rows), the backward
@@ -60,6 +60,87 @@ fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_wor
   out[n * p.C + c] = wte[m * p.wteStride + tok * p.C + c] + wpe[m * p.wpeStride + (slot % p.T) * p.C + c];
 }
 
+// embedding_backward_wte, as a counting sort of the rows by token and then a gather: a gather over all
+// rows per (v, c) would compare V * C * N tokens; this reads the tokens V + 2 times in all and dout once.
+// The sort is stable (each token's rows ascending), so each sum runs over its rows in ascending order,
+// as the CPU reference adds them; no atomics, deterministic.
+//   embedding_sort_count:   chunkSlot[k][v] = rows of chunk k (SORT_CHUNK rows) with token v
+//   embedding_sort_offsets: per token v: chunkSlot[k][v] = rows with token v in chunks before k; tokenStart[v] = its total
+//   embedding_sort_start:   tokenStart = the exclusive prefix sum of the totals; tokenStart[V] = rows with a valid token
+//   embedding_sort_scatter: per chunk, its rows in order: order[tokenStart[v] + chunkSlot[k][v]++] = n
+//   embedding_backward_wte: dwte[m, v, c] += sum of dout[n, c] over order[tokenStart[v] .. tokenStart[v + 1]),
+//                           the rows of member m found by binary search (each token's rows ascend)
+// Tokens outside [0, V) belong to no row list (as they match no v in the reference).
+const SORT_CHUNK: u32 = 1024u;
+@group(0) @binding(9) var<storage, read_write> chunkSlot: array<u32>; // [chunks][V]
+@group(0) @binding(10) var<storage, read_write> tokenStart: array<u32>; // [V + 1]
+@group(0) @binding(11) var<storage, read_write> order: array<u32>; // [N]
+
+fn sort_chunks() -> u32 {
+  return (p.N + SORT_CHUNK - 1u) / SORT_CHUNK;
+}
+
+@compute @workgroup_size(WG)
+fn embedding_sort_count(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = flat(gid, nwg);
+  if (i >= sort_chunks() * p.V) { return; }
+  let k = i / p.V;
+  let v = i32(i % p.V);
+  var count = 0u;
+  for (var n = k * SORT_CHUNK; n < min(p.N, (k + 1u) * SORT_CHUNK); n++) {
+    if (tokens[n] == v) { count++; }
+  }
+  chunkSlot[i] = count;
+}
+
+@compute @workgroup_size(WG)
+fn embedding_sort_offsets(@builtin(global_invocation_id) gid: vec3u) {
+  let v = gid.x;
+  if (v >= p.V) { return; }
+  var at = 0u;
+  for (var k = 0u; k < sort_chunks(); k++) {
+    let c = chunkSlot[k * p.V + v];
+    chunkSlot[k * p.V + v] = at;
+    at += c;
+  }
+  tokenStart[v] = at;
+}
+
+@compute @workgroup_size(1)
+fn embedding_sort_start() {
+  var at = 0u;
+  for (var v = 0u; v < p.V; v++) {
+    let c = tokenStart[v];
+    tokenStart[v] = at;
+    at += c;
+  }
+  tokenStart[p.V] = at;
+}
+
+@compute @workgroup_size(WG)
+fn embedding_sort_scatter(@builtin(global_invocation_id) gid: vec3u) {
+  let k = gid.x;
+  if (k >= sort_chunks()) { return; }
+  for (var n = k * SORT_CHUNK; n < min(p.N, (k + 1u) * SORT_CHUNK); n++) {
+    let t = tokens[n];
+    if (t < 0 || u32(t) >= p.V) { continue; }
+    let s = k * p.V + u32(t);
+    order[tokenStart[t] + chunkSlot[s]] = n;
+    chunkSlot[s] = chunkSlot[s] + 1u;
+  }
+}
+
+// The first index j in [lo, hi) with order[j] >= row (hi when none): order ascends within a token's list.
+fn first_at_or_after(lo: u32, hi: u32, row: u32) -> u32 {
+  var a = lo;
+  var b = hi;
+  while (a < b) {
+    let mid = (a + b) / 2u;
+    if (order[mid] < row) { a = mid + 1u; } else { b = mid; }
+  }
+  return a;
+}
+
 @compute @workgroup_size(WG)
 fn embedding_backward_wte(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = flat(gid, nwg);
@@ -67,14 +148,18 @@ fn embedding_backward_wte(@builtin(global_invocation_id) gid: vec3u, @builtin(nu
   if (i >= max(p.members, 1u) * vc) { return; }
   let m = i / vc;
   let e = i % vc;
-  let v = i32(e / p.C);
+  let v = e / p.C;
   let c = e % p.C;
   let span = member_rows(m);
+  var lo = tokenStart[v];
+  var hi = tokenStart[v + 1u];
+  if (p.members != 0u) {
+    lo = first_at_or_after(lo, hi, span.x);
+    hi = first_at_or_after(lo, hi, span.x + span.y);
+  }
   var sum = 0.0;
-  for (var n = span.x; n < span.x + span.y; n++) {
-    if (tokens[n] == v) {
-      sum += dout[n * p.C + c];
-    }
+  for (var j = lo; j < hi; j++) {
+    sum += dout[order[j] * p.C + c];
   }
   let o = m * p.wteStride + e;
   dwte[o] = dwte[o] + sum;

@@ -63,27 +63,32 @@ fn member_rows(m: u32) -> vec2u {
   return vec2u(first, rowStart[m + 1u] - first);
 }
 
-var<workgroup> red_a: array<vec2f, MAX_WG>; // one array per reduction in a kernel: no barrier between them
-var<workgroup> red_b: array<vec2f, MAX_WG>;
+// Two halves, one per reduction in a kernel (no barrier between them): RED_A and RED_B. One module-scope
+// array indexed by a base, not a pointer parameter: a workgroup pointer as a function parameter needs
+// unrestricted_pointer_parameters, which not every browser's compiler has.
+var<workgroup> red: array<vec2f, 512>; // 2 * MAX_WG
+const RED_A: u32 = 0u;
+const RED_B: u32 = MAX_WG;
 
-// Sums x over the TPR lanes of each row's segment [seg, seg + TPR) of `buf`; every lane gets the total.
+// Sums x over the TPR lanes of each row's segment [seg, seg + TPR) of red's half at `half`; every lane gets the total.
 // Fan-in FAN per level (lane i adds entries i, i + next, ...), so TPR <= FAN takes one level and
 // TPR <= FAN^2 two: few barriers, which matters most on CPU adapters (SwiftShader), where each
 // barrier switches every group of lanes. Called by every invocation of the workgroup (it holds barriers).
-fn row_sum(buf: ptr<workgroup, array<vec2f, MAX_WG>>, x: vec2f, seg: u32, lane: u32) -> vec2f {
+fn row_sum(half: u32, x: vec2f, seg: u32, lane: u32) -> vec2f {
+  let base = half + seg;
   if (TPR == 1u) { return x; } // one lane per row: nothing to combine (and no barrier in the shader)
-  (*buf)[seg + lane] = x;
+  red[base + lane] = x;
   workgroupBarrier();
   for (var n = TPR; n > 1u; n = max(n / FAN, 1u)) {
     let next = max(n / FAN, 1u);
     if (lane < next) {
-      var acc = (*buf)[seg + lane];
-      for (var j = lane + next; j < n; j += next) { acc += (*buf)[seg + j]; }
-      (*buf)[seg + lane] = acc;
+      var acc = red[base + lane];
+      for (var j = lane + next; j < n; j += next) { acc += red[base + j]; }
+      red[base + lane] = acc;
     }
     workgroupBarrier();
   }
-  return (*buf)[seg];
+  return red[base];
 }
 
 struct RowId {
@@ -113,13 +118,13 @@ fn layernorm_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
   let base = r.n * p.C;
   var sum = 0.0;
   for (var c = r.lane; c < C; c += TPR) { sum += inp[base + c]; }
-  let m = row_sum(&red_a, vec2f(sum, 0.0), r.seg, r.lane).x / f32(p.C);
+  let m = row_sum(RED_A, vec2f(sum, 0.0), r.seg, r.lane).x / f32(p.C);
   var sq = 0.0;
   for (var c = r.lane; c < C; c += TPR) {
     let d = inp[base + c] - m;
     sq += d * d;
   }
-  let s = 1.0 / sqrt(row_sum(&red_b, vec2f(sq, 0.0), r.seg, r.lane).x / f32(p.C) + EPS);
+  let s = 1.0 / sqrt(row_sum(RED_B, vec2f(sq, 0.0), r.seg, r.lane).x / f32(p.C) + EPS);
   for (var c = r.lane; c < C; c += TPR) {
     out[base + c] = (inp[base + c] - m) * s * weight[r.w + c] + bias[r.w + c];
   }
@@ -147,7 +152,7 @@ fn layernorm_backward_dinp(@builtin(workgroup_id) wid: vec3u, @builtin(num_workg
     let dnorm = weight[r.w + c] * dout[base + c];
     acc += vec2f(dnorm, dnorm * norm);
   }
-  let means = row_sum(&red_a, acc, r.seg, r.lane) / f32(p.C);
+  let means = row_sum(RED_A, acc, r.seg, r.lane) / f32(p.C);
   for (var c = r.lane; c < C; c += TPR) {
     let norm = (inp[base + c] - m) * s;
     let dnorm = weight[r.w + c] * dout[base + c];
@@ -181,21 +186,21 @@ fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(num_wor
     }
     return;
   }
-  red_a[lid] = acc;
+  red[lid] = acc;
   workgroupBarrier();
   // the WG / CX row lanes of each column, fan-in FAN per level as in row_sum
   for (var n = WG / CX; n > 1u; n = max(n / FAN, 1u)) {
     let next = max(n / FAN, 1u);
     if (ry < next) {
-      var sum = red_a[lid];
-      for (var j = ry + next; j < n; j += next) { sum += red_a[j * CX + cx]; }
-      red_a[lid] = sum;
+      var sum = red[lid];
+      for (var j = ry + next; j < n; j += next) { sum += red[j * CX + cx]; }
+      red[lid] = sum;
     }
     workgroupBarrier();
   }
   if (ry == 0u && c < p.C) {
-    partial[k + c] = red_a[cx].x;
-    partial[k + p.C + c] = red_a[cx].y;
+    partial[k + c] = red[cx].x;
+    partial[k + p.C + c] = red[cx].y;
   }
 }
 

@@ -9,7 +9,7 @@
 // - the tile: (16 RM) x (16 RN) outputs per workgroup of 16x16 invocations,
 //   RM x RN outputs per invocation (strided by 16 so neighbouring invocations
 //   touch neighbouring addresses), RM, RN in {1, 2, 4} as override constants;
-//   K in steps of BK = 16; workgroup memory 2 * 16 * 64 f32 = 8 KiB at most.
+//   K in steps of BK = 16; workgroup memory 2 * 16 * 66 f32 = 8.25 KiB (fixed).
 // - split-K: grid z = p.splits slices of p.kSlice; with more than one, each
 //   workgroup writes its partial tile to partial[z, M, N] and matmul_splitk_sum
 //   adds the slices in order z = 0, 1, ... (deterministic; WGSL has no float
@@ -88,8 +88,12 @@ fn gelu(x: f32) -> f32 {
   return 0.5 * x * (1.0 + tanh(clamp(SQRT_2_OVER_PI * (x + CUBE_COEF * x * x * x), -10.0, 10.0)));
 }
 
-var<workgroup> As: array<f32, 256 * RM>; // [BK][TM]: As[k * TM + i], TM = 16 RM
-var<workgroup> Bs: array<f32, 256 * RN>; // [BK][TN]: Bs[k * TN + j], TN = 16 RN
+// Fixed sizes (the largest tile, RM = RN = 4), not sized from the override constants: some compilers
+// have sized such arrays wrongly. Rows are padded by PAD: the k-major staging stores of untransposed A
+// and transposed B (consecutive invocations, consecutive k) then fall in distinct banks, not all in one.
+const PAD: u32 = 2u;
+var<workgroup> As: array<f32, 1056>; // [BK][TM + PAD]: As[k * (TM + PAD) + i], TM = 16 RM <= 64
+var<workgroup> Bs: array<f32, 1056>; // [BK][TN + PAD]: Bs[k * (TN + PAD) + j], TN = 16 RN <= 64
 
 fn load_a(i: u32, k: u32, kEnd: u32) -> f32 {
   if (i >= mEnd || k >= kEnd) { return 0.0; }
@@ -121,6 +125,8 @@ var<workgroup> memberSpan: vec3u; // rows, kLo, kHi of the workgroup's member, r
 fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
   let TM = 16u * RM;
   let TN = 16u * RN;
+  let SA = TM + PAD; // row strides of the staged tiles
+  let SB = TN + PAD;
   let row0 = wid.y * TM;
   let col0 = wid.x * TN;
   let tid = lid.y * 16u + lid.x;
@@ -148,21 +154,21 @@ fn matmul_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id)
       var i: u32;
       var ka: u32;
       if (p.transA != 0u) { ka = idx / TM; i = idx % TM; } else { i = idx / BK; ka = idx % BK; }
-      As[ka * TM + i] = load_a(row0 + i, k0 + ka, kEnd);
+      As[ka * SA + i] = load_a(row0 + i, k0 + ka, kEnd);
     }
     for (var e = 0u; e < RN; e++) {
       let idx = tid + e * THREADS;
       var j: u32;
       var kb: u32;
       if (p.transB != 0u) { j = idx / BK; kb = idx % BK; } else { kb = idx / TN; j = idx % TN; }
-      Bs[kb * TN + j] = load_b(k0 + kb, col0 + j, kEnd);
+      Bs[kb * SB + j] = load_b(k0 + kb, col0 + j, kEnd);
     }
     workgroupBarrier();
     for (var k = 0u; k < BK; k++) {
       var av: array<f32, 4>;
       var bv: array<f32, 4>;
-      for (var r = 0u; r < RM; r++) { av[r] = As[k * TM + lid.y + 16u * r]; }
-      for (var c = 0u; c < RN; c++) { bv[c] = Bs[k * TN + lid.x + 16u * c]; }
+      for (var r = 0u; r < RM; r++) { av[r] = As[k * SA + lid.y + 16u * r]; }
+      for (var c = 0u; c < RN; c++) { bv[c] = Bs[k * SB + lid.x + 16u * c]; }
       for (var r = 0u; r < RM; r++) {
         for (var c = 0u; c < RN; c++) {
           acc[r * RN + c] = fma(av[r], bv[c], acc[r * RN + c]);

@@ -41,3 +41,11 @@ fn copy_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   if (i >= p.n) { return; }
   out[i] = a[i];
 }
+
+// out[i] = 0: the runtime's clear, as a dispatch in the open compute pass (clearBuffer would end it).
+@compute @workgroup_size(WG)
+fn zero_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = flat(gid, nwg);
+  if (i >= p.n) { return; }
+  out[i] = 0.0;
+}

@@ -36,7 +36,11 @@ export class NoAdapterError extends Error {
   }
 }
 
-export async function requestGpuDevice(gpu: GPU): Promise<GpuDevice> {
+/**
+ * `limits: 'default'` takes WebGPU's default buffer limits (128 MiB binding, 256 MiB buffer) instead of the
+ * adapter's largest: what many phones offer, for tests that the engine and its budget hold there.
+ */
+export async function requestGpuDevice(gpu: GPU, { limits = 'adapter' }: { limits?: 'adapter' | 'default' } = {}): Promise<GpuDevice> {
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) throw new NoAdapterError();
   const requiredLimits: Record<string, number> = {};
@@ -45,7 +49,7 @@ export async function requestGpuDevice(gpu: GPU): Promise<GpuDevice> {
     if (have < need) throw new Error(`WebGPU adapter limit ${name} = ${have}, need ${need}`);
     requiredLimits[name] = need;
   }
-  for (const name of TAKE_ADAPTER_MAX) requiredLimits[name] = adapter.limits[name];
+  if (limits === 'adapter') for (const name of TAKE_ADAPTER_MAX) requiredLimits[name] = adapter.limits[name];
   const device = await adapter.requestDevice({ requiredLimits, label: 'gspo' });
   const info = adapter.info;
   const adapterInfo = [info?.vendor, info?.architecture, info?.device, info?.description].filter(Boolean).join(' ') || 'unknown adapter';

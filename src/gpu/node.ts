@@ -25,24 +25,34 @@ export interface NodeBackendResult {
   reason: string;
 }
 
-/** The WebGPU backend, or null with the reason (no adapter, no Vulkan driver, no 'webgpu' package). */
-export async function createNodeBackend(): Promise<NodeBackendResult> {
+/** Dawn's GPU object under Node (SwiftShader when VK_ICD_FILENAMES is unset and chromium's ICD is there). */
+export async function nodeGpu(): Promise<GPU> {
   if (process.env.VK_ICD_FILENAMES === undefined && existsSync(SWIFTSHADER_ICD)) {
     process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
   }
+  const { create, globals } = await import('webgpu');
+  Object.assign(globalThis, globals);
+  const gpu = create([]);
+  // Dawn's Node objects die when collected, taking the device with them: keep the instance alive.
+  keepAlive.add(gpu);
+  return gpu;
+}
+
+/**
+ * The WebGPU backend, or null with the reason (no adapter, no Vulkan driver, no 'webgpu' package).
+ * Pipelines are built on first use unless `prepare: 'all'` (the browser workers build all at load, to
+ * fall back before a run; the CLI and tests mostly run on SwiftShader, where each build costs ~1 s).
+ */
+export async function createNodeBackend(options: { prepare?: 'all' | 'lazy'; limits?: 'adapter' | 'default' } = { prepare: 'lazy' }): Promise<NodeBackendResult> {
   let gpu: GPU;
   try {
-    const { create, globals } = await import('webgpu');
-    Object.assign(globalThis, globals);
-    gpu = create([]);
-    // Dawn's Node objects die when collected, taking the device with them: keep the instance alive.
-    keepAlive.add(gpu);
+    gpu = await nodeGpu();
   } catch (e) {
     return { backend: null, reason: `the 'webgpu' package could not be loaded: ${(e as Error).message}` };
   }
   try {
     // One adapter only: a second, discarded GPUAdapter crashes Dawn's Node binding when collected.
-    return { backend: await WebGpuBackend.create(gpu, loadShaders()), reason: '' };
+    return { backend: await WebGpuBackend.create(gpu, loadShaders(), options), reason: '' };
   } catch (e) {
     if (!(e instanceof NoAdapterError)) throw e;
     return {

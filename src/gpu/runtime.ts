@@ -6,6 +6,7 @@
 import { BufferPool } from './bufferPool';
 import type { DeviceHealth } from './device';
 import { PipelineCache } from './pipelines';
+import { zeroKernel } from './kernels/residual';
 import { GpuTensor } from './tensor';
 import { UniformArena, UNIFORM_SLOT_BYTES, type ParamFormat } from './uniformArena';
 
@@ -22,7 +23,8 @@ export type Bindings = Record<number, GpuTensor>;
 
 /** What kernel wrappers (src/gpu/kernels) see. */
 export interface KernelContext {
-  dispatch(kernel: Kernel, format: ParamFormat, params: readonly number[], bindings: Bindings, grid: Grid): void;
+  /** `counter`: which GpuCounters entry the dispatch counts in (a clear is not an op's kernel). */
+  dispatch(kernel: Kernel, format: ParamFormat, params: readonly number[], bindings: Bindings, grid: Grid, counter?: 'dispatches' | 'clears'): void;
   /** A persistent backend-owned f32 buffer for intermediate results, by name. */
   scratch(name: string, size: number): GpuTensor;
   /** A small buffer to bind where an optional input is absent. */
@@ -47,6 +49,8 @@ export interface GpuCounters {
   uploads: number;
   bindGroupsCreated: number;
   buffersCreated: number;
+  passes: number; // compute passes begun (a copy or clearBuffer between dispatches ends one)
+  clears: number; // tensors zeroed by a dispatch (not counted in dispatches: the ops' kernels are)
 }
 
 const BIND_GROUP_CACHE_LIMIT = 50_000;
@@ -66,7 +70,7 @@ export class GpuRuntime implements KernelContext {
   readonly dummy: GpuTensor;
   /** Objects that must live as long as the device (the GPU instance, the adapter). */
   readonly keepAlive: unknown[] = [];
-  readonly counters: GpuCounters = { dispatches: 0, submissions: 0, readbacks: 0, uploads: 0, bindGroupsCreated: 0, buffersCreated: 0 };
+  readonly counters: GpuCounters = { dispatches: 0, submissions: 0, readbacks: 0, uploads: 0, bindGroupsCreated: 0, buffersCreated: 0, passes: 0, clears: 0 };
 
   constructor(
     readonly device: GPUDevice,
@@ -98,18 +102,21 @@ export class GpuRuntime implements KernelContext {
     return this.commandEncoder();
   }
 
-  dispatch(kernel: Kernel, format: ParamFormat, params: readonly number[], bindings: Bindings, grid: Grid): void {
+  dispatch(kernel: Kernel, format: ParamFormat, params: readonly number[], bindings: Bindings, grid: Grid, counter: 'dispatches' | 'clears' = 'dispatches'): void {
     if (grid[0] === 0 || grid[1] === 0 || grid[2] === 0) return;
     if (this.uniforms.full) this.submit();
     const { pipeline, key } = this.pipelines.get(kernel.shader, kernel.entry, kernel.constants);
     const slot = this.uniforms.push(format, params);
     const bindGroup = this.bindGroup(pipeline, key, slot, bindings);
-    if (!this.pass) this.pass = this.commandEncoder().beginComputePass({ label: 'ops' });
+    if (!this.pass) {
+      this.pass = this.commandEncoder().beginComputePass({ label: 'ops' });
+      this.counters.passes++;
+    }
     this.pass.setPipeline(pipeline);
     this.pass.setBindGroup(0, bindGroup);
     this.pass.dispatchWorkgroups(grid[0], grid[1], grid[2]);
     this.recorded++;
-    this.counters.dispatches++;
+    this.counters[counter]++;
   }
 
   private bindGroup(pipeline: GPUComputePipeline, pipelineKey: string, slot: number, bindings: Bindings): GPUBindGroup {
@@ -150,7 +157,7 @@ export class GpuRuntime implements KernelContext {
     if (fresh) this.counters.buffersCreated++;
     // A new buffer is zero-filled by WebGPU; a reused one is cleared in record
     // order, after any recorded op that still reads its old contents.
-    else this.copyEncoder().clearBuffer(buffer, 0, buffer.size);
+    else this.clear(new GpuTensor(buffer, 0, buffer.size / 4, dtype, false));
     return new GpuTensor(buffer, 0, size, dtype, false);
   }
 
@@ -158,9 +165,14 @@ export class GpuRuntime implements KernelContext {
     this.storage.release(t.buffer);
   }
 
+  /**
+   * Zeroes the tensor in record order: a dispatch in the open compute pass (consecutive ops keep sharing
+   * one pass), or clearBuffer when the range is over what one binding may hold.
+   */
   clear(t: GpuTensor): void {
     if (t.size === 0) return;
-    this.copyEncoder().clearBuffer(t.buffer, t.byteOffset, t.byteLength);
+    if (t.byteLength <= this.device.limits.maxStorageBufferBindingSize) zeroKernel(this, t, t.size, 'clears');
+    else this.copyEncoder().clearBuffer(t.buffer, t.byteOffset, t.byteLength);
   }
 
   copyBuffer(dst: GpuTensor, src: GpuTensor): void {

@@ -15,6 +15,9 @@ import * as matmulK from './kernels/matmul';
 import * as residualK from './kernels/residual';
 import * as rlK from './kernels/rl';
 import * as sampleK from './kernels/sample';
+import { rowMode } from './kernels/rows';
+import { pipelineVariants } from './kernels/variants';
+import type { PipelineFailure } from './pipelines';
 import { GpuRuntime, type GpuCounters } from './runtime';
 import { asGpu, GpuTensor } from './tensor';
 
@@ -45,6 +48,14 @@ function embeddingMembers(m: Members | undefined, N: number, wte: Tensor, wpe: T
 }
 const optimMembers = (m: MemberStack | undefined, n: number) => (m ? { K: m.K, stride: m.paramStride ?? n } : undefined);
 
+/** Pipelines that failed to compile or validate at load, each named (shader:entry:constants). */
+export class PipelineLoadError extends Error {
+  constructor(readonly failures: PipelineFailure[]) {
+    super(`WebGPU pipelines failed at load: ${failures.map((f) => `${f.key} (${f.message})`).join('; ')}`);
+    this.name = 'PipelineLoadError';
+  }
+}
+
 export class WebGpuBackend implements Backend {
   readonly name = 'webgpu' as const;
   readonly viewAlign = VIEW_ALIGN;
@@ -55,18 +66,39 @@ export class WebGpuBackend implements Backend {
     readonly adapterInfo: string,
   ) {}
 
-  /** `shaders` maps a file name in shaders/ (without .wgsl) to its source. */
-  static async create(gpu: GPU, shaders: Record<string, string>): Promise<WebGpuBackend> {
-    const { device, adapter, adapterInfo, cpuAdapter, health } = await requestGpuDevice(gpu);
+  /**
+   * `shaders` maps a file name in shaders/ (without .wgsl) to its source. `prepare: 'lazy'` skips building
+   * every pipeline variant at load (each is then built on first use): for test processes on a CPU adapter,
+   * where a build costs most of a second and a test file needs a few of them. `limits: 'default'`: see requestGpuDevice.
+   */
+  static async create(gpu: GPU, shaders: Record<string, string>,
+    { prepare = 'all', limits = 'adapter' }: { prepare?: 'all' | 'lazy'; limits?: 'adapter' | 'default' } = {}): Promise<WebGpuBackend> {
+    const { device, adapter, adapterInfo, cpuAdapter, health } = await requestGpuDevice(gpu, { limits });
     const rt = new GpuRuntime(device, health, shaders, cpuAdapter);
     rt.keepAlive.push(gpu, adapter);
     try {
       await rt.pipelines.checkAll();
+      // every variant this adapter's layouts can dispatch, now: a pipeline the browser rejects is
+      // named here, before a run, instead of failing mid-step
+      if (prepare === 'all') {
+        const failures = await rt.pipelines.prepare(pipelineVariants(rowMode(rt)));
+        if (failures.length > 0) throw new PipelineLoadError(failures);
+      }
     } catch (e) {
       rt.destroy();
       throw e;
     }
     return new WebGpuBackend(rt, adapterInfo);
+  }
+
+  /** Pipelines created on first use rather than at load (variants the load list missed). */
+  get lateCreatedPipelines(): number {
+    return this.rt.pipelines.lateCreated;
+  }
+
+  /** The device's limits (binding and buffer sizes for the memory budget). */
+  get limits(): GPUSupportedLimits {
+    return this.rt.device.limits;
   }
 
   /** Dispatches, submissions, readbacks, uploads and GPU objects created so far (for benchmarks). */

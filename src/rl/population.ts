@@ -12,14 +12,25 @@ import { paramCount } from '../model/params';
 const MiB = 1 << 20;
 const F32 = 4;
 
-/** Floats one forward-and-backward keeps per row position (the GPT's activation set, gpt.ts `Acts`). */
-function floatsPerPosition(m: GPTConfig, T: number): number {
-  const C = m.nEmbd, NH = m.nHead, V = m.vocabSize;
-  // per layer: ln1 C, qkv 3C, atty C, residual2 C, ln2 C, fch 4C, fchGelu 4C, residual3 C, two means/rstds; att NH*T
-  const layer = 16 * C + 4 + NH * T;
-  // embeddings, ln_f, logits; scratch: dlogits V, dresidual, dlnf, dbt3c, 2 x dbt4c, dbtc, dpreatt NH*T
-  return m.nLayer * layer + 2 * C + 2 + V + V + 13 * C + NH * T;
+/**
+ * The float counts of one activation set's tensors for `rows` sequences of T positions (gpt.ts `Acts`, one
+ * entry per allocation; the layer tensors repeated per layer), named for the budget's messages.
+ */
+export function activationTensors(m: GPTConfig, rows: number): { name: string; floats: number }[] {
+  const C = m.nEmbd, NH = m.nHead, V = m.vocabSize, T = m.blockSize, BT = rows * T;
+  const layer = [['ln1', BT * C], ['ln1Mean', BT], ['ln1Rstd', BT], ['qkv', BT * 3 * C], ['att', rows * NH * T * T], ['atty', BT * C],
+    ['residual2', BT * C], ['ln2', BT * C], ['ln2Mean', BT], ['ln2Rstd', BT], ['fch', BT * 4 * C], ['fchGelu', BT * 4 * C], ['residual3', BT * C]] as const;
+  const top = [['tokens', BT], ['encoded', BT * C], ['lnf', BT * C], ['lnfMean', BT], ['lnfRstd', BT], ['logits', BT * V], ['dlogits', BT * V],
+    ['dresidual', BT * C], ['dlnf', BT * C], ['dbt3c', BT * 3 * C], ['dbt4c', BT * 4 * C], ['dbt4c2', BT * 4 * C], ['dbtc', BT * C],
+    ['dpreatt', rows * NH * T * T]] as const;
+  const out: { name: string; floats: number }[] = [];
+  for (let l = 0; l < m.nLayer; l++) for (const [name, floats] of layer) out.push({ name, floats });
+  for (const [name, floats] of top) out.push({ name, floats });
+  return out;
 }
+
+/** One layer's KV cache for `rows` sequences (gpt.ts: nLayer of them per decoding set). */
+export const kvCacheFloats = (m: GPTConfig, rows: number): number => rows * m.blockSize * 3 * m.nEmbd;
 
 /**
  * Bytes one member holds, estimated from the shapes: its parameters x (weights, gradients, AdamW's two
@@ -27,16 +38,17 @@ function floatsPerPosition(m: GPTConfig, T: number): number {
  * weights, and the activation sets it keeps (rollout, each minibatch, eval) with their KV caches. An
  * estimate to refuse what cannot fit before anything starts, not an allocator's exact count.
  */
-export function memberBytes(config: RunConfig, model: GPTConfig, slots = 1): number {
-  const n = paramCount(model), T = model.blockSize;
+export function memberBytes(config: RunConfig, model: GPTConfig, slots = 1, round: (bytes: number) => number = (b) => b): number {
+  // `round`: what one allocation of that many bytes costs (the GPU buffer pool's size classes; exact by default)
+  const n = paramCount(model);
   const copies = 5 + (config.beta > 0 ? 1 : 0);
-  const params = n * copies + (slots - 1) * n;
+  const params = (copies + slots - 1) * round(n * F32);
   const rollout = config.promptsPerStep * config.groupSize;
   const minibatch = Math.ceil(rollout / config.minibatches);
-  const acts = (rows: number) => rows * T * floatsPerPosition(model, T);
-  const kv = (rows: number) => model.nLayer * rows * T * 3 * model.nEmbd;
+  const acts = (rows: number) => activationTensors(model, rows).reduce((a, t) => a + round(t.floats * F32), 0);
+  const kv = (rows: number) => model.nLayer * round(kvCacheFloats(model, rows) * F32);
   const perSlot = acts(rollout) + kv(rollout) + acts(config.evalEpisodes) + kv(config.evalEpisodes);
-  return (params + slots * perSlot + acts(minibatch)) * F32;
+  return params + slots * perSlot + acts(minibatch);
 }
 
 /** How many members of `perMember` bytes fit in `limit` bytes at once (0 when not even one does). */

@@ -1,7 +1,7 @@
 // One whole training step (forward, GSPO loss, backward, AdamW) on a backend and
 // on the CPU reference, compared. The page runs it to show the engine is right
 // on this very GPU; the tests run it in a real browser.
-import type { Backend } from '../backend';
+import type { Backend, Tensor } from '../backend';
 import { CpuBackend } from '../reference/cpuBackend';
 import { GPT } from '../model/gpt';
 import { AdamW, ADAMW_RL } from '../model/optimizer';
@@ -49,4 +49,165 @@ export async function selfCheck(backend: Backend): Promise<SelfCheckResult> {
     pErr = Math.max(pErr, Math.abs(got.params[i] - ref.params[i]));
   }
   return { backend: backend.name, lossBackend: got.loss, lossCpu: ref.loss, maxGradError: gErr / gMax, maxParamError: pErr / ADAMW_RL.lr, stepMs: got.ms };
+}
+
+// ---- per-kernel checks: which kernel is wrong, not only that a step is ----
+
+/** Each op family at small odd shapes (off every tile and workgroup size), on the backend and on the CPU reference. */
+export interface KernelCheckFailure {
+  kernel: string; // the op, as the Backend interface names it
+  shader: string; // its WGSL module
+  error: number; // max |got - cpu| / (1 + max |cpu|) over its outputs (NaN when not finite)
+}
+
+type Inputs = Record<string, Float32Array | Int32Array>;
+interface KernelCase {
+  kernel: string;
+  shader: string;
+  inputs: Inputs;
+  outputs: string[];
+  run(b: Backend, t: Record<string, Tensor>): void;
+}
+
+// Deterministic inputs (a small LCG: the checks must give the same numbers in every browser).
+function filler(seed: number) {
+  let s = seed >>> 0;
+  const next = () => { s = (Math.imul(s, 1664525) + 1013904223) >>> 0; return s / 2 ** 32; };
+  return {
+    f: (n: number, scale = 1) => Float32Array.from({ length: n }, () => (next() * 2 - 1) * scale),
+    i: (n: number, hi: number) => Int32Array.from({ length: n }, () => Math.floor(next() * hi)),
+  };
+}
+
+function kernelCases(): KernelCase[] {
+  const r = filler(7);
+  const [N, IC, OC] = [37, 19, 53]; // off the 16/32/64 tiles in every dimension
+  const [B, T, C, NH, V] = [2, 7, 12, 3, 11];
+  const LN = [29, 24] as const;
+  return [
+    { kernel: 'matmulForward', shader: 'matmul', outputs: ['out'],
+      inputs: { inp: r.f(N * IC), w: r.f(OC * IC), bias: r.f(OC), out: r.f(N * OC) },
+      run: (b, t) => b.matmulForward(t.out, t.inp, t.w, t.bias, N, IC, OC) },
+    { kernel: 'matmulBackward', shader: 'matmul', outputs: ['dinp', 'dw', 'dbias'],
+      inputs: { inp: r.f(N * IC), w: r.f(OC * IC), dout: r.f(N * OC), dinp: r.f(N * IC), dw: r.f(OC * IC), dbias: r.f(OC) },
+      run: (b, t) => b.matmulBackward(t.dinp, t.dw, t.dbias, t.dout, t.inp, t.w, N, IC, OC) },
+    { kernel: 'layernormForward/Backward', shader: 'layernorm', outputs: ['out', 'dinp', 'dw', 'db'],
+      inputs: { inp: r.f(LN[0] * LN[1], 2), w: r.f(LN[1]), bias: r.f(LN[1]), out: r.f(LN[0] * LN[1]), mean: r.f(LN[0]), rstd: r.f(LN[0]),
+        dout: r.f(LN[0] * LN[1]), dinp: r.f(LN[0] * LN[1]), dw: r.f(LN[1]), db: r.f(LN[1]) },
+      run: (b, t) => {
+        b.layernormForward(t.out, t.mean, t.rstd, t.inp, t.w, t.bias, LN[0], LN[1]);
+        b.layernormBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, t.mean, t.rstd, LN[0], LN[1]);
+      } },
+    { kernel: 'attentionForward/Backward', shader: 'attention', outputs: ['out', 'att', 'dqkv'],
+      inputs: { qkv: r.f(B * T * 3 * C), out: r.f(B * T * C), att: r.f(B * NH * T * T), dout: r.f(B * T * C), dqkv: r.f(B * T * 3 * C),
+        dpreatt: r.f(B * NH * T * T) },
+      run: (b, t) => {
+        b.attentionForward(t.out, t.att, t.qkv, B, T, C, NH);
+        b.attentionBackward(t.dqkv, t.dpreatt, t.dout, t.qkv, t.att, B, T, C, NH);
+      } },
+    { kernel: 'embeddingForward/Backward', shader: 'embedding', outputs: ['out', 'dwte', 'dwpe'],
+      inputs: { tokens: r.i(B * T, V), wte: r.f(V * C), wpe: r.f(T * C), out: r.f(B * T * C), dout: r.f(B * T * C), dwte: r.f(V * C), dwpe: r.f(T * C) },
+      run: (b, t) => {
+        b.embeddingForward(t.out, t.tokens, t.wte, t.wpe, B * T, T, C);
+        b.embeddingBackward(t.dwte, t.dwpe, t.dout, t.tokens, B * T, T, C, V);
+      } },
+    { kernel: 'geluForward/Backward', shader: 'gelu', outputs: ['out', 'dinp'],
+      inputs: { inp: r.f(301, 3), out: r.f(301), dout: r.f(301), dinp: r.f(301) },
+      run: (b, t) => { b.geluForward(t.out, t.inp, 301); b.geluBackward(t.dinp, t.inp, t.dout, 301); } },
+    { kernel: 'residualForward', shader: 'residual', outputs: ['out'],
+      inputs: { a: r.f(301), c: r.f(301), out: r.f(301) },
+      run: (b, t) => b.residualForward(t.out, t.a, t.c, 301) },
+    // AdamW with gradients well away from 0 (a whole step compares updates of ~0 gradients, whose
+    // direction f32 rounding may flip, so the optimizer is judged here), the norm clip included
+    { kernel: 'sumSquares/clipScale/adamw', shader: 'adamw', outputs: ['p', 'm', 'v', 'normSq'],
+      inputs: { p: r.f(301), g: Float32Array.from(r.f(301), (x) => x + Math.sign(x) * 0.5), m: r.f(301, 0.1),
+        v: Float32Array.from(r.f(301), (x) => 0.01 + Math.abs(x)), mask: Float32Array.from({ length: 301 }, (_, i) => i % 2),
+        normSq: r.f(1), scale: r.f(1) },
+      run: (b, t) => {
+        b.sumSquares(t.normSq, t.g, 301);
+        b.clipScale(t.scale, t.normSq, 5, undefined);
+        b.adamw(t.p, t.g, t.m, t.v, t.mask, t.scale, 301, { lr: 0.01, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, step: 3 });
+      } },
+    { kernel: 'logprobForward/Backward', shader: 'logsoftmax', outputs: ['logp', 'entropy', 'dlogits'],
+      inputs: { logits: r.f(B * T * V, 3), targets: r.i(B * T, V), logp: r.f(B * T), entropy: r.f(B * T), dlogp: r.f(B * T), dlogits: r.f(B * T * V) },
+      run: (b, t) => {
+        b.logprobForward(t.logp, t.entropy, t.logits, t.targets, B * T, V, 0.9);
+        b.logprobBackward(t.dlogits, t.dlogp, t.logits, t.targets, B * T, V, 0.9);
+      } },
+  ];
+}
+
+async function runCase(b: Backend, c: KernelCase): Promise<Float64Array[]> {
+  const t: Record<string, Tensor> = {};
+  for (const [name, data] of Object.entries(c.inputs)) {
+    t[name] = b.alloc(data.length, data instanceof Int32Array ? 'i32' : 'f32');
+    b.write(t[name], data);
+  }
+  c.run(b, t);
+  b.submit();
+  const out: Float64Array[] = [];
+  for (const name of c.outputs) out.push(Float64Array.from(await b.read(t[name])));
+  for (const x of Object.values(t)) b.free(x);
+  return out;
+}
+
+/** Errors above this (relative to 1 + the largest reference value) mean a wrong kernel, not rounding. */
+export const KERNEL_TOLERANCE = 1e-3;
+
+export async function kernelChecks(backend: Backend): Promise<KernelCheckFailure[]> {
+  const cpu = new CpuBackend();
+  const failures: KernelCheckFailure[] = [];
+  for (const c of kernelCases()) {
+    let error: number;
+    try {
+      const [got, want] = [await runCase(backend, c), await runCase(cpu, c)];
+      error = 0;
+      for (let o = 0; o < want.length; o++) {
+        let scale = 0, diff = 0;
+        for (let i = 0; i < want[o].length; i++) {
+          scale = Math.max(scale, Math.abs(want[o][i]));
+          const d = Math.abs(got[o][i] - want[o][i]);
+          diff = Number.isNaN(d) ? NaN : Math.max(diff, d);
+        }
+        error = Number.isNaN(diff) || Number.isNaN(error) ? NaN : Math.max(error, diff / (1 + scale));
+      }
+    } catch {
+      error = NaN; // a kernel that throws (a WebGPU error on read) is as wrong as one that miscomputes
+    }
+    if (!(error <= KERNEL_TOLERANCE)) failures.push({ kernel: c.kernel, shader: c.shader, error });
+  }
+  return failures;
+}
+
+/** The verdict on an engine: the kernels one by one, then a whole step; `message` names what failed. */
+export interface EngineVerdict {
+  ok: boolean;
+  message: string;
+  failures: KernelCheckFailure[];
+  step: SelfCheckResult | null;
+}
+
+/**
+ * A whole step's gradient or loss error above this means a wrong engine (SwiftShader's are ~1e-6). The
+ * weights after AdamW are not judged on the step (kernelChecks covers AdamW): a gradient of ~0 moves its
+ * weight by up to lr either way, so a rounding difference can flip it.
+ */
+export const STEP_TOLERANCE = 1e-3;
+
+export async function verifyEngine(backend: Backend): Promise<EngineVerdict> {
+  const failures = await kernelChecks(backend);
+  if (failures.length > 0) {
+    const list = failures.map((f) => `${f.kernel} (${f.shader}.wgsl, error ${Number.isNaN(f.error) ? 'not finite' : f.error.toExponential(1)})`).join(', ');
+    return { ok: false, message: `the ${backend.name} self-check found wrong results from ${list}`, failures, step: null };
+  }
+  let step: SelfCheckResult;
+  try {
+    step = await selfCheck(backend);
+  } catch (e) {
+    return { ok: false, message: `the ${backend.name} self-check step failed: ${(e as Error).message}`, failures, step: null };
+  }
+  const ok = step.maxGradError <= STEP_TOLERANCE && Math.abs(step.lossBackend - step.lossCpu) <= STEP_TOLERANCE * (1 + Math.abs(step.lossCpu));
+  const message = ok ? 'ok' : `the ${backend.name} self-check step differs from the CPU reference (in the RL objective's kernels, ` +
+    `as the model's passed alone: gradient error ${step.maxGradError.toExponential(1)}, loss ${step.lossBackend} vs ${step.lossCpu})`;
+  return { ok, message, failures, step };
 }

@@ -9,7 +9,7 @@ import type { GpuState } from '../store/types';
 import { runSpeed } from './runSpeed';
 import { useApp, useHub, useHubFrame } from './storeContext';
 
-type Check = { state: 'idle' } | { state: 'running' } | { state: 'done'; r: SelfCheckResult & { adapter: string } } | { state: 'error'; message: string };
+type Check = { state: 'idle' } | { state: 'running' } | { state: 'done'; r: SelfCheckResult & { adapter: string; note: string | null } } | { state: 'error'; message: string };
 
 /** The header's line, in the banner's words: WebGPU on a software adapter is said to be one (the GPU is emulated on the CPU). */
 export function deviceLine(backend: 'cpu' | 'webgpu' | null, gpu: GpuState): string {
@@ -23,6 +23,7 @@ export function deviceLine(backend: 'cpu' | 'webgpu' | null, gpu: GpuState): str
 export function DeviceInfo() {
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.trainer?.backend ?? null);
+  const backendNote = useApp((s) => s.trainer?.backendNote ?? null);
   const choice = useApp((s) => s.backendChoice);
   const useGpu = useApp((s) => s.useGpu);
   const runId = useApp((s) => s.runId);
@@ -41,6 +42,7 @@ export function DeviceInfo() {
       {gpu.state === 'ok' && <p role="status" data-testid="webgpu-status">WebGPU is available. Adapter: <strong>{gpu.adapter}</strong></p>}
       {gpu.state === 'none' && <p role="status" data-testid="webgpu-status">WebGPU is not available here: {gpu.reason}.</p>}
       <p>The run trains on: {backend ?? '–'}.</p>
+      {backendNote && <p role="alert" data-testid="backend-note">{backendNote}</p>}
       {speed && (
         <p data-testid="run-speed" data-steps-per-s={speed.stepsPerSec} data-gflops={String(speed.gflops)}>
           This run: <strong>{speed.stepsPerSec.toFixed(2)} steps/s</strong>
@@ -56,6 +58,7 @@ export function DeviceInfo() {
       <button type="button" onClick={runCheck} disabled={check.state === 'running'}>Run self-check</button>
       {check.state === 'running' && <p role="status">Running…</p>}
       {check.state === 'error' && <p role="alert">Self-check failed: {check.message}</p>}
+      {check.state === 'done' && check.r.note && <p role="alert">{check.r.note}</p>}
       {check.state === 'done' && (
         <dl data-testid="self-check" data-grad-error={check.r.maxGradError} data-loss-gpu={check.r.lossBackend} data-loss-cpu={check.r.lossCpu} data-backend={check.r.backend}>
           <dt>Backend</dt><dd>{check.r.backend} ({check.r.adapter})</dd>

@@ -4,20 +4,22 @@ import * as Comlink from 'comlink';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
 import { shaders } from '../gpu/shaders.browser';
 import { probeWebGpu, type GpuProbe } from '../gpu/probe';
-import { CpuBackend } from '../reference/cpuBackend';
 import { selfCheck, type SelfCheckResult } from '../rl/selfCheck';
+import { chooseBackend, indexedDbVerdictStore } from './gpuChoice';
 
 const api = {
   async probe(): Promise<GpuProbe> {
     return probeWebGpu(self.navigator.gpu);
   },
-  /** One training step on WebGPU (or the CPU when there is none) against the CPU reference. */
-  async selfCheck(): Promise<SelfCheckResult & { adapter: string }> {
-    const gpu = self.navigator.gpu;
-    const backend = gpu ? await WebGpuBackend.create(gpu, shaders) : new CpuBackend();
+  /**
+   * One training step on WebGPU against the CPU reference; on the CPU when there is no WebGPU, or when
+   * its pipelines or the engine check fail (`note` says which kernel), as the training worker chooses.
+   */
+  async selfCheck(): Promise<SelfCheckResult & { adapter: string; note: string | null }> {
+    const { backend, note } = await chooseBackend({ gpu: self.navigator.gpu, shaders, store: indexedDbVerdictStore(self.indexedDB) });
     try {
       const r = await selfCheck(backend);
-      return { ...r, adapter: backend instanceof WebGpuBackend ? backend.adapterInfo : 'CPU' };
+      return { ...r, adapter: backend instanceof WebGpuBackend ? backend.adapterInfo : 'CPU', note };
     } finally {
       backend.destroy();
     }

@@ -119,6 +119,8 @@ export interface TrainerState {
   status: RunStatus;
   message: string | null; // the last status message
   backend: 'cpu' | 'webgpu' | null;
+  /** Why WebGPU was available but the CPU was chosen (pipelines failing at load, or the self-check, naming the kernel). */
+  backendNote?: string | null;
   warmStart: string | null; // where the weights the run started from came from
   stepCount: number;
   lambdaTok: number;

@@ -5,25 +5,22 @@
 import * as Comlink from 'comlink';
 import type { Backend } from '../backend';
 import { probeWebGpu } from '../gpu/probe';
-import { WebGpuBackend } from '../gpu/webgpuBackend';
 import { shaders } from '../gpu/shaders.browser';
 import { CpuBackend } from '../reference/cpuBackend';
+import { chooseBackend, indexedDbVerdictStore } from './gpuChoice';
 import type { BackendPreference } from './protocol';
 import { TrainerApi } from './trainerApi';
 
+// Why WebGPU was there but the CPU was chosen (pipelines failing at load, or the engine self-check), for the page.
+let backendNote: string | null = null;
+
 async function makeBackend(prefer: BackendPreference): Promise<Backend> {
-  const gpu = self.navigator.gpu;
-  if (gpu && prefer !== 'cpu') {
-    const adapter = await gpu.requestAdapter().catch(() => null);
-    if (adapter) {
-      try {
-        return await WebGpuBackend.create(gpu, shaders);
-      } catch (e) {
-        console.warn(`WebGPU backend failed (${(e as Error).message}); training on the CPU`);
-      }
-    }
-  }
-  return new CpuBackend();
+  backendNote = null;
+  if (prefer === 'cpu') return new CpuBackend();
+  const choice = await chooseBackend({ gpu: self.navigator.gpu, shaders, store: indexedDbVerdictStore(self.indexedDB) });
+  backendNote = choice.note;
+  if (choice.note) console.warn(choice.note);
+  return choice.backend;
 }
 
 /** public/checkpoints/<file> from this origin; null when it is not there (404, or the dev server's HTML fallback). */
@@ -36,4 +33,4 @@ async function loadWarmStart(file: string): Promise<Uint8Array | null> {
   return new Uint8Array(await res.arrayBuffer());
 }
 
-Comlink.expose(new TrainerApi(makeBackend, loadWarmStart, () => probeWebGpu(self.navigator.gpu)));
+Comlink.expose(new TrainerApi(makeBackend, loadWarmStart, () => probeWebGpu(self.navigator.gpu), () => backendNote));

@@ -13,6 +13,9 @@ import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { writeCheckpoint } from '../model/checkpoint';
 import { rewardWeights, type RewardWeights } from '../rl/reward';
+import { WebGpuBackend } from '../gpu/webgpuBackend';
+import { checkGpuBudget, memoryShare } from '../rl/memoryBudget';
+import { modelConfigFor } from '../rl/pretrain';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { comparePlayers, type Comparison } from '../rl/compare';
@@ -89,7 +92,9 @@ export class TrainerApi implements TrainerWorkerApi {
   private readonly kept = new KeptWeights(); // the evals a "best" rule can pick
 
   constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader,
-    private readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' })) {}
+    private readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' }),
+    /** Why WebGPU was there but the backend factory chose the CPU (null: it did not). */
+    private readonly backendNote: () => string | null = () => null) {}
 
   // ---- control ----
 
@@ -106,6 +111,7 @@ export class TrainerApi implements TrainerWorkerApi {
       try {
         const backend = await this.getBackend();
         const env = createEnv(config);
+        this.checkMemory(backend, config, env); // before the warm start: a run that cannot fit starts nothing
         const warm = await this.warmStartFor(preset, config, env, steps, runId);
         const trainer = new Trainer(backend, env, config, warm.slots);
         this.install(trainer, env, preset, warm, runId);
@@ -159,7 +165,8 @@ export class TrainerApi implements TrainerWorkerApi {
     if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) throw new InputError('setHyperparams expects an object of config fields');
     checkLiveChange(Object.keys(partial));
     const merged = { ...this.pending, ...partial };
-    validateConfig(merged as Record<string, unknown>, t.config); // throws naming the field and its range
+    const next = validateConfig(merged as Record<string, unknown>, t.config); // throws naming the field and its range
+    if (this.env && this.backend) this.checkMemory(await this.backend, next, this.env); // a live change that would not fit is refused now
     this.pending = merged;
     return this.snapshot();
   }
@@ -408,6 +415,13 @@ export class TrainerApi implements TrainerWorkerApi {
     return this.backend;
   }
 
+  /** On WebGPU: throws (naming the setting to lower) when the run's tensors or total exceed the device (memoryBudget.ts). */
+  private checkMemory(backend: Backend, config: RunConfig, env: Environment): void {
+    if (!(backend instanceof WebGpuBackend)) return;
+    const deviceMemory = (globalThis.navigator as { deviceMemory?: number } | undefined)?.deviceMemory;
+    checkGpuBudget(config, modelConfigFor(env, config), slotNames(env).length, backend.limits, memoryShare(deviceMemory));
+  }
+
   private requireTrainer(what: string): Trainer {
     if (!this.trainer) throw new InputError(`${what}: no run yet; call init(preset) first`);
     return this.trainer;
@@ -476,7 +490,7 @@ export class TrainerApi implements TrainerWorkerApi {
     const t = this.trainer;
     return {
       runId: this.runId, preset: this.preset?.name ?? null, config: t ? this.effectiveConfig(t) : null, pending: { ...this.pending },
-      status: this.status, message: this.message, backend: this.backendName, warmStart: this.warm?.source ?? null,
+      status: this.status, message: this.message, backend: this.backendName, backendNote: this.backendNote(), warmStart: this.warm?.source ?? null,
       stepCount: t?.stepCount ?? 0, lambdaTok: this.pending.lambdaTok ?? t?.lambdaTok ?? 0,
       evals: t ? t.evals.map((e) => ({ ...e })) : [], bestEval: t?.bestEval ? { ...t.bestEval } : null,
       flags: t ? t.flags.map((f) => ({ ...f })) : [], skippedUpdates: t?.skippedUpdates ?? 0,

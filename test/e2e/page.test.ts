@@ -114,6 +114,28 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     await context.close();
   }, LONG);
 
+  it('the first load checks the engine on this adapter before training on it, and remembers the verdict', async () => {
+    const context = await browser.newContext();
+    const { page, errors } = await open(context); // ready(): WebGPU chosen, so its pipelines built and the check passed
+    // the trainer worker's verdict, in this origin's IndexedDB, keyed by adapter and shader sources
+    const verdicts = await page.evaluate(() => new Promise<{ key: string; ok: boolean; message: string }[]>((resolve, reject) => {
+      const req = indexedDB.open('gspo-gpu-verdicts');
+      req.onerror = () => reject(req.error);
+      req.onsuccess = () => {
+        const store = req.result.transaction('verdicts', 'readonly').objectStore('verdicts');
+        const keys = store.getAllKeys(), values = store.getAll();
+        values.onsuccess = () => resolve((keys.result as string[]).map((key, i) => ({ key, ...(values.result[i] as { ok: boolean; message: string }) })));
+        values.onerror = () => reject(values.error);
+      };
+    }));
+    expect(verdicts).toHaveLength(1);
+    expect(verdicts[0]).toMatchObject({ ok: true, message: 'ok' });
+    expect(verdicts[0].key).toMatch(/\|[0-9a-f]+$/);
+    expect(await page.getByTestId('backend-note').count()).toBe(0);
+    expect(errors).toEqual([]);
+    await context.close();
+  }, LONG);
+
   it('a link with bad parameters: each is reported by name and not applied, the rest is', async () => {
     const context = await browser.newContext();
     const { page, errors } = await open(context, '?v=1&preset=relay-grpo&groupSize=999&bogus=1&lambdaTok=0.25&temperature=hot');

@@ -9,7 +9,10 @@ const INSTALL_HINT = 'WebGPU tests need an adapter: on a machine without a GPU i
   '(for its SwiftShader ICD /usr/lib/chromium/vk_swiftshader_icd.json) and libvulkan1';
 
 async function setup(): Promise<WebGpuBackend | null> {
-  const { backend, reason } = await createNodeBackend();
+  // pipelines built on first use: a file's tests need few of the variants (test/gpu/gpuChoice.test.ts builds all).
+  // GSPO_GPU_LIMITS=default: the suite on a device with WebGPU's default buffer limits only.
+  const limits = process.env.GSPO_GPU_LIMITS === 'default' ? 'default' : 'adapter';
+  const { backend, reason } = await createNodeBackend({ prepare: 'lazy', limits });
   if (backend) return backend;
   if (process.env.CI === 'true') throw new Error(`${INSTALL_HINT}. No WebGPU backend: ${reason}`);
   console.warn(`skipping WebGPU tests: ${reason}. ${INSTALL_HINT}.`);

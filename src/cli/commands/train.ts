@@ -1,8 +1,12 @@
 // `train --preset NAME [--set key=value]... [--steps N] [--seed S] [--out DIR]`: the Trainer, headless.
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { totalmem } from 'node:os';
 import { join } from 'node:path';
+import { WebGpuBackend } from '../../gpu/webgpuBackend';
+import { checkGpuBudget, memoryShare } from '../../rl/memoryBudget';
+import { modelConfigFor } from '../../rl/pretrain';
 import { writeCheckpoint } from '../../model/checkpoint';
-import { Trainer, type EvalRecord } from '../../rl/trainer';
+import { slotNames, Trainer, type EvalRecord } from '../../rl/trainer';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log as say, prepareOutDir, writeAtomic } from '../io';
 import { parseChange, type MemberChange } from '../../rl/population';
@@ -39,6 +43,10 @@ export async function train(argv: string[]): Promise<unknown> {
   prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors']);
   const backend = await chooseBackend(flags.backend);
   try {
+    if (backend instanceof WebGpuBackend) {
+      // refused before the warm start when a tensor or the whole run cannot fit this GPU (host memory as the proxy for its share)
+      checkGpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30));
+    }
     return (await trainRun(backend, s, out, { changes })).summary;
   } finally {
     backend.destroy();

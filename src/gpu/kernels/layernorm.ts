@@ -42,13 +42,16 @@ const rowKernel = (entry: string, { WG, TPR }: RowLayout) => ({ shader: 'layerno
 const PARAMS_WG = 256;
 const ROWS_PER_LANE = 8;
 const CPU_CHUNKS = 8;
+// At most this many chunks: stage two adds a column's chunks serially, so at 131k rows the uncapped
+// 32-row chunks would be 4,096 in a row; past the cap each row lane takes more rows instead.
+export const MAX_PARAM_CHUNKS = 256;
 
-function paramsLayout(k: KernelContext, N: number, C: number) {
+export function paramsLayout(k: KernelContext, N: number, C: number) {
   const single = rowMode(k) === 'single';
   let CX = single ? 64 : 1;
   while (CX < Math.min(C, 64)) CX *= 2;
   const WG = single ? CX : PARAMS_WG;
-  const chunk = single ? Math.ceil(N / CPU_CHUNKS) : (PARAMS_WG / CX) * ROWS_PER_LANE;
+  const chunk = single ? Math.ceil(N / CPU_CHUNKS) : Math.max((PARAMS_WG / CX) * ROWS_PER_LANE, Math.ceil(N / MAX_PARAM_CHUNKS));
   return { WG, CX, chunk, chunks: Math.ceil(N / chunk), blocks: Math.ceil(C / CX) };
 }
 

@@ -25,3 +25,8 @@ export function accumulate(k: KernelContext, dst: GpuTensor, src: GpuTensor, n: 
 export function copyKernel(k: KernelContext, dst: GpuTensor, src: GpuTensor, n: number): void {
   k.dispatch(kernel('copy_forward'), 'u', [n], { 1: dst, 2: src }, grid1D(n, WG));
 }
+
+/** t[0..n) = 0 (f32 zero is all zero bits, so i32 tensors clear too) */
+export function zeroKernel(k: KernelContext, t: GpuTensor, n: number, counter?: 'dispatches' | 'clears'): void {
+  k.dispatch(kernel('zero_forward'), 'u', [n], { 1: t }, grid1D(n, WG), counter);
+}

@@ -1,0 +1,83 @@
+// The memory budget of a run on a WebGPU device, checked before anything starts: every tensor must fit
+// one storage binding (maxStorageBufferBindingSize) and, rounded up to the buffer pool's size class, one
+// buffer (maxBufferSize); and the whole member (population.ts memberBytes, pool rounding included) must
+// fit a conservative share of the device's memory. What does not fit is refused with the setting to lower.
+import type { RunConfig } from '../config';
+import { InputError } from '../errors';
+import { sizeClass } from '../gpu/bufferPool';
+import { paramCount, type GPTConfig } from '../model/params';
+import { activationTensors, kvCacheFloats, memberBytes } from './population';
+
+export interface DeviceLimits {
+  maxStorageBufferBindingSize: number;
+  maxBufferSize: number;
+}
+
+export interface BudgetReport {
+  /** The member's bytes with every allocation rounded to its pool size class. */
+  totalBytes: number;
+  budgetBytes: number;
+  /** The largest single tensor: its bytes, and what it is. */
+  largest: { bytes: number; what: string; lower: string };
+  /** The part of totalBytes that weighs most (parameters, or one set of activations), and its setting. */
+  heaviest: { bytes: number; what: string; lower: string };
+}
+
+const MiB = 1 << 20;
+const GiB = 1 << 30;
+const mib = (b: number) => `${Math.ceil(b / MiB)} MiB`;
+
+/**
+ * A conservative share of the device's memory, which WebGPU does not report: half the host memory the
+ * browser admits to (navigator.deviceMemory, GiB, capped at 8 by browsers), else 2 GiB (integrated GPUs
+ * share the host's memory, and a lost device is worse than a refused setting).
+ */
+export function memoryShare(deviceMemoryGiB: number | undefined): number {
+  return deviceMemoryGiB && Number.isFinite(deviceMemoryGiB) && deviceMemoryGiB > 0 ? (deviceMemoryGiB / 2) * GiB : 2 * GiB;
+}
+
+/** The sets of activations a run allocates (rows of T positions each), with the setting that sizes each. */
+function activationSets(config: RunConfig): { set: string; rows: number; lower: string }[] {
+  const rollout = config.promptsPerStep * config.groupSize;
+  return [
+    { set: 'rollout', rows: rollout, lower: 'lower promptsPerStep or groupSize' },
+    { set: 'minibatch', rows: Math.ceil(rollout / config.minibatches), lower: 'raise minibatches, or lower promptsPerStep or groupSize' },
+    { set: 'eval', rows: config.evalEpisodes, lower: 'lower evalEpisodes' },
+  ];
+}
+
+export function gpuBudget(config: RunConfig, model: GPTConfig, slots: number, budgetBytes: number): BudgetReport {
+  const modelSize = 'lower the model size (nLayer, nEmbd)';
+  let largest = { bytes: paramCount(model) * 4, what: 'the parameters', lower: modelSize };
+  const totalBytes = memberBytes(config, model, slots, sizeClass);
+  // what remains without the activation sets is the parameters' share (the same sum, sets at 0 rows)
+  const paramsOnly = memberBytes({ ...config, promptsPerStep: 0, evalEpisodes: 0 }, model, slots, sizeClass);
+  let heaviest = { bytes: paramsOnly, what: 'the parameters and optimizer state', lower: modelSize };
+  for (const { set, rows, lower } of activationSets(config)) {
+    const tensors = [...activationTensors(model, rows), { name: 'kv cache (one layer)', floats: kvCacheFloats(model, rows) }];
+    for (const t of tensors) {
+      if (t.floats * 4 > largest.bytes) largest = { bytes: t.floats * 4, what: `the ${set}'s ${t.name} (${rows} sequences x ${model.blockSize} tokens)`, lower };
+    }
+    const setBytes = activationTensors(model, rows).reduce((a, t) => a + sizeClass(t.floats * 4), 0) +
+      (set === 'minibatch' ? 0 : model.nLayer * sizeClass(kvCacheFloats(model, rows) * 4)) * (set === 'minibatch' ? 1 : slots);
+    if (setBytes > heaviest.bytes) heaviest = { bytes: setBytes, what: `the ${set}'s activations (${rows} sequences)`, lower };
+  }
+  return { totalBytes, budgetBytes, largest, heaviest };
+}
+
+/** The report when the run fits; else an InputError naming the limit and the setting to lower. */
+export function checkGpuBudget(config: RunConfig, model: GPTConfig, slots: number, limits: DeviceLimits, budgetBytes: number): BudgetReport {
+  const r = gpuBudget(config, model, slots, budgetBytes);
+  const { bytes, what, lower } = r.largest;
+  if (bytes > limits.maxStorageBufferBindingSize) {
+    throw new InputError(`${what} needs ${mib(bytes)} in one tensor, more than this GPU binds (maxStorageBufferBindingSize ${mib(limits.maxStorageBufferBindingSize)}): ${lower}`);
+  }
+  if (sizeClass(bytes) > limits.maxBufferSize) {
+    throw new InputError(`${what} needs a ${mib(sizeClass(bytes))} buffer (${mib(bytes)} rounded up to the pool's size class), more than this GPU's maxBufferSize ${mib(limits.maxBufferSize)}: ${lower}`);
+  }
+  if (r.totalBytes > budgetBytes) {
+    throw new InputError(`the run needs about ${mib(r.totalBytes)} of GPU memory (weights, optimizer state, activations, KV caches, buffer rounding), ` +
+      `more than the ${mib(budgetBytes)} this device can safely give; most of it (${mib(r.heaviest.bytes)}) is ${r.heaviest.what}: ${r.heaviest.lower}`);
+  }
+  return r;
+}
