@@ -12,7 +12,7 @@ import type { EvalRecord, Flag, StepMetrics, TrainerSnapshot } from '../rl/train
 
 // ---- metrics columns ----
 
-/** Column order of a metrics batch: the StepMetrics fields (rl.md section 7, plus step and skipped_updates). */
+/** Column order of a metrics batch: the StepMetrics fields (docs/rl.md section 7, plus step and skipped_updates). */
 export const METRIC_NAMES = [
   'step', 'reward', 'reward_std', 'r_task', 'tokens', 'turns', 'repetition', 'lambda_tok', 'frac_zero_std',
   'policy_loss', 'kl', 'entropy', 'clip_frac', 'ratio_mean', 'ratio_min', 'ratio_max', 'grad_norm',
