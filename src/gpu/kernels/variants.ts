@@ -51,8 +51,8 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   add('matmul', ['matmul_splitk_sum', 'matmul_bias_partial', 'matmul_bias_sum']);
 
   add('residual', ['residual_forward', 'accumulate_forward', 'copy_forward', 'zero_forward'], { WG: 256 });
-  add('rl', ['gather_forward', 'group_normalize', 'seq_ratio', 'clip_loss_gspo', 'clip_grad_gspo', 'clip_loss_grpo', 'clip_grad_grpo'], { WG: 64 });
-  add('rl', ['group_normalize_stats', 'rl_stats_gspo', 'rl_stats_grpo']);
+  add('rl', ['gather_forward', 'group_normalize', 'seq_ratio', 'clip_loss_seq', 'clip_grad_seq', 'clip_loss_tok', 'clip_grad_tok'], { WG: 64 });
+  add('rl', ['group_normalize_stats', 'rl_stats_seq', 'rl_stats_tok']);
   add('sample', ['sample_next'], { WG: 64 });
   return v;
 }
