@@ -4,7 +4,7 @@
 // split would (5 equal members on 2 cores: 2.5 runs' time, not 3).
 import { Worker } from 'node:worker_threads';
 import type { RunConfig } from '../config';
-import type { MemberChange } from '../rl/population';
+import { inLanes, type MemberChange } from '../rl/population';
 import type { WarmStarts } from '../rl/warmStart';
 import type { TrainResult } from './commands/train';
 
@@ -30,14 +30,9 @@ function runThread(job: MemberJob): Promise<MemberOutcome> {
 /** Every job's outcome, in the jobs' order; `onDone` as each ends. */
 export async function runMembers(jobs: MemberJob[], atOnce: number, onDone?: (i: number, o: MemberOutcome) => void): Promise<MemberOutcome[]> {
   const out: MemberOutcome[] = new Array(jobs.length);
-  let next = 0;
-  const lane = async () => {
-    while (next < jobs.length) {
-      const i = next++;
-      out[i] = await runThread(jobs[i]);
-      onDone?.(i, out[i]);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(atOnce, jobs.length)) }, lane));
+  await inLanes(jobs.length, atOnce, async (i) => {
+    out[i] = await runThread(jobs[i]);
+    onDone?.(i, out[i]);
+  });
   return out;
 }

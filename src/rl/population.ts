@@ -81,6 +81,16 @@ export function membersAtOnce(K: number, perMember: number, limit: number, asked
   return Math.min(K, fit);
 }
 
+/**
+ * Runs work(i) for every i < count, at most `atOnce` at a time: the next starts when one ends, so members of
+ * unequal cost share the slots. `more()` is asked before each start (a stopped sweep starts no more).
+ */
+export async function inLanes(count: number, atOnce: number, work: (i: number) => Promise<void>, more: () => boolean = () => true): Promise<void> {
+  let next = 0;
+  const lane = async () => { while (next < count && more()) await work(next++); };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(atOnce, count)) }, lane));
+}
+
 /** A live change to one member (its index) or to all (null), and the step from which it applies. */
 export interface MemberChange { step: number; member: number | null; partial: Partial<RunConfig> }
 

@@ -7,7 +7,7 @@
 import type { RunConfig } from '../config';
 import { findPreset, presetConfig } from '../envs/presets';
 import { createEnv } from '../envs/registry';
-import { memberBytes, membersAtOnce } from '../rl/population';
+import { inLanes, memberBytes, membersAtOnce } from '../rl/population';
 import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/trainer';
 import type { TrainerState } from '../worker/protocol';
@@ -94,11 +94,7 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
     }
   };
 
-  let next = 0;
-  const lane = async () => {
-    while (next < todo.length && stillRunning()) await member(todo[next++]);
-  };
-  await Promise.all(Array.from({ length: Math.max(1, atOnce) }, lane));
+  await inLanes(todo.length, atOnce, (k) => member(todo[k]), stillRunning);
   await ctx.recorder.flush();
   return problem;
 }

@@ -4,7 +4,7 @@
 // like any other, and the sweep's record (which runs, which finished, their final
 // evals) is kept in the browser so a reload keeps the finished runs and marks
 // the interrupted ones.
-import { checkLiveChange, parseField, validateConfig, type RunConfig } from '../config';
+import { checkLiveChange, parseField, type RunConfig } from '../config';
 import { clip, InputError } from '../errors';
 import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
 import { errorText, type StoreContext } from './context';
@@ -188,12 +188,10 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     async setMemberField(runId, key, raw) {
       try {
         checkLiveChange([key]);
+        const value = parseField(key, raw); // the same for every member; each worker checks it against its run's config
         const targets = runId === null ? [...members.entries()] : members.has(runId) ? [[runId, members.get(runId)!] as const] : [];
         if (targets.length === 0) throw new InputError(runId === null ? 'no sweep member is training' : 'that run is not a training member of the sweep');
         for (const [id, client] of targets) {
-          const meta = ctx.meta(id);
-          const value = parseField(key, raw);
-          validateConfig({ [key]: value }, meta?.config ?? get().config);
           const state = await client.api.setHyperparams({ [key]: value });
           const step = state.stepCount; // applies from the member's next step
           const m = ctx.meta(id);

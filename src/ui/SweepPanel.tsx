@@ -6,7 +6,6 @@
 // value overlays its run there.
 import { useId } from 'react';
 import { paretoFrontier } from '../rl/pareto';
-import { parseValues } from '../rl/sweep';
 import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from '../store/sweepSlice';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore, useHub, useLiveSteps } from './storeContext';
@@ -76,7 +75,7 @@ export function SweepPanel() {
   const hub = useHub();
   const runId = useApp((s) => s.runId);
   const cores = store.ctx.deps.population?.cores ?? 2;
-  const K = (() => { try { return parseValues(text, axis, 'values').length; } catch { return 0; } })();
+  const K = draftError ? 0 : text.split(',').length; // the draft is checked by the store (sweepDraftError)
   const recent = (() => { const s = runId ? hub.get(runId) : undefined; if (!s || s.rows === 0) return []; const c = s.column('step_time_ms'); return Array.from(c.slice(Math.max(0, c.length - 10))); })();
   const estimate = !running && K > 0 ? sweepEstimate(recent, config.steps, K, cores) : null;
 

@@ -57,3 +57,15 @@ export async function parity(gpu: WebGpuBackend, inputs: Record<string, HostArra
   for (const name of outputs) expectClose(name, got[name], want[name], tol);
   return got;
 }
+
+/** LayerNorm forward then backward (accumulating) at N x C on random inputs, compared on `keys`. */
+export async function layernormParity(gpu: WebGpuBackend, N: number, C: number, rand: { normal(n: number, scale?: number): Float32Array },
+  keys: string[], tol: Tolerance): Promise<void> {
+  await parity(gpu, {
+    inp: rand.normal(N * C, 2), weight: rand.normal(C), bias: rand.normal(C), out: rand.normal(N * C), mean: rand.normal(N), rstd: rand.normal(N),
+    dout: rand.normal(N * C), dinp: rand.normal(N * C), dweight: rand.normal(C), dbias: rand.normal(C),
+  }, (b, t) => {
+    b.layernormForward(t.out, t.mean, t.rstd, t.inp, t.weight, t.bias, N, C);
+    b.layernormBackward(t.dinp, t.dweight, t.dbias, t.dout, t.inp, t.weight, t.mean, t.rstd, N, C);
+  }, keys, tol);
+}

@@ -7,7 +7,7 @@ import { MAX_PARAM_CHUNKS, paramsLayout } from '../../src/gpu/kernels/layernorm'
 import { forceRowMode } from '../../src/gpu/kernels/rows';
 import type { KernelContext } from '../../src/gpu/runtime';
 import { noGpu, theGpu } from './device';
-import { parity } from './parity';
+import { layernormParity, parity } from './parity';
 import { Rng } from './random';
 
 describe('layernorm parameter-gradient chunks', () => {
@@ -33,13 +33,7 @@ describe.skipIf(noGpu)('WebGPU performance fixes vs CPU reference', () => {
     forceRowMode('lanes');
     const [N, C] = [9000, 64];
     const r = new Rng(91);
-    await parity(theGpu(), {
-      inp: r.normal(N * C, 2), weight: r.normal(C), bias: r.normal(C), out: r.normal(N * C), mean: r.normal(N), rstd: r.normal(N),
-      dout: r.normal(N * C), dinp: r.normal(N * C), dweight: r.normal(C), dbias: r.normal(C),
-    }, (b, t) => {
-      b.layernormForward(t.out, t.mean, t.rstd, t.inp, t.weight, t.bias, N, C);
-      b.layernormBackward(t.dinp, t.dweight, t.dbias, t.dout, t.inp, t.weight, t.mean, t.rstd, N, C);
-    }, ['dweight', 'dbias'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) });
+    await layernormParity(theGpu(), N, C, r, ['dweight', 'dbias'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) });
     forceRowMode(null);
   });
 

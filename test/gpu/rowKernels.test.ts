@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { forceRowMode, lanesLayout, MAX_WG, type RowMode } from '../../src/gpu/kernels/rows';
 import { noGpu, theGpu } from './device';
-import { parity, TOL } from './parity';
+import { layernormParity, parity, TOL } from './parity';
 import { Rng } from './random';
 
 describe('row layout (lanes)', () => {
@@ -37,13 +37,7 @@ describe.skipIf(noGpu).each<RowMode>(['lanes', 'single'])('WebGPU row kernels vs
   it('layernorm forward and backward (accumulating), C = 1 .. 1000', async () => {
     for (const [N, C] of LN_SHAPES) {
       const r = new Rng(N * 1009 + C);
-      await parity(theGpu(), {
-        inp: r.normal(N * C, 2), weight: r.normal(C), bias: r.normal(C), out: r.normal(N * C), mean: r.normal(N), rstd: r.normal(N),
-        dout: r.normal(N * C), dinp: r.normal(N * C), dweight: r.normal(C), dbias: r.normal(C),
-      }, (b, t) => {
-        b.layernormForward(t.out, t.mean, t.rstd, t.inp, t.weight, t.bias, N, C);
-        b.layernormBackward(t.dinp, t.dweight, t.dbias, t.dout, t.inp, t.weight, t.mean, t.rstd, N, C);
-      }, ['out', 'mean', 'rstd', 'dinp', 'dweight', 'dbias'],
+      await layernormParity(theGpu(), N, C, r, ['out', 'mean', 'rstd', 'dinp', 'dweight', 'dbias'],
       // dweight / dbias sum N rows (up to 2500) in another order than the CPU: absolute floor ~ sqrt(N) f32 epsilon
       { rtol: 1e-4, atol: 1e-5 * Math.sqrt(N) });
     }
