@@ -11,7 +11,7 @@ import type { TrainResult } from './commands/train';
 /** One member's run: the preset and its overrides (as `setup` takes them), where it writes, its warm start and changes. */
 export interface MemberJob {
   preset: string; overrides: Record<string, unknown> & Partial<RunConfig>; out: string;
-  warm: WarmStarts; changes: MemberChange[]; label: string;
+  warm?: WarmStarts; changes: MemberChange[]; label: string; // no warm: the member makes its own (shipped, or pretrained in its thread)
 }
 export type MemberOutcome = { ok: true; result: TrainResult } | { ok: false; kind: 'fault' | 'input' | 'internal'; message: string };
 

@@ -38,7 +38,7 @@
 
 import { mulberry32 } from '../model/random';
 import { hashInts } from './hash';
-import type { Demonstration, Environment, Score, TranscriptLine, Turn } from './types';
+import type { Demonstration, Environment, RepertoireRate, Score, TranscriptLine, Turn } from './types';
 
 export const RELAY_VOCAB = [
   'PAD', // 0, never generated on purpose
@@ -298,20 +298,51 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
     throw new Error(`relay: no ${split} task found by rejection (k=${k})`);
   }
 
+  /** Scout `scout`'s verbose demo message: the copy protocol, the whole secret (N = 1) or its part. */
+  function verboseMessage(task: RelayTask, scout: number): DemoMessage {
+    if (p.demoCopies > 0) return copyMessage(task, p.demoCopies, p.flagAwareDemos);
+    if (N === 1) return { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j };
+    return partMessage(task, scout, N, p.flagAwareDemos);
+  }
+
   /** One demo episode's Scout message for Scout `scout` (N = 1 and no copy protocol: exactly the original demo mix). */
   function demoMessage(task: RelayTask, scout: number, rand: () => number): DemoMessage {
     if (rand() < p.demoSilence) return { tokens: [], answerAt: -1 };
     if (p.demoCopies > 0) {
-      if (rand() < DEMO_VERBOSE_SHARE) return copyMessage(task, p.demoCopies, p.flagAwareDemos);
+      if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
       const which = Math.floor(rand() * 5); // 1-4 copies, or POS j DIGIT s_j
       return which < 4 ? copyMessage(task, which + 1, false) : shortMessage(task, 0);
     }
     if (N === 1) {
-      if (rand() < DEMO_VERBOSE_SHARE) return { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j };
+      if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
       return shortMessage(task, Math.floor(rand() * SHORT_FORMATS));
     }
-    if (rand() < DEMO_VERBOSE_SHARE || scout !== holder(task)) return partMessage(task, scout, N, p.flagAwareDemos);
+    if (rand() < DEMO_VERBOSE_SHARE || scout !== holder(task)) return verboseMessage(task, scout);
     return shortMessage(task, Math.floor(rand() * 3)); // the holder's short formats name only s_j
+  }
+
+  /**
+   * The holder's silence on known tasks and its short messages (fewer tokens than its verbose
+   * demo message for the task) among those it sends: in `messages` (one per task, [] = silent),
+   * and in demo messages drawn for the same tasks from their own stream.
+   */
+  function repertoireOf(tasks: RelayTask[], messages: number[][]): RepertoireRate[] {
+    const rand = mulberry32(hashInts(0x4e9e, tasks.length));
+    const demos = tasks.map((t) => demoMessage(t, holder(t), rand).tokens);
+    const rates = (msgs: number[][]) => {
+      const known = tasks.map((_, i) => i).filter((i) => tasks[i].known);
+      const spoke = msgs.map((_, i) => i).filter((i) => msgs[i].length > 0);
+      const share = (idx: number[], hit: (i: number) => boolean) => (idx.length === 0 ? 0 : idx.filter(hit).length / idx.length);
+      return {
+        silenceKnown: share(known, (i) => msgs[i].length === 0),
+        short: share(spoke, (i) => msgs[i].length < verboseMessage(tasks[i], holder(tasks[i])).tokens.length),
+      };
+    };
+    const sampled = rates(messages), demo = rates(demos);
+    return [
+      { key: 'silenceKnown', label: 'silence on known tasks', sampled: sampled.silenceKnown, demos: demo.silenceKnown },
+      { key: 'short', label: 'short formats among messages sent', sampled: sampled.short, demos: demo.short },
+    ];
   }
 
   const env: Environment<RelayTask, RelayState> = {
@@ -376,7 +407,14 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
         silenceUnknown: meanOf(scores.filter((s) => s.extras.known === 0), 'silent'),
       };
       if (N > 1) out.silenceOthers = meanOf(scores, 'othersSilent');
+      // on a noisy channel: the copies a Scout sends when the Solver does not know (the trade-off's unit)
+      if (eps > 0) out.tokensUnknown = meanOf(scores.filter((s) => s.extras.known === 0), 'messageTokens');
       return out;
+    },
+
+    repertoire(states) {
+      const done = states.filter((st) => st.messages !== null);
+      return repertoireOf(done.map((st) => st.task), done.map((st) => st.messages![holder(st.task)]));
     },
 
     demonstrations(count, seed) {

@@ -68,6 +68,13 @@ export interface CurriculumSpec {
   label(stage: number): string; // e.g. 'N = 5'
 }
 
+/**
+ * A behaviour RL can only compress toward if the warm start already samples it now and then
+ * (relay: silence on known tasks, the short formats): its rate at temperature 1, and the rate the
+ * demonstrations hold on the same tasks.
+ */
+export interface RepertoireRate { key: string; label: string; sampled: number; demos: number }
+
 /** An eval extra that measures the task better than accuracy, for the degenerate-policy detector. */
 export interface TaskMeasure { key: string; label: string }
 
@@ -108,4 +115,6 @@ export interface Environment<Task = unknown, State = unknown> {
   readonly curriculum?: CurriculumSpec;
   readonly taskMeasure?: TaskMeasure;
   readonly comparison?: PlayerComparison;
+  /** The repertoire of finished episodes (played at temperature 1) against the demonstrations' (src/rl/warmStart.ts). */
+  repertoire?(states: State[]): RepertoireRate[];
 }

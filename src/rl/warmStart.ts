@@ -6,7 +6,7 @@ import type { Backend } from '../backend';
 import type { RunConfig } from '../config';
 import { presetSlots, type Preset, type WarmStartSpec } from '../envs/presets';
 import { createEnv } from '../envs/registry';
-import type { Environment } from '../envs/types';
+import type { Environment, RepertoireRate } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { fitCheckpointBytes, type FitWant } from './checkpointFit';
 import { modelConfigFor, pretrain, PRETRAIN_DEFAULTS, type PretrainStop } from './pretrain';
@@ -47,8 +47,57 @@ export async function greedyAccuracy(backend: Backend, model: GPT, env: Environm
   }
 }
 
-/** When a warm start made here is good enough: held-out greedy accuracy `target`, checked every `every` steps. */
-export interface WarmStartTarget { accuracy: number; every: number; onCheck?: (step: number, accuracy: number) => void }
+/**
+ * A repertoire rate holds when the warm start samples the behaviour at least this share of the rate
+ * its demonstrations hold: RL compresses toward what it samples, and a behaviour sampled half as
+ * often as demonstrated is still found in a few groups per step (relay: 10% silent demos -> 5%).
+ */
+export const REPERTOIRE_SHARE = 0.5;
+
+/** The repertoire rates that fall short of REPERTOIRE_SHARE x their demonstrations' rate. */
+export function repertoireShortfalls(rates: RepertoireRate[]): RepertoireRate[] {
+  return rates.filter((r) => r.sampled < REPERTOIRE_SHARE * r.demos);
+}
+
+/** "silence on known tasks 0.08 (demos 0.10)", one per rate. */
+export function formatRepertoire(rates: RepertoireRate[]): string {
+  return rates.map((r) => `${r.label} ${r.sampled.toFixed(2)} (demos ${r.demos.toFixed(2)})`).join(', ');
+}
+
+/** What `model` samples at temperature 1 on `tasks` against its demonstrations (null: the env has no repertoire). */
+export async function sampledRepertoire(backend: Backend, model: GPT, env: Environment, tasks: unknown[]): Promise<RepertoireRate[] | null> {
+  if (!env.repertoire) return null;
+  const gen = new Generator(backend, model);
+  try {
+    const ro = await rollout(env, () => gen, tasks, 1, 1, CHECK_SEED, 0);
+    return env.repertoire(ro.states);
+  } finally {
+    gen.destroy();
+  }
+}
+
+/**
+ * A one-slot warm start's check on the held-out check tasks: greedy accuracy, and what it samples at
+ * temperature 1 against its demonstrations (`spec.demo`). The test of the shipped warm starts and
+ * `pretrain` report it.
+ */
+export async function checkWarmStart(backend: Backend, config: RunConfig, spec: WarmStartSpec, weights: Float32Array):
+  Promise<{ accuracy: number; repertoire: RepertoireRate[] | null }> {
+  const env = createEnv(config), demoEnv = createEnv(config, spec.demo);
+  const model = new GPT(backend, modelConfigFor(demoEnv, config), weights);
+  try {
+    const tasks = env.sampleTasks('eval', CHECK_EPISODES, CHECK_SEED, 0);
+    return { accuracy: await greedyAccuracy(backend, model, env, tasks), repertoire: await sampledRepertoire(backend, model, demoEnv, tasks) };
+  } finally {
+    model.destroy();
+  }
+}
+
+/** When a warm start made here is good enough: held-out greedy accuracy `target` (and, where the env has one, its repertoire), checked every `every` steps. */
+export interface WarmStartTarget {
+  accuracy: number; every: number;
+  onCheck?: (step: number, accuracy: number, repertoire: RepertoireRate[] | null) => void;
+}
 
 export interface MadeWarmStart {
   weights: Float32Array;
@@ -58,6 +107,8 @@ export interface MadeWarmStart {
   /** With a target: the held-out greedy accuracy of the weights returned, and whether it reached the target. */
   accuracy?: number;
   reached?: boolean;
+  /** With a target, where the env has one: the repertoire sampled at temperature 1 against the demonstrations'. */
+  repertoire?: RepertoireRate[] | null;
 }
 
 /**
@@ -71,20 +122,23 @@ export async function pretrainSlot(backend: Backend, config: RunConfig, slot: st
   const demoEnv = createEnv(config, spec.demo);
   const model = new GPT(backend, modelConfigFor(demoEnv, config), undefined, spec.seed);
   try {
-    let stop: PretrainStop | undefined, check: (() => Promise<number>) | undefined;
-    let last: { step: number; accuracy: number } | null = null; // the latest check
+    type Check = { accuracy: number; repertoire: RepertoireRate[] | null };
+    let stop: PretrainStop | undefined, check: (() => Promise<Check>) | undefined;
+    let last: (Check & { step: number }) | null = null; // the latest check
+    const holds = (c: Check) => c.accuracy >= target!.accuracy && (c.repertoire === null || repertoireShortfalls(c.repertoire).length === 0);
     if (target) {
       const env = createEnv(config);
       if (slotNames(env).length > 1) throw new Error(`a warm-start accuracy target needs a one-slot environment; ${env.id} has slots ${slotNames(env).join(', ')}`);
       const tasks = env.sampleTasks('eval', CHECK_EPISODES, CHECK_SEED, 0);
-      check = () => greedyAccuracy(backend, model, env, tasks);
+      // the repertoire is played on the demo env: it knows which message is the verbose one
+      check = async () => ({ accuracy: await greedyAccuracy(backend, model, env, tasks), repertoire: await sampledRepertoire(backend, model, demoEnv, tasks) });
       stop = {
         every: target.every,
         check: async (done) => {
-          const acc = await check!();
-          last = { step: done, accuracy: acc };
-          target.onCheck?.(done, acc);
-          return acc >= target.accuracy;
+          const c = await check!();
+          last = { ...c, step: done };
+          target.onCheck?.(done, c.accuracy, c.repertoire);
+          return holds(c);
         },
       };
     }
@@ -92,11 +146,11 @@ export async function pretrainSlot(backend: Backend, config: RunConfig, slot: st
     const made: MadeWarmStart = { weights: Float32Array.from(await backend.read(model.params)), loss: r.loss, steps: r.steps };
     if (target && check) {
       // the weights returned: when pretraining stopped at a check, that check measured them
-      const seen = last as { step: number; accuracy: number } | null;
-      let acc: number;
-      if (seen && seen.step === r.steps) acc = seen.accuracy;
-      else { acc = await check(); target.onCheck?.(r.steps, acc); }
-      Object.assign(made, { accuracy: acc, reached: acc >= target.accuracy });
+      const seen = last as (Check & { step: number }) | null;
+      let c: Check;
+      if (seen && seen.step === r.steps) c = seen;
+      else { c = await check(); target.onCheck?.(r.steps, c.accuracy, c.repertoire); }
+      Object.assign(made, { accuracy: c.accuracy, reached: c.accuracy >= target.accuracy, repertoire: c.repertoire });
     }
     return made;
   } finally {
@@ -144,20 +198,29 @@ export async function warmStarts(backend: Backend, preset: Preset, config: RunCo
     const goal = spec.warmStart.target;
     const target: WarmStartTarget | undefined = goal === undefined ? undefined : {
       accuracy: goal, every: CHECK_EVERY,
-      onCheck: (s, a) => progress(`warm start${who}: held-out greedy accuracy ${a.toFixed(3)} after ${s} steps (target ${goal})`, s / cap),
+      onCheck: (s, a, rep) => progress(`warm start${who}: held-out greedy accuracy ${a.toFixed(3)} after ${s} steps (target ${goal})${rep ? `; at temperature 1: ${formatRepertoire(rep)}` : ''}`, s / cap),
     };
-    progress(`warm start${who}: ${why}; pretraining ${goal === undefined ? `${cap} steps` : `until held-out greedy accuracy reaches ${goal} (checked every ${CHECK_EVERY} steps, at most ${cap})`} on the demonstrations`, 0);
+    progress(`warm start${who}: ${why}; pretraining ${goal === undefined ? `${cap} steps` : `until held-out greedy accuracy reaches ${goal} and, at temperature 1, it samples what its demonstrations hold (checked every ${CHECK_EVERY} steps, at most ${cap})`} on the demonstrations`, 0);
     const made = await pretrainSlot(backend, config, slot, spec.warmStart, cap,
       (s, l) => progress(`warm start${who}: pretraining step ${s + 1}/${cap}, loss ${l.toFixed(4)}`, (s + 1) / cap), target);
     slots[slot] = { trainable: spec.trainable, weights: made.weights };
     const acc = made.accuracy === undefined ? '' : `, held-out greedy accuracy ${made.accuracy.toFixed(3)}`;
     sources.push(`${made.steps} pretraining steps here${who} (final loss ${made.loss.toFixed(4)}${acc})`);
+    const short = made.repertoire ? repertoireShortfalls(made.repertoire) : [];
     if (made.reached === false) {
       const notice = `warm start${who}: after ${made.steps} pretraining steps its held-out greedy accuracy is ${made.accuracy!.toFixed(3)}, below the ${goal} ${preset.name} expects; the run may not behave as the preset describes`;
       notices.push(notice);
       progress(`notice: ${notice}`, 1);
     } else if (made.reached) {
       progress(`warm start${who}: held-out greedy accuracy ${made.accuracy!.toFixed(3)} after ${made.steps} steps reaches the target ${goal}`, 1);
+    }
+    if (short.length > 0) {
+      // RL compresses toward what the warm start samples: a behaviour it never samples cannot be found
+      const notice = `warm start${who}: after ${made.steps} pretraining steps it samples too little of what its demonstrations hold (at temperature 1: ${formatRepertoire(short)}; needed at least ${REPERTOIRE_SHARE} x the demos' rate), so RL may not find ${short.map((r) => r.label).join(' or ')}`;
+      notices.push(notice);
+      progress(`notice: ${notice}`, 1);
+    } else if (made.repertoire) {
+      progress(`warm start${who}: at temperature 1 it samples ${formatRepertoire(made.repertoire)}`, 1);
     }
   }
   return { slots, source: sources.join('; '), notices };

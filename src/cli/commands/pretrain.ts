@@ -6,7 +6,7 @@ import { writeCheckpoint } from '../../model/checkpoint';
 import { presetSlots } from '../../envs/presets';
 import { PRETRAIN_DEFAULTS, modelConfigFor } from '../../rl/pretrain';
 import { slotNames, Trainer, type TrainerSlots } from '../../rl/trainer';
-import { pretrainSlot } from '../../rl/warmStart';
+import { checkWarmStart, formatRepertoire, pretrainSlot } from '../../rl/warmStart';
 import { envRecord } from '../../rl/checkpointFit';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, prepareOutFile, writeAtomic } from '../io';
@@ -51,6 +51,12 @@ export async function pretrainCmd(argv: string[]): Promise<unknown> {
       log(`wrote ${out}`);
       start[slot] = { trainable: specs[slot].trainable, weights: w.weights };
       made[slot] = { out, seed, finalLoss: w.loss };
+      if (all.length === 1) {
+        // what RL can compress toward: the rates it samples at temperature 1 beside its demonstrations'
+        const check = await checkWarmStart(backend, s.config, { ...spec, seed }, w.weights);
+        if (check.repertoire) log(`pretrain ${slot}: held-out greedy accuracy ${check.accuracy.toFixed(3)}; at temperature 1: ${formatRepertoire(check.repertoire)}`);
+        Object.assign(made[slot] as object, { check });
+      }
     }
     // the warm start's greedy eval, with the other slots' shipped (or freshly made) starts
     const others = all.some((x) => !start[x]) ? (await startSlots(backend, s)).slots : {};

@@ -72,7 +72,7 @@ interface Planned { run: SweepRun; s: RunSetup; dir: string; changes: MemberChan
 const dirOf = (label: string) => label.replace(/[^A-Za-z0-9_.=-]+/g, '_');
 
 /** Memory the population may use: the flag's MiB, else 3/4 of what the system has available now. */
-function memoryLimit(flag: unknown): number {
+export function memoryLimit(flag: unknown): number {
   if (flag !== undefined) {
     if (typeof flag !== 'number' || flag < 1) throw new InputError(`--memory-limit must be a positive number of MiB, got ${String(flag)}`);
     return flag * 2 ** 20;
