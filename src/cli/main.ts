@@ -11,6 +11,7 @@ import { evaluate, evalFlags } from './commands/evaluate';
 import { sweep, sweepFlags } from './commands/sweep';
 import { exportCmd, exportFlags } from './commands/export';
 import { robustness, robustnessFlags } from './commands/robustness';
+import { study, studyFlags } from './commands/study';
 import type { FlagSpec } from './args';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
@@ -22,6 +23,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flag
   eval: { run: evaluate, flags: evalFlags, help: 'greedy evaluation of a checkpoint on the held-out set' },
   sweep: { run: sweep, flags: sweepFlags, help: 'one run per lambda_tok / budget / field value; the accuracy-vs-tokens frontier across them' },
   robustness: { run: robustness, flags: robustnessFlags, help: 'the relay lessons across digits, task mix, channel noise and lambda_tok: a pass/fail table' },
+  study: { run: study, flags: studyFlags, help: 'an open question as a population: dual-static, scouts or philosophers (docs/tradeoff-lab.md)' },
   export: { run: exportCmd, flags: exportFlags, help: 'the run\'s setup as a TRL or verl recipe (docs/export.md)' },
 };
 

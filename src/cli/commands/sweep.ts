@@ -16,6 +16,7 @@ import { modelConfigFor } from '../../rl/pretrain';
 import { slotNames } from '../../rl/trainer';
 import type { Backend } from '../../backend';
 import { runMembers, type MemberJob } from '../memberPool';
+import { warmKey } from '../warmPool';
 import { parseField, type RunConfig } from '../../config';
 import { defaultSweep, parseOver, parseValues, planSweep, type SweepRun, type SweepSpec } from '../../rl/sweep';
 import { paretoFrontier } from '../../rl/pareto';
@@ -55,11 +56,6 @@ function specFrom(flags: Record<string, unknown>, base: RunConfig): SweepSpec {
   return { ...defaultSweep(base), seeds };
 }
 
-/** The config without the fields a sweep varies run to run: runs with equal keys share one warm start. */
-function warmKey(c: RunConfig): string {
-  const { seed: _s, lambdaTok: _l, budget: _b, lambdaMode: _m, steps: _n, ...rest } = c;
-  return JSON.stringify(rest);
-}
 
 interface RunRecord {
   label: string; value: number; seed: number | null; out: string; wallSeconds: number;

@@ -1,0 +1,139 @@
+// `study dual-static|scouts|philosophers [--seeds 1,2,3] [--out DIR] [--members N] ...`: one of
+// the open questions (src/rl/studies.ts) as a CPU population: the distinct warm starts first,
+// one thread each, then every run, one thread each; then the analysis as study.json and a
+// markdown table (study.md) of the figures docs/tradeoff-lab.md quotes.
+import { join } from 'node:path';
+import { mkdirSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { InputError } from '../../errors';
+import { memberBytes, membersAtOnce } from '../../rl/population';
+import { modelConfigFor } from '../../rl/pretrain';
+import { slotNames } from '../../rl/trainer';
+import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summarizeDual, type Estimate, type Finished, type StudyRun } from '../../rl/studies';
+import { parseValues } from '../../rl/sweep';
+import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { log, prepareOutDir, writeAtomic } from '../io';
+import { runMembers, type MemberJob, type MemberOutcome } from '../memberPool';
+import { warmStartsFor } from '../warmPool';
+import { setup } from './runSetup';
+import { memoryLimit } from './sweep';
+
+export const studyFlags: FlagSpec = {
+  name: { kind: 'string', help: 'dual-static | scouts | philosophers (or the first argument)' },
+  seeds: { kind: 'string', help: 'seeds (default 1,2,3 for dual-static, 1,2 otherwise)' },
+  budgets: { kind: 'string', help: 'dual-static: budgets B (default 1,2,3)' },
+  lambdas: { kind: 'string', help: 'dual-static: the static frontier\'s lambda_tok values (default 0,0.01,0.03,0.1,0.3)' },
+  scouts: { kind: 'string', help: 'scouts: the numbers of Scouts (default 1,2,3,4)' },
+  steps: { kind: 'int', help: 'philosophers: steps per run (default 60)' },
+  out: { kind: 'string', help: 'folder for the runs, study.json and study.md (default runs/study-<name>-<time>)' },
+  members: { kind: 'int', help: 'runs training at once (default: as many as fit in memory)' },
+  'memory-limit': { kind: 'number', help: 'MiB the population may use (default 3/4 of the available memory)' },
+};
+
+const STUDIES = ['dual-static', 'scouts', 'philosophers'] as const;
+type StudyName = typeof STUDIES[number];
+
+const f3 = (v: number | null | undefined) => (v === null || v === undefined || !Number.isFinite(v) ? '-' : v.toFixed(3));
+const ci = (e: Estimate, d = 3) => (e.n === 0 ? '-' : e.n < 2 ? e.mean.toFixed(d) : `${e.mean.toFixed(d)} [${e.lo.toFixed(d)}, ${e.hi.toFixed(d)}]`);
+
+function plan(name: StudyName, flags: Record<string, unknown>): StudyRun[] {
+  const ints = (flag: string, fallback: string, key: 'seed' | 'scouts') => parseValues(String(flags[flag] ?? fallback), key, `--${flag}`);
+  if (name === 'dual-static') {
+    return planDualStatic(parseValues(String(flags.budgets ?? '1,2,3'), 'budget', '--budgets'), parseValues(String(flags.lambdas ?? '0,0.01,0.03,0.1,0.3'), 'lambdaTok', '--lambdas'), ints('seeds', '1,2,3', 'seed'));
+  }
+  if (name === 'scouts') return planScouts(ints('scouts', '1,2,3,4', 'scouts'), ints('seeds', '1,2', 'seed'));
+  const steps = (flags.steps as number | undefined) ?? 60;
+  if (steps < 1) throw new InputError(`--steps must be >= 1, got ${steps}`);
+  return planPhilosophers(ints('seeds', '1,2', 'seed'), steps);
+}
+
+type Done = { run: StudyRun; outcome: MemberOutcome };
+
+function dualMarkdown(done: Done[]): { md: string; json: unknown } {
+  const finished: Finished[] = done.filter((d) => d.outcome.ok).map((d) => {
+    const r = (d.outcome as Extract<MemberOutcome, { ok: true }>).result;
+    return { tags: d.run.tags, final: { tokens: r.summary.final.tokens, accuracy: r.summary.final.accuracy }, history: r.history };
+  });
+  const rows = dualRows(finished), summary = summarizeDual(rows);
+  const statics = finished.filter((r) => r.tags.kind === 'static');
+  const md = [
+    '| B | final tokens | final accuracy | gap to the static frontier | verdict | budget gap | steps to settle | greedy - sampled tokens |',
+    '|---|---|---|---|---|---|---|---|',
+    ...summary.map((s) => `| ${s.budget} | ${ci(s.tokens, 2)} | ${ci(s.accuracy)} | ${ci(s.gap)} | ${s.verdict} | ${ci(s.budgetGap, 2)} | ${ci(s.stepsToSettle, 1)} | ${ci(s.greedyMinusSampled, 2)} |`),
+    '', 'Per run (the static frontier of the same seed, interpolated at the dual\'s tokens):', '',
+    '| B | seed | tokens | accuracy | frontier accuracy | gap | sampled tokens (last third) | lambda (last third) |', '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.budget} | ${r.seed} | ${r.tokens.toFixed(2)} | ${f3(r.accuracy)} | ${f3(r.frontierAccuracy)} | ${f3(r.gap)} | ${r.sampledTokens.toFixed(2)} | ${r.lambdaLastThird.toFixed(4)} |`),
+    '', 'The static runs (final greedy evals):', '', '| lambda_tok | seed | tokens | accuracy |', '|---|---|---|---|',
+    ...statics.map((s) => `| ${s.tags.lambdaTok} | ${s.tags.seed} | ${s.final.tokens.toFixed(2)} | ${f3(s.final.accuracy)} |`),
+  ].join('\n');
+  return { md, json: { rows, summary, statics: statics.map((s) => ({ ...s.tags, ...s.final })) } };
+}
+
+function finals(done: Done[]): { run: StudyRun; final: Record<string, number>; best: Record<string, number> | null; summary: Record<string, unknown> }[] {
+  return done.filter((d) => d.outcome.ok).map((d) => {
+    const s = (d.outcome as Extract<MemberOutcome, { ok: true }>).result.summary;
+    return { run: d.run, final: s.final, best: s.best, summary: s };
+  });
+}
+
+function scoutsMarkdown(done: Done[]): { md: string; json: unknown } {
+  const rows = finals(done);
+  const ns = [...new Set(rows.map((r) => Number(r.run.tags.scouts)))].sort((a, b) => a - b);
+  const per = ns.map((n) => {
+    const of = rows.filter((r) => r.run.tags.scouts === n);
+    const e = (k: string, from: 'final' | 'warm' = 'final') => estimate(of.map((r) => (from === 'final' ? r.final[k] : (r.summary.warmStart as Record<string, number>)[k]) ?? null));
+    return { scouts: n, warmAccuracy: e('accuracy', 'warm'), warmTokens: e('tokens', 'warm'), accuracy: e('accuracy'), tokens: e('tokens'), silenceKnown: e('silenceKnown'), silenceOthers: e('silenceOthers') };
+  });
+  const md = [
+    '| N | warm start accuracy / tokens | final accuracy | final tokens | silenceKnown | silenceOthers |', '|---|---|---|---|---|---|',
+    ...per.map((p) => `| ${p.scouts} | ${ci(p.warmAccuracy)} / ${ci(p.warmTokens, 2)} | ${ci(p.accuracy)} | ${ci(p.tokens, 2)} | ${ci(p.silenceKnown, 2)} | ${p.scouts > 1 ? ci(p.silenceOthers, 2) : '-'} |`),
+  ].join('\n');
+  return { md, json: { per, runs: rows.map((r) => ({ ...r.run.tags, final: r.final, warmStart: r.summary.warmStart, warmStartSource: r.summary.warmStartSource })) } };
+}
+
+function philosophersMarkdown(done: Done[]): { md: string; json: unknown } {
+  const rows = finals(done).map((r) => {
+    const baselines = (r.summary.baselines as { name: string; extras: Record<string, number> }[] | undefined) ?? [];
+    const hierarchy = baselines.find((b) => /hierarchy/.test(b.name))?.extras.mealsPerPhilosopher ?? NaN;
+    const curriculum = (r.summary.curriculum as { label: string }[] | undefined) ?? [];
+    return {
+      arm: String(r.run.tags.arm), seed: Number(r.run.tags.seed), stage: curriculum.length ? curriculum[curriculum.length - 1].label : 'N = 7',
+      final: r.final.mealsPerPhilosopher, best: r.best?.mealsPerPhilosopher ?? NaN, hierarchy, ate: r.final.ate, deadlock: r.final.deadlockRate,
+    };
+  });
+  const md = [
+    '| arm | seed | table at the end | meals per philosopher, final | best eval (checkpoint discipline) | resource hierarchy | final - hierarchy | ate | deadlock |', '|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.arm} | ${r.seed} | ${r.stage} | ${f3(r.final)} | ${f3(r.best)} | ${f3(r.hierarchy)} | ${f3(r.final - r.hierarchy)} | ${f3(r.ate)} | ${f3(r.deadlock)} |`),
+  ].join('\n');
+  return { md, json: { rows } };
+}
+
+export async function study(argv: string[]): Promise<unknown> {
+  const positional = argv[0] !== undefined && !argv[0].startsWith('--') ? argv[0] : undefined;
+  const flags = parseFlags(positional ? argv.slice(1) : argv, studyFlags, 'study');
+  const name = positional ?? requireFlag(flags, 'name', 'study');
+  if (!(STUDIES as readonly string[]).includes(name)) throw new InputError(`study: unknown study "${name.slice(0, 40)}"; studies: ${STUDIES.join(', ')}`);
+  const runs = plan(name as StudyName, flags);
+  const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
+  const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  prepareOutDir(out, '--out', ['study.json', 'study.md', ...runs.map((r) => r.label)]);
+  const perMember = Math.max(...setups.map((s) => memberBytes(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length)));
+  const atOnce = membersAtOnce(runs.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined);
+  log(`study ${name}: ${runs.length} runs as a population, ${atOnce} at once (${availableParallelism()} cores), CPU backend`);
+  mkdirSync(out, { recursive: true });
+  const t0 = performance.now();
+  const warm = await warmStartsFor(runs.map((r) => ({ preset: r.preset, overrides: r.overrides as Record<string, unknown> })), atOnce);
+  const bad = warm.find((w) => !w.ok);
+  if (bad && !bad.ok) throw new InputError(`study ${name}: a warm start could not be made: ${bad.message}`);
+  const jobs: MemberJob[] = runs.map((r, i) => ({ preset: r.preset, overrides: r.overrides as MemberJob['overrides'], out: join(out, r.label), warm: (warm[i] as { warm: MemberJob['warm'] }).warm, changes: [], label: r.label }));
+  const outcomes = await runMembers(jobs, atOnce, (i, o) => log(`study ${name}: ${runs[i].label} ${o.ok ? 'done' : `stopped: ${o.message.split('\n')[0]}`}`));
+  const done = runs.map((run, i) => ({ run, outcome: outcomes[i] }));
+  const { md, json } = name === 'dual-static' ? dualMarkdown(done) : name === 'scouts' ? scoutsMarkdown(done) : philosophersMarkdown(done);
+  const wall = (performance.now() - t0) / 1000;
+  const failed = done.filter((d) => !d.outcome.ok).map((d) => ({ label: d.run.label, message: (d.outcome as { message: string }).message.split('\n')[0] }));
+  const command = `npm run gspo -- study ${name}${argv.slice(positional ? 1 : 0).filter((a) => !a.startsWith('--out')).join(' ').replace(/^/, ' ').trimEnd()}`;
+  writeAtomic(join(out, 'study.md'), `${command}\n\n${md}\n${failed.length ? `\nStopped runs: ${failed.map((f) => `${f.label} (${f.message})`).join('; ')}\n` : ''}\n${Math.round(wall)} s wall on ${availableParallelism()} cores.\n`);
+  writeAtomic(join(out, 'study.json'), JSON.stringify({ study: name, command, wallSeconds: wall, failed, ...json as object }, null, 2) + '\n');
+  log(`study ${name}: done in ${Math.round(wall)} s; ${join(out, 'study.md')}`);
+  return { out, wallSeconds: wall, failed };
+}

@@ -1,0 +1,38 @@
+// Warm starts for a population whose members need several: one thread per distinct warm
+// start (members that differ only in what RL does share one), all at once.
+import { Worker } from 'node:worker_threads';
+import type { RunConfig } from '../config';
+import { inLanes } from '../rl/population';
+import type { WarmStarts } from '../rl/warmStart';
+import { THREAD_BOOT } from './memberPool';
+import { setup } from './commands/runSetup';
+
+export interface WarmJob { preset: string; overrides: Record<string, unknown> }
+export type WarmOutcome = { ok: true; warm: WarmStarts } | { ok: false; message: string };
+
+/** What a warm start depends on: the config without the fields only RL reads (seed, lambda_tok, the budget, the steps). */
+export function warmKey(c: RunConfig): string {
+  const { seed: _s, lambdaTok: _l, budget: _b, lambdaMode: _m, steps: _n, ...rest } = c;
+  return JSON.stringify(rest);
+}
+
+function runThread(job: WarmJob): Promise<WarmOutcome> {
+  return new Promise((resolve) => {
+    const w = new Worker(THREAD_BOOT, { workerData: { entry: './warmThread.ts', job } });
+    let got: WarmOutcome | null = null;
+    w.on('message', (m: WarmOutcome) => { got = m; });
+    w.on('error', (e) => { got ??= { ok: false, message: e.message }; });
+    w.on('exit', (code) => resolve(got ?? { ok: false, message: `the warm-start thread exited with code ${code} before it reported` }));
+  });
+}
+
+/** Each job's warm start (jobs with one warmKey share one thread), `atOnce` threads at a time. */
+export async function warmStartsFor(jobs: WarmJob[], atOnce: number): Promise<WarmOutcome[]> {
+  const keys = jobs.map((j) => warmKey(setup(j.preset, j.overrides).config));
+  const distinct = [...new Set(keys)];
+  const made = new Map<string, WarmOutcome>();
+  await inLanes(distinct.length, atOnce, async (i) => {
+    made.set(distinct[i], await runThread(jobs[keys.indexOf(distinct[i])]));
+  });
+  return keys.map((k) => made.get(k)!);
+}

@@ -1,0 +1,19 @@
+// A warm start made in a thread of its own (node:worker_threads): the shipped one when it
+// fits, else pretrained here. Populations whose members need different warm starts make
+// them side by side, one thread each, before the members start.
+import { parentPort, workerData } from 'node:worker_threads';
+import { CpuBackend } from '../reference/cpuBackend';
+import { setup, startSlots } from './commands/runSetup';
+import type { WarmJob, WarmOutcome } from './warmPool';
+
+const job = (workerData as { job: WarmJob }).job;
+const backend = new CpuBackend();
+let outcome: WarmOutcome;
+try {
+  outcome = { ok: true, warm: await startSlots(backend, setup(job.preset, job.overrides)) };
+} catch (e) {
+  outcome = { ok: false, message: e instanceof Error ? e.message : String(e) };
+} finally {
+  backend.destroy();
+}
+parentPort!.postMessage(outcome!);
