@@ -6,7 +6,7 @@ import { writeCheckpoint } from '../../model/checkpoint';
 import { presetSlots } from '../../envs/presets';
 import { PRETRAIN_DEFAULTS, modelConfigFor } from '../../rl/pretrain';
 import { slotNames, Trainer, type TrainerSlots } from '../../rl/trainer';
-import { checkWarmStart, formatRepertoire, pretrainSlot } from '../../rl/warmStart';
+import { CHECK_EVERY, checkWarmStart, formatRepertoire, pretrainSlot } from '../../rl/warmStart';
 import { envRecord } from '../../rl/checkpointFit';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, prepareOutFile, writeAtomic } from '../io';
@@ -21,6 +21,7 @@ export const pretrainFlags: FlagSpec = {
   seed: { kind: 'int', help: 'seed (default: the slot\'s warm-start seed)' },
   set: { kind: 'list', help: 'config override key=value (model size, env fields)' },
   backend: { kind: 'string', help: 'webgpu | cpu' },
+  'until-target': { kind: 'bool', help: 'stop at the first check (every 200 steps) where the preset\'s accuracy target and the repertoire hold; --steps is the cap' },
 };
 
 export async function pretrainCmd(argv: string[]): Promise<unknown> {
@@ -42,15 +43,19 @@ export async function pretrainCmd(argv: string[]): Promise<unknown> {
     for (const slot of todo) {
       const spec = specs[slot].warmStart;
       const seed = (flags.seed as number | undefined) ?? spec.seed;
-      const w = await pretrainSlot(backend, s.config, slot, { ...spec, seed }, steps, (step, l) => log(`pretrain ${slot} step ${step}/${steps} loss ${l.toFixed(4)}`));
+      // with a target (one-slot presets): stop at the first check where accuracy and repertoire hold, --steps the cap
+      const target = spec.target !== undefined && all.length === 1 && flags['until-target'] === true
+        ? { accuracy: spec.target, every: CHECK_EVERY, onCheck: (at: number, acc: number, rep: Parameters<typeof formatRepertoire>[0] | null) => log(`pretrain ${slot}: check after ${at} steps: greedy accuracy ${acc.toFixed(3)}${rep ? `; at temperature 1: ${formatRepertoire(rep)}` : ''}`) }
+        : undefined;
+      const w = await pretrainSlot(backend, s.config, slot, { ...spec, seed }, steps, (step, l) => log(`pretrain ${slot} step ${step}/${steps} loss ${l.toFixed(4)}`), target);
       const out = (flags.out as string | undefined) ?? join(CHECKPOINT_DIR, spec.file);
       mkdirSync(dirname(out), { recursive: true });
       writeAtomic(out, writeCheckpoint({ config: modelConfigFor(s.env, s.config), weights: w.weights, vocab: [...s.env.vocab], extras: {
-        ...envRecord(s.config, slot, spec.demo), preset: s.preset.name, slot, kind: 'warm-start', pretrain: JSON.stringify({ steps, seed, ...spec.demo }),
+        ...envRecord(s.config, slot, spec.demo), preset: s.preset.name, slot, kind: 'warm-start', pretrain: JSON.stringify({ steps: w.steps, seed, ...spec.demo }),
       } }));
       log(`wrote ${out}`);
       start[slot] = { trainable: specs[slot].trainable, weights: w.weights };
-      made[slot] = { out, seed, finalLoss: w.loss };
+      made[slot] = { out, seed, steps: w.steps, finalLoss: w.loss };
       if (all.length === 1) {
         // what RL can compress toward: the rates it samples at temperature 1 beside its demonstrations'
         const check = await checkWarmStart(backend, s.config, { ...spec, seed }, w.weights);
