@@ -69,7 +69,7 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
   readonly phases = { rollout: 0, reward: 0, update: 0, eval: 0 };
 
   /** `init`: each member's start (or one for all); absent, member k starts from nanoGPT's init with its own seed. */
-  constructor(readonly backend: Backend, readonly env: Environment<Task, State>, configs: RunConfig[], init?: Float32Array | Float32Array[]) {
+  constructor(readonly backend: Backend, readonly env: Environment<Task, State>, configs: RunConfig[], init?: Float32Array | (Float32Array | undefined)[]) {
     checkStackable(configs, env);
     this.K = configs.length;
     const c0 = configs[0];

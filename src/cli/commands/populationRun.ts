@@ -27,7 +27,7 @@ const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]
 export async function trainStacked(backend: Backend, members: StackedMember[], changes: MemberChange[]): Promise<(TrainResult | { fault: string })[]> {
   const t0 = performance.now(), s0 = members[0].s, K = members.length;
   const slot = slotNames(s0.env)[0];
-  const trainer = new PopulationTrainer(backend, s0.env, members.map((m) => m.s.config), members.map((m) => m.warm.slots[slot].weights!));
+  const trainer = new PopulationTrainer(backend, s0.env, members.map((m) => m.s.config), members.map((m) => m.warm.slots[slot].weights));
   const histories: StepPoint[][] = members.map(() => []);
   const applied: MemberChange[][] = members.map(() => []);
   const faults: (string | null)[] = members.map(() => null);

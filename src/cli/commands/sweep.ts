@@ -107,7 +107,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   prepareOutDir(out, '--out', ['sweep.json', ...planned.map((p) => p.dir)]);
   const population = flags.sequential !== true && flags.backend !== 'webgpu';
   // on WebGPU a plan whose runs stack trains as one stacked population (src/rl/populationPlan.ts says which do)
-  const refusal = flags.sequential !== true && flags.backend === 'webgpu' ? stackRefusal(planned.map((p) => p.s.config), base.env, changes) : 'sequential';
+  const refusal = flags.sequential !== true && flags.backend === 'webgpu' ? stackRefusal(planned.map((p) => p.s.config), planned[0].s.env, changes) : 'sequential';
   const stacked = refusal === null;
   if (flags.sequential !== true && flags.backend === 'webgpu' && !stacked) log(`sweep: on WebGPU the runs go one after another: ${refusal}`);
   if (flags.sequential === true && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
