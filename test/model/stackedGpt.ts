@@ -49,3 +49,35 @@ export async function loneForwardBackward(b: Backend, config: GPTConfig, weights
   }
   return { logits, grads };
 }
+
+/**
+ * A prefill of the first Tp positions then one decode step at positions pos (one per sequence) through the population
+ * GPT, and the same per member through lone GPTs: the decode step's logits [sum(B), V], member-major.
+ */
+export async function decodeBoth(b: Backend, config: GPTConfig, weights: Float32Array[], B: number[], T: number, Tp: number,
+  tokens: Int32Array, pos: Int32Array): Promise<{ stacked: Float64Array; lone: Float64Array }> {
+  const Bsum = B.reduce((s, x) => s + x, 0), V = config.vocabSize;
+  const run = async (gpt: GPT, from: number, n: number, seqs?: number[]) => {
+    const tok = b.alloc(n * T, 'i32'), p = b.alloc(n, 'i32'), prefix = new Int32Array(n * Tp);
+    b.write(tok, tokens.subarray(from * T, (from + n) * T));
+    b.write(p, pos.subarray(from, from + n));
+    for (let i = 0; i < n; i++) prefix.set(tokens.subarray((from + i) * T, (from + i) * T + Tp), i * Tp);
+    gpt.prefill(prefix, n, Tp, T, seqs);
+    const out = Float64Array.from(await b.read(gpt.decode(tok, p, n, T, seqs)));
+    b.free(tok); b.free(p);
+    return out;
+  };
+  const pop = new GPT(b, config, weights);
+  const stacked = await run(pop, 0, Bsum, B);
+  pop.destroy();
+  const lone = new Float64Array(Bsum * V);
+  let at = 0;
+  for (const [k, n] of B.entries()) {
+    if (n === 0) continue;
+    const gpt = new GPT(b, config, weights[k]);
+    lone.set(await run(gpt, at, n), at * V);
+    gpt.destroy();
+    at += n;
+  }
+  return { stacked, lone };
+}
