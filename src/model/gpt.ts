@@ -57,6 +57,9 @@ function viewParams(b: Backend, flat: Tensor, specs: ParamSpec[], nLayer: number
   return { wte: get('transformer.wte.weight'), wpe: get('transformer.wpe.weight'), layers, lnfw: get('transformer.ln_f.weight'), lnfb: get('transformer.ln_f.bias') };
 }
 
+/** Row offsets a population GPT keeps (by member counts); far more than one step records. */
+const MEMBERS_CACHED = 256;
+
 export class GPT {
   readonly specs: ParamSpec[];
   readonly numParams: number; // flat length (with alignment padding), of one member
@@ -108,7 +111,14 @@ export class GPT {
     if (total !== B) throw new Error(`GPT: the members' sequences (${seqs.join(' + ')} = ${total}) are not the batch's ${B}`);
     const key = `${per}:${seqs.join(',')}`;
     let m = this.membersByCounts.get(key);
-    if (!m) {
+    if (m) { this.membersByCounts.delete(key); this.membersByCounts.set(key, m); } // most recently used last
+    else {
+      // minibatches' counts vary step to step: the least recently used offsets go, long since submitted (every step submits)
+      if (this.membersByCounts.size >= MEMBERS_CACHED) {
+        const [oldest, old] = this.membersByCounts.entries().next().value!;
+        this.backend.free(old.rowStart);
+        this.membersByCounts.delete(oldest);
+      }
       m = memberRows(this.backend, seqs.map((s) => s * per), this.numParams);
       this.membersByCounts.set(key, m);
     }
