@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { createRelay } from '../../src/envs/relay';
 import { PopulationTrainer } from '../../src/rl/populationTrainer';
-import { loneRuns, memberConfigs, populationRun, TINY, type RunTrace } from '../model/populationStepCase';
+import { loneRuns, memberConfigs, populationRun, type RunTrace } from '../model/populationStepCase';
 import { noGpu, theGpu } from './device';
 import { expectClose } from './parity';
 
@@ -17,9 +17,11 @@ const EXACT = ['step', 'reward', 'reward_std', 'r_task', 'tokens', 'turns', 'rep
   'silence_rate', 'skipped_updates', 'step_flops'];
 // Losses, ratios, entropy and norms are f32 sums over a few hundred terms in another order (the member ops' tiles).
 const TOL = { rtol: 1e-3, atol: 1e-4 };
-// One AdamW step moves a weight by up to lr whatever its gradient's size, so a gradient near 0 whose sign
-// differs by rounding moves it by up to 2 lr apart; weights are compared to that.
-const WEIGHT_TOL = { rtol: 0, atol: 2 * TINY.lr };
+// Weights after one AdamW step: SwiftShader's differ from the CPU's by about 1e-6 at most (and equal the lone
+// WebGPU run's); 1e-4 leaves room for other adapters while a member reading another's weights (an lr-sized
+// move, 4e-3) shows. A gradient near 0 whose sign rounds differently could move a weight up to 2 lr: such a
+// failure is rounding, not a bug, only when the metrics above agree.
+const WEIGHT_TOL = { rtol: 0, atol: 1e-4 };
 
 function compare(got: RunTrace, want: RunTrace, what: string): void {
   got.metrics.forEach((steps, k) => steps.forEach((m, s) => {
@@ -36,7 +38,7 @@ function compare(got: RunTrace, want: RunTrace, what: string): void {
 }
 
 describe.skipIf(noGpu)('a stacked population on WebGPU', () => {
-  const MEMBERS = [{ seed: 1, lambdaTok: 0 }, { seed: 2, lambdaTok: 0.1, lr: 2 ** -10 }, { seed: 3, lambdaTok: 0.3 }];
+  const MEMBERS = [{ seed: 1, lambdaTok: 0.05 }, { seed: 2, lambdaTok: 0.1, lr: 2 ** -10 }, { seed: 3, lambdaTok: 0.3 }];
 
   it('K = 3 members (seeds, lambda_tok, lr differ): one step and an eval equal each lone run (WebGPU and CPU) to tolerance', async () => {
     const configs = memberConfigs(MEMBERS);
@@ -44,6 +46,7 @@ describe.skipIf(noGpu)('a stacked population on WebGPU', () => {
     expect(theGpu().takeErrors()).toEqual([]);
     compare(got, await loneRuns(theGpu(), configs, 1), 'vs lone WebGPU');
     compare(got, await loneRuns(new CpuBackend(), configs, 1), 'vs lone CPU');
+    for (const m of got.metrics) expect(m[0].grad_norm).toBeGreaterThan(0); // every member learned
   }, 600_000);
 
   it('K = 1 equals today\'s Trainer on WebGPU to tolerance', async () => {

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { loneRuns, memberConfigs, populationRun } from './populationStepCase';
 
-const MEMBERS = [{ seed: 1, lambdaTok: 0 }, { seed: 2, lambdaTok: 0.1, lr: 2 ** -10 }, { seed: 3, lambdaTok: 0.3 }];
+const MEMBERS = [{ seed: 1, lambdaTok: 0.05 }, { seed: 2, lambdaTok: 0.1, lr: 2 ** -10 }, { seed: 3, lambdaTok: 0.3 }];
 
 describe('a stacked population on the CPU backend', () => {
   it('K = 3 members (seeds, lambda_tok and lr differ): each equals its lone Trainer bit for bit over 2 steps and an eval', async () => {
@@ -17,6 +17,7 @@ describe('a stacked population on the CPU backend', () => {
     expect(got.evals).toEqual(want.evals);
     got.weights.forEach((w, k) => expect(w).toEqual(want.weights[k]));
     expect(got.weights[0]).not.toEqual(got.weights[1]); // the members are different runs
+    for (const m of got.metrics) expect(m[0].grad_norm).toBeGreaterThan(0); // every member learned (a flat batch would prove little)
   });
 
   it('K = 1 is today\'s Trainer', async () => {
