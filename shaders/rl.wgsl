@@ -27,6 +27,7 @@ struct Params {
   agg: u32,    // AGG_*
   delta: f32,  // the two-sided clip's cap
   norm: f32,   // token-mean: masked tokens; seq-mean-token-sum-norm: S * L_max
+  perSeqNorm: u32, // 1: seqAdv[S + s] is sequence s's divisor (its member's S or norm: a population's minibatch)
 }
 
 override WG: u32 = 64u;
@@ -210,9 +211,12 @@ fn seq_length(s: u32) -> f32 {
 }
 
 // c_i, the weight of each token of sequence s in the loss (len = max(1, |y_s|)).
-fn seq_weight(len: f32) -> f32 {
-  if (p.agg == AGG_SEQ_MEAN_TOKEN_MEAN) { return 1.0 / (max(1.0, f32(p.S)) * len); }
-  return 1.0 / p.norm;
+fn seq_weight(s: u32, len: f32) -> f32 {
+  var seqs = f32(p.S);
+  var norm = p.norm;
+  if (p.perSeqNorm != 0u) { seqs = seqAdv[p.S + s]; norm = seqAdv[p.S + s]; }
+  if (p.agg == AGG_SEQ_MEAN_TOKEN_MEAN) { return 1.0 / (max(1.0, seqs) * len); }
+  return 1.0 / norm;
 }
 
 // Token sum of the k3 KL exp(ref - logp) - (ref - logp) - 1 (0 without a reference or with beta = 0).
@@ -241,7 +245,7 @@ fn clip_loss_seq(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   let s = flat(gid, nwg);
   if (s >= p.S) { return; }
   let len = seq_length(s);
-  let c = seq_weight(len);
+  let c = seq_weight(s, len);
   let term = loss_term(ratio[s], seqAdv[s]);
   lossSeq[s] = c * len * term.x;
   clipSeq[s] = term.z;
@@ -253,7 +257,7 @@ fn clip_grad_seq(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   let i = flat(gid, nwg);
   if (i >= p.S * p.T) { return; }
   let s = i / p.T;
-  let c = seq_weight(seq_length(s));
+  let c = seq_weight(s, seq_length(s));
   var g = 0.0;
   // d(c |y_i| L(s_i))/dlogp_t = c L'(s_i) s_i  (d log s_i / d logp_t = m_t / |y_i|)
   if (mask[i] > 0.0) { g = loss_term(ratio[s], seqAdv[s]).y; }
@@ -266,7 +270,7 @@ fn clip_loss_tok(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   let s = flat(gid, nwg);
   if (s >= p.S) { return; }
   let a = seqAdv[s];
-  let c = seq_weight(seq_length(s));
+  let c = seq_weight(s, seq_length(s));
   var sum = 0.0;
   var clipped = 0.0;
   for (var t = 0u; t < p.T; t++) {
@@ -286,7 +290,7 @@ fn clip_grad_tok(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgro
   let i = flat(gid, nwg);
   if (i >= p.S * p.T) { return; }
   let s = i / p.T;
-  let c = seq_weight(seq_length(s));
+  let c = seq_weight(s, seq_length(s));
   var g = 0.0;
   if (mask[i] > 0.0) { g = loss_term(tokRatio[i], seqAdv[s]).y; }
   dlogp[i] = c * (g + kl_grad(i));

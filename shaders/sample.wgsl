@@ -13,6 +13,7 @@ struct Params {
   counter: u32,
   temperature: f32, // 0 = greedy (argmax)
   logitsT: u32, // logits rows per sequence: T (full forward), Tp (prefill) or 1 (decode step)
+  perRow: u32, // 1: each sequence's (seed, stream) from rowRng (a population's batch: its member's seed, its index in the member)
 }
 
 override WG: u32 = 64u;
@@ -24,6 +25,7 @@ override WG: u32 = 64u;
 @group(0) @binding(4) var<storage, read_write> done: array<i32>;
 @group(0) @binding(5) var<storage, read_write> limit: array<i32>;
 @group(0) @binding(6) var<storage, read_write> logits: array<f32>;
+@group(0) @binding(7) var<storage, read_write> rowRng: array<u32>;
 
 // lowbias32 (Chris Wellons), as hash32 in src/reference/sample.ts
 fn hash32(v: u32) -> u32 {
@@ -58,7 +60,9 @@ fn sample_next(@builtin(global_invocation_id) gid: vec3u) {
   for (var v = 0u; v < p.V; v++) { sum += exp(logits[o + v] * inv - mx); }
   var tok = arg;
   if (!greedy) {
-    let goal = uniform01(p.seed, p.counter, b) * sum;
+    var u = uniform01(p.seed, p.counter, b);
+    if (p.perRow != 0u) { u = uniform01(rowRng[2u * b], p.counter, rowRng[2u * b + 1u]); }
+    let goal = u * sum;
     var acc = 0.0;
     tok = p.V - 1u;
     for (var v = 0u; v < p.V; v++) {

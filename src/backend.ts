@@ -36,6 +36,12 @@ export interface LossArgs {
   delta: number;
   /** The divisor of token-mean (masked tokens of the minibatch) or seq-mean-token-sum-norm (S * L_max); see `aggregationNorm`. */
   norm: number;
+  /**
+   * A population's minibatch: seqAdv holds [2S], the advantages then each sequence's own divisor (its member's
+   * sequence count for seq-mean-token-mean, its member's `norm` otherwise), so each member is normalised over its
+   * own sequences as in its lone run. `norm` is then unused.
+   */
+  perSequenceNorm?: boolean;
 }
 
 export interface AdamWParams {
@@ -229,9 +235,11 @@ export interface Backend {
    * `eos` or pos[b] == limit[b]. tokens, pos, done, limit are i32. Sequences already done are untouched.
    * logits holds logitsT rows per sequence (default T) and sequence b reads row b*logitsT + min(pos[b], logitsT) - 1:
    * a full forward's [B*T,V], a prefill's [B*Tp,V] (pos <= Tp), or a decode step's [B,V] (logitsT 1: row b).
+   * rowRng (i32 [2B], a population's batch): sequence b draws uniform(rowRng[2b], counter, rowRng[2b+1]) instead,
+   * its member's seed and its index among its member's sequences, so a member samples what its lone run samples.
    */
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT?: number): void;
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT?: number, rowRng?: Tensor): void;
 
   // ---- RL objective (docs/losses.md) ----
   /** out[i] = src[index[i]] for i < n (index i32); e.g. episode advantages -> per-sequence advantages. */

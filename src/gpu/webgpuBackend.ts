@@ -292,9 +292,9 @@ export class WebGpuBackend implements Backend {
   // ---- RL objective ----
 
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T): void {
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: Tensor): void {
     sampleK.sample(this.rt, asGpu(tokens), asGpu(logp), asGpu(pos), asGpu(done), asGpu(limit), asGpu(logits), B, T, V, temperature, eos, seed, counter,
-      logitsT);
+      logitsT, rowRng ? asGpu(rowRng) : null);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {

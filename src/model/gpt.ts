@@ -3,7 +3,9 @@
 //   x = wte[tok] + wpe[pos]
 //   per layer: x = x + c_proj(attn(c_attn(ln_1(x))));  x = x + mlp.c_proj(gelu(c_fc(ln_2(x))))
 //   logits = ln_f(x) @ wte^T   (tied head, no bias)
-import type { Backend, Tensor } from '../backend';
+// A GPT may hold K members (a population, docs/populations.md): K flat parameter vectors side by side,
+// one batch of their sequences (member-major), every op that reads weights given the rows' members.
+import { memberRows, type Backend, type Members, type Tensor } from '../backend';
 import { decayMask, initParams, paramSpecs, type GPTConfig, type ParamSpec } from './params';
 
 interface LayerParams {
@@ -26,6 +28,7 @@ interface LayerActs {
 }
 interface Acts {
   B: number; T: number;
+  members?: Members; // token rows per member (a population's forward)
   tokens: Tensor; // (BT) i32
   encoded: Tensor; // (BT, C)
   layers: LayerActs[];
@@ -35,8 +38,9 @@ interface Acts {
   dlogits: Tensor; dresidual: Tensor; dlnf: Tensor; dbt3c: Tensor; dbt4c: Tensor; dbt4c2: Tensor; dbtc: Tensor; dpreatt: Tensor;
 }
 
-function viewParams(b: Backend, flat: Tensor, specs: ParamSpec[], nLayer: number): Params {
-  const by = new Map(specs.map((s) => [s.name, b.view(flat, s.offset, s.size)]));
+/** Views of each parameter; with K members, from member 0's copy long enough to reach member K-1's (stride numParams). */
+function viewParams(b: Backend, flat: Tensor, specs: ParamSpec[], nLayer: number, K = 1, numParams = 0): Params {
+  const by = new Map(specs.map((s) => [s.name, b.view(flat, s.offset, (K - 1) * numParams + s.size)]));
   const get = (n: string) => by.get(n)!;
   const layers: LayerParams[] = [];
   for (let l = 0; l < nLayer; l++) {
@@ -53,30 +57,72 @@ function viewParams(b: Backend, flat: Tensor, specs: ParamSpec[], nLayer: number
   return { wte: get('transformer.wte.weight'), wpe: get('transformer.wpe.weight'), layers, lnfw: get('transformer.ln_f.weight'), lnfb: get('transformer.ln_f.bias') };
 }
 
+/** Row offsets a population GPT keeps (by member counts); far more than one step records. */
+const MEMBERS_CACHED = 256;
+
 export class GPT {
   readonly specs: ParamSpec[];
-  readonly numParams: number; // flat length (with alignment padding)
-  readonly params: Tensor; // flat
+  readonly numParams: number; // flat length (with alignment padding), of one member
+  readonly K: number; // members (1: a lone model)
+  readonly params: Tensor; // flat, K x numParams member-major
   readonly grads: Tensor; // flat, same layout
-  readonly decayMask: Tensor;
+  readonly decayMask: Tensor; // [numParams], shared by the members (it follows the shape)
   private p: Params;
   private g: Params;
   private acts: Acts | null = null; // of the last forward
   private actsByShape = new Map<string, Acts>(); // rollouts, training and eval each keep their shape
   private kvByShape = new Map<string, Tensor[]>(); // KV caches [B,T,3C] per layer, by B x T
   private kvFilled: string | null = null; // the cache the last prefill filled
+  private membersByCounts = new Map<string, Members>(); // row offsets by member row counts (written once, never rewritten)
 
-  constructor(readonly backend: Backend, readonly config: GPTConfig, weights?: Float32Array, seed = 0) {
+  /**
+   * `weights`: one member's flat vector (absent: nanoGPT's init from `seed`), or K members' vectors (a population;
+   * its forward, prefill and decode then take each member's sequence count).
+   */
+  constructor(readonly backend: Backend, readonly config: GPTConfig, weights?: Float32Array | Float32Array[], seed = 0) {
     const { specs, total } = paramSpecs(config);
+    const stack = Array.isArray(weights) ? weights : [weights ?? initParams(config, seed)];
+    if (stack.length < 1) throw new Error('GPT: a population needs at least one member');
+    stack.forEach((w, k) => { if (w.length !== total) throw new Error(`GPT: member ${k} has ${w.length} weights; this shape has ${total}`); });
     this.specs = specs;
     this.numParams = total;
-    this.params = backend.alloc(total);
-    backend.write(this.params, weights ?? initParams(config, seed));
-    this.grads = backend.alloc(total);
+    this.K = stack.length;
+    this.params = backend.alloc(this.K * total);
+    stack.forEach((w, k) => backend.write(this.params, w, k * total));
+    this.grads = backend.alloc(this.K * total);
     this.decayMask = backend.alloc(total);
     backend.write(this.decayMask, decayMask(config));
-    this.p = viewParams(backend, this.params, specs, config.nLayer);
-    this.g = viewParams(backend, this.grads, specs, config.nLayer);
+    this.p = this.viewOf(this.params);
+    this.g = this.viewOf(this.grads);
+  }
+
+  private viewOf(flat: Tensor): Params {
+    return viewParams(this.backend, flat, this.specs, this.config.nLayer, this.K, this.numParams);
+  }
+
+  /**
+   * The members of B rows of `per` each (`seqs`: each member's sequence count, summing to B); none for a lone model.
+   * Cached by counts, so a recorded op never sees its offsets rewritten before it runs.
+   */
+  private members(seqs: readonly number[] | undefined, B: number, per: number): Members | undefined {
+    if (this.K === 1 && seqs === undefined) return undefined;
+    if (!seqs || seqs.length !== this.K) throw new Error(`GPT: a population of ${this.K} members needs each member's sequence count, got ${seqs ? seqs.length : 'none'}`);
+    const total = seqs.reduce((a, x) => a + x, 0);
+    if (total !== B) throw new Error(`GPT: the members' sequences (${seqs.join(' + ')} = ${total}) are not the batch's ${B}`);
+    const key = `${per}:${seqs.join(',')}`;
+    let m = this.membersByCounts.get(key);
+    if (m) { this.membersByCounts.delete(key); this.membersByCounts.set(key, m); } // most recently used last
+    else {
+      // minibatches' counts vary step to step: the least recently used offsets go, long since submitted (every step submits)
+      if (this.membersByCounts.size >= MEMBERS_CACHED) {
+        const [oldest, old] = this.membersByCounts.entries().next().value!;
+        this.backend.free(old.rowStart);
+        this.membersByCounts.delete(oldest);
+      }
+      m = memberRows(this.backend, seqs.map((s) => s * per), this.numParams);
+      this.membersByCounts.set(key, m);
+    }
+    return m;
   }
 
   /** Activations for B sequences of T positions; reused while the shape fits. */
@@ -111,15 +157,18 @@ export class GPT {
   /**
    * Forward over tokens (B*T i32, row-major). Returns logits (BT, V), valid until the next forward.
    * With `params`, runs another weight set of the same layout (e.g. the frozen reference policy).
+   * A population's `seqs`: each member's sequence count (member-major rows, summing to B).
    */
-  forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor): Tensor {
+  forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor, seqs?: readonly number[]): Tensor {
     if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
     const b = this.backend, a = (this.acts = this.activations(B, T)), { nHead: NH, nEmbd: C } = this.config, BT = B * T;
-    const p = params ? viewParams(b, params, this.specs, this.config.nLayer) : this.p;
+    const m = (a.members = this.members(seqs, B, T));
+    const p = params ? this.viewOf(params) : this.p;
     if ('dtype' in tokens && 'size' in tokens) b.copy(a.tokens, tokens as Tensor);
     else b.write(a.tokens, tokens as ArrayLike<number>);
-    b.embeddingForward(a.encoded, a.tokens, p.wte, p.wpe, BT, T, C);
-    return this.layersAndHead(p, a, BT, (la) => b.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH));
+    b.embeddingForward(a.encoded, a.tokens, p.wte, p.wpe, BT, T, C, m);
+    // attention works per sequence: it needs no member
+    return this.layersAndHead(p, a, BT, (la) => b.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH), m);
   }
 
   /**
@@ -127,22 +176,22 @@ export class GPT {
    * fused into the projections): x = x + c_proj(attn(ln_1(x))); x = x + mlp.c_proj(gelu(c_fc(ln_2(x)))).
    * `attend` fills la.atty from la.qkv: causal attention over the rows (forward) or over the KV cache (decode).
    */
-  private layersAndHead(p: Params, a: Acts, N: number, attend: (la: LayerActs, l: number) => void): Tensor {
+  private layersAndHead(p: Params, a: Acts, N: number, attend: (la: LayerActs, l: number) => void, m: Members | undefined): Tensor {
     const b = this.backend, { nEmbd: C, vocabSize: V } = this.config;
     let residual = a.encoded;
     p.layers.forEach((lp, l) => {
       const la = a.layers[l];
-      b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, N, C);
-      b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, N, C, 3 * C);
+      b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, N, C, m);
+      b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, N, C, 3 * C, m);
       attend(la, l);
-      b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, N, C, C); // x + c_proj(attn)
-      b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, N, C);
-      b.matmulGeluForward(la.fch, la.fchGelu, la.ln2, lp.fcw, lp.fcb, N, C, 4 * C);
-      b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, N, 4 * C, C); // x + mlp
+      b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, N, C, C, m); // x + c_proj(attn)
+      b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, N, C, m);
+      b.matmulGeluForward(la.fch, la.fchGelu, la.ln2, lp.fcw, lp.fcb, N, C, 4 * C, m);
+      b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, N, 4 * C, C, m); // x + mlp
       residual = la.residual3;
     });
-    b.layernormForward(a.lnf, a.lnfMean, a.lnfRstd, residual, p.lnfw, p.lnfb, N, C);
-    b.matmulForward(a.logits, a.lnf, p.wte, null, N, C, V);
+    b.layernormForward(a.lnf, a.lnfMean, a.lnfRstd, residual, p.lnfw, p.lnfb, N, C, m);
+    b.matmulForward(a.logits, a.lnf, p.wte, null, N, C, V, m);
     return a.logits;
   }
 
@@ -162,9 +211,9 @@ export class GPT {
    * context left-aligned; rows past a context are never read) whose q, k, v fill the first Tp rows of the KV cache
    * for B x T. Returns logits [B*Tp, V], valid until the next forward; `decode` continues from here.
    */
-  prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number): Tensor {
+  prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number, seqs?: readonly number[]): Tensor {
     if (Tp > T) throw new Error(`prefill: ${Tp} context rows exceed the cache's ${T}`);
-    const logits = this.forward(tokens, B, Tp), C3 = 3 * this.config.nEmbd, kv = this.kvCache(B, T);
+    const logits = this.forward(tokens, B, Tp, undefined, seqs), C3 = 3 * this.config.nEmbd, kv = this.kvCache(B, T);
     this.acts!.layers.forEach((la, l) => this.backend.copyRows(kv[l], la.qkv, B, Tp * C3, T * C3, Tp * C3));
     this.kvFilled = `${B}x${T}`;
     return logits;
@@ -176,12 +225,13 @@ export class GPT {
    * the rows before it, and appends its own q, k, v to the cache. Returns logits [B, V] (row b for sequence b),
    * valid until the next call; equal to rows b*T + pos[b] - 1 of a full forward over the same tokens.
    */
-  decode(tokens: Tensor, pos: Tensor, B: number, T: number): Tensor {
+  decode(tokens: Tensor, pos: Tensor, B: number, T: number, seqs?: readonly number[]): Tensor {
     if (this.kvFilled !== `${B}x${T}`) throw new Error(`decode(${B}x${T}) needs a prefill of that shape first (the KV cache)`);
     const b = this.backend, { nHead: NH, nEmbd: C } = this.config, p = this.p, kv = this.kvCache(B, T);
     const d = this.activations(B, 1); // one row per sequence; a later backward still belongs to the last forward
-    b.embeddingLast(d.encoded, tokens, pos, p.wte, p.wpe, B, T, C);
-    return this.layersAndHead(p, d, B, (la, l) => b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH));
+    const m = this.members(seqs, B, 1); // one row per sequence: the members' rows are their sequences
+    b.embeddingLast(d.encoded, tokens, pos, p.wte, p.wpe, B, T, C, m);
+    return this.layersAndHead(p, d, B, (la, l) => b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH), m);
   }
 
   /** The zeroed gradient of the logits of the last forward; a loss head accumulates into it before `backward`. */
@@ -198,38 +248,45 @@ export class GPT {
   backward(): void {
     const a = this.acts;
     if (!a) throw new Error('backward() before forward()');
-    const b = this.backend, p = this.p, g = this.g, { nHead: NH, nEmbd: C, vocabSize: V } = this.config, { B, T } = a, BT = B * T;
+    const b = this.backend, p = this.p, g = this.g, { nHead: NH, nEmbd: C, vocabSize: V } = this.config, { B, T, members: m } = a, BT = B * T;
     const L = this.config.nLayer;
     b.zero(a.dlnf);
-    b.matmulBackward(a.dlnf, g.wte, null, a.dlogits, a.lnf, p.wte, BT, C, V);
+    b.matmulBackward(a.dlnf, g.wte, null, a.dlogits, a.lnf, p.wte, BT, C, V, m);
     b.zero(a.dresidual);
     const lastResidual = L > 0 ? a.layers[L - 1].residual3 : a.encoded;
-    b.layernormBackward(a.dresidual, g.lnfw, g.lnfb, a.dlnf, lastResidual, p.lnfw, a.lnfMean, a.lnfRstd, BT, C);
+    b.layernormBackward(a.dresidual, g.lnfw, g.lnfb, a.dlnf, lastResidual, p.lnfw, a.lnfMean, a.lnfRstd, BT, C, m);
     // dresidual carries d(loss)/d(residual stream) down through the layers
     for (let l = L - 1; l >= 0; l--) {
       const lp = p.layers[l], lg = g.layers[l], la = a.layers[l];
       const residual = l === 0 ? a.encoded : a.layers[l - 1].residual3;
       // MLP branch: residual3 = residual2 + fcproj
       b.zero(a.dbt4c);
-      b.matmulBackward(a.dbt4c, lg.fcprojw, lg.fcprojb, a.dresidual, la.fchGelu, lp.fcprojw, BT, 4 * C, C);
+      b.matmulBackward(a.dbt4c, lg.fcprojw, lg.fcprojb, a.dresidual, la.fchGelu, lp.fcprojw, BT, 4 * C, C, m);
       b.zero(a.dbt4c2);
       b.geluBackward(a.dbt4c2, la.fch, a.dbt4c, BT * 4 * C);
       b.zero(a.dbtc);
-      b.matmulBackward(a.dbtc, lg.fcw, lg.fcb, a.dbt4c2, la.ln2, lp.fcw, BT, C, 4 * C);
-      b.layernormBackward(a.dresidual, lg.ln2w, lg.ln2b, a.dbtc, la.residual2, lp.ln2w, la.ln2Mean, la.ln2Rstd, BT, C);
+      b.matmulBackward(a.dbtc, lg.fcw, lg.fcb, a.dbt4c2, la.ln2, lp.fcw, BT, C, 4 * C, m);
+      b.layernormBackward(a.dresidual, lg.ln2w, lg.ln2b, a.dbtc, la.residual2, lp.ln2w, la.ln2Mean, la.ln2Rstd, BT, C, m);
       // attention branch: residual2 = residual + attproj
       b.zero(a.dbtc);
-      b.matmulBackward(a.dbtc, lg.attprojw, lg.attprojb, a.dresidual, la.atty, lp.attprojw, BT, C, C);
+      b.matmulBackward(a.dbtc, lg.attprojw, lg.attprojb, a.dresidual, la.atty, lp.attprojw, BT, C, C, m);
       b.zero(a.dbt3c);
       b.attentionBackward(a.dbt3c, a.dpreatt, a.dbtc, la.qkv, la.att, B, T, C, NH);
       b.zero(a.dbtc);
-      b.matmulBackward(a.dbtc, lg.qkvw, lg.qkvb, a.dbt3c, la.ln1, lp.qkvw, BT, C, 3 * C);
-      b.layernormBackward(a.dresidual, lg.ln1w, lg.ln1b, a.dbtc, residual, lp.ln1w, la.ln1Mean, la.ln1Rstd, BT, C);
+      b.matmulBackward(a.dbtc, lg.qkvw, lg.qkvb, a.dbt3c, la.ln1, lp.qkvw, BT, C, 3 * C, m);
+      b.layernormBackward(a.dresidual, lg.ln1w, lg.ln1b, a.dbtc, residual, lp.ln1w, la.ln1Mean, la.ln1Rstd, BT, C, m);
     }
-    b.embeddingBackward(g.wte, g.wpe, a.dresidual, a.tokens, BT, T, C, V);
+    b.embeddingBackward(g.wte, g.wpe, a.dresidual, a.tokens, BT, T, C, V, m);
   }
 
-  /** Named tensors of a flat buffer read back (checkpoints, gradients). */
+  /** Member k's flat vector of a stacked buffer (params, grads, moments), read back. */
+  async readMember(k: number, flat: Tensor = this.params): Promise<Float32Array> {
+    if (!Number.isInteger(k) || k < 0 || k >= this.K) throw new Error(`GPT: member ${k} is not one of the ${this.K}`);
+    const all = await this.backend.read(flat);
+    return Float32Array.from(all.subarray(k * this.numParams, (k + 1) * this.numParams));
+  }
+
+  /** Named tensors of a flat buffer read back (checkpoints, gradients); member 0's of a population. */
   async readNamed(flat: Tensor = this.params): Promise<Map<string, { shape: number[]; data: Float32Array }>> {
     const all = await this.backend.read(flat);
     const out = new Map<string, { shape: number[]; data: Float32Array }>();
@@ -249,6 +306,8 @@ export class GPT {
 
   destroy(): void {
     this.releaseActivations();
+    for (const m of this.membersByCounts.values()) this.backend.free(m.rowStart);
+    this.membersByCounts.clear();
     for (const t of [this.params, this.grads, this.decayMask]) this.backend.free(t);
   }
 }

@@ -171,8 +171,9 @@ export class CpuBackend implements Backend {
   }
 
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
-    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T): void {
-    smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter, logitsT);
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: Tensor): void {
+    smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter, logitsT,
+      rowRng ? i32(rowRng) : undefined);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(f(out), f(src), i32(index), n); }

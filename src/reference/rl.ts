@@ -111,7 +111,9 @@ export function clipLoss(lossSeq: F, klSeq: F, clipSeq: F, dlogp: F, logp: F, ra
     const A = seqAdv[s];
     let len = 0;
     for (let t = 0; t < T; t++) if (mask[s * T + t] > 0) len++;
-    const c = agg === AGG_CODE['seq-mean-token-mean'] ? 1 / (Math.max(1, S) * Math.max(1, len)) : 1 / args.norm;
+    // a population's sequence carries its member's divisor after the advantages
+    const seqs = args.perSequenceNorm ? seqAdv[S + s] : S, norm = args.perSequenceNorm ? seqAdv[S + s] : args.norm;
+    const c = agg === AGG_CODE['seq-mean-token-mean'] ? 1 / (Math.max(1, seqs) * Math.max(1, len)) : 1 / norm;
     let loss = 0, nClip = 0, kl = 0;
     if (level === LEVEL_CODE.sequence) {
       const term = lossTerm(clip, ratio[s], A, epsLow, epsHigh, delta);

@@ -18,7 +18,7 @@ export function uniform(seed: number, counter: number, stream: number): number {
 }
 
 export function sample(tokens: I, logp: F, pos: I, done: I, limit: I, logits: F,
-  B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T): void {
+  B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: I): void {
   const greedy = temperature === 0, inv = greedy ? 1 : 1 / temperature;
   for (let b = 0; b < B; b++) {
     if (done[b] !== 0) continue;
@@ -29,7 +29,9 @@ export function sample(tokens: I, logp: F, pos: I, done: I, limit: I, logits: F,
     for (let v = 0; v < V; v++) sum += Math.exp(logits[o + v] * inv - max);
     let tok = arg;
     if (!greedy) {
-      const target = uniform(seed, counter, b) * sum;
+      // a population's row draws from its member's stream (seed, index in the member), as its lone run would
+      const u = rowRng ? uniform(rowRng[2 * b] >>> 0, counter, rowRng[2 * b + 1] >>> 0) : uniform(seed, counter, b);
+      const target = u * sum;
       let acc = 0;
       tok = V - 1;
       for (let v = 0; v < V; v++) {

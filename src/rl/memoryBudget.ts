@@ -81,3 +81,25 @@ export function checkGpuBudget(config: RunConfig, model: GPTConfig, slots: numbe
   }
   return r;
 }
+
+/**
+ * A stacked population of K members on one device (one GPT of K members): each tensor holds K members' rows or
+ * parameters, so the largest is K times a lone run's and the whole about K lone runs. Refused naming K, the limit
+ * and how many would fit, before anything starts.
+ */
+export function checkStackedBudget(config: RunConfig, model: GPTConfig, K: number, limits: DeviceLimits, budgetBytes: number): BudgetReport {
+  const one = gpuBudget(config, model, 1, budgetBytes);
+  const fitBinding = Math.floor(limits.maxStorageBufferBindingSize / one.largest.bytes);
+  const fitMemory = Math.floor(budgetBytes / one.totalBytes);
+  const most = Math.min(fitBinding, fitMemory);
+  const advice = (lower: string) => (most >= 1 ? `at most ${most} fit at once (--members ${most})` : `not even one fits: ${lower}`);
+  if (K * one.largest.bytes > limits.maxStorageBufferBindingSize) {
+    throw new InputError(`a stacked population of K=${K} members: ${one.largest.what} x K needs ${mib(K * one.largest.bytes)} in one tensor, `
+      + `more than this GPU binds (maxStorageBufferBindingSize ${mib(limits.maxStorageBufferBindingSize)}): ${advice(one.largest.lower)}`);
+  }
+  if (K * one.totalBytes > budgetBytes) {
+    throw new InputError(`a stacked population of K=${K} members needs about ${mib(K * one.totalBytes)} of GPU memory (${mib(one.totalBytes)} each), `
+      + `more than the limit of ${mib(budgetBytes)}: ${advice(one.heaviest.lower)}`);
+  }
+  return { ...one, totalBytes: K * one.totalBytes, largest: { ...one.largest, bytes: K * one.largest.bytes } };
+}

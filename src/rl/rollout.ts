@@ -31,9 +31,17 @@ export interface Rollout<State = unknown> {
   sequences: Sequence[];
 }
 
+/**
+ * A population's rollout (a GPT of K members): episode e belongs to member floor(e / episodesPerMember), and
+ * each member samples with its own seed, its sequences numbered as in its lone run, so it draws what it would alone.
+ */
+export interface GeneratorPopulation { episodesPerMember: number; seeds: readonly number[] }
+
 /** Per-shape generation buffers, kept across steps. */
 export class Generator {
   private buffers = new Map<string, Record<string, Tensor>>();
+  /** Set by a population's trainer before each rollout (train and eval hold different episode counts). */
+  population: GeneratorPopulation | null = null;
 
   /** kvCache false re-runs the whole prefix for every token (the path before the cache; kept for tests and comparisons). */
   constructor(private readonly backend: Backend, private readonly model: GPT, readonly kvCache = true) {}
@@ -44,7 +52,8 @@ export class Generator {
     if (!t) {
       // tokens and pos share one buffer (views), so a turn reads back two buffers, not three
       const b = this.backend, at = Math.ceil((B * T) / b.viewAlign) * b.viewAlign, tokPos = b.alloc(at + B, 'i32');
-      t = { tokPos, tokens: b.view(tokPos, 0, B * T), pos: b.view(tokPos, at, B), logp: b.alloc(B * T), done: b.alloc(B, 'i32'), limit: b.alloc(B, 'i32') };
+      t = { tokPos, tokens: b.view(tokPos, 0, B * T), pos: b.view(tokPos, at, B), logp: b.alloc(B * T), done: b.alloc(B, 'i32'), limit: b.alloc(B, 'i32'),
+        rowRng: b.alloc(2 * B, 'i32') };
       this.buffers.set(key, t);
     }
     return t;
@@ -54,11 +63,14 @@ export class Generator {
    * Continues every context by at most maxNew[b] tokens (stopping at EOS). temperature 0 is greedy.
    * The first token comes from a prefill (a forward over the contexts' rows, which fills the KV cache), each later
    * one from a decode step over one row per sequence. One submission per generated token position, one readback at the end.
+   * `episodes`: each context's episode (a population's rows are found by it; see GeneratorPopulation).
    */
-  async generate(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number): Promise<{ tokens: number[][]; logp: number[][] }> {
+  async generate(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number,
+    episodes?: readonly number[]): Promise<{ tokens: number[][]; logp: number[][] }> {
     const b = this.backend, B = contexts.length, cfg = this.model.config;
     const T = Math.min(cfg.blockSize, Math.max(...contexts.map((c, i) => c.length + maxNew[i])));
     const t = this.get(B, T);
+    const seqs = this.population ? this.memberRows(t.rowRng, episodes, B) : undefined;
     const tokens = new Int32Array(B * T), pos = new Int32Array(B), limit = new Int32Array(B);
     contexts.forEach((c, i) => {
       if (c.length < 1 || c.length >= T) throw new Error(`context of ${c.length} tokens does not fit block_size ${cfg.blockSize}`);
@@ -77,10 +89,11 @@ export class Generator {
     contexts.forEach((c, i) => prefix.set(c, i * Tp));
     for (let k = 0; k < steps; k++) {
       let logits: Tensor, logitsT: number;
-      if (!this.kvCache) [logits, logitsT] = [this.model.forward(t.tokens, B, T), T];
-      else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T), Tp];
-      else [logits, logitsT] = [this.model.decode(t.tokens, t.pos, B, T), 1];
-      b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT);
+      if (!this.kvCache) [logits, logitsT] = [this.model.forward(t.tokens, B, T, undefined, seqs), T];
+      else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T, seqs), Tp];
+      else [logits, logitsT] = [this.model.decode(t.tokens, t.pos, B, T, seqs), 1];
+      b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT,
+        seqs ? t.rowRng : undefined);
       b.submit();
     }
     const [outTokPos, outLogp] = await Promise.all([b.read(t.tokPos), b.read(t.logp)]);
@@ -92,6 +105,23 @@ export class Generator {
       lp.push(Array.from(outLogp.subarray(i * T + from, i * T + to)));
     }
     return { tokens: gen, logp: lp };
+  }
+
+  /** A population's rows: each member's sequence count, and each row's (seed, index in its member) written to rowRng. */
+  private memberRows(rowRng: Tensor, episodes: readonly number[] | undefined, B: number): number[] {
+    const pop = this.population!, K = pop.seeds.length;
+    if (!episodes || episodes.length !== B) throw new Error('a population\'s generate needs each context\'s episode');
+    const seqs = new Array<number>(K).fill(0), rng = new Int32Array(2 * B);
+    let last = 0;
+    episodes.forEach((e, i) => {
+      const k = Math.floor(e / pop.episodesPerMember);
+      if (k < last || k >= K) throw new Error(`a population's rows must be member-major: episode ${e} (member ${k}) after member ${last}`);
+      last = k;
+      rng[2 * i] = pop.seeds[k];
+      rng[2 * i + 1] = seqs[k]++;
+    });
+    this.backend.write(rowRng, rng);
+    return seqs;
   }
 
   destroy(): void {
@@ -139,7 +169,7 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gens: 
       if (!slotIndex.has(slot)) slotIndex.set(slot, slotIndex.size);
       const mine = pending.filter((p) => p.slot === slot);
       const out = await gens(slot).generate(mine.map((p) => p.turn.context), mine.map((p) => p.turn.maxNew), tempOf(slot), env.eos, seed,
-        counterBase + k * 64 + slotIndex.get(slot)! * 16);
+        counterBase + k * 64 + slotIndex.get(slot)! * 16, mine.map((p) => p.e));
       mine.forEach((p, j) => {
         perEpisode.get(p.e)![p.i] = out.tokens[j];
         const agent = p.turn.agent ?? 0, key = `${p.e}:${agent}`;

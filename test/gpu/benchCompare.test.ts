@@ -2,6 +2,7 @@
 // counters per step, % of the floor and GFLOP/s recomputed from their parts, the table.
 import { describe, expect, it } from 'vitest';
 import { formatCompare, measureCase, measureFloor, type CompareResult } from '../../src/cli/commands/benchCompare';
+import { benchPopulation } from '../../src/cli/commands/benchPopulation';
 import { noGpu, theGpu } from './device';
 
 describe.skipIf(noGpu)('bench --compare on WebGPU (tiny)', () => {
@@ -28,5 +29,17 @@ describe.skipIf(noGpu)('bench --compare on WebGPU (tiny)', () => {
     expect(row).toContain(`${(c.pctOfFloor!).toFixed(0)}%`);
     expect(row.split(/ {2,}/)[11]).toBe(w.dispatches.toFixed(0));
     expect(out).toMatch(/^PyTorch: not compared \(not asked\)$/m);
+  }, 600_000);
+
+  it('the population case is one stacked population: dispatches and submissions per step at K = 2 and 4 equal K = 1\'s', async () => {
+    const pop = await benchPopulation(theGpu(), true);
+    expect(pop.how).toMatch(/one stacked population/);
+    expect(pop.rows.map((x) => x.K)).toEqual([1, 2, 4]);
+    const one = pop.rows[0].perStep!;
+    expect(one.dispatches).toBeGreaterThan(0);
+    for (const x of pop.rows) {
+      expect(x.perStep!.dispatches, `K = ${x.K} dispatches`).toBe(one.dispatches);
+      expect(x.perStep!.submissions, `K = ${x.K} submissions`).toBe(one.submissions);
+    }
   }, 600_000);
 });

@@ -4,7 +4,7 @@
 // (src/model/gpt.ts) bit for bit: logits and every parameter's gradient.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/reference/cpuBackend';
-import { loneForwardBackward, stackedForwardBackward } from './stackedGpt';
+import { decodeBoth, loneForwardBackward, stackedForwardBackward } from './stackedGpt';
 import { modelCase } from './stackedGptCase';
 
 describe('a stacked population through the GPT layers (CPU)', () => {
@@ -16,5 +16,13 @@ describe('a stacked population through the GPT layers (CPU)', () => {
     expect(got.logits).toEqual(want.logits);
     expect(got.grads).toEqual(want.grads);
     expect(got.grads.some((g) => g !== 0)).toBe(true);
+  });
+
+  it('K = 3 members, a prefill then a decode step (KV cache per sequence, sequences member-major): equal three lone GPTs bit for bit', async () => {
+    const { config, weights, B, T, tokens } = modelCase();
+    const pos = Int32Array.from({ length: 5 }, (_, i) => 2 + (i % 3)); // pos <= Tp + 1: the cache holds every row before pos - 1
+    const { stacked, lone } = await decodeBoth(new CpuBackend('f32'), config, weights, B, T, 3, tokens, pos);
+    expect(stacked).toEqual(lone);
+    expect(stacked.some((x) => x !== 0)).toBe(true);
   });
 });

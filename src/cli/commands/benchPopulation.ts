@@ -1,14 +1,14 @@
 // `bench --compare`'s population case: K members of the default model at P32 x G8 stepping
 // together, K = 1, 4, 16. On the CPU backend each member is a Trainer on its own worker thread
-// (as a sweep's population runs); on WebGPU the members step in turn on the one device (the
-// stacked one-set-of-dispatches population is not wired into the Trainer yet, so the counters
-// show dispatches growing with K). Step time is the wall time for every member to take a step.
+// (as a sweep's population runs); on WebGPU the members are one stacked population (one GPT of
+// K members in lock step), so the counters show the dispatches and submissions per step of
+// K = 1 at every K. Step time is the wall time for every member to take a step.
 import { Worker } from 'node:worker_threads';
 import { availableParallelism } from 'node:os';
 import type { Backend } from '../../backend';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
-import { Trainer } from '../../rl/trainer';
+import { PopulationTrainer } from '../../rl/populationTrainer';
 import type { RunConfig } from '../../config';
 import { THREAD_BOOT } from '../memberPool';
 import { log } from '../io';
@@ -38,21 +38,22 @@ async function threaded(K: number, reps: number, quick: boolean): Promise<{ ms: 
   }
 }
 
-/** K Trainers on one device, stepping in turn. */
-async function inTurn(b: Counted, K: number, reps: number, quick: boolean): Promise<{ ms: number; flops: number; perStep?: Record<string, number> }> {
-  const trainers = Array.from({ length: K }, (_, k) => { const cfg = caseConfig(quick, 1 + k); return new Trainer(b, createEnv(cfg), cfg); });
+/** K members as one stacked population on the device, in lock step (members differ in their seed). */
+async function stacked(b: Counted, K: number, reps: number, quick: boolean): Promise<{ ms: number; flops: number; perStep?: Record<string, number> }> {
+  const configs = Array.from({ length: K }, (_, k) => caseConfig(quick, 1 + k));
+  const t = new PopulationTrainer(b, createEnv(configs[0]), configs);
   try {
-    for (const t of trainers) await t.step();
+    await t.step(); // warm: pipelines and buffers
     const before = b.counters ? { ...b.counters } : undefined;
     let flops = 0;
     const t0 = performance.now();
-    for (let i = 0; i < reps; i++) for (const t of trainers) flops += (await t.step()).step_flops;
+    for (let i = 0; i < reps; i++) for (const m of await t.step()) flops += m.step_flops;
     const ms = (performance.now() - t0) / reps;
     const after = b.counters;
     const perStep = before && after ? Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / reps])) : undefined;
     return { ms, flops: flops / reps, perStep };
   } finally {
-    for (const t of trainers) t.destroy();
+    t.destroy();
   }
 }
 
@@ -61,13 +62,13 @@ export async function benchPopulation(b: Counted, quick: boolean): Promise<Popul
   const cpu = b.name === 'cpu';
   const rows: PopulationRow[] = [];
   for (const K of Ks) {
-    log(`bench --compare: population K=${K} (${cpu ? 'one thread per member' : 'members in turn on the device'})`);
-    const r: { ms: number; flops: number; perStep?: Record<string, number> } = cpu ? await threaded(K, reps, quick) : await inTurn(b, K, reps, quick);
+    log(`bench --compare: population K=${K} (${cpu ? 'one thread per member' : 'one stacked population on the device'})`);
+    const r: { ms: number; flops: number; perStep?: Record<string, number> } = cpu ? await threaded(K, reps, quick) : await stacked(b, K, reps, quick);
     rows.push({ K, ms: r.ms, ratio: rows.length ? r.ms / rows[0].ms : 1, gflops: r.flops / r.ms / 1e6, perStep: r.perStep });
   }
   const c = caseConfig(quick, 1);
   return {
-    how: cpu ? 'one worker thread per member (CPU backend)' : 'members in turn on one device (not stacked yet)',
+    how: cpu ? 'one worker thread per member (CPU backend)' : 'one stacked population in lock step (one set of dispatches)',
     model: '2x4x64', P: c.promptsPerStep, G: c.groupSize, steps: reps, cores: availableParallelism(), rows,
   };
 }

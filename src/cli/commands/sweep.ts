@@ -3,15 +3,20 @@
 // (value, seed), each in its own folder, and sweep.json with every run's final and best eval, its wall
 // time, and the accuracy-vs-tokens frontier across the runs (final evals on the same held-out set).
 // By default the runs train side by side as a population (CPU backend: one worker thread per member, as
-// many at once as fit in memory); --sequential runs them one after another on the chosen backend. Each
-// member is bit for bit the run it would be alone. --vs-static (with --budgets) follows each dual run with
+// many at once as fit in memory, each bit for bit the run it would be alone; --backend webgpu: one stacked
+// population stepping in lock step in one set of dispatches, when the runs stack, each member its lone run
+// to float tolerance); --sequential runs them one after another on the chosen backend. --vs-static (with --budgets) follows each dual run with
 // a static run at the lambda_tok the dual settled on, and compares them.
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { availableParallelism, freemem } from 'node:os';
+import { availableParallelism, freemem, totalmem } from 'node:os';
 import { InputError, RunFault } from '../../errors';
 import { CpuBackend } from '../../reference/cpuBackend';
 import { memberBytes, membersAtOnce, parseChange, changesFor, type MemberChange } from '../../rl/population';
+import { stackRefusal } from '../../rl/populationPlan';
+import { checkStackedBudget, memoryShare } from '../../rl/memoryBudget';
+import { WebGpuBackend } from '../../gpu/webgpuBackend';
+import { trainStacked } from './populationRun';
 import { modelConfigFor } from '../../rl/pretrain';
 import { slotNames } from '../../rl/trainer';
 import type { Backend } from '../../backend';
@@ -36,7 +41,7 @@ export const sweepFlags: FlagSpec = {
   'vs-static': { kind: 'bool', help: 'with --budgets: also run the static lambda_tok each dual run settled on, and compare' },
   set: { kind: 'list', help: 'config override key=value for every run (repeatable)' },
   out: { kind: 'string', help: 'output directory (default runs/sweep-<preset>-<time>)' },
-  backend: { kind: 'string', help: 'webgpu | cpu (a population trains on the CPU backend; webgpu runs the sweep one run after another)' },
+  backend: { kind: 'string', help: 'webgpu | cpu (cpu: one thread per member; webgpu: one stacked population in lock step when the runs stack, else one run after another)' },
   sequential: { kind: 'bool', help: 'one run after another (as before populations), on the chosen backend' },
   members: { kind: 'int', help: 'members training at once (default: all that fit in memory)' },
   'memory-limit': { kind: 'int', help: 'MiB the population may use (default: 3/4 of the memory available now)' },
@@ -97,7 +102,10 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const out = (flags.out as string | undefined) ?? join('runs', `sweep-${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['sweep.json', ...planned.map((p) => p.dir)]);
   const population = flags.sequential !== true && flags.backend !== 'webgpu';
-  if (flags.sequential !== true && flags.backend === 'webgpu') log('sweep: on WebGPU the runs go one after another (populations train on the CPU backend, one thread per member)');
+  // on WebGPU a plan whose runs stack trains as one stacked population (src/rl/populationPlan.ts says which do)
+  const refusal = flags.sequential !== true && flags.backend === 'webgpu' ? stackRefusal(planned.map((p) => p.s.config), planned[0].s.env, changes) : 'sequential';
+  const stacked = refusal === null;
+  if (flags.sequential !== true && flags.backend === 'webgpu' && !stacked) log(`sweep: on WebGPU the runs go one after another: ${refusal}`);
   if (flags.sequential === true && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
   let atOnce = 1;
   if (population) {
@@ -106,6 +114,20 @@ export async function sweep(argv: string[]): Promise<unknown> {
     log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
   }
   const backend: Backend = population ? new CpuBackend() : await chooseBackend(flags.backend);
+  if (stacked) {
+    try {
+      if (!(backend instanceof WebGpuBackend)) throw new InputError('sweep: a stacked population needs the WebGPU backend');
+      // refused before the warm start, naming K and the limit (host memory as the proxy for the device's share)
+      const c = planned[0].s.config, budget = flags['memory-limit'] !== undefined ? memoryLimit(flags['memory-limit']) : memoryShare(totalmem() / 2 ** 30);
+      atOnce = Math.min(plan.length, (flags.members as number | undefined) ?? plan.length);
+      if (!Number.isInteger(atOnce) || atOnce < 1) throw new InputError(`--members must be an integer >= 1, got ${String(flags.members)}`);
+      checkStackedBudget(c, modelConfigFor(planned[0].s.env, c), atOnce, backend.limits, budget);
+      log(`sweep: a stacked population of ${plan.length} members on WebGPU, ${atOnce} in lock step at once (one set of dispatches per step)`);
+    } catch (e) {
+      backend.destroy();
+      throw e;
+    }
+  }
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
   const warm = new Map<string, WarmStarts>();
@@ -128,6 +150,27 @@ export async function sweep(argv: string[]): Promise<unknown> {
 
   /** Trains a wave of runs (sequentially, or as a population) and returns each one's result, null where it stopped with a fault. */
   const trainAll = async (wave: Planned[]): Promise<(TrainResult | null)[]> => {
+    if (stacked) {
+      const results: (TrainResult | null)[] = [];
+      for (let at = 0; at < wave.length; at += atOnce) {
+        const part = wave.slice(at, at + atOnce);
+        // the part's live changes: those to every member once, each member's own at its index in the part
+        const partChanges: MemberChange[] = [...new Set(part.flatMap((p) => p.changes.filter((c) => c.member === null)))];
+        part.forEach((p, j) => { for (const c of p.changes) if (c.member !== null) partChanges.push({ ...c, member: j }); });
+        const members = [];
+        for (const p of part) members.push({ s: p.s, out: join(out, p.dir), warm: await warmFor(p.s), label: p.run.label });
+        log(`sweep: training ${part.map((p) => p.run.label).join(', ')} as one stacked population`);
+        const outcomes = await trainStacked(backend, members, partChanges);
+        outcomes.forEach((o, i) => {
+          done++;
+          if ('summary' in o) { results.push(o); return; }
+          failed.push({ label: part[i].run.label, message: o.fault });
+          log(`sweep: ${part[i].run.label} stopped: ${o.fault}`);
+          results.push(null);
+        });
+      }
+      return results;
+    }
     if (!population) {
       const results: (TrainResult | null)[] = [];
       for (const p of wave) {
@@ -198,7 +241,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const points = runs.map((r) => ({ label: r.label, value: r.value, seed: r.seed, accuracy: r.final.accuracy, tokens: r.final.tokens, out: r.out }));
   const summary = {
     preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, set: sets, backend: backend.name,
-    mode: population ? 'population' : 'sequential', ...(population ? { membersAtOnce: atOnce } : {}),
+    mode: stacked ? 'stacked-population' : population ? 'population' : 'sequential', ...(population || stacked ? { membersAtOnce: atOnce } : {}),
     wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
     runs, frontier: paretoFrontier(points), ...(vsStatic ? { dualVsStatic: pairs } : {}), ...(failed.length ? { failed } : {}),
   };

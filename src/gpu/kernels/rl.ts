@@ -10,18 +10,18 @@ const WG = 64;
 const kernel = (entry: string) => ({ shader: 'rl', entry, constants: { WG } });
 // Entry points with a fixed workgroup size take no override constants.
 const fixed = (entry: string) => ({ shader: 'rl', entry });
-const FORMAT = 'uuuuuuufffuuuff'; // n, E, P, mode, S, T, hasRef, epsLow, epsHigh, beta, level, clip, agg, delta, norm
+const FORMAT = 'uuuuuuufffuuuffu'; // n, E, P, mode, S, T, hasRef, epsLow, epsHigh, beta, level, clip, agg, delta, norm, perSeqNorm
 const MODES: Record<AdvantageMode, number> = { group: 0, none: 1, batch: 2 };
 
 interface RlSizes {
   n?: number; E?: number; P?: number; mode?: number; S?: number; T?: number;
   hasRef?: boolean; epsLow?: number; epsHigh?: number; beta?: number;
-  level?: number; clip?: number; agg?: number; delta?: number; norm?: number;
+  level?: number; clip?: number; agg?: number; delta?: number; norm?: number; perSeqNorm?: boolean;
 }
 
 function params(s: RlSizes): number[] {
   return [s.n ?? 0, s.E ?? 0, s.P ?? 0, s.mode ?? 0, s.S ?? 0, s.T ?? 0, s.hasRef ? 1 : 0,
-    s.epsLow ?? 0, s.epsHigh ?? 0, s.beta ?? 0, s.level ?? 0, s.clip ?? 0, s.agg ?? 0, s.delta ?? 0, s.norm ?? 1];
+    s.epsLow ?? 0, s.epsHigh ?? 0, s.beta ?? 0, s.level ?? 0, s.clip ?? 0, s.agg ?? 0, s.delta ?? 0, s.norm ?? 1, s.perSeqNorm ? 1 : 0];
 }
 
 export function gather(k: KernelContext, out: GpuTensor, src: GpuTensor, index: GpuTensor, n: number): void {
@@ -47,12 +47,12 @@ const suffix = (algorithm: Algorithm) => (LEVEL_CODE[LOSSES[algorithm].level] ==
 export function clipLoss(k: KernelContext, lossSeq: GpuTensor, klSeq: GpuTensor, clipSeq: GpuTensor, dlogp: GpuTensor,
   logp: GpuTensor, ratio: GpuTensor, tokRatio: GpuTensor, seqAdv: GpuTensor, mask: GpuTensor, refLogp: GpuTensor | null,
   S: number, T: number, loss: LossArgs): void {
-  const { algorithm, epsLow, epsHigh, beta, delta, norm } = loss;
+  const { algorithm, epsLow, epsHigh, beta, delta, norm, perSequenceNorm } = loss;
   if (beta !== 0 && !refLogp) throw new Error('clipLoss: beta > 0 needs refLogp');
   const row = LOSSES[algorithm];
   // The KL term (value and gradient) exists only when beta > 0, as in the reference.
   const p = params({ S, T, hasRef: refLogp !== null && beta > 0, epsLow, epsHigh, beta,
-    level: LEVEL_CODE[row.level], clip: CLIP_CODE[row.clip], agg: AGG_CODE[row.aggregation], delta, norm });
+    level: LEVEL_CODE[row.level], clip: CLIP_CODE[row.clip], agg: AGG_CODE[row.aggregation], delta, norm, perSeqNorm: perSequenceNorm });
   const ref = refLogp ?? k.dummy;
   // Sequence-level rows read the sequence ratio s_i, token-level ones the token ratios rho_t.
   const level = suffix(algorithm);
