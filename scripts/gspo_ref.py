@@ -322,6 +322,11 @@ def rl_loss(batch, lp, lp_sg=None):
         policy = (c[:, None] * m * val).sum()
         branch = np.concatenate([x[mb] for x in br])
         clip_count, clip_den = (clipped & mb).sum(), m.sum()
+    # terms the two-sided cap holds (ratio above delta, A < 0, the capped branch the smaller)
+    capped_count = 0
+    if b.clip == "two-sided":
+        r_cap = s[:, None] if b.level != "token" else rho
+        capped_count = int(((r_cap > b.delta) & (A[:, None] < 0) & (r_cap > hi) & mb).sum())
     kl = 0.0
     if b.beta > 0:
         d = b.ref - lp
@@ -329,7 +334,7 @@ def rl_loss(batch, lp, lp_sg=None):
         kl = (c[:, None] * m * k3).sum()
     loss = policy + b.beta * kl
     return {"loss": float(loss), "policy": float(policy), "kl": float(kl), "branch": branch,
-            "clip_count": int(clip_count), "clip_den": int(clip_den),
+            "clip_count": int(clip_count), "clip_den": int(clip_den), "capped_count": capped_count,
             "clip_frac": float(clip_count / clip_den) if clip_den > 0 else 0.0}
 
 

@@ -68,7 +68,9 @@ def torch_available():
 
 
 def torch_loss_and_grads(cfg, P, b):
-    """Float64 autograd of the same forward (docs/model.md) and loss (docs/rl.md section 4)."""
+    """Float64 autograd of the same forward (docs/model.md) and loss (docs/losses.md), every variant: the
+    importance level, clip rule and aggregation come from gspo_ref.VARIANTS (b.level, b.clip, b.agg), written
+    here again in torch from docs/losses.md, not from the numpy code. CISPO's weight is a stop-gradient (detach)."""
     import torch
     import torch.nn.functional as F
     from gspo_torch import forward_logits
@@ -84,21 +86,44 @@ def torch_loss_and_grads(cfg, P, b):
     m = torch.tensor(b.mask, dtype=dt)
     old = torch.tensor(b.old, dtype=dt)
     A = torch.tensor(b.adv_seq, dtype=dt)
-    denom = m.sum(1).clamp(min=1.0)
+    n_tok = m.sum(1)
+    denom = n_tok.clamp(min=1.0)
     lo, hi = 1.0 - b.eps_low, 1.0 + b.eps_high
-    if b.algorithm == "gspo":
-        s = torch.exp(((m * (lp - old)).sum(1) / denom).clamp(-20.0, 20.0))
-        L = -torch.minimum(s * A, s.clamp(lo, hi) * A)
+    S = N
+    # c_i, the weight of each of sequence i's tokens (docs/losses.md, Aggregations)
+    if b.agg == "seq-mean-token-mean":
+        c = 1.0 / (S * denom)
+    elif b.agg == "token-mean":
+        c = torch.full((S,), 1.0 / max(1.0, float(m.sum())), dtype=dt)
+    else:  # seq-mean-token-sum-norm: the constant S * L_max
+        c = torch.full((S,), 1.0 / (S * b.max_len), dtype=dt)
+
+    def term(r, adv):
+        if b.clip == "cispo":
+            w = r.detach().clamp(lo, hi)  # sg(clip(r)): value -w A, gradient -w A d log pi
+            return -w * adv * r / r.detach()
+        u = (torch.clamp(r, max=b.delta) if b.clip == "two-sided" else r) * adv
+        return -torch.minimum(u, r.clamp(lo, hi) * adv)
+
+    if b.level == "token":
+        policy = (c.unsqueeze(1) * m * term(torch.exp(lp - old), A.unsqueeze(1))).sum()
     else:
-        rho = torch.exp(lp - old)
-        Ab = A.unsqueeze(1)
-        lt = -torch.minimum(rho * Ab, rho.clamp(lo, hi) * Ab)
-        L = (m * lt).sum(1) / denom
-    loss = L.mean()
+        # sequence and sequence-token: one value v(s_i) per sequence, counted max(1, |y_i|) times. For
+        # sequence-token the ratio of token t is sg(s_i) * pi_t / sg(pi_t); with one A per sequence every
+        # token's term is the same, so the sum over tokens is written out per token to keep its own gradient path.
+        s = torch.exp(((m * (lp - old)).sum(1) / denom).clamp(-20.0, 20.0))
+        if b.level == "sequence":
+            policy = (c * denom * term(s, A)).sum()
+        else:
+            s_it = s.detach().unsqueeze(1) * torch.exp(lp - lp.detach())
+            tok = (c.unsqueeze(1) * m * term(s_it, A.unsqueeze(1))).sum()
+            # a sequence with no trained token still counts once, with s = 1 and no gradient
+            empty = (n_tok == 0).to(dt)
+            policy = tok + (c * empty * term(s.detach(), A)).sum()
+    loss = policy
     if b.beta > 0:
         d = torch.tensor(b.ref, dtype=dt) - lp
-        kl = ((m * (torch.exp(d) - d - 1.0)).sum(1) / denom).mean()
-        loss = loss + b.beta * kl
+        loss = loss + b.beta * (c.unsqueeze(1) * m * (torch.exp(d) - d - 1.0)).sum()
     loss.backward()
     grads = {k: (w.grad.numpy().copy() if w.grad is not None else np.zeros(w.shape)) for k, w in W.items()}
     return float(loss.item()), grads
@@ -227,10 +252,7 @@ def cmd_check_grad(a):
     # 3. gradients
     method = a.method
     if method == "auto":
-        # the torch path writes GSPO's and GRPO's losses only; the other variants go by finite differences
-        method = "torch" if torch_available() and b.algorithm in ("gspo", "grpo") else "fd"
-    if method == "torch" and b.algorithm not in ("gspo", "grpo"):
-        raise InputError(f"--method torch covers gspo and grpo only; {b.algorithm} needs --method fd")
+        method = "torch" if torch_available() else "fd"
     rng = np.random.default_rng(a.seed)
     print(f"gradients by {method} ({'every entry' if method == 'torch' else f'{a.samples} entries per tensor'}), "
           f"pass when max|cli-oracle| <= {a.rtol:g} * scale + {a.atol:g}")
