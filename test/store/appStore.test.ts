@@ -212,6 +212,28 @@ describe('app store', () => {
     expect(store.getState().confirm?.confirmLabel).toBe('Duplicate');
   });
 
+  it('twin: the run\'s preset, settings and seed with another loss variant, started, both runs on the charts', async () => {
+    const { store, fake } = world();
+    await store.getState().boot('?preset=relay-silence&groupSize=4&seed=7');
+    const first = store.getState().runId!;
+    fake.emitSteps(0, 2);
+    await store.getState().twinRun(first, 'gspo');
+    expect(store.getState().error).toMatch(/already trains with gspo; pick another loss variant/);
+    await store.getState().twinRun(first, 'ppo');
+    expect(store.getState().error).toMatch(/algorithm must be one of gspo, grpo, gspo-token, dapo, dr-grpo, cispo, two-sided; got "ppo"/);
+    await store.getState().twinRun(first, 'grpo');
+    expect(store.getState().confirm?.confirmLabel).toBe('Train twin'); // the current run has steps: asked first
+    expect(store.getState().confirm?.body).toMatch(/seed \(7\).*clip range, to 0.2 \/ 0.2/);
+    await store.getState().answerConfirm(true);
+    // the same preset and seed; GSPO's range becomes GRPO's (the token scale)
+    expect(fake.callsOf('init').at(-1)).toEqual(['relay-silence', { groupSize: 4, seed: 7, algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.2 }]);
+    expect(fake.callsOf('start').length).toBeGreaterThan(0);
+    const twin = store.getState().runId!;
+    expect(twin).not.toBe(first);
+    expect(store.getState().overlay).toContain(first); // the source beside the twin
+    expect(store.getState().notice).toMatch(/twin of .* with GRPO .*seed 7: both are on the charts/);
+  });
+
   it('delete asks first and removes the run from storage; the run in the trainer cannot be deleted; rename persists', async () => {
     const { store, fake, storage } = world();
     await store.getState().boot('');
