@@ -9,6 +9,7 @@ import { pretrainCmd, pretrainFlags } from './commands/pretrain';
 import { train, trainFlags } from './commands/train';
 import { evaluate, evalFlags } from './commands/evaluate';
 import { sweep, sweepFlags } from './commands/sweep';
+import { compare, compareFlags } from './commands/compare';
 import { exportCmd, exportFlags } from './commands/export';
 import type { FlagSpec } from './args';
 
@@ -20,6 +21,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flag
   train: { run: train, flags: trainFlags, help: 'RL training (GSPO/GRPO) from the preset\'s warm start' },
   eval: { run: evaluate, flags: evalFlags, help: 'greedy evaluation of a checkpoint on the held-out set' },
   sweep: { run: sweep, flags: sweepFlags, help: 'one run per lambda_tok / budget / field value; the accuracy-vs-tokens frontier across them' },
+  compare: { run: compare, flags: compareFlags, help: 'the same run once per loss variant (--losses gspo,grpo), same seed and warm start; compare.json' },
   export: { run: exportCmd, flags: exportFlags, help: 'the run\'s setup as a TRL or verl recipe (docs/export.md)' },
 };
 
