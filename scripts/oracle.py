@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gspo_ref import (Batch, batch_loss, load_checkpoint, param_names, param_shapes,  # noqa: E402
-                      read_safetensors, token_logprobs)
+                      read_safetensors, token_logprobs, torch_rl_loss)
 
 
 def parse_tokens(s, cfg):
@@ -68,9 +68,8 @@ def torch_available():
 
 
 def torch_loss_and_grads(cfg, P, b):
-    """Float64 autograd of the same forward (docs/model.md) and loss (docs/losses.md), every variant: the
-    importance level, clip rule and aggregation come from gspo_ref.VARIANTS (b.level, b.clip, b.agg), written
-    here again in torch from docs/losses.md, not from the numpy code. CISPO's weight is a stop-gradient (detach)."""
+    """Float64 autograd of the same forward (docs/model.md) and loss (docs/losses.md, gspo_ref.torch_rl_loss:
+    every variant, written in torch from the docs beside the numpy loss, not from it)."""
     import torch
     import torch.nn.functional as F
     from gspo_torch import forward_logits
@@ -83,47 +82,7 @@ def torch_loss_and_grads(cfg, P, b):
     gathered = logsm[:, :-1, :].gather(-1, tokens[:, 1:].unsqueeze(-1)).squeeze(-1)
     lp = torch.cat([torch.zeros(N, 1, dtype=dt), gathered], dim=1)
 
-    m = torch.tensor(b.mask, dtype=dt)
-    old = torch.tensor(b.old, dtype=dt)
-    A = torch.tensor(b.adv_seq, dtype=dt)
-    n_tok = m.sum(1)
-    denom = n_tok.clamp(min=1.0)
-    lo, hi = 1.0 - b.eps_low, 1.0 + b.eps_high
-    S = N
-    # c_i, the weight of each of sequence i's tokens (docs/losses.md, Aggregations)
-    if b.agg == "seq-mean-token-mean":
-        c = 1.0 / (S * denom)
-    elif b.agg == "token-mean":
-        c = torch.full((S,), 1.0 / max(1.0, float(m.sum())), dtype=dt)
-    else:  # seq-mean-token-sum-norm: the constant S * L_max
-        c = torch.full((S,), 1.0 / (S * b.max_len), dtype=dt)
-
-    def term(r, adv):
-        if b.clip == "cispo":
-            w = r.detach().clamp(lo, hi)  # sg(clip(r)): value -w A, gradient -w A d log pi
-            return -w * adv * r / r.detach()
-        u = (torch.clamp(r, max=b.delta) if b.clip == "two-sided" else r) * adv
-        return -torch.minimum(u, r.clamp(lo, hi) * adv)
-
-    if b.level == "token":
-        policy = (c.unsqueeze(1) * m * term(torch.exp(lp - old), A.unsqueeze(1))).sum()
-    else:
-        # sequence and sequence-token: one value v(s_i) per sequence, counted max(1, |y_i|) times. For
-        # sequence-token the ratio of token t is sg(s_i) * pi_t / sg(pi_t); with one A per sequence every
-        # token's term is the same, so the sum over tokens is written out per token to keep its own gradient path.
-        s = torch.exp(((m * (lp - old)).sum(1) / denom).clamp(-20.0, 20.0))
-        if b.level == "sequence":
-            policy = (c * denom * term(s, A)).sum()
-        else:
-            s_it = s.detach().unsqueeze(1) * torch.exp(lp - lp.detach())
-            tok = (c.unsqueeze(1) * m * term(s_it, A.unsqueeze(1))).sum()
-            # a sequence with no trained token still counts once, with s = 1 and no gradient
-            empty = (n_tok == 0).to(dt)
-            policy = tok + (c * empty * term(s.detach(), A)).sum()
-    loss = policy
-    if b.beta > 0:
-        d = torch.tensor(b.ref, dtype=dt) - lp
-        loss = loss + b.beta * (c.unsqueeze(1) * m * (torch.exp(d) - d - 1.0)).sum()
+    loss = torch_rl_loss(torch, b, lp)  # every variant, gspo_ref.py beside the numpy loss
     loss.backward()
     grads = {k: (w.grad.numpy().copy() if w.grad is not None else np.zeros(w.shape)) for k, w in W.items()}
     return float(loss.item()), grads

@@ -35,6 +35,12 @@ describe.runIf(hasNumpy)('CLI vs the numpy oracle', () => {
     expect(r.code, r.out).toBe(0);
   });
 
+  it('the torch loss of every variant (gspo_ref.torch_rl_loss) equals the numpy loss on every batch, through a numpy stand-in for torch', () => {
+    const r = py(['scripts/selftest_torch_loss.py', '--checkpoint', ck, '--batch-dir', join(dir, 'batches')]);
+    expect(r.code, r.out).toBe(0);
+    for (const id of LOSS_IDS) expect(r.out).toMatch(new RegExp(`ok +batch_${id}_wide\\.json`));
+  });
+
   it('each variant\'s cases are in the regimes they are named for (counted by the numpy oracle)', async () => {
     const summary = JSON.parse((await import('node:fs')).readFileSync(join(dir, 'batches', 'summary.json'), 'utf8')) as
       Record<string, { algorithm: string; sequences: number; clip_count: number; clip_den: number; capped_count: number }>;
