@@ -33,7 +33,8 @@ export function mappingRows(c: RunConfig): MappingRow[] {
   const divisible = (c.promptsPerStep * c.groupSize) % c.minibatches === 0 && c.promptsPerStep % c.minibatches === 0;
   const rows: MappingRow[] = [
     {
-      field: row.trl.delta ? 'algorithm, delta' : 'algorithm', value: row.trl.delta ? `${c.algorithm}, ${c.delta}` : c.algorithm,
+      // delta is named even where the variant does not read it, so every config field has its row
+      field: 'algorithm, delta', value: `${c.algorithm}, ${row.clip === 'two-sided' ? c.delta : 'not read by this variant'}`,
       trl: { importance_sampling_level: row.trl.importance_sampling_level, loss_type: row.trl.loss_type, ...(row.trl.delta ? { delta: c.delta } : {}) },
       verl: {
         'actor_rollout_ref.actor.policy_loss.loss_mode': row.verl.loss_mode, 'actor_rollout_ref.actor.loss_agg_mode': row.verl.loss_agg_mode,
