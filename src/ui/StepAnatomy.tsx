@@ -79,7 +79,7 @@ export function StepAnatomy() {
         <div className="field wide">
           <label htmlFor={`${id}-g`}>Group</label>
           <select id={`${id}-g`} value={group} aria-describedby={`${id}-g-help`} onChange={(ev) => { setPicked(0); setChosen(true); void store.getState().loadAnatomy(Number(ev.target.value)); }}>
-            {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}{signal ? (signal[g] ? ' · signal' : ' · no signal') : ''}</option>)}
+            {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}{signal ? (signal[g] ? ' · signal' : ' · no signal') : ''}{anatomy?.inLoss && !anatomy.inLoss[g] ? ' · left the loss' : ''}</option>)}
           </select>
           {signal && <small id={`${id}-g-help`} className="help">{signal.filter(Boolean).length} of {signal.length} groups have a learning signal (rewards not all equal); the others have std 0 and give no gradient.</small>}
         </div>
@@ -90,7 +90,7 @@ export function StepAnatomy() {
       {anatomy && (
         <>
           <p>
-            Step {anatomy.step + 1}, group {anatomy.group + 1}{anatomy.zeroStd ? ' (no signal)' : ''}: one task played G = {anatomy.groupSize} times ({anatomy.algorithm.toUpperCase()}, advantage mode {anatomy.advantageMode}).
+            Step {anatomy.step + 1}, group {anatomy.group + 1}{anatomy.zeroStd ? ' (no signal)' : ''}{anatomy.inLoss ? (anatomy.inLoss[anatomy.group] ? ' (in the loss: dynamic sampling kept it)' : ` (left the loss: dynamic sampling ${anatomy.zeroStd ? 'drops groups whose rewards are all equal' : 'trains the first P groups with signal, and this one came after them'})`) : ''}: one task played G = {anatomy.groupSize} times ({anatomy.algorithm.toUpperCase()}, advantage mode {anatomy.advantageMode}).
             Rewards r = {anatomy.episodes[0]?.rEnvName ?? 'r_task'} − {fmt(anatomy.weights.lambdaTok, 4)}·tokens{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)}·turns` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)}·repetition` : ''}{overlong ? ` − ${fmt(anatomy.weights.overlongPenalty ?? 0)}·overlong (DAPO's soft punishment: per message turn, 0 up to L_max − ${anatomy.weights.overlongCache} tokens, then linear to 1 at the turn's limit)` : ''}.
             Group mean {f4(anatomy.mean)}, std {f4(anatomy.std)}.
           </p>

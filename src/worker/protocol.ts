@@ -222,7 +222,9 @@ export interface AnatomyEpisode {
 export interface StepAnatomy {
   step: number; // the step whose rollout this is
   group: number;
-  groups: number; // P of that step
+  groups: number; // groups the step sampled: P, more when dynamic sampling refilled
+  /** Dynamic sampling on: per group, whether it entered the loss (flat groups and those past the first P with signal did not). */
+  inLoss?: boolean[];
   groupSize: number; // G of that step
   algorithm: RunConfig['algorithm'];
   advantageMode: RunConfig['advantage'];

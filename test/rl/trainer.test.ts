@@ -256,6 +256,20 @@ describe('Trainer on the CPU backend (relay, tiny model)', () => {
     expect(check(few, await few.step(), 1)).toBe(2);
   });
 
+  it('dynamic sampling: the step anatomy marks the groups that entered the loss (flat ones and those past the first P with signal did not)', async () => {
+    const { stepAnatomy } = await import('../../src/worker/anatomy');
+    const { rewardWeights } = await import('../../src/rl/reward');
+    const tr = make({ promptsPerStep: 6, lambdaTok: 0.5, seed: 3, dynamicSampling: 'on', refillRounds: 3 });
+    await tr.step();
+    const flat = flatOf(tr.lastRollout!.rewards.map((r) => r.reward));
+    let kept = 0;
+    const expected = flat.map((f) => { if (f || kept >= 6) return false; kept++; return true; });
+    const a = await stepAnatomy(tr, tr.env, 0, rewardWeights(tr.config, tr.lambdaTok));
+    expect(a.groups).toBe(flat.length);
+    expect(a.inLoss).toEqual(expected);
+    tr.destroy();
+  });
+
   it('overlong shaping: each episode\'s reward loses overlongPenalty per turn at its limit, linearly over the last L_cache tokens', async () => {
     const tr = make({ overlongCache: 4, overlongPenalty: 0.5, lambdaTok: 0.1 });
     await tr.step();

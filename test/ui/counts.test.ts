@@ -43,6 +43,15 @@ describe('the anatomy names the overlong term when the shaping is on', () => {
   });
 });
 
+describe('the anatomy says whether dynamic sampling kept the group', () => {
+  it('kept, or left the loss for having no signal', () => {
+    expect(text(render(StepAnatomy, { anatomy: { ...anatomy, inLoss: [true] }, trainer: null }))).toMatch(/group 1 \(in the loss: dynamic sampling kept it\)/);
+    const flat = { ...anatomy, zeroStd: true, inLoss: [false] };
+    expect(text(render(StepAnatomy, { anatomy: flat, trainer: null }))).toMatch(/\(no signal\) \(left the loss: dynamic sampling drops groups whose rewards are all equal\)/);
+    expect(text(render(StepAnatomy, { anatomy, trainer: null }))).not.toMatch(/dynamic sampling/);
+  });
+});
+
 const transcripts = (rTask: number, reward: number, advantage: number): T => ({
   eval: null,
   train: { step: 0, total: 2, episodes: [{
