@@ -2,7 +2,9 @@
 
 - safetensors reading/writing by hand (struct + json + numpy), F32 little-endian
 - the nanoGPT forward pass (docs/model.md), batched over padded sequences
-- the RL objective of docs/losses.md over a `grad` batch file, every loss variant
+- the RL objective of docs/losses.md over a `grad` batch file, every loss variant, in numpy (rl_loss)
+  and again in torch (torch_rl_loss, for autograd where torch is installed; torch is passed in, so this
+  file needs numpy only)
 
 Independent of the TypeScript code: written from docs/losses.md. VARIANTS below
 is this file's own copy of the loss table's shape (src/losses.ts);
@@ -322,6 +324,11 @@ def rl_loss(batch, lp, lp_sg=None):
         policy = (c[:, None] * m * val).sum()
         branch = np.concatenate([x[mb] for x in br])
         clip_count, clip_den = (clipped & mb).sum(), m.sum()
+    # terms the two-sided cap holds (ratio above delta, A < 0, the capped branch the smaller)
+    capped_count = 0
+    if b.clip == "two-sided":
+        r_cap = s[:, None] if b.level != "token" else rho
+        capped_count = int(((r_cap > b.delta) & (A[:, None] < 0) & (r_cap > hi) & mb).sum())
     kl = 0.0
     if b.beta > 0:
         d = b.ref - lp
@@ -329,9 +336,54 @@ def rl_loss(batch, lp, lp_sg=None):
         kl = (c[:, None] * m * k3).sum()
     loss = policy + b.beta * kl
     return {"loss": float(loss), "policy": float(policy), "kl": float(kl), "branch": branch,
-            "clip_count": int(clip_count), "clip_den": int(clip_den),
+            "clip_count": int(clip_count), "clip_den": int(clip_den), "capped_count": capped_count,
             "clip_frac": float(clip_count / clip_den) if clip_den > 0 else 0.0}
 
 
 def batch_loss(cfg, P, batch, lp_sg=None):
     return rl_loss(batch, token_logprobs(cfg, P, batch.tokens, batch.temperature), lp_sg)
+
+
+def torch_rl_loss(torch, b, lp):
+    """docs/losses.md in torch (float64 autograd), every variant by b.level, b.clip, b.agg: written from the
+    docs, not from rl_loss above. lp [S, T] current log-probs (a tensor with grad). CISPO's weight is a
+    stop-gradient (detach); GSPO-token's per-token ratio is sg(s_i) * pi_t / sg(pi_t)."""
+    dt = lp.dtype
+    m = torch.tensor(b.mask, dtype=dt)
+    old = torch.tensor(b.old, dtype=dt)
+    A = torch.tensor(b.adv_seq, dtype=dt)
+    S = m.shape[0]
+    n_tok = m.sum(1)
+    denom = n_tok.clamp(min=1.0)
+    lo, hi = 1.0 - b.eps_low, 1.0 + b.eps_high
+    # c_i, the weight of each of sequence i's tokens (docs/losses.md, Aggregations)
+    if b.agg == "seq-mean-token-mean":
+        c = 1.0 / (S * denom)
+    elif b.agg == "token-mean":
+        c = torch.full((S,), 1.0 / max(1.0, float(m.sum())), dtype=dt)
+    else:  # seq-mean-token-sum-norm: the constant S * L_max
+        c = torch.full((S,), 1.0 / (S * b.max_len), dtype=dt)
+
+    def term(r, adv):
+        if b.clip == "cispo":
+            w = r.detach().clamp(lo, hi)  # sg(clip(r)): value -w A, gradient -w A d log pi
+            return -w * adv * r / r.detach()
+        u = (torch.clamp(r, max=b.delta) if b.clip == "two-sided" else r) * adv
+        return -torch.minimum(u, r.clamp(lo, hi) * adv)
+
+    if b.level == "token":
+        policy = (c.unsqueeze(1) * m * term(torch.exp(lp - old), A.unsqueeze(1))).sum()
+    else:
+        s = torch.exp(((m * (lp - old)).sum(1) / denom).clamp(-LOG_S_CLAMP, LOG_S_CLAMP))
+        if b.level == "sequence":
+            # one value per sequence, counted max(1, |y_i|) times
+            policy = (c * denom * term(s, A)).sum()
+        else:
+            s_it = s.detach().unsqueeze(1) * torch.exp(lp - lp.detach())
+            # a sequence with no trained token still counts once, with s = 1 and no gradient
+            empty = (n_tok == 0).to(dt)
+            policy = (c.unsqueeze(1) * m * term(s_it, A.unsqueeze(1))).sum() + (c * empty * term(s.detach(), A)).sum()
+    if b.beta > 0:
+        d = torch.tensor(b.ref, dtype=dt) - lp
+        policy = policy + b.beta * (c.unsqueeze(1) * m * (torch.exp(d) - d - 1.0)).sum()
+    return policy

@@ -3,7 +3,8 @@
 
   python3 scripts/make_batches.py --checkpoint ckpt.safetensors --out-dir batches/
 
-One file per case, batch_<case>.json. Every batch has:
+One file per case, batch_<case>.json, and summary.json (per case: clipped, capped and total terms by
+this oracle). Every batch has:
   - group 0: 4 episodes with different rewards; episode 0 has two sequences
     (one of them a silent turn: context + EOS, a single mask 1)
   - group 1: 3 episodes with equal rewards (zero std: A = 0)
@@ -46,6 +47,8 @@ CASES = {
 for _v in VARIANTS:
     CASES[f"{_v}_wide"] = (_v, WIDE, "batch", 0.0, 1.0, 0.25, False)
     CASES[f"{_v}_narrow_kl"] = (_v, NARROW, "none", 0.05, 1.0, 0.002, True)
+    # the clip range wide and the ratios near 1: no term clipped (or capped), every gradient on the unclipped branch
+    CASES[f"{_v}_unclipped"] = (_v, WIDE, "group", 0.0, 1.0, 0.01, False)
 # the two-sided clip's cap in every batch (read by two-sided only): low enough that some ratios pass it
 TWO_SIDED_DELTA = 1.3
 
@@ -158,6 +161,7 @@ def main():
     if cfg["block_size"] < 4:
         sys.exit("block_size must be at least 4 for these batches")
     os.makedirs(a.out_dir, exist_ok=True)
+    summary = {}
     cases = dict((n, None) for n in CASES)
     if not a.no_edge:
         cases["edge_all_masked"] = None
@@ -171,8 +175,13 @@ def main():
         b = Batch(json.load(open(path)), cfg)
         r = rl_loss(b, token_logprobs(cfg, P, b.tokens, b.temperature))
         nz = int(np.sum(b.adv_seq != 0))
+        summary[name] = {"algorithm": b.algorithm, "sequences": b.S, "T": b.T, "clip_count": r["clip_count"],
+                         "clip_den": r["clip_den"], "capped_count": r["capped_count"], "nonzero_adv": nz}
         print(f"{path}: {b.S} sequences, T {b.T}, loss {r['loss']:.6g}, clip {r['clip_count']}/{r['clip_den']}, "
               f"{nz} sequences with A != 0", file=sys.stderr)
+    # what each case exercises, by this oracle (the tests check the regimes: clipped, unclipped, the cap active)
+    with open(os.path.join(a.out_dir, "summary.json"), "w") as f:
+        json.dump(summary, f, indent=1)
 
 
 if __name__ == "__main__":

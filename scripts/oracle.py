@@ -25,7 +25,7 @@ import numpy as np
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from gspo_ref import (Batch, batch_loss, load_checkpoint, param_names, param_shapes,  # noqa: E402
-                      read_safetensors, token_logprobs)
+                      read_safetensors, token_logprobs, torch_rl_loss)
 
 
 def parse_tokens(s, cfg):
@@ -68,7 +68,8 @@ def torch_available():
 
 
 def torch_loss_and_grads(cfg, P, b):
-    """Float64 autograd of the same forward (docs/model.md) and loss (docs/rl.md section 4)."""
+    """Float64 autograd of the same forward (docs/model.md) and loss (docs/losses.md, gspo_ref.torch_rl_loss:
+    every variant, written in torch from the docs beside the numpy loss, not from it)."""
     import torch
     import torch.nn.functional as F
     from gspo_torch import forward_logits
@@ -81,24 +82,7 @@ def torch_loss_and_grads(cfg, P, b):
     gathered = logsm[:, :-1, :].gather(-1, tokens[:, 1:].unsqueeze(-1)).squeeze(-1)
     lp = torch.cat([torch.zeros(N, 1, dtype=dt), gathered], dim=1)
 
-    m = torch.tensor(b.mask, dtype=dt)
-    old = torch.tensor(b.old, dtype=dt)
-    A = torch.tensor(b.adv_seq, dtype=dt)
-    denom = m.sum(1).clamp(min=1.0)
-    lo, hi = 1.0 - b.eps_low, 1.0 + b.eps_high
-    if b.algorithm == "gspo":
-        s = torch.exp(((m * (lp - old)).sum(1) / denom).clamp(-20.0, 20.0))
-        L = -torch.minimum(s * A, s.clamp(lo, hi) * A)
-    else:
-        rho = torch.exp(lp - old)
-        Ab = A.unsqueeze(1)
-        lt = -torch.minimum(rho * Ab, rho.clamp(lo, hi) * Ab)
-        L = (m * lt).sum(1) / denom
-    loss = L.mean()
-    if b.beta > 0:
-        d = torch.tensor(b.ref, dtype=dt) - lp
-        kl = ((m * (torch.exp(d) - d - 1.0)).sum(1) / denom).mean()
-        loss = loss + b.beta * kl
+    loss = torch_rl_loss(torch, b, lp)  # every variant, gspo_ref.py beside the numpy loss
     loss.backward()
     grads = {k: (w.grad.numpy().copy() if w.grad is not None else np.zeros(w.shape)) for k, w in W.items()}
     return float(loss.item()), grads
@@ -227,10 +211,7 @@ def cmd_check_grad(a):
     # 3. gradients
     method = a.method
     if method == "auto":
-        # the torch path writes GSPO's and GRPO's losses only; the other variants go by finite differences
-        method = "torch" if torch_available() and b.algorithm in ("gspo", "grpo") else "fd"
-    if method == "torch" and b.algorithm not in ("gspo", "grpo"):
-        raise InputError(f"--method torch covers gspo and grpo only; {b.algorithm} needs --method fd")
+        method = "torch" if torch_available() else "fd"
     rng = np.random.default_rng(a.seed)
     print(f"gradients by {method} ({'every entry' if method == 'torch' else f'{a.samples} entries per tensor'}), "
           f"pass when max|cli-oracle| <= {a.rtol:g} * scale + {a.atol:g}")

@@ -9,6 +9,7 @@
 // sumsq's grid y (first stage) and x (second) are the member, sums[m] its own norm^2; clip_scale's x
 // is the member, scale[m] from sums[m]; adamw_update runs over members x n with scale[m] and lr[m].
 // One dispatch each, whatever the members.
+// CPU twin: src/reference/optim.ts; test: test/gpu/optim.test.ts.
 
 struct Params {
   n: u32,

@@ -22,6 +22,7 @@
 // - values and dqkv on CPU adapters ('single', e.g. SwiftShader, which pays ~1 ms per workgroup
 //   with barriers): one invocation per output element (WG = 64, no barrier); neighbours share a
 //   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
+// CPU twin: src/reference/attention.ts; test: test/gpu/nn.test.ts.
 
 struct Params {
   B: u32,

@@ -8,6 +8,7 @@
 //   attention_decode: out[b, h*hs + d] = sum_{t2<=t} softmax_t2(q . k_t2 * scale) v_t2[d]
 //                     over the cache rows of sequence b; one workgroup per (b, h)       (=)
 // The cache [B,T,3C] per layer is filled from the qkv of the prefill (a forward over the contexts' rows).
+// CPU twin: src/reference/nn.ts, src/reference/attention.ts; test: test/gpu/decode.test.ts.
 
 struct Params {
   B: u32,

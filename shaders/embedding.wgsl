@@ -9,6 +9,7 @@
 // row; the forward runs over members x maxRows row slots (idle past a member's rows), the backward
 // gathers over members x V x C and members x T x C gradient elements, each looping over its member's
 // rows only. One dispatch each, whatever the members.
+// CPU twin: src/reference/nn.ts; test: test/gpu/nn.test.ts.
 
 struct Params {
   N: u32,

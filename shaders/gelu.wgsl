@@ -1,6 +1,7 @@
 // GELU, tanh approximation: out = 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 //   gelu_forward:  out   = gelu(inp)                 (=)
 //   gelu_backward: dinp += gelu'(inp) * dout         (+=)
+// CPU twin: src/reference/nn.ts; test: test/gpu/nn.test.ts.
 
 struct Params {
   n: u32,

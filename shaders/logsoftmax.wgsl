@@ -12,6 +12,7 @@
 // third pass that writes its lane's gradients. A row is at most a few KB, so the passes
 // after the first read it from cache. Reductions fan in 16 per level (few barriers).
 // TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
+// CPU twin: src/reference/logsoftmax.ts; test: test/gpu/nn.test.ts.
 
 struct Params {
   N: u32,

@@ -21,6 +21,7 @@
 // B and bias are the member's copies (bStride, biasStride apart); tiles past a member's rows exit.
 // memberOp 2 ('reduce'): K runs over the member's rows (the weight gradient) and out is the member's
 // copy (outStride apart). A tile never straddles two members, so each stages one weight.
+// CPU twin: src/reference/gemm.ts; test: test/gpu/matmul.test.ts.
 
 struct Params {
   M: u32,

@@ -4,6 +4,7 @@
 //   copy_forward:       out  = a          (a kernel, so source and destination may share a buffer)
 // Every binding is read_write so that views of one buffer may be bound together
 // (read-only next to writable usage of one buffer is a validation error).
+// CPU twin: src/reference/nn.ts; test: test/gpu/nn.test.ts.
 
 struct Params {
   n: u32,

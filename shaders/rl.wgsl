@@ -10,6 +10,7 @@
 // p.clip and p.agg pick the clip rule and the aggregation of the variant (codes below).
 // A token counts when mask > 0. Seq-mean divides by S (every sequence; an all-masked one has length max(1, 0) = 1).
 // Loss and gradient are separate entry points so none binds more than 8 storage buffers.
+// CPU twin: src/reference/rl.ts; test: test/gpu/rl.test.ts.
 
 struct Params {
   n: u32,      // gather length

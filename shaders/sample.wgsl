@@ -3,6 +3,7 @@
 // uniform for (seed, counter, sequence) is the same as src/reference/sample.ts.
 //   sample_next: tokens[b,pos] = token; logp[b,pos] = its log-prob; pos += 1; done when EOS or limit  (=)
 // The logits hold logitsT rows per sequence: a full forward's [B*T,V], a prefill's [B*Tp,V] or a decode step's [B,V].
+// CPU twin: src/reference/sample.ts; test: test/gpu/sample.test.ts.
 
 struct Params {
   B: u32,

@@ -9,6 +9,7 @@ import { pretrainCmd, pretrainFlags } from './commands/pretrain';
 import { train, trainFlags } from './commands/train';
 import { evaluate, evalFlags } from './commands/evaluate';
 import { sweep, sweepFlags } from './commands/sweep';
+import { compare, compareFlags } from './commands/compare';
 import { exportCmd, exportFlags } from './commands/export';
 import { robustness, robustnessFlags } from './commands/robustness';
 import { study, studyFlags } from './commands/study';
@@ -22,6 +23,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flag
   train: { run: train, flags: trainFlags, help: 'RL training (GSPO/GRPO) from the preset\'s warm start' },
   eval: { run: evaluate, flags: evalFlags, help: 'greedy evaluation of a checkpoint on the held-out set' },
   sweep: { run: sweep, flags: sweepFlags, help: 'one run per lambda_tok / budget / field value; the accuracy-vs-tokens frontier across them' },
+  compare: { run: compare, flags: compareFlags, help: 'the same run once per loss variant (--losses gspo,grpo), same seed and warm start; compare.json' },
   robustness: { run: robustness, flags: robustnessFlags, help: 'the relay lessons across digits, task mix, channel noise and lambda_tok: a pass/fail table' },
   study: { run: study, flags: studyFlags, help: 'an open question as a population: dual-static, scouts or philosophers (docs/tradeoff-lab.md)' },
   export: { run: exportCmd, flags: exportFlags, help: 'the run\'s setup as a TRL or verl recipe (docs/export.md)' },

@@ -33,7 +33,8 @@ export function mappingRows(c: RunConfig): MappingRow[] {
   const divisible = (c.promptsPerStep * c.groupSize) % c.minibatches === 0 && c.promptsPerStep % c.minibatches === 0;
   const rows: MappingRow[] = [
     {
-      field: row.trl.delta ? 'algorithm, delta' : 'algorithm', value: row.trl.delta ? `${c.algorithm}, ${c.delta}` : c.algorithm,
+      // delta is named even where the variant does not read it, so every config field has its row
+      field: 'algorithm, delta', value: `${c.algorithm}, ${row.clip === 'two-sided' ? c.delta : 'not read by this variant'}`,
       trl: { importance_sampling_level: row.trl.importance_sampling_level, loss_type: row.trl.loss_type, ...(row.trl.delta ? { delta: c.delta } : {}) },
       verl: {
         'actor_rollout_ref.actor.policy_loss.loss_mode': row.verl.loss_mode, 'actor_rollout_ref.actor.loss_agg_mode': row.verl.loss_agg_mode,
@@ -76,9 +77,9 @@ export function mappingRows(c: RunConfig): MappingRow[] {
       ].filter(Boolean).join('; ') || undefined,
     },
     {
-      field: 'dynamicSampling', value: c.dynamicSampling, trl: {}, verl: {},
+      field: 'dynamicSampling, refillRounds', value: `${c.dynamicSampling}, ${c.refillRounds}`, trl: {}, verl: {},
       note: c.dynamicSampling === 'on'
-        ? 'not expressible: neither GRPOConfig nor verl\'s PPO trainer config drops groups whose rewards are all equal (they train on them with A = 0)'
+        ? `not expressible: neither GRPOConfig nor verl's PPO trainer config drops groups whose rewards are all equal (they train on them with A = 0); verl's DAPO recipe (recipe/dapo, not this config) has it as algorithm.filter_groups.enable=true with max_num_gen_batches=${c.refillRounds + 1}`
         : 'off: every group stays in the loss, as in both targets',
     },
     { field: 'gradClip', value: String(c.gradClip), trl: { max_grad_norm: c.gradClip }, verl: { 'actor_rollout_ref.actor.grad_clip': c.gradClip }, note: c.gradClip === 0 ? '0 = no clipping in the playground and in TRL' : undefined },
@@ -92,6 +93,12 @@ export function mappingRows(c: RunConfig): MappingRow[] {
       trl: { reward_weights: [1, neg(w.lambdaTok), neg(w.lambdaTurn), neg(w.lambdaRep)] },
       verl: { 'custom_reward_function.path': '$PWD/reward_fn.py', 'custom_reward_function.name': 'compute_score' },
       note: 'TRL: one reward function per term (task, tokens, turns, repetition), logged separately; verl: reward_fn.py sums them with these weights',
+    },
+    {
+      field: 'overlongCache, overlongPenalty', value: `${c.overlongCache}, ${c.overlongPenalty}`, trl: {}, verl: {},
+      note: c.overlongCache > 0
+        ? `not in the recipe: the playground's soft overlong punishment is per turn (L_cache ${c.overlongCache} before each turn's limit, penalty ${c.overlongPenalty}); TRL's trl.rewards.get_soft_overlong_punishment(max_completion_len, soft_punish_cache) is the same ramp on a whole completion (add it to reward_funcs with weight ${c.overlongPenalty}), verl's DAPO recipe has reward_model.overlong_buffer (enable, len, penalty_factor)`
+        : 'off: no length shaping, as in both targets',
     },
     {
       field: 'lambdaMode, budget, dualEta, lambdaMax', value: `${c.lambdaMode}, ${c.budget}, ${c.dualEta}, ${c.lambdaMax}`,

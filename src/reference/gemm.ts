@@ -2,6 +2,7 @@
 // scalar code tuned for V8: 4x4 blocks with 16 local (double) accumulators,
 // inner loops over contiguous memory, no allocation per call once scratch has
 // grown. The same code serves Float32Array and Float64Array.
+// Kernel twin: shaders/matmul.wgsl; test: test/gpu/matmul.test.ts.
 import type { F } from './nn';
 
 // ---- scratch, grown on demand, one per element type so the kernels see a single array type per call ----

@@ -1,5 +1,6 @@
 // Log-softmax heads: log-prob gathering (+ entropy) for RL, cross-entropy for pretraining.
 // One Math.exp per logit: the shifted exponentials of a row go to an f64 scratch and are reused.
+// Kernel twin: shaders/logsoftmax.wgsl; test: test/gpu/nn.test.ts.
 import type { F, I } from './nn';
 
 let E64 = new Float64Array(0);

@@ -1,4 +1,5 @@
 // AdamW with decoupled weight decay, and global-norm gradient clipping.
+// Kernel twin: shaders/adamw.wgsl; test: test/gpu/optim.test.ts.
 import type { AdamWParams } from '../backend';
 import type { F } from './nn';
 

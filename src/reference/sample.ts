@@ -1,5 +1,6 @@
 // Token sampling with a counter-based RNG: the same (seed, counter, sequence)
 // gives the same uniform on every backend, so a run is reproducible.
+// Kernel twin: shaders/sample.wgsl; test: test/gpu/sample.test.ts.
 import type { F, I } from './nn';
 
 /** lowbias32 (Chris Wellons): a 32-bit integer hash with good avalanche. WGSL twin in shaders/sample.wgsl. */

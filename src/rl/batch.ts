@@ -89,6 +89,11 @@ export function buildPolicyBatch(seqs: SequenceIn[], vocabSize: number, blockSiz
   return { S, T, tokens, targets, mask, oldLogp, refLogp, seqEpisode: Int32Array.from(seqs.map((s) => epIndex.get(s.episode)!)), rewards, groupStart: Int32Array.from(groupStart) };
 }
 
+/** A number checked against the config field's range (src/config.ts), the message naming the batch file's key. */
+function inRange(field: 'epsLow' | 'epsHigh' | 'beta', key: string, v: number): void {
+  try { parseField(field, v); } catch (e) { fail(`${key}${(e as Error).message.slice(field.length)}`); }
+}
+
 const SEQUENCE_KEYS = new Set(['tokens', 'mask', 'old_logprobs', 'ref_logprobs', 'episode', 'group', 'reward']);
 
 /** Parses the JSON of a batch file; every problem is an InputError naming the field. */
@@ -106,10 +111,11 @@ export function parseBatchFile(json: unknown, vocabSize: number, blockSize: numb
   const seqLevel = LOSSES[algorithm].level !== 'token';
   const epsLow = num(o.eps_low ?? (seqLevel ? 3e-4 : 0.2), 'eps_low');
   const epsHigh = num(o.eps_high ?? (seqLevel ? 4e-4 : 0.2), 'eps_high');
-  if (epsLow < 0 || epsLow >= 1) fail(`eps_low must be in [0, 1), got ${epsLow}`);
-  if (epsHigh < 0) fail(`eps_high must be >= 0, got ${epsHigh}`);
+  // the ranges are the config table's (one place), named by the file's keys
+  inRange('epsLow', 'eps_low', epsLow);
+  inRange('epsHigh', 'eps_high', epsHigh);
   const beta = num(o.beta ?? 0, 'beta');
-  if (beta < 0) fail(`beta must be >= 0, got ${beta}`);
+  inRange('beta', 'beta', beta);
   const temperature = num(o.temperature ?? 1, 'temperature');
   // the config's range: far below it logits / T overflow float32 and the log-probs are not finite
   parseField('temperature', temperature); // throws "temperature must be in [min, max]; got ..."

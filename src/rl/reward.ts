@@ -1,11 +1,25 @@
 // The communication-aware reward of docs/rl.md section 2, per episode, with its parts.
 import type { Sequence } from './rollout';
 
-export interface RewardWeights { lambdaTok: number; lambdaTurn: number; lambdaRep: number }
+export interface RewardWeights {
+  lambdaTok: number; lambdaTurn: number; lambdaRep: number;
+  /** DAPO's soft overlong punishment (docs/rl.md section 2): L_cache (0 or absent = off) and the penalty at the limit. */
+  overlongCache?: number; overlongPenalty?: number;
+}
 
 /** The weights in force: lambda_tok as the run has it now (the dual update moves it), the others from the config. */
-export function rewardWeights(c: { lambdaTurn: number; lambdaRep: number }, lambdaTok: number): RewardWeights {
-  return { lambdaTok, lambdaTurn: c.lambdaTurn, lambdaRep: c.lambdaRep };
+export function rewardWeights(c: { lambdaTurn: number; lambdaRep: number; overlongCache: number; overlongPenalty: number }, lambdaTok: number): RewardWeights {
+  return { lambdaTok, lambdaTurn: c.lambdaTurn, lambdaRep: c.lambdaRep, overlongCache: c.overlongCache, overlongPenalty: c.overlongPenalty };
+}
+
+/**
+ * DAPO's soft overlong punishment of one turn, as a fraction of the penalty: 0 up to L_max - L_cache generated
+ * tokens, then linear, 1 at the turn's limit L_max (`maxNew`, EOS included). |y| never exceeds L_max here (the
+ * sampler stops there), so DAPO's "-1 beyond L_max" case is the limit itself.
+ */
+export function overlongFraction(generated: number, maxNew: number, cache: number): number {
+  if (cache <= 0) return 0;
+  return Math.min(1, Math.max(0, (generated - (maxNew - cache)) / cache));
 }
 
 export interface RewardParts {
@@ -14,15 +28,18 @@ export interface RewardParts {
   tokens: number; // message tokens, EOS excluded, summed over the episode's agents
   turns: number; // message turns actually taken (a silent turn does not count)
   repetition: number; // message tokens whose bigram (previous, token) already occurred in the episode's messages
+  overlong?: number; // sum over the episode's message turns of overlongFraction (0 or absent when the shaping is off)
 }
 
 /** Message parts of one episode from its sequences (EOS excluded). */
-export function messageParts(seqs: (Pick<Sequence, 'message' | 'generated' | 'maxNew'> & Partial<Pick<Sequence, 'messageFrom' | 'countsAsTurn'>>)[], eos: number): { tokens: number; turns: number; repetition: number } {
-  let tokens = 0, turns = 0, repetition = 0;
+export function messageParts(seqs: (Pick<Sequence, 'message' | 'generated' | 'maxNew'> & Partial<Pick<Sequence, 'messageFrom' | 'countsAsTurn'>>)[], eos: number,
+  overlongCache = 0): MessageParts {
+  let tokens = 0, turns = 0, repetition = 0, overlong = 0;
   const seen = new Set<string>();
   for (const s of seqs) {
     if (s.countsAsTurn) turns++;
     if (!s.message) continue;
+    overlong += overlongFraction(s.generated.length, s.maxNew, overlongCache);
     // what the listener receives: the tokens before EOS, at most maxNew - 1 of them (after an action token, if any)
     const end = s.generated.indexOf(eos);
     const msg = s.generated.slice(s.messageFrom ?? 0, Math.min(end < 0 ? s.generated.length : end, s.maxNew - 1));
@@ -34,12 +51,21 @@ export function messageParts(seqs: (Pick<Sequence, 'message' | 'generated' | 'ma
       else seen.add(key);
     }
   }
-  return { tokens, turns, repetition };
+  return { tokens, turns, repetition, ...(overlongCache > 0 ? { overlong } : {}) };
 }
 
-/** r = r_env - lambda... where r_env is the env's own reward when it has one (philosophers), else r_task. */
-export function reward(rTask: number, parts: { tokens: number; turns: number; repetition: number }, w: RewardWeights, rEnv = rTask): RewardParts {
-  return { reward: rEnv - w.lambdaTok * parts.tokens - w.lambdaTurn * parts.turns - w.lambdaRep * parts.repetition, rTask, ...parts };
+export interface MessageParts { tokens: number; turns: number; repetition: number; overlong?: number }
+
+/**
+ * r = r_env - lambda... - overlongPenalty * overlong, where r_env is the env's own reward when it has one
+ * (philosophers), else r_task. `parts.overlong` must have been counted with w.overlongCache (messageParts' third argument).
+ */
+export function reward(rTask: number, parts: MessageParts, w: RewardWeights, rEnv = rTask): RewardParts {
+  const overlong = (w.overlongCache ?? 0) > 0 ? parts.overlong ?? 0 : 0;
+  return {
+    reward: rEnv - w.lambdaTok * parts.tokens - w.lambdaTurn * parts.turns - w.lambdaRep * parts.repetition - (overlong > 0 ? (w.overlongPenalty ?? 0) * overlong : 0),
+    rTask, tokens: parts.tokens, turns: parts.turns, repetition: parts.repetition, ...((w.overlongCache ?? 0) > 0 ? { overlong } : {}),
+  };
 }
 
 /** docs/rl.md section 5: lambda_tok <- clamp(lambda_tok + eta (mean_tokens - B), 0, lambda_max). */

@@ -29,6 +29,10 @@ export interface StepMetrics {
   clip_frac: number; ratio_mean: number; ratio_min: number; ratio_max: number; grad_norm: number;
   seq_len_mean: number; silence_rate: number; step_time_ms: number; tokens_per_s: number;
   skipped_updates: number;
+  /** Dynamic sampling: groups of this step whose rewards were all equal (every rollout round), which left the loss. */
+  groups_dropped: number;
+  /** Dynamic sampling: groups from the refill rounds that entered the loss in place of dropped ones. */
+  groups_refilled: number;
   /** Matmul FLOPs of the step by src/model/flops.ts (generation at the KV-cache count, forward + backward of the loss rows). */
   step_flops: number;
 }
@@ -98,6 +102,27 @@ const ROW_QUANTUM = 8;
 export function flatGroups(rewards: ArrayLike<number>, G: number): boolean[] {
   const P = Math.floor(rewards.length / G);
   return Array.from({ length: P }, (_, g) => meanStd(rewards, g * G, g * G + G).allEqual);
+}
+
+/** Dynamic sampling's refill round r (>= 1) draws its prompts here in the train stream, past any step's own (P * steps < 2^27). */
+export const REFILL_INDEX = 1 << 27;
+/** Its sampling seed: a stream of its own, so a refill round never repeats the first round's draws. */
+export function refillSeed(seed: number, round: number): number { return (seed ^ Math.imul(round, 0x9e3779b1)) & 0x7fffffff; }
+
+/** One rollout after another, as one: episodes of `b` are numbered after `a`'s (groups stay consecutive). */
+export function concatRollouts<State>(a: Rollout<State>, b: Rollout<State>): Rollout<State> {
+  const E = a.states.length;
+  return { states: [...a.states, ...b.states], scores: [...a.scores, ...b.scores], sequences: [...a.sequences, ...b.sequences.map((q) => ({ ...q, episode: q.episode + E }))] };
+}
+
+/**
+ * Dynamic sampling's choice: the first `P` groups that are not flat, in sampling order (a later round's groups
+ * only fill what the earlier ones left). Returns their indices and how many came after the first round's `P0` groups.
+ */
+export function keptGroups(flat: boolean[], P: number, P0: number): { kept: number[]; refilled: number } {
+  const kept: number[] = [];
+  for (let g = 0; g < flat.length && kept.length < P; g++) if (!flat[g]) kept.push(g);
+  return { kept, refilled: kept.filter((g) => g >= P0).length };
 }
 
 export function rowLength(seqs: Sequence[], blockSize: number): number {
@@ -280,19 +305,35 @@ export class Trainer<Task = unknown, State = unknown> {
     const tasks = this.env.sampleTasks('train', c.promptsPerStep, c.seed, step * c.promptsPerStep);
     if (!this.policies.some((p) => p.trainable)) throw new Error('no trainable policy slot: this run can only be evaluated');
     // frozen slots are part of the environment: they decode greedily, so their sampling noise does not blur the reward
-    const ro = await rollout(this.env, this.gens, tasks, c.groupSize, (slot) => (this.trainable(slot) ? c.temperature : 0), c.seed, step * 4096);
+    const temperatureOf = (slot: string) => (this.trainable(slot) ? c.temperature : 0);
+    let ro = await rollout(this.env, this.gens, tasks, c.groupSize, temperatureOf, c.seed, step * 4096);
+    const partsOf = (r: Rollout<State>) => sequencesByEpisode(r).map((seqs, e) => reward(r.scores[e].rTask, messageParts(seqs, this.env.eos, c.overlongCache), w, r.scores[e].reward));
+    let parts = partsOf(ro);
+    // dynamic sampling's refill (DAPO): while fewer than P groups carry signal, roll out P more prompts, at most
+    // refillRounds times. Every round's episodes are samples of the same policy, so the step's metrics cover them all.
+    if (c.dynamicSampling === 'on') {
+      const signal = (ps: RewardParts[]) => flatGroups(ps.map((p) => p.reward), c.groupSize).filter((f) => !f).length;
+      let have = signal(parts);
+      for (let r = 1; r <= c.refillRounds && have < c.promptsPerStep; r++) {
+        const more = this.env.sampleTasks('train', c.promptsPerStep, c.seed, r * REFILL_INDEX + step * c.promptsPerStep);
+        const extra = await rollout(this.env, this.gens, more, c.groupSize, temperatureOf, refillSeed(c.seed, r), step * 4096);
+        const extraParts = partsOf(extra);
+        ro = concatRollouts(ro, extra);
+        parts = [...parts, ...extraParts];
+        have += signal(extraParts);
+      }
+    }
     const tRollout = performance.now();
     hooks.progress?.(0, c.minibatches);
-    const E = ro.states.length;
+    const E = ro.states.length, groups = E / c.groupSize;
     const byEpisode = sequencesByEpisode(ro);
-    const parts = ro.scores.map((sc, e) => reward(sc.rTask, messageParts(byEpisode[e], this.env.eos), w, sc.reward));
     const lossByEpisode = byEpisode.map((seqs) => this.lossSequences(seqs));
     this.lastRollout = { rollout: ro, rewards: parts };
     this.lastEnvMetrics = envMeans(ro.scores);
 
     // advantages over the whole batch, on the device; minibatches gather from them
     const rewards = Float32Array.from(parts.map((p) => p.reward));
-    const groupStart = Int32Array.from({ length: c.promptsPerStep + 1 }, (_, g) => g * c.groupSize);
+    const groupStart = Int32Array.from({ length: groups + 1 }, (_, g) => g * c.groupSize);
     const tReward = performance.now();
     this.objective.advantages(rewards, groupStart, c.advantage);
 
@@ -300,9 +341,11 @@ export class Trainer<Task = unknown, State = unknown> {
     const all = Array.from({ length: E }, (_, i) => i);
     const rand = mulberry32(c.seed * 7919 + step);
     for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [all[i], all[j]] = [all[j], all[i]]; }
-    // dynamic sampling: the episodes of groups with all-equal rewards (A = 0) leave the loss; nothing refills them
+    // dynamic sampling: the episodes of groups with all-equal rewards (A = 0) leave the loss, and at most P groups stay
     const flat = c.dynamicSampling === 'on' ? flatGroups(rewards, c.groupSize) : null;
-    const order = flat ? all.filter((e) => !flat[Math.floor(e / c.groupSize)]) : all;
+    const choice = flat ? keptGroups(flat, c.promptsPerStep, c.promptsPerStep) : null;
+    const inLoss = choice ? new Set(choice.kept) : null;
+    const order = inLoss ? all.filter((e) => inLoss.has(Math.floor(e / c.groupSize))) : all;
     const nMb = Math.min(c.minibatches, order.length);
     const mbStats: ObjectiveStats[] = [];
     this.lossShapes = [];
@@ -361,7 +404,8 @@ export class Trainer<Task = unknown, State = unknown> {
       step, reward: mean(parts.map((p) => p.reward)), reward_std: std(parts.map((p) => p.reward)), r_task: mean(parts.map((p) => p.rTask)),
       tokens: meanTokens, turns: mean(parts.map((p) => p.turns)), repetition: mean(parts.map((p) => p.repetition)), lambda_tok: lambdaUsed,
       // with dynamic sampling every group may have left the loss (no update): the host's count is the same number
-      frac_zero_std: flat ? flat.filter(Boolean).length / Math.max(1, flat.length) : avg('fracZeroStd'), policy_loss: avg('policyLoss'), kl: avg('kl'), entropy: avg('entropy'), clip_frac: avg('clipFrac'),
+      frac_zero_std: flat ? flat.filter(Boolean).length / Math.max(1, flat.length) : avg('fracZeroStd'),
+      groups_dropped: flat ? flat.filter(Boolean).length : 0, groups_refilled: choice ? choice.refilled : 0, policy_loss: avg('policyLoss'), kl: avg('kl'), entropy: avg('entropy'), clip_frac: avg('clipFrac'),
       ratio_mean: avg('ratioMean'), ratio_min: Math.min(...mbStats.map((s) => s.ratioMin), Infinity), ratio_max: Math.max(...mbStats.map((s) => s.ratioMax), -Infinity),
       grad_norm: meanOrNaN(gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
       step_time_ms: ms, tokens_per_s: genTokens / (ms / 1000), skipped_updates: this.skippedUpdates,
@@ -378,7 +422,7 @@ export class Trainer<Task = unknown, State = unknown> {
     this.phases.eval = performance.now() - t0;
     this.lastEval = { rollout: ro };
     const byEpisode = sequencesByEpisode(ro);
-    const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos));
+    const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos, this.config.overlongCache));
     const w = this.weights();
     const rec: EvalRecord = {
       step: this.stepCount, accuracy: mean(ro.scores.map((s: Score) => s.rTask)), tokens: mean(parts.map((p) => p.tokens)),

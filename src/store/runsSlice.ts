@@ -1,6 +1,8 @@
 // The runs table: overlay, rename, delete, duplicate-with-changes, export and
 // import. An import is checked whole before anything is stored.
 import type { RunConfig } from '../config';
+import { InputError } from '../errors';
+import { LOSS_IDS, LOSSES, twinSettings, type LossId } from '../losses';
 import { recipeBundle } from '../export/bundle';
 import type { ExportFile } from '../export/readme';
 import { exportRecipe } from '../export/recipe';
@@ -108,6 +110,29 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           ctx.overlayForNewRun();
           await ctx.initRun(meta.preset, overridesOf(meta.preset, meta.config));
           set({ notice: `Set up like "${meta.name}": change what you like, then press Start.` });
+        }, ctx.currentSteps() > 0);
+      });
+    },
+
+    async twinRun(id, algorithm) {
+      await ctx.guard(async () => {
+        const meta = find(id);
+        if (!(LOSS_IDS as string[]).includes(algorithm)) throw new InputError(`twin: algorithm must be one of ${LOSS_IDS.join(', ')}; got ${JSON.stringify(algorithm)}`);
+        if (algorithm === meta.config.algorithm) throw new InputError(`twin: "${meta.name}" already trains with ${algorithm}; pick another loss variant`);
+        const to = algorithm as LossId, label = LOSSES[to].label;
+        // the config of its first step (as Duplicate), the loss changed: the same seed, so the same first rollout
+        const config: RunConfig = { ...meta.config, ...twinSettings(meta.config, to) };
+        await ctx.askFirst({
+          title: `Train a twin of "${meta.name}" with ${label}?`,
+          body: `A new run starts with its preset, settings and seed (${meta.config.seed}); only the loss changes${config.epsLow !== meta.config.epsLow || config.epsHigh !== meta.config.epsHigh ? `, and the clip range, to ${config.epsLow} / ${config.epsHigh} (the other level's scale)` : ''}. Both are on the charts. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+          confirmLabel: 'Train twin',
+        }, async () => {
+          ctx.overlayForNewRun();
+          await ctx.initRun(meta.preset, overridesOf(meta.preset, config));
+          if (get().preset !== meta.preset || !get().trainer?.config) return; // initRun said why
+          if (id !== get().runId && !get().overlay.includes(id)) await get().toggleOverlay(id);
+          await get().start();
+          set({ notice: `Training a twin of "${meta.name}" with ${label}, seed ${meta.config.seed}: both are on the charts.` });
         }, ctx.currentSteps() > 0);
       });
     },

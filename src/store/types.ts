@@ -128,6 +128,8 @@ export interface RunsSlice {
   renameRun(id: string, name: string): Promise<void>;
   deleteRun(id: string): Promise<void>;
   duplicateRun(id: string): Promise<void>;
+  /** Trains a twin of a run: its preset, settings and seed with another loss variant (losses.ts twinSettings); both on the charts. */
+  twinRun(id: string, algorithm: string): Promise<void>;
   exportRun(id: string, what: 'json' | 'csv' | CheckpointKind | ExportTarget): Promise<void>;
   importFiles(files: PickedFile[]): Promise<void>;
   /** Puts a stored checkpoint of a run into the trainer: a new run goes on from those weights. */

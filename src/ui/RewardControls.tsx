@@ -64,6 +64,8 @@ export function RewardControls() {
       <p className="explain small">{EXPLAIN.lambda}</p>
       <ConfigField name="lambdaTurn" />
       <ConfigField name="lambdaRep" />
+      <ConfigField name="overlongCache" />
+      <ConfigField name="overlongPenalty" />
       <ConfigField name="lambdaMode" />
       {mode === 'budget' && (
         <>

@@ -1,8 +1,10 @@
 // The runs table: each run's setup in brief, best and final eval, status;
 // show it on the charts (pinned: kept when a new run starts), and in one
-// actions menu: rename, duplicate (then change what you like),
+// actions menu: rename, duplicate (then change what you like), twin (the
+// same seed and settings with another loss variant, trained beside it),
 // export (JSON, CSV, checkpoints), load its weights, delete; import a run.
 import { useId, useState } from 'react';
+import { LOSS_IDS, LOSSES } from '../losses';
 import type { RunMeta } from '../store/runTypes';
 import { changeStep } from './changeMarks';
 import { fmt, pct } from './labels';
@@ -25,6 +27,9 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
   const a = useAppStore().getState();
   const [editing, setEditing] = useState(false);
   const [name, setName] = useState(m.name);
+  const [twinning, setTwinning] = useState(false);
+  const others = LOSS_IDS.filter((v) => v !== m.config.algorithm);
+  const [twin, setTwin] = useState<string>(others[0]);
   const last = m.evals[m.evals.length - 1];
   const changes = m.changes?.length ? ` · changed live: ${m.changes.slice(-3).map((c) => `${c.field} ${c.value} from step ${changeStep(c)}`).join(', ')}` : '';
   return (
@@ -61,6 +66,7 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
         <RowMenu label={`Actions for ${m.name}`} items={[
           ...(!editing ? [{ label: 'Rename', name: `Rename ${m.name}`, onSelect: () => { setName(m.name); setEditing(true); } }] : []),
           { label: 'Duplicate', name: `Duplicate ${m.name}`, onSelect: () => void a.duplicateRun(m.id) },
+          { label: 'Twin with another loss', name: `Twin of ${m.name} with another loss`, title: 'train its settings and seed with another loss variant, the two side by side on the charts', onSelect: () => setTwinning(true) },
           { label: 'Export JSON', name: `Export JSON of ${m.name}`, onSelect: () => void a.exportRun(m.id, 'json') },
           { label: 'Export CSV', name: `Export CSV of ${m.name}`, onSelect: () => void a.exportRun(m.id, 'csv') },
           { label: 'Export TRL', name: `Export TRL of ${m.name}`, title: 'the setup as a TRL GRPOTrainer script (one .py: run it to unpack)', onSelect: () => void a.exportRun(m.id, 'trl') },
@@ -70,6 +76,16 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
           ...(!current && m.checkpoints.last !== undefined ? [{ label: 'Load weights', name: `Load weights of ${m.name}`, onSelect: () => void a.loadRunCheckpoint(m.id, 'last') }] : []),
           { label: 'Delete', name: `Delete ${m.name}`, disabled: current, onSelect: () => void a.deleteRun(m.id) },
         ]} />
+        {twinning && (
+          <form className="twin" onSubmit={(e) => { e.preventDefault(); setTwinning(false); void a.twinRun(m.id, twin); }}>
+            <label htmlFor={`${id}-twin`}>Loss of the twin of {m.name}</label>
+            <select id={`${id}-twin`} value={twin} onChange={(e) => setTwin(e.target.value)}>
+              {others.map((v) => <option key={v} value={v}>{LOSSES[v].label}</option>)}
+            </select>
+            <button type="submit" aria-label={`Train the twin of ${m.name}`}>Train twin (seed {m.config.seed})</button>
+            <button type="button" onClick={() => setTwinning(false)}>Cancel</button>
+          </form>
+        )}
       </td>
     </tr>
   );

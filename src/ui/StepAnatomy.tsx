@@ -66,6 +66,8 @@ export function StepAnatomy() {
   const store = useAppStore();
   const [picked, setPicked] = useState(0);
   const groups = anatomy?.groups ?? store.getState().config.promptsPerStep;
+  // DAPO's overlong shaping in force at that step: the reward lines show its term
+  const overlong = (anatomy?.weights.overlongCache ?? 0) > 0;
   // follows the run (a forward pass in the worker each time): at most every 2 s, not in fast mode
   const [chosen, setChosen] = useState(false); // the person picked a group: keep it; else open one with a learning signal
   useThrottledEffect(() => { if (stepCount > 0) void store.getState().loadAnatomy(Math.min(group, Math.max(0, groups - 1)), !chosen); }, `${runId}:${stepCount}`, 2000, !fast);
@@ -77,7 +79,7 @@ export function StepAnatomy() {
         <div className="field wide">
           <label htmlFor={`${id}-g`}>Group</label>
           <select id={`${id}-g`} value={group} aria-describedby={`${id}-g-help`} onChange={(ev) => { setPicked(0); setChosen(true); void store.getState().loadAnatomy(Number(ev.target.value)); }}>
-            {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}{signal ? (signal[g] ? ' · signal' : ' · no signal') : ''}</option>)}
+            {Array.from({ length: groups }, (_, g) => <option key={g} value={g}>{g + 1} of {groups}{signal ? (signal[g] ? ' · signal' : ' · no signal') : ''}{anatomy?.inLoss && !anatomy.inLoss[g] ? ' · left the loss' : ''}</option>)}
           </select>
           {signal && <small id={`${id}-g-help`} className="help">{signal.filter(Boolean).length} of {signal.length} groups have a learning signal (rewards not all equal); the others have std 0 and give no gradient.</small>}
         </div>
@@ -88,8 +90,8 @@ export function StepAnatomy() {
       {anatomy && (
         <>
           <p>
-            Step {anatomy.step + 1}, group {anatomy.group + 1}{anatomy.zeroStd ? ' (no signal)' : ''}: one task played G = {anatomy.groupSize} times ({anatomy.algorithm.toUpperCase()}, advantage mode {anatomy.advantageMode}).
-            Rewards r = {anatomy.episodes[0]?.rEnvName ?? 'r_task'} − {fmt(anatomy.weights.lambdaTok, 4)}·tokens{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)}·turns` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)}·repetition` : ''}.
+            Step {anatomy.step + 1}, group {anatomy.group + 1}{anatomy.zeroStd ? ' (no signal)' : ''}{anatomy.inLoss ? (anatomy.inLoss[anatomy.group] ? ' (in the loss: dynamic sampling kept it)' : ` (left the loss: dynamic sampling ${anatomy.zeroStd ? 'drops groups whose rewards are all equal' : 'trains the first P groups with signal, and this one came after them'})`) : ''}: one task played G = {anatomy.groupSize} times ({anatomy.algorithm.toUpperCase()}, advantage mode {anatomy.advantageMode}).
+            Rewards r = {anatomy.episodes[0]?.rEnvName ?? 'r_task'} − {fmt(anatomy.weights.lambdaTok, 4)}·tokens{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)}·turns` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)}·repetition` : ''}{overlong ? ` − ${fmt(anatomy.weights.overlongPenalty ?? 0)}·overlong (DAPO's soft punishment: per message turn, 0 up to L_max − ${anatomy.weights.overlongCache} tokens, then linear to 1 at the turn's limit)` : ''}.
             Group mean {f4(anatomy.mean)}, std {f4(anatomy.std)}.
           </p>
           <div className="anatomy-wrap">
@@ -123,8 +125,8 @@ export function StepAnatomy() {
           {e && (
             <div className="formulas" aria-label={`Formulas for episode ${picked + 1}`}>
               <h4>Episode {picked + 1} in the formulas</h4>
-              <p className="math">r<sub>i</sub> = {e.rEnvName}{e.terms ? ` (${Object.entries(e.terms).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')})` : ''} − λ_tok × tokens{anatomy.weights.lambdaTurn ? ' − λ_turn × turns' : ''}{anatomy.weights.lambdaRep ? ' − λ_rep × repetition' : ''}</p>
-              <p className="math">r<sub>i</sub> = {fmt(e.rEnv, 4)} − {fmt(anatomy.weights.lambdaTok, 4)} × {e.reward.tokens}{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)} × ${e.reward.turns}` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)} × ${e.reward.repetition}` : ''} = <strong>{f4(e.reward.reward)}</strong></p>
+              <p className="math">r<sub>i</sub> = {e.rEnvName}{e.terms ? ` (${Object.entries(e.terms).map(([k, v]) => `${k} ${fmt(v)}`).join(', ')})` : ''} − λ_tok × tokens{anatomy.weights.lambdaTurn ? ' − λ_turn × turns' : ''}{anatomy.weights.lambdaRep ? ' − λ_rep × repetition' : ''}{overlong ? ' − overlongPenalty × overlong' : ''}</p>
+              <p className="math">r<sub>i</sub> = {fmt(e.rEnv, 4)} − {fmt(anatomy.weights.lambdaTok, 4)} × {e.reward.tokens}{anatomy.weights.lambdaTurn ? ` − ${fmt(anatomy.weights.lambdaTurn)} × ${e.reward.turns}` : ''}{anatomy.weights.lambdaRep ? ` − ${fmt(anatomy.weights.lambdaRep)} × ${e.reward.repetition}` : ''}{overlong ? ` − ${fmt(anatomy.weights.overlongPenalty ?? 0)} × ${fmt(e.reward.overlong ?? 0, 4)}` : ''} = <strong>{f4(e.reward.reward)}</strong></p>
               <AdvantageFormula a={anatomy} e={e} />
               <ObjectiveFormula a={anatomy} e={e} />
             </div>

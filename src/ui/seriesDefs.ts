@@ -24,6 +24,7 @@ export const CHART_GROUPS: ChartGroup[] = [
   ] },
   { id: 'clip', title: 'Clipping and ratios', charts: [
     { id: 'clip', title: 'Clip fraction', unit: 'fraction', series: [{ metric: 'clip_frac', label: 'clip_frac' }, { metric: 'frac_zero_std', label: 'frac_zero_std (no-signal groups)' }], yDomain: [0, 'auto'] },
+    { id: 'dynamic', title: 'Dynamic sampling', unit: 'groups per step', series: [{ metric: 'groups_dropped', label: 'groups_dropped (flat, left the loss)' }, { metric: 'groups_refilled', label: 'groups_refilled (sampled again)' }], yDomain: [0, 'auto'] },
     { id: 'ratio', title: 'Ratio range', unit: 'π_θ / π_old', series: [{ metric: 'ratio_min', label: 'min' }, { metric: 'ratio_mean', label: 'mean' }, { metric: 'ratio_max', label: 'max' }] },
   ] },
   { id: 'optim', title: 'KL, entropy, grad norm', charts: [

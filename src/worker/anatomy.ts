@@ -18,7 +18,7 @@ import { aggregationNorm, groupNormalize, lossTerm, meanStd, seqRatio, STD_EPS }
 import { CLIP_CODE, LOSSES, type LossRow } from '../losses';
 import type { RewardParts, RewardWeights } from '../rl/reward';
 import { sequencesByEpisode, type Sequence } from '../rl/rollout';
-import { rowLength, sequencesToBatch, type Trainer } from '../rl/trainer';
+import { keptGroups, rowLength, sequencesToBatch, type Trainer } from '../rl/trainer';
 import { InputError } from '../errors';
 import type { AnatomyEpisode, AnatomySequence, StepAnatomy } from './protocol';
 
@@ -125,8 +125,16 @@ export async function stepAnatomy(trainer: Trainer, env: Environment, group: num
     aggregationNote: aggregationNote(lossRow, S, norm, maxLen), termFormula: termFormula(c, lossRow),
     epsLow: c.epsLow, epsHigh: c.epsHigh, weights: { ...weights }, mean, std, batchStd: meanStd(Array.from(rewards)).std, stdEps: STD_EPS,
     zeroStd: groupRewards.every((r) => r === groupRewards[0]), signal, episodes,
+    // dynamic sampling: the trainer's own choice of groups (the first P with signal, in sampling order)
+    ...(c.dynamicSampling === 'on' ? { inLoss: inLossOf(signal, c.promptsPerStep) } : {}),
     ratioNote: 'Ratios are measured now, with the weights after this step\'s updates, against the log-probs recorded when the episodes were sampled: every ratio was 1 when the step began.',
   };
+}
+
+/** Which groups dynamic sampling kept: the trainer's keptGroups over the groups without signal. */
+function inLossOf(signal: boolean[], P: number): boolean[] {
+  const kept = new Set(keptGroups(signal.map((x) => !x), P, P).kept);
+  return signal.map((_, g) => kept.has(g));
 }
 
 const n5 = (x: number) => Number(x.toPrecision(5)).toString();

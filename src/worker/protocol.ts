@@ -16,7 +16,7 @@ import type { EvalRecord, Flag, StepMetrics, TrainerSnapshot } from '../rl/train
 export const METRIC_NAMES = [
   'step', 'reward', 'reward_std', 'r_task', 'tokens', 'turns', 'repetition', 'lambda_tok', 'frac_zero_std',
   'policy_loss', 'kl', 'entropy', 'clip_frac', 'ratio_mean', 'ratio_min', 'ratio_max', 'grad_norm',
-  'seq_len_mean', 'silence_rate', 'step_time_ms', 'tokens_per_s', 'skipped_updates', 'step_flops',
+  'seq_len_mean', 'silence_rate', 'step_time_ms', 'tokens_per_s', 'skipped_updates', 'step_flops', 'groups_dropped', 'groups_refilled',
 ] as const satisfies ReadonlyArray<keyof StepMetrics>;
 
 export type MetricName = (typeof METRIC_NAMES)[number];
@@ -222,7 +222,9 @@ export interface AnatomyEpisode {
 export interface StepAnatomy {
   step: number; // the step whose rollout this is
   group: number;
-  groups: number; // P of that step
+  groups: number; // groups the step sampled: P, more when dynamic sampling refilled
+  /** Dynamic sampling on: per group, whether it entered the loss (flat groups and those past the first P with signal did not). */
+  inLoss?: boolean[];
   groupSize: number; // G of that step
   algorithm: RunConfig['algorithm'];
   advantageMode: RunConfig['advantage'];

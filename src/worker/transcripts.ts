@@ -30,7 +30,7 @@ export function lastTranscripts(t: Trainer, env: Environment, count: number): Tr
     const ro = t.lastEval.rollout;
     const bySeq = sequencesByEpisode(ro);
     const w = rewardWeights(t.config, lastEval.lambdaTok);
-    out.eval = { step: lastEval.step, episodes: episodes(env, ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos), w)), total: ro.states.length };
+    out.eval = { step: lastEval.step, episodes: episodes(env, ro, count, (e) => reward(ro.scores[e].rTask, messageParts(bySeq[e], env.eos, w.overlongCache), w)), total: ro.states.length };
   }
   return out;
 }

@@ -20,9 +20,10 @@ if (!hasNumpy) console.warn('oracle tests skipped: python3 with numpy not found'
 
 let dir = '';
 let ck = '';
-// every row of the loss table (scripts/make_batches.py writes <id>_wide, clipped on both sides, and <id>_narrow_kl for each)
+// every row of the loss table: scripts/make_batches.py writes <id>_wide (clipped on both sides; two-sided: the cap
+// active), <id>_narrow_kl (a tiny clip range, the KL term) and <id>_unclipped (nothing clipped) for each
 const CASES = ['gspo_group_narrow_kl', 'gspo_batch_wide', 'grpo_batch_wide_kl', 'grpo_none_narrow', 'edge_all_masked',
-  ...LOSS_IDS.flatMap((id) => [`${id}_wide`, `${id}_narrow_kl`])];
+  ...LOSS_IDS.flatMap((id) => [`${id}_wide`, `${id}_narrow_kl`, `${id}_unclipped`])];
 
 describe.runIf(hasNumpy)('CLI vs the numpy oracle', () => {
   beforeAll(() => {
@@ -32,6 +33,26 @@ describe.runIf(hasNumpy)('CLI vs the numpy oracle', () => {
     expect(r.code, r.out).toBe(0);
     r = py(['scripts/make_batches.py', '--checkpoint', ck, '--out-dir', join(dir, 'batches'), '--seed', '4']);
     expect(r.code, r.out).toBe(0);
+  });
+
+  it('the torch loss of every variant (gspo_ref.torch_rl_loss) equals the numpy loss on every batch, through a numpy stand-in for torch', () => {
+    const r = py(['scripts/selftest_torch_loss.py', '--checkpoint', ck, '--batch-dir', join(dir, 'batches')]);
+    expect(r.code, r.out).toBe(0);
+    for (const id of LOSS_IDS) expect(r.out).toMatch(new RegExp(`ok +batch_${id}_wide\\.json`));
+  });
+
+  it('each variant\'s cases are in the regimes they are named for (counted by the numpy oracle)', async () => {
+    const summary = JSON.parse((await import('node:fs')).readFileSync(join(dir, 'batches', 'summary.json'), 'utf8')) as
+      Record<string, { algorithm: string; sequences: number; clip_count: number; clip_den: number; capped_count: number }>;
+    for (const id of LOSS_IDS) {
+      const wide = summary[`${id}_wide`], un = summary[`${id}_unclipped`];
+      expect(wide.algorithm).toBe(id);
+      expect(wide.clip_count, `${id}_wide: some term clipped`).toBeGreaterThan(0);
+      expect(wide.clip_count, `${id}_wide: some term not`).toBeLessThan(wide.clip_den);
+      expect(un.clip_count, `${id}_unclipped: no term clipped`).toBe(0);
+      expect(un.sequences % 2, 'an odd number of sequences').toBe(1);
+    }
+    expect(summary['two-sided_wide'].capped_count, 'the two-sided cap holds some term').toBeGreaterThan(0);
   });
 
   for (const backend of ['cpu', 'webgpu'] as const) {

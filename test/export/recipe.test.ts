@@ -64,7 +64,7 @@ describe('every preset exports', () => {
     for (const [k, v] of verlRows) expect(verl.overrides![k], k).toBe(v);
     // every config field appears in some row (mapped, or said not to be)
     const named = trl.readme.map((r) => r.field).join(', ');
-    for (const f of ['algorithm', 'groupSize', 'promptsPerStep', 'minibatches', 'steps', 'lr', 'epsLow', 'epsHigh', 'beta', 'temperature', 'advantage', 'gradClip', 'weightDecay', 'lambdaTok', 'lambdaTurn', 'lambdaRep', 'lambdaMode', 'seed']) {
+    for (const f of ['algorithm', 'groupSize', 'promptsPerStep', 'minibatches', 'steps', 'lr', 'epsLow', 'epsHigh', 'beta', 'temperature', 'advantage', 'gradClip', 'weightDecay', 'lambdaTok', 'lambdaTurn', 'lambdaRep', 'lambdaMode', 'seed', 'delta', 'dynamicSampling', 'refillRounds', 'overlongCache', 'overlongPenalty']) {
       expect(named).toContain(f);
     }
   });

@@ -2,6 +2,7 @@
 // CPU twins at odd shapes (T = 1, T past the 64-wide workgroup, head size 5), a
 // decode step against the full forward's rows, and generation with the cache
 // against the full-prefix path and the CPU reference, token for token.
+// Kernel: shaders/decode.wgsl; CPU twins: src/reference/nn.ts, src/reference/attention.ts.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { noGpu, theGpu } from './device';

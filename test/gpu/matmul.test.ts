@@ -2,6 +2,7 @@
 // (16/32/64 x 16/32/64), unsplit and split-K (with a short last slice), for
 // each operand layout the Linear ops use, against a plain float64 triple loop.
 // (nn.test.ts checks the ops at the shapes' own plans against the CPU reference.)
+// Kernel: shaders/matmul.wgsl; CPU twin: src/reference/gemm.ts.
 import { describe, it } from 'vitest';
 import { matmulProduct } from '../../src/gpu/kernels/matmul';
 import { planWith } from '../../src/gpu/kernels/matmulPlan';

@@ -1,4 +1,5 @@
 // Parity of the optimizer kernels (shaders/adamw.wgsl) with the f32 CPU reference.
+// Kernel: shaders/adamw.wgsl; CPU twin: src/reference/optim.ts.
 import { describe, it } from 'vitest';
 import { noGpu, theGpu } from './device';
 import { parity } from './parity';

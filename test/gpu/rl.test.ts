@@ -1,6 +1,7 @@
 // Parity of the RL kernels (shaders/rl.wgsl) with the f32 CPU reference: every
 // advantage mode, G = 1, all-equal rewards, all-masked sequences, T = 1, every row
 // of the loss table with clipping active on both sides, beta 0 and > 0.
+// Kernel: shaders/rl.wgsl; CPU twin: src/reference/rl.ts.
 import { describe, expect, it } from 'vitest';
 import type { AdvantageMode, Algorithm } from '../../src/backend';
 import { ADV_STATS, RL_STATS } from '../../src/backend';

@@ -1,5 +1,6 @@
 // Sampling on WebGPU draws the same tokens as the CPU reference (same counter-based RNG),
 // and the divergence guard leaves weights untouched on both backends.
+// Kernel: shaders/sample.wgsl; CPU twin: src/reference/sample.ts.
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend';
 import { CpuBackend } from '../../src/reference/cpuBackend';

@@ -81,5 +81,9 @@ describe("Dr. GRPO's L_max: the turns' token limit", () => {
     expect(parseBatchFile(file({}), 32, 16).batch.tMax).toBeUndefined();
     expect(() => parseBatchFile(file({ t_max: 17 }), 32, 16)).toThrow(/t_max must be an integer in \[1, 16\], got 17/);
     expect(() => parseBatchFile(file({ t_max: 2.5 }), 32, 16)).toThrow(/t_max must be an integer/);
+    // eps and beta: the config table's ranges, named by the file's keys
+    expect(() => parseBatchFile(file({ eps_low: 1.5 }), 32, 16)).toThrow(/^eps_low must be in \[0, 0.99\]; got 1.5$/);
+    expect(() => parseBatchFile(file({ eps_high: 11 }), 32, 16)).toThrow(/^eps_high must be in \[0, 10\]; got 11$/);
+    expect(() => parseBatchFile(file({ beta: -1 }), 32, 16)).toThrow(/^beta must be in \[0, 10\]; got -1$/);
   });
 });

@@ -7,13 +7,13 @@ import { envIds, fieldEnv } from '../../src/store/modelInfo';
 describe('the config table', () => {
   it('live fields are the reward settings, G, P and the optimizer/objective knobs, nothing else', () => {
     expect([...LIVE_FIELDS].sort()).toEqual([
-      'lambdaTok', 'lambdaTurn', 'lambdaRep', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax', 'groupSize', 'promptsPerStep',
-      'lr', 'epsLow', 'epsHigh', 'delta', 'beta', 'temperature', 'minibatches', 'advantage', 'dynamicSampling', 'gradClip',
+      'lambdaTok', 'lambdaTurn', 'lambdaRep', 'overlongCache', 'overlongPenalty', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax', 'groupSize', 'promptsPerStep',
+      'lr', 'epsLow', 'epsHigh', 'delta', 'beta', 'temperature', 'minibatches', 'advantage', 'dynamicSampling', 'refillRounds', 'gradClip',
     ].sort());
   });
 
   it('the page groups, in table order', () => {
-    expect(fieldsInGroup('algorithm')).toEqual(['algorithm', 'groupSize', 'promptsPerStep', 'minibatches', 'lr', 'epsLow', 'epsHigh', 'delta', 'beta', 'temperature', 'advantage', 'dynamicSampling', 'gradClip', 'weightDecay']);
+    expect(fieldsInGroup('algorithm')).toEqual(['algorithm', 'groupSize', 'promptsPerStep', 'minibatches', 'lr', 'epsLow', 'epsHigh', 'delta', 'beta', 'temperature', 'advantage', 'dynamicSampling', 'refillRounds', 'gradClip', 'weightDecay']);
     expect(fieldsInGroup('evaluation')).toEqual(['evalEvery', 'evalEpisodes', 'steps', 'seed']);
     expect(fieldsInGroup('model')).toEqual(['nLayer', 'nHead', 'nEmbd']);
     expect(fieldsInGroup('env', 'relay')).toEqual(['digits', 'pKnown', 'pKnownTrain', 'maxMessage', 'channelNoise', 'scouts']);

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS, FIELDS, validateConfig } from '../../src/config';
 import { mappingRows, trlOptions, verlOptions } from '../../src/export/mapping';
 import { TRL_OPTIONS, VERL_KEYS, VERL_LOSS_MODES } from '../../src/export/optionNames';
-import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES, type LossRow } from '../../src/losses';
+import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES, twinSettings, type LossRow } from '../../src/losses';
 import { algorithmExplain } from '../../src/ui/explain';
 import { optionLabel } from '../../src/ui/labels';
 
@@ -24,6 +24,7 @@ const PARTS: Record<string, (r: LossRow) => boolean> = {
   clip: (r) => r.clip in CLIP_CODE,
   aggregation: (r) => r.aggregation in AGG_CODE,
   advantage: (r) => ['group', 'batch', 'none'].includes(r.advantage),
+  eps: (r) => Array.isArray(r.eps) && r.eps.length === 2 && r.eps.every((e) => e > 0 && e < 1),
   formula: (r) => typeof r.formula === 'string' && r.formula.startsWith('L = '),
   'trl.loss_type': (r) => TRL_LOSS_TYPES.includes(r.trl?.loss_type),
   'trl.importance_sampling_level': (r) => TRL_IS_LEVELS.includes(r.trl?.importance_sampling_level),
@@ -39,6 +40,22 @@ const missing = (r: LossRow) => Object.entries(PARTS).filter(([, ok]) => !ok(r))
 describe('the loss table', () => {
   it.each(LOSS_IDS)('%s has every part', (id) => {
     expect(missing(LOSSES[id])).toEqual([]);
+  });
+
+  it('the parts checked are every part a row has (a part added to the rows is checked too)', () => {
+    for (const id of LOSS_IDS) {
+      const keys = Object.entries(LOSSES[id]).flatMap(([k, v]) => (typeof v === 'object' && !Array.isArray(v) ? Object.keys(v).map((j) => `${k}.${j}`) : [k]));
+      expect(keys.sort(), id).toEqual(Object.keys(PARTS).sort());
+    }
+  });
+
+  it('a twin run changes the algorithm, and the clip range only across the sequence / token scale', () => {
+    const gspo = { algorithm: 'gspo', epsLow: 3e-4, epsHigh: 5e-4 }, grpo = { algorithm: 'grpo', epsLow: 0.1, epsHigh: 0.3 };
+    expect(twinSettings(gspo, 'grpo')).toEqual({ algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.2 }); // GRPO's published range
+    expect(twinSettings(gspo, 'gspo-token')).toEqual({ algorithm: 'gspo-token', epsLow: 3e-4, epsHigh: 5e-4 }); // the run's own
+    expect(twinSettings(grpo, 'dapo')).toEqual({ algorithm: 'dapo', epsLow: 0.1, epsHigh: 0.3 });
+    expect(twinSettings(grpo, 'gspo')).toEqual({ algorithm: 'gspo', epsLow: 3e-4, epsHigh: 4e-4 });
+    expect(() => twinSettings({ ...grpo, algorithm: 'ppo' }, 'gspo')).toThrow(/unknown loss variant "ppo"/);
   });
 
   it('a row lacking a part is caught (the check can fail)', () => {
@@ -61,7 +78,8 @@ describe('the loss table', () => {
     expect(f.kind === 'enum' && [...f.values]).toEqual(LOSS_IDS);
     expect(DEFAULTS.algorithm).toBe('gspo');
     for (const id of LOSS_IDS) expect(validateConfig({ algorithm: id }).algorithm).toBe(id);
-    expect(() => validateConfig({ algorithm: 'ppo' })).toThrow(/algorithm must be one of gspo, grpo, gspo-token, dapo, dr-grpo, cispo, two-sided; got "ppo"/);
+    expect(() => validateConfig({ algorithm: 'ppo' })).toThrow(`algorithm must be one of ${LOSS_IDS.join(', ')}; got "ppo"`);
+    expect(LOSS_IDS.slice(0, 2)).toEqual(['gspo', 'grpo']); // the values the playground always had
   });
 
   it('the page shows each row\'s own label and explanation', () => {

@@ -1,6 +1,7 @@
 // reward.ts against docs/rl.md sections 2 and 5; every expected value is worked out by hand.
 import { describe, expect, it } from 'vitest';
-import { dualUpdate, messageParts, reward } from '../../src/rl/reward';
+import { dualUpdate, messageParts, overlongFraction, reward } from '../../src/rl/reward';
+import { parseField } from '../../src/config';
 import type { Sequence } from '../../src/rl/rollout';
 
 const EOS = 2;
@@ -77,6 +78,35 @@ describe('reward', () => {
     expect(reward(1, parts, { lambdaTok: 0, lambdaTurn: 0, lambdaRep: 0.1 }).reward).toBeCloseTo(0.5, 12);
     expect(reward(0, parts, { lambdaTok: 0, lambdaTurn: 0, lambdaRep: 0 }).reward).toBe(0);
     expect(reward(0.5, { tokens: 0, turns: 0, repetition: 0 }, { lambdaTok: 1, lambdaTurn: 1, lambdaRep: 1 }).reward).toBe(0.5);
+  });
+});
+
+describe('DAPO\'s soft overlong punishment (docs/rl.md section 2)', () => {
+  it('0 up to L_max - L_cache generated tokens, then linear, the whole penalty at the limit (hand values)', () => {
+    // L_max = 9 (relay's M + 1), L_cache = 4: the ramp starts after 5 tokens
+    expect([1, 5, 6, 7, 8, 9].map((n) => overlongFraction(n, 9, 4))).toEqual([0, 0, 0.25, 0.5, 0.75, 1]);
+    expect(overlongFraction(9, 9, 0)).toBe(0); // L_cache 0: off
+    expect(overlongFraction(1, 4, 8)).toBe(0.625); // L_cache past the limit: the ramp starts before the first token, (1 - (4 - 8)) / 8
+  });
+  it('an episode sums its message turns; the reward subtracts overlongPenalty times the sum', () => {
+    // a 7-token turn (6 + EOS) and a truncated 9-token one, L_max 9, L_cache 4: 0.5 + 1 = 1.5 (the non-message turn is not counted)
+    const seqs = [seq([5, 6, 7, 8, 5, 6, EOS]), seq([5, 6, 7, 8, 5, 6, 7, 8, 5]), seq([3, 3, 3, 3, 3, 3, 3, 3, 3], false)];
+    const parts = messageParts(seqs, EOS, 4);
+    expect(parts.overlong).toBe(1.5);
+    expect(messageParts(seqs, EOS).overlong).toBeUndefined(); // off: no such part
+    // 1 - 0.1 * 14 tokens - 0.5 * 1.5 = 1 - 1.4 - 0.75 = -1.15 (messages: 6 tokens + 8 = min(9, 8) tokens)
+    const r = reward(1, parts, { lambdaTok: 0.1, lambdaTurn: 0, lambdaRep: 0, overlongCache: 4, overlongPenalty: 0.5 });
+    expect(parts.tokens).toBe(14);
+    expect(r.reward).toBeCloseTo(-1.15, 12);
+    expect(r.overlong).toBe(1.5);
+    // counted but the shaping off in the weights: no penalty
+    expect(reward(1, parts, { lambdaTok: 0.1, lambdaTurn: 0, lambdaRep: 0, overlongCache: 0, overlongPenalty: 0.5 }).reward).toBeCloseTo(-0.4, 12);
+  });
+  it('the config checks its fields, naming them', () => {
+    expect(() => parseField('overlongCache', -1)).toThrow(/overlongCache must be in \[0, 64\]; got -1/);
+    expect(() => parseField('overlongCache', 2.5)).toThrow(/overlongCache must be an integer/);
+    expect(() => parseField('overlongPenalty', 11)).toThrow(/overlongPenalty must be in \[0, 10\]/);
+    expect(() => parseField('refillRounds', 9)).toThrow(/refillRounds must be in \[0, 8\]; got 9/);
   });
 });
 

@@ -32,6 +32,9 @@ function repeats(msg: number[]): number {
   return n;
 }
 const meanOf = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+/** Per group of TINY.groupSize consecutive rewards: all equal? (by hand) */
+const flatOf = (rewards: number[]) => Array.from({ length: rewards.length / TINY.groupSize }, (_, g) =>
+  rewards.slice(g * TINY.groupSize, (g + 1) * TINY.groupSize).every((r) => r === rewards[g * TINY.groupSize]));
 
 describe('Trainer on the CPU backend (relay, tiny model)', () => {
   it('one step: finite metrics under the docs/rl.md section 7 names, in range', async () => {
@@ -180,9 +183,9 @@ describe('Trainer on the CPU backend (relay, tiny model)', () => {
     expect(after).not.toEqual(fullAfter); // and the other two were not made
   });
 
-  it('dynamic sampling: groups whose rewards are all equal leave the loss, nothing else does; frac_zero_std counts them', async () => {
+  it('dynamic sampling without refill: groups whose rewards are all equal leave the loss, nothing else does; frac_zero_std counts them', async () => {
     const cfg = { promptsPerStep: 6, lambdaTok: 0.5, seed: 3 };
-    const off = make(cfg), on = make({ ...cfg, dynamicSampling: 'on' });
+    const off = make(cfg), on = make({ ...cfg, dynamicSampling: 'on', refillRounds: 0 });
     const mOff = await off.step(), mOn = await on.step();
     const ro = on.lastRollout!, G = TINY.groupSize;
     expect(ro.rewards.map((r) => r.reward)).toEqual(off.lastRollout!.rewards.map((r) => r.reward)); // the same rollout
@@ -206,11 +209,81 @@ describe('Trainer on the CPU backend (relay, tiny model)', () => {
     expect(mOn.frac_zero_std).toBeCloseTo(flat / 6, 12);
     expect(mOff.frac_zero_std).toBeCloseTo(flat / 6, 12);
     // every group flat (an untrained policy, no token cost: every reward equal): no update, and the count still reported
-    const none = make({ promptsPerStep: 6, lambdaTok: 0, seed: 1, dynamicSampling: 'on' });
+    const none = make({ promptsPerStep: 6, lambdaTok: 0, seed: 1, dynamicSampling: 'on', refillRounds: 0 });
     const m = await none.step();
     expect(none.lastRollout!.rewards.every((r) => r.reward === none.lastRollout!.rewards[0].reward)).toBe(true);
     expect(none.lossRows).toBe(0);
     expect(m.frac_zero_std).toBe(1);
+    expect([m.groups_dropped, m.groups_refilled]).toEqual([flatOf(none.lastRollout!.rewards.map((r) => r.reward)).filter(Boolean).length, 0]);
+    expect([mOn.groups_dropped, mOn.groups_refilled, mOff.groups_dropped]).toEqual([flat, 0, 0]);
+  });
+
+  it('dynamic sampling with refill: more rounds of P fresh prompts until P groups carry signal (at most refillRounds), the first P such groups train', async () => {
+    const P = 6, G = TINY.groupSize;
+    /** Everything the step did, recomputed by hand from its rollout's rewards; returns the rounds it took. */
+    const check = (on: Trainer<RelayTask, RelayState>, m: StepMetrics, refillRounds: number): number => {
+      const ro = on.lastRollout!, rewards = ro.rewards.map((r) => r.reward), flat = flatOf(rewards);
+      // rounds: another one only while fewer than P groups so far have signal, and at most refillRounds more
+      let signal = 0, rounds = 0;
+      while (rounds < 1 + refillRounds && signal < P) { signal += flat.slice(rounds * P, (rounds + 1) * P).filter((f) => !f).length; rounds++; }
+      expect(rewards.length).toBe(rounds * P * G);
+      // the first P groups with signal, in sampling order, are the loss
+      const kept: number[] = [];
+      flat.forEach((f, g) => { if (!f && kept.length < P) kept.push(g); });
+      const byEp = sequencesByEpisode(ro.rollout);
+      let rows = 0;
+      for (const g of kept) for (let i = 0; i < G; i++) rows += on.lossSequences(byEp[g * G + i]).length;
+      expect(on.lossRows).toBe(rows);
+      expect(m.groups_dropped).toBe(flat.filter(Boolean).length);
+      expect(m.groups_refilled).toBe(kept.filter((g) => g >= P).length);
+      expect(m.frac_zero_std).toBeCloseTo(flat.filter(Boolean).length / flat.length, 12);
+      // the step's figures cover every episode sampled (each round samples the same policy)
+      expect(m.r_task).toBeCloseTo(meanOf(ro.rewards.map((r) => r.rTask)), 12);
+      return rounds;
+    };
+    const cfg = { promptsPerStep: P, lambdaTok: 0.5, seed: 3 };
+    const off = make(cfg), on = make({ ...cfg, dynamicSampling: 'on', refillRounds: 3 });
+    const mOff = await off.step(), mOn = await on.step();
+    expect(on.lastRollout!.rewards.slice(0, P * G)).toEqual(off.lastRollout!.rewards); // the first round is the usual rollout
+    expect(check(on, mOn, 3), 'this seed refills').toBeGreaterThan(1);
+    expect(mOn.groups_refilled, 'and a refill round had signal').toBeGreaterThan(0);
+    expect(mOff.groups_dropped).toBe(0);
+    // the refill's prompts are new: none is one of this step's or the next step's own
+    const own = on.env.sampleTasks('train', 2 * P, 3, 0).map((t) => JSON.stringify(t));
+    expect(on.lastRollout!.rollout.states.slice(P * G).filter((st) => own.includes(JSON.stringify(st.task)))).toEqual([]);
+    // almost every group flat (an untrained policy, no token cost): the bound on the rounds holds
+    const few = make({ promptsPerStep: P, lambdaTok: 0, seed: 1, dynamicSampling: 'on', refillRounds: 1 });
+    expect(check(few, await few.step(), 1)).toBe(2);
+  });
+
+  it('dynamic sampling: the step anatomy marks the groups that entered the loss (flat ones and those past the first P with signal did not)', async () => {
+    const { stepAnatomy } = await import('../../src/worker/anatomy');
+    const { rewardWeights } = await import('../../src/rl/reward');
+    const tr = make({ promptsPerStep: 6, lambdaTok: 0.5, seed: 3, dynamicSampling: 'on', refillRounds: 3 });
+    await tr.step();
+    const flat = flatOf(tr.lastRollout!.rewards.map((r) => r.reward));
+    let kept = 0;
+    const expected = flat.map((f) => { if (f || kept >= 6) return false; kept++; return true; });
+    const a = await stepAnatomy(tr, tr.env, 0, rewardWeights(tr.config, tr.lambdaTok));
+    expect(a.groups).toBe(flat.length);
+    expect(a.inLoss).toEqual(expected);
+    tr.destroy();
+  });
+
+  it('overlong shaping: each episode\'s reward loses overlongPenalty per turn at its limit, linearly over the last L_cache tokens', async () => {
+    const tr = make({ overlongCache: 4, overlongPenalty: 0.5, lambdaTok: 0.1 });
+    await tr.step();
+    const { rollout: ro, rewards } = tr.lastRollout!, byEp = sequencesByEpisode(ro);
+    let shaped = 0;
+    for (let e = 0; e < ro.states.length; e++) {
+      // by hand: a Scout turn of n generated tokens (EOS included) under the limit M + 1 = 9 pays max(0, n - 5) / 4 of 0.5
+      let pay = 0;
+      for (const q of byEp[e]) if (q.message) pay += 0.5 * Math.min(1, Math.max(0, q.generated.length - (q.maxNew - 4)) / 4);
+      if (pay > 0) shaped++;
+      expect(rewards[e].reward).toBeCloseTo(rewards[e].rTask - 0.1 * rewards[e].tokens - pay, 10);
+    }
+    expect(shaped, 'the warm policy talks past M + 1 - 4 tokens somewhere').toBeGreaterThan(0);
+    tr.destroy();
   });
 
   it('the same seed gives the same first step (reproducibility)', async () => {

@@ -9,6 +9,7 @@ import { MemoryRunStorage } from '../../src/store/runsDb';
 import type { AppDeps, PickedFile } from '../../src/store/types';
 import { METRIC_NAMES } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient, settle } from './fakeClient';
+import { LOSS_IDS } from '../../src/losses';
 
 interface World { store: AppStore; fake: FakeTrainer; storage: MemoryRunStorage; urls: string[]; downloads: { name: string; blob: Blob }[] }
 const stores: AppStore[] = [];
@@ -210,6 +211,28 @@ describe('app store', () => {
     fake.emitSteps(0, 1);
     await store.getState().duplicateRun(first);
     expect(store.getState().confirm?.confirmLabel).toBe('Duplicate');
+  });
+
+  it('twin: the run\'s preset, settings and seed with another loss variant, started, both runs on the charts', async () => {
+    const { store, fake } = world();
+    await store.getState().boot('?preset=relay-silence&groupSize=4&seed=7');
+    const first = store.getState().runId!;
+    fake.emitSteps(0, 2);
+    await store.getState().twinRun(first, 'gspo');
+    expect(store.getState().error).toMatch(/already trains with gspo; pick another loss variant/);
+    await store.getState().twinRun(first, 'ppo');
+    expect(store.getState().error).toMatch(new RegExp(`algorithm must be one of ${LOSS_IDS.join(', ')}; got "ppo"`));
+    await store.getState().twinRun(first, 'grpo');
+    expect(store.getState().confirm?.confirmLabel).toBe('Train twin'); // the current run has steps: asked first
+    expect(store.getState().confirm?.body).toMatch(/seed \(7\).*clip range, to 0.2 \/ 0.2/);
+    await store.getState().answerConfirm(true);
+    // the same preset and seed; GSPO's range becomes GRPO's (the token scale)
+    expect(fake.callsOf('init').at(-1)).toEqual(['relay-silence', { groupSize: 4, seed: 7, algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.2 }]);
+    expect(fake.callsOf('start').length).toBeGreaterThan(0);
+    const twin = store.getState().runId!;
+    expect(twin).not.toBe(first);
+    expect(store.getState().overlay).toContain(first); // the source beside the twin
+    expect(store.getState().notice).toMatch(/twin of .* with GRPO .*seed 7: both are on the charts/);
   });
 
   it('delete asks first and removes the run from storage; the run in the trainer cannot be deleted; rename persists', async () => {

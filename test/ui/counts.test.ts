@@ -29,6 +29,29 @@ describe('the anatomy counts tokens once, as the reward does', () => {
   });
 });
 
+describe('the anatomy names the overlong term when the shaping is on', () => {
+  // the first episode's 9 sampled tokens under a limit of 9 with L_cache 4: overlong 1, penalty 0.5: -0.8 - 0.5 = -1.3
+  const shaped: Anatomy = {
+    ...anatomy, weights: { ...anatomy.weights, overlongCache: 4, overlongPenalty: 0.5 },
+    episodes: anatomy.episodes.map((e, i) => (i === 0 ? { ...e, reward: { ...e.reward, overlong: 1, reward: -1.3 } } : e)),
+  };
+  it('in the reward formula and in each episode\'s numbers; absent when off', () => {
+    const t = text(render(StepAnatomy, { anatomy: shaped, trainer: null }));
+    expect(t).toMatch(/− 0\.5·overlong \(DAPO's soft punishment: per message turn, 0 up to L_max − 4 tokens/);
+    expect(t).toMatch(/= 0 − 0\.1 × 8 − 0\.5 × 1 = -1\.3/);
+    expect(text(render(StepAnatomy, { anatomy, trainer: null }))).not.toMatch(/overlong/);
+  });
+});
+
+describe('the anatomy says whether dynamic sampling kept the group', () => {
+  it('kept, or left the loss for having no signal', () => {
+    expect(text(render(StepAnatomy, { anatomy: { ...anatomy, inLoss: [true] }, trainer: null }))).toMatch(/group 1 \(in the loss: dynamic sampling kept it\)/);
+    const flat = { ...anatomy, zeroStd: true, inLoss: [false] };
+    expect(text(render(StepAnatomy, { anatomy: flat, trainer: null }))).toMatch(/\(no signal\) \(left the loss: dynamic sampling drops groups whose rewards are all equal\)/);
+    expect(text(render(StepAnatomy, { anatomy, trainer: null }))).not.toMatch(/dynamic sampling/);
+  });
+});
+
 const transcripts = (rTask: number, reward: number, advantage: number): T => ({
   eval: null,
   train: { step: 0, total: 2, episodes: [{

@@ -34,7 +34,7 @@ describe('row actions in one menu', () => {
     const controls = /aria-controls="([^"]+)"/.exec(btn)![1];
     const menu = new RegExp(`<ul role="menu" id="${controls.replace(/[^\w-]/g, '\\$&')}"[^>]*hidden=""[^>]*>([\\s\\S]*?)</ul>`).exec(row)!;
     const items = [...menu[1].matchAll(/<button[^>]*role="menuitem"[^>]*aria-label="([^"]*)"/g)].map((m) => m[1]);
-    expect(items).toEqual(['Rename older run', 'Duplicate older run', 'Export JSON of older run', 'Export CSV of older run', 'Export TRL of older run', 'Export verl of older run',
+    expect(items).toEqual(['Rename older run', 'Duplicate older run', 'Twin of older run with another loss', 'Export JSON of older run', 'Export CSV of older run', 'Export TRL of older run', 'Export verl of older run',
       'Export checkpoint of older run', 'Export best checkpoint of older run', 'Load weights of older run', 'Delete older run']);
     expect(menu[1]).toMatch(/tabindex="-1"/);
   });

@@ -1,0 +1,74 @@
+// `compare --preset P --losses A,B[,..] [--seed S] [--steps N] [--set k=v]... [--out DIR] [--backend cpu|webgpu]`:
+// the same run once per loss variant, on the same seed and warm start, one after another, each in
+// DIR/<variant>/ (train's files), and compare.json with each run's settings, evals and final / best eval.
+// The runs differ in the loss alone (src/losses.ts twinSettings: the clip range moves only when the
+// importance level changes between sequence and token scale), the page's runs-table twin in the CLI.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { totalmem } from 'node:os';
+import { clip, InputError } from '../../errors';
+import { WebGpuBackend } from '../../gpu/webgpuBackend';
+import { LOSS_IDS, twinSettings, type LossId } from '../../losses';
+import { checkGpuBudget, memoryShare } from '../../rl/memoryBudget';
+import { modelConfigFor } from '../../rl/pretrain';
+import { slotNames, type EvalRecord } from '../../rl/trainer';
+import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
+import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
+import { trainRun } from './train';
+
+export const compareFlags: FlagSpec = {
+  preset: { kind: 'string', help: 'a preset name (see README)' },
+  losses: { kind: 'string', help: 'two or more loss variants to train on the same seed, e.g. gspo,grpo' },
+  seed: { kind: 'int', help: 'the seed every run shares (default: the preset\'s)' },
+  steps: { kind: 'int', help: 'training steps (overrides the preset)' },
+  set: { kind: 'list', help: 'config override key=value for every run (repeatable; not algorithm)' },
+  out: { kind: 'string', help: 'output directory (default runs/compare-<preset>-<time>)' },
+  backend: { kind: 'string', help: 'webgpu | cpu' },
+};
+
+/** --losses: at least two distinct variants of the loss table. */
+export function parseLosses(text: string): LossId[] {
+  const ids = text.split(',').map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const id of ids) if (!(LOSS_IDS as string[]).includes(id)) throw new InputError(`compare: --losses: "${clip(id)}" is not a loss variant (known: ${LOSS_IDS.join(', ')})`);
+  if (new Set(ids).size !== ids.length) throw new InputError(`compare: --losses names a variant twice ("${clip(text)}")`);
+  if (ids.length < 2) throw new InputError(`compare: --losses needs at least two variants, e.g. gspo,grpo; got "${clip(text)}"`);
+  return ids as LossId[];
+}
+
+const evalPoint = (e: EvalRecord) => ({ step: e.step, accuracy: e.accuracy, tokens: e.tokens, reward: e.reward });
+
+export async function compare(argv: string[]): Promise<unknown> {
+  const flags = parseFlags(argv, compareFlags, 'compare');
+  const preset = requireFlag(flags, 'preset', 'compare');
+  const losses = parseLosses(requireFlag(flags, 'losses', 'compare'));
+  const overrides: Record<string, unknown> = parseSets(flags.set as string[] | undefined);
+  if ('algorithm' in overrides) throw new InputError('compare: --set algorithm=... conflicts with --losses (each run takes its variant from --losses)');
+  if (flags.steps !== undefined) overrides.steps = flags.steps;
+  if (flags.seed !== undefined) overrides.seed = flags.seed;
+  const base = setup(preset, overrides); // checks every override once, before any run
+  // each run: the base config with the loss changed (every setting validated again by setup, the same table)
+  const runs: { loss: LossId; s: RunSetup }[] = losses.map((loss) => ({ loss, s: setup(preset, { ...overrides, ...twinSettings(base.config, loss) }) }));
+  const out = (flags.out as string | undefined) ?? join('runs', `compare-${preset}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  prepareOutDir(out, '--out', ['compare.json']);
+  const backend = await chooseBackend(flags.backend);
+  try {
+    if (backend instanceof WebGpuBackend) checkGpuBudget(base.config, modelConfigFor(base.env, base.config), slotNames(base.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30));
+    // one warm start for all: the loss changes nothing the warm start depends on
+    const warm = await startSlots(backend, base);
+    const rows = [];
+    for (const { loss, s } of runs) {
+      log(`--- ${loss} (seed ${s.config.seed}, eps ${s.config.epsLow} / ${s.config.epsHigh}) ---`);
+      const dir = join(out, loss);
+      const r = await trainRun(backend, s, dir, { warm, label: loss, quiet: true });
+      const evals = readFileSync(join(dir, 'evals.jsonl'), 'utf8').trim().split('\n').map((l) => evalPoint(JSON.parse(l) as EvalRecord));
+      rows.push({ loss, algorithm: s.config.algorithm, epsLow: s.config.epsLow, epsHigh: s.config.epsHigh, seed: s.config.seed, out: dir, final: r.summary.final, best: r.summary.best, evals });
+    }
+    for (const r of rows) log(`${r.loss.padEnd(10)} final accuracy ${Number(r.final.accuracy).toFixed(3)} tokens ${Number(r.final.tokens).toFixed(2)}${r.best ? ` | best accuracy ${Number(r.best.accuracy).toFixed(3)} tokens ${Number(r.best.tokens).toFixed(2)} (step ${r.best.step})` : ''}`);
+    const result = { preset, seed: base.config.seed, steps: base.config.steps, backend: backend.name, runs: rows, out };
+    writeAtomic(join(out, 'compare.json'), JSON.stringify(result, null, 2) + '\n');
+    return result;
+  } finally {
+    backend.destroy();
+  }
+}
