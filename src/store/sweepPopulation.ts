@@ -65,15 +65,17 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
       if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
       const snap = await client.api.init(s.preset, h.overridesFor(s, run.value));
       runId = snap.runId!;
-      addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`);
+      addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`, { sweep: s.id, axis: s.axis, value: run.value });
       members.set(runId, client);
       h.patchRun(i, { runId });
       if (!get().overlay.includes(runId)) set({ overlay: [...get().overlay, runId] }); // its trail on the charts
       if (!stillRunning()) { h.patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
       let state = await client.api.start();
+      let polls = 0;
       while (stillRunning() && state.status === 'running') {
         await sleep(h.pollMs);
         state = await client.api.getState();
+        if (++polls % EXAMPLE_EVERY === 0 && exampleMember(h.sweep(), get().hoveredRun) === runId) await showExample(ctx, client, runId, run.label);
       }
       if (state.status === 'running') state = await client.api.pause(); // the sweep was stopped
       const last = state.evals[state.evals.length - 1];
@@ -99,13 +101,29 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
   return problem;
 }
 
+/** Polls between two fetches of a member's live episode for the task card. */
+const EXAMPLE_EVERY = 3;
+
+/** Whose episode the task card shows while a population trains: the hovered member when it trains, else the first training one. */
+export function exampleMember(s: SweepRecord | null, hovered: string | null): string | null {
+  const running = (s?.runs ?? []).filter((r) => r.status === 'running' && r.runId !== null);
+  return running.find((r) => r.runId === hovered)?.runId ?? running[0]?.runId ?? null;
+}
+
+async function showExample(ctx: StoreContext, client: TrainerClient, runId: string, label: string): Promise<void> {
+  try {
+    const transcripts = await client.api.lastTranscripts(1);
+    if (transcripts.train) ctx.set({ sweepExample: { runId, label, transcripts } });
+  } catch { /* a member between steps or ending: the next poll tries again */ }
+}
+
 /** The run record of a member (what ensureMeta makes for the main run), shown in the runs table. */
-function addMemberRun(ctx: StoreContext, snap: TrainerState, name: string): void {
+function addMemberRun(ctx: StoreContext, snap: TrainerState, name: string, member: NonNullable<RunMeta['member']>): void {
   const { deps } = ctx;
   const meta: RunMeta = {
     id: snap.runId!, name, preset: snap.preset!, config: snap.config!, createdAt: deps.now(), updatedAt: deps.now(), status: 'ready', steps: 0,
     evals: [], bestEval: null, flags: [], warmStart: snap.warmStart ?? null, backend: snap.backend ?? null, checkpoints: {},
-    colorIndex: ctx.nextColor(), source: 'trained',
+    colorIndex: ctx.nextColor(), source: 'trained', member,
     ...(snap.baselines ? { baselines: snap.baselines } : {}), ...(snap.curriculum ? { curriculum: snap.curriculum } : {}),
   };
   ctx.addRun(meta);

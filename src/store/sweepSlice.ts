@@ -5,6 +5,8 @@
 // evals) is kept in the browser so a reload keeps the finished runs and marks
 // the interrupted ones.
 import { checkLiveChange, parseField, type RunConfig } from '../config';
+import { findPreset, presetConfig } from '../envs/presets';
+import { sisterOverrides } from './pageSlice';
 import { clip, InputError } from '../errors';
 import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
 import { errorText, type StoreContext } from './context';
@@ -29,7 +31,7 @@ export interface KeyValueStore { get(key: string): string | null; set(key: strin
 export const SWEEP_KEY = 'gspo.sweep.v1';
 const POLL_MS = 400;
 
-export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected'>;
+export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected' | 'sweepExample'>;
 
 /** The axis a preset's sweep moves: the budget in budget mode, else lambda_tok. */
 export const sweepAxisOf = (c: RunConfig): 'lambdaTok' | 'budget' => (defaultSweep(c).axis === 'budget' ? 'budget' : 'lambdaTok');
@@ -66,7 +68,7 @@ export function initialSweep(kv: KeyValueStore): SweepState & { notice: string |
   const { sweep, problem } = parseSweepRecord(kv.get(SWEEP_KEY));
   const restored = afterReload(sweep);
   if (restored !== sweep && restored) kv.set(SWEEP_KEY, JSON.stringify(restored));
-  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, notice: problem };
+  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, sweepExample: null, notice: problem };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -92,6 +94,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   /** Runs the sweep's pending and interrupted runs side by side (a population) until each is done or the sweep stops. */
   const populationLoop = async (spawn: () => TrainerClient) => {
     const problem = await runPopulation(ctx, spawn, members, { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS });
+    set({ sweepExample: null });
     const s = get().sweep;
     if (!s || s.status !== 'running') return;
     if (s.runs.every((r) => r.status === 'done')) save({ ...s, status: 'done', message: null });
@@ -120,6 +123,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
           return;
         }
         patchRun(i, { runId });
+        if (ctx.meta(runId)) ctx.updateMeta(runId, { member: { sweep: s.id, axis: s.axis, value: run.value } }, true);
         if (get().sweep?.status !== 'running') { patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
         ctx.applySnapshot(await ctx.api.start());
         let state = ctx.get().trainer!;
@@ -153,10 +157,11 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
 
   return {
     setSweepDraft(text) {
-      const { config } = get();
+      const { config, population } = get();
       try {
-        parseValues(text, sweepAxisOf(config), sweepAxisOf(config) === 'budget' ? 'budgets' : 'lambda_tok values');
+        const values = parseValues(text, sweepAxisOf(config), sweepAxisOf(config) === 'budget' ? 'budgets' : 'lambda_tok values');
         set({ sweepDraft: text, sweepDraftError: null });
+        if (population && values.length >= 2) get().setPopulation(values); // the population Start trains follows the values typed
       } catch (e) {
         set({ sweepDraft: text, sweepDraftError: errorText(e) });
       }
@@ -222,6 +227,23 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       if (get().sweep?.status === 'running') { set({ error: 'stop the sweep first' }); return; }
       save(null);
       set({ sweepSelected: null });
+    },
+
+    async sweepSister(name) {
+      const s = get().sweep;
+      if (!s || s.status === 'running') { set({ error: s ? 'stop the sweep first' : 'no sweep to compare with' }); return; }
+      let overrides: Partial<RunConfig>;
+      try { overrides = sisterOverrides(s.preset, name, presetConfig(findPreset(s.preset), s.base)); } catch (e) { set({ error: `no sister sweep: ${errorText(e)}` }); return; }
+      const keep = s.runs.map((r) => r.runId).filter((id): id is string => id !== null && ctx.meta(id) !== undefined);
+      const values = s.runs.map((r) => r.value);
+      set({ population: null });
+      ctx.overlayForNewRun();
+      await ctx.initRun(name, overrides);
+      if (get().preset !== name || !get().trainer?.config) return; // initRun said why
+      for (const id of keep) if (!get().overlay.includes(id)) await get().toggleOverlay(id); // the first population stays on the chart
+      get().setPopulation(values);
+      get().setSweepDraft(values.join(', '));
+      await get().startSweep();
     },
 
     async selectSweepRun(runId) {
