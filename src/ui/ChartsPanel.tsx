@@ -15,6 +15,7 @@ import { ParetoChart } from './ParetoChart';
 import { CHART_GROUPS, EVAL_CORE_KEYS, TIME_SERIES, type SeriesDef } from './seriesDefs';
 import { chartSignature, colorSweepMembers, shownRuns, type ShownRun } from './shownRuns';
 import { liveTrail, type TrailPoint } from './liveTrail';
+import { emphasis, shownHovered } from './populations';
 import { SweepPanel } from './SweepPanel';
 import { useApp, useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
@@ -52,6 +53,9 @@ export function ChartsPanel() {
   const axis = useApp((s) => s.accuracyAxis);
   const setAxis = useApp((s) => s.setAccuracyAxis);
   const changes = current?.meta?.changes;
+  const hoveredRun = useApp((s) => s.hoveredRun);
+  const setHoveredRun = useApp((s) => s.setHoveredRun);
+  const hovered = shownHovered(shown, hoveredRun);
   const budget = config.lambdaMode === 'budget' ? config.budget : null;
 
   const charts = useMemo(() => {
@@ -71,9 +75,10 @@ export function ChartsPanel() {
       let rightLabel: string | undefined;
       shown.forEach((r) => {
         const s = hub.get(r.id);
-        def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis }));
-        if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true });
-        if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true });
+        const e = emphasis(r.id, hovered); // the hovered run's lines drawn over the others'
+        def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis, ...e }));
+        if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true, ...e });
+        if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true, ...e });
       });
       if (def.id === 'accuracy') for (const b of baselines) hrefs.push({ y: b.accuracy, label: `${b.name} ${Math.round(b.accuracy * 100)}%`, color: '#555' });
       if (def.id === 'lambda' && budget !== null) {
@@ -85,7 +90,7 @@ export function ChartsPanel() {
       if (def.id === 'tokens' && budget !== null) hrefs.push({ y: budget, label: `B = ${budget}`, color: '#e67e22' });
       return { def, lines, hrefs, rightLabel, marks };
     });
-  }, [frame, shown, hub, baselines, budget, curriculum, flags, changes]);
+  }, [frame, shown, hub, baselines, budget, curriculum, flags, changes, hovered]);
 
   // every shown run's sampled trail, recomputed as telemetry arrives: the chart moves every step
   // the same object until a shown run gets a new step: the chart redraws (and recharts rebuilds its points) only then
@@ -108,7 +113,7 @@ export function ChartsPanel() {
   return (
     <div className="charts">
       <div className="top-charts">
-        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} />
+        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun} />
         <div className="side">
           <SweepPanel />
           <EvalTable run={current} />
