@@ -1,0 +1,141 @@
+// The first visit: no link, nothing remembered: the page opens on a population over
+// lambda_tok of the quick noisy relay, in the URL; Start trains it side by side and
+// Pause stops it; a preset picked by hand is one run again. A population in a link is
+// read like any parameter (a bad one is reported, and nothing else is lost).
+import { afterEach, describe, expect, it } from 'vitest';
+import { createAppStore, memoryKv, type AppStore } from '../../src/store/appStore';
+import { MetricsHub } from '../../src/store/metricsHub';
+import { MemoryPrefs } from '../../src/store/pagePrefs';
+import { MemoryRunStorage } from '../../src/store/runsDb';
+import { decodeSetup, encodeSetup, FIRST_VISIT, isFirstVisit } from '../../src/store/urlState';
+import { findPreset, presetConfig } from '../../src/envs/presets';
+import { FakeTrainer, fakeClient } from './fakeClient';
+
+const stores: AppStore[] = [];
+afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
+
+function world(prefs: unknown = null) {
+  const main = new FakeTrainer();
+  const members: FakeTrainer[] = [];
+  const urls: string[] = [];
+  const store = createAppStore({
+    client: fakeClient(main), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: (q) => urls.push(q), download: () => {},
+    persistIntervalMs: 60_000, kv: memoryKv(), prefs: new MemoryPrefs(prefs),
+    spawnTrainer: () => { const m = new FakeTrainer(); members.push(m); return fakeClient(m); },
+  });
+  stores.push(store);
+  return { store, main, members, urls };
+}
+const until = async (cond: () => boolean) => { for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 5)); };
+
+describe('a first visit', () => {
+  it('is a bare link with nothing remembered', () => {
+    expect(isFirstVisit('', null, 0, false)).toBe(true);
+    expect(isFirstVisit('?', null, 0, false)).toBe(true);
+    expect(isFirstVisit('?preset=relay-silence', null, 0, false)).toBe(false); // a link names a setup
+    expect(isFirstVisit('', { guideDismissed: true }, 0, false)).toBe(false); // prefs saved: been here
+    expect(isFirstVisit('', null, 1, false)).toBe(false); // a stored run
+    expect(isFirstVisit('', null, 0, true)).toBe(false); // a stored sweep
+  });
+
+  it('opens on the population over lambda_tok of the quick noisy relay, written in the URL', async () => {
+    const { store, main, urls } = world();
+    await store.getState().boot('');
+    const s = store.getState();
+    expect(s.preset).toBe('relay-noisy-quick');
+    expect(s.population).toEqual([0, 0.03, 0.1, 0.3]);
+    expect(s.config.channelNoise).toBe(0.3);
+    expect(s.config.advantage).toBe('none'); // r - mean: lambda_tok keeps its units, so the runs spread along a curve
+    expect(main.callsOf('init')).toEqual([['relay-noisy-quick', {}]]); // the task card's policy, loaded
+    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick&population=0%2C0.03%2C0.1%2C0.3');
+  });
+
+  it('a return visit with a bare link opens on the default preset, one run', async () => {
+    const { store } = world({ guideDismissed: true });
+    await store.getState().boot('');
+    expect(store.getState().preset).toBe('relay-silence');
+    expect(store.getState().population).toBeNull();
+  });
+
+  it('Start trains one member per value side by side, Pause stops them; picking a preset makes the setup one run', async () => {
+    const { store, main, members, urls } = world();
+    await store.getState().boot('');
+    await store.getState().start();
+    await until(() => members.length === 4 && store.getState().sweep!.runs.every((r) => r.status === 'running' && r.runId !== null));
+    const sweep = store.getState().sweep!;
+    expect(sweep.status).toBe('running');
+    expect(sweep.preset).toBe('relay-noisy-quick');
+    expect(sweep.runs.map((r) => r.value)).toEqual([0, 0.03, 0.1, 0.3]);
+    expect(members.map((m) => m.callsOf('init')[0])).toEqual([0, 0.03, 0.1, 0.3].map((v) => ['relay-noisy-quick', { lambdaMode: 'manual', lambdaTok: v }]));
+    expect(main.callsOf('start')).toEqual([]); // the main worker does not train
+    // each member's record says which sweep and value it is (the chart groups by it)
+    for (const r of sweep.runs) expect(store.getState().runs.find((m) => m.id === r.runId)?.member).toEqual({ sweep: sweep.id, axis: 'lambdaTok', value: r.value });
+    await store.getState().pause();
+    expect(store.getState().sweep!.status).toBe('stopped');
+    await until(() => store.getState().sweep!.runs.every((r) => r.status === 'interrupted'));
+    // Start again goes on with the same population (not a new sweep)
+    const id = store.getState().sweep!.id;
+    await store.getState().start();
+    expect(store.getState().sweep!.id).toBe(id);
+    expect(store.getState().sweep!.status).toBe('running');
+    await store.getState().pause();
+    await until(() => store.getState().sweep!.runs.every((r) => r.status === 'interrupted'));
+    await store.getState().choosePreset('relay-silence');
+    expect(store.getState().population).toBeNull();
+    expect(urls.at(-1)).toBe('v=1&preset=relay-silence');
+  });
+
+  it('typing other values in the Sweep panel changes the population Start trains, and the URL', async () => {
+    const { store, urls } = world();
+    await store.getState().boot('');
+    store.getState().setSweepDraft('0, 0.2');
+    expect(store.getState().population).toEqual([0, 0.2]);
+    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick&population=0%2C0.2');
+    store.getState().setSweepDraft('0, x'); // not valid: the population stays
+    expect(store.getState().population).toEqual([0, 0.2]);
+    store.getState().setPopulation(null);
+    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick');
+  });
+});
+
+describe('a population in a link', () => {
+  it('round-trips, on the axis of the preset (budgets in budget mode)', () => {
+    const q = encodeSetup('relay-noisy-dr', presetConfig(findPreset('relay-noisy-dr')), [0, 0.1, 0.3]);
+    expect(q).toBe('v=1&preset=relay-noisy-dr&population=0%2C0.1%2C0.3');
+    expect(decodeSetup(`?${q}`)).toEqual({ preset: 'relay-noisy-dr', overrides: {}, population: [0, 0.1, 0.3], problems: [] });
+    expect(decodeSetup('?preset=relay-budget&population=4,2,1').population).toEqual([4, 2, 1]);
+    expect(decodeSetup(`?preset=${FIRST_VISIT.preset}&population=0,0.03,0.1,0.3`).population).toEqual(FIRST_VISIT.population);
+  });
+  it('a bad population is reported by name and not applied; every other parameter still is', () => {
+    const d = decodeSetup('?preset=relay-noisy-dr&lambdaTok=0.2&population=0,x');
+    expect(d.population).toBeNull();
+    expect(d.overrides).toEqual({ lambdaTok: 0.2 });
+    expect(d.problems).toEqual([expect.stringMatching(/^population \(lambda_tok values\): entry 2 \("x"\): .*; Start trains one run$/)]);
+    expect(decodeSetup('?preset=relay-noisy-dr&population=0.1').problems).toEqual([expect.stringMatching(/population needs at least two values, got "0\.1"; Start trains one run/)]);
+    expect(decodeSetup('?preset=relay-noisy-dr&population=0,11').problems[0]).toMatch(/entry 2 \("11"\)/); // lambda_tok's range: [0, 10]
+    expect(decodeSetup(`?preset=relay-noisy-dr&population=${Array.from({ length: 17 }, (_, i) => i / 100).join(',')}`).problems[0]).toMatch(/at most 16 values \(members\), got 17/);
+  });
+  it('boot applies it and lists the problem of a bad one', async () => {
+    const { store } = world({});
+    await store.getState().boot('?preset=relay-noisy-dr&population=0,0.3');
+    expect(store.getState().population).toEqual([0, 0.3]);
+    const b = world({});
+    await b.store.getState().boot('?preset=relay-noisy-dr&population=0,,1');
+    expect(b.store.getState().population).toBeNull();
+    expect(b.store.getState().urlProblems).toEqual([expect.stringMatching(/^population \(lambda_tok values\) must be comma-separated numbers/)]);
+  });
+});
+
+describe('the hovered run', () => {
+  it('is kept in the store until the mouse leaves (a repeat changes nothing)', () => {
+    const { store } = world();
+    let updates = 0;
+    store.subscribe(() => { updates++; });
+    store.getState().setHoveredRun('r1');
+    store.getState().setHoveredRun('r1');
+    expect(store.getState().hoveredRun).toBe('r1');
+    expect(updates).toBe(1);
+    store.getState().setHoveredRun(null);
+    expect(store.getState().hoveredRun).toBeNull();
+  });
+});

@@ -1,0 +1,99 @@
+// Populations on the charts: the hovered run over the others (its trail and time
+// series), population members grouped by their sweep with a frontier each (two
+// populations: two frontiers on one chart, labelled), against hand-computed cases.
+import { createElement } from 'react';
+import { describe, expect, it } from 'vitest';
+import { findPreset, presetConfig } from '../../src/envs/presets';
+import { MetricsHub } from '../../src/store/metricsHub';
+import type { RunMeta } from '../../src/store/runTypes';
+import { METRIC_NAMES } from '../../src/worker/protocol';
+import { ChartsPanel } from '../../src/ui/ChartsPanel';
+import { valueColor, type TrailPoint } from '../../src/ui/liveTrail';
+import { ParetoChart } from '../../src/ui/ParetoChart';
+import { emphasis, FADED, populationGroups, shownHovered } from '../../src/ui/populations';
+import { colorSweepMembers, type ShownRun } from '../../src/ui/shownRuns';
+import { render, text } from './render';
+
+const head = (tokens: number, accuracy: number): TrailPoint[] => [{ step: 1, tokens: 6, accuracy: 1 }, { step: 2, tokens, accuracy }];
+function member(id: string, preset: string, sweep: string, value: number): ShownRun {
+  const meta: RunMeta = {
+    id, name: `${preset} sweep lambda_tok=${value}`, preset, config: presetConfig(findPreset(preset)), createdAt: 0, updatedAt: 0, status: 'finished', steps: 2,
+    evals: [], bestEval: null, flags: [], warmStart: null, backend: 'cpu', checkpoints: {}, colorIndex: 0, source: 'trained', member: { sweep, axis: 'lambdaTok', value },
+  };
+  return { id, name: meta.name, color: '#000', current: false, evals: [], meta };
+}
+
+describe('hovering a run', () => {
+  it('draws the hovered run opaque and twice as wide, every other run faded; nothing changes while none is hovered', () => {
+    expect(emphasis('a', null)).toEqual({ opacity: 1, width: 1 });
+    expect(emphasis('a', 'a')).toEqual({ opacity: 1, width: 2 });
+    expect(emphasis('b', 'a')).toEqual({ opacity: FADED, width: 1 });
+    // a trail's own base (0.45 opaque, 2 px): hovered 1 and 4 px, the others 0.45 * 0.2 = 0.09
+    expect(emphasis('a', 'a', { opacity: 0.45, width: 2 })).toEqual({ opacity: 1, width: 4 });
+    expect(emphasis('b', 'a', { opacity: 0.45, width: 2 }).opacity).toBeCloseTo(0.09, 12);
+  });
+  it('counts only a hovered run that the chart shows (a run hovered elsewhere fades nothing)', () => {
+    const shown = [{ id: 'a' }, { id: 'b' }];
+    expect(shownHovered(shown, 'b')).toBe('b');
+    expect(shownHovered(shown, 'zz')).toBeNull();
+    expect(shownHovered(shown, null)).toBeNull();
+  });
+  it('the store keeps the hovered run, and the time series draw its lines over the others\'', () => {
+    const a = member('a', 'relay-noisy-dr', 's1', 0), b = member('b', 'relay-noisy-dr', 's1', 0.1);
+    const hub = new MetricsHub();
+    const C = METRIC_NAMES.length;
+    for (const id of ['a', 'b']) {
+      const data = new Float64Array(2 * C);
+      for (let i = 0; i < 2; i++) METRIC_NAMES.forEach((n, c) => { data[i * C + c] = n === 'step' ? i : n === 'r_task' ? 1 : n === 'tokens' ? 5 - i : 0; });
+      hub.append(id, data, 2);
+    }
+    const html = render(ChartsPanel, { runs: [a.meta!, b.meta!], overlay: ['a', 'b'], hoveredRun: 'b' }, hub);
+    expect(html).toMatch(/data-hovered="b"/);
+    // no run hovered: the caption says none
+    expect(render(ChartsPanel, { runs: [a.meta!, b.meta!], overlay: ['a', 'b'] }, hub)).toMatch(/data-hovered=""/);
+  });
+});
+
+describe('populations grouped by sweep', () => {
+  // relay-noisy (group norm): heads at (2, 0.96), (1, 0.9), (1.5, 0.8): the last is beaten by (1, 0.9)
+  // relay-noisy-dr: heads at (6, 1), (3, 0.98), (0.5, 0.6): none beats another
+  const shown = [
+    member('n0', 'relay-noisy', 'sA', 0), member('n1', 'relay-noisy', 'sA', 0.1), member('n2', 'relay-noisy', 'sA', 0.3),
+    member('d0', 'relay-noisy-dr', 'sB', 0), member('d1', 'relay-noisy-dr', 'sB', 0.03), member('d2', 'relay-noisy-dr', 'sB', 0.3),
+    { id: 'lone', name: 'relay-silence #1', color: '#111', current: true, evals: [], meta: undefined } as ShownRun,
+  ];
+  const trails: Record<string, TrailPoint[]> = {
+    n0: head(2, 0.96), n1: head(1, 0.9), n2: head(1.5, 0.8), d0: head(6, 1), d1: head(3, 0.98), d2: head(0.5, 0.6), lone: head(4, 0.5),
+  };
+  it('one group per sweep, labelled by its preset, members in the order of their value, each with its own frontier', () => {
+    const g = populationGroups(shown, trails);
+    expect(g.map((x) => x.label)).toEqual(['relay-noisy', 'relay-noisy-dr']);
+    expect(g[0].members.map((m) => [m.id, m.value, m.tokens, m.accuracy])).toEqual([['n0', 0, 2, 0.96], ['n1', 0.1, 1, 0.9], ['n2', 0.3, 1.5, 0.8]]);
+    expect(g[0].frontier.map((m) => m.id)).toEqual(['n1', 'n0']); // by tokens; n2 is dominated by n1
+    expect(g[1].frontier.map((m) => m.id)).toEqual(['d2', 'd1', 'd0']);
+  });
+  it('leaves out a sweep with one placed member (one point is no frontier), runs of no sweep, and numbers two sweeps of one preset', () => {
+    expect(populationGroups(shown, { ...trails, n1: [], n2: [] }).map((x) => x.label)).toEqual(['relay-noisy-dr']);
+    const again = [member('x0', 'relay-noisy-dr', 'sC', 0), member('x1', 'relay-noisy-dr', 'sC', 0.3)];
+    const g = populationGroups([...shown, ...again], { ...trails, x0: head(5, 1), x1: head(1, 0.7) });
+    expect(g.map((x) => x.label)).toEqual(['relay-noisy', 'relay-noisy-dr (1)', 'relay-noisy-dr (2)']);
+  });
+  it('the main chart draws the two frontiers, labelled, in its legend and caption; one population keeps the one frontier of the heads', () => {
+    const Two = () => createElement(ParetoChart, { runs: shown, trails, baselines: [], budget: null });
+    const h = render(Two);
+    expect(h).toMatch(/data-groups="relay-noisy:2 relay-noisy-dr:3"/);
+    expect(text(h)).toMatch(/relay-noisy: frontier of its 3 runs \(live\)/);
+    expect(text(h)).toMatch(/relay-noisy-dr: frontier of its 3 runs \(live\)/);
+    expect(text(h)).not.toMatch(/frontier of the live positions/);
+    const One = () => createElement(ParetoChart, { runs: shown.slice(3), trails, baselines: [], budget: null });
+    const h1 = render(One);
+    expect(h1).toMatch(/data-groups=""/);
+    expect(text(h1)).toMatch(/frontier of the live positions/);
+  });
+  it('members of any recorded sweep are coloured by value within their own sweep and labelled', () => {
+    const out = colorSweepMembers(shown, null);
+    expect(out.slice(0, 3).map((r) => r.color)).toEqual([valueColor(0, 3), valueColor(1, 3), valueColor(2, 3)]);
+    expect(out.slice(3, 6).map((r) => r.valueLabel)).toEqual(['λ=0', 'λ=0.03', 'λ=0.3']);
+    expect(out[6]).toBe(shown[6]);
+  });
+});
