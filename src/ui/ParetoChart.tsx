@@ -165,7 +165,8 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   const scale = accuracyScale(domain);
   const legend: LegendItem[] = [
     ...(front.length > 0 ? [{ label: 'Pareto frontier', color: '#444', mark: 'dashed' as const }] : []),
-    ...runs.map((r) => ({ label: `${r.name}${r.current ? ' (trail)' : ''}`, color: r.color, mark: r.current ? 'line' as const : 'dot' as const, runId: r.id })),
+    // a run with nothing drawn yet (the idle run beside a training population) is not in the legend
+    ...runs.filter((r) => r.evals.length > 0 || (trails[r.id]?.length ?? 0) > 0).map((r) => ({ label: `${r.name}${r.current ? ' (trail)' : ''}`, color: r.color, mark: r.current ? 'line' as const : 'dot' as const, runId: r.id })),
     ...(live.length ? [{ label: 'live: sampled episodes, smoothed (lighter)', color: '#9aa', mark: 'line' as const }] : []),
     ...(headFront.length > 1 ? [{ label: 'frontier of the live positions', color: '#9aa', mark: 'dashed' as const }] : []),
     ...groups.map((g, i) => ({ label: `${g.label}: frontier of its ${g.members.length} runs (live)`, color: GROUP_STYLES[i % GROUP_STYLES.length].color, mark: 'dashed' as const })),

@@ -49,7 +49,7 @@ export function RunButtons() {
       </div>
       {population && (
         <p className="population-note" data-testid="population-note" data-values={population.join(',')}>
-          Start trains {population.length} runs side by side, one per {axis}: {population.join(', ')} (each in a worker of its own; the Sweep panel beside the chart shows them).{' '}
+          Start trains {population.length} runs side by side, one per {axis}: {population.join(', ')}.{' '}
           <button type="button" className="link" disabled={running} onClick={() => a.setPopulation(null)}>Train one run instead</button>
         </p>
       )}

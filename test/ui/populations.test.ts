@@ -12,7 +12,12 @@ import { valueColor, type TrailPoint } from '../../src/ui/liveTrail';
 import { ParetoChart } from '../../src/ui/ParetoChart';
 import { emphasis, FADED, populationGroups, shownHovered } from '../../src/ui/populations';
 import { colorSweepMembers, type ShownRun } from '../../src/ui/shownRuns';
-import { render, text } from './render';
+import type { SweepRecord } from '../../src/store/sweepSlice';
+import type { Transcripts as T } from '../../src/worker/protocol';
+import { Banners } from '../../src/ui/Banners';
+import { RunButtons } from '../../src/ui/RunButtons';
+import { TaskCard } from '../../src/ui/TaskCard';
+import { buttons, render, text } from './render';
 
 const head = (tokens: number, accuracy: number): TrailPoint[] => [{ step: 1, tokens: 6, accuracy: 1 }, { step: 2, tokens, accuracy }];
 function member(id: string, preset: string, sweep: string, value: number): ShownRun {
@@ -95,5 +100,36 @@ describe('populations grouped by sweep', () => {
     expect(out.slice(0, 3).map((r) => r.color)).toEqual([valueColor(0, 3), valueColor(1, 3), valueColor(2, 3)]);
     expect(out.slice(3, 6).map((r) => r.valueLabel)).toEqual(['λ=0', 'λ=0.03', 'λ=0.3']);
     expect(out[6]).toBe(shown[6]);
+  });
+});
+
+describe('the first screen of a population', () => {
+  const config = presetConfig(findPreset('relay-noisy-quick'));
+  const population = [0, 0.03, 0.1, 0.3];
+  it('the guide says what Start trains and what to watch; the run buttons say it and offer one run instead', () => {
+    const g = text(render(Banners, { population, preset: 'relay-noisy-quick', config }));
+    expect(g).toMatch(/Press Start: 4 runs train side by side, one per lambda_tok \(0, 0\.03, 0\.1, 0\.3\)\. Watch their trails spread on the chart/);
+    expect(text(render(Banners, { preset: 'relay-silence' }))).toMatch(/Pick a preset/); // one run: the guide as before
+    const b = render(RunButtons, { population, preset: 'relay-noisy-quick', config });
+    expect(text(b)).toMatch(/Start trains 4 runs side by side, one per lambda_tok: 0, 0\.03, 0\.1, 0\.3\. Train one run instead/);
+    expect(buttons(b)).toContain('Train one run instead');
+    expect(render(RunButtons, { preset: 'relay-silence' })).not.toMatch(/population-note/);
+  });
+  it('the task card names the population\'s values in the reward and shows a training member\'s episode', () => {
+    const transcripts: T = { eval: null, train: { step: 3, total: 64, episodes: [{
+      episode: 0, score: { rTask: 1, extras: {} }, reward: { reward: 0.8, rTask: 1, tokens: 2, turns: 1, repetition: 0 }, lines: [],
+      turns: [
+        { role: 'scout', turn: 0, agent: 0, message: true, ids: [], tokens: ['4', '4', 'EOS'], logp: [-0.1, -0.2, -0.05], silent: false },
+        { role: 'solver', turn: 1, agent: 0, message: false, ids: [], tokens: ['4', 'EOS'], logp: [-0.01, -0.01], silent: false },
+      ] }] } };
+    const sweep: SweepRecord = {
+      id: 's', preset: 'relay-noisy-quick', axis: 'lambdaTok', base: {}, steps: 40, status: 'running', message: null, createdAt: 0,
+      runs: [{ label: 'lambda_tok=0.1', value: 0.1, status: 'running', runId: 'm', accuracy: null, tokens: null, startedAt: 0, finishedAt: null }],
+    };
+    const t = text(render(TaskCard, { population, config, sweep, sweepExample: { runId: 'm', label: 'lambda_tok=0.1', transcripts } }));
+    expect(t).toMatch(/minus lambda_tok \(0, 0\.03, 0\.1, 0\.3: one value per run\) per message token/);
+    expect(t).toMatch(/Now, one episode of step 4 of the lambda_tok=0\.1 run scout 4 4 EOS solver 4 EOS right \(r_task 1\) · 2 tokens · reward 0\.8/);
+    // the population stopped: its member's episode is no longer the current policy's
+    expect(text(render(TaskCard, { population, config, sweep: { ...sweep, status: 'stopped' }, sweepExample: { runId: 'm', label: 'lambda_tok=0.1', transcripts } }))).toMatch(/Press Step or Start to see an episode/);
   });
 });
