@@ -26,6 +26,30 @@ export interface PopulationHooks {
   patchRun(i: number, patch: Partial<SweepRunRecord>): void;
   overridesFor(s: SweepRecord, value: number): Partial<RunConfig>;
   pollMs: number;
+  /** A member worker loaded ahead of Start for this preset and overrides, if one was (Prepared). */
+  take?(preset: string, overrides: Partial<RunConfig>): PreparedMember | null;
+}
+
+/**
+ * A member's worker loaded before Start (the warm start and the step-0 eval done), so that a population
+ * steps at once when Start is pressed. `ready` is its state then (it rejects when loading failed).
+ */
+export interface PreparedMember { key: string; client: TrainerClient; ready: Promise<TrainerState> }
+
+/** What tells prepared members apart: the preset and the member's overrides (the order startSweep writes them in). */
+export const memberKey = (preset: string, overrides: Partial<RunConfig>): string => JSON.stringify([preset, overrides]);
+
+/** Loads a member's run in a new worker ahead of Start: its backend, the warm start, and the warm start's eval. */
+export function prepareMember(spawn: () => TrainerClient, preset: string, overrides: Partial<RunConfig>, cpu: boolean): PreparedMember {
+  const client = spawn();
+  const ready = (async () => {
+    if (cpu) await client.api.useBackend('cpu');
+    await client.api.init(preset, overrides);
+    await client.api.evaluate(); // the point every member starts from: done now, not after Start
+    return client.api.getState();
+  })();
+  ready.catch(() => {}); // a member that failed to load starts its own at Start
+  return { key: memberKey(preset, overrides), client, ready };
 }
 
 /** How many members train at once: all the sweep's runs left, within the memory and member limits (throws when not one fits). */
@@ -58,12 +82,21 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
   const member = async (i: number): Promise<void> => {
     const s = h.sweep()!, run = s.runs[i];
     h.patchRun(i, { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null });
-    const client = spawn();
+    const overrides = h.overridesFor(s, run.value);
+    let pre = h.take?.(s.preset, overrides) ?? null;
+    let loaded: TrainerState | null = null;
+    if (pre) {
+      try { loaded = await pre.ready; } catch { pre.client.dispose?.(); pre = null; } // it failed to load: a fresh worker instead
+    }
+    const client = pre?.client ?? spawn();
     const off = client.onTelemetry((e) => ctx.telemetry(e));
     let runId: string | null = null;
     try {
-      if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
-      const snap = await client.api.init(s.preset, h.overridesFor(s, run.value));
+      let snap = loaded;
+      if (!snap) {
+        if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
+        snap = await client.api.init(s.preset, overrides);
+      }
       runId = snap.runId!;
       addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`, { sweep: s.id, axis: s.axis, value: run.value });
       members.set(runId, client);
@@ -122,7 +155,7 @@ function addMemberRun(ctx: StoreContext, snap: TrainerState, name: string, membe
   const { deps } = ctx;
   const meta: RunMeta = {
     id: snap.runId!, name, preset: snap.preset!, config: snap.config!, createdAt: deps.now(), updatedAt: deps.now(), status: 'ready', steps: 0,
-    evals: [], bestEval: null, flags: [], warmStart: snap.warmStart ?? null, backend: snap.backend ?? null, checkpoints: {},
+    evals: [...snap.evals], bestEval: snap.bestEval ?? null, flags: [], warmStart: snap.warmStart ?? null, backend: snap.backend ?? null, checkpoints: {},
     colorIndex: ctx.nextColor(), source: 'trained', member,
     ...(snap.baselines ? { baselines: snap.baselines } : {}), ...(snap.curriculum ? { curriculum: snap.curriculum } : {}),
   };

@@ -13,7 +13,7 @@ import { errorText, type StoreContext } from './context';
 import { RunFileError, sweepRecord } from './runSchema';
 import type { SweepSlice, TrainerClient } from './types';
 import { overridesOf } from './urlState';
-import { runPopulation, type Members } from './sweepPopulation';
+import { memberKey, prepareMember, runPopulation, type Members, type PreparedMember } from './sweepPopulation';
 
 export type SweepRunStatus = 'pending' | 'running' | 'done' | 'interrupted';
 export interface SweepRunRecord {
@@ -77,6 +77,20 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   const { set, get, deps } = ctx;
   let running = false; // one runner loop at a time
   const members: Members = new Map(); // a population's running members, by run id
+  let prepared: PreparedMember[] = []; // members loaded ahead of Start (preparePopulation)
+  const take = (preset: string, overrides: Partial<RunConfig>): PreparedMember | null => {
+    const k = prepared.findIndex((p) => p.key === memberKey(preset, overrides));
+    return k < 0 ? null : prepared.splice(k, 1)[0];
+  };
+  /** The overrides each member of a population of `values` gets (what startSweep and overridesFor write). */
+  const plannedOverrides = (): { preset: string; overrides: Partial<RunConfig> }[] => {
+    const { preset, config, population } = get();
+    if (!population) return [];
+    const base = { ...overridesOf(preset, config) };
+    delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
+    const axis = sweepAxisOf(config);
+    return population.map((value) => ({ preset, overrides: overridesFor({ base, axis } as SweepRecord, value) }));
+  };
 
   const save = (sweep: SweepRecord | null) => {
     set({ sweep });
@@ -93,7 +107,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
 
   /** Runs the sweep's pending and interrupted runs side by side (a population) until each is done or the sweep stops. */
   const populationLoop = async (spawn: () => TrainerClient) => {
-    const problem = await runPopulation(ctx, spawn, members, { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS });
+    const problem = await runPopulation(ctx, spawn, members, { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take });
     set({ sweepExample: null });
     const s = get().sweep;
     if (!s || s.status !== 'running') return;
@@ -156,6 +170,18 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   };
 
   return {
+    preparePopulation() {
+      const { population, backendChoice, trainer, sweep, busy } = get();
+      // a running sweep's members take theirs (what is left goes when it ends); a run loading: wait for it
+      if (sweep?.status === 'running' || busy !== null) return;
+      // on the CPU backend, before the first sweep: what Start will train, loaded while the person reads the page
+      const want = deps.spawnTrainer && population && backendChoice === 'cpu' && trainer?.config && sweep === null ? plannedOverrides() : [];
+      const keys = want.map((w) => memberKey(w.preset, w.overrides));
+      for (const p of prepared) if (!keys.includes(p.key)) p.client.dispose?.();
+      prepared = prepared.filter((p) => keys.includes(p.key));
+      for (const [i, w] of want.entries()) if (!prepared.some((p) => p.key === keys[i])) prepared.push(prepareMember(deps.spawnTrainer!, w.preset, w.overrides, true));
+    },
+
     setSweepDraft(text) {
       const { config, population } = get();
       try {

@@ -180,6 +180,11 @@ export interface SweepSlice {
   /** One live episode of a training member (the first running one), for the task card while a population trains. */
   sweepExample: { runId: string; label: string; transcripts: Transcripts } | null;
   setSweepDraft(text: string): void;
+  /**
+   * Keeps the population's member workers loaded ahead of Start (warm start and step-0 eval done) on the CPU
+   * backend before the first sweep, and lets go of those the setup no longer asks for. Called on store changes.
+   */
+  preparePopulation(): void;
   /** One run per value, each to its last step: side by side as a population (one worker each) when the page can spawn workers. */
   startSweep(): Promise<void>;
   /** A live change to one running member of the sweep (its run id), or to every running member (null); recorded in each run's changes. */

@@ -98,6 +98,57 @@ describe('a first visit', () => {
   });
 });
 
+/** A member worker whose evaluate() records the warm start's point (the fake's throws). */
+class EvalTrainer extends FakeTrainer {
+  disposed = false;
+  override async evaluate() { this.emitEval(this.state.stepCount, 1, 6); return this.state.evals.at(-1)!; }
+}
+
+describe('members loaded ahead of Start', () => {
+  function cpuWorld() {
+    const main = new FakeTrainer();
+    const members: EvalTrainer[] = [];
+    const store = createAppStore({
+      client: fakeClient(main), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {},
+      persistIntervalMs: 60_000, kv: memoryKv(), prefs: new MemoryPrefs(null),
+      spawnTrainer: () => { const m = new EvalTrainer(); members.push(m); return { ...fakeClient(m), dispose: () => { m.disposed = true; } }; },
+    });
+    stores.push(store);
+    return { store, main, members };
+  }
+
+  it('on the CPU backend a first visit loads each member (CPU, warm start, its step-0 eval) before Start, and Start trains those', async () => {
+    const { store, members } = cpuWorld();
+    await store.getState().boot('');
+    expect(members).toHaveLength(0); // WebGPU answered: nothing is loaded until the CPU is chosen
+    await store.getState().useCpu();
+    await until(() => members.length === 4 && members.every((m) => m.state.evals.length === 1));
+    expect(members.map((m) => m.calls.map((c) => c.method).filter((x) => x !== 'getState'))).toEqual(members.map(() => ['useBackend', 'init']));
+    expect(members.map((m) => m.callsOf('useBackend')[0])).toEqual(members.map(() => ['cpu']));
+    expect(members.map((m) => m.callsOf('init')[0])).toEqual([0, 0.03, 0.1, 0.3].map((v) => ['relay-noisy-quick', { lambdaMode: 'manual', lambdaTok: v }]));
+    await store.getState().start();
+    await until(() => store.getState().sweep!.runs.every((r) => r.runId !== null) && members.every((m) => m.state.status === 'running'));
+    expect(members).toHaveLength(4); // no new worker: the loaded ones train
+    const runs = store.getState().sweep!.runs;
+    expect(runs.map((r) => r.runId)).toEqual(members.map((m) => m.state.runId));
+    // each record holds the step-0 eval made while loading
+    for (const r of runs) expect(store.getState().runs.find((m) => m.id === r.runId)!.evals.map((e) => [e.step, e.accuracy, e.tokens])).toEqual([[0, 1, 6]]);
+    await store.getState().pause();
+  });
+
+  it('lets go of the loaded members when the setup no longer asks for them', async () => {
+    const { store, members } = cpuWorld();
+    await store.getState().boot('');
+    await store.getState().useCpu();
+    await until(() => members.length === 4);
+    store.getState().setSweepDraft('0, 0.03, 0.1'); // 0.3 is no longer asked for
+    expect(members.map((m) => m.disposed)).toEqual([false, false, false, true]);
+    await store.getState().choosePreset('relay-silence'); // one run: none is
+    expect(members.map((m) => m.disposed)).toEqual([true, true, true, true]);
+    expect(members).toHaveLength(4);
+  });
+});
+
 describe('a population in a link', () => {
   it('round-trips, on the axis of the preset (budgets in budget mode)', () => {
     const q = encodeSetup('relay-noisy-dr', presetConfig(findPreset('relay-noisy-dr')), [0, 0.1, 0.3]);
