@@ -31,7 +31,7 @@ export interface KeyValueStore { get(key: string): string | null; set(key: strin
 export const SWEEP_KEY = 'gspo.sweep.v1';
 const POLL_MS = 400;
 
-export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected' | 'sweepExample'>;
+export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected' | 'sweepExample' | 'populationLoaded'>;
 
 /** The axis a preset's sweep moves: the budget in budget mode, else lambda_tok. */
 export const sweepAxisOf = (c: RunConfig): 'lambdaTok' | 'budget' => (defaultSweep(c).axis === 'budget' ? 'budget' : 'lambdaTok');
@@ -68,7 +68,7 @@ export function initialSweep(kv: KeyValueStore): SweepState & { notice: string |
   const { sweep, problem } = parseSweepRecord(kv.get(SWEEP_KEY));
   const restored = afterReload(sweep);
   if (restored !== sweep && restored) kv.set(SWEEP_KEY, JSON.stringify(restored));
-  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, sweepExample: null, notice: problem };
+  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, sweepExample: null, populationLoaded: 0, notice: problem };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -78,9 +78,13 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   let running = false; // one runner loop at a time
   const members: Members = new Map(); // a population's running members, by run id
   let prepared: PreparedMember[] = []; // members loaded ahead of Start (preparePopulation)
+  const loaded = new WeakSet<PreparedMember>();
+  const countLoaded = () => { const n = prepared.filter((p) => loaded.has(p)).length; if (get().populationLoaded !== n) set({ populationLoaded: n }); };
   const take = (preset: string, overrides: Partial<RunConfig>): PreparedMember | null => {
     const k = prepared.findIndex((p) => p.key === memberKey(preset, overrides));
-    return k < 0 ? null : prepared.splice(k, 1)[0];
+    const out = k < 0 ? null : prepared.splice(k, 1)[0];
+    countLoaded();
+    return out;
   };
   /** The overrides each member of a population of `values` gets (what startSweep and overridesFor write). */
   const plannedOverrides = (): { preset: string; overrides: Partial<RunConfig> }[] => {
@@ -179,7 +183,13 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       const keys = want.map((w) => memberKey(w.preset, w.overrides));
       for (const p of prepared) if (!keys.includes(p.key)) p.client.dispose?.();
       prepared = prepared.filter((p) => keys.includes(p.key));
-      for (const [i, w] of want.entries()) if (!prepared.some((p) => p.key === keys[i])) prepared.push(prepareMember(deps.spawnTrainer!, w.preset, w.overrides, true));
+      for (const [i, w] of want.entries()) {
+        if (prepared.some((p) => p.key === keys[i])) continue;
+        const p = prepareMember(deps.spawnTrainer!, w.preset, w.overrides, true);
+        prepared.push(p);
+        p.ready.then(() => { loaded.add(p); countLoaded(); }, () => {});
+      }
+      countLoaded();
     },
 
     setSweepDraft(text) {

@@ -179,6 +179,8 @@ export interface SweepSlice {
   sweepSelected: string | null;
   /** One live episode of a training member (the first running one), for the task card while a population trains. */
   sweepExample: { runId: string; label: string; transcripts: Transcripts } | null;
+  /** How many of the population's members are loaded ahead of Start (preparePopulation). */
+  populationLoaded: number;
   setSweepDraft(text: string): void;
   /**
    * Keeps the population's member workers loaded ahead of Start (warm start and step-0 eval done) on the CPU

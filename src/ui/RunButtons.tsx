@@ -22,6 +22,8 @@ export function RunButtons() {
   const target = useApp((s) => s.bestTarget);
   const population = useApp((s) => s.population);
   const sweepRunning = useApp((s) => s.sweep?.status === 'running');
+  const loaded = useApp((s) => s.populationLoaded);
+  const cpu = useApp((s) => s.backendChoice === 'cpu');
   const axis = useApp((s) => (s.config.lambdaMode === 'budget' ? 'B' : 'lambda_tok'));
   const a = useAppStore().getState(); // actions only: they never change
   const hub = useHub();
@@ -48,8 +50,8 @@ export function RunButtons() {
         <button type="button" disabled={off} onClick={() => void a.warmStart()}>Warm start</button>
       </div>
       {population && (
-        <p className="population-note" data-testid="population-note" data-values={population.join(',')}>
-          Start trains {population.length} runs side by side, one per {axis}: {population.join(', ')}.{' '}
+        <p className="population-note" data-testid="population-note" data-values={population.join(',')} data-loaded={loaded}>
+          Start trains {population.length} runs side by side, one per {axis}: {population.join(', ')}{cpu && !sweepRunning && loaded > 0 ? ` (${loaded} of ${population.length} loaded)` : ''}.{' '}
           <button type="button" className="link" disabled={running} onClick={() => a.setPopulation(null)}>Train one run instead</button>
         </p>
       )}

@@ -608,7 +608,10 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       // the other tasks are one click away: the environment and preset pickers
       for (const name of ['Environment', 'Preset']) await inView(page.getByLabel(name, { exact: true }), name);
 
-      // Start: four members train side by side; within 30 s at least 3 trail heads are visibly apart on the main chart
+      // Start, once the page has loaded the four members (as a person reads the page): they train side by side;
+      // within 30 s at least 3 trail heads are visibly apart on the main chart
+      await expect.poll(() => page.getByTestId('population-note').getAttribute('data-loaded'), { timeout: 180_000 }).toBe('4');
+      expect(await page.getByTestId('population-note').textContent()).toMatch(/\(4 of 4 loaded\)/);
       const t0 = Date.now();
       await page.getByRole('button', { name: 'Start', exact: true }).click();
       let heads: { id: string; x: number; y: number }[] = [];

@@ -123,12 +123,15 @@ describe('members loaded ahead of Start', () => {
     expect(members).toHaveLength(0); // WebGPU answered: nothing is loaded until the CPU is chosen
     await store.getState().useCpu();
     await until(() => members.length === 4 && members.every((m) => m.state.evals.length === 1));
+    await until(() => store.getState().populationLoaded === 4);
+    expect(store.getState().populationLoaded).toBe(4);
     expect(members.map((m) => m.calls.map((c) => c.method).filter((x) => x !== 'getState'))).toEqual(members.map(() => ['useBackend', 'init']));
     expect(members.map((m) => m.callsOf('useBackend')[0])).toEqual(members.map(() => ['cpu']));
     expect(members.map((m) => m.callsOf('init')[0])).toEqual([0, 0.03, 0.1, 0.3].map((v) => ['relay-noisy-quick', { lambdaMode: 'manual', lambdaTok: v }]));
     await store.getState().start();
     await until(() => store.getState().sweep!.runs.every((r) => r.runId !== null) && members.every((m) => m.state.status === 'running'));
     expect(members).toHaveLength(4); // no new worker: the loaded ones train
+    expect(store.getState().populationLoaded).toBe(0); // all taken
     const runs = store.getState().sweep!.runs;
     expect(runs.map((r) => r.runId)).toEqual(members.map((m) => m.state.runId));
     // each record holds the step-0 eval made while loading
@@ -143,6 +146,8 @@ describe('members loaded ahead of Start', () => {
     await until(() => members.length === 4);
     store.getState().setSweepDraft('0, 0.03, 0.1'); // 0.3 is no longer asked for
     expect(members.map((m) => m.disposed)).toEqual([false, false, false, true]);
+    await until(() => store.getState().populationLoaded === 3);
+    expect(store.getState().populationLoaded).toBe(3);
     await store.getState().choosePreset('relay-silence'); // one run: none is
     expect(members.map((m) => m.disposed)).toEqual([true, true, true, true]);
     expect(members).toHaveLength(4);
