@@ -195,3 +195,50 @@ describe('the hovered run', () => {
     expect(store.getState().hoveredRun).toBeNull();
   });
 });
+
+/** A member that takes one step and finishes at once (final eval from its lambda_tok). */
+class QuickMember extends FakeTrainer {
+  override async start() {
+    const snap = await super.start();
+    const runId = this.state.runId!;
+    this.emitSteps(0, 1);
+    queueMicrotask(() => {
+      const steps = this.state.config!.steps;
+      this.state.stepCount = steps;
+      this.emitEval(steps, 1 - this.state.lambdaTok, 4 - 10 * this.state.lambdaTok);
+      this.state.status = 'idle';
+      this.state.message = `finished ${steps} steps`;
+      this.emit({ kind: 'status', runId, status: 'idle', message: this.state.message });
+    });
+    return snap;
+  }
+}
+
+describe('the same values on a sister preset', () => {
+  it('keeps the first population on the chart and trains the sister\'s beside it: two sweeps, two groups of members', async () => {
+    const main = new FakeTrainer();
+    const store = createAppStore({
+      client: fakeClient(main), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {},
+      persistIntervalMs: 60_000, kv: memoryKv(), prefs: new MemoryPrefs({}), spawnTrainer: () => fakeClient(new QuickMember()),
+    });
+    stores.push(store);
+    await store.getState().boot('?preset=relay-noisy&groupSize=4&steps=5&population=0,0.1');
+    await store.getState().start();
+    await until(() => store.getState().sweep?.status === 'done');
+    const first = store.getState().sweep!;
+    expect(first.preset).toBe('relay-noisy');
+    await store.getState().sweepSister('relay-noisy-dr');
+    await until(() => store.getState().sweep?.status === 'done' && store.getState().sweep!.id !== first.id);
+    const second = store.getState().sweep!;
+    expect(second.preset).toBe('relay-noisy-dr');
+    expect(second.runs.map((r) => r.value)).toEqual([0, 0.1]);
+    expect(second.base).toEqual({ groupSize: 4, steps: 5 }); // the size of the first; not the field the two differ in (advantage)
+    expect(main.callsOf('init').at(-1)).toEqual(['relay-noisy-dr', { groupSize: 4, steps: 5 }]);
+    expect(store.getState().population).toEqual([0, 0.1]);
+    // both sweeps' members are shown, each recording its own sweep
+    const shownMembers = store.getState().runs.filter((m) => store.getState().overlay.includes(m.id) && m.member).map((m) => [m.preset, m.member!.sweep, m.member!.value]);
+    expect(shownMembers.sort()).toEqual([
+      ['relay-noisy', first.id, 0], ['relay-noisy', first.id, 0.1], ['relay-noisy-dr', second.id, 0], ['relay-noisy-dr', second.id, 0.1],
+    ].sort());
+  });
+});
