@@ -9,6 +9,7 @@ import { MemoryPrefs } from '../../src/store/pagePrefs';
 import { MemoryRunStorage } from '../../src/store/runsDb';
 import { decodeSetup, encodeSetup, FIRST_VISIT, isFirstVisit } from '../../src/store/urlState';
 import { findPreset, presetConfig } from '../../src/envs/presets';
+import { readStoredRun, readStoredRuns } from '../../src/store/storedRun';
 import { FakeTrainer, fakeClient } from './fakeClient';
 
 const stores: AppStore[] = [];
@@ -240,5 +241,17 @@ describe('the same values on a sister preset', () => {
     expect(shownMembers.sort()).toEqual([
       ['relay-noisy', first.id, 0], ['relay-noisy', first.id, 0.1], ['relay-noisy-dr', second.id, 0], ['relay-noisy-dr', second.id, 0.1],
     ].sort());
+  });
+});
+
+describe('a member\'s record in storage', () => {
+  const stored = (member: unknown) => ({
+    id: 'r1', name: 'relay-noisy-dr sweep lambda_tok=0.1', preset: 'relay-noisy-dr', config: presetConfig(findPreset('relay-noisy-dr')), createdAt: 1, updatedAt: 2,
+    status: 'finished', steps: 5, evals: [], bestEval: null, flags: [], warmStart: null, backend: 'cpu', checkpoints: {}, colorIndex: 0, source: 'trained', member,
+  });
+  it('keeps its sweep, axis and value; a wrong one is refused by name and the run left in storage', () => {
+    expect(readStoredRun(stored({ sweep: 'sweep-1', axis: 'lambdaTok', value: 0.1 })).meta.member).toEqual({ sweep: 'sweep-1', axis: 'lambdaTok', value: 0.1 });
+    expect(readStoredRuns([stored({ sweep: 'sweep-1', axis: 'lr', value: 0.1 })]).notice).toMatch(/run\.member\.axis "lr" is not lambdaTok or budget/);
+    expect(readStoredRuns([stored({ sweep: 'sweep-1', axis: 'budget', value: 'x' })]).runs).toEqual([]);
   });
 });
