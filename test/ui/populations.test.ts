@@ -7,7 +7,8 @@ import { findPreset, presetConfig } from '../../src/envs/presets';
 import { MetricsHub } from '../../src/store/metricsHub';
 import type { RunMeta } from '../../src/store/runTypes';
 import { METRIC_NAMES } from '../../src/worker/protocol';
-import { ChartsPanel } from '../../src/ui/ChartsPanel';
+import { ChartsPanel, runLines } from '../../src/ui/ChartsPanel';
+import { TIME_SERIES } from '../../src/ui/seriesDefs';
 import { valueColor, type TrailPoint } from '../../src/ui/liveTrail';
 import { ParetoChart } from '../../src/ui/ParetoChart';
 import { emphasis, FADED, populationGroups, shownHovered } from '../../src/ui/populations';
@@ -56,6 +57,14 @@ describe('hovering a run', () => {
     expect(html).toMatch(/data-hovered="b"/);
     // no run hovered: the caption says none
     expect(render(ChartsPanel, { runs: [a.meta!, b.meta!], overlay: ['a', 'b'] }, hub)).toMatch(/data-hovered=""/);
+    // every time series: b's lines (its metrics and evals) opaque and 2 px, a's faded at 1 px; none hovered: all as usual
+    for (const def of TIME_SERIES) {
+      const lines = runLines(def, [a, b], (id) => hub.get(id), 'b');
+      expect(lines.length, def.id).toBeGreaterThanOrEqual(2);
+      for (const l of lines) expect([l.key.split('-')[0], l.opacity, l.width], `${def.id} ${l.key}`).toEqual(l.key.startsWith('b-') ? ['b', 1, 2] : ['a', FADED, 1]);
+      for (const l of runLines(def, [a, b], (id) => hub.get(id), null)) expect([l.opacity, l.width]).toEqual([1, 1]);
+    }
+    expect(runLines(TIME_SERIES.find((d) => d.id === 'tokens')!, [a, b], (id) => hub.get(id), 'b').map((l) => l.key)).toEqual(['a-tokens', 'a-turns', 'a-repetition', 'a-eval-tok', 'b-tokens', 'b-turns', 'b-repetition', 'b-eval-tok']); // the tokens chart: tokens, turns, repetition, then the evals
   });
 });
 
