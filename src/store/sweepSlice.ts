@@ -13,7 +13,7 @@ import { errorText, type StoreContext } from './context';
 import { RunFileError, sweepRecord } from './runSchema';
 import type { SweepSlice, TrainerClient } from './types';
 import { overridesOf } from './urlState';
-import { memberKey, prepareMember, runPopulation, type Members, type PreparedMember } from './sweepPopulation';
+import { memberKey, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type Members, type PreparedMember } from './sweepPopulation';
 
 export type SweepRunStatus = 'pending' | 'running' | 'done' | 'interrupted';
 export interface SweepRunRecord {
@@ -179,7 +179,13 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       // a running sweep's members take theirs (what is left goes when it ends); a run loading: wait for it
       if (sweep?.status === 'running' || busy !== null) return;
       // on the CPU backend, before the first sweep: what Start will train, loaded while the person reads the page
-      const want = deps.spawnTrainer && population && backendChoice === 'cpu' && trainer?.config && sweep === null ? plannedOverrides() : [];
+      let want = deps.spawnTrainer && population && backendChoice === 'cpu' && trainer?.config && sweep === null ? plannedOverrides() : [];
+      if (want.length) { // as many as will train at once (the memory limit), not every value of a long list
+        const byValue = new Map(population!.map((v, i) => [v, want[i].overrides]));
+        let atOnce = 0;
+        try { atOnce = populationSize({ preset: want[0].preset, runs: population!.map((value) => ({ value })) } as SweepRecord, want.length, { ...POPULATION_DEFAULTS, ...deps.population }, (_s, v) => byValue.get(v)!); } catch { /* none fits: Start says why */ }
+        want = want.slice(0, atOnce);
+      }
       const keys = want.map((w) => memberKey(w.preset, w.overrides));
       for (const p of prepared) if (!keys.includes(p.key)) p.client.dispose?.();
       prepared = prepared.filter((p) => keys.includes(p.key));

@@ -255,3 +255,19 @@ describe('a member\'s record in storage', () => {
     expect(readStoredRuns([stored({ sweep: 'sweep-1', axis: 'budget', value: 'x' })]).runs).toEqual([]);
   });
 });
+
+describe('members loaded ahead of Start, within the limits', () => {
+  it('loads only as many as train at once (the member limit), the first values first', async () => {
+    const members: FakeTrainer[] = [];
+    const store = createAppStore({
+      client: fakeClient(new FakeTrainer()), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {},
+      persistIntervalMs: 60_000, kv: memoryKv(), prefs: new MemoryPrefs({ backend: 'cpu' }), population: { maxMembers: 2 },
+      spawnTrainer: () => { const m = new FakeTrainer(); members.push(m); return fakeClient(m); },
+    });
+    stores.push(store);
+    await store.getState().boot('?preset=relay-noisy-quick&population=0,0.03,0.1,0.3');
+    await until(() => members.length === 2 && members.every((m) => m.callsOf('init').length === 1));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(members.map((m) => m.callsOf('init')[0])).toEqual([0, 0.03].map((v) => ['relay-noisy-quick', { lambdaMode: 'manual', lambdaTok: v }]));
+  });
+});
