@@ -177,7 +177,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   const caption = (
     <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes?.points.length ?? 0}
       data-trails={live.length} data-heads={heads.map((h) => `${h.tokens.toFixed(3)}:${h.accuracy.toFixed(3)}`).join(' ')}
-      data-groups={groups.map((g) => `${g.label}:${g.frontier.length}`).join(' ')} data-hovered={lit ?? ''}>
+      data-head-frontier={headFront.length} data-groups={groups.map((g) => `${g.label}:${g.frontier.length}`).join(' ')} data-hovered={lit ?? ''}>
       {all.length} eval point{all.length === 1 ? '' : 's'} from {runs.filter((r) => r.evals.length).length} run{runs.length === 1 ? '' : 's'}; frontier: {front.length} point{front.length === 1 ? '' : 's'}
       {best ? `; best accuracy of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
       {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. Up and to the left is better: more accuracy for fewer tokens.'}
@@ -193,6 +193,8 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   );
   return (
     <ChartFrame title="Accuracy vs tokens" caption={caption} legend={legend} className="pareto" tools={tools} onHoverRun={onHoverRun}>
+      {/* leaving the plot clears the hovered run: a head redrawn under a still mouse never reports its own leave */}
+      <div className="pareto-plot" onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined}>
       <ResponsiveContainer width="100%" height={height}>
         <ComposedChart margin={{ top: 12, right: 24, bottom: 24, left: 12 }}>
           <CartesianGrid strokeDasharray="3 3" />
@@ -253,6 +255,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
           {budget !== null && <ReferenceLine x={budget} stroke="#e67e22" strokeDasharray="4 2" label={{ value: `B = ${budget}`, position: 'top', fontSize: 11 }} />}
         </ComposedChart>
       </ResponsiveContainer>
+      </div>
       {hover && (
         <div className="tip pareto-tip" data-testid="pareto-tip" role="status"
           {...(hover.what.kind === 'eval' ? { 'data-step': hover.what.step, 'data-tokens': hover.what.tokens, 'data-accuracy': hover.what.accuracy } : {})}
