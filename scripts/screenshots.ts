@@ -1,12 +1,15 @@
 // Screenshots of the page's first screen at 1280x800 and 800x800 (and 390 px
 // wide, full page), for the docs and for review:
-//   npx tsx scripts/screenshots.ts [OUT_DIR] [--steps N] [--cpu]
+//   npx tsx scripts/screenshots.ts [OUT_DIR] [--steps N] [--cpu] [--trail-seconds S]
 // Builds the page, serves it, opens it in Chromium (CHROMIUM_PATH, default
-// /usr/bin/chromium; WebGPU on SwiftShader when there is no GPU), trains a
-// few steps of a small relay run (--cpu: on the CPU backend), moves lambda_tok
-// once so a live change is marked, and saves first-visit.png (the guide, no
-// run yet), then first-screen-1280x800.png, first-screen-800.png and
-// phone-390.png. Prints each width's document width (it must equal the
+// /usr/bin/chromium; WebGPU on SwiftShader when there is no GPU).
+// First a first visit (a bare link, a fresh profile) on the CPU backend, as on
+// a laptop: saves first-visit.png (the population over lambda_tok, the task
+// picture, Start), presses Start and after S seconds (default 30) saves
+// trails-30s.png with where the trail heads are. Then a small relay run (--cpu:
+// on the CPU backend) trains a few steps, moving lambda_tok once so a live
+// change is marked, and saves first-screen-1280x800.png, first-screen-800.png
+// and phone-390.png. Prints each width's document width (it must equal the
 // viewport's: nothing scrolls sideways).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -18,6 +21,7 @@ const args = process.argv.slice(2);
 const out = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? join(ROOT, 'screenshots');
 const steps = Number(args[args.indexOf('--steps') + 1] ?? 0) || 3;
 const cpu = args.includes('--cpu');
+const trailSeconds = Number(args[args.indexOf('--trail-seconds') + 1] ?? 0) || 30;
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
 
 async function ready(page: Page) {
@@ -41,13 +45,31 @@ async function main() {
     args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox', '--no-first-run'],
   });
   try {
+    // a first visit: the population over lambda_tok, on the CPU backend (whichever banner offers it)
+    const first = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const visit = await first.newPage();
+    visit.on('pageerror', (e) => console.error('page error:', e.message));
+    await visit.goto(url);
+    const useCpu = visit.getByRole('button', { name: 'Use the CPU backend' }).first();
+    await useCpu.waitFor({ timeout: 120_000 });
+    await useCpu.click();
+    await visit.getByText('This device: CPU backend').waitFor({ timeout: 120_000 });
+    await ready(visit);
+    await visit.screenshot({ path: join(out, 'first-visit.png') });
+    console.log(`first visit (${new URL(visit.url()).search}): document width ${await docWidth(visit)} at 1280 -> ${join(out, 'first-visit.png')}`);
+    await visit.getByRole('button', { name: 'Start', exact: true }).click();
+    await visit.waitForTimeout(trailSeconds * 1000);
+    await visit.screenshot({ path: join(out, 'trails-30s.png') });
+    const heads = await visit.locator('circle.trail-head').evaluateAll((cs) => cs.map((c) => { const r = c.getBoundingClientRect(); return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; }));
+    console.log(`${trailSeconds} s after Start: trail heads at ${JSON.stringify(heads)} -> ${join(out, 'trails-30s.png')}`);
+    await visit.getByRole('button', { name: 'Pause' }).click();
+    await first.close();
+
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
     page.on('pageerror', (e) => console.error('page error:', e.message));
     await page.goto(`${url}?preset=relay-silence&${SMALL}`);
     await ready(page);
-    await page.screenshot({ path: join(out, 'first-visit.png') });
-    console.log(`first visit: document width ${await docWidth(page)} at 1280`);
     await page.getByRole('button', { name: 'Got it' }).click();
     if (cpu) {
       await page.getByRole('region', { name: 'Software GPU' }).getByRole('button', { name: 'Use the CPU backend' }).click();

@@ -148,3 +148,13 @@ export function findPreset(name: string): Preset {
 export function presetConfig(p: Preset, overrides: Record<string, unknown> = {}): RunConfig {
   return validateConfig(overrides, validateConfig(p.config as Record<string, unknown>, DEFAULTS));
 }
+
+// The first screen's population: the noisy channel with advantages r - mean (lambda_tok keeps its
+// units) at a size where K members move within seconds on a 2-core CPU: 8 prompts a step, a larger
+// step size, and a short eval.
+PRESETS.push({
+  name: 'relay-noisy-quick', title: 'Relay: a noisy channel, small and quick',
+  explain: 'relay-noisy-dr made small enough to train several runs at once on a laptop CPU: 8 tasks of 8 episodes a step, a larger step size, 64 eval episodes, 40 steps. Each message token is erased with probability 0.3, so copies of the asked digit buy accuracy with diminishing returns (one copy is right 73% of the time, two 92%, three 98%), and a copy is worth its token while it adds more than lambda_tok of expected accuracy. Train one run per lambda_tok side by side: the larger the penalty, the fewer copies, and the runs spread along an accuracy-vs-tokens frontier.',
+  config: { ...NOISY_BASE, advantage: 'none', promptsPerStep: 8, minibatches: 2, lr: 7e-4, evalEpisodes: 64, evalEvery: 10, steps: 40 },
+  warmStart: NOISY_WARM,
+});

@@ -25,6 +25,12 @@ export function createAppStore(deps: AppDeps, initial: Partial<AppState> = {}): 
       ...initial,
     };
   });
+  // a population's members load ahead of Start when the setup, backend or sweep changes (not on every update)
+  let planned = '';
+  store.subscribe((s) => {
+    const key = JSON.stringify([s.population, s.preset, s.config, s.backendChoice, s.trainer?.config != null, s.busy === null, s.sweep === null]);
+    if (key !== planned) { planned = key; s.preparePopulation(); }
+  });
   // the page's own choices are saved when they change (after boot has read them back)
   let saved = '';
   store.subscribe((s) => {

@@ -52,8 +52,8 @@ export class StoreContext {
 
   /** The URL follows the setup: replaced only when its query changes (never once per step). */
   syncUrl(): void {
-    const { preset, config } = this.get();
-    const q = encodeSetup(preset, config);
+    const { preset, config, population } = this.get();
+    const q = encodeSetup(preset, config, population);
     if (q === this.lastQuery) return;
     this.lastQuery = q;
     this.deps.replaceUrl(q);

@@ -12,11 +12,11 @@ import type { RunMeta } from './runTypes';
 import type { ResumeState } from '../worker/protocol';
 import { overridesOf } from './urlState';
 
-export type PageState = Pick<PageSlice, 'guideDismissed' | 'bestRule' | 'bestTarget' | 'accuracyAxis' | 'middleTab' | 'resumable'>;
+export type PageState = Pick<PageSlice, 'guideDismissed' | 'bestRule' | 'bestTarget' | 'accuracyAxis' | 'middleTab' | 'resumable' | 'hoveredRun'>;
 
 export const initialPage = (): PageState => ({
   guideDismissed: DEFAULT_PREFS.guideDismissed, bestRule: DEFAULT_PREFS.bestRule, bestTarget: DEFAULT_PREFS.bestTarget,
-  accuracyAxis: DEFAULT_PREFS.accuracyAxis, middleTab: 'charts', resumable: null,
+  accuracyAxis: DEFAULT_PREFS.accuracyAxis, middleTab: 'charts', resumable: null, hoveredRun: null,
 });
 
 /** The current run's overrides that a sister preset keeps (its size, eval settings...): not the fields the two presets differ in. */
@@ -48,6 +48,7 @@ export function pageActions(ctx: StoreContext): Omit<PageSlice, keyof PageState>
     setAccuracyAxis(accuracyAxis) { set({ accuracyAxis }); },
     setMiddleTab(middleTab) { set({ middleTab }); },
     dismissResume() { set({ resumable: null }); },
+    setHoveredRun(id) { if (get().hoveredRun !== id) set({ hoveredRun: id }); },
 
     async resume() {
       const r = get().resumable;
@@ -61,6 +62,7 @@ export function pageActions(ctx: StoreContext): Omit<PageSlice, keyof PageState>
         // stored with the last checkpoint; a run stored before that has only its record's counters (the optimizer restarts)
         const state = (await deps.storage.getResumeState(r.id)) ?? countersOf(meta, r.step);
         await ctx.finishCurrent();
+        set({ population: null }); // the resumed run goes on alone
         set({ busy: `Resuming "${r.name}" from step ${r.step}…`, resumable: null });
         try {
           // its stored metrics on the charts; the worker's rows from the checkpoint's step on replace any after it
@@ -83,6 +85,7 @@ export function pageActions(ctx: StoreContext): Omit<PageSlice, keyof PageState>
       let overrides: Partial<RunConfig>;
       try { overrides = sisterOverrides(preset, name, config); } catch (e) { set({ error: `no sister run: ${errorText(e)}` }); return; }
       const prev = runId && ctx.currentSteps() > 0 ? runId : null;
+      set({ population: null });
       ctx.overlayForNewRun(); // the comparison: the sister, the run it is compared with, and the pinned runs
       await ctx.initRun(name, overrides);
       if (get().preset !== name || !get().trainer?.config) return; // initRun said why

@@ -184,6 +184,14 @@ export function changes(x: unknown): NonNullable<RunMeta['changes']> {
   });
 }
 
+/** A population member's sweep and value: the axis one of the two a sweep moves, the value finite. */
+export function member(x: unknown): NonNullable<RunMeta['member']> {
+  const m = object(x, 'run.member', ['sweep', 'axis', 'value']);
+  const axis = field(m, 'axis');
+  if (axis !== 'lambdaTok' && axis !== 'budget') fail(`run.member.axis ${quote(axis)} is not lambdaTok or budget`);
+  return { sweep: string(field(m, 'sweep'), 'run.member.sweep', 200), axis: axis as 'lambdaTok' | 'budget', value: finite(field(m, 'value'), 'run.member.value') };
+}
+
 // ---- stored sweep records ----
 
 const SWEEP_STATUS: readonly SweepStatus[] = ['running', 'stopped', 'done', 'interrupted'];

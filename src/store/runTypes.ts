@@ -32,6 +32,8 @@ export interface RunMeta {
   comparison?: Comparison | null;
   /** Live changes made while it trained (e.g. lambdaTok moved at step 12). */
   changes?: { step: number; field: keyof RunConfig; value: string | number }[];
+  /** A member of a population (a sweep): which sweep, and its value on the sweep's axis. */
+  member?: { sweep: string; axis: 'lambdaTok' | 'budget'; value: number };
 }
 
 /** The step (counting from 1, as the page does) from which a recorded live change applied: it was set after `step` steps, so the next one used it. */

@@ -212,6 +212,7 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
         }, async () => {
           await ctx.finishCurrent();
           ctx.overlayForNewRun();
+          set({ population: null }); // one run goes on from those weights
           set({ busy: `Loading the ${which} weights of "${meta.name}"…` });
           try {
             ctx.applySnapshot(await ctx.api.loadCheckpoint(bytes));

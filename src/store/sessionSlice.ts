@@ -9,7 +9,7 @@ import { errorText, runStatusOf, type StoreContext } from './context';
 import { stepsAfter } from './recorder';
 import type { RunMeta } from './runTypes';
 import type { SessionSlice } from './types';
-import { decodeSetup, overridesOf } from './urlState';
+import { decodeSetup, FIRST_VISIT, isFirstVisit, overridesOf } from './urlState';
 import { bestBy } from './bestRule';
 import { parsePrefs } from './pagePrefs';
 import { readStoredRuns } from './storedRun';
@@ -122,7 +122,9 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
   return {
     async boot(search) {
       set({ storageKind: deps.storage.kind });
-      const prefs = parsePrefs(deps.prefs.load());
+      const savedPrefs = deps.prefs.load();
+      const prefs = parsePrefs(savedPrefs);
+      let storedRuns = 0;
       set({ guideDismissed: prefs.guideDismissed, bestRule: prefs.bestRule, bestTarget: prefs.bestTarget, accuracyAxis: prefs.accuracyAxis });
       try {
         // through the run file's schema and migration: a run of an earlier version gets the defaults it lacked
@@ -131,6 +133,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         for (const [i, r] of runs.entries()) if (r !== stored.runs[i] || stored.migrated.includes(r)) await deps.storage.putRun(r);
         if (stored.notice) set({ notice: [get().notice, stored.notice].filter(Boolean).join(' ') });
         runs.sort((a, b) => b.createdAt - a.createdAt);
+        storedRuns = runs.length;
         set({ runs, resumable: resumableOf(runs) });
         // the overlaid runs of the last visit that still exist, with their metrics
         const pinned = prefs.pinned.filter((id) => runs.some((r) => r.id === id));
@@ -141,8 +144,11 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         set({ error: `the stored runs could not be read: ${errorText(e)}` });
       }
       ctx.booted = true;
-      const d = decodeSetup(search);
-      set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), urlProblems: d.problems });
+      // a first visit opens on the lesson: a population over lambda_tok that Start trains side by side
+      const d = isFirstVisit(search, savedPrefs, storedRuns, get().sweep !== null)
+        ? { preset: FIRST_VISIT.preset, overrides: {}, population: FIRST_VISIT.population, problems: [] }
+        : decodeSetup(search);
+      set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), population: d.population, urlProblems: d.problems });
       ctx.setQueryKnown(search.replace(/^\?/, ''));
       ctx.syncUrl();
       deps.client.onTelemetry(onEvent);
@@ -168,9 +174,22 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
     async useGpu() { await useBackend('auto'); },
 
-    async start() { await ctx.guard(async () => ctx.applySnapshot(await api().start())); },
+    async start() {
+      const { population, sweep, preset } = get();
+      if (population) { // the setup is a population: Start trains it (a stopped one of the same values goes on)
+        const same = sweep && sweep.preset === preset && sweep.runs.length === population.length && sweep.runs.every((r, i) => r.value === population[i]);
+        // not awaited: the population trains until it ends or Pause stops it (the record says it is running at once)
+        if (same && (sweep.status === 'stopped' || sweep.status === 'interrupted')) void get().resumeSweep();
+        else if (sweep?.status !== 'running') { get().setSweepDraft(population.join(', ')); void get().startSweep(); }
+        return;
+      }
+      await ctx.guard(async () => ctx.applySnapshot(await api().start()));
+    },
 
-    async pause() { await ctx.guard(async () => ctx.applySnapshot(await api().pause())); },
+    async pause() {
+      if (get().sweep?.status === 'running') { await get().stopSweep(); return; } // Pause stops the population Start started
+      await ctx.guard(async () => ctx.applySnapshot(await api().pause()));
+    },
 
     async stepOnce() {
       await ctx.guard(async () => {

@@ -8,10 +8,10 @@ import { errorText, type StoreContext } from './context';
 import type { ConfigField, SetupSlice } from './types';
 import { DEFAULT_PRESET, overridesOf } from './urlState';
 
-export type SetupState = Pick<SetupSlice, 'preset' | 'config' | 'urlProblems' | 'fieldErrors' | 'confirm'>;
+export type SetupState = Pick<SetupSlice, 'preset' | 'config' | 'urlProblems' | 'fieldErrors' | 'confirm' | 'population'>;
 
 export const initialSetup = (): SetupState => ({
-  preset: DEFAULT_PRESET, config: presetConfig(findPreset(DEFAULT_PRESET)), urlProblems: [], fieldErrors: {}, confirm: null,
+  preset: DEFAULT_PRESET, config: presetConfig(findPreset(DEFAULT_PRESET)), urlProblems: [], fieldErrors: {}, confirm: null, population: null,
 });
 
 export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupState> {
@@ -61,9 +61,15 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
       }, async () => { ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, next)); }, newRunNeeded());
     },
 
+    setPopulation(values) {
+      set({ population: values && values.length >= 2 ? [...values] : null });
+      ctx.syncUrl();
+    },
+
     async choosePreset(name) {
       let preset;
       try { preset = findPreset(name); } catch (e) { set({ error: errorText(e) }); return; }
+      set({ population: null }); // a preset picked by hand is one run (a population is one click away in the Sweep panel)
       if (!get().trainer?.config) {
         set({ preset: name, config: presetConfig(preset), fieldErrors: {} });
         ctx.syncUrl();

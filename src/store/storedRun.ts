@@ -25,7 +25,7 @@ export function migrateConfig(raw: unknown, where: string): { config: RunConfig;
 }
 
 const STATUSES: readonly RunStatus[] = ['ready', 'running', 'paused', 'stopped', 'finished', 'diverged', 'error', 'interrupted', 'imported'];
-const KEYS = ['id', 'name', 'preset', 'config', 'createdAt', 'updatedAt', 'status', 'steps', 'evals', 'bestEval', 'flags', 'warmStart', 'backend',
+const KEYS = ['id', 'name', 'preset', 'config', 'createdAt', 'updatedAt', 'status', 'steps', 'evals', 'bestEval', 'flags', 'warmStart', 'backend', 'member',
   'checkpoints', 'colorIndex', 'source', 'baselines', 'curriculum', 'comparison', 'changes'];
 const MAX_TIME = 8.64e15;
 
@@ -52,6 +52,7 @@ export function readStoredRun(x: unknown): { meta: RunMeta; filled: (keyof RunCo
   const curriculum = optional('curriculum', schema.curriculum);
   const comparison = optional('comparison', schema.comparison);
   const changes = optional('changes', schema.changes);
+  const member = optional('member', schema.member);
   const meta: RunMeta = {
     id, name: string(field(r, 'name'), 'name', 200), preset, config,
     createdAt: finite(field(r, 'createdAt'), 'createdAt', 0, MAX_TIME), updatedAt: finite(field(r, 'updatedAt'), 'updatedAt', 0, MAX_TIME),
@@ -63,6 +64,7 @@ export function readStoredRun(x: unknown): { meta: RunMeta; filled: (keyof RunCo
     colorIndex: count(field(r, 'colorIndex') ?? 0, 'colorIndex', 1_000_000), source: source as RunMeta['source'],
     ...(baselines ? { baselines } : {}), ...(curriculum ? { curriculum } : {}),
     ...(comparison !== undefined ? { comparison } : {}), ...(changes ? { changes } : {}),
+    ...(member ? { member } : {}),
   };
   return { meta, filled };
 }

@@ -26,6 +26,30 @@ export interface PopulationHooks {
   patchRun(i: number, patch: Partial<SweepRunRecord>): void;
   overridesFor(s: SweepRecord, value: number): Partial<RunConfig>;
   pollMs: number;
+  /** A member worker loaded ahead of Start for this preset and overrides, if one was (Prepared). */
+  take?(preset: string, overrides: Partial<RunConfig>): PreparedMember | null;
+}
+
+/**
+ * A member's worker loaded before Start (the warm start and the step-0 eval done), so that a population
+ * steps at once when Start is pressed. `ready` is its state then (it rejects when loading failed).
+ */
+export interface PreparedMember { key: string; client: TrainerClient; ready: Promise<TrainerState> }
+
+/** What tells prepared members apart: the preset and the member's overrides (the order startSweep writes them in). */
+export const memberKey = (preset: string, overrides: Partial<RunConfig>): string => JSON.stringify([preset, overrides]);
+
+/** Loads a member's run in a new worker ahead of Start: its backend, the warm start, and the warm start's eval. */
+export function prepareMember(spawn: () => TrainerClient, preset: string, overrides: Partial<RunConfig>, cpu: boolean): PreparedMember {
+  const client = spawn();
+  const ready = (async () => {
+    if (cpu) await client.api.useBackend('cpu');
+    await client.api.init(preset, overrides);
+    await client.api.evaluate(); // the point every member starts from: done now, not after Start
+    return client.api.getState();
+  })();
+  ready.catch(() => {}); // a member that failed to load starts its own at Start
+  return { key: memberKey(preset, overrides), client, ready };
 }
 
 /** How many members train at once: all the sweep's runs left, within the memory and member limits (throws when not one fits). */
@@ -58,22 +82,33 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
   const member = async (i: number): Promise<void> => {
     const s = h.sweep()!, run = s.runs[i];
     h.patchRun(i, { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null });
-    const client = spawn();
+    const overrides = h.overridesFor(s, run.value);
+    let pre = h.take?.(s.preset, overrides) ?? null;
+    let loaded: TrainerState | null = null;
+    if (pre) {
+      try { loaded = await pre.ready; } catch { pre.client.dispose?.(); pre = null; } // it failed to load: a fresh worker instead
+    }
+    const client = pre?.client ?? spawn();
     const off = client.onTelemetry((e) => ctx.telemetry(e));
     let runId: string | null = null;
     try {
-      if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
-      const snap = await client.api.init(s.preset, h.overridesFor(s, run.value));
+      let snap = loaded;
+      if (!snap) {
+        if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
+        snap = await client.api.init(s.preset, overrides);
+      }
       runId = snap.runId!;
-      addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`);
+      addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`, { sweep: s.id, axis: s.axis, value: run.value });
       members.set(runId, client);
       h.patchRun(i, { runId });
       if (!get().overlay.includes(runId)) set({ overlay: [...get().overlay, runId] }); // its trail on the charts
       if (!stillRunning()) { h.patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
       let state = await client.api.start();
+      let polls = 0;
       while (stillRunning() && state.status === 'running') {
         await sleep(h.pollMs);
         state = await client.api.getState();
+        if (++polls % EXAMPLE_EVERY === 0 && exampleMember(h.sweep(), get().hoveredRun) === runId) await showExample(ctx, client, runId, run.label);
       }
       if (state.status === 'running') state = await client.api.pause(); // the sweep was stopped
       const last = state.evals[state.evals.length - 1];
@@ -99,13 +134,29 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
   return problem;
 }
 
+/** Polls between two fetches of a member's live episode for the task card. */
+const EXAMPLE_EVERY = 3;
+
+/** Whose episode the task card shows while a population trains: the hovered member when it trains, else the first training one. */
+export function exampleMember(s: SweepRecord | null, hovered: string | null): string | null {
+  const running = (s?.runs ?? []).filter((r) => r.status === 'running' && r.runId !== null);
+  return running.find((r) => r.runId === hovered)?.runId ?? running[0]?.runId ?? null;
+}
+
+async function showExample(ctx: StoreContext, client: TrainerClient, runId: string, label: string): Promise<void> {
+  try {
+    const transcripts = await client.api.lastTranscripts(1);
+    if (transcripts.train) ctx.set({ sweepExample: { runId, label, transcripts } });
+  } catch { /* a member between steps or ending: the next poll tries again */ }
+}
+
 /** The run record of a member (what ensureMeta makes for the main run), shown in the runs table. */
-function addMemberRun(ctx: StoreContext, snap: TrainerState, name: string): void {
+function addMemberRun(ctx: StoreContext, snap: TrainerState, name: string, member: NonNullable<RunMeta['member']>): void {
   const { deps } = ctx;
   const meta: RunMeta = {
     id: snap.runId!, name, preset: snap.preset!, config: snap.config!, createdAt: deps.now(), updatedAt: deps.now(), status: 'ready', steps: 0,
-    evals: [], bestEval: null, flags: [], warmStart: snap.warmStart ?? null, backend: snap.backend ?? null, checkpoints: {},
-    colorIndex: ctx.nextColor(), source: 'trained',
+    evals: [...snap.evals], bestEval: snap.bestEval ?? null, flags: [], warmStart: snap.warmStart ?? null, backend: snap.backend ?? null, checkpoints: {},
+    colorIndex: ctx.nextColor(), source: 'trained', member,
     ...(snap.baselines ? { baselines: snap.baselines } : {}), ...(snap.curriculum ? { curriculum: snap.curriculum } : {}),
   };
   ctx.addRun(meta);

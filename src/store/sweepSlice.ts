@@ -5,13 +5,15 @@
 // evals) is kept in the browser so a reload keeps the finished runs and marks
 // the interrupted ones.
 import { checkLiveChange, parseField, type RunConfig } from '../config';
+import { findPreset, presetConfig } from '../envs/presets';
+import { sisterOverrides } from './pageSlice';
 import { clip, InputError } from '../errors';
 import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
 import { errorText, type StoreContext } from './context';
 import { RunFileError, sweepRecord } from './runSchema';
 import type { SweepSlice, TrainerClient } from './types';
 import { overridesOf } from './urlState';
-import { runPopulation, type Members } from './sweepPopulation';
+import { memberKey, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type Members, type PreparedMember } from './sweepPopulation';
 
 export type SweepRunStatus = 'pending' | 'running' | 'done' | 'interrupted';
 export interface SweepRunRecord {
@@ -29,7 +31,7 @@ export interface KeyValueStore { get(key: string): string | null; set(key: strin
 export const SWEEP_KEY = 'gspo.sweep.v1';
 const POLL_MS = 400;
 
-export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected'>;
+export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected' | 'sweepExample' | 'populationLoaded'>;
 
 /** The axis a preset's sweep moves: the budget in budget mode, else lambda_tok. */
 export const sweepAxisOf = (c: RunConfig): 'lambdaTok' | 'budget' => (defaultSweep(c).axis === 'budget' ? 'budget' : 'lambdaTok');
@@ -66,7 +68,7 @@ export function initialSweep(kv: KeyValueStore): SweepState & { notice: string |
   const { sweep, problem } = parseSweepRecord(kv.get(SWEEP_KEY));
   const restored = afterReload(sweep);
   if (restored !== sweep && restored) kv.set(SWEEP_KEY, JSON.stringify(restored));
-  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, notice: problem };
+  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, sweepExample: null, populationLoaded: 0, notice: problem };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -75,6 +77,24 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   const { set, get, deps } = ctx;
   let running = false; // one runner loop at a time
   const members: Members = new Map(); // a population's running members, by run id
+  let prepared: PreparedMember[] = []; // members loaded ahead of Start (preparePopulation)
+  const loaded = new WeakSet<PreparedMember>();
+  const countLoaded = () => { const n = prepared.filter((p) => loaded.has(p)).length; if (get().populationLoaded !== n) set({ populationLoaded: n }); };
+  const take = (preset: string, overrides: Partial<RunConfig>): PreparedMember | null => {
+    const k = prepared.findIndex((p) => p.key === memberKey(preset, overrides));
+    const out = k < 0 ? null : prepared.splice(k, 1)[0];
+    countLoaded();
+    return out;
+  };
+  /** The overrides each member of a population of `values` gets (what startSweep and overridesFor write). */
+  const plannedOverrides = (): { preset: string; overrides: Partial<RunConfig> }[] => {
+    const { preset, config, population } = get();
+    if (!population) return [];
+    const base = { ...overridesOf(preset, config) };
+    delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
+    const axis = sweepAxisOf(config);
+    return population.map((value) => ({ preset, overrides: overridesFor({ base, axis } as SweepRecord, value) }));
+  };
 
   const save = (sweep: SweepRecord | null) => {
     set({ sweep });
@@ -91,7 +111,8 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
 
   /** Runs the sweep's pending and interrupted runs side by side (a population) until each is done or the sweep stops. */
   const populationLoop = async (spawn: () => TrainerClient) => {
-    const problem = await runPopulation(ctx, spawn, members, { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS });
+    const problem = await runPopulation(ctx, spawn, members, { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take });
+    set({ sweepExample: null });
     const s = get().sweep;
     if (!s || s.status !== 'running') return;
     if (s.runs.every((r) => r.status === 'done')) save({ ...s, status: 'done', message: null });
@@ -120,6 +141,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
           return;
         }
         patchRun(i, { runId });
+        if (ctx.meta(runId)) ctx.updateMeta(runId, { member: { sweep: s.id, axis: s.axis, value: run.value } }, true);
         if (get().sweep?.status !== 'running') { patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
         ctx.applySnapshot(await ctx.api.start());
         let state = ctx.get().trainer!;
@@ -152,11 +174,36 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   };
 
   return {
+    preparePopulation() {
+      const { population, backendChoice, trainer, sweep, busy } = get();
+      // a running sweep's members take theirs (what is left goes when it ends); a run loading: wait for it
+      if (sweep?.status === 'running' || busy !== null) return;
+      // on the CPU backend, before the first sweep: what Start will train, loaded while the person reads the page
+      let want = deps.spawnTrainer && population && backendChoice === 'cpu' && trainer?.config && sweep === null ? plannedOverrides() : [];
+      if (want.length) { // as many as will train at once (the memory limit), not every value of a long list
+        const byValue = new Map(population!.map((v, i) => [v, want[i].overrides]));
+        let atOnce = 0;
+        try { atOnce = populationSize({ preset: want[0].preset, runs: population!.map((value) => ({ value })) } as SweepRecord, want.length, { ...POPULATION_DEFAULTS, ...deps.population }, (_s, v) => byValue.get(v)!); } catch { /* none fits: Start says why */ }
+        want = want.slice(0, atOnce);
+      }
+      const keys = want.map((w) => memberKey(w.preset, w.overrides));
+      for (const p of prepared) if (!keys.includes(p.key)) p.client.dispose?.();
+      prepared = prepared.filter((p) => keys.includes(p.key));
+      for (const [i, w] of want.entries()) {
+        if (prepared.some((p) => p.key === keys[i])) continue;
+        const p = prepareMember(deps.spawnTrainer!, w.preset, w.overrides, true);
+        prepared.push(p);
+        p.ready.then(() => { loaded.add(p); countLoaded(); }, () => {});
+      }
+      countLoaded();
+    },
+
     setSweepDraft(text) {
-      const { config } = get();
+      const { config, population } = get();
       try {
-        parseValues(text, sweepAxisOf(config), sweepAxisOf(config) === 'budget' ? 'budgets' : 'lambda_tok values');
+        const values = parseValues(text, sweepAxisOf(config), sweepAxisOf(config) === 'budget' ? 'budgets' : 'lambda_tok values');
         set({ sweepDraft: text, sweepDraftError: null });
+        if (population && values.length >= 2) get().setPopulation(values); // the population Start trains follows the values typed
       } catch (e) {
         set({ sweepDraft: text, sweepDraftError: errorText(e) });
       }
@@ -222,6 +269,23 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       if (get().sweep?.status === 'running') { set({ error: 'stop the sweep first' }); return; }
       save(null);
       set({ sweepSelected: null });
+    },
+
+    async sweepSister(name) {
+      const s = get().sweep;
+      if (!s || s.status === 'running') { set({ error: s ? 'stop the sweep first' : 'no sweep to compare with' }); return; }
+      let overrides: Partial<RunConfig>;
+      try { overrides = sisterOverrides(s.preset, name, presetConfig(findPreset(s.preset), s.base)); } catch (e) { set({ error: `no sister sweep: ${errorText(e)}` }); return; }
+      const keep = s.runs.map((r) => r.runId).filter((id): id is string => id !== null && ctx.meta(id) !== undefined);
+      const values = s.runs.map((r) => r.value);
+      set({ population: null });
+      ctx.overlayForNewRun();
+      await ctx.initRun(name, overrides);
+      if (get().preset !== name || !get().trainer?.config) return; // initRun said why
+      for (const id of keep) if (!get().overlay.includes(id)) await get().toggleOverlay(id); // the first population stays on the chart
+      get().setPopulation(values);
+      get().setSweepDraft(values.join(', '));
+      await get().startSweep();
     },
 
     async selectSweepRun(runId) {

@@ -65,6 +65,10 @@ export interface SetupSlice {
   urlProblems: string[];
   fieldErrors: Partial<Record<ConfigField, string>>;
   confirm: ConfirmRequest | null;
+  /** The values (of lambda_tok, or of B in budget mode) that Start trains side by side as a population; null: Start trains one run. In the URL. */
+  population: number[] | null;
+  /** Makes the setup a population over these values, or (null) one run again. */
+  setPopulation(values: number[] | null): void;
   /** Sets one field: live fields at the next step; the others ask before a new run. */
   setField(key: ConfigField, raw: unknown): Promise<void>;
   choosePreset(name: string): Promise<void>;
@@ -149,6 +153,9 @@ export interface PageSlice {
   /** What the middle column shows: the charts, or the runs table. */
   middleTab: 'charts' | 'runs';
   resumable: Resumable | null;
+  /** The run under the mouse (its trail, label or legend entry): its trail and time series are drawn over the others'. */
+  hoveredRun: string | null;
+  setHoveredRun(id: string | null): void;
   dismissGuide(): void;
   setBestRule(rule: BestRule, target?: number): void;
   setAccuracyAxis(a: 'data' | 'full'): void;
@@ -172,7 +179,16 @@ export interface SweepSlice {
   sweepDraftError: string | null;
   /** The sweep run picked on the sweep's chart. */
   sweepSelected: string | null;
+  /** One live episode of a training member (the first running one), for the task card while a population trains. */
+  sweepExample: { runId: string; label: string; transcripts: Transcripts } | null;
+  /** How many of the population's members are loaded ahead of Start (preparePopulation). */
+  populationLoaded: number;
   setSweepDraft(text: string): void;
+  /**
+   * Keeps the population's member workers loaded ahead of Start (warm start and step-0 eval done) on the CPU
+   * backend before the first sweep, and lets go of those the setup no longer asks for. Called on store changes.
+   */
+  preparePopulation(): void;
   /** One run per value, each to its last step: side by side as a population (one worker each) when the page can spawn workers. */
   startSweep(): Promise<void>;
   /** A live change to one running member of the sweep (its run id), or to every running member (null); recorded in each run's changes. */
@@ -182,6 +198,11 @@ export interface SweepSlice {
   resumeSweep(): Promise<void>;
   clearSweep(): void;
   selectSweepRun(runId: string): Promise<void>;
+  /**
+   * The same values on a sister preset (relay-noisy -> relay-noisy-dr): the finished sweep's runs stay on the
+   * chart, so the two populations draw two frontiers side by side.
+   */
+  sweepSister(preset: string): Promise<void>;
 }
 
 

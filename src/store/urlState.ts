@@ -1,14 +1,47 @@
-// The shareable URL: `v` (the format version), `preset`, and every config
-// field that differs from the preset's value, in FIELDS order. Opening such a
-// URL restores the setup (not the weights). Every parameter is checked like
-// any input: an unknown, malformed or out-of-range one is reported (naming it
-// and why) and not applied; the others still are.
+// The shareable URL: `v` (the format version), `preset`, every config field
+// that differs from the preset's value, in FIELDS order, and `population` (the
+// values of lambda_tok, or of the budget B, that Start trains side by side)
+// when the setup is a population. Opening such a URL restores the setup (not
+// the weights). Every parameter is checked like any input: an unknown,
+// malformed or out-of-range one is reported (naming it and why) and not
+// applied; the others still are.
 import { FIELDS, isConfigKey, parseField, validateConfig, type RunConfig } from '../config';
-import { clip, quote } from '../errors';
+import { clip, InputError, quote } from '../errors';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
+import { defaultSweep, parseValues } from '../rl/sweep';
 
 export const URL_VERSION = 1;
 export const DEFAULT_PRESET = 'relay-silence';
+
+/**
+ * The setup of a first visit (no link, nothing remembered): a population over lambda_tok on the
+ * noisy channel, where the token penalty trades accuracy for tokens along a curve, small enough that
+ * its trails move apart within seconds on a laptop CPU.
+ */
+export const FIRST_VISIT = { preset: 'relay-noisy-quick', population: [0, 0.03, 0.1, 0.3] as number[] };
+
+/** A first visit: the link names nothing, and the page remembers nothing (no prefs saved, no runs, no sweep). */
+export function isFirstVisit(search: string, savedPrefs: unknown, storedRuns: number, hasSweep: boolean): boolean {
+  return [...new URLSearchParams(search.replace(/^\?/, '')).keys()].length === 0 && savedPrefs === null && storedRuns === 0 && !hasSweep;
+}
+
+/** The axis a population moves: the budget B in budget mode, else lambda_tok. */
+export const populationAxis = (c: RunConfig): 'lambdaTok' | 'budget' => (defaultSweep(c).axis === 'budget' ? 'budget' : 'lambdaTok');
+
+/** The most members a population may have in the page. */
+export const MAX_POPULATION = 16;
+
+/** A population's values as one parameter: "0,0.03,0.1". */
+export const populationParam = (values: readonly number[]): string => values.join(',');
+
+/** The values of a population for `config`'s axis (at least two), or an InputError naming what is wrong. */
+export function parsePopulation(text: string, config: RunConfig): number[] {
+  const axis = populationAxis(config);
+  const values = parseValues(text, axis, axis === 'budget' ? 'population (budgets)' : 'population (lambda_tok values)');
+  if (values.length < 2) throw new InputError(`population needs at least two values, got ${quote(text)}`);
+  if (values.length > MAX_POPULATION) throw new InputError(`population: at most ${MAX_POPULATION} values (members), got ${values.length}`);
+  return values;
+}
 /** Longest query read: a setup that changes every field is about 1,500 characters. */
 export const MAX_QUERY_CHARS = 8192;
 /** Problems listed one by one; the rest are counted. */
@@ -18,6 +51,8 @@ export interface DecodedSetup {
   preset: string;
   /** Fields that override the preset (validated one by one and together). */
   overrides: Partial<RunConfig>;
+  /** The values Start trains side by side (null: one run). */
+  population: number[] | null;
   /** One line per parameter that was not applied, naming it and why. */
   problems: string[];
 }
@@ -26,12 +61,13 @@ const keys = Object.keys(FIELDS) as (keyof RunConfig)[];
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** The query string (without '?') for a preset and the config in force. */
-export function encodeSetup(preset: string, config: RunConfig): string {
+export function encodeSetup(preset: string, config: RunConfig, population: readonly number[] | null = null): string {
   const base = presetConfig(findPreset(preset));
   const q = new URLSearchParams();
   q.set('v', String(URL_VERSION));
   q.set('preset', preset);
   for (const k of keys) if (config[k] !== base[k]) q.set(k, String(config[k]));
+  if (population) q.set('population', populationParam(population));
   return q.toString();
 }
 
@@ -46,7 +82,7 @@ export function overridesOf(preset: string, config: RunConfig): Partial<RunConfi
 export function decodeSetup(search: string): DecodedSetup {
   const text = search.startsWith('?') ? search.slice(1) : search;
   if (text.length > MAX_QUERY_CHARS) {
-    return { preset: DEFAULT_PRESET, overrides: {}, problems: [`the link's parameters are ${text.length} characters long, more than ${MAX_QUERY_CHARS}; none was read (a shared setup is at most a few hundred)`] };
+    return { preset: DEFAULT_PRESET, overrides: {}, population: null, problems: [`the link's parameters are ${text.length} characters long, more than ${MAX_QUERY_CHARS}; none was read (a shared setup is at most a few hundred)`] };
   }
   const q = new URLSearchParams(text);
   const problems: string[] = [];
@@ -72,7 +108,7 @@ export function decodeSetup(search: string): DecodedSetup {
 
   const overrides: Record<string, unknown> = {};
   for (const k of seen) {
-    if (k === 'v' || k === 'preset') continue;
+    if (k === 'v' || k === 'preset' || k === 'population') continue;
     if (!isConfigKey(k)) { problems.push(`unknown parameter ${quote(k)} (not a config field)`); continue; }
     try {
       overrides[k] = parseField(k, first.get(k));
@@ -88,12 +124,18 @@ export function decodeSetup(search: string): DecodedSetup {
     const named = Object.keys(overrides).map((k) => ({ k, at: why.search(new RegExp(`\\b${k}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at);
     if (named.length === 0) { // no override is to blame (cannot happen with a valid preset): none applies
       problems.push(`${why}; every parameter ignored`);
-      return { preset, overrides: {}, problems: summarize(problems) };
+      return { preset, overrides: {}, population: null, problems: summarize(problems) };
     }
     delete overrides[named[0].k];
     problems.push(`${why}; ${named[0].k} not applied`);
   }
-  return { preset, overrides: overrides as Partial<RunConfig>, problems: summarize(problems) };
+  // read against the config in force (its axis: lambda_tok, or B in budget mode); a bad one leaves one run
+  let population: number[] | null = null;
+  const pop = first.get('population');
+  if (pop !== undefined) {
+    try { population = parsePopulation(pop, presetConfig(findPreset(preset), overrides)); } catch (e) { problems.push(`${errorText(e)}; Start trains one run`); }
+  }
+  return { preset, overrides: overrides as Partial<RunConfig>, population, problems: summarize(problems) };
 }
 
 /** The first MAX_PROBLEMS lines, then how many more there were. */

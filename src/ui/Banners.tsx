@@ -15,13 +15,25 @@ async function useCpuThenFocusStart(store: ReturnType<typeof useAppStore>) {
 function FirstRunGuide() {
   const dismissed = useApp((s) => s.guideDismissed);
   const dismiss = useApp((s) => s.dismissGuide);
+  const population = useApp((s) => s.population);
+  const axis = useApp((s) => (s.config.lambdaMode === 'budget' ? 'budget B' : 'lambda_tok'));
   if (dismissed) return null;
   return (
     <section role="region" aria-label="First steps" className="banner guide" data-testid="guide">
       <ol>
-        <li><strong>Pick a preset</strong> (Setup, on the left); its paragraph says what to watch.</li>
-        <li><strong>Press Start.</strong> Each eval adds a point to the accuracy-vs-tokens chart.</li>
-        <li><strong>Drag lambda_tok</strong> while it trains, and watch the trail move on the chart.</li>
+        {population ? (
+          <>
+            <li><strong>Press Start:</strong> {population.length} runs train side by side, one per {axis} ({population.join(', ')}).</li>
+            <li><strong>Watch their trails spread</strong> on the chart: more penalty, fewer tokens, less accuracy.</li>
+            <li><strong>Hover a trail</strong> to pick it out; pick another preset to train one run.</li>
+          </>
+        ) : (
+          <>
+            <li><strong>Pick a preset</strong> (Setup, on the left); its paragraph says what to watch.</li>
+            <li><strong>Press Start.</strong> Each eval adds a point to the accuracy-vs-tokens chart.</li>
+            <li><strong>Drag lambda_tok</strong> while it trains, and watch the trail move on the chart.</li>
+          </>
+        )}
       </ol>
       <button type="button" onClick={dismiss}>Got it</button>
     </section>

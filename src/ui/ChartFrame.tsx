@@ -15,12 +15,22 @@ function LegendKey({ it }: { it: LegendItem }) {
   return <span className="key dot" style={{ background: it.color }} />;
 }
 
-export function Legend({ items }: { items: readonly LegendItem[] }) {
-  return <ul className="legend">{items.map((it, i) => <li key={`${i}-${it.label}`}><LegendKey it={it} />{it.label}</li>)}</ul>;
+export function Legend({ items, onHoverRun }: { items: readonly LegendItem[]; onHoverRun?: (runId: string | null) => void }) {
+  return (
+    <ul className="legend">
+      {items.map((it, i) => (
+        <li key={`${i}-${it.label}`} {...(it.runId && onHoverRun ? { 'data-run-id': it.runId, className: 'hoverable', onMouseEnter: () => onHoverRun(it.runId!), onMouseLeave: () => onHoverRun(null) } : {})}>
+          <LegendKey it={it} />{it.label}
+        </li>
+      ))}
+    </ul>
+  );
 }
 
-export function ChartFrame({ title, caption, legend = [], children, className = '', tools }: {
+export function ChartFrame({ title, caption, legend = [], children, className = '', tools, onHoverRun }: {
   title: string; caption?: ReactNode; legend?: readonly LegendItem[]; children: ReactNode; className?: string; tools?: ReactNode;
+  /** A legend entry naming a run was entered (its id) or left (null). */
+  onHoverRun?: (runId: string | null) => void;
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const [error, setError] = useState<string | null>(null);
@@ -47,7 +57,7 @@ export function ChartFrame({ title, caption, legend = [], children, className = 
         </span>
       </header>
       <div ref={ref} className="plot">{children}</div>
-      {legend.length > 0 && <Legend items={legend} />}
+      {legend.length > 0 && <Legend items={legend} onHoverRun={onHoverRun} />}
       {caption && <div className="caption">{caption}</div>}
       {error && <small role="alert" className="error">PNG: {error}</small>}
     </section>

@@ -12,9 +12,10 @@ import { EvalTable } from './EvalTable';
 import { DASHES, seriesColor } from './palette';
 import { changeMarks } from './changeMarks';
 import { ParetoChart } from './ParetoChart';
-import { CHART_GROUPS, EVAL_CORE_KEYS, TIME_SERIES, type SeriesDef } from './seriesDefs';
+import { CHART_GROUPS, EVAL_CORE_KEYS, TIME_SERIES, type ChartDef, type SeriesDef } from './seriesDefs';
 import { chartSignature, colorSweepMembers, shownRuns, type ShownRun } from './shownRuns';
 import { liveTrail, type TrailPoint } from './liveTrail';
+import { emphasis, shownHovered } from './populations';
 import { SweepPanel } from './SweepPanel';
 import { useApp, useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
@@ -32,6 +33,27 @@ function evalXY(evals: EvalRecord[], key: string): XY[] {
   const pts = evals.filter((e) => Number.isFinite(e[key])).map((e) => ({ x: e.step, y: e[key] }));
   if (pts.length <= MAX_POINTS) return pts;
   return decimateXY(pts.map((p) => p.x), pts.map((p) => p.y), MAX_POINTS);
+}
+
+/**
+ * A time series' lines of every shown run: its metrics, and its evals on the accuracy and tokens charts.
+ * One run: a colour per series; several: the run's colour, dashes per series. The hovered run's lines
+ * are drawn over the others' (populations.ts emphasis).
+ */
+export function runLines(def: ChartDef, shown: readonly ShownRun[], series: (id: string) => MetricsSeries | undefined, hovered: string | null): ChartLine[] {
+  const single = shown.length === 1;
+  const colorOf = (r: ShownRun, i: number) => (single ? seriesColor(i) : r.color);
+  const dashOf = (i: number) => (single ? undefined : DASHES[i % DASHES.length]);
+  const nameOf = (r: ShownRun, label: string) => (single ? label : `${r.name} · ${label}`);
+  const lines: ChartLine[] = [];
+  for (const r of shown) {
+    const s = series(r.id);
+    const e = emphasis(r.id, hovered);
+    def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis, ...e }));
+    if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true, ...e });
+    if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true, ...e });
+  }
+  return lines;
 }
 
 export function ChartsPanel() {
@@ -52,13 +74,14 @@ export function ChartsPanel() {
   const axis = useApp((s) => s.accuracyAxis);
   const setAxis = useApp((s) => s.setAccuracyAxis);
   const changes = current?.meta?.changes;
+  const hoveredRun = useApp((s) => s.hoveredRun);
+  const setHoveredRun = useApp((s) => s.setHoveredRun);
+  const hovered = shownHovered(shown, hoveredRun);
   const budget = config.lambdaMode === 'budget' ? config.budget : null;
 
   const charts = useMemo(() => {
     void frame; // recomputed when telemetry has advanced
     const single = shown.length === 1;
-    const colorOf = (r: ShownRun, i: number) => (single ? seriesColor(i) : r.color);
-    const dashOf = (i: number) => (single ? undefined : DASHES[i % DASHES.length]);
     const nameOf = (r: ShownRun, label: string) => (single ? label : `${r.name} · ${label}`);
     const marks: VMark[] = [
       ...curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })),
@@ -69,12 +92,7 @@ export function ChartsPanel() {
       const lines: ChartLine[] = [];
       const hrefs: HRef[] = [];
       let rightLabel: string | undefined;
-      shown.forEach((r) => {
-        const s = hub.get(r.id);
-        def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis }));
-        if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true });
-        if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true });
-      });
+      lines.push(...runLines(def, shown, (id) => hub.get(id), hovered));
       if (def.id === 'accuracy') for (const b of baselines) hrefs.push({ y: b.accuracy, label: `${b.name} ${Math.round(b.accuracy * 100)}%`, color: '#555' });
       if (def.id === 'lambda' && budget !== null) {
         // the budget is in tokens: tokens on a second axis with B as its reference line
@@ -85,7 +103,7 @@ export function ChartsPanel() {
       if (def.id === 'tokens' && budget !== null) hrefs.push({ y: budget, label: `B = ${budget}`, color: '#e67e22' });
       return { def, lines, hrefs, rightLabel, marks };
     });
-  }, [frame, shown, hub, baselines, budget, curriculum, flags, changes]);
+  }, [frame, shown, hub, baselines, budget, curriculum, flags, changes, hovered]);
 
   // every shown run's sampled trail, recomputed as telemetry arrives: the chart moves every step
   // the same object until a shown run gets a new step: the chart redraws (and recharts rebuilds its points) only then
@@ -108,7 +126,7 @@ export function ChartsPanel() {
   return (
     <div className="charts">
       <div className="top-charts">
-        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} />
+        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun} />
         <div className="side">
           <SweepPanel />
           <EvalTable run={current} />

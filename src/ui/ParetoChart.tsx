@@ -5,8 +5,10 @@
 // and labelled point series (live changes on the trail; more can be passed in,
 // e.g. sweep points labelled by lambda), and each run's live trail (its sampled
 // episodes, smoothed: it moves every step, between evals), a sweep member's
-// labelled with its value at its head, with the frontier of those heads. Hover
-// shows the point under the mouse.
+// labelled with its value at its head, with the frontier of those heads (one per
+// population when two or more are shown, each labelled with its preset). Hover
+// shows the point under the mouse; hovering a trail, its head or its legend
+// entry highlights that run here and on the time series.
 import { memo, useMemo, useState } from 'react';
 import { CartesianGrid, ComposedChart, LabelList, Line, ReferenceLine, ResponsiveContainer, Scatter, XAxis, YAxis } from 'recharts';
 import type { BaselineResult } from '../envs/types';
@@ -17,6 +19,7 @@ import { ChartFrame, type LegendItem } from './ChartFrame';
 import { fmt, pct } from './labels';
 import type { ShownRun } from './shownRuns';
 import type { TrailPoint } from './liveTrail';
+import { emphasis, GROUP_STYLES, populationGroups, shownHovered } from './populations';
 
 interface Point { tokens: number; accuracy: number; step: number; lambdaTok: number; run: string; note?: string }
 
@@ -95,10 +98,20 @@ function hoverShape(kind: 'dot' | 'star' | 'cross' | 'ring', what: (payload: Rec
   };
 }
 
-/** A trail's head: a small open circle (its label beside it). Module-level: a new function per render would rebuild the series. */
-function headShape(p: unknown) {
-  const { cx, cy } = p as { cx?: number; cy?: number };
-  return cx === undefined || cy === undefined ? <g /> : <circle cx={cx} cy={cy} r={3} fill="#fff" stroke="#789" strokeWidth={1.5} className="trail-head" />;
+type OnHoverRun = (id: string | null) => void;
+
+/**
+ * A trail's head: a small open circle (its label beside it) that names its run and highlights it under the
+ * mouse. Made once per chart (a new function per render would rebuild the series).
+ */
+function headShape(onHoverRun: OnHoverRun | undefined) {
+  return function HeadShape(p: unknown) {
+    const { cx, cy, payload } = p as { cx?: number; cy?: number; payload?: { id?: string; hovered?: boolean } };
+    if (cx === undefined || cy === undefined) return <g />;
+    const id = payload?.id;
+    return <circle cx={cx} cy={cy} r={payload?.hovered ? 5 : 3} fill="#fff" stroke="#789" strokeWidth={1.5} className="trail-head" data-run-id={id}
+      onMouseEnter={id && onHoverRun ? () => onHoverRun(id) : undefined} onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined} />;
+  };
 }
 
 function Tip({ h }: { h: Hovered }) {
@@ -113,8 +126,10 @@ function Tip({ h }: { h: Hovered }) {
   );
 }
 
-export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340 }: {
+export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340, hovered = null, onHoverRun }: {
   runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null;
+  /** The run under the mouse (its trail drawn over the others), and where hovering a run is reported. */
+  hovered?: string | null; onHoverRun?: OnHoverRun;
   /** Each run's live trail (liveTrail.ts: sampled episodes, smoothed), by run id. */
   trails?: Record<string, TrailPoint[]>;
   axis?: 'data' | 'full'; onAxis?: (a: 'data' | 'full') => void;
@@ -128,14 +143,18 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
     cross: hoverShape('cross', (p) => ({ kind: 'baseline', name: String(p.name), tokens: Number(p.tokens), accuracy: Number(p.accuracy) }), setHover),
     ring: hoverShape('ring', (p) => ({ kind: 'labelled', label: String(p.label), note: p.note as string | undefined, tokens: Number(p.tokens), accuracy: Number(p.accuracy) }), setHover),
   }), []);
+  const head = useMemo(() => headShape(onHoverRun), [onHoverRun]);
+  const lit = shownHovered(runs, hovered);
   const perRun = runs.map((r) => ({ run: r, points: pointsOf(r) }));
   const all = perRun.flatMap((x) => x.points);
   // memoized: a hover redraws the chart, and new series props would make recharts rebuild every point under the mouse
-  const { live, heads, headFront } = useMemo(() => {
+  const { live, heads, headFront, groups } = useMemo(() => {
     const live = runs.map((r) => ({ run: r, trail: trails[r.id] ?? [] })).filter((x) => x.trail.length > 0);
-    const heads = live.map(({ run, trail }) => ({ ...trail[trail.length - 1], run: run.name, label: run.valueLabel ?? '' }));
-    return { live, heads, headFront: heads.length > 1 ? frontier(heads) : [] };
-  }, [runs, trails]);
+    const heads = live.map(({ run, trail }) => ({ ...trail[trail.length - 1], run: run.name, id: run.id, label: run.valueLabel ?? '', hovered: run.id === lit }));
+    const groups = populationGroups(runs, trails);
+    // two populations or more: a frontier each (the group-norm lesson); else one across every head
+    return { live, heads, headFront: groups.length < 2 && heads.length > 1 ? frontier(heads) : [], groups: groups.length >= 2 ? groups : [] };
+  }, [runs, trails, lit]);
   const front = frontier(all);
   const warm = perRun.map((x) => ({ run: x.run, point: x.points.find((p) => p.step === 0) })).filter((x) => x.point);
   const current = runs.find((r) => r.current);
@@ -146,20 +165,24 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   const scale = accuracyScale(domain);
   const legend: LegendItem[] = [
     ...(front.length > 0 ? [{ label: 'Pareto frontier', color: '#444', mark: 'dashed' as const }] : []),
-    ...runs.map((r) => ({ label: `${r.name}${r.current ? ' (trail)' : ''}`, color: r.color, mark: r.current ? 'line' as const : 'dot' as const })),
+    // a run with nothing drawn yet (the idle run beside a training population) is not in the legend
+    ...runs.filter((r) => r.evals.length > 0 || (trails[r.id]?.length ?? 0) > 0).map((r) => ({ label: `${r.name}${r.current ? ' (trail)' : ''}`, color: r.color, mark: r.current ? 'line' as const : 'dot' as const, runId: r.id })),
     ...(live.length ? [{ label: 'live: sampled episodes, smoothed (lighter)', color: '#9aa', mark: 'line' as const }] : []),
     ...(headFront.length > 1 ? [{ label: 'frontier of the live positions', color: '#9aa', mark: 'dashed' as const }] : []),
+    ...groups.map((g, i) => ({ label: `${g.label}: frontier of its ${g.members.length} runs (live)`, color: GROUP_STYLES[i % GROUP_STYLES.length].color, mark: 'dashed' as const })),
     ...(warm.length ? [{ label: 'warm start (step 0)', color: '#555', mark: 'star' as const }] : []),
     ...(baselines.length ? [{ label: 'scripted baselines', color: '#555', mark: 'cross' as const }] : []),
     ...labelled.map((s) => ({ label: s.name, color: s.color, mark: 'dot' as const })),
   ];
   const caption = (
     <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes?.points.length ?? 0}
-      data-trails={live.length} data-heads={heads.map((h) => `${h.tokens.toFixed(3)}:${h.accuracy.toFixed(3)}`).join(' ')}>
+      data-trails={live.length} data-heads={heads.map((h) => `${h.tokens.toFixed(3)}:${h.accuracy.toFixed(3)}`).join(' ')}
+      data-head-frontier={headFront.length} data-groups={groups.map((g) => `${g.label}:${g.frontier.length}`).join(' ')} data-hovered={lit ?? ''}>
       {all.length} eval point{all.length === 1 ? '' : 's'} from {runs.filter((r) => r.evals.length).length} run{runs.length === 1 ? '' : 's'}; frontier: {front.length} point{front.length === 1 ? '' : 's'}
       {best ? `; best accuracy of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
       {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. Up and to the left is better: more accuracy for fewer tokens.'}
       {live.length > 0 ? ` The lighter lines move every step: accuracy and tokens of each step's sampled episodes (at the run's sampling temperature), smoothed; the dots are greedy evals.` : ''}
+      {groups.length ? ` Two populations or more: each has its own frontier (${groups.map((g) => g.label).join(' vs ')}).` : ''}
       {axis === 'data' && all.length > 0 ? ` The accuracy axis is zoomed to the data (${pct(domain[0])} to ${pct(domain[1])}).` : ''}
     </p>
   );
@@ -169,7 +192,9 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
     </button>
   );
   return (
-    <ChartFrame title="Accuracy vs tokens" caption={caption} legend={legend} className="pareto" tools={tools}>
+    <ChartFrame title="Accuracy vs tokens" caption={caption} legend={legend} className="pareto" tools={tools} onHoverRun={onHoverRun}>
+      {/* leaving the plot clears the hovered run: a head redrawn under a still mouse never reports its own leave */}
+      <div className="pareto-plot" onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined}>
       <ResponsiveContainer width="100%" height={height}>
         <ComposedChart margin={{ top: 12, right: 24, bottom: 24, left: 12 }}>
           <CartesianGrid strokeDasharray="3 3" />
@@ -181,15 +206,32 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
             <Line data={front} dataKey="accuracy" type="stepAfter" stroke="#444" strokeDasharray="5 3" dot={false} activeDot={false}
               isAnimationActive={false} name="Pareto frontier" legendType="plainline" tooltipType="none" />
           )}
-          {live.map(({ run, trail }) => (
-            <Line key={`trail-${run.id}`} data={trail} dataKey="accuracy" type="linear" stroke={run.color} strokeOpacity={0.45} strokeWidth={2} dot={false} activeDot={false}
-              isAnimationActive={false} legendType="none" tooltipType="none" className="live-trail" />
-          ))}
+          {live.map(({ run, trail }) => {
+            const e = emphasis(run.id, lit, { opacity: 0.45, width: 2 });
+            return (
+              <Line key={`trail-${run.id}`} data={trail} dataKey="accuracy" type="linear" stroke={run.color} strokeOpacity={e.opacity} strokeWidth={e.width} dot={false} activeDot={false}
+                isAnimationActive={false} legendType="none" tooltipType="none" className={`live-trail${run.id === lit ? ' hovered' : ''}`}
+                onMouseEnter={onHoverRun ? () => onHoverRun(run.id) : undefined} onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined} />
+            );
+          })}
           {headFront.length > 1 && (
             <Line data={headFront} dataKey="accuracy" type="stepAfter" stroke="#9aa" strokeDasharray="2 3" dot={false} activeDot={false} isAnimationActive={false} legendType="none" tooltipType="none" />
           )}
+          {groups.map((g, i) => {
+            const st = GROUP_STYLES[i % GROUP_STYLES.length];
+            return (
+              <Line key={`group-${g.key}`} data={g.frontier} dataKey="accuracy" type="stepAfter" stroke={st.color} strokeWidth={1.5} strokeDasharray={st.dash} dot={false} activeDot={false}
+                isAnimationActive={false} legendType="none" tooltipType="none" className="group-frontier" name={`${g.label} frontier`} />
+            );
+          })}
+          {groups.length > 0 && (
+            <Scatter name="population labels" data={groups.map((g, i) => ({ ...g.frontier[g.frontier.length - 1], label: g.label, fill: GROUP_STYLES[i % GROUP_STYLES.length].color }))}
+              fill="none" shape={() => <g />} isAnimationActive={false} legendType="none" className="group-labels">
+              <LabelList dataKey="label" position="top" fontSize={11} fontWeight={600} />
+            </Scatter>
+          )}
           {heads.some((h) => h.label) && (
-            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={headShape}>
+            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={head}>
               <LabelList dataKey="label" position="right" fontSize={11} />
             </Scatter>
           )}
@@ -213,6 +255,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
           {budget !== null && <ReferenceLine x={budget} stroke="#e67e22" strokeDasharray="4 2" label={{ value: `B = ${budget}`, position: 'top', fontSize: 11 }} />}
         </ComposedChart>
       </ResponsiveContainer>
+      </div>
       {hover && (
         <div className="tip pareto-tip" data-testid="pareto-tip" role="status"
           {...(hover.what.kind === 'eval' ? { 'data-step': hover.what.step, 'data-tokens': hover.what.tokens, 'data-accuracy': hover.what.accuracy } : {})}

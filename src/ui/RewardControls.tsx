@@ -27,6 +27,7 @@ export function RewardControls() {
   const trainerLambda = useApp((s) => s.trainer?.lambdaTok);
   const runId = useApp((s) => s.runId);
   const error = useApp((s) => s.fieldErrors.lambdaTok);
+  const population = useApp((s) => s.population);
   const setField = useApp((s) => s.setField);
   const hub = useHub();
   useHubFrame(); // re-render as telemetry arrives (budget mode moves the value)
@@ -58,6 +59,7 @@ export function RewardControls() {
         <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value">{fmt(value, 4)}</output>
         <small id={`${id}-lt-help`} className="help">
           {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : 'penalty per message token; applies at the next step'}
+          {population && mode !== 'budget' ? ` (of one run; Start's population has its own: ${population.join(', ')}; a live change to them is in the Sweep panel)` : ''}
         </small>
         {error && <small id={`${id}-lt-error`} role="alert" className="error">{error}</small>}
       </div>

@@ -20,6 +20,11 @@ export function RunButtons() {
   const within = useApp((s) => s.stepWithin);
   const rule = useApp((s) => s.bestRule);
   const target = useApp((s) => s.bestTarget);
+  const population = useApp((s) => s.population);
+  const sweepRunning = useApp((s) => s.sweep?.status === 'running');
+  const loaded = useApp((s) => s.populationLoaded);
+  const cpu = useApp((s) => s.backendChoice === 'cpu');
+  const axis = useApp((s) => (s.config.lambdaMode === 'budget' ? 'B' : 'lambda_tok'));
   const a = useAppStore().getState(); // actions only: they never change
   const hub = useHub();
   const pauseRef = useRef<HTMLButtonElement>(null);
@@ -27,7 +32,8 @@ export function RunButtons() {
   useHubFrame();
   const series = runId ? hub.get(runId) : undefined;
   const done = series && series.rows > 0 ? series.last('step') + 1 : 0;
-  const running = status === 'running';
+  // a population trains in workers of its own: Start and Pause follow it
+  const running = status === 'running' || sweepRunning;
   const off = !ready || busy !== null;
   const pick = bestBy(rule, target, evals ?? []);
   // after Start the Start button is disabled: focus goes to Pause (and back after Pause), not to the page
@@ -43,6 +49,12 @@ export function RunButtons() {
         <button type="button" disabled={off} onClick={() => void a.reset()}>Reset</button>
         <button type="button" disabled={off} onClick={() => void a.warmStart()}>Warm start</button>
       </div>
+      {population && (
+        <p className="population-note" data-testid="population-note" data-values={population.join(',')} data-loaded={loaded}>
+          Start trains {population.length} runs side by side, one per {axis}: {population.join(', ')}{cpu && !sweepRunning && loaded > 0 ? ` (${loaded} of ${population.length} loaded)` : ''}.{' '}
+          <button type="button" className="link" disabled={running} onClick={() => a.setPopulation(null)}>Train one run instead</button>
+        </p>
+      )}
       <p className="where" aria-live="polite" data-testid="run-where">
         Step <strong data-testid="step-count">{done}</strong> of {steps} · <span data-testid="run-status">{busy ?? status}</span>
       </p>

@@ -3,13 +3,16 @@
 // else one after another in the training worker), watch where each run is, and
 // see which final evals are on the frontier. The runs themselves are drawn on the
 // accuracy-vs-tokens chart (their trails live, coloured by value); clicking a
-// value overlays its run there.
+// value overlays its run there, hovering it highlights its trail. A finished
+// sweep offers the same values on a sister preset: both populations then draw
+// their frontiers on the one chart.
 import { useId } from 'react';
 import { paretoFrontier } from '../rl/pareto';
 import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from '../store/sweepSlice';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore, useHub, useLiveSteps } from './storeContext';
 import { SweepMembers } from './SweepMembers';
+import { sistersOf } from './sisters';
 
 interface SweepPoint { label: string; short: string; value: number; accuracy: number; tokens: number; runId: string }
 
@@ -62,10 +65,13 @@ export function SweepPanel() {
   const resumeSweep = useApp((s) => s.resumeSweep);
   const clearSweep = useApp((s) => s.clearSweep);
   const selectSweepRun = useApp((s) => s.selectSweepRun);
+  const sweepSister = useApp((s) => s.sweepSister);
+  const setHoveredRun = useApp((s) => s.setHoveredRun);
+  const population = useApp((s) => s.population);
   const steps = useLiveSteps();
   const axis = sweepAxisOf(config);
   const running = sweep?.status === 'running';
-  const text = draft ?? defaultDraft(config);
+  const text = draft ?? (population ? population.join(', ') : defaultDraft(config));
   const points = sweep ? sweepPoints(sweep) : [];
   const front = paretoFrontier(points);
   const current = sweep?.runs.findIndex((r) => r.status === 'running') ?? -1;
@@ -126,7 +132,8 @@ export function SweepPanel() {
           <thead><tr><th scope="col">{axisName(sweep.axis)}</th><th scope="col">status</th><th scope="col">accuracy</th><th scope="col">tokens</th><th scope="col">frontier</th></tr></thead>
           <tbody>
             {sweep.runs.map((r) => (
-              <tr key={r.label} className={r.runId !== null && r.runId === selected ? 'selected' : undefined}>
+              <tr key={r.label} className={r.runId !== null && r.runId === selected ? 'selected' : undefined}
+                onMouseEnter={r.runId ? () => setHoveredRun(r.runId) : undefined} onMouseLeave={r.runId ? () => setHoveredRun(null) : undefined}>
                 <td>{r.runId && r.status === 'done'
                   ? <button type="button" className="link" onClick={() => void selectSweepRun(r.runId!)} aria-label={`Show ${nameOf(r.runId) ?? r.label} on the charts`}>{fmt(r.value)}</button>
                   : fmt(r.value)}</td>
@@ -138,6 +145,15 @@ export function SweepPanel() {
             ))}
           </tbody>
         </table>
+      )}
+      {sweep && (sweep.status === 'done' || sweep.status === 'stopped') && sistersOf(sweep.preset).length > 0 && (
+        <div className="buttons sweep-sisters">
+          {sistersOf(sweep.preset).map((x) => (
+            <button key={x.preset} type="button" className="small" disabled={busy !== null} title={`Watch: ${x.watch}`} onClick={() => void sweepSister(x.preset)}>
+              Same values on {x.preset} ({x.label}): two frontiers on one chart
+            </button>
+          ))}
+        </div>
       )}
       {points.length > 0 && (
         <p className="help" data-testid="sweep-caption" data-points={points.length} data-frontier={front.length}>

@@ -1,7 +1,8 @@
 // The task in brief, beside the chart: who the agents are, what each knows,
 // what passes between them, what is rewarded (taskPicture, from the run's
 // config), and one example episode of the current policy (the last step's
-// first sampled episode) with its tokens and reward.
+// first sampled episode) with its tokens and reward; while a population
+// trains, the episode of one of its members (the hovered one, else the first).
 import { useId } from 'react';
 import type { EpisodeTranscript } from '../worker/protocol';
 import { fmt } from './labels';
@@ -9,10 +10,10 @@ import { useApp } from './storeContext';
 import { taskPicture } from './taskPicture';
 import { TokenChips } from './TokenChips';
 
-function Example({ ep, step }: { ep: EpisodeTranscript; step: number }) {
+function Example({ ep, step, of }: { ep: EpisodeTranscript; step: number; of?: string }) {
   return (
     <div className="task-example" data-testid="task-example">
-      <h3>Now, one episode of step {step + 1}</h3>
+      <h3>Now, one episode of step {step + 1}{of ? ` of the ${of} run` : ''}</h3>
       <ol className="lines">
         {ep.turns.map((t, i) => (
           <li key={i}><span className="role">{t.role}{ep.turns.some((u) => u.role === t.role && u !== t && u.turn === t.turn) ? ` ${t.agent}` : ''}</span> <TokenChips turn={t} /></li>
@@ -26,8 +27,11 @@ function Example({ ep, step }: { ep: EpisodeTranscript; step: number }) {
 export function TaskCard() {
   const id = useId();
   const config = useApp((s) => s.config);
-  const example = useApp((s) => s.transcripts?.train ?? null);
-  const p = taskPicture(config);
+  const own = useApp((s) => s.transcripts?.train ?? null);
+  const member = useApp((s) => (s.sweep?.status === 'running' ? s.sweepExample : null));
+  const example = member?.transcripts.train ?? own;
+  const population = useApp((s) => s.population);
+  const p = taskPicture(config, population);
   const ep = example?.episodes[0];
   return (
     <section className="task-card" aria-labelledby={`${id}-h`} data-testid="task-card">
@@ -43,7 +47,7 @@ export function TaskCard() {
           {p.channel && <div><dt>Between them:</dt><dd> {p.channel}.</dd></div>}
           <div><dt>Reward:</dt><dd> {p.reward}.</dd></div>
         </dl>
-        {ep ? <Example ep={ep} step={example!.step} /> : <p className="muted">Press Step or Start to see an episode of the current policy here.</p>}
+        {ep ? <Example ep={ep} step={example!.step} of={member?.transcripts.train ? member.label : undefined} /> : <p className="muted">Press Step or Start to see an episode of the current policy here.</p>}
       </details>
     </section>
   );

@@ -9,7 +9,7 @@ import { ChartFrame } from './ChartFrame';
 import { fmt } from './labels';
 import { useInView } from './useInView';
 
-export interface ChartLine { key: string; label: string; color: string; dash?: string; data: XY[]; axis?: 'left' | 'right'; dots?: boolean }
+export interface ChartLine { key: string; label: string; color: string; dash?: string; data: XY[]; axis?: 'left' | 'right'; dots?: boolean; /** drawn over the others (its run is hovered) or faded: populations.ts emphasis */ opacity?: number; width?: number }
 export interface HRef { y: number; label: string; color: string; axis?: 'left' | 'right' }
 export interface VMark { x: number; label: string; color: string; /** the tooltip's words for it (else the label) */ note?: string }
 
@@ -54,7 +54,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ title, unit, line
             label={rightLabel ? { value: rightLabel, angle: 90, position: 'insideRight', fontSize: 10 } : undefined} />}
           <Tooltip isAnimationActive={false} content={makeTip(marks)} />
           {lines.map((l) => (
-            <Line key={l.key} yAxisId={l.axis ?? 'left'} data={l.data} dataKey="y" name={l.label} stroke={l.color} strokeDasharray={l.dash}
+            <Line key={l.key} yAxisId={l.axis ?? 'left'} data={l.data} dataKey="y" name={l.label} stroke={l.color} strokeDasharray={l.dash} strokeOpacity={l.opacity ?? 1} strokeWidth={l.width ?? 1}
               dot={l.dots ? { r: 2 } : false} isAnimationActive={false} connectNulls />
           ))}
           {hrefs.map((h) => <ReferenceLine key={`h-${h.label}`} yAxisId={h.axis ?? 'left'} y={h.y} stroke={h.color} strokeDasharray="4 2" label={{ value: h.label, fontSize: 10, position: 'insideTopLeft' }} />)}

@@ -2,7 +2,7 @@
 // drawn at 2x, its legend below, on a white canvas. Everything stays in the
 // page (blob: URLs).
 
-export interface LegendItem { label: string; color: string; mark: 'line' | 'dashed' | 'dot' | 'star' | 'cross' }
+export interface LegendItem { label: string; color: string; mark: 'line' | 'dashed' | 'dot' | 'star' | 'cross'; /** the run it names: hovering the entry highlights the run */ runId?: string }
 
 const TITLE_H = 24, LEGEND_ROW = 18, PAD = 8;
 

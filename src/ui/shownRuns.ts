@@ -18,15 +18,25 @@ export interface ShownRun {
   valueLabel?: string;
 }
 
-/** The sweep's members coloured on one sequential scale by their value (low to high) and labelled with it. */
+/**
+ * Population members coloured on one sequential scale by their value (low to high, within their own sweep)
+ * and labelled with it: the runs that record their sweep (`meta.member`), and the current sweep's runs.
+ */
 export function colorSweepMembers(shown: ShownRun[], sweep: SweepRecord | null): ShownRun[] {
-  if (!sweep) return shown;
-  const values = [...new Set(sweep.runs.map((r) => r.value))].sort((a, b) => a - b);
-  const name = sweep.axis === 'budget' ? 'B' : 'λ';
+  const memberOf = (r: ShownRun): { sweep: string; axis: 'lambdaTok' | 'budget'; value: number } | undefined => {
+    if (r.meta?.member) return r.meta.member;
+    const m = sweep?.runs.find((x) => x.runId === r.id);
+    return m && sweep ? { sweep: sweep.id, axis: sweep.axis, value: m.value } : undefined;
+  };
+  const values = new Map<string, Set<number>>();
+  const add = (id: string, v: number) => values.set(id, (values.get(id) ?? new Set()).add(v));
+  if (sweep) for (const r of sweep.runs) add(sweep.id, r.value);
+  for (const r of shown) { const m = memberOf(r); if (m) add(m.sweep, m.value); }
   return shown.map((r) => {
-    const m = sweep.runs.find((x) => x.runId === r.id);
+    const m = memberOf(r);
     if (!m) return r;
-    return { ...r, color: valueColor(values.indexOf(m.value), values.length), valueLabel: `${name}=${m.value}` };
+    const sorted = [...values.get(m.sweep)!].sort((a, b) => a - b);
+    return { ...r, color: valueColor(sorted.indexOf(m.value), sorted.length), valueLabel: `${m.axis === 'budget' ? 'B' : 'λ'}=${m.value}` };
   });
 }
 
@@ -53,7 +63,7 @@ export function chartSignature(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 
   const runs = shownRuns(s).map((r) => {
     const last = r.evals[r.evals.length - 1];
     return [r.id, r.name, r.color, r.evals.length, last?.step, last?.accuracy, last?.tokens, r.meta?.bestEval?.step,
-      r.meta?.baselines?.length, r.meta?.curriculum?.length, r.meta?.comparison?.step, r.meta?.changes?.length];
+      r.meta?.baselines?.length, r.meta?.curriculum?.length, r.meta?.comparison?.step, r.meta?.changes?.length, r.meta?.member?.sweep];
   });
   const t = s.trainer;
   return JSON.stringify([runs, t?.baselines?.length, t?.curriculum?.length, t?.comparison?.step ?? null, s.config.lambdaMode, s.config.budget, s.config.env,

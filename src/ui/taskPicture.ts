@@ -67,6 +67,9 @@ function philosophers(c: RunConfig): TaskPicture {
 
 const PICTURES: Record<RunConfig['env'], (c: RunConfig) => TaskPicture> = { relay, addition, philosophers };
 
-export function taskPicture(c: RunConfig): TaskPicture {
-  return PICTURES[c.env](c);
+/** `population`: the lambda_tok values a population trains (each run its own), said in the reward. */
+export function taskPicture(c: RunConfig, population: readonly number[] | null = null): TaskPicture {
+  const p = PICTURES[c.env](c);
+  if (!population || c.lambdaMode === 'budget') return p;
+  return { ...p, reward: p.reward.replace(`lambda_tok = ${c.lambdaTok}`, `lambda_tok (${population.join(', ')}: one value per run)`) };
 }

@@ -555,6 +555,128 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     }
   }, 600_000);
 
+  /**
+   * Trail heads on the main chart, by run: their centres in page pixels, all read in one task of the page
+   * (recharts rebuilds its points on a redraw; read one by one, heads of two drawings would be mixed).
+   */
+  const headCentres = (pareto: Locator): Promise<{ id: string; x: number; y: number }[]> => pareto.locator('circle.trail-head').evaluateAll((cs) => cs.map((c) => {
+    const r = c.getBoundingClientRect();
+    return { id: c.getAttribute('data-run-id') ?? '', x: r.x + r.width / 2, y: r.y + r.height / 2 };
+  }));
+
+  /**
+   * The frontier of the trail heads on the main chart: the heads no other head beats on both accuracy and
+   * tokens, counted here from the caption's head positions, is the chart's; it is drawn as a line and named
+   * in the legend when it joins two heads or more. Read in one task of the page (a step may redraw the chart).
+   */
+  async function checkHeadFrontier(pareto: Locator, heads: number) {
+    const seen = await pareto.evaluate((el) => {
+      const c = el.querySelector('[data-testid="pareto-caption"]')!;
+      return { heads: c.getAttribute('data-heads') ?? '', front: Number(c.getAttribute('data-head-frontier')), legend: el.querySelector('.legend')?.textContent ?? '' };
+    });
+    const placed = seen.heads.split(' ').map((p) => p.split(':').map(Number));
+    const front = placed.filter(([t, a]) => !placed.some(([t2, a2]) => t2 <= t && a2 >= a && (t2 < t || a2 > a))).length;
+    expect(placed).toHaveLength(heads);
+    expect(seen.front, `heads ${seen.heads}`).toBe(front);
+    expect(/frontier of the live positions/.test(seen.legend), `heads ${seen.heads}`).toBe(front > 1);
+  }
+
+  /** The most heads that are pairwise at least `px` apart (at most 4 heads: every subset is tried). */
+  function apart(heads: { x: number; y: number }[], px: number): number {
+    let best = 0;
+    for (let mask = 1; mask < 1 << heads.length; mask++) {
+      const pick = heads.filter((_, i) => mask & (1 << i));
+      if (pick.length > best && pick.every((a, i) => pick.slice(i + 1).every((b) => Math.hypot(a.x - b.x, a.y - b.y) >= px))) best = pick.length;
+    }
+    return best;
+  }
+
+  it('a first visit opens on a population over lambda_tok of the noisy relay: the task, Start, lambda_tok and the chart on the first screen; within 30 s of Start the trails are apart; hovering one highlights it', async () => {
+    const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    try {
+      const page = await plain.newPage({ viewport: { width: 1280, height: 800 } });
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      await page.goto(url); // a bare link in a fresh profile: a first visit
+      await page.getByRole('region', { name: 'No WebGPU' }).getByRole('button', { name: 'Use the CPU backend' }).click(); // a laptop CPU
+      await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
+      const query = new URL(page.url()).searchParams;
+      expect(query.get('preset')).toBe('relay-noisy-quick');
+      expect(query.get('population')).toBe('0,0.03,0.1,0.3');
+      expect(await page.getByTestId('population-note').textContent()).toMatch(/Start trains 4 runs side by side, one per lambda_tok: 0, 0\.03, 0\.1, 0\.3/);
+
+      // the first screen: every piece inside the 1280x800 viewport, none below the fold
+      const card = page.getByTestId('task-card');
+      expect(await card.textContent()).toMatch(/Scout: knows the 3-digit secret.*Solver: knows the question.*erased with probability eps = 0\.3.*lambda_tok \(0, 0\.03, 0\.1, 0\.3: one value per run\)/s);
+      const pareto = page.getByRole('region', { name: 'Accuracy vs tokens' });
+      const inView = async (l: Locator, what: string) => {
+        const b = await boxOf(l);
+        expect(b.y, `${what} top`).toBeGreaterThanOrEqual(0);
+        expect(b.y + b.height, `${what} bottom`).toBeLessThanOrEqual(800);
+        expect(b.x + b.width, `${what} right`).toBeLessThanOrEqual(1280);
+      };
+      for (const [l, what] of [
+        [card.locator('summary'), 'the task card\'s title'], [card.locator('dl'), 'the task picture (Scout, Solver, channel, reward)'],
+        [page.getByRole('button', { name: 'Start', exact: true }), 'Start'], [page.getByRole('slider', { name: 'lambda_tok' }), 'lambda_tok'],
+        [pareto.locator('.plot'), 'the chart'],
+      ] as const) await inView(l, what);
+      expect(await page.getByRole('button', { name: /Same values on|Run sweep/ }).first().isVisible()).toBe(true); // the population's panel beside the chart
+      // the other tasks are one click away: the environment and preset pickers
+      for (const name of ['Environment', 'Preset']) await inView(page.getByLabel(name, { exact: true }), name);
+
+      // Start, once the page has loaded the four members (as a person reads the page): they train side by side;
+      // within 30 s at least 3 trail heads are visibly apart on the main chart
+      await expect.poll(() => page.getByTestId('population-note').getAttribute('data-loaded'), { timeout: 180_000 }).toBe('4');
+      expect(await page.getByTestId('population-note').textContent()).toMatch(/\(4 of 4 loaded\)/);
+      const t0 = Date.now();
+      await page.getByRole('button', { name: 'Start', exact: true }).click();
+      let heads: { id: string; x: number; y: number }[] = [];
+      for (;;) {
+        heads = await headCentres(pareto);
+        if (apart(heads, 12) >= 3 || Date.now() - t0 > 30_000) break;
+        await page.waitForTimeout(500);
+      }
+      const seconds = (Date.now() - t0) / 1000;
+      console.log(`first visit: ${await page.getByTestId('sweep-members').locator('.help').textContent().catch(() => 'no member training')}`);
+      console.log(`first visit: ${heads.length} trail heads, ${apart(heads, 12)} at least 12 px apart, ${seconds.toFixed(1)} s after Start: ${JSON.stringify(heads.map((h) => [Math.round(h.x), Math.round(h.y)]))}`);
+      expect(apart(heads, 12), `trail heads ${seconds.toFixed(1)} s after Start`).toBeGreaterThanOrEqual(3);
+      expect(seconds).toBeLessThanOrEqual(30);
+      // the heads are labelled with their values, and their frontier is drawn
+      expect(await pareto.locator('.recharts-label-list').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/λ=0(?![.\d])/), expect.stringMatching(/λ=0\.3/)]));
+      await checkHeadFrontier(pareto, 4);
+      // the task card shows a member's live episode
+      await expect.poll(() => card.getByTestId('task-example').textContent(), { timeout: 30_000 }).toMatch(/one episode of step \d+ of the lambda_tok=[\d.]+ run.*reward/);
+
+      // hovering a trail's head highlights that run (its trail drawn over the others)
+      // (a step may move the head or redraw it under a still mouse: its box is read again and the mouse moved onto it until it answers)
+      const target = heads[0];
+      await expect.poll(async () => {
+        const box = await boxOf(pareto.locator(`circle.trail-head[data-run-id="${target.id}"]`));
+        await page.mouse.move(box.x + box.width / 2 + 1, box.y + box.height / 2);
+        await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+        return pareto.getByTestId('pareto-caption').getAttribute('data-hovered');
+      }, { timeout: 30_000 }).toBe(target.id);
+      await expect.poll(() => pareto.locator('.live-trail.hovered').count()).toBe(1);
+      await page.mouse.move(0, 0);
+      await expect.poll(() => pareto.getByTestId('pareto-caption').getAttribute('data-hovered')).toBe('');
+      // and so does its legend entry
+      await pareto.locator(`.legend li[data-run-id="${heads[1].id}"]`).hover();
+      await expect.poll(() => pareto.getByTestId('pareto-caption').getAttribute('data-hovered')).toBe(heads[1].id);
+      await page.mouse.move(0, 0);
+
+      // Pause stops the population; the clean relay is one click away
+      await page.getByRole('button', { name: 'Pause' }).click();
+      await expect.poll(() => page.getByTestId('sweep-progress').getAttribute('data-status'), { timeout: 60_000 }).toBe('stopped');
+      await page.getByLabel('Preset').selectOption('relay-silence');
+      await expect.poll(() => new URL(page.url()).search, { timeout: 120_000 }).toBe('?v=1&preset=relay-silence');
+      expect(await page.getByTestId('population-note').count()).toBe(0);
+      expect(errors).toEqual([]);
+    } finally {
+      await plain.close();
+    }
+  }, 600_000);
+
   it('runs a sweep of three lambda_tok values on the CPU backend as a population, draws its frontier, and keeps it over a reload', async () => {
     const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
     try {
@@ -589,6 +711,15 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       const caption = page.getByTestId('sweep-caption');
       expect(await caption.getAttribute('data-points')).toBe('3');
       expect(Number(await caption.getAttribute('data-frontier'))).toBeGreaterThanOrEqual(1);
+      // the frontier of the members is on the main chart too (there is no second chart)
+      await checkHeadFrontier(pareto, 3);
+      expect(await page.getByRole('region', { name: /Sweep frontier/ }).count()).toBe(0);
+      // equal accuracies (two tiny steps from a warm start that is right on all 8 held-out tasks): the axis stays within 0-100%
+      const accuracies = await page.locator('table.sweep-runs tbody tr').evaluateAll((rows) => rows.map((r) => r.children[2].textContent));
+      expect(new Set(accuracies).size, `final accuracies ${accuracies.join(', ')}`).toBe(1);
+      const ticks = (await pareto.locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value').allTextContents()).map((t) => Number(t.replace('%', '')));
+      expect(ticks.length).toBeGreaterThanOrEqual(2);
+      for (const t of ticks) { expect(t).toBeGreaterThanOrEqual(0); expect(t).toBeLessThanOrEqual(100); }
       // clicking a value highlights its run
       await page.getByRole('button', { name: /^Show relay-noisy-dr sweep lambda_tok=0\.1 on the charts/ }).click();
       await expect.poll(() => caption.textContent()).toMatch(/Highlighted: relay-noisy-dr sweep lambda_tok=0\.1/);

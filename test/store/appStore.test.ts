@@ -11,6 +11,9 @@ import { METRIC_NAMES } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient, settle } from './fakeClient';
 import { LOSS_IDS } from '../../src/losses';
 
+/** A link naming the default preset: a bare first visit opens on the first screen's population instead (test/store/firstVisit.test.ts). */
+const DEFAULT_LINK = '?preset=relay-silence';
+
 interface World { store: AppStore; fake: FakeTrainer; storage: MemoryRunStorage; urls: string[]; downloads: { name: string; blob: Blob }[] }
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
@@ -50,7 +53,7 @@ describe('app store', () => {
     const fake = new FakeTrainer();
     fake.gpu = { ok: false, reason: 'navigator.gpu found no adapter' };
     const { store } = world(undefined, fake);
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     expect(store.getState().gpu).toEqual({ state: 'none', reason: 'navigator.gpu found no adapter' });
     expect(fake.callsOf('init')).toEqual([]);
     await store.getState().useCpu();
@@ -61,7 +64,7 @@ describe('app store', () => {
 
   it('live fields go to setHyperparams at once; bad values are reported by name and not sent', async () => {
     const { store, fake, urls } = world();
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     await store.getState().setField('lambdaTok', '0.3');
     expect(fake.callsOf('setHyperparams')).toEqual([[{ lambdaTok: 0.3 }]]);
     expect(store.getState().config.lambdaTok).toBe(0.3);
@@ -77,7 +80,7 @@ describe('app store', () => {
 
   it('a field that needs a new run asks first once the run has steps; Cancel changes nothing, confirming starts it', async () => {
     const { store, fake } = world();
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     await store.getState().setField('evalEvery', '5'); // no steps yet: nothing to lose, no question
     expect(fake.callsOf('init').at(-1)).toEqual(['relay-silence', { evalEvery: 5 }]);
     fake.emitSteps(0, 3);
@@ -102,7 +105,7 @@ describe('app store', () => {
 
   it('metrics go to the hub without a store update per batch; evals and status do update it', async () => {
     const { store, fake, urls } = world();
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     let updates = 0;
     store.subscribe(() => { updates++; });
     fake.emitSteps(0, 1); // the first batch makes the run's record (one update)
@@ -122,7 +125,7 @@ describe('app store', () => {
   it('a run persists: metrics, evals and checkpoints survive a reload, where a running run shows as interrupted', async () => {
     const storage = new MemoryRunStorage();
     const a = world(storage);
-    await a.store.getState().boot('');
+    await a.store.getState().boot(DEFAULT_LINK);
     const id = a.store.getState().runId!;
     a.fake.state.status = 'running';
     const rows = [a.fake.emitSteps(0, 5), a.fake.emitSteps(5, 9)];
@@ -143,7 +146,7 @@ describe('app store', () => {
 
     // "reload": a new page on the same storage
     const b = world(storage);
-    await b.store.getState().boot('');
+    await b.store.getState().boot(DEFAULT_LINK);
     const run = b.store.getState().runs.find((r) => r.id === id)!;
     expect(run.status).toBe('interrupted');
     expect(run.steps).toBe(9);
@@ -155,7 +158,7 @@ describe('app store', () => {
 
   it('export then import gives a run with the same metrics and evals; a corrupted import changes nothing', async () => {
     const { store, fake, storage, downloads } = world();
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     const id = store.getState().runId!;
     fake.emitSteps(0, 4);
     fake.emitEval(0, 1, 8);
@@ -237,7 +240,7 @@ describe('app store', () => {
 
   it('delete asks first and removes the run from storage; the run in the trainer cannot be deleted; rename persists', async () => {
     const { store, fake, storage } = world();
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     const first = store.getState().runId!;
     fake.emitSteps(0, 2);
     await store.getState().reset();
@@ -260,7 +263,7 @@ describe('app store', () => {
   it('rare events that arrive together reach the store as one update; checkpoints while training are stored at most once per interval, and at once when the run stops', async () => {
     let now = 1_000_000;
     const { store, fake, storage } = world(undefined, undefined, { publishDelayMs: 50, checkpointIntervalMs: 10_000, now: () => now });
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     const id = store.getState().runId!;
     fake.emitSteps(0, 1); // makes the run's record
     await settle();

@@ -9,6 +9,9 @@ import { MemoryRunStorage } from '../../src/store/runsDb';
 import { METRIC_NAMES } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient, settle } from './fakeClient';
 
+/** A link naming the default preset: a bare first visit opens on the first screen's population instead (test/store/firstVisit.test.ts). */
+const DEFAULT_LINK = '?preset=relay-silence';
+
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
 
@@ -22,7 +25,7 @@ function world(storage = new MemoryRunStorage(), fake = new FakeTrainer()) {
 describe('the recipe export after live changes', () => {
   it('writes the values in force at the end and lists the changes, each from the step it applied', async () => {
     const { store, fake, downloads } = world();
-    await store.getState().boot(''); // relay-silence: lambda_tok 0.1
+    await store.getState().boot(DEFAULT_LINK); // relay-silence: lambda_tok 0.1
     const id = store.getState().runId!;
     fake.emitSteps(0, 3);
     await settle();
@@ -46,7 +49,7 @@ describe('the recipe export after live changes', () => {
 
   it('a run without live changes exports as before: no list of changes', async () => {
     const { store, fake, downloads } = world();
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     fake.emitSteps(0, 2);
     await settle();
     await store.getState().exportRun(store.getState().runId!, 'trl');
@@ -59,7 +62,7 @@ describe('the recipe export after live changes', () => {
 describe('the metrics CSV counts steps as the page does', () => {
   it('the row of the k-th step says step k', async () => {
     const { store, fake, downloads } = world();
-    await store.getState().boot('');
+    await store.getState().boot(DEFAULT_LINK);
     fake.emitSteps(0, 3); // the worker's step indices 0, 1, 2
     await settle();
     await store.getState().exportRun(store.getState().runId!, 'csv');
@@ -75,7 +78,7 @@ describe('a reload after Pause', () => {
     for (const status of ['paused', 'running'] as const) {
       const storage = new MemoryRunStorage();
       const a = world(storage);
-      await a.store.getState().boot('');
+      await a.store.getState().boot(DEFAULT_LINK);
       const id = a.store.getState().runId!;
       a.fake.emitSteps(0, 4);
       a.fake.emitEval(4, 0.9, 2);
@@ -86,7 +89,7 @@ describe('a reload after Pause', () => {
       await a.store.ctx.recorder.flush();
       await settle();
       const b = world(storage);
-      await b.store.getState().boot('');
+      await b.store.getState().boot(DEFAULT_LINK);
       expect(b.store.getState().resumable).toEqual({ id, name: 'relay-silence #1', step: 4, status: status === 'paused' ? 'paused' : 'interrupted' });
     }
   });

@@ -10,6 +10,9 @@ import { MemoryRunStorage } from '../../src/store/runsDb';
 import { presetConfig, findPreset } from '../../src/envs/presets';
 import { FakeTrainer, fakeClient, settle } from './fakeClient';
 
+/** A link naming the default preset: a bare first visit opens on the first screen's population instead (test/store/firstVisit.test.ts). */
+const DEFAULT_LINK = '?preset=relay-silence';
+
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
 
@@ -21,7 +24,7 @@ function world(storage = new MemoryRunStorage(), prefs = new MemoryPrefs(), fake
 
 /** A page that trains `steps` steps of its run, with evals at 0 and at the end, and leaves it in `status`. */
 async function trained(w: ReturnType<typeof world>, steps: number, status: 'running' | 'paused') {
-  await w.store.getState().boot('');
+  await w.store.getState().boot(DEFAULT_LINK);
   const id = w.store.getState().runId!;
   w.fake.emitSteps(0, steps);
   w.fake.emitEval(0, 0.5, 8);
@@ -41,13 +44,13 @@ describe('what a reload keeps', () => {
     const noGpu = new FakeTrainer();
     noGpu.gpu = { ok: false, reason: 'no adapter' };
     const a = world(undefined, prefs, noGpu);
-    await a.store.getState().boot('');
+    await a.store.getState().boot(DEFAULT_LINK);
     expect(noGpu.callsOf('init')).toEqual([]);
     await a.store.getState().useCpu();
     expect(parsePrefs(prefs.value).backend).toBe('cpu');
 
     const b = world(undefined, prefs); // this fake offers an adapter
-    await b.store.getState().boot('');
+    await b.store.getState().boot(DEFAULT_LINK);
     expect(b.fake.callsOf('useBackend')).toEqual([['cpu']]);
     expect(b.fake.callsOf('init')).toHaveLength(1);
     expect(b.store.getState().backendChoice).toBe('cpu');
@@ -65,7 +68,7 @@ describe('what a reload keeps', () => {
     prefs.value = { ...(prefs.value as object), overlay: [first, 'gone-run'] };
 
     const b = world(storage, prefs);
-    await b.store.getState().boot('');
+    await b.store.getState().boot(DEFAULT_LINK);
     expect(b.store.getState().overlay).toEqual([first]);
     expect(b.store.ctx.deps.hub.get(first)!.rows).toBe(3);
   });
@@ -73,14 +76,14 @@ describe('what a reload keeps', () => {
   it('the first-run guide, once dismissed, stays dismissed; the best rule and the accuracy axis are kept', async () => {
     const prefs = new MemoryPrefs();
     const a = world(undefined, prefs);
-    await a.store.getState().boot('');
+    await a.store.getState().boot(DEFAULT_LINK);
     expect(a.store.getState().guideDismissed).toBe(false);
     a.store.getState().dismissGuide();
     a.store.getState().setBestRule('tokens', 1.5);
     a.store.getState().setAccuracyAxis('full');
     const b = world(undefined, prefs);
     expect(b.store.getState().guideDismissed).toBe(false); // before boot: the defaults
-    await b.store.getState().boot('');
+    await b.store.getState().boot(DEFAULT_LINK);
     expect(b.store.getState()).toMatchObject({ guideDismissed: true, bestRule: 'tokens', bestTarget: 1.5, accuracyAxis: 'full' });
   });
 
@@ -104,7 +107,7 @@ describe('resuming a run that was training when the page closed', () => {
     await a.store.ctx.recorder.flush();
 
     const b = world(storage);
-    await b.store.getState().boot('');
+    await b.store.getState().boot(DEFAULT_LINK);
     const r = b.store.getState().resumable!;
     expect(r).toEqual({ id, name: 'relay-silence #1', step: 4, status: 'interrupted' });
     b.fake.calls = [];
@@ -148,7 +151,7 @@ describe('resuming a run that was training when the page closed', () => {
     expect(await storage.getResumeState(id)).toBeNull();
 
     const b = world(storage);
-    await b.store.getState().boot('');
+    await b.store.getState().boot(DEFAULT_LINK);
     await b.store.getState().resume();
     const [call] = b.fake.callsOf('resume') as [string, number, number | null, { step: number; evals: { step: number }[]; lambdaTok: number; optimizer?: unknown }][];
     expect(call[0]).toBe(id);
@@ -172,12 +175,12 @@ describe('resuming a run that was training when the page closed', () => {
   it('a finished or never-checkpointed run is not offered', async () => {
     const storage = new MemoryRunStorage();
     const a = world(storage);
-    await a.store.getState().boot('');
+    await a.store.getState().boot(DEFAULT_LINK);
     a.fake.emitSteps(0, 2); // a record, but no eval and so no checkpoint
     await settle();
     await a.store.ctx.recorder.flush();
     const b = world(storage);
-    await b.store.getState().boot('');
+    await b.store.getState().boot(DEFAULT_LINK);
     expect(b.store.getState().resumable).toBeNull();
   });
 });
@@ -205,7 +208,7 @@ describe('sister presets', () => {
 
   it('an unknown sister is an error that changes nothing', async () => {
     const w = world();
-    await w.store.getState().boot('');
+    await w.store.getState().boot(DEFAULT_LINK);
     await w.store.getState().runSister('relay-nope');
     expect(w.store.getState().error).toMatch(/no sister run: .*relay-nope/);
     expect(w.store.getState().preset).toBe('relay-silence');
@@ -216,7 +219,7 @@ describe('sister presets', () => {
 describe('Restore best follows the chosen rule', () => {
   it('accuracy: the worker\'s best; tokens: the eval the rule picks, by its step', async () => {
     const w = world();
-    await w.store.getState().boot('');
+    await w.store.getState().boot(DEFAULT_LINK);
     w.fake.emitSteps(0, 20);
     w.fake.emitEval(0, 0.8, 8); // best accuracy
     w.fake.emitEval(10, 0.7, 1.5);
@@ -234,7 +237,7 @@ describe('the CPU choice can be undone', () => {
   it('useGpu goes back to auto (WebGPU when there is one), starts a run there, and the next visit remembers that', async () => {
     const prefs = new MemoryPrefs({ backend: 'cpu' });
     const a = world(undefined, prefs);
-    await a.store.getState().boot('');
+    await a.store.getState().boot(DEFAULT_LINK);
     expect(a.store.getState().backendChoice).toBe('cpu');
     await a.store.getState().useGpu();
     expect(a.fake.callsOf('useBackend')).toEqual([['cpu'], ['auto']]);
@@ -246,7 +249,7 @@ describe('the CPU choice can be undone', () => {
 describe('progress inside a long step', () => {
   it('the worker\'s count goes to stepWithin (not to the warm-start progress or the run status), and the step\'s metrics clear it', async () => {
     const w = world();
-    await w.store.getState().boot('');
+    await w.store.getState().boot(DEFAULT_LINK);
     const id = w.store.getState().runId!;
     w.fake.emit({ kind: 'status', runId: id, status: 'running' });
     w.fake.emit({ kind: 'status', runId: id, status: 'running', within: { step: 0, done: 2, of: 4 } });

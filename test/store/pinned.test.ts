@@ -7,6 +7,9 @@ import { MemoryPrefs } from '../../src/store/pagePrefs';
 import { MemoryRunStorage } from '../../src/store/runsDb';
 import { FakeTrainer, fakeClient, settle } from './fakeClient';
 
+/** A link naming the default preset: a bare first visit opens on the first screen's population instead (test/store/firstVisit.test.ts). */
+const DEFAULT_LINK = '?preset=relay-silence';
+
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
 
@@ -31,7 +34,7 @@ async function trainThenReset(w: ReturnType<typeof world>): Promise<string> {
 describe('overlays and pins', () => {
   it('a new run shows only the pinned runs; unpinned overlays are cleared', async () => {
     const w = world();
-    await w.store.getState().boot('');
+    await w.store.getState().boot(DEFAULT_LINK);
     const a = await trainThenReset(w), b = await trainThenReset(w), c = await trainThenReset(w);
     await w.store.getState().toggleOverlay(a);
     await w.store.getState().toggleOverlay(b);
@@ -53,7 +56,7 @@ describe('overlays and pins', () => {
 
   it('the current run, pinned, stays on the charts beside the next one', async () => {
     const w = world();
-    await w.store.getState().boot('');
+    await w.store.getState().boot(DEFAULT_LINK);
     const first = w.store.getState().runId!;
     w.fake.emitSteps(0, 1);
     await settle();
@@ -66,12 +69,12 @@ describe('overlays and pins', () => {
   it('pins survive a reload', async () => {
     const storage = new MemoryRunStorage(), prefs = new MemoryPrefs();
     const w = world(storage, prefs);
-    await w.store.getState().boot('');
+    await w.store.getState().boot(DEFAULT_LINK);
     const a = await trainThenReset(w);
     await w.store.getState().togglePin(a);
     await w.store.ctx.recorder.flush();
     const again = world(storage, prefs);
-    await again.store.getState().boot('');
+    await again.store.getState().boot(DEFAULT_LINK);
     expect(again.store.getState().pinned).toEqual([a]);
     expect(again.store.getState().overlay).toEqual([a]);
   });

@@ -14,6 +14,9 @@ import type { RunMeta } from '../../src/store/runTypes';
 import { METRIC_NAMES, type ResumeState } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient } from './fakeClient';
 
+/** A link naming the default preset: a bare first visit opens on the first screen's population instead (test/store/firstVisit.test.ts). */
+const DEFAULT_LINK = '?preset=relay-silence';
+
 const C = METRIC_NAMES.length;
 const run = (id: string, over: Partial<RunMeta> = {}): RunMeta => ({
   id, name: `run ${id}`, preset: 'relay-noisy', config: presetConfig(findPreset('relay-noisy')), createdAt: 1000, updatedAt: 2000, status: 'finished', steps: 5,
@@ -84,7 +87,7 @@ describe.each(kinds)('run storage (%s)', (kind, open) => {
     const downloads: { name: string; blob: Blob }[] = [];
     const store = createAppStore({ client: fakeClient(new FakeTrainer()), storage: s, hub: new MetricsHub(), replaceUrl: () => {}, download: (name, blob) => downloads.push({ name, blob }), persistIntervalMs: 60_000 });
     try {
-      await store.getState().boot('');
+      await store.getState().boot(DEFAULT_LINK);
       const st = store.getState();
       expect(st.runs.map((r) => r.id)).toEqual(['old']);
       expect(st.runs[0].config.channelNoise).toBe(0);
