@@ -132,7 +132,7 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
     const byEpisode = sequencesByEpisode(ro); // global episodes: the stacked batch's rows
     const parts: RewardParts[][] = mine.map((r, k) => {
       const own = sequencesByEpisode(r);
-      return r.scores.map((sc, e) => reward(sc.rTask, messageParts(own[e], this.env.eos), ws[k], sc.reward));
+      return r.scores.map((sc, e) => reward(sc.rTask, messageParts(own[e], this.env.eos, cs[k].overlongCache), ws[k], sc.reward));
     });
     mine.forEach((r, k) => { this.members[k].lastEnvMetrics = envMeans(r.scores); });
     // a one-slot env: every turn is the trained policy's; a continued sequence's last row carries its earlier turns
@@ -201,7 +201,7 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
         frac_zero_std: avg('fracZeroStd'), policy_loss: avg('policyLoss'), kl: avg('kl'), entropy: avg('entropy'), clip_frac: avg('clipFrac'),
         ratio_mean: avg('ratioMean'), ratio_min: Math.min(...st.map((s) => s.ratioMin), Infinity), ratio_max: Math.max(...st.map((s) => s.ratioMax), -Infinity),
         grad_norm: meanOrNaN(gradNorms[k]), seq_len_mean: genTokens / Math.max(1, seqsK.length), silence_rate: silentTurns / Math.max(1, messageTurns),
-        step_time_ms: ms, tokens_per_s: genTokens / (ms / 1000), skipped_updates: m.skippedUpdates,
+        step_time_ms: ms, tokens_per_s: genTokens / (ms / 1000), skipped_updates: m.skippedUpdates, groups_dropped: 0, groups_refilled: 0, // dynamic sampling does not stack (populationPlan)
         step_flops: rlStepFlops(this.model.config, {
           sequences: seqsK.map((q) => ({ context: q.context.length, generated: q.generated.length })), minibatches: m.lossShapes, refForward: this.ref !== null,
         }),
@@ -216,7 +216,7 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
     this.phases.eval = performance.now() - t0;
     return this.members.map((m, k) => {
       const r = memberRollout(ro, k, n), byEpisode = sequencesByEpisode(r);
-      const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos));
+      const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos, m.config.overlongCache));
       const w = rewardWeights(m.config, m.lambdaTok);
       const rec: EvalRecord = {
         step: this.stepCount, accuracy: mean(r.scores.map((s: Score) => s.rTask)), tokens: mean(parts.map((p) => p.tokens)),
