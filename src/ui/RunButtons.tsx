@@ -25,6 +25,7 @@ export function RunButtons() {
   const loaded = useApp((s) => s.populationLoaded);
   const cpu = useApp((s) => s.backendChoice === 'cpu');
   const axis = useApp((s) => (s.config.lambdaMode === 'budget' ? 'B' : 'lambda_tok'));
+  const warmSource = useApp((s) => s.trainer?.warmStart ?? null);
   const a = useAppStore().getState(); // actions only: they never change
   const hub = useHub();
   const pauseRef = useRef<HTMLButtonElement>(null);
@@ -58,6 +59,8 @@ export function RunButtons() {
       <p className="where" aria-live="polite" data-testid="run-where">
         Step <strong data-testid="step-count">{done}</strong> of {steps} · <span data-testid="run-status">{busy ?? status}</span>
       </p>
+      {/* which warm start the run began from: shipped (it fits the setting, e.g. any channel noise its range covers) or made here */}
+      {warmSource && <p className="muted small" data-testid="warm-source">Warm start: {warmSource}</p>}
       <StepProgress running={running} done={done} within={within} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />
       <p className="explain small">{EXPLAIN.resetVsWarm}</p>
       <div className="best">

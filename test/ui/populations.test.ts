@@ -123,6 +123,8 @@ describe('the first screen of a population', () => {
     expect(text(b)).toMatch(/Start trains 4 runs side by side, one per lambda_tok: 0, 0\.03, 0\.1, 0\.3\. Train one run instead/);
     expect(buttons(b)).toContain('Train one run instead');
     expect(render(RunButtons, { preset: 'relay-silence' })).not.toMatch(/population-note/);
+    // the run names the warm start it began from
+    expect(text(render(RunButtons, { preset: 'relay-noisy-dr', trainer: { warmStart: 'checkpoints/relay-noisy-warm.safetensors' } as never }))).toMatch(/Warm start: checkpoints\/relay-noisy-warm\.safetensors/);
   });
   it('the task card names the population\'s values in the reward and shows a training member\'s episode', () => {
     const transcripts: T = { eval: null, train: { step: 3, total: 64, episodes: [{

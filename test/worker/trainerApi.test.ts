@@ -224,6 +224,15 @@ describe('TrainerApi over comlink on a worker thread', () => {
     if (median < 20) expect(msgs.length).toBeLessThanOrEqual(4);
     expect(msgs.reduce((a, m) => a + m.rows, 0)).toBe(8);
   });
+
+  it('moving the channel noise anywhere in [0.1, 0.5] keeps the shipped noisy warm start: no pretraining, and the state names it', async () => {
+    for (const channelNoise of [0.1, 0.45]) {
+      const s = await api.init('relay-noisy-dr', { channelNoise, evalEpisodes: 16 });
+      expect(s.warmStart).toBe('checkpoints/relay-noisy-warm.safetensors');
+      const pretraining = events.filter((e) => e.kind === 'status' && e.runId === s.runId && /pretraining/.test(e.message ?? ''));
+      expect(pretraining).toEqual([]);
+    }
+  });
 });
 
 describe('telemetry batching', () => {
