@@ -131,7 +131,9 @@ export async function study(argv: string[]): Promise<unknown> {
   const { md, json } = name === 'dual-static' ? dualMarkdown(done) : name === 'scouts' ? scoutsMarkdown(done) : philosophersMarkdown(done);
   const wall = (performance.now() - t0) / 1000;
   const failed = done.filter((d) => !d.outcome.ok).map((d) => ({ label: d.run.label, message: (d.outcome as { message: string }).message.split('\n')[0] }));
-  const command = `npm run gspo -- study ${name}${argv.slice(positional ? 1 : 0).filter((a) => !a.startsWith('--out')).join(' ').replace(/^/, ' ').trimEnd()}`;
+  // the command that remakes the table: the flags as given, without where this copy went
+  const given = argv.slice(positional ? 1 : 0), kept = given.filter((a, i) => a !== '--out' && given[i - 1] !== '--out' && !a.startsWith('--out='));
+  const command = ['npm run gspo -- study', name, ...kept].join(' ');
   writeAtomic(join(out, 'study.md'), `${command}\n\n${md}\n${failed.length ? `\nStopped runs: ${failed.map((f) => `${f.label} (${f.message})`).join('; ')}\n` : ''}\n${Math.round(wall)} s wall on ${availableParallelism()} cores.\n`);
   writeAtomic(join(out, 'study.json'), JSON.stringify({ study: name, command, wallSeconds: wall, failed, ...json as object }, null, 2) + '\n');
   log(`study ${name}: done in ${Math.round(wall)} s; ${join(out, 'study.md')}`);
