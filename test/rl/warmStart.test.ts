@@ -12,7 +12,7 @@ import { initParams } from '../../src/model/params';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { modelConfigFor, pretrain, PRETRAIN_DEFAULTS } from '../../src/rl/pretrain';
 import { slotNames } from '../../src/rl/trainer';
-import { CAP_FACTOR, CHECK_EPISODES, CHECK_SEED, greedyAccuracy, pretrainSlot, warmStarts } from '../../src/rl/warmStart';
+import { CAP_FACTOR, CHECK_EPISODES, CHECK_SEED, checkWarmStart, greedyAccuracy, pretrainSlot, repertoireShortfalls, warmStarts } from '../../src/rl/warmStart';
 
 const TINY = { nLayer: 1, nHead: 2, nEmbd: 16, digits: 2 };
 const bytes = (w: Float32Array) => new Uint8Array(w.buffer, w.byteOffset, w.byteLength);
@@ -69,10 +69,15 @@ describe('warm starts made on the spot', () => {
     const backend = new CpuBackend();
     try {
       const w = await warmStarts(backend, findPreset('relay-silence'), config, env, async () => recorded, 3, (m) => messages.push(m));
-      expect(messages[0]).toBe('warm start: relay-warm.safetensors: it was made for digits 3; the run has digits 4; pretraining until held-out greedy accuracy reaches 0.95 (checked every 200 steps, at most 3) on the demonstrations');
-      expect(w.notices).toHaveLength(1);
+      expect(messages[0]).toBe('warm start: relay-warm.safetensors: it was made for digits 3; the run has digits 4; pretraining until held-out greedy accuracy reaches 0.95 and, at temperature 1, it samples what its demonstrations hold (checked every 200 steps, at most 3) on the demonstrations');
       expect(w.notices[0]).toMatch(/^warm start: after 3 pretraining steps its held-out greedy accuracy is 0\.\d{3}, below the 0\.95 relay-silence expects; the run may not behave as the preset describes$/);
-      expect(messages.at(-1)).toBe(`notice: ${w.notices[0]}`);
+      // the repertoire measured again on the weights returned: each rate short of its share is named in a second notice
+      const spec = presetSlots(findPreset('relay-silence')).policy.warmStart;
+      const short = repertoireShortfalls((await checkWarmStart(backend, config, spec, w.slots.policy.weights)).repertoire!);
+      expect(w.notices).toHaveLength(short.length > 0 ? 2 : 1);
+      for (const r of short) expect(w.notices[1]).toContain(`${r.label} ${r.sampled.toFixed(2)} (demos ${r.demos.toFixed(2)})`);
+      for (const n of w.notices) expect(messages).toContain(`notice: ${n}`);
+      if (short.length === 0) expect(messages.at(-1)).toMatch(/^warm start: at temperature 1 it samples silence on known tasks \d\.\d\d \(demos \d\.\d\d\), short formats/);
       expect(w.source).toMatch(/^3 pretraining steps here \(final loss \d+\.\d{4}, held-out greedy accuracy 0\.\d{3}\)$/);
     } finally {
       backend.destroy();
