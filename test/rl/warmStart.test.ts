@@ -73,7 +73,7 @@ describe('warm starts made on the spot', () => {
       expect(w.notices[0]).toMatch(/^warm start: after 3 pretraining steps its held-out greedy accuracy is 0\.\d{3}, below the 0\.95 relay-silence expects; the run may not behave as the preset describes$/);
       // the repertoire measured again on the weights returned: each rate short of its share is named in a second notice
       const spec = presetSlots(findPreset('relay-silence')).policy.warmStart;
-      const short = repertoireShortfalls((await checkWarmStart(backend, config, spec, w.slots.policy.weights)).repertoire!);
+      const short = repertoireShortfalls((await checkWarmStart(backend, config, spec, w.slots.policy.weights!)).repertoire!);
       expect(w.notices).toHaveLength(short.length > 0 ? 2 : 1);
       for (const r of short) expect(w.notices[1]).toContain(`${r.label} ${r.sampled.toFixed(2)} (demos ${r.demos.toFixed(2)})`);
       for (const n of w.notices) expect(messages).toContain(`notice: ${n}`);

@@ -4,7 +4,7 @@
 // own thread), then a table: each cell's final greedy eval against what its lesson promises,
 // failures listed by name. `--doc docs/robustness.md` writes the table there with the command.
 import { join } from 'node:path';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../../errors';
 import { memberBytes, membersAtOnce } from '../../rl/population';
@@ -23,6 +23,7 @@ export const robustnessFlags: FlagSpec = {
   doc: { kind: 'string', help: 'also write the table as markdown to this file (e.g. docs/robustness.md)' },
   members: { kind: 'int', help: 'cells training at once (default: as many as fit in memory)' },
   'memory-limit': { kind: 'number', help: 'MiB the population may use (default 3/4 of the available memory)' },
+  judge: { kind: 'string', help: 'train nothing: judge the cells already in this folder (an earlier --out); a cell without its final eval is listed as not finished' },
 };
 
 export interface CellResult {
@@ -66,7 +67,7 @@ export function robustnessMarkdown(results: CellResult[], command: string, wallS
     command,
     '```',
     '',
-    `${results.length} cells, ${results.length - failed.length} pass, ${failed.length} fail; ${Math.round(wallSeconds)} s wall on ${availableParallelism()} cores.`,
+    `${results.length} cells, ${results.length - failed.length} pass, ${failed.length} fail${Number.isFinite(wallSeconds) ? `; ${Math.round(wallSeconds)} s wall on ${availableParallelism()} cores` : ''}.`,
     'Every figure is the final greedy eval (512 or 256 held-out tasks, the preset\'s steps); the criteria are in `src/rl/robustness.ts`.',
   ];
   if (grids.includes('clean')) {
@@ -84,11 +85,43 @@ export function robustnessMarkdown(results: CellResult[], command: string, wallS
   return parts.join('\n') + '\n';
 }
 
+/** A cell judged from its evals: the first (the warm start) against the last, when that is the run's final step. */
+function judged(cell: RobustnessCell, s: RunSetup, out: string, warm: Record<string, number>, final: Record<string, number>, notices: string[], extra: Partial<CellResult>): CellResult {
+  const checks = cell.grid === 'clean' ? judgeClean(warm as EvalRecord, final as EvalRecord) : judgeNoisy(s.config, final as EvalRecord);
+  const failed = checks.filter((c) => !c.ok);
+  const why = [...failed.map((c) => `${c.name} ${fmt(c.value)}, needs ${c.want}`), ...notices.map((n) => `(warm start: ${n})`)].join('; ');
+  return { label: cell.label, grid: cell.grid, overrides: cell.overrides, out, wallSeconds: null, warmStart: warm, final, checks, pass: failed.length === 0, why, warmStartSource: null, ...extra };
+}
+
+/** `--judge DIR`: the cells of an earlier run folder, judged without training. */
+function judgeFolder(dir: string, planned: { cell: RobustnessCell; s: RunSetup }[]): CellResult[] {
+  return planned.map(({ cell, s }) => {
+    const out = join(dir, cell.label), file = join(out, 'evals.jsonl');
+    const evals = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, number>) : [];
+    const last = evals.at(-1);
+    if (!last || last.step !== s.config.steps) {
+      return { label: cell.label, grid: cell.grid, overrides: cell.overrides, out, wallSeconds: null, warmStart: evals[0] ?? null, final: null, checks: [], pass: false,
+        why: evals.length === 0 ? 'not finished: no eval yet (its warm start was still being made)' : `not finished: its last eval is at step ${last!.step} of ${s.config.steps}`, warmStartSource: null };
+    }
+    return judged(cell, s, out, evals[0], last, [], {});
+  });
+}
+
 export async function robustness(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, robustnessFlags, 'robustness');
   const cells = robustnessCells(parseGrids(flags.grid));
   // every cell's config is checked before anything runs
   const planned: { cell: RobustnessCell; s: RunSetup }[] = cells.map((cell) => ({ cell, s: setup(cell.preset, cell.overrides as Record<string, unknown>) }));
+  if (flags.judge !== undefined) {
+    const dir = String(flags.judge);
+    if (!existsSync(dir)) throw new InputError(`--judge: no folder ${dir}`);
+    if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
+    const results = judgeFolder(dir, planned);
+    const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}`;
+    const md = robustnessMarkdown(results, command, NaN);
+    if (flags.doc !== undefined) writeAtomic(String(flags.doc), md);
+    return { judged: dir, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
+  }
   const out = (flags.out as string | undefined) ?? join('runs', `robustness-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['robustness.json', 'robustness.md', ...cells.map((c) => c.label)]);
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
@@ -104,12 +137,8 @@ export async function robustness(argv: string[]): Promise<unknown> {
     const base = { label: cell.label, grid: cell.grid, overrides: cell.overrides, out: join(out, cell.label) };
     if (!o.ok) return { ...base, wallSeconds: null, warmStart: null, final: null, checks: [], pass: false, why: `the run stopped: ${o.message.split('\n')[0]}`, warmStartSource: null };
     const sum = o.result.summary;
-    const warm = sum.warmStart as Record<string, number>, final = sum.final;
-    const checks = cell.grid === 'clean' ? judgeClean(warm as EvalRecord, final as EvalRecord) : judgeNoisy(s.config, final as EvalRecord);
-    const failed = checks.filter((c) => !c.ok);
-    const notices = (sum.warmStartNotices as string[] | undefined) ?? [];
-    const why = [...failed.map((c) => `${c.name} ${fmt(c.value)}, needs ${c.want}`), ...notices.map((n) => `(warm start: ${n})`)].join('; ');
-    return { ...base, wallSeconds: sum.wallSeconds, warmStart: warm, final, checks, pass: failed.length === 0, why, warmStartSource: String(sum.warmStartSource ?? '') };
+    return judged(cell, s, base.out, sum.warmStart as Record<string, number>, sum.final, (sum.warmStartNotices as string[] | undefined) ?? [],
+      { wallSeconds: sum.wallSeconds, warmStartSource: String(sum.warmStartSource ?? '') });
   });
   const wall = (performance.now() - t0) / 1000;
   const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.doc !== undefined ? ` --doc ${String(flags.doc)}` : ''}`;
