@@ -6,7 +6,7 @@
 // model and optimizer. Each member gets today's Trainer's StepMetrics and EvalRecords.
 // Which members stack is populationPlan.ts's call.
 import type { Backend, Tensor } from '../backend';
-import type { BaselineResult, Environment, Score } from '../envs/types';
+import type { BaselineResult, Environment } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { AdamW } from '../model/optimizer';
 import { initParams, type GPTConfig } from '../model/params';
@@ -22,7 +22,7 @@ import { Generator, rollout, sequencesByEpisode, type Rollout } from './rollout'
 import type { ObjectiveStats } from './objective';
 import { PopulationObjective, type MemberBatch } from './populationObjective';
 import { checkStackable, MEMBER_FIELDS } from './populationPlan';
-import { EVAL_SEED, envMeans, flatGroups, rowLength, sequencesToBatch, type EvalRecord, type Flag, type StepMetrics } from './trainer';
+import { EVAL_SEED, envMeans, evalRecordOf, mean, meanOrNaN, flatGroups, rowLength, sequencesToBatch, type EvalRecord, type Flag, type StepMetrics } from './trainer';
 
 /** One member's run: what a lone Trainer keeps of it. */
 export interface Member {
@@ -38,8 +38,6 @@ export interface Member {
   lossShapes: { rows: number; T: number }[];
 }
 
-function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
-function meanOrNaN(xs: number[]): number { return xs.length ? mean(xs) : NaN; }
 function std(xs: number[]): number {
   if (xs.length < 2) return 0;
   const m = mean(xs);
@@ -215,14 +213,7 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
     const ro = await this.rolloutAll(this.members.flatMap(() => this.evalTasks), 1, 0, EVAL_SEED, 0);
     this.phases.eval = performance.now() - t0;
     return this.members.map((m, k) => {
-      const r = memberRollout(ro, k, n), byEpisode = sequencesByEpisode(r);
-      const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos, m.config.overlongCache));
-      const w = rewardWeights(m.config, m.lambdaTok);
-      const rec: EvalRecord = {
-        step: this.stepCount, accuracy: mean(r.scores.map((s: Score) => s.rTask)), tokens: mean(parts.map((p) => p.tokens)),
-        reward: mean(r.scores.map((s, e) => reward(s.rTask, parts[e], w, s.reward).reward)),
-        turns: mean(parts.map((p) => p.turns)), lambdaTok: m.lambdaTok, ...this.env.evalExtras(r.scores),
-      };
+      const rec = evalRecordOf(this.env, memberRollout(ro, k, n), this.stepCount, m.config.overlongCache, rewardWeights(m.config, m.lambdaTok));
       const collapse = collapseFlag(m.evals[m.evals.length - 1], rec);
       if (collapse) m.flags.push(collapse);
       m.evals.push(rec);

@@ -13,7 +13,7 @@ import { meanStd } from '../reference/rl';
 import { shiftIntoRow } from './batch';
 import { PolicyObjective, type ObjectiveStats, type PolicyBatch } from './objective';
 import { betterEval, type EvalPoint } from './pareto';
-import { dualUpdate, messageParts, reward, rewardWeights, type RewardParts } from './reward';
+import { dualUpdate, messageParts, reward, rewardWeights, type RewardParts, type RewardWeights } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
 import { collapseFlag, firstNonFiniteTensor } from './faults';
@@ -72,8 +72,18 @@ export interface TrainerSnapshot {
   reference?: Float32Array;
 }
 
-function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
-function meanOrNaN(xs: number[]): number { return xs.length ? mean(xs) : NaN; }
+export function mean(xs: number[]): number { return xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : 0; }
+export function meanOrNaN(xs: number[]): number { return xs.length ? mean(xs) : NaN; }
+
+/** A greedy eval's record from its rollout: accuracy, tokens, reward under the weights in force, turns and the env's extras. */
+export function evalRecordOf(env: Environment, ro: Rollout, step: number, overlongCache: number, w: RewardWeights): EvalRecord {
+  const parts = sequencesByEpisode(ro).map((seqs) => messageParts(seqs, env.eos, overlongCache));
+  return {
+    step, accuracy: mean(ro.scores.map((s: Score) => s.rTask)), tokens: mean(parts.map((p) => p.tokens)),
+    reward: mean(ro.scores.map((s, e) => reward(s.rTask, parts[e], w, s.reward).reward)),
+    turns: mean(parts.map((p) => p.turns)), lambdaTok: w.lambdaTok, ...env.evalExtras(ro.scores),
+  };
+}
 function std(xs: number[]): number {
   if (xs.length < 2) return 0;
   const m = mean(xs);
@@ -421,14 +431,7 @@ export class Trainer<Task = unknown, State = unknown> {
     const ro = await rollout(this.env, this.gens, this.evalTasks, 1, 0, EVAL_SEED, 0);
     this.phases.eval = performance.now() - t0;
     this.lastEval = { rollout: ro };
-    const byEpisode = sequencesByEpisode(ro);
-    const parts = byEpisode.map((seqs) => messageParts(seqs, this.env.eos, this.config.overlongCache));
-    const w = this.weights();
-    const rec: EvalRecord = {
-      step: this.stepCount, accuracy: mean(ro.scores.map((s: Score) => s.rTask)), tokens: mean(parts.map((p) => p.tokens)),
-      reward: mean(ro.scores.map((s, e) => reward(s.rTask, parts[e], w, s.reward).reward)),
-      turns: mean(parts.map((p) => p.turns)), lambdaTok: this.lambdaTok, ...this.env.evalExtras(ro.scores),
-    };
+    const rec = evalRecordOf(this.env, ro, this.stepCount, this.config.overlongCache, this.weights());
     const collapse = collapseFlag(this.evals[this.evals.length - 1], rec);
     if (collapse) this.flags.push(collapse);
     this.evals.push(rec);
