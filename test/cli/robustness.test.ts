@@ -19,7 +19,7 @@ describe('robustness --judge', () => {
     cell('noisy-eps=0.3-lambda=0.1', [warm, { step: 80, accuracy: 0.94, tokens: 2, silenceKnown: 1, tokensUnknown: 2.9 }]); // pass
     cell('noisy-eps=0.3-lambda=0.3', [warm, { step: 80, accuracy: 0.5, tokens: 0.3, silenceKnown: 1, tokensUnknown: 0.4 }]); // optimum 1 copy, 0.811: accuracy fails
     cell('noisy-eps=0.1-lambda=0.1', [warm, { step: 40, accuracy: 0.94, tokens: 1, silenceKnown: 1, tokensUnknown: 1 }]); // stopped at step 40 of 80
-    const doc = join(dir, 'table.md');
+    const doc = join(dir, 'robustness.md');
     const r = gspo(['robustness', '--grid', 'noisy', '--judge', dir, '--doc', doc]);
     expect(r.code, r.stderr).toBe(0);
     const verdict = (label: string) => r.json.cells.find((c: { label: string }) => c.label === label);

@@ -1,7 +1,7 @@
 // `study dual-static|scouts|philosophers [--seeds 1,2,3] [--out DIR] [--members N] ...`: one of
 // the open questions (src/rl/studies.ts) as a CPU population: the distinct warm starts first,
-// one thread each, then every run, one thread each; then the analysis as study.json and a
-// markdown table (study.md) of the figures docs/tradeoff-lab.md quotes.
+// one thread each, then every run, one thread each; then the analysis as study.json, whose
+// `markdown` holds the tables docs/tradeoff-lab.md quotes (also logged at the end).
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -25,7 +25,7 @@ export const studyFlags: FlagSpec = {
   lambdas: { kind: 'string', help: 'dual-static: the static frontier\'s lambda_tok values (default 0,0.01,0.03,0.1,0.3)' },
   scouts: { kind: 'string', help: 'scouts: the numbers of Scouts (default 1,2,3,4)' },
   steps: { kind: 'int', help: 'philosophers: steps per run (default 60)' },
-  out: { kind: 'string', help: 'folder for the runs, study.json and study.md (default runs/study-<name>-<time>)' },
+  out: { kind: 'string', help: 'folder for the runs and study.json (default runs/study-<name>-<time>)' },
   members: { kind: 'int', help: 'runs training at once (default: as many as fit in memory)' },
   'memory-limit': { kind: 'number', help: 'MiB the population may use (default 3/4 of the available memory)' },
 };
@@ -116,7 +116,7 @@ export async function study(argv: string[]): Promise<unknown> {
   const runs = plan(name as StudyName, flags);
   const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
   const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOutDir(out, '--out', ['study.json', 'study.md', ...runs.map((r) => r.label)]);
+  prepareOutDir(out, '--out', ['study.json', ...runs.map((r) => r.label)]);
   const perMember = Math.max(...setups.map((s) => memberBytes(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length)));
   const atOnce = membersAtOnce(runs.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined);
   log(`study ${name}: ${runs.length} runs as a population, ${atOnce} at once (${availableParallelism()} cores), CPU backend`);
@@ -134,8 +134,8 @@ export async function study(argv: string[]): Promise<unknown> {
   // the command that remakes the table: the flags as given, without where this copy went
   const given = argv.slice(positional ? 1 : 0), kept = given.filter((a, i) => a !== '--out' && given[i - 1] !== '--out' && !a.startsWith('--out='));
   const command = ['npm run gspo -- study', name, ...kept].join(' ');
-  writeAtomic(join(out, 'study.md'), `${command}\n\n${md}\n${failed.length ? `\nStopped runs: ${failed.map((f) => `${f.label} (${f.message})`).join('; ')}\n` : ''}\n${Math.round(wall)} s wall on ${availableParallelism()} cores.\n`);
-  writeAtomic(join(out, 'study.json'), JSON.stringify({ study: name, command, wallSeconds: wall, failed, ...json as object }, null, 2) + '\n');
-  log(`study ${name}: done in ${Math.round(wall)} s; ${join(out, 'study.md')}`);
+  const markdown = `${command}\n\n${md}\n${failed.length ? `\nStopped runs: ${failed.map((f) => `${f.label} (${f.message})`).join('; ')}\n` : ''}\n${Math.round(wall)} s wall on ${availableParallelism()} cores.\n`;
+  writeAtomic(join(out, 'study.json'), JSON.stringify({ study: name, command, wallSeconds: wall, failed, ...json as object, markdown }, null, 2) + '\n');
+  log(`study ${name}: done in ${Math.round(wall)} s; ${join(out, 'study.json')}\n${markdown}`);
   return { out, wallSeconds: wall, failed };
 }
