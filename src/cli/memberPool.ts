@@ -3,8 +3,13 @@
 // are shared by the OS, which balances members of unequal cost better than a fixed
 // split would (5 equal members on 2 cores: 2.5 runs' time, not 3).
 import { Worker } from 'node:worker_threads';
+import { freemem } from 'node:os';
+import { InputError } from '../errors';
 import type { RunConfig } from '../config';
-import { inLanes, type MemberChange } from '../rl/population';
+import { inLanes, memberBytes, membersAtOnce, type MemberChange } from '../rl/population';
+import { modelConfigFor } from '../rl/pretrain';
+import { slotNames } from '../rl/trainer';
+import type { RunSetup } from './commands/runSetup';
 import type { WarmStarts } from '../rl/warmStart';
 import type { TrainResult } from './commands/train';
 
@@ -17,15 +22,18 @@ export type MemberOutcome = { ok: true; result: TrainResult } | { ok: false; kin
 
 export const THREAD_BOOT = new URL('./threadBoot.mjs', import.meta.url);
 
-function runThread(job: MemberJob): Promise<MemberOutcome> {
+/** Runs `entry` (a module beside this one) in a thread with `job` as its workerData; its one message, or `failed(why)`. */
+export function inThread<T>(entry: string, job: unknown, failed: (e: { message: string; stack?: string }) => T): Promise<T> {
   return new Promise((resolve) => {
-    const w = new Worker(THREAD_BOOT, { workerData: { entry: './memberThread.ts', job } });
-    let got: MemberOutcome | null = null;
-    w.on('message', (m: MemberOutcome) => { got = m; });
-    w.on('error', (e) => { got ??= { ok: false, kind: 'internal', message: e.stack ?? e.message }; });
-    w.on('exit', (code) => resolve(got ?? { ok: false, kind: 'internal', message: `the member's thread exited with code ${code} before it reported` }));
+    const w = new Worker(THREAD_BOOT, { workerData: { entry, job } });
+    let got: T | null = null;
+    w.on('message', (m: T) => { got = m; });
+    w.on('error', (e) => { got ??= failed(e); });
+    w.on('exit', (code) => resolve(got ?? failed({ message: `the thread exited with code ${code} before it reported` })));
   });
 }
+
+const runThread = (job: MemberJob) => inThread<MemberOutcome>('./memberThread.ts', job, (e) => ({ ok: false, kind: 'internal', message: e.stack ?? e.message }));
 
 /** Every job's outcome, in the jobs' order; `onDone` as each ends. */
 export async function runMembers(jobs: MemberJob[], atOnce: number, onDone?: (i: number, o: MemberOutcome) => void): Promise<MemberOutcome[]> {
@@ -35,4 +43,20 @@ export async function runMembers(jobs: MemberJob[], atOnce: number, onDone?: (i:
     onDone?.(i, out[i]);
   });
   return out;
+}
+
+/** Memory the population may use: the flag's MiB, else 3/4 of what the system has available now. */
+export function memoryLimit(flag: unknown): number {
+  if (flag !== undefined) {
+    if (typeof flag !== 'number' || flag < 1) throw new InputError(`--memory-limit must be a positive number of MiB, got ${String(flag)}`);
+    return flag * 2 ** 20;
+  }
+  const avail = typeof process.availableMemory === 'function' ? process.availableMemory() : freemem();
+  return Math.floor(avail * 0.75);
+}
+
+/** How many of these runs train at once (`--members`, else as many as fit `--memory-limit`), and the heaviest one's estimate. */
+export function populationSize(setups: RunSetup[], flags: Record<string, unknown>): { atOnce: number; perMember: number } {
+  const perMember = Math.max(...setups.map((s) => memberBytes(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length)));
+  return { atOnce: membersAtOnce(setups.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined), perMember };
 }

@@ -1,10 +1,9 @@
 // Warm starts for a population whose members need several: one thread per distinct warm
 // start (members that differ only in what RL does share one), all at once.
-import { Worker } from 'node:worker_threads';
 import type { RunConfig } from '../config';
 import { inLanes } from '../rl/population';
 import type { WarmStarts } from '../rl/warmStart';
-import { THREAD_BOOT } from './memberPool';
+import { inThread } from './memberPool';
 import { setup } from './commands/runSetup';
 
 export interface WarmJob { preset: string; overrides: Record<string, unknown> }
@@ -16,15 +15,7 @@ export function warmKey(c: RunConfig): string {
   return JSON.stringify(rest);
 }
 
-function runThread(job: WarmJob): Promise<WarmOutcome> {
-  return new Promise((resolve) => {
-    const w = new Worker(THREAD_BOOT, { workerData: { entry: './warmThread.ts', job } });
-    let got: WarmOutcome | null = null;
-    w.on('message', (m: WarmOutcome) => { got = m; });
-    w.on('error', (e) => { got ??= { ok: false, message: e.message }; });
-    w.on('exit', (code) => resolve(got ?? { ok: false, message: `the warm-start thread exited with code ${code} before it reported` }));
-  });
-}
+const runThread = (job: WarmJob) => inThread<WarmOutcome>('./warmThread.ts', job, (e) => ({ ok: false, message: e.message }));
 
 /** Each job's warm start (jobs with one warmKey share one thread), `atOnce` threads at a time. */
 export async function warmStartsFor(jobs: WarmJob[], atOnce: number): Promise<WarmOutcome[]> {

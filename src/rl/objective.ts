@@ -46,6 +46,21 @@ export interface ObjectiveStats {
 const READOUT = { stats: 0, adv: 64, normSq: 128, entropy: 192 } as const;
 
 /** Device buffers per batch shape, kept across steps (nothing is allocated once warm). */
+/**
+ * The tensors a loss over S sequences of T positions reads and writes (inputs, log-probs, ratios,
+ * per-sequence terms, the log-prob gradient); `seqAdv` holds `advLength` values (the population
+ * objective stores each sequence's divisor after its advantage).
+ */
+export function lossTensors(b: Backend, S: number, T: number, advLength: number): Record<string, Tensor> {
+  const ST = S * T;
+  return {
+    targets: b.alloc(ST, 'i32'), mask: b.alloc(ST), oldLogp: b.alloc(ST), refLogp: b.alloc(ST), refEntropy: b.alloc(ST),
+    seqEpisode: b.alloc(S, 'i32'), seqAdv: b.alloc(advLength),
+    logp: b.alloc(ST), entropy: b.alloc(ST), logS: b.alloc(S), ratio: b.alloc(S), tokRatio: b.alloc(ST),
+    lossSeq: b.alloc(S), klSeq: b.alloc(S), clipSeq: b.alloc(S), dlogp: b.alloc(ST),
+  };
+}
+
 export class PolicyObjective {
   private advKey = '';
   private a: Record<string, Tensor> = {}; // advantages of the whole rollout batch
@@ -61,10 +76,7 @@ export class PolicyObjective {
     if (hit) return hit;
     const b = this.backend, ST = S * T;
     const t: Record<string, Tensor> = {
-      targets: b.alloc(ST, 'i32'), mask: b.alloc(ST), oldLogp: b.alloc(ST), refLogp: b.alloc(ST), refEntropy: b.alloc(ST),
-      seqEpisode: b.alloc(S, 'i32'), seqAdv: b.alloc(S),
-      logp: b.alloc(ST), entropy: b.alloc(ST), logS: b.alloc(S), ratio: b.alloc(S), tokRatio: b.alloc(ST),
-      lossSeq: b.alloc(S), klSeq: b.alloc(S), clipSeq: b.alloc(S), dlogp: b.alloc(ST), stats: b.alloc(RL_STATS.size),
+      ...lossTensors(b, S, T, S), stats: b.alloc(RL_STATS.size),
       // what readStats needs, packed into one tensor so a step has a single readback
       readout: b.alloc(READOUT.entropy + ST),
     };

@@ -9,7 +9,7 @@ import { DEFAULTS } from '../config';
 import { LOSSES } from '../losses';
 import { aggregationNorm, rlStats } from '../reference/rl';
 import type { GPT } from '../model/gpt';
-import type { ObjectiveConfig, ObjectiveStats, PolicyBatch } from './objective';
+import { lossTensors, type ObjectiveConfig, type ObjectiveStats, type PolicyBatch } from './objective';
 
 /** A population's minibatch: a PolicyBatch of every member's rows and how many of them each member owns. */
 export interface MemberBatch { batch: PolicyBatch; seqs: number[]; tMax: number[] }
@@ -26,13 +26,8 @@ export class PopulationObjective {
     const key = `${S}x${T}`;
     const hit = this.byShape.get(key);
     if (hit) return hit;
-    const b = this.backend, ST = S * T;
-    const t: Record<string, Tensor> = {
-      targets: b.alloc(ST, 'i32'), mask: b.alloc(ST), oldLogp: b.alloc(ST), refLogp: b.alloc(ST), refEntropy: b.alloc(ST),
-      seqEpisode: b.alloc(S, 'i32'), seqAdv: b.alloc(2 * S), // advantages, then each sequence's divisor
-      logp: b.alloc(ST), entropy: b.alloc(ST), logS: b.alloc(S), ratio: b.alloc(S), tokRatio: b.alloc(ST),
-      lossSeq: b.alloc(S), klSeq: b.alloc(S), clipSeq: b.alloc(S), dlogp: b.alloc(ST),
-    };
+    const b = this.backend;
+    const t = lossTensors(b, S, T, 2 * S); // advantages, then each sequence's divisor
     t.seqAdvHead = b.view(t.seqAdv, 0, S);
     this.byShape.set(key, t);
     return t;

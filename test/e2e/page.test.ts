@@ -47,6 +47,18 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     if (downloads) await rm(downloads, { recursive: true, force: true });
   });
 
+  /** A Chromium with no GPU at all (WebGPU absent, as on a browser without it). */
+  const launchWithoutGpu = () => chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+
+  /** A 1280x800 page of `browser` that records page errors and console errors. */
+  async function laptopPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    return { page, errors };
+  }
+
   /** A page that records errors and every request that leaves this origin. */
   async function open(context: BrowserContext, query = ''): Promise<{ page: Page; errors: string[]; offsite: string[] }> {
     const page = await context.newPage();
@@ -155,7 +167,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
   }, LONG);
 
   it('without WebGPU the page says so, names the browsers that have it, and trains on the CPU when asked', async () => {
-    const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    const plain = await launchWithoutGpu();
     try {
       const page = await plain.newPage();
       const errors: string[] = [];
@@ -474,12 +486,9 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
   }, 900_000);
 
   it('reads at 1280 and 1920: the task beside the chart, preset names whole, the anatomy\'s columns inside the inspector, the row menu by keyboard', async () => {
-    const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    const plain = await launchWithoutGpu();
     try {
-      const page = await plain.newPage({ viewport: { width: 1280, height: 800 } });
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      const { page, errors } = await laptopPage(plain);
       await page.goto(`${url}?v=1&preset=relay-silence&groupSize=2&promptsPerStep=2&minibatches=1&evalEpisodes=8`);
       await page.getByRole('region', { name: 'No WebGPU' }).getByRole('button', { name: 'Use the CPU backend' }).click();
       await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
@@ -592,12 +601,9 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
   }
 
   it('a first visit opens on a population over lambda_tok of the noisy relay: the task, Start, lambda_tok and the chart on the first screen; within 30 s of Start the trails are apart; hovering one highlights it', async () => {
-    const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    const plain = await launchWithoutGpu();
     try {
-      const page = await plain.newPage({ viewport: { width: 1280, height: 800 } });
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      const { page, errors } = await laptopPage(plain);
       await page.goto(url); // a bare link in a fresh profile: a first visit
       await page.getByRole('region', { name: 'No WebGPU' }).getByRole('button', { name: 'Use the CPU backend' }).click(); // a laptop CPU
       await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
@@ -678,7 +684,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
   }, 600_000);
 
   it('runs a sweep of three lambda_tok values on the CPU backend as a population, draws its frontier, and keeps it over a reload', async () => {
-    const plain = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    const plain = await launchWithoutGpu();
     try {
       const page = await plain.newPage();
       const errors: string[] = [];

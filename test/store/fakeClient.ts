@@ -45,6 +45,16 @@ export class FakeTrainer implements TrainerWorkerApi {
     this.emit({ kind: 'eval', runId: this.state.runId!, record });
   }
 
+  /** Ends `runId` at its last step, as a finished run: a final eval (by default one that falls with lambda_tok), then idle. */
+  finishRun(runId: string, final = { accuracy: 1 - this.state.lambdaTok, tokens: 4 - 10 * this.state.lambdaTok }) {
+    const steps = this.state.config!.steps;
+    this.state.stepCount = steps;
+    this.emitEval(steps, final.accuracy, final.tokens);
+    this.state.status = 'idle';
+    this.state.message = `finished ${steps} steps`;
+    this.emit({ kind: 'status', runId, status: 'idle', message: this.state.message });
+  }
+
   async init(preset: string, overrides: Partial<RunConfig> = {}) {
     this.log('init', preset, overrides);
     const config = presetConfig(findPreset(preset), overrides as Record<string, unknown>);

@@ -204,12 +204,7 @@ class QuickMember extends FakeTrainer {
     const runId = this.state.runId!;
     this.emitSteps(0, 1);
     queueMicrotask(() => {
-      const steps = this.state.config!.steps;
-      this.state.stepCount = steps;
-      this.emitEval(steps, 1 - this.state.lambdaTok, 4 - 10 * this.state.lambdaTok);
-      this.state.status = 'idle';
-      this.state.message = `finished ${steps} steps`;
-      this.emit({ kind: 'status', runId, status: 'idle', message: this.state.message });
+      this.finishRun(runId);
     });
     return snap;
   }

@@ -21,13 +21,7 @@ class FinishingTrainer extends FakeTrainer {
     if (!this.hold) {
       setTimeout(() => {
         if (this.state.runId !== runId || this.state.status !== 'running') return;
-        const steps = this.state.config!.steps;
-        this.state.stepCount = steps;
-        const f = this.final(this.state.lambdaTok);
-        this.emitEval(steps, f.accuracy, f.tokens);
-        this.state.status = 'idle';
-        this.state.message = `finished ${steps} steps`;
-        this.emit({ kind: 'status', runId, status: 'idle', message: this.state.message });
+        this.finishRun(runId, this.final(this.state.lambdaTok));
       }, this.finishAfterMs);
     }
     return snap;

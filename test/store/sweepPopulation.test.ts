@@ -22,12 +22,7 @@ class MemberTrainer extends FakeTrainer {
     this.emitSteps(0, 1);
     void this.gate.then(() => {
       if (this.state.runId !== runId || this.state.status !== 'running') return;
-      const steps = this.state.config!.steps;
-      this.state.stepCount = steps;
-      this.emitEval(steps, 1 - this.state.lambdaTok, 4 - 10 * this.state.lambdaTok);
-      this.state.status = 'idle';
-      this.state.message = `finished ${steps} steps`;
-      this.emit({ kind: 'status', runId, status: 'idle', message: this.state.message });
+      this.finishRun(runId);
     });
     return snap;
   }

@@ -7,15 +7,12 @@ import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../../errors';
-import { memberBytes, membersAtOnce } from '../../rl/population';
-import { modelConfigFor } from '../../rl/pretrain';
-import { slotNames, type EvalRecord } from '../../rl/trainer';
+import type { EvalRecord } from '../../rl/trainer';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
 import { parseFlags, type FlagSpec } from '../args';
 import { log, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
-import { runMembers, type MemberJob } from '../memberPool';
+import { populationSize, runMembers, type MemberJob } from '../memberPool';
 import { setup, type RunSetup } from './runSetup';
-import { memoryLimit } from './sweep';
 
 export const robustnessFlags: FlagSpec = {
   grid: { kind: 'string', help: 'clean, noisy or clean,noisy (default both)' },
@@ -125,8 +122,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const out = (flags.out as string | undefined) ?? join('runs', `robustness-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['robustness.json', 'robustness.md', ...cells.map((c) => c.label)]);
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
-  const perMember = Math.max(...planned.map((p) => memberBytes(p.s.config, modelConfigFor(p.s.env, p.s.config), slotNames(p.s.env).length)));
-  const atOnce = membersAtOnce(cells.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined);
+  const { atOnce, perMember } = populationSize(planned.map((p) => p.s), flags);
   log(`robustness: ${cells.length} cells as a population, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();

@@ -6,17 +6,13 @@ import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../../errors';
-import { memberBytes, membersAtOnce } from '../../rl/population';
-import { modelConfigFor } from '../../rl/pretrain';
-import { slotNames } from '../../rl/trainer';
 import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summarizeDual, type Estimate, type Finished, type StudyRun } from '../../rl/studies';
 import { parseValues } from '../../rl/sweep';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { log, prepareOutDir, writeAtomic } from '../io';
-import { runMembers, type MemberJob, type MemberOutcome } from '../memberPool';
+import { populationSize, runMembers, type MemberJob, type MemberOutcome } from '../memberPool';
 import { warmStartsFor } from '../warmPool';
 import { setup } from './runSetup';
-import { memoryLimit } from './sweep';
 
 export const studyFlags: FlagSpec = {
   name: { kind: 'string', help: 'dual-static | scouts | philosophers (or the first argument)' },
@@ -117,8 +113,7 @@ export async function study(argv: string[]): Promise<unknown> {
   const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
   const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['study.json', ...runs.map((r) => r.label)]);
-  const perMember = Math.max(...setups.map((s) => memberBytes(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length)));
-  const atOnce = membersAtOnce(runs.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined);
+  const { atOnce } = populationSize(setups, flags);
   log(`study ${name}: ${runs.length} runs as a population, ${atOnce} at once (${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();

@@ -9,18 +9,17 @@
 // a static run at the lambda_tok the dual settled on, and compares them.
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { availableParallelism, freemem, totalmem } from 'node:os';
+import { availableParallelism, totalmem } from 'node:os';
 import { InputError, RunFault } from '../../errors';
 import { CpuBackend } from '../../reference/cpuBackend';
-import { memberBytes, membersAtOnce, parseChange, changesFor, type MemberChange } from '../../rl/population';
+import { parseChange, changesFor, type MemberChange } from '../../rl/population';
 import { stackRefusal } from '../../rl/populationPlan';
 import { checkStackedBudget, memoryShare } from '../../rl/memoryBudget';
 import { WebGpuBackend } from '../../gpu/webgpuBackend';
 import { trainStacked } from './populationRun';
 import { modelConfigFor } from '../../rl/pretrain';
-import { slotNames } from '../../rl/trainer';
 import type { Backend } from '../../backend';
-import { runMembers, type MemberJob } from '../memberPool';
+import { memoryLimit, populationSize, runMembers, type MemberJob } from '../memberPool';
 import { warmKey } from '../warmPool';
 import { parseField, type RunConfig } from '../../config';
 import { defaultSweep, parseOver, parseValues, planSweep, type SweepRun, type SweepSpec } from '../../rl/sweep';
@@ -72,16 +71,6 @@ interface Planned { run: SweepRun; s: RunSetup; dir: string; changes: MemberChan
 
 const dirOf = (label: string) => label.replace(/[^A-Za-z0-9_.=-]+/g, '_');
 
-/** Memory the population may use: the flag's MiB, else 3/4 of what the system has available now. */
-export function memoryLimit(flag: unknown): number {
-  if (flag !== undefined) {
-    if (typeof flag !== 'number' || flag < 1) throw new InputError(`--memory-limit must be a positive number of MiB, got ${String(flag)}`);
-    return flag * 2 ** 20;
-  }
-  const avail = typeof process.availableMemory === 'function' ? process.availableMemory() : freemem();
-  return Math.floor(avail * 0.75);
-}
-
 /** More runs than this in one sweep is a mistake (64 values x 64 seeds would be 4,096 runs). */
 export const MAX_SWEEP_RUNS = 256;
 
@@ -109,8 +98,8 @@ export async function sweep(argv: string[]): Promise<unknown> {
   if (flags.sequential === true && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
   let atOnce = 1;
   if (population) {
-    const perMember = Math.max(...planned.map((p) => memberBytes(p.s.config, modelConfigFor(p.s.env, p.s.config), slotNames(p.s.env).length)));
-    atOnce = membersAtOnce(plan.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined);
+    const size = populationSize(planned.map((p) => p.s), flags), perMember = size.perMember;
+    atOnce = size.atOnce;
     log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
   }
   const backend: Backend = population ? new CpuBackend() : await chooseBackend(flags.backend);
