@@ -1,19 +1,15 @@
 // Warm starts for a population whose members need several: one thread per distinct warm
 // start (members that differ only in what RL does share one), all at once.
-import type { RunConfig } from '../config';
 import { inLanes } from '../rl/population';
-import type { WarmStarts } from '../rl/warmStart';
+import { warmKey, type WarmStarts } from '../rl/warmStart';
+
+export { warmKey };
 import { inThread } from './memberPool';
 import { setup } from './commands/runSetup';
 
 export interface WarmJob { preset: string; overrides: Record<string, unknown> }
 export type WarmOutcome = { ok: true; warm: WarmStarts } | { ok: false; message: string };
 
-/** What a warm start depends on: the config without the fields only RL reads (seed, lambda_tok, the budget, the steps). */
-export function warmKey(c: RunConfig): string {
-  const { seed: _s, lambdaTok: _l, budget: _b, lambdaMode: _m, steps: _n, ...rest } = c;
-  return JSON.stringify(rest);
-}
 
 const runThread = (job: WarmJob) => inThread<WarmOutcome>('./warmThread.ts', job, (e) => ({ ok: false, message: e.message }));
 

@@ -22,7 +22,7 @@ import { Generator, rollout, sequencesByEpisode, type Rollout } from './rollout'
 import type { ObjectiveStats } from './objective';
 import { PopulationObjective, type MemberBatch } from './populationObjective';
 import { checkStackable, MEMBER_FIELDS } from './populationPlan';
-import { EVAL_SEED, envMeans, evalRecordOf, mean, meanOrNaN, flatGroups, rowLength, sequencesToBatch, type EvalRecord, type Flag, type StepMetrics } from './trainer';
+import { EVAL_SEED, envMeans, type TrainerSnapshot, evalRecordOf, mean, meanOrNaN, flatGroups, rowLength, sequencesToBatch, type EvalRecord, type Flag, type StepMetrics } from './trainer';
 
 /** One member's run: what a lone Trainer keeps of it. */
 export interface Member {
@@ -36,6 +36,9 @@ export interface Member {
   lastEnvMetrics: Record<string, number>;
   /** Each minibatch of the last step: the member's loss rows and the row length its lone run would use. */
   lossShapes: { rows: number; T: number }[];
+  /** The member's share of the last step's rollout and its rewards, and of the last eval (what a lone Trainer keeps for transcripts). */
+  lastRollout: { rollout: Rollout; rewards: RewardParts[] } | null;
+  lastEval: { rollout: Rollout } | null;
 }
 
 function std(xs: number[]): number {
@@ -82,6 +85,7 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
     backend.copy(this.best, this.model.params);
     this.members = configs.map((c) => ({
       config: { ...c }, lambdaTok: c.lambdaTok, evals: [], bestEval: null, flags: [], skippedUpdates: 0, degenerate: null, lastEnvMetrics: {}, lossShapes: [],
+      lastRollout: null, lastEval: null,
     }));
     this.evalTasks = env.sampleTasks('eval', c0.evalEpisodes, EVAL_SEED, 0);
   }
@@ -132,7 +136,7 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
       const own = sequencesByEpisode(r);
       return r.scores.map((sc, e) => reward(sc.rTask, messageParts(own[e], this.env.eos, cs[k].overlongCache), ws[k], sc.reward));
     });
-    mine.forEach((r, k) => { this.members[k].lastEnvMetrics = envMeans(r.scores); });
+    mine.forEach((r, k) => { this.members[k].lastEnvMetrics = envMeans(r.scores); this.members[k].lastRollout = { rollout: r, rewards: parts[k] }; });
     // a one-slot env: every turn is the trained policy's; a continued sequence's last row carries its earlier turns
     const lossByEpisode = byEpisode.map((seqs) => seqs.filter((q) => !q.superseded));
 
@@ -213,7 +217,9 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
     const ro = await this.rolloutAll(this.members.flatMap(() => this.evalTasks), 1, 0, EVAL_SEED, 0);
     this.phases.eval = performance.now() - t0;
     return this.members.map((m, k) => {
-      const rec = evalRecordOf(this.env, memberRollout(ro, k, n), this.stepCount, m.config.overlongCache, rewardWeights(m.config, m.lambdaTok));
+      const own = memberRollout(ro, k, n);
+      m.lastEval = { rollout: own };
+      const rec = evalRecordOf(this.env, own, this.stepCount, m.config.overlongCache, rewardWeights(m.config, m.lambdaTok));
       const collapse = collapseFlag(m.evals[m.evals.length - 1], rec);
       if (collapse) m.flags.push(collapse);
       m.evals.push(rec);
@@ -242,6 +248,25 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
   /** Member k's weights of the last step or of its best eval, read back. */
   async readWeights(k: number, which: 'last' | 'best'): Promise<Float32Array> {
     return this.model.readMember(k, which === 'best' ? this.best : this.model.params);
+  }
+
+  /**
+   * Member k's run as a lone Trainer's snapshot (TrainerSnapshot): its weights and counters, and with `optimizer` its
+   * share of AdamW's moments and the KL reference, so a lone Trainer can resume it (the page's Resume of a member).
+   */
+  async memberSnapshot(k: number, opts: { optimizer?: boolean } = {}): Promise<TrainerSnapshot> {
+    const m = this.members[k], N = this.model.numParams;
+    if (!m) throw new InputError(`member ${k} does not exist (members 0..${this.K - 1})`);
+    const snap: TrainerSnapshot = {
+      step: this.stepCount, config: { ...m.config }, weights: await this.readWeights(k, 'last'), evals: m.evals.map((e) => ({ ...e })),
+      bestEval: m.bestEval ? { ...m.bestEval } : null, lambdaTok: m.lambdaTok, flags: m.flags.map((f) => ({ ...f })), skippedUpdates: m.skippedUpdates,
+    };
+    if (opts.optimizer) {
+      const all = await this.opt.readState(), slice = (x: Float32Array) => Float32Array.from(x.subarray(k * N, (k + 1) * N));
+      snap.optimizer = { m: slice(all.m), v: slice(all.v), step: all.step };
+      if (this.ref) snap.reference = await this.model.readMember(k, this.ref);
+    }
+    return snap;
   }
 
   destroy(): void {

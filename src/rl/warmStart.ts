@@ -165,6 +165,12 @@ export interface WarmStarts {
   notices: string[];
 }
 
+/** What a warm start depends on: the config without the fields only RL reads (seed, lambda_tok, the budget, the steps). */
+export function warmKey(c: RunConfig): string {
+  const { seed: _s, lambdaTok: _l, budget: _b, lambdaMode: _m, steps: _n, ...rest } = c;
+  return JSON.stringify(rest);
+}
+
 /**
  * Every slot's start: shipped when it fits, else pretrained here with progress. `steps`: how many
  * pretraining steps (a cap when the spec has a target); undefined: CAP_FACTOR x the shipped warm

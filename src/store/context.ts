@@ -15,7 +15,7 @@ import { encodeSetup } from './urlState';
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
 export class StoreContext {
-  readonly deps: Required<Omit<AppDeps, 'kv' | 'spawnTrainer' | 'population'>> & Pick<AppDeps, 'kv' | 'spawnTrainer' | 'population'>;
+  readonly deps: Required<Omit<AppDeps, 'kv' | 'spawnTrainer' | 'spawnPopulation' | 'population'>> & Pick<AppDeps, 'kv' | 'spawnTrainer' | 'spawnPopulation' | 'population'>;
   readonly recorder: Recorder;
   /** Newer versions of run records than the store shows (steps move with every metrics batch; the table catches up on rare events). */
   private readonly latest = new Map<string, RunMeta>();

@@ -10,7 +10,7 @@ import { createEnv } from '../envs/registry';
 import { inLanes, memberBytes, membersAtOnce } from '../rl/population';
 import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/trainer';
-import type { TrainerState } from '../worker/protocol';
+import type { ResumeExport, TrainerState, Transcripts } from '../worker/protocol';
 import { errorText, type StoreContext } from './context';
 import type { RunMeta } from './runTypes';
 import type { SweepRecord, SweepRunRecord } from './sweepSlice';
@@ -63,17 +63,37 @@ export function populationSize(s: SweepRecord, left: number, limits: PopulationL
   return Math.min(limits.maxMembers, membersAtOnce(left, perMember, limits.memoryBytes));
 }
 
-/** The running members' workers, by run id (live changes reach them here). */
-export type Members = Map<string, TrainerClient>;
+/** A running member as the sweep's live changes and its end reach it: in a worker of its own, or one of a stacked population. */
+export interface MemberPort {
+  /** `all`: the change goes to every member of the sweep (a stacked population applies a shared field only so). */
+  setHyperparams(partial: Partial<RunConfig>, all: boolean): Promise<TrainerState>;
+  lastTranscripts(count: number): Promise<Transcripts>;
+  /** Its last checkpoint and resume state, and its best checkpoint. */
+  exportResume(): Promise<ResumeExport>;
+  exportBest(): Promise<Uint8Array>;
+}
+
+/** The running members, by run id (live changes reach them here). */
+export type Members = Map<string, MemberPort>;
+
+/** A lone worker's run as a member. */
+export const lonePort = (client: TrainerClient, runId: string): MemberPort => ({
+  setHyperparams: (p) => client.api.setHyperparams(p), lastTranscripts: (n) => client.api.lastTranscripts(n),
+  exportResume: () => client.api.exportResume(runId), exportBest: () => client.api.exportCheckpoint('best', runId),
+});
+
+/** The indices of the sweep's runs left to train (pending, or interrupted by a stop or a reload). */
+export const pendingRuns = (s: SweepRecord): number[] =>
+  s.runs.map((r, i) => ({ r, i })).filter(({ r }) => r.status === 'pending' || r.status === 'interrupted').map(({ i }) => i);
 
 /**
  * Trains the sweep's pending and interrupted runs side by side until each finishes or the sweep stops.
  * Returns the message of the first member that could not start or stopped early (null when all finished).
  */
 export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClient, members: Members, h: PopulationHooks): Promise<string | null> {
-  const { get, set, deps } = ctx;
+  const { get, deps } = ctx;
   const s0 = h.sweep()!;
-  const todo = s0.runs.map((r, i) => ({ r, i })).filter(({ r }) => r.status === 'pending' || r.status === 'interrupted').map(({ i }) => i);
+  const todo = pendingRuns(s0);
   const limits = { ...POPULATION_DEFAULTS, ...deps.population };
   const atOnce = populationSize(s0, todo.length, limits, h.overridesFor);
   let problem: string | null = null;
@@ -98,27 +118,18 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
         snap = await client.api.init(s.preset, overrides);
       }
       runId = snap.runId!;
-      addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`, { sweep: s.id, axis: s.axis, value: run.value });
-      members.set(runId, client);
-      h.patchRun(i, { runId });
-      if (!get().overlay.includes(runId)) set({ overlay: [...get().overlay, runId] }); // its trail on the charts
+      const port = lonePort(client, runId);
+      memberStarted(ctx, h, i, snap, port, members);
       if (!stillRunning()) { h.patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
       let state = await client.api.start();
       let polls = 0;
       while (stillRunning() && state.status === 'running') {
         await sleep(h.pollMs);
         state = await client.api.getState();
-        if (++polls % EXAMPLE_EVERY === 0 && exampleMember(h.sweep(), get().hoveredRun) === runId) await showExample(ctx, client, runId, run.label);
+        if (++polls % EXAMPLE_EVERY === 0 && exampleMember(h.sweep(), get().hoveredRun) === runId) await showExample(ctx, port, runId, run.label);
       }
       if (state.status === 'running') state = await client.api.pause(); // the sweep was stopped
-      const last = state.evals[state.evals.length - 1];
-      const finished = state.status === 'idle' && (state.message ?? '').startsWith('finished') && last !== undefined;
-      await storeCheckpoints(ctx, client, runId);
-      if (finished) h.patchRun(i, { status: 'done', accuracy: last.accuracy, tokens: last.tokens, finishedAt: deps.now() });
-      else {
-        h.patchRun(i, { status: 'interrupted', finishedAt: deps.now() });
-        if (stillRunning()) problem ??= `${run.label} stopped before its last step (${state.message ?? state.status})`;
-      }
+      problem ??= await memberEnded(ctx, h, i, state, port);
     } catch (e) {
       h.patchRun(i, { status: 'interrupted', finishedAt: deps.now() });
       problem ??= `${run.label} could not ${runId ? 'finish' : 'start'}: ${errorText(e)}`;
@@ -135,7 +146,29 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
 }
 
 /** Polls between two fetches of a member's live episode for the task card. */
-const EXAMPLE_EVERY = 3;
+export const EXAMPLE_EVERY = 3;
+
+/** A member loaded: its run record, its port for live changes, its run id in the sweep, its trail on the charts. */
+export function memberStarted(ctx: StoreContext, h: PopulationHooks, i: number, snap: TrainerState, port: MemberPort, members: Members): void {
+  const s = h.sweep()!, run = s.runs[i], runId = snap.runId!;
+  addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`, { sweep: s.id, axis: s.axis, value: run.value });
+  members.set(runId, port);
+  h.patchRun(i, { runId });
+  if (!ctx.get().overlay.includes(runId)) ctx.set({ overlay: [...ctx.get().overlay, runId] }); // its trail on the charts
+}
+
+/**
+ * A member's end: its checkpoints stored, its sweep row done (or interrupted). Returns why it stopped early
+ * while the sweep ran (null: it finished, or the sweep was stopped).
+ */
+export async function memberEnded(ctx: StoreContext, h: PopulationHooks, i: number, state: TrainerState, port: MemberPort): Promise<string | null> {
+  const last = state.evals[state.evals.length - 1], label = h.sweep()!.runs[i].label;
+  const finished = state.status === 'idle' && (state.message ?? '').startsWith('finished') && last !== undefined;
+  await storeCheckpoints(ctx, port, state.runId!);
+  if (finished) { h.patchRun(i, { status: 'done', accuracy: last.accuracy, tokens: last.tokens, finishedAt: ctx.deps.now() }); return null; }
+  h.patchRun(i, { status: 'interrupted', finishedAt: ctx.deps.now() });
+  return h.sweep()?.status === 'running' ? `${label} stopped before its last step (${state.message ?? state.status})` : null;
+}
 
 /** Whose episode the task card shows while a population trains: the hovered member when it trains, else the first training one. */
 export function exampleMember(s: SweepRecord | null, hovered: string | null): string | null {
@@ -143,9 +176,9 @@ export function exampleMember(s: SweepRecord | null, hovered: string | null): st
   return running.find((r) => r.runId === hovered)?.runId ?? running[0]?.runId ?? null;
 }
 
-async function showExample(ctx: StoreContext, client: TrainerClient, runId: string, label: string): Promise<void> {
+export async function showExample(ctx: StoreContext, port: MemberPort, runId: string, label: string): Promise<void> {
   try {
-    const transcripts = await client.api.lastTranscripts(1);
+    const transcripts = await port.lastTranscripts(1);
     if (transcripts.train) ctx.set({ sweepExample: { runId, label, transcripts } });
   } catch { /* a member between steps or ending: the next poll tries again */ }
 }
@@ -164,11 +197,11 @@ function addMemberRun(ctx: StoreContext, snap: TrainerState, name: string, membe
 }
 
 /** A member's last (with its resume state) and best checkpoints, stored when it ends. */
-async function storeCheckpoints(ctx: StoreContext, client: TrainerClient, runId: string): Promise<void> {
+async function storeCheckpoints(ctx: StoreContext, port: MemberPort, runId: string): Promise<void> {
   try {
-    const last = await client.api.exportResume(runId);
+    const last = await port.exportResume();
     await ctx.deps.storage.putCheckpoint(runId, 'last', last.checkpoint, last.state);
-    const best = await client.api.exportCheckpoint('best', runId);
+    const best = await port.exportBest();
     await ctx.deps.storage.putCheckpoint(runId, 'best', best);
     const m = ctx.meta(runId);
     if (m) ctx.updateMeta(runId, { checkpoints: { last: last.state.step, best: m.bestEval?.step ?? 0 } }, true);

@@ -13,7 +13,8 @@ import { errorText, type StoreContext } from './context';
 import { RunFileError, sweepRecord } from './runSchema';
 import type { SweepSlice, TrainerClient } from './types';
 import { overridesOf } from './urlState';
-import { memberKey, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type Members, type PreparedMember } from './sweepPopulation';
+import { memberKey, pendingRuns, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type Members, type PreparedMember } from './sweepPopulation';
+import { runStacked } from './stackedPopulation';
 
 export type SweepRunStatus = 'pending' | 'running' | 'done' | 'interrupted';
 export interface SweepRunRecord {
@@ -31,7 +32,7 @@ export interface KeyValueStore { get(key: string): string | null; set(key: strin
 export const SWEEP_KEY = 'gspo.sweep.v1';
 const POLL_MS = 400;
 
-export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected' | 'sweepExample' | 'populationLoaded'>;
+export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftError' | 'sweepSelected' | 'sweepExample' | 'populationLoaded' | 'sweepLayout'>;
 
 /** The axis a preset's sweep moves: the budget in budget mode, else lambda_tok. */
 export const sweepAxisOf = (c: RunConfig): 'lambdaTok' | 'budget' => (defaultSweep(c).axis === 'budget' ? 'budget' : 'lambdaTok');
@@ -68,7 +69,7 @@ export function initialSweep(kv: KeyValueStore): SweepState & { notice: string |
   const { sweep, problem } = parseSweepRecord(kv.get(SWEEP_KEY));
   const restored = afterReload(sweep);
   if (restored !== sweep && restored) kv.set(SWEEP_KEY, JSON.stringify(restored));
-  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, sweepExample: null, populationLoaded: 0, notice: problem };
+  return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, sweepExample: null, populationLoaded: 0, sweepLayout: null, notice: problem };
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -111,7 +112,16 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
 
   /** Runs the sweep's pending and interrupted runs side by side (a population) until each is done or the sweep stops. */
   const populationLoop = async (spawn: () => TrainerClient) => {
-    const problem = await runPopulation(ctx, spawn, members, { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take });
+    const hooks = { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take };
+    const todo = pendingRuns(get().sweep!);
+    let problem: string | null = null, stacked = false;
+    // on WebGPU the members stack in one worker (one set of dispatches per step); else one worker each
+    if (deps.spawnPopulation && get().backendChoice !== 'cpu' && get().gpu.state === 'ok' && todo.length > 1) {
+      const out = await runStacked(ctx, deps.spawnPopulation, members, hooks, todo);
+      if (out.ran) { stacked = true; problem = out.problem; await ctx.recorder.flush(); }
+      else set({ sweepLayout: `one worker per member, as they cannot stack: ${out.why}` });
+    } else set({ sweepLayout: get().backendChoice === 'cpu' ? 'one worker per member on the CPU backend, each on a core' : 'one worker per member' });
+    if (!stacked) problem = await runPopulation(ctx, spawn, members, hooks);
     set({ sweepExample: null });
     const s = get().sweep;
     if (!s || s.status !== 'running') return;
@@ -238,8 +248,8 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
         const value = parseField(key, raw); // the same for every member; each worker checks it against its run's config
         const targets = runId === null ? [...members.entries()] : members.has(runId) ? [[runId, members.get(runId)!] as const] : [];
         if (targets.length === 0) throw new InputError(runId === null ? 'no sweep member is training' : 'that run is not a training member of the sweep');
-        for (const [id, client] of targets) {
-          const state = await client.api.setHyperparams({ [key]: value });
+        for (const [id, port] of targets) {
+          const state = await port.setHyperparams({ [key]: value }, runId === null);
           const step = state.stepCount; // applies from the member's next step
           const m = ctx.meta(id);
           if (m) ctx.updateMeta(id, { changes: [...(m.changes ?? []), { step, field: key, value }] }, true);
@@ -268,7 +278,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     clearSweep() {
       if (get().sweep?.status === 'running') { set({ error: 'stop the sweep first' }); return; }
       save(null);
-      set({ sweepSelected: null });
+      set({ sweepSelected: null, sweepLayout: null });
     },
 
     async sweepSister(name) {

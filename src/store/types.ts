@@ -3,7 +3,7 @@
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/trainer';
 import type { ExportTarget } from '../export/recipe';
-import type { StepAnatomy, StepWithin, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
+import type { PopulationWorkerApi, StepAnatomy, StepWithin, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
 import type { BestRule } from './bestRule';
 import type { MetricsHub } from './metricsHub';
 import type { PrefsStore } from './pagePrefs';
@@ -16,6 +16,13 @@ export interface TrainerClient {
   api: TrainerWorkerApi;
   onTelemetry(fn: (e: TelemetryEvent) => void): () => void;
   /** Ends the worker (a population member's, when its run is over). */
+  dispose?(): void;
+}
+
+/** The population worker's API and its telemetry stream: a sweep's members stacked on WebGPU in one worker. */
+export interface PopulationClient {
+  api: PopulationWorkerApi;
+  onTelemetry(fn: (e: TelemetryEvent) => void): () => void;
   dispose?(): void;
 }
 
@@ -45,6 +52,8 @@ export interface AppDeps {
   kv?: KeyValueStore;
   /** A new trainer worker for a population member; without it a sweep runs its runs one after another in the main worker. */
   spawnTrainer?: () => TrainerClient;
+  /** A new population worker: on WebGPU a sweep's members stack in it (one set of dispatches per step) when they can. */
+  spawnPopulation?: () => PopulationClient;
   /** How large a population may be here (defaults: 2 cores, 1 GiB, 16 members). */
   population?: Partial<PopulationLimits>;
 }
@@ -183,6 +192,8 @@ export interface SweepSlice {
   sweepExample: { runId: string; label: string; transcripts: Transcripts } | null;
   /** How many of the population's members are loaded ahead of Start (preparePopulation). */
   populationLoaded: number;
+  /** How the running population trains: stacked in one worker on WebGPU, or one worker per member and why (null: no population). */
+  sweepLayout: string | null;
   setSweepDraft(text: string): void;
   /**
    * Keeps the population's member workers loaded ahead of Start (warm start and step-0 eval done) on the CPU

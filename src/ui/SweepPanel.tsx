@@ -68,6 +68,7 @@ export function SweepPanel() {
   const sweepSister = useApp((s) => s.sweepSister);
   const setHoveredRun = useApp((s) => s.setHoveredRun);
   const population = useApp((s) => s.population);
+  const layout = useApp((s) => s.sweepLayout);
   const steps = useLiveSteps();
   const axis = sweepAxisOf(config);
   const running = sweep?.status === 'running';
@@ -115,6 +116,7 @@ export function SweepPanel() {
             : `Sweep ${sweep.status}${sweep.message ? `: ${sweep.message}` : ''}. ${sweep.runs.filter((r) => r.status === 'done').length} of ${sweep.runs.length} runs finished; Resume runs the rest.`}
         </p>
       )}
+      {sweep && layout && <p className="help" data-testid="sweep-layout">Trains as {layout}.</p>}
       {!running && K > 0 && (
         <p className="help" data-testid="sweep-estimate">
           {estimate !== null

@@ -11,7 +11,6 @@ import { InputError, quote } from '../errors';
 import { findPreset, presetConfig, presetSlots, type Preset } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
-import { writeCheckpoint } from '../model/checkpoint';
 import { rewardWeights, type RewardWeights } from '../rl/reward';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
 import { checkGpuBudget, memoryShare } from '../rl/memoryBudget';
@@ -19,7 +18,6 @@ import { modelConfigFor } from '../rl/pretrain';
 import { slotNames, Trainer, type EvalRecord, type StepMetrics } from '../rl/trainer';
 import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { comparePlayers, type Comparison } from '../rl/compare';
-import { envRecord, presetTrainableSlot } from '../rl/checkpointFit';
 import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
 import { stepAnatomy } from './anatomy';
@@ -33,6 +31,7 @@ import { importCheckpoint } from './checkpointImport';
 import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
 import { KeptWeights } from './keptWeights';
 import { lastTranscripts } from './transcripts';
+import { runCheckpointBytes } from './checkpointBytes';
 
 /** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
 export type BackendFactory = (prefer: BackendPreference) => Promise<Backend>;
@@ -464,16 +463,12 @@ export class TrainerApi implements TrainerWorkerApi {
     for (; this.flagsSent < t.flags.length; this.flagsSent++) this.telemetry.flag({ runId: this.runId!, flag: t.flags[this.flagsSent] });
   }
 
-  /** Every slot's shipped warm start when it fits this model, else one pretrained here (cached per model and env). */
   /** A checkpoint file of `t`'s run: its env record, preset, run config and step. */
   private checkpointBytes(t: Trainer, weights: Float32Array, which: 'last' | 'best', step: number): Uint8Array {
-    const bytes = writeCheckpoint({
-      config: t.model.config, weights, vocab: [...this.env!.vocab],
-      extras: { ...envRecord(t.config, this.preset ? presetTrainableSlot(this.preset) : undefined), preset: this.preset?.name ?? '', run_config: JSON.stringify(t.config), step: String(step), which },
-    });
-    return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+    return runCheckpointBytes(t.model.config, weights, this.env!, this.preset, t.config, which, step);
   }
 
+  /** Every slot's shipped warm start when it fits this model, else one pretrained here (cached per model and env). */
   private async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number | undefined, runId: string): Promise<WarmStart> {
     const key = JSON.stringify([preset.name, presetSlots(preset), config, env.blockSize, env.vocab.length, steps]);
     const cached = this.warmCache.get(key);

@@ -16,8 +16,11 @@ export function transcriptTurns(seqs: Sequence[], env: Pick<Environment, 'vocab'
   }));
 }
 
+/** What transcripts are read from: a Trainer, or one member of a population (the same fields). */
+export type TranscriptSource = Pick<Trainer, 'lastRollout' | 'lastEval' | 'config' | 'stepCount' | 'evals'>;
+
 /** `count` episodes of the last step (with their group and advantage) and of the last eval; `env` renders them. */
-export function lastTranscripts(t: Trainer, env: Environment, count: number): Transcripts {
+export function lastTranscripts(t: TranscriptSource, env: Environment, count: number): Transcripts {
   const out: Transcripts = { train: null, eval: null };
   if (t.lastRollout) {
     const { rollout: ro, rewards } = t.lastRollout;

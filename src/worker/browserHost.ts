@@ -1,0 +1,33 @@
+// What a worker in the browser computes on and loads from, shared by the trainer and the
+// population worker: WebGPU when navigator.gpu offers an adapter whose pipelines build and
+// whose self-check passes (unless the CPU was asked for), else the CPU reference; warm starts
+// fetched from this origin's /checkpoints/ (public/checkpoints).
+import type { Backend } from '../backend';
+import { shaders } from '../gpu/shaders.browser';
+import { CpuBackend } from '../reference/cpuBackend';
+import { chooseBackend, indexedDbVerdictStore } from './gpuChoice';
+import type { BackendPreference } from './protocol';
+
+// Why WebGPU was there but the CPU was chosen (pipelines failing at load, or the engine self-check), for the page.
+let note: string | null = null;
+
+export const backendNote = (): string | null => note;
+
+export async function makeBackend(prefer: BackendPreference): Promise<Backend> {
+  note = null;
+  if (prefer === 'cpu') return new CpuBackend();
+  const choice = await chooseBackend({ gpu: self.navigator.gpu, shaders, store: indexedDbVerdictStore(self.indexedDB) });
+  note = choice.note;
+  if (choice.note) console.warn(choice.note);
+  return choice.backend;
+}
+
+/** public/checkpoints/<file> from this origin; null when it is not there (404, or the dev server's HTML fallback). */
+export async function loadWarmStart(file: string): Promise<Uint8Array | null> {
+  const url = new URL(`${import.meta.env.BASE_URL}checkpoints/${encodeURIComponent(file)}`, self.location.origin);
+  const res = await fetch(url, { credentials: 'same-origin' });
+  if (res.status === 404) return null;
+  if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
+  if ((res.headers.get('content-type') ?? '').includes('text/html')) return null;
+  return new Uint8Array(await res.arrayBuffer());
+}
