@@ -683,6 +683,31 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     }
   }, 600_000);
 
+  it('on WebGPU a sweep trains as one stacked population in one worker, each member a run of its own', async () => {
+    const context = await browser.newContext();
+    try {
+      const { page, errors, offsite } = await open(context, '?v=1&preset=relay-noisy-dr&groupSize=2&promptsPerStep=2&minibatches=1&evalEpisodes=8&steps=2');
+      await page.getByRole('textbox', { name: 'lambda_tok values to sweep' }).fill('0, 0.3');
+      await page.getByRole('button', { name: 'Run sweep' }).click();
+      await expect.poll(() => page.getByTestId('sweep-layout').textContent(), { timeout: 180_000 }).toMatch(/^Trains as 2 members stacked in one worker on WebGPU/);
+      await expect.poll(() => page.getByTestId('sweep-members').getAttribute('data-running'), { timeout: 60_000 }).toBe('2');
+      const progress = page.getByTestId('sweep-progress');
+      await expect.poll(() => progress.getAttribute('data-status'), { timeout: 600_000, interval: 1000 }).toBe('done');
+      expect(await progress.getAttribute('data-done')).toBe('2');
+      // each member is a run of its own: in the runs table under its value, its trail and final eval on the main chart
+      const caption = page.getByTestId('sweep-caption');
+      expect(await caption.getAttribute('data-points')).toBe('2');
+      expect(Number(await page.getByTestId('pareto-caption').getAttribute('data-trails'))).toBeGreaterThanOrEqual(2);
+      await page.getByRole('tab', { name: /^Runs/ }).click();
+      const runsTable = page.getByRole('region', { name: 'Runs', exact: true });
+      for (const v of ['0', '0\\.3']) await runsTable.getByRole('row', { name: new RegExp(`relay-noisy-dr sweep lambda_tok=${v}(?![.\\d])`) }).waitFor();
+      expect(errors).toEqual([]);
+      expect(offsite).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 900_000);
+
   it('runs a sweep of three lambda_tok values on the CPU backend as a population, draws its frontier, and keeps it over a reload', async () => {
     const plain = await launchWithoutGpu();
     try {
