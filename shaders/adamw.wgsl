@@ -31,15 +31,15 @@ const RWG: u32 = 256u; // reduction workgroup size (fixed: it sizes the workgrou
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> params: array<f32>;
-@group(0) @binding(2) var<storage, read_write> grads: array<f32>;
+@group(0) @binding(2) var<storage, read> grads: array<f32>;
 @group(0) @binding(3) var<storage, read_write> m: array<f32>;
 @group(0) @binding(4) var<storage, read_write> v: array<f32>;
-@group(0) @binding(5) var<storage, read_write> decayMask: array<f32>;
+@group(0) @binding(5) var<storage, read> decayMask: array<f32>;
 @group(0) @binding(6) var<storage, read_write> scale: array<f32>;
 @group(0) @binding(7) var<storage, read_write> sums: array<f32>;
 @group(0) @binding(8) var<storage, read_write> partials: array<f32>;
-@group(0) @binding(9) var<storage, read_write> x: array<f32>;
-@group(0) @binding(10) var<storage, read_write> lr: array<f32>; // members: each member's learning rate
+@group(0) @binding(9) var<storage, read> x: array<f32>;
+@group(0) @binding(10) var<storage, read> lr: array<f32>; // members: each member's learning rate
 
 var<workgroup> red: array<f32, RWG>;
 

@@ -41,10 +41,10 @@ const NEG_BIG: f32 = -3.4e38; // the max of an empty set (finite: WGSL does not 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read_write> att: array<f32>;
-@group(0) @binding(3) var<storage, read_write> qkv: array<f32>;
+@group(0) @binding(3) var<storage, read> qkv: array<f32>;
 @group(0) @binding(4) var<storage, read_write> dqkv: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dpreatt: array<f32>;
-@group(0) @binding(6) var<storage, read_write> dout: array<f32>;
+@group(0) @binding(6) var<storage, read> dout: array<f32>;
 
 // Two halves, one per reduction in a kernel (no barrier between them): RED_A and RED_B. One module-scope
 // array indexed by a base, not a pointer parameter: a workgroup pointer as a function parameter needs

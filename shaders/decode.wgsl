@@ -28,14 +28,14 @@ const MAX_T: u32 = 256u; // the model's largest block_size (src/model/params.ts)
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read_write> tokens: array<i32>;
-@group(0) @binding(3) var<storage, read_write> pos: array<i32>;
+@group(0) @binding(2) var<storage, read> tokens: array<i32>;
+@group(0) @binding(3) var<storage, read> pos: array<i32>;
 // wte and wpe only read: members' stacked copies are overlapping views of one buffer (read-only bindings may overlap)
 @group(0) @binding(4) var<storage, read> wte: array<f32>;
 @group(0) @binding(5) var<storage, read> wpe: array<f32>;
 @group(0) @binding(6) var<storage, read_write> qkvCache: array<f32>;
-@group(0) @binding(7) var<storage, read_write> qkvNew: array<f32>;
-@group(0) @binding(8) var<storage, read_write> rowStart: array<u32>;
+@group(0) @binding(7) var<storage, read> qkvNew: array<f32>;
+@group(0) @binding(8) var<storage, read> rowStart: array<u32>;
 
 // The position of sequence b's last token, clamped so a bad pos cannot write outside its rows.
 fn last_pos(b: u32) -> u32 {

@@ -26,14 +26,14 @@ override WG: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read_write> tokens: array<i32>;
+@group(0) @binding(2) var<storage, read> tokens: array<i32>;
 // wte and wpe only read: members' stacked copies are overlapping views of one buffer (read-only bindings may overlap)
 @group(0) @binding(3) var<storage, read> wte: array<f32>;
 @group(0) @binding(4) var<storage, read> wpe: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dwte: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dwpe: array<f32>;
-@group(0) @binding(7) var<storage, read_write> dout: array<f32>;
-@group(0) @binding(8) var<storage, read_write> rowStart: array<u32>;
+@group(0) @binding(7) var<storage, read> dout: array<f32>;
+@group(0) @binding(8) var<storage, read> rowStart: array<u32>;
 
 // Member m's first row and row count (all N rows when there are no members).
 fn member_rows(m: u32) -> vec2u {

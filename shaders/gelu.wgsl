@@ -14,9 +14,9 @@ const CUBE_COEF: f32 = 0.044715;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read_write> inp: array<f32>;
+@group(0) @binding(2) var<storage, read> inp: array<f32>;
 @group(0) @binding(3) var<storage, read_write> dinp: array<f32>;
-@group(0) @binding(4) var<storage, read_write> dout: array<f32>;
+@group(0) @binding(4) var<storage, read> dout: array<f32>;
 
 fn flat(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;

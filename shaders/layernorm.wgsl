@@ -46,16 +46,16 @@ const FAN: u32 = 16u; // reduction fan-in per level
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 @group(0) @binding(2) var<storage, read_write> mean: array<f32>;
 @group(0) @binding(3) var<storage, read_write> rstd: array<f32>;
-@group(0) @binding(4) var<storage, read_write> inp: array<f32>;
+@group(0) @binding(4) var<storage, read> inp: array<f32>;
 // weight and bias only read: members' stacked copies are overlapping views of one buffer (read-only bindings may overlap)
 @group(0) @binding(5) var<storage, read> weight: array<f32>;
 @group(0) @binding(6) var<storage, read> bias: array<f32>;
 @group(0) @binding(7) var<storage, read_write> dinp: array<f32>;
 @group(0) @binding(8) var<storage, read_write> dweight: array<f32>;
 @group(0) @binding(9) var<storage, read_write> dbias: array<f32>;
-@group(0) @binding(10) var<storage, read_write> dout: array<f32>;
+@group(0) @binding(10) var<storage, read> dout: array<f32>;
 @group(0) @binding(11) var<storage, read_write> partial: array<f32>;
-@group(0) @binding(12) var<storage, read_write> rowStart: array<u32>;
+@group(0) @binding(12) var<storage, read> rowStart: array<u32>;
 
 // Member m's first row and row count (all N rows when there are no members).
 fn member_rows(m: u32) -> vec2u {

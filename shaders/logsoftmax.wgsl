@@ -30,12 +30,12 @@ const NEG_BIG: f32 = -3.4e38; // the max of no elements (finite: WGSL does not p
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> logp: array<f32>;
 @group(0) @binding(2) var<storage, read_write> entropy: array<f32>;
-@group(0) @binding(3) var<storage, read_write> logits: array<f32>;
-@group(0) @binding(4) var<storage, read_write> targets: array<i32>;
+@group(0) @binding(3) var<storage, read> logits: array<f32>;
+@group(0) @binding(4) var<storage, read> targets: array<i32>;
 @group(0) @binding(5) var<storage, read_write> dlogits: array<f32>;
-@group(0) @binding(6) var<storage, read_write> dlogp: array<f32>;
+@group(0) @binding(6) var<storage, read> dlogp: array<f32>;
 @group(0) @binding(7) var<storage, read_write> losses: array<f32>;
-@group(0) @binding(8) var<storage, read_write> dloss: array<f32>;
+@group(0) @binding(8) var<storage, read> dloss: array<f32>;
 
 var<workgroup> red_max: array<f32, MAX_WG>; // one array per reduction: no barrier between them
 var<workgroup> red_sum: array<vec2f, MAX_WG>;

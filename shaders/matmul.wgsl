@@ -48,16 +48,16 @@ const THREADS: u32 = 256u;
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read_write> a: array<f32>;
+@group(0) @binding(2) var<storage, read> a: array<f32>;
 // b and bias only read: members' stacked weights are overlapping views of one buffer (read-only bindings may overlap)
 @group(0) @binding(3) var<storage, read> b: array<f32>;
 @group(0) @binding(4) var<storage, read> bias: array<f32>;
 @group(0) @binding(5) var<storage, read_write> dbias: array<f32>;
-@group(0) @binding(6) var<storage, read_write> dout: array<f32>;
+@group(0) @binding(6) var<storage, read> dout: array<f32>;
 @group(0) @binding(7) var<storage, read_write> partial: array<f32>;
-@group(0) @binding(8) var<storage, read_write> residual: array<f32>;
+@group(0) @binding(8) var<storage, read> residual: array<f32>;
 @group(0) @binding(9) var<storage, read_write> geluOut: array<f32>;
-@group(0) @binding(10) var<storage, read_write> rowStart: array<u32>;
+@group(0) @binding(10) var<storage, read> rowStart: array<u32>;
 
 // The current member's offsets (set_member), so loads and finish() index its rows and copies.
 var<private> rowOff: u32; // added to the rows of A (untransposed) and out

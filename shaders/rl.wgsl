@@ -36,24 +36,24 @@ const RWG: u32 = 256u; // rl_stats workgroup size (sizes the workgroup arrays)
 
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
-@group(0) @binding(2) var<storage, read_write> src: array<f32>;
-@group(0) @binding(3) var<storage, read_write> index: array<i32>;
+@group(0) @binding(2) var<storage, read> src: array<f32>;
+@group(0) @binding(3) var<storage, read> index: array<i32>;
 @group(0) @binding(4) var<storage, read_write> adv: array<f32>;
 @group(0) @binding(5) var<storage, read_write> advStats: array<f32>;
-@group(0) @binding(6) var<storage, read_write> rewards: array<f32>;
-@group(0) @binding(7) var<storage, read_write> groupStart: array<i32>;
+@group(0) @binding(6) var<storage, read> rewards: array<f32>;
+@group(0) @binding(7) var<storage, read> groupStart: array<i32>;
 @group(0) @binding(8) var<storage, read_write> logS: array<f32>;
 @group(0) @binding(9) var<storage, read_write> ratio: array<f32>;
 @group(0) @binding(10) var<storage, read_write> tokRatio: array<f32>;
-@group(0) @binding(11) var<storage, read_write> logp: array<f32>;
-@group(0) @binding(12) var<storage, read_write> oldLogp: array<f32>;
-@group(0) @binding(13) var<storage, read_write> mask: array<f32>;
+@group(0) @binding(11) var<storage, read> logp: array<f32>;
+@group(0) @binding(12) var<storage, read> oldLogp: array<f32>;
+@group(0) @binding(13) var<storage, read> mask: array<f32>;
 @group(0) @binding(14) var<storage, read_write> lossSeq: array<f32>;
 @group(0) @binding(15) var<storage, read_write> klSeq: array<f32>;
 @group(0) @binding(16) var<storage, read_write> clipSeq: array<f32>;
 @group(0) @binding(17) var<storage, read_write> dlogp: array<f32>;
-@group(0) @binding(18) var<storage, read_write> seqAdv: array<f32>;
-@group(0) @binding(19) var<storage, read_write> refLogp: array<f32>;
+@group(0) @binding(18) var<storage, read> seqAdv: array<f32>;
+@group(0) @binding(19) var<storage, read> refLogp: array<f32>;
 @group(0) @binding(20) var<storage, read_write> stats: array<f32>;
 
 var<workgroup> redSum: array<f32, RWG>;

@@ -24,9 +24,9 @@ override WG: u32 = 64u;
 @group(0) @binding(2) var<storage, read_write> logp: array<f32>;
 @group(0) @binding(3) var<storage, read_write> pos: array<i32>;
 @group(0) @binding(4) var<storage, read_write> done: array<i32>;
-@group(0) @binding(5) var<storage, read_write> limit: array<i32>;
-@group(0) @binding(6) var<storage, read_write> logits: array<f32>;
-@group(0) @binding(7) var<storage, read_write> rowRng: array<u32>;
+@group(0) @binding(5) var<storage, read> limit: array<i32>;
+@group(0) @binding(6) var<storage, read> logits: array<f32>;
+@group(0) @binding(7) var<storage, read> rowRng: array<u32>;
 
 // lowbias32 (Chris Wellons), as hash32 in src/reference/sample.ts
 fn hash32(v: u32) -> u32 {

@@ -32,6 +32,19 @@ export class PipelineCache {
     private readonly shaders: Record<string, string>,
   ) {}
 
+  private readonly readOnly = new Map<string, ReadonlySet<number>>();
+
+  /** The module's `var<storage, read>` binding numbers (the WGSL access mode decides the 'auto' layout's). */
+  readOnlyBindings(shader: string): ReadonlySet<number> {
+    let set = this.readOnly.get(shader);
+    if (!set) {
+      const code = (this.shaders[shader] ?? '').replace(/\/\/.*$/gm, '');
+      set = new Set([...code.matchAll(/@binding\((\d+)\)\s*var<storage\s*,\s*read\s*>/g)].map((m) => Number(m[1])));
+      this.readOnly.set(shader, set);
+    }
+    return set;
+  }
+
   module(shader: string): GPUShaderModule {
     let m = this.modules.get(shader);
     if (!m) {

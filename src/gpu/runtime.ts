@@ -107,7 +107,7 @@ export class GpuRuntime implements KernelContext {
     if (this.uniforms.full) this.submit();
     const { pipeline, key } = this.pipelines.get(kernel.shader, kernel.entry, kernel.constants);
     const slot = this.uniforms.push(format, params);
-    const bindGroup = this.bindGroup(pipeline, key, slot, bindings);
+    const bindGroup = this.bindGroup(pipeline, key, slot, bindings, kernel.shader);
     if (!this.pass) {
       this.pass = this.commandEncoder().beginComputePass({ label: 'ops' });
       this.counters.passes++;
@@ -119,7 +119,7 @@ export class GpuRuntime implements KernelContext {
     this.counters[counter]++;
   }
 
-  private bindGroup(pipeline: GPUComputePipeline, pipelineKey: string, slot: number, bindings: Bindings): GPUBindGroup {
+  private bindGroup(pipeline: GPUComputePipeline, pipelineKey: string, slot: number, bindings: Bindings, shader: string): GPUBindGroup {
     let key = `${pipelineKey}|${slot}`;
     const entries: GPUBindGroupEntry[] = [
       { binding: 0, resource: { buffer: this.uniforms.buffer, offset: slot * UNIFORM_SLOT_BYTES, size: UNIFORM_SLOT_BYTES } },
@@ -132,12 +132,31 @@ export class GpuRuntime implements KernelContext {
     }
     let group = this.bindGroups.get(key);
     if (!group) {
+      this.checkUsage(pipelineKey, shader, bindings);
       if (this.bindGroups.size >= BIND_GROUP_CACHE_LIMIT) this.bindGroups.clear();
       group = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
       this.bindGroups.set(key, group);
       this.counters.bindGroupsCreated++;
     }
     return group;
+  }
+
+  /**
+   * Inputs the shader declares read-only may not share a buffer (any range of it) with a binding it writes in
+   * one dispatch: WebGPU rejects the mix (writable and read-only usage of one buffer in a synchronization scope).
+   * Checked here, once per new bind group, so the error names the kernel and bindings at the op that records it.
+   */
+  private checkUsage(pipelineKey: string, shader: string, bindings: Bindings): void {
+    const readOnly = this.pipelines.readOnlyBindings(shader);
+    const writable = new Map<GPUBuffer, string>();
+    for (const [binding, t] of Object.entries(bindings)) if (!readOnly.has(Number(binding))) writable.set(t.buffer, binding);
+    for (const [binding, t] of Object.entries(bindings)) {
+      const other = readOnly.has(Number(binding)) ? writable.get(t.buffer) : undefined;
+      if (other !== undefined) {
+        throw new Error(`${pipelineKey}: read-only binding ${binding} and written binding ${other} are views of one buffer ` +
+          '(WebGPU forbids read-only and writable use of one buffer in a dispatch): pass separate tensors');
+      }
+    }
   }
 
   scratch(name: string, size: number): GpuTensor {

@@ -50,6 +50,19 @@ describe.skipIf(noGpu)('WebGPU runtime', () => {
     expect(b.takeErrors()).toEqual([]);
   });
 
+  it('a read-only input sharing a buffer with a written output is refused when recorded (WebGPU would reject the dispatch)', async () => {
+    const b = theGpu();
+    const base = b.alloc(256);
+    const inp = b.view(base, 0, 64), out = b.view(base, 128, 64);
+    // gelu_forward: binding 2 (inp) is read-only, binding 1 (out) written; disjoint ranges of one buffer still conflict
+    expect(() => b.geluForward(out, inp, 64)).toThrow(/gelu:gelu_forward.*read-only binding 2 and written binding 1 are views of one buffer/);
+    const other = b.alloc(64);
+    b.write(inp, new Float32Array(64).fill(1));
+    b.geluForward(other, inp, 64); // separate tensors: fine
+    expect((await b.read(other))[0]).toBeCloseTo(0.8412, 3);
+    expect(b.takeErrors()).toEqual([]);
+  });
+
   it('write lands in record order: ops recorded before a write see the old data', async () => {
     const b = theGpu();
     const x = b.alloc(4), y = b.alloc(4), z = b.alloc(4);

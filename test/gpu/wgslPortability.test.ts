@@ -2,9 +2,14 @@
 // ./wgslPortability: the checks are themselves checked on small inline modules that break each rule.
 import { describe, expect, it } from 'vitest';
 import { loadShaders } from '../../src/gpu/node';
-import { checkPortability } from './wgslPortability';
+import { checkPortability, unwrittenReadWrite } from './wgslPortability';
 
 const shaders = loadShaders();
+
+// read_write bindings that nothing in their module writes, kept so on purpose: residual.wgsl's helpers
+// (residual_forward, accumulate, copy) take views of one buffer in input and output (copy exists for exactly
+// that), and a read-only binding next to a writable one of the same buffer is a validation error.
+const KEPT_READ_WRITE: Record<string, string[]> = { residual: ['a', 'b'] };
 
 describe('WGSL portability (wgsl_reflect, independent of Dawn)', () => {
   it('finds every shader module', () => {
@@ -23,7 +28,41 @@ describe('WGSL portability (wgsl_reflect, independent of Dawn)', () => {
       expect(declaredFunctions.length).toBeGreaterThan(0);
       expect(report.problems).toEqual([]);
     });
+
+    it(`${name}.wgsl declares read_write only the storage bindings some entry point writes`, () => {
+      expect(unwrittenReadWrite(code)).toEqual(KEPT_READ_WRITE[name] ?? []);
+    });
   }
+
+  it('finds read_write bindings nothing writes; assignments, compound assignments, ++ and atomics count as writes', () => {
+    const code = `
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read_write> acc: array<f32>;
+@group(0) @binding(3) var<storage, read_write> count: array<atomic<u32>>;
+@group(0) @binding(4) var<storage, read_write> steps: array<u32>;
+@group(0) @binding(5) var<storage, read_write> inp: array<f32>;
+@group(0) @binding(6) var<storage, read> ok: array<f32>;
+@compute @workgroup_size(64) fn first(@builtin(global_invocation_id) gid: vec3u) { out[gid.x] = inp[gid.x] + ok[0]; }
+@compute @workgroup_size(64) fn second(@builtin(global_invocation_id) gid: vec3u) {
+  acc[gid.x] += inp[gid.x];
+  atomicAdd(&count[0], 1u);
+  steps[0]++;
+}
+`;
+    expect(unwrittenReadWrite(code)).toEqual(['inp']);
+  });
+
+  it('the previous matmul.wgsl bindings fail (every input read_write)', () => {
+    // the declarations matmul.wgsl had, cut down: a and residual only read, out written
+    const matmul = `
+@group(0) @binding(1) var<storage, read_write> out: array<f32>;
+@group(0) @binding(2) var<storage, read_write> a: array<f32>;
+@group(0) @binding(3) var<storage, read> b: array<f32>;
+@group(0) @binding(8) var<storage, read_write> residual: array<f32>;
+@compute @workgroup_size(64) fn main(@builtin(global_invocation_id) gid: vec3u) { out[gid.x] = a[gid.x] * b[gid.x] + residual[gid.x]; }
+`;
+    expect(unwrittenReadWrite(matmul)).toEqual(['a', 'residual']);
+  });
 
   it('rejects a workgroup pointer parameter (and a storage one), accepts function and private ones', () => {
     const bad = `

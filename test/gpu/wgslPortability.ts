@@ -8,7 +8,12 @@
 //   arrays wrongly (silent out-of-bounds writes), so workgroup arrays take fixed (const) sizes.
 // - Any `enable` or `requires` directive: nothing outside core WGSL is used without a checked fallback,
 //   and no module here has one.
-import { Function as FunctionNode, Override, PointerType, TokenTypes, WgslParser, WgslScanner, type Node } from 'wgsl_reflect/wgsl_reflect.module.js';
+// Apart from those rules, `unwrittenReadWrite` lists the read_write storage bindings that no entry point of
+// a module writes: such a binding could be declared read-only (which lets a driver use read-only caches).
+import {
+  Assign, Function as FunctionNode, Increment, Override, PointerType, TokenTypes, UnaryOperator, Var, VariableExpr, WgslParser, WgslScanner,
+  type Node,
+} from 'wgsl_reflect/wgsl_reflect.module.js';
 
 export interface PortabilityReport {
   /** Override constants the parser found (names). */
@@ -61,4 +66,29 @@ function workgroupArraysSizedByOverrides(name: string, code: string, overrides: 
     }
   }
   return problems;
+}
+
+/**
+ * The module's `var<storage, read_write>` bindings that nothing in it writes. A binding counts as written
+ * where it is the target of an assignment (`name[i] = ...`, `name[i] += ...`), of `++`/`--`, or where its
+ * address is taken (`&name[i]`, as atomicAdd and friends need). With `layout: 'auto'` every entry point of a
+ * module sees one access mode per binding, so one writer anywhere in the module keeps it read_write.
+ */
+export function unwrittenReadWrite(code: string): string[] {
+  const ast: Node[] = new WgslParser().parse(code);
+  const readWrite = ast.filter((n): n is Var => n instanceof Var && n.storage === 'storage' && n.access === 'read_write').map((v) => v.name);
+  const written = new Set<string>();
+  const seen = new Set<object>();
+  const walk = (n: unknown): void => {
+    if (n === null || typeof n !== 'object' || seen.has(n)) return;
+    seen.add(n);
+    if ((n instanceof Assign || n instanceof Increment) && n.variable instanceof VariableExpr) written.add(n.variable.name);
+    if (n instanceof UnaryOperator && n.operator === '&' && n.right instanceof VariableExpr) written.add(n.right.name);
+    for (const child of Object.values(n)) {
+      if (Array.isArray(child)) child.forEach(walk);
+      else walk(child);
+    }
+  };
+  ast.forEach(walk);
+  return readWrite.filter((name) => !written.has(name));
 }

@@ -60,7 +60,7 @@ export function matmulProduct(k: KernelContext, out: GpuTensor, a: GpuTensor, b:
   const mode = epilogue === null ? 0 : 'residual' in epilogue ? 1 : 2;
   const mp = memberParams(k, members);
   const params = [M, N, K, +transA, +transB, +accumulate, bias ? 1 : 0, plan.kSlice, plan.splits, mode, ...mp.fields];
-  // unused epilogue bindings get their own 1-float scratch (writable bindings must not alias k.dummy or each other)
+  // unused epilogue bindings get their own 1-float scratch (geluOut is written: it may not share k.dummy's buffer, bound read-only as bias)
   const ep = {
     8: epilogue && 'residual' in epilogue ? epilogue.residual : k.scratch('matmul.noResidual', 1),
     9: epilogue && 'geluOut' in epilogue ? epilogue.geluOut : k.scratch('matmul.noGelu', 1),
