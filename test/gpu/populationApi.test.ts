@@ -39,7 +39,7 @@ describe.skipIf(noGpu)('the population worker on WebGPU', () => {
   it('two stacked members equal their lone runs; telemetry, transcripts and resume exports are each member\'s own', async () => {
     const events: TelemetryEvent[] = [];
     const pop = new PopulationApi(async () => theGpu(), load);
-    await pop.telemetryPort({ postMessage: (m) => events.push(m as TelemetryEvent) });
+    await pop.telemetryPort({ postMessage: (m: unknown) => events.push(m as TelemetryEvent) });
     const members = [{ ...SMALL, lambdaTok: 0.1 }, { ...SMALL, lambdaTok: 0.3 }]; // lambda_tok > 0: every group has a reward spread to learn from
     const loaded = await pop.init(PRESET, members);
     const ids = loaded.map((s) => s.runId!);
