@@ -21,6 +21,8 @@ export interface BudgetReport {
   largest: { bytes: number; what: string; lower: string };
   /** The part of totalBytes that weighs most (parameters, or one set of activations), and its setting. */
   heaviest: { bytes: number; what: string; lower: string };
+  /** The rows a rollout or eval generates at once (Infinity: all of them; fewer when all at once would not fit). */
+  chunkRows: number;
 }
 
 const MiB = 1 << 20;
@@ -37,23 +39,24 @@ export function memoryShare(deviceMemoryGiB: number | undefined): number {
 }
 
 /** The sets of activations a run allocates (rows of T positions each), with the setting that sizes each. */
-function activationSets(config: RunConfig): { set: string; rows: number; lower: string }[] {
+function activationSets(config: RunConfig, chunkRows: number): { set: string; rows: number; lower: string }[] {
   const rollout = config.promptsPerStep * config.groupSize;
   return [
-    { set: 'rollout', rows: rollout, lower: 'lower promptsPerStep or groupSize' },
+    { set: 'rollout', rows: Math.min(rollout, chunkRows), lower: 'lower promptsPerStep or groupSize' },
     { set: 'minibatch', rows: Math.ceil(rollout / config.minibatches), lower: 'raise minibatches, or lower promptsPerStep or groupSize' },
-    { set: 'eval', rows: config.evalEpisodes, lower: 'lower evalEpisodes' },
+    { set: 'eval', rows: Math.min(config.evalEpisodes, chunkRows), lower: 'lower evalEpisodes' },
   ];
 }
 
-export function gpuBudget(config: RunConfig, model: GPTConfig, slots: number, budgetBytes: number): BudgetReport {
+/** `chunkRows`: the rows a rollout or eval generates at once (Infinity: all of them in one go). */
+export function gpuBudget(config: RunConfig, model: GPTConfig, slots: number, budgetBytes: number, chunkRows = Infinity): BudgetReport {
   const modelSize = 'lower the model size (nLayer, nEmbd)';
   let largest = { bytes: paramCount(model) * 4, what: 'the parameters', lower: modelSize };
-  const totalBytes = memberBytes(config, model, slots, sizeClass);
+  const totalBytes = memberBytes(config, model, slots, sizeClass, chunkRows);
   // what remains without the activation sets is the parameters' share (the same sum, sets at 0 rows)
   const paramsOnly = memberBytes({ ...config, promptsPerStep: 0, evalEpisodes: 0 }, model, slots, sizeClass);
   let heaviest = { bytes: paramsOnly, what: 'the parameters and optimizer state', lower: modelSize };
-  for (const { set, rows, lower } of activationSets(config)) {
+  for (const { set, rows, lower } of activationSets(config, chunkRows)) {
     const tensors = [...activationTensors(model, rows), { name: 'kv cache (one layer)', floats: kvCacheFloats(model, rows) }];
     for (const t of tensors) {
       if (t.floats * 4 > largest.bytes) largest = { bytes: t.floats * 4, what: `the ${set}'s ${t.name} (${rows} sequences x ${model.blockSize} tokens)`, lower };
@@ -62,24 +65,47 @@ export function gpuBudget(config: RunConfig, model: GPTConfig, slots: number, bu
       (set === 'minibatch' ? 0 : model.nLayer * sizeClass(kvCacheFloats(model, rows) * 4)) * (set === 'minibatch' ? 1 : slots);
     if (setBytes > heaviest.bytes) heaviest = { bytes: setBytes, what: `the ${set}'s activations (${rows} sequences)`, lower };
   }
-  return { totalBytes, budgetBytes, largest, heaviest };
+  return { totalBytes, budgetBytes, largest, heaviest, chunkRows };
 }
 
-/** The report when the run fits; else an InputError naming the limit and the setting to lower. */
-export function checkGpuBudget(config: RunConfig, model: GPTConfig, slots: number, limits: DeviceLimits, budgetBytes: number): BudgetReport {
-  const r = gpuBudget(config, model, slots, budgetBytes);
+/** Why a budget does not fit these limits (null: it fits). */
+function overLimits(r: BudgetReport, limits: DeviceLimits): string | null {
   const { bytes, what, lower } = r.largest;
   if (bytes > limits.maxStorageBufferBindingSize) {
-    throw new InputError(`${what} needs ${mib(bytes)} in one tensor, more than this GPU binds (maxStorageBufferBindingSize ${mib(limits.maxStorageBufferBindingSize)}): ${lower}`);
+    return `${what} needs ${mib(bytes)} in one tensor, more than this GPU binds (maxStorageBufferBindingSize ${mib(limits.maxStorageBufferBindingSize)}): ${lower}`;
   }
   if (sizeClass(bytes) > limits.maxBufferSize) {
-    throw new InputError(`${what} needs a ${mib(sizeClass(bytes))} buffer (${mib(bytes)} rounded up to the pool's size class), more than this GPU's maxBufferSize ${mib(limits.maxBufferSize)}: ${lower}`);
+    return `${what} needs a ${mib(sizeClass(bytes))} buffer (${mib(bytes)} rounded up to the pool's size class), more than this GPU's maxBufferSize ${mib(limits.maxBufferSize)}: ${lower}`;
   }
-  if (r.totalBytes > budgetBytes) {
-    throw new InputError(`the run needs about ${mib(r.totalBytes)} of GPU memory (weights, optimizer state, activations, KV caches, buffer rounding), ` +
-      `more than the ${mib(budgetBytes)} this device can safely give; most of it (${mib(r.heaviest.bytes)}) is ${r.heaviest.what}: ${r.heaviest.lower}`);
+  if (r.totalBytes > r.budgetBytes) {
+    return `the run needs about ${mib(r.totalBytes)} of GPU memory (weights, optimizer state, activations, KV caches, buffer rounding), ` +
+      `more than the ${mib(r.budgetBytes)} this device can safely give; most of it (${mib(r.heaviest.bytes)}) is ${r.heaviest.what}: ${r.heaviest.lower}`;
   }
-  return r;
+  return null;
+}
+
+/** The fewest rows a chunked rollout generates at once: below that the chunks' dispatches would cost more than they save. */
+export const MIN_CHUNK_ROWS = 8;
+
+/**
+ * The report when the run fits, generating its rollouts and evals in chunks of `chunkRows` rows when all of
+ * them at once would not (the largest chunk that fits); else an InputError naming the limit and the setting
+ * to lower (what still does not fit at the smallest chunk: the minibatch, the parameters, or the whole).
+ */
+export function checkGpuBudget(config: RunConfig, model: GPTConfig, slots: number, limits: DeviceLimits, budgetBytes: number): BudgetReport {
+  const whole = gpuBudget(config, model, slots, budgetBytes);
+  if (overLimits(whole, limits) === null) return whole;
+  const rows = Math.max(config.promptsPerStep * config.groupSize, config.evalEpisodes);
+  const at = (n: number) => gpuBudget(config, model, slots, budgetBytes, n);
+  const smallest = at(MIN_CHUNK_ROWS);
+  const why = overLimits(rows > MIN_CHUNK_ROWS ? smallest : whole, limits);
+  if (why !== null) throw new InputError(why);
+  let lo = MIN_CHUNK_ROWS, hi = rows; // lo fits, hi does not: the largest chunk that fits, by bisection
+  while (hi - lo > 1) {
+    const mid = Math.floor((lo + hi) / 2);
+    if (overLimits(at(mid), limits) === null) lo = mid; else hi = mid;
+  }
+  return at(lo);
 }
 
 /**

@@ -38,16 +38,18 @@ export const kvCacheFloats = (m: GPTConfig, rows: number): number => rows * m.bl
  * weights, and the activation sets it keeps (rollout, each minibatch, eval) with their KV caches. An
  * estimate to refuse what cannot fit before anything starts, not an allocator's exact count.
  */
-export function memberBytes(config: RunConfig, model: GPTConfig, slots = 1, round: (bytes: number) => number = (b) => b): number {
+export function memberBytes(config: RunConfig, model: GPTConfig, slots = 1, round: (bytes: number) => number = (b) => b, chunkRows = Infinity): number {
   // `round`: what one allocation of that many bytes costs (the GPU buffer pool's size classes; exact by default)
+  // `chunkRows`: the rows generated at once (a rollout or eval larger than that is generated in chunks)
   const n = paramCount(model);
   const copies = 5 + (config.beta > 0 ? 1 : 0);
   const params = (copies + slots - 1) * round(n * F32);
   const rollout = config.promptsPerStep * config.groupSize;
   const minibatch = Math.ceil(rollout / config.minibatches);
+  const generated = Math.min(rollout, chunkRows), evaluated = Math.min(config.evalEpisodes, chunkRows);
   const acts = (rows: number) => activationTensors(model, rows).reduce((a, t) => a + round(t.floats * F32), 0);
   const kv = (rows: number) => model.nLayer * round(kvCacheFloats(model, rows) * F32);
-  const perSlot = acts(rollout) + kv(rollout) + acts(config.evalEpisodes) + kv(config.evalEpisodes);
+  const perSlot = acts(generated) + kv(generated) + acts(evaluated) + kv(evaluated);
   return params + slots * perSlot + acts(minibatch);
 }
 

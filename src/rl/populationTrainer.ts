@@ -90,6 +90,9 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
     this.evalTasks = env.sampleTasks('eval', c0.evalEpisodes, EVAL_SEED, 0);
   }
 
+  /** The rows a rollout or eval generates at once, over all members (Infinity: all of them in one go). */
+  set rolloutRows(n: number) { this.gen.maxRows = n; }
+
   /**
    * A live change from the next step, to member `k` or to every member (null). A field the members share
    * (populationPlan.ts) changes for all or for none.

@@ -37,6 +37,16 @@ export interface Rollout<State = unknown> {
  */
 export interface GeneratorPopulation { episodesPerMember: number; seeds: readonly number[] }
 
+/** Each row's sampling stream (seed, index) and, in a population, its member. */
+interface RowRng { rng: Int32Array; member: Int32Array }
+
+/** A lone batch's rows as the sampler numbers them without a row table: (seed, row). */
+function loneRows(seed: number, B: number): RowRng {
+  const rng = new Int32Array(2 * B);
+  for (let i = 0; i < B; i++) { rng[2 * i] = seed; rng[2 * i + 1] = i; }
+  return { rng, member: new Int32Array(B) };
+}
+
 /** Per-shape generation buffers, kept across steps. */
 export class Generator {
   private buffers = new Map<string, Record<string, Tensor>>();
@@ -60,17 +70,44 @@ export class Generator {
   }
 
   /**
+   * Rows generated at once (the memory budget's chunk, src/rl/memoryBudget.ts): a larger batch is generated in
+   * chunks of this many rows, each row sampling with the (seed, row) it has in the whole batch, so the tokens are
+   * those of one call over every row.
+   */
+  maxRows = Infinity;
+
+  /**
    * Continues every context by at most maxNew[b] tokens (stopping at EOS). temperature 0 is greedy.
    * The first token comes from a prefill (a forward over the contexts' rows, which fills the KV cache), each later
-   * one from a decode step over one row per sequence. One submission per generated token position, one readback at the end.
+   * one from a decode step over one row per sequence. One submission per generated token position, one readback at the end
+   * (per chunk of maxRows rows).
    * `episodes`: each context's episode (a population's rows are found by it; see GeneratorPopulation).
    */
   async generate(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number,
     episodes?: readonly number[]): Promise<{ tokens: number[][]; logp: number[][] }> {
+    const B = contexts.length;
+    // each row's (seed, index): a population's by member; a chunked lone batch's by its row in the whole batch
+    const rows = this.population ? this.memberRows(episodes, B) : B > this.maxRows ? loneRows(seed, B) : undefined;
+    if (B <= this.maxRows) return this.generateRows(contexts, maxNew, temperature, eos, seed, counter, rows);
+    const out: { tokens: number[][]; logp: number[][] } = { tokens: [], logp: [] };
+    for (let lo = 0; lo < B; lo += this.maxRows) {
+      const hi = Math.min(B, lo + this.maxRows);
+      const part = { rng: rows!.rng.subarray(2 * lo, 2 * hi), member: rows!.member.subarray(lo, hi) };
+      const got = await this.generateRows(contexts.slice(lo, hi), maxNew.slice(lo, hi), temperature, eos, seed, counter, part);
+      out.tokens.push(...got.tokens);
+      out.logp.push(...got.logp);
+    }
+    return out;
+  }
+
+  private async generateRows(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number,
+    rows?: RowRng): Promise<{ tokens: number[][]; logp: number[][] }> {
     const b = this.backend, B = contexts.length, cfg = this.model.config;
     const T = Math.min(cfg.blockSize, Math.max(...contexts.map((c, i) => c.length + maxNew[i])));
     const t = this.get(B, T);
-    const seqs = this.population ? this.memberRows(t.rowRng, episodes, B) : undefined;
+    if (rows) b.write(t.rowRng, rows.rng);
+    // a population's model takes each member's row count (member-major rows; a chunk may hold none of some)
+    const seqs = this.population ? Array.from({ length: this.population.seeds.length }, (_, k) => rows!.member.filter((m) => m === k).length) : undefined;
     const tokens = new Int32Array(B * T), pos = new Int32Array(B), limit = new Int32Array(B);
     contexts.forEach((c, i) => {
       if (c.length < 1 || c.length >= T) throw new Error(`context of ${c.length} tokens does not fit block_size ${cfg.blockSize}`);
@@ -93,7 +130,7 @@ export class Generator {
       else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T, seqs), Tp];
       else [logits, logitsT] = [this.model.decode(t.tokens, t.pos, B, T, seqs), 1];
       b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT,
-        seqs ? t.rowRng : undefined);
+        rows ? t.rowRng : undefined);
       b.submit();
     }
     const [outTokPos, outLogp] = await Promise.all([b.read(t.tokPos), b.read(t.logp)]);
@@ -107,21 +144,21 @@ export class Generator {
     return { tokens: gen, logp: lp };
   }
 
-  /** A population's rows: each member's sequence count, and each row's (seed, index in its member) written to rowRng. */
-  private memberRows(rowRng: Tensor, episodes: readonly number[] | undefined, B: number): number[] {
+  /** A population's rows: each row's member and its (seed, index in its member). */
+  private memberRows(episodes: readonly number[] | undefined, B: number): RowRng {
     const pop = this.population!, K = pop.seeds.length;
     if (!episodes || episodes.length !== B) throw new Error('a population\'s generate needs each context\'s episode');
-    const seqs = new Array<number>(K).fill(0), rng = new Int32Array(2 * B);
+    const seqs = new Array<number>(K).fill(0), rng = new Int32Array(2 * B), member = new Int32Array(B);
     let last = 0;
     episodes.forEach((e, i) => {
       const k = Math.floor(e / pop.episodesPerMember);
       if (k < last || k >= K) throw new Error(`a population's rows must be member-major: episode ${e} (member ${k}) after member ${last}`);
       last = k;
+      member[i] = k;
       rng[2 * i] = pop.seeds[k];
       rng[2 * i + 1] = seqs[k]++;
     });
-    this.backend.write(rowRng, rng);
-    return seqs;
+    return { rng, member };
   }
 
   destroy(): void {

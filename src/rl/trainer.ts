@@ -274,6 +274,10 @@ export class Trainer<Task = unknown, State = unknown> {
     return p.gen;
   };
 
+  /** The rows a rollout or eval generates at once (the memory budget's chunk on a small device; Infinity: all). */
+  set rolloutRows(n: number) { for (const p of this.policies) p.gen.maxRows = n; }
+  get rolloutRows(): number { return this.policies[0].gen.maxRows; }
+
   private trainable(slot: string): boolean { return this.policies.some((p) => p.slot === slot && p.trainable); }
 
   /** The rows an episode puts in the loss: the trainable slot's turns; a continued sequence's last row carries its earlier turns. */

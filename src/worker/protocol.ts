@@ -136,6 +136,8 @@ export interface TrainerState {
   comparison?: Comparison | null;
   /** The last time the GPU device was lost and the run resumed from its last checkpoint (null: never). */
   recovery?: Recovery | null;
+  /** Rows its rollouts and evals generate at once when all of them would not fit the GPU (null: all at once). */
+  rolloutRows?: number | null;
 }
 
 /**

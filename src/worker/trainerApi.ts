@@ -58,6 +58,7 @@ export class TrainerApi implements TrainerWorkerApi {
   private warm: WarmStart | null = null;
   private readonly warmCache = new Map<string, WarmStart>();
   private pending: Partial<RunConfig> = {};
+  private pendingRows = Infinity; // the rollout chunk the pending change needs (memory budget)
   private status: RunStatus = 'idle';
   private message: string | null = null;
   private runId: string | null = null;
@@ -76,6 +77,7 @@ export class TrainerApi implements TrainerWorkerApi {
     applyPending: (t) => {
       if (Object.keys(this.pending).length === 0) return;
       t.setHyperparams(this.pending);
+      t.rolloutRows = this.pendingRows;
       this.pending = {};
     },
     stepWeights: (w) => { this.lastStepWeights = w; },
@@ -114,7 +116,8 @@ export class TrainerApi implements TrainerWorkerApi {
         const warm = await this.warmStartFor(preset, config, env, steps, runId);
         const trainer = new Trainer(backend, env, config, warm.slots);
         this.install(trainer, env, preset, warm, runId);
-        this.setStatus('idle', `ready: ${preset.title}; warm start from ${warm.source}${warm.notices.length ? `. Notice: ${warm.notices.join('; ')}` : ''}`);
+        const chunked = Number.isFinite(trainer.rolloutRows) ? `; rollouts and evals generated ${trainer.rolloutRows} sequences at a time (all at once would not fit this GPU)` : '';
+        this.setStatus('idle', `ready: ${preset.title}; warm start from ${warm.source}${chunked}${warm.notices.length ? `. Notice: ${warm.notices.join('; ')}` : ''}`);
         return this.snapshot();
       } catch (e) {
         this.telemetry.status({ runId, status: 'error', message: `init failed: ${errorMessage(e)}` });
@@ -165,8 +168,10 @@ export class TrainerApi implements TrainerWorkerApi {
     checkLiveChange(Object.keys(partial));
     const merged = { ...this.pending, ...partial };
     const next = validateConfig(merged as Record<string, unknown>, t.config); // throws naming the field and its range
-    if (this.env && this.backend) this.checkMemory(await this.backend, next, this.env); // a live change that would not fit is refused now
+    // a live change that would not fit is refused now; one that fits in chunks generates in chunks from its step
+    const chunk = this.env && this.backend ? this.checkMemory(await this.backend, next, this.env) : Infinity;
     this.pending = merged;
+    this.pendingRows = chunk;
     return this.snapshot();
   }
 
@@ -390,6 +395,7 @@ export class TrainerApi implements TrainerWorkerApi {
     discardLost(old, (await this.backend?.catch(() => null)) ?? null);
     this.backend = null;
     const trainer = resumeTrainer(await this.getBackend(), this.env!, this.warm!, old.config, r);
+    trainer.rolloutRows = old.rolloutRows;
     this.trainer = trainer;
     this.flagsSent = trainer.flags.length;
     const step = r?.step ?? 0;
@@ -414,11 +420,14 @@ export class TrainerApi implements TrainerWorkerApi {
     return this.backend;
   }
 
-  /** On WebGPU: throws (naming the setting to lower) when the run's tensors or total exceed the device (memoryBudget.ts). */
-  private checkMemory(backend: Backend, config: RunConfig, env: Environment): void {
-    if (!(backend instanceof WebGpuBackend)) return;
+  /**
+   * On WebGPU: the rows a rollout generates at once (Infinity: all; fewer when all would not fit), or throws (naming
+   * the setting to lower) when the run does not fit the device even so (memoryBudget.ts). The CPU: Infinity.
+   */
+  private checkMemory(backend: Backend, config: RunConfig, env: Environment): number {
+    if (!(backend instanceof WebGpuBackend)) return Infinity;
     const deviceMemory = (globalThis.navigator as { deviceMemory?: number } | undefined)?.deviceMemory;
-    checkGpuBudget(config, modelConfigFor(env, config), slotNames(env).length, backend.limits, memoryShare(deviceMemory));
+    return checkGpuBudget(config, modelConfigFor(env, config), slotNames(env).length, backend.limits, memoryShare(deviceMemory)).chunkRows;
   }
 
   private requireTrainer(what: string): Trainer {
@@ -431,6 +440,9 @@ export class TrainerApi implements TrainerWorkerApi {
   }
 
   private install(trainer: Trainer, env: Environment, preset: Preset, warm: WarmStart, runId: string): void {
+    try {
+      trainer.rolloutRows = this.checkMemory(trainer.backend, trainer.config, env); // generated in chunks when all rows at once would not fit
+    } catch { /* a run over budget even in chunks was refused by init; a loaded or resumed one keeps its rows as they are */ }
     this.telemetry.flush();
     this.trainer?.destroy();
     this.trainer = trainer;
@@ -489,7 +501,7 @@ export class TrainerApi implements TrainerWorkerApi {
       stepCount: t?.stepCount ?? 0, lambdaTok: this.pending.lambdaTok ?? t?.lambdaTok ?? 0,
       evals: t ? t.evals.map((e) => ({ ...e })) : [], bestEval: t?.bestEval ? { ...t.bestEval } : null,
       flags: t ? t.flags.map((f) => ({ ...f })) : [], skippedUpdates: t?.skippedUpdates ?? 0,
-      recovery: this.recovery ? { ...this.recovery } : null,
+      recovery: this.recovery ? { ...this.recovery } : null, rolloutRows: t && Number.isFinite(t.rolloutRows) ? t.rolloutRows : null,
       baselines: t ? t.baselines() : [], curriculum: t ? t.curriculum.map((c) => ({ ...c })) : [], comparison: this.comparison,
     };
   }

@@ -43,11 +43,14 @@ export async function train(argv: string[]): Promise<unknown> {
   prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors']);
   const backend = await chooseBackend(flags.backend);
   try {
+    let rolloutRows = Infinity;
     if (backend instanceof WebGpuBackend) {
-      // refused before the warm start when a tensor or the whole run cannot fit this GPU (host memory as the proxy for its share)
-      checkGpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30));
+      // refused before the warm start when a tensor or the whole run cannot fit this GPU even with its rollouts
+      // generated in chunks (host memory as the proxy for its share)
+      rolloutRows = checkGpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30)).chunkRows;
+      if (Number.isFinite(rolloutRows)) say(`the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
     }
-    return (await trainRun(backend, s, out, { changes })).summary;
+    return (await trainRun(backend, s, out, { changes, rolloutRows })).summary;
   } finally {
     backend.destroy();
   }
@@ -60,7 +63,7 @@ export type TrainSummary = Record<string, unknown> & { final: Record<string, num
 /** How a run is made: `quiet` logs evals and every 10th step only (sweeps run many); `warm` a warm start made
  * already (a sweep's runs share it); `changes` live changes from a step on (a population member's); `label`
  * prefixes its log lines (members log side by side). */
-export interface TrainRunOptions { quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string }
+export interface TrainRunOptions { quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string; rolloutRows?: number }
 
 /**
  * One run from the preset's warm start into `out` (config.json, metrics.jsonl, evals.jsonl, best and
@@ -74,6 +77,7 @@ export async function trainRun(backend: Backend, s: RunSetup, out: string, opts:
   const history: StepPoint[] = [];
   const warmStart = opts.warm ?? await startSlots(backend, s);
   const trainer = new Trainer(backend, s.env, s.config, warmStart.slots);
+  if (opts.rolloutRows !== undefined) trainer.rolloutRows = opts.rolloutRows;
   const applied: MemberChange[] = [];
   writeFileSync(join(out, 'config.json'), JSON.stringify({ preset: s.preset.name, backend: backend.name, config: s.config }, null, 2) + '\n');
   writeFileSync(join(out, 'metrics.jsonl'), '');
