@@ -51,9 +51,26 @@ export interface GpuCounters {
   buffersCreated: number;
   passes: number; // compute passes begun (a copy or clearBuffer between dispatches ends one)
   clears: number; // tensors zeroed by a dispatch (not counted in dispatches: the ops' kernels are)
+  splits: number; // submissions made because a command buffer reached commandsPerSubmit (the watchdog cap)
 }
 
 const BIND_GROUP_CACHE_LIMIT = 50_000;
+
+/**
+ * Watchdogs (Windows' TDR at about 2 s, browsers' GPU-process watchdogs) reset a device whose command buffer
+ * runs too long, which an integrated GPU can reach with one minibatch's update. A submission seen to take
+ * longer than WATCHDOG_LONG_MS (submit to done) caps later submissions at the commands that fit in
+ * WATCHDOG_TARGET_MS at the rate it showed, never below WATCHDOG_MIN_COMMANDS. The cap only tightens.
+ */
+export const WATCHDOG_LONG_MS = 1000;
+export const WATCHDOG_TARGET_MS = 400;
+export const WATCHDOG_MIN_COMMANDS = 16;
+
+/** The commands one submission may hold after one of `commands` took `ms` (unchanged when it was not long). */
+export function watchdogCap(current: number, commands: number, ms: number): number {
+  if (!(ms > WATCHDOG_LONG_MS) || commands <= 0) return current;
+  return Math.min(current, Math.max(WATCHDOG_MIN_COMMANDS, Math.floor((commands / ms) * WATCHDOG_TARGET_MS)));
+}
 
 export class GpuRuntime implements KernelContext {
   readonly storage: BufferPool;
@@ -67,10 +84,16 @@ export class GpuRuntime implements KernelContext {
   private pass: GPUComputePassEncoder | null = null;
   private pendingUploads: GPUBuffer[] = [];
   private recorded = 0; // commands in the open encoder
+  /**
+   * The commands one submission holds at most (watchdogCap): Infinity until a submission runs long. Measured on
+   * hardware adapters only (a CPU adapter's queue is not a GPU's watchdog's); tests may set it.
+   */
+  commandsPerSubmit = Infinity;
+  private lastDone = 0; // when the last measured submission finished (performance.now())
   readonly dummy: GpuTensor;
   /** Objects that must live as long as the device (the GPU instance, the adapter). */
   readonly keepAlive: unknown[] = [];
-  readonly counters: GpuCounters = { dispatches: 0, submissions: 0, readbacks: 0, uploads: 0, bindGroupsCreated: 0, buffersCreated: 0, passes: 0, clears: 0 };
+  readonly counters: GpuCounters = { dispatches: 0, submissions: 0, readbacks: 0, uploads: 0, bindGroupsCreated: 0, buffersCreated: 0, passes: 0, clears: 0, splits: 0 };
 
   constructor(
     readonly device: GPUDevice,
@@ -117,6 +140,7 @@ export class GpuRuntime implements KernelContext {
     this.pass.dispatchWorkgroups(grid[0], grid[1], grid[2]);
     this.recorded++;
     this.counters[counter]++;
+    if (this.recorded >= this.commandsPerSubmit) { this.counters.splits++; this.submit(); } // queue order keeps the results
   }
 
   private bindGroup(pipeline: GPUComputePipeline, pipelineKey: string, slot: number, bindings: Bindings, shader: string): GPUBindGroup {
@@ -224,6 +248,15 @@ export class GpuRuntime implements KernelContext {
     if (!this.encoder) return;
     this.uniforms.flush(this.device.queue);
     this.device.queue.submit([this.encoder.finish()]);
+    if (!this.cpuAdapter) {
+      // its own time: from its submit, or from the previous one's end when it waited behind it in the queue
+      const commands = this.recorded, t0 = performance.now();
+      void this.device.queue.onSubmittedWorkDone().then(() => {
+        const now = performance.now(), ran = now - Math.max(t0, this.lastDone);
+        this.lastDone = now;
+        this.commandsPerSubmit = watchdogCap(this.commandsPerSubmit, commands, ran);
+      }, () => { /* a lost device: its own error path */ });
+    }
     this.encoder = null;
     this.recorded = 0;
     this.uniforms.reset();

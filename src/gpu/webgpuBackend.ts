@@ -101,6 +101,10 @@ export class WebGpuBackend implements Backend {
     return this.rt.device.limits;
   }
 
+  /** The watchdog's cap on commands per submission (runtime.ts `watchdogCap`; Infinity until one runs long); tests may set it. */
+  get commandsPerSubmit(): number { return this.rt.commandsPerSubmit; }
+  set commandsPerSubmit(n: number) { this.rt.commandsPerSubmit = n; }
+
   /** Dispatches, submissions, readbacks, uploads and GPU objects created so far (for benchmarks). */
   get counters(): Readonly<GpuCounters> {
     return { ...this.rt.counters };
