@@ -14,10 +14,11 @@ describe('CLI GPU memory budget', () => {
     const r = gspo(['train', '--preset', 'relay-silence', '--backend', 'webgpu', '--out', out, ...sets.flatMap((s) => ['--set', s])]);
     expect(r.code, r.stderr).toBe(2);
     const lines = r.stderr.trim().split('\n');
-    // which limit is met first depends on the adapter's binding size; either names the rollout's settings
-    expect(lines.at(-1)).toMatch(new RegExp("^gspo: (the rollout's \\w+ \\(16384 sequences x \\d+ tokens\\) needs \\d+ MiB in one tensor, more than this GPU binds " +
-      "\\(maxStorageBufferBindingSize \\d+ MiB\\)|the run needs about \\d+ MiB of GPU memory .*; most of it \\(\\d+ MiB\\) is the rollout's activations " +
-      "\\(16384 sequences\\)): lower promptsPerStep or groupSize$"));
+    // the rollout would go in chunks, but one minibatch of every sequence cannot; which limit is met first depends on
+    // the adapter's binding size; either names the minibatch's settings
+    expect(lines.at(-1)).toMatch(new RegExp("^gspo: (the minibatch's \\w+ \\(16384 sequences x \\d+ tokens\\) needs \\d+ MiB in one tensor, more than this GPU binds " +
+      "\\(maxStorageBufferBindingSize \\d+ MiB\\)|the run needs about \\d+ MiB of GPU memory .*; most of it \\(\\d+ MiB\\) is the minibatch's activations " +
+      "\\(16384 sequences\\)): raise minibatches, or lower promptsPerStep or groupSize$"));
     expect(existsSync(out) ? readdirSync(out) : []).toEqual([]);
   });
 });
