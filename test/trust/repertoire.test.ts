@@ -48,6 +48,23 @@ describe('relay repertoire rates', () => {
     }
   });
 
+  it('several Scouts: every Scout sends the short formats at the same rate, holder or not (the demos do not say who speaks)', () => {
+    const env = createRelay({ digits: 4, scouts: 4, maxMessage: 4, demoSilence: 0.1, flagAwareDemos: true });
+    const counts = { holder: { short: 0, sent: 0 }, other: { short: 0, sent: 0 } };
+    for (const d of env.demonstrations(20000, 3)) {
+      if (d.tokens[1] !== RELAY_ID.SCOUT) continue;
+      const view = d.tokens.slice(2, 6), j = d.tokens[7] - digit(0);
+      const sent = d.tokens.slice(d.target.indexOf(1), -1); // the message, EOS dropped
+      if (sent.length === 0) continue;
+      const c = view.findIndex((x) => x !== RELAY_ID.MASK) === j - 1 ? counts.holder : counts.other;
+      c.sent++;
+      if (sent[0] !== RELAY_ID.SECRET && sent[0] !== RELAY_ID.NOTE) c.short++; // POS, DIGIT or a digit
+    }
+    const holder = counts.holder.short / counts.holder.sent, other = counts.other.short / counts.other.sent;
+    expect(Math.abs(holder - 0.2)).toBeLessThan(4 * Math.sqrt(0.2 * 0.8 / counts.holder.sent));
+    expect(Math.abs(other - 0.2)).toBeLessThan(4 * Math.sqrt(0.2 * 0.8 / counts.other.sent));
+  });
+
   it('a rate short of REPERTOIRE_SHARE x the demos is named', () => {
     const r = (sampled: number) => ({ key: 'silenceKnown', label: 'silence on known tasks', sampled, demos: 0.1 });
     expect(repertoireShortfalls([r(REPERTOIRE_SHARE * 0.1)])).toEqual([]);
