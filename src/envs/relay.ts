@@ -346,19 +346,21 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
 
   /**
    * The holder's silence on known tasks and its short messages (fewer tokens than its verbose
-   * demo message for the task) among those it sends: in `messages` (one per task, [] = silent),
+   * demo message for the task as sent, at most M) among those it sends: in `messages` (one per task, [] = silent),
    * and in demo messages drawn for the same tasks from their own stream.
    */
   function repertoireOf(tasks: RelayTask[], messages: number[][]): RepertoireRate[] {
     const rand = mulberry32(hashInts(0x4e9e, tasks.length));
-    const demos = tasks.map((t) => demoMessage(t, holder(t), rand).tokens);
+    // as sent: at most M tokens (a part message longer than M, N < k, is cut like every message)
+    const demos = tasks.map((t) => truncate(demoMessage(t, holder(t), rand).tokens, M));
+    const verboseLength = (t: RelayTask) => truncate(verboseMessage(t, holder(t)).tokens, M).length;
     const rates = (msgs: number[][]) => {
       const known = tasks.map((_, i) => i).filter((i) => tasks[i].known);
       const spoke = msgs.map((_, i) => i).filter((i) => msgs[i].length > 0);
       const share = (idx: number[], hit: (i: number) => boolean) => (idx.length === 0 ? 0 : idx.filter(hit).length / idx.length);
       return {
         silenceKnown: share(known, (i) => msgs[i].length === 0),
-        short: share(spoke, (i) => msgs[i].length < verboseMessage(tasks[i], holder(tasks[i])).tokens.length),
+        short: share(spoke, (i) => msgs[i].length < verboseLength(tasks[i])),
       };
     };
     const sampled = rates(messages), demo = rates(demos);

@@ -48,6 +48,25 @@ describe('relay repertoire rates', () => {
     }
   });
 
+  it('a verbose message longer than M counts as sent, cut to M (two Scouts, two digits each, M = 4)', () => {
+    // the part message SECRET a b REPEAT a b is 6 tokens; sent, it is SECRET a b REPEAT: not short
+    const env = createRelay({ digits: 4, scouts: 2, maxMessage: 4 });
+    const tasks: RelayTask[] = [{ secret: [1, 2, 3, 4], j: 1, known: false }, { secret: [5, 6, 7, 8], j: 4, known: false }];
+    const holderSent = [[RELAY_ID.SECRET, digit(1), digit(2), RELAY_ID.REPEAT], [RELAY_ID.DIGIT, digit(8)]];
+    const states = tasks.map((t, i) => {
+      const st = env.start(t, 0);
+      const msgs = i === 0 ? [[...holderSent[i], env.eos], [env.eos]] : [[env.eos], [...holderSent[i], env.eos]];
+      env.applyTurn(st, 0, msgs);
+      return st;
+    });
+    const rates = Object.fromEntries(env.repertoire!(states).map((r) => [r.key, r]));
+    expect(rates.short.sampled).toBe(1 / 2);
+    // and the demos' rate is about the short formats shorter than 4 tokens: 20% x 2/3 of those sent
+    const many = env.sampleTasks('train', 4000, 7, 0).map((t) => { const st = env.start(t, 0); env.applyTurn(st, 0, [[env.eos], [env.eos]]); return st; });
+    const demo = env.repertoire!(many).find((r) => r.key === 'short')!.demos;
+    expect(Math.abs(demo - 0.2 * 2 / 3)).toBeLessThan(4 * Math.sqrt(0.13 * 0.87 / (0.9 * 4000)));
+  });
+
   it('several Scouts: every Scout sends the short formats at the same rate, holder or not (the demos do not say who speaks)', () => {
     const env = createRelay({ digits: 4, scouts: 4, maxMessage: 4, demoSilence: 0.1, flagAwareDemos: true });
     const counts = { holder: { short: 0, sent: 0 }, other: { short: 0, sent: 0 } };
