@@ -34,7 +34,9 @@
 // (SECRET s_1..s_k REPEAT s_1..s_k, 2k+2 tokens, truncated to M; NOTE instead
 // of SECRET when the Solver knows and flagAwareDemos), a minority of shorter
 // formats, and a demoSilence fraction of silent messages drawn independently
-// of the flag.
+// of the flag. With several Scouts every Scout draws the short formats at the
+// same rate (the holder's about s_j, the others' about a digit of their own part):
+// like silence, the demos do not say who should speak or how briefly.
 
 import { mulberry32 } from '../model/random';
 import { hashInts } from './hash';
@@ -269,6 +271,20 @@ function partMessage(task: RelayTask, scout: number, scouts: number, flagAware: 
   return { tokens: [head, ...part, RELAY_ID.REPEAT, ...part], answerAt: at < 0 ? -1 : 1 + at, copiesAt: at < 0 ? [] : [1 + at, 2 + part.length + at] };
 }
 
+/**
+ * A Scout's short format about a digit it holds (one of its part, drawn from `rand`), for a Scout
+ * that does not hold s_j: POS p DIGIT s_p | DIGIT s_p | s_p, the holder's formats (shortMessage 0-2)
+ * about its own digit. It does not reveal s_j (answerAt -1).
+ */
+function ownShortMessage(task: RelayTask, scout: number, scouts: number, which: number, rand: () => number): DemoMessage {
+  const k = task.secret.length;
+  const held = task.secret.map((_, p) => p).filter((p) => holderOf(p, k, scouts) === scout);
+  const p = held[Math.floor(rand() * held.length)];
+  const d = digitId(task.secret[p]);
+  const tokens = which === 0 ? [RELAY_ID.POS, digitId(p + 1), RELAY_ID.DIGIT, d] : which === 1 ? [RELAY_ID.DIGIT, d] : [d];
+  return { tokens, answerAt: -1, copiesAt: [] };
+}
+
 /** Does the received message still carry s_j (some copy inside M and not erased)? */
 function reveals(msg: DemoMessage, tokens: number[], received: number[]): boolean {
   const at = msg.copiesAt ?? (msg.answerAt >= 0 ? [msg.answerAt] : []);
@@ -317,25 +333,34 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
       if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
       return shortMessage(task, Math.floor(rand() * SHORT_FORMATS));
     }
-    if (rand() < DEMO_VERBOSE_SHARE || scout !== holder(task)) return verboseMessage(task, scout);
-    return shortMessage(task, Math.floor(rand() * 3)); // the holder's short formats name only s_j
+    // Several Scouts: every Scout draws a short format at the same rate, whether or not it holds s_j
+    // (as demoSilence ignores the flag): which Scout should speak, and how briefly, is RL's to find.
+    // Short formats only for the holder put the choice behind a comparison of the Scout's part with
+    // j, which a cross-entropy fit did not learn: its holder sampled short 0.04 where the demos held
+    // 0.13-0.15 (about 0.15 / N: the formats' share over all Scouts), so RL could not find it.
+    if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
+    const which = Math.floor(rand() * 3);
+    if (scout === holder(task)) return shortMessage(task, which); // the holder's short formats name only s_j
+    return ownShortMessage(task, scout, N, which, rand); // the others': one digit of their own part
   }
 
   /**
    * The holder's silence on known tasks and its short messages (fewer tokens than its verbose
-   * demo message for the task) among those it sends: in `messages` (one per task, [] = silent),
+   * demo message for the task as sent, at most M) among those it sends: in `messages` (one per task, [] = silent),
    * and in demo messages drawn for the same tasks from their own stream.
    */
   function repertoireOf(tasks: RelayTask[], messages: number[][]): RepertoireRate[] {
     const rand = mulberry32(hashInts(0x4e9e, tasks.length));
-    const demos = tasks.map((t) => demoMessage(t, holder(t), rand).tokens);
+    // as sent: at most M tokens (a part message longer than M, N < k, is cut like every message)
+    const demos = tasks.map((t) => truncate(demoMessage(t, holder(t), rand).tokens, M));
+    const verboseLength = (t: RelayTask) => truncate(verboseMessage(t, holder(t)).tokens, M).length;
     const rates = (msgs: number[][]) => {
       const known = tasks.map((_, i) => i).filter((i) => tasks[i].known);
       const spoke = msgs.map((_, i) => i).filter((i) => msgs[i].length > 0);
       const share = (idx: number[], hit: (i: number) => boolean) => (idx.length === 0 ? 0 : idx.filter(hit).length / idx.length);
       return {
         silenceKnown: share(known, (i) => msgs[i].length === 0),
-        short: share(spoke, (i) => msgs[i].length < verboseMessage(tasks[i], holder(tasks[i])).tokens.length),
+        short: share(spoke, (i) => msgs[i].length < verboseLength(tasks[i])),
       };
     };
     const sampled = rates(messages), demo = rates(demos);
