@@ -142,7 +142,8 @@ export interface Backend {
   /** A window [offset, offset+size) of `base` sharing its memory; offset % viewAlign === 0. */
   view(base: Tensor, offset: number, size: number): Tensor;
   write(t: Tensor, data: ArrayLike<number>, offset?: number): void;
-  read(t: Tensor): Promise<FloatArray | Int32Array>;
+  /** Elements [offset, offset + size) of `t`, copied back (all of them by default; any offset, unlike a view). */
+  read(t: Tensor, offset?: number, size?: number): Promise<FloatArray | Int32Array>;
   zero(t: Tensor): void;
   copy(dst: Tensor, src: Tensor): void;
   free(t: Tensor): void;
@@ -270,4 +271,11 @@ export interface Backend {
   /** Reduces the per-sequence outputs into the RL_STATS vector (no readback). */
   rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
     S: number, T: number, algorithm: Algorithm, beta: number): void;
+}
+
+/** Throws unless [offset, offset + size) lies inside `t` (a read's range). */
+export function checkRange(t: Tensor, offset: number, size: number): void {
+  if (!Number.isInteger(offset) || !Number.isInteger(size) || offset < 0 || size < 0 || offset + size > t.size) {
+    throw new Error(`read: elements [${offset}, ${offset + size}) are not inside a tensor of ${t.size}`);
+  }
 }

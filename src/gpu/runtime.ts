@@ -267,12 +267,11 @@ export class GpuRuntime implements KernelContext {
   }
 
   /** Submits what is pending and copies the tensor back (a CPU-GPU sync point). */
-  async read(t: GpuTensor): Promise<ArrayBuffer> {
+  async read(t: GpuTensor, byteOffset = 0, bytes = t.byteLength - byteOffset): Promise<ArrayBuffer> {
     this.throwIfUnhealthy();
-    const bytes = t.byteLength;
     if (bytes === 0) return new ArrayBuffer(0);
     const { buffer: staging } = this.staging.acquire(bytes);
-    this.copyEncoder().copyBufferToBuffer(t.buffer, t.byteOffset, staging, 0, bytes);
+    this.copyEncoder().copyBufferToBuffer(t.buffer, t.byteOffset + byteOffset, staging, 0, bytes);
     this.submit();
     this.counters.readbacks++;
     try {

@@ -1,7 +1,7 @@
 // The WebGPU implementation of the Backend interface (src/backend.ts).
 // Memory and recording live in GpuRuntime; each op is a thin call into its
 // kernel wrapper in ./kernels, the only code that knows a kernel's bindings.
-import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray,
+import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray,
   type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
 import { requestGpuDevice } from './device';
 import * as adamwK from './kernels/adamw';
@@ -141,9 +141,10 @@ export class WebGpuBackend implements Backend {
     this.rt.upload(g, offset * 4, arr);
   }
 
-  async read(t: Tensor): Promise<FloatArray | Int32Array> {
+  async read(t: Tensor, offset = 0, size = t.size - offset): Promise<FloatArray | Int32Array> {
     const g = asGpu(t);
-    const bytes = await this.rt.read(g);
+    checkRange(t, offset, size);
+    const bytes = await this.rt.read(g, offset * 4, size * 4);
     return g.dtype === 'i32' ? new Int32Array(bytes) : new Float32Array(bytes);
   }
 

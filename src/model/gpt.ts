@@ -282,8 +282,7 @@ export class GPT {
   /** Member k's flat vector of a stacked buffer (params, grads, moments), read back. */
   async readMember(k: number, flat: Tensor = this.params): Promise<Float32Array> {
     if (!Number.isInteger(k) || k < 0 || k >= this.K) throw new Error(`GPT: member ${k} is not one of the ${this.K}`);
-    const all = await this.backend.read(flat);
-    return Float32Array.from(all.subarray(k * this.numParams, (k + 1) * this.numParams));
+    return Float32Array.from(await this.backend.read(flat, k * this.numParams, this.numParams)); // that member's range only
   }
 
   /** Named tensors of a flat buffer read back (checkpoints, gradients); member 0's of a population. */

@@ -62,9 +62,10 @@ export class AdamW {
       { lr: c.lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: this.step }, members);
   }
 
-  /** The moments and the counter, read back (a sync point on the GPU). */
-  async readState(): Promise<AdamWState> {
-    const [m, v] = await Promise.all([this.backend.read(this.m), this.backend.read(this.v)]);
+  /** The moments and the counter, read back (a sync point on the GPU); with `member`, only that member's moments. */
+  async readState(member?: number): Promise<AdamWState> {
+    const N = this.model.numParams, [from, n] = member === undefined ? [0, this.model.K * N] : [member * N, N];
+    const [m, v] = await Promise.all([this.backend.read(this.m, from, n), this.backend.read(this.v, from, n)]);
     return { m: Float32Array.from(m), v: Float32Array.from(v), step: this.step };
   }
 

@@ -1,6 +1,6 @@
 // The CPU backend: the reference ops behind the Backend interface. With
 // precision 'f64' it is the float64 oracle used by finite-difference tests.
-import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
+import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type Tensor } from '../backend';
 import * as mem from './members';
 import * as nn from './nn';
@@ -54,8 +54,9 @@ export class CpuBackend implements Backend {
   write(t: Tensor, data: ArrayLike<number>, offset = 0): void {
     (t as CpuTensor).data.set(data, offset);
   }
-  async read(t: Tensor): Promise<FloatArray | Int32Array> {
-    return (t as CpuTensor).data.slice();
+  async read(t: Tensor, offset = 0, size = t.size - offset): Promise<FloatArray | Int32Array> {
+    checkRange(t, offset, size);
+    return (t as CpuTensor).data.slice(offset, offset + size);
   }
   zero(t: Tensor): void { (t as CpuTensor).data.fill(0); }
   copy(dst: Tensor, src: Tensor): void { (dst as CpuTensor).data.set((src as CpuTensor).data); }

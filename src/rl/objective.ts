@@ -61,14 +61,45 @@ export function lossTensors(b: Backend, S: number, T: number, advLength: number)
   };
 }
 
+/**
+ * The advantages of a whole rollout batch on the device (docs/losses.md): rewards and group bounds written,
+ * group-normalised into `adv` (and its stats); the tensors are kept while the batch's shape holds.
+ */
+export class BatchAdvantages {
+  private key = '';
+  private a: Record<string, Tensor> = {};
+
+  constructor(private readonly backend: Backend) {}
+
+  get adv(): Tensor { return this.a.adv; }
+  get stats(): Tensor { return this.a.advStats; }
+
+  record(rewards: Float32Array, groupStart: Int32Array, mode: AdvantageMode): void {
+    const b = this.backend, E = rewards.length, P = groupStart.length - 1, key = `${E}/${P}`;
+    if (key !== this.key) {
+      this.free();
+      this.a = { rewards: b.alloc(E), groupStart: b.alloc(P + 1, 'i32'), adv: b.alloc(E), advStats: b.alloc(2) };
+      this.key = key;
+    }
+    b.write(this.a.rewards, rewards);
+    b.write(this.a.groupStart, groupStart);
+    b.groupNormalize(this.a.adv, this.a.advStats, this.a.rewards, this.a.groupStart, E, P, mode);
+  }
+
+  free(): void {
+    for (const x of Object.values(this.a)) this.backend.free(x);
+    this.a = {};
+    this.key = '';
+  }
+}
+
 export class PolicyObjective {
-  private advKey = '';
-  private a: Record<string, Tensor> = {}; // advantages of the whole rollout batch
+  private readonly a: BatchAdvantages; // advantages of the whole rollout batch
   private byShape = new Map<string, Record<string, Tensor>>(); // per minibatch shape
   private t: Record<string, Tensor> = {}; // of the last record
   private keptNormSq = false; // of the last record
 
-  constructor(private readonly backend: Backend) {}
+  constructor(private readonly backend: Backend) { this.a = new BatchAdvantages(backend); }
 
   private minibatchBuffers(S: number, T: number): Record<string, Tensor> {
     const key = `${S}x${T}`;
@@ -90,15 +121,7 @@ export class PolicyObjective {
 
   /** Records the advantages of a whole rollout batch (docs/losses.md); minibatches gather from them. */
   advantages(rewards: Float32Array, groupStart: Int32Array, mode: AdvantageMode): void {
-    const b = this.backend, E = rewards.length, P = groupStart.length - 1, key = `${E}/${P}`;
-    if (key !== this.advKey) {
-      for (const x of Object.values(this.a)) b.free(x);
-      this.a = { rewards: b.alloc(E), groupStart: b.alloc(P + 1, 'i32'), adv: b.alloc(E), advStats: b.alloc(2) };
-      this.advKey = key;
-    }
-    b.write(this.a.rewards, rewards);
-    b.write(this.a.groupStart, groupStart);
-    b.groupNormalize(this.a.adv, this.a.advStats, this.a.rewards, this.a.groupStart, E, P, mode);
+    this.a.record(rewards, groupStart, mode);
   }
 
   /** One batch on its own: its advantages, then forward, loss and backward. */
@@ -140,7 +163,7 @@ export class PolicyObjective {
       cfg.beta > 0 ? t.refLogp : null, S, T, { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm });
     b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, cfg.algorithm, cfg.beta);
     b.copy(t.readStats, t.stats);
-    b.copy(t.readAdv, this.a.advStats);
+    b.copy(t.readAdv, this.a.stats);
     b.copy(t.readEntropy, t.entropy);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();
@@ -178,10 +201,8 @@ export class PolicyObjective {
     for (const t of this.byShape.values()) {
       for (const [k, x] of Object.entries(t)) if (!k.startsWith('read') || k === 'readout') this.backend.free(x); // views share readout's memory
     }
-    for (const x of Object.values(this.a)) this.backend.free(x);
+    this.a.free();
     this.byShape.clear();
-    this.a = {};
     this.t = {};
-    this.advKey = '';
   }
 }

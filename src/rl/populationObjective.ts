@@ -9,18 +9,17 @@ import { DEFAULTS } from '../config';
 import { LOSSES } from '../losses';
 import { aggregationNorm, rlStats } from '../reference/rl';
 import type { GPT } from '../model/gpt';
-import { lossTensors, type ObjectiveConfig, type ObjectiveStats, type PolicyBatch } from './objective';
+import { BatchAdvantages, lossTensors, type ObjectiveConfig, type ObjectiveStats, type PolicyBatch } from './objective';
 
 /** A population's minibatch: a PolicyBatch of every member's rows and how many of them each member owns. */
 export interface MemberBatch { batch: PolicyBatch; seqs: number[]; tMax: number[] }
 
 export class PopulationObjective {
-  private advKey = '';
-  private a: Record<string, Tensor> = {};
+  private readonly a: BatchAdvantages;
   private byShape = new Map<string, Record<string, Tensor>>();
   private t: Record<string, Tensor> = {};
 
-  constructor(private readonly backend: Backend) {}
+  constructor(private readonly backend: Backend) { this.a = new BatchAdvantages(backend); }
 
   private buffers(S: number, T: number): Record<string, Tensor> {
     const key = `${S}x${T}`;
@@ -37,15 +36,7 @@ export class PopulationObjective {
   advantages(rewards: Float32Array, groupStart: Int32Array, mode: AdvantageMode): void {
     // 'batch' normalises by the whole batch's std, which would mix members: a population refuses it (populationPlan.ts)
     if (mode === 'batch') throw new Error('a population cannot normalise advantages by the batch (it would mix members)');
-    const b = this.backend, E = rewards.length, P = groupStart.length - 1, key = `${E}/${P}`;
-    if (key !== this.advKey) {
-      for (const x of Object.values(this.a)) b.free(x);
-      this.a = { rewards: b.alloc(E), groupStart: b.alloc(P + 1, 'i32'), adv: b.alloc(E), advStats: b.alloc(2) };
-      this.advKey = key;
-    }
-    b.write(this.a.rewards, rewards);
-    b.write(this.a.groupStart, groupStart);
-    b.groupNormalize(this.a.adv, this.a.advStats, this.a.rewards, this.a.groupStart, E, P, mode);
+    this.a.record(rewards, groupStart, mode);
   }
 
   /**
@@ -106,11 +97,9 @@ export class PopulationObjective {
 
   destroy(): void {
     for (const t of this.byShape.values()) for (const [k, x] of Object.entries(t)) if (k !== 'seqAdvHead') this.backend.free(x);
-    for (const x of Object.values(this.a)) this.backend.free(x);
+    this.a.free();
     this.byShape.clear();
-    this.a = {};
     this.t = {};
-    this.advKey = '';
   }
 }
 

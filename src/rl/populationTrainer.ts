@@ -258,15 +258,14 @@ export class PopulationTrainer<Task = unknown, State = unknown> {
    * share of AdamW's moments and the KL reference, so a lone Trainer can resume it (the page's Resume of a member).
    */
   async memberSnapshot(k: number, opts: { optimizer?: boolean } = {}): Promise<TrainerSnapshot> {
-    const m = this.members[k], N = this.model.numParams;
+    const m = this.members[k];
     if (!m) throw new InputError(`member ${k} does not exist (members 0..${this.K - 1})`);
     const snap: TrainerSnapshot = {
       step: this.stepCount, config: { ...m.config }, weights: await this.readWeights(k, 'last'), evals: m.evals.map((e) => ({ ...e })),
       bestEval: m.bestEval ? { ...m.bestEval } : null, lambdaTok: m.lambdaTok, flags: m.flags.map((f) => ({ ...f })), skippedUpdates: m.skippedUpdates,
     };
     if (opts.optimizer) {
-      const all = await this.opt.readState(), slice = (x: Float32Array) => Float32Array.from(x.subarray(k * N, (k + 1) * N));
-      snap.optimizer = { m: slice(all.m), v: slice(all.v), step: all.step };
+      snap.optimizer = await this.opt.readState(k);
       if (this.ref) snap.reference = await this.model.readMember(k, this.ref);
     }
     return snap;

@@ -19,6 +19,7 @@ import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/trainer';
 import { warmKey, warmStarts, type WarmStarts } from '../rl/warmStart';
 import type { PopulationWorkerApi, ResumeExport, RunStatus, TrainerState, Transcripts } from './protocol';
+import { Serial } from './serial';
 import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
 import { lastTranscripts } from './transcripts';
 import { runCheckpointBytes } from './checkpointBytes';
@@ -41,7 +42,7 @@ export class PopulationApi implements PopulationWorkerApi {
   private message: string | null = null;
   private loop: Promise<void> | null = null;
   private stopRequested = false;
-  private lock: Promise<unknown> = Promise.resolve();
+  private readonly lock = new Serial();
   private readonly telemetry = new TelemetryBatcher();
   private static made = 0;
 
@@ -229,9 +230,7 @@ export class PopulationApi implements PopulationWorkerApi {
   // ---- helpers ----
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.lock.then(fn);
-    this.lock = run.catch(() => undefined);
-    return run;
+    return this.lock.run(fn);
   }
 
   private getBackend(): Promise<Backend> {

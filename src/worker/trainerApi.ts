@@ -28,6 +28,7 @@ import { checkResumeState } from './resumeRun';
 import { captureResumePoint, discardLost, isDeviceLost, resumeTrainer, type ResumePoint } from './recovery';
 import { RunLoop } from './runLoop';
 import { importCheckpoint } from './checkpointImport';
+import { Serial } from './serial';
 import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
 import { KeptWeights } from './keptWeights';
 import { lastTranscripts } from './transcripts';
@@ -63,7 +64,7 @@ export class TrainerApi implements TrainerWorkerApi {
   private message: string | null = null;
   private runId: string | null = null;
   private runCounter = 0;
-  private lock: Promise<unknown> = Promise.resolve();
+  private readonly lock = new Serial();
   private flagsSent = 0;
   private comparison: Comparison | null = null;
   private readonly telemetry = new TelemetryBatcher();
@@ -406,9 +407,7 @@ export class TrainerApi implements TrainerWorkerApi {
   // ---- helpers ----
 
   private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    const run = this.lock.then(fn);
-    this.lock = run.catch(() => undefined);
-    return run;
+    return this.lock.run(fn);
   }
 
   private getBackend(): Promise<Backend> {

@@ -20,9 +20,9 @@ const WARM = { warmStartSteps: 3 };
 /** The CPU backend with a switch that makes it behave like a lost WebGPU device (every read fails). */
 class LosableBackend extends CpuBackend {
   lost = false;
-  override async read(t: Tensor) {
+  override async read(t: Tensor, offset?: number, size?: number) {
     if (this.lost) throw new Error('WebGPU device lost (test: unknown: the device went away)');
-    return super.read(t);
+    return super.read(t, offset, size);
   }
 }
 
