@@ -8,7 +8,7 @@ import { InputError } from '../errors';
 import type { RunConfig } from '../config';
 import { inLanes, memberBytes, membersAtOnce, type MemberChange } from '../rl/population';
 import { modelConfigFor } from '../rl/pretrain';
-import { slotNames } from '../rl/trainer';
+import { slotNames } from '../rl/slots';
 import type { RunSetup } from './commands/runSetup';
 import type { WarmStarts } from '../rl/warmStart';
 import type { TrainResult } from './commands/train';

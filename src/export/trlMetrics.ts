@@ -4,7 +4,7 @@
 // already share TRL's names. The sampling/importance_sampling_ratio columns
 // carry the policy ratio pi/pi_old of the last update here; TRL logs its
 // sampler-vs-trainer ratio under that name (docs/export.md).
-import type { StepMetrics } from '../rl/trainer';
+import type { StepMetrics } from '../rl/runRecord';
 
 export const TRL_METRIC_ALIASES: ReadonlyArray<readonly [trl: string, playground: keyof StepMetrics]> = [
   ['frac_reward_zero_std', 'frac_zero_std'],

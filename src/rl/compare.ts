@@ -8,7 +8,8 @@ import { InputError } from '../errors';
 import { comparisonRow } from './interval';
 import { messageParts } from './reward';
 import { sequencesByEpisode } from './rollout';
-import { Trainer, type TrainerSlots } from './trainer';
+import { Trainer } from './trainer';
+import { type TrainerSlots } from './slots';
 
 /** One arm of the comparison: accuracy with its 95% interval, and the tokens it cost. */
 export interface ComparisonRow {

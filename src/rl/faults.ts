@@ -2,7 +2,7 @@
 // (which stops the run): skipped updates in a row, the tensor a non-finite
 // gradient first shows up in, and an eval whose accuracy collapsed to zero.
 import { paramSpecs, type GPTConfig } from '../model/params';
-import type { EvalRecord, Flag } from './trainer';
+import type { EvalRecord, Flag } from './runRecord';
 
 /** Consecutive skipped updates (non-finite loss or gradient) that pause a page run and stop a CLI run. */
 export const DIVERGENCE_LIMIT = 3;

@@ -4,9 +4,16 @@
 // Positions are in *prediction space*: row s, column t holds what the logits
 // at position t predict, i.e. token t+1. A PolicyBatch is built that way on
 // the CPU once (see batch.ts), so no kernel ever shifts.
+//
+// A population (K > 1 members of one GPT) runs the same dispatches over every member's
+// rows (member-major): each member's loss is normalised over its own sequences (the
+// divisors ride after the advantages in seqAdv), and its stats are reduced on the host
+// from the per-sequence outputs, packed with the norms into one readout: one readback
+// per minibatch whatever K.
 import { RL_STATS, type AdvantageMode, type Algorithm, type Backend, type Tensor } from '../backend';
 import { DEFAULTS } from '../config';
-import { aggregationNorm } from '../reference/rl';
+import { LOSSES } from '../losses';
+import { aggregationNorm, rlStats } from '../reference/rl';
 import type { GPT } from '../model/gpt';
 
 export interface PolicyBatch {
@@ -42,10 +49,23 @@ export interface ObjectiveStats {
   gradNormSq: number;
 }
 
+/** A population minibatch's split: each member's sequence count (member-major rows) and its turns' token limit. */
+export interface MemberSplit { seqs: number[]; tMax: number[] }
+
 // offsets in the readout tensor (multiples of the view alignment)
 const READOUT = { stats: 0, adv: 64, normSq: 128, entropy: 192 } as const;
+const ALIGN = 64;
+const aligned = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
-/** Device buffers per batch shape, kept across steps (nothing is allocated once warm). */
+/** A population's readout: the per-sequence and per-token outputs the host reduces per member, and the K norms. */
+function memberReadout(S: number, T: number, K: number) {
+  const parts: [string, number][] = [['lossSeq', S], ['klSeq', S], ['clipSeq', S], ['ratio', S], ['tokRatio', S * T], ['entropy', S * T], ['normSq', K]];
+  let at = 0;
+  const offsets: Record<string, [number, number]> = {};
+  for (const [name, n] of parts) { offsets[name] = [at, n]; at += aligned(n); }
+  return { offsets, size: at };
+}
+
 /**
  * The tensors a loss over S sequences of T positions reads and writes (inputs, log-probs, ratios,
  * per-sequence terms, the log-prob gradient); `seqAdv` holds `advLength` values (the population
@@ -98,6 +118,7 @@ export class PolicyObjective {
   private byShape = new Map<string, Record<string, Tensor>>(); // per minibatch shape
   private t: Record<string, Tensor> = {}; // of the last record
   private keptNormSq = false; // of the last record
+  private split: { S: number; T: number; K: number; offsets: Record<string, [number, number]> } | null = null; // of the last record, K > 1
 
   constructor(private readonly backend: Backend) { this.a = new BatchAdvantages(backend); }
 
@@ -119,6 +140,19 @@ export class PolicyObjective {
     return t;
   }
 
+  /** A population minibatch's tensors: the divisors after the advantages in seqAdv, the packed readout. */
+  private memberBuffers(S: number, T: number, K: number): Record<string, Tensor> {
+    const key = `${S}x${T}/${K}`;
+    const hit = this.byShape.get(key);
+    if (hit) return hit;
+    const b = this.backend, { offsets, size } = memberReadout(S, T, K);
+    const t: Record<string, Tensor> = { ...lossTensors(b, S, T, 2 * S), readout: b.alloc(size) };
+    t.seqAdvHead = b.view(t.seqAdv, 0, S);
+    for (const [name, [at, n]] of Object.entries(offsets)) t[`read_${name}`] = b.view(t.readout, at, n);
+    this.byShape.set(key, t);
+    return t;
+  }
+
   /** Records the advantages of a whole rollout batch (docs/losses.md); minibatches gather from them. */
   advantages(rewards: Float32Array, groupStart: Int32Array, mode: AdvantageMode): void {
     this.a.record(rewards, groupStart, mode);
@@ -136,10 +170,12 @@ export class PolicyObjective {
    * reference log-probs come from `refParams` (a forward of the frozen reference weights) or,
    * without it, from batch.refLogp. Nothing is read back: call `readStats` after a submit.
    */
-  recordMinibatch(model: GPT, batch: PolicyBatch, cfg: ObjectiveConfig, refParams?: Tensor): void {
+  recordMinibatch(model: GPT, batch: PolicyBatch, cfg: ObjectiveConfig, refParams?: Tensor, members?: MemberSplit): void {
+    if (members) return this.recordMembers(model, batch, cfg, members, refParams);
     const b = this.backend, { S, T } = batch, V = model.config.vocabSize;
     const t = this.minibatchBuffers(S, T);
     this.t = t;
+    this.split = null;
     this.keptNormSq = false;
     b.write(t.targets, batch.targets);
     b.write(t.mask, batch.mask);
@@ -170,12 +206,45 @@ export class PolicyObjective {
   }
 
   /**
+   * A population minibatch: forward, loss and backward of every member's rows at once (model.grads accumulates
+   * each member's gradient into its own copy); each member's loss is normalised as in its lone minibatch.
+   */
+  private recordMembers(model: GPT, batch: PolicyBatch, cfg: ObjectiveConfig, mb: MemberSplit, refParams?: Tensor): void {
+    // 'batch' normalises by the whole batch's std, which would mix members: the Trainer refuses it (populationPlan.ts)
+    if (cfg.advantage === 'batch') throw new Error('a population cannot normalise advantages by the batch (it would mix members)');
+    const b = this.backend, { S, T } = batch, V = model.config.vocabSize, K = mb.seqs.length;
+    const t = (this.t = this.memberBuffers(S, T, K));
+    this.split = { S, T, K, offsets: memberReadout(S, T, K).offsets };
+    this.keptNormSq = false;
+    b.write(t.targets, batch.targets);
+    b.write(t.mask, batch.mask);
+    b.write(t.oldLogp, batch.oldLogp);
+    b.write(t.seqEpisode, batch.seqEpisode);
+    b.write(t.seqAdv, memberDivisors(cfg, batch, mb, model.config.blockSize), S);
+    if (cfg.beta > 0) {
+      if (!refParams) throw new Error('beta > 0 needs the reference weights');
+      const refLogits = model.forward(batch.tokens, S, T, refParams, mb.seqs);
+      b.logprobForward(t.refLogp, t.refEntropy, refLogits, t.targets, S * T, V, cfg.temperature);
+    }
+    b.gather(t.seqAdvHead, this.a.adv, t.seqEpisode, S);
+    const logits = model.forward(batch.tokens, S, T, undefined, mb.seqs);
+    b.logprobForward(t.logp, t.entropy, logits, t.targets, S * T, V, cfg.temperature);
+    b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
+    b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask, cfg.beta > 0 ? t.refLogp : null, S, T,
+      { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm: 1, perSequenceNorm: true });
+    for (const name of ['lossSeq', 'klSeq', 'clipSeq', 'ratio', 'tokRatio', 'entropy']) b.copy(t[`read_${name}`], t[name]);
+    b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
+    model.backward();
+  }
+
+  /**
    * Copies the optimizer's measured gradient norm^2 (after `recordMinibatch`) into the stats readout, so a
    * minibatch's stats and norm come back in one readback.
    */
   keepGradNormSq(normSq: Tensor): void {
-    if (!this.t.readNormSq) throw new Error('keepGradNormSq() before record()');
-    this.backend.copy(this.t.readNormSq, normSq);
+    const into = this.split ? this.t.read_normSq : this.t.readNormSq;
+    if (!into) throw new Error('keepGradNormSq() before record()');
+    this.backend.copy(into, normSq);
     this.keptNormSq = true;
   }
 
@@ -197,12 +266,62 @@ export class PolicyObjective {
     };
   }
 
+  /**
+   * Each member's stats of the last population minibatch, as its lone run's PolicyObjective gives them (the
+   * reduction of rlStats over the member's sequences), from the one packed readout; the read is issued at call
+   * time, so the next minibatch may be recorded before this resolves. `fracZeroStd`: each member's, from the host.
+   */
+  async readMemberStats(batch: PolicyBatch, mb: MemberSplit, cfg: ObjectiveConfig, fracZeroStd: number[]): Promise<ObjectiveStats[]> {
+    const split = this.split;
+    if (!split || !this.t.readout) throw new Error('readMemberStats() before a population record()');
+    const kept = this.keptNormSq, reading = this.backend.read(this.t.readout);
+    const r = await reading, T = batch.T;
+    const at = (name: string) => { const [o, n] = split.offsets[name]; return r.subarray(o, o + n) as Float32Array; };
+    const [lossSeq, klSeq, clipSeq, ratio, tokRatio, entropy, norms] = ['lossSeq', 'klSeq', 'clipSeq', 'ratio', 'tokRatio', 'entropy', 'normSq'].map(at);
+    const out: ObjectiveStats[] = [], stats = new Float32Array(RL_STATS.size);
+    let s0 = 0;
+    mb.seqs.forEach((S, k) => {
+      const rows = (x: Float32Array) => x.subarray(s0, s0 + S), cells = (x: Float32Array) => x.subarray(s0 * T, (s0 + S) * T);
+      const mask = batch.mask.subarray(s0 * T, (s0 + S) * T);
+      rlStats(stats, rows(lossSeq), rows(klSeq), rows(clipSeq), rows(ratio), cells(tokRatio), mask, S, T, cfg.algorithm, cfg.beta);
+      let entSum = 0, n = 0;
+      const ent = cells(entropy);
+      for (let i = 0; i < mask.length; i++) if (mask[i] > 0) { entSum += ent[i]; n++; }
+      out.push({
+        loss: stats[RL_STATS.loss], policyLoss: stats[RL_STATS.policyLoss], kl: stats[RL_STATS.kl],
+        clipFrac: stats[RL_STATS.clipDenom] > 0 ? stats[RL_STATS.clipCount] / stats[RL_STATS.clipDenom] : 0,
+        ratioMean: stats[RL_STATS.ratioMean], ratioMin: stats[RL_STATS.ratioMin], ratioMax: stats[RL_STATS.ratioMax],
+        entropy: n > 0 ? entSum / n : 0, fracZeroStd: fracZeroStd[k], gradNormSq: kept ? norms[k] : NaN,
+      });
+      s0 += S;
+    });
+    return out;
+  }
+
   destroy(): void {
     for (const t of this.byShape.values()) {
-      for (const [k, x] of Object.entries(t)) if (!k.startsWith('read') || k === 'readout') this.backend.free(x); // views share readout's memory
+      // views share their base's memory
+      for (const [k, x] of Object.entries(t)) if (k === 'readout' || !(k.startsWith('read') || k === 'seqAdvHead')) this.backend.free(x);
     }
     this.a.free();
     this.byShape.clear();
     this.t = {};
+    this.split = null;
   }
+}
+
+/**
+ * Each sequence's divisor, its member's as in the member's lone minibatch: the member's sequence count
+ * (seq-mean-token-mean) or its `aggregationNorm` over the member's own rows (masked tokens, or S x L_max).
+ */
+export function memberDivisors(cfg: ObjectiveConfig, batch: PolicyBatch, mb: MemberSplit, blockSize: number): Float32Array {
+  const T = batch.T, out = new Float32Array(batch.S);
+  const seqMean = LOSSES[cfg.algorithm].aggregation === 'seq-mean-token-mean';
+  let s0 = 0;
+  mb.seqs.forEach((S, k) => {
+    const d = seqMean ? S : aggregationNorm(cfg.algorithm, batch.mask.subarray(s0 * T, (s0 + S) * T), S, T, mb.tMax[k] ?? blockSize);
+    out.fill(d, s0, s0 + S);
+    s0 += S;
+  });
+  return out;
 }

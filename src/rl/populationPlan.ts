@@ -6,7 +6,7 @@
 import { FIELDS, type RunConfig } from '../config';
 import { InputError } from '../errors';
 import type { Environment } from '../envs/types';
-import { slotNames } from './trainer';
+import { slotNames } from './slots';
 import type { MemberChange } from './population';
 
 /** Fields a stacked member may hold its own value of. */

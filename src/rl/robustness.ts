@@ -6,7 +6,7 @@
 //     run must land near the analytic optimum for that eps and lambda_tok.
 // `npm run gspo -- robustness` runs the cells as a population and writes docs/robustness.md.
 import type { RunConfig } from '../config';
-import type { EvalRecord } from './trainer';
+import type { EvalRecord } from './runRecord';
 
 export type Grid = 'clean' | 'noisy';
 

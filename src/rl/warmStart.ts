@@ -11,7 +11,8 @@ import { GPT } from '../model/gpt';
 import { fitCheckpointBytes, type FitWant } from './checkpointFit';
 import { modelConfigFor, pretrain, PRETRAIN_DEFAULTS, type PretrainStop } from './pretrain';
 import { Generator, rollout } from './rollout';
-import { EVAL_SEED, slotNames, type TrainerSlots } from './trainer';
+import { EVAL_SEED } from './runRecord';
+import { slotNames, type TrainerSlots } from './slots';
 
 /** The bytes of public/checkpoints/<file>, or null when there is none. */
 export type CheckpointLoader = (file: string) => Promise<Uint8Array | null>;

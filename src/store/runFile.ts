@@ -12,7 +12,7 @@ import { checkpointFit, presetTrainableSlot } from '../rl/checkpointFit';
 import { clip, quote } from '../errors';
 import * as schema from './runSchema';
 import { array, decodeNumber, encodeNumber, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
-import type { EvalRecord } from '../rl/trainer';
+import type { EvalRecord } from '../rl/runRecord';
 import { METRIC_NAMES } from '../worker/protocol';
 import { MetricsSeries } from './metricsSeries';
 import type { RunMeta } from './runTypes';

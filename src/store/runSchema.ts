@@ -6,7 +6,7 @@ import { FIELDS, isConfigKey, parseField, type RunConfig } from '../config';
 import { clip, hasKey, quote } from '../errors';
 import type { BaselineResult } from '../envs/types';
 import type { Comparison, ComparisonRow } from '../rl/compare';
-import type { EvalRecord, Flag } from '../rl/trainer';
+import type { EvalRecord, Flag } from '../rl/runRecord';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
 import type { CurriculumMark, RunMeta } from './runTypes';
 import type { SweepRecord, SweepRunRecord, SweepRunStatus, SweepStatus } from './sweepSlice';

@@ -3,7 +3,7 @@
 import type { RunConfig } from '../config';
 import type { BaselineResult } from '../envs/types';
 import type { Comparison } from '../rl/compare';
-import type { EvalRecord, Flag } from '../rl/trainer';
+import type { EvalRecord, Flag } from '../rl/runRecord';
 
 export type RunStatus = 'ready' | 'running' | 'paused' | 'stopped' | 'finished' | 'diverged' | 'error' | 'interrupted' | 'imported';
 

@@ -9,7 +9,7 @@ import { findPreset, presetConfig } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import { inLanes, memberBytes, membersAtOnce } from '../rl/population';
 import { modelConfigFor } from '../rl/pretrain';
-import { slotNames } from '../rl/trainer';
+import { slotNames } from '../rl/slots';
 import type { ResumeExport, TrainerState, Transcripts } from '../worker/protocol';
 import { errorText, type StoreContext } from './context';
 import type { RunMeta } from './runTypes';

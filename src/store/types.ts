@@ -1,7 +1,7 @@
 // The app store's shape: three slices (setup, session, runs) in one zustand
 // store, and what the store needs from outside (the worker, storage, the URL).
 import type { RunConfig } from '../config';
-import type { Flag } from '../rl/trainer';
+import type { Flag } from '../rl/runRecord';
 import type { ExportTarget } from '../export/recipe';
 import type { PopulationWorkerApi, StepAnatomy, StepWithin, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
 import type { BestRule } from './bestRule';

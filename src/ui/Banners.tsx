@@ -1,7 +1,7 @@
 // The states a person must never be left guessing in: no WebGPU (and the CPU
 // offered), a warm start loading (progress), URL parameters not applied, a
 // diverged or degenerate run, a lost GPU device, errors and notices.
-import type { Flag } from '../rl/trainer';
+import type { Flag } from '../rl/runRecord';
 import { softwareRenderer } from '../store/adapter';
 import { useState } from 'react';
 import { useApp, useAppStore } from './storeContext';

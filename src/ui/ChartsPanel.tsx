@@ -4,7 +4,7 @@
 // metrics row of step index i is step i + 1; the eval at step k came after
 // it). Redrawn from the MetricsHub once per frame at most (fast: once a second).
 import { useMemo, useRef } from 'react';
-import type { EvalRecord } from '../rl/trainer';
+import type { EvalRecord } from '../rl/runRecord';
 import { decimateXY, MAX_POINTS, type XY } from '../store/decimate';
 import type { MetricsSeries } from '../store/metricsSeries';
 import { CompareButton, ComparisonChart } from './ComparisonChart';

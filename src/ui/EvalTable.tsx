@@ -1,7 +1,7 @@
 // The current run's last and best eval, every field (env extras included,
 // whatever the environment reports), and a note on what the best is.
 import { memo } from 'react';
-import type { EvalRecord } from '../rl/trainer';
+import type { EvalRecord } from '../rl/runRecord';
 import { fmt } from './labels';
 import type { ShownRun } from './shownRuns';
 

@@ -1,6 +1,6 @@
 // The runs a chart draws: the current run first, then the overlaid ones, each
 // with its colour, name and evals.
-import type { EvalRecord } from '../rl/trainer';
+import type { EvalRecord } from '../rl/runRecord';
 import type { RunMeta } from '../store/runTypes';
 import type { AppState } from '../store/types';
 import type { SweepRecord } from '../store/sweepSlice';

@@ -18,7 +18,8 @@ import { aggregationNorm, groupNormalize, lossTerm, meanStd, seqRatio, STD_EPS }
 import { CLIP_CODE, LOSSES, type LossRow } from '../losses';
 import type { RewardParts, RewardWeights } from '../rl/reward';
 import { sequencesByEpisode, type Sequence } from '../rl/rollout';
-import { keptGroups, rowLength, sequencesToBatch, type Trainer } from '../rl/trainer';
+import { keptGroups, rowLength, sequencesToBatch } from '../rl/stepBatch';
+import { type Trainer } from '../rl/trainer';
 import { InputError } from '../errors';
 import type { AnatomyEpisode, AnatomySequence, StepAnatomy } from './protocol';
 

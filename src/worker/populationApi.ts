@@ -13,10 +13,10 @@ import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
 import { checkStackedBudget, memoryShare } from '../rl/memoryBudget';
-import { PopulationTrainer } from '../rl/populationTrainer';
+import { Trainer } from '../rl/trainer';
 import { checkStackable } from '../rl/populationPlan';
 import { modelConfigFor } from '../rl/pretrain';
-import { slotNames } from '../rl/trainer';
+import { slotNames } from '../rl/slots';
 import { warmKey, warmStarts, type WarmStarts } from '../rl/warmStart';
 import type { PopulationWorkerApi, ResumeExport, RunStatus, TrainerState, Transcripts } from './protocol';
 import { Serial } from './serial';
@@ -32,7 +32,7 @@ const yieldToEventLoop = (): Promise<void> => new Promise((r) => setTimeout(r, 0
 
 export class PopulationApi implements PopulationWorkerApi {
   private backendMade: Promise<Backend> | null = null;
-  private trainer: PopulationTrainer | null = null;
+  private trainer: Trainer | null = null;
   private env: Environment | null = null;
   private preset: Preset | null = null;
   private warm: WarmStarts[] = [];
@@ -86,7 +86,7 @@ export class PopulationApi implements PopulationWorkerApi {
         warm.push(byKey.get(key)!);
       }
       const slot = slotNames(env)[0];
-      const trainer = new PopulationTrainer(backend, env, configs, warm.map((w) => w.slots[slot].weights));
+      const trainer = new Trainer(backend, env, configs, warm.map((w) => w.slots[slot].weights));
       this.telemetry.flush();
       this.trainer?.destroy();
       Object.assign(this, { trainer, env, preset, warm, runIds, flagsSent: configs.map(() => 0) });
@@ -123,7 +123,7 @@ export class PopulationApi implements PopulationWorkerApi {
     if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) throw new InputError('setHyperparams: expected an object of config fields');
     // under the lock: the change lands between two steps, never inside one
     return this.exclusive(async () => {
-      t.setHyperparams(member, partial);
+      t.setHyperparams(partial, member);
       return this.states();
     });
   }
@@ -135,7 +135,7 @@ export class PopulationApi implements PopulationWorkerApi {
     return this.exclusive(async () => {
       const m = t.members[member];
       const step = which === 'best' ? (m.bestEval?.step ?? 0) : t.stepCount;
-      const bytes = this.checkpointBytes(member, await t.readWeights(member, which), which, step);
+      const bytes = this.checkpointBytes(member, await t.readWeights(which, member), which, step);
       return Comlink.transfer(bytes, [bytes.buffer as ArrayBuffer]);
     });
   }
@@ -144,7 +144,7 @@ export class PopulationApi implements PopulationWorkerApi {
     const t = this.need('exportResume');
     this.checkMember(member);
     return this.exclusive(async () => {
-      const { weights, ...state } = await t.memberSnapshot(member, { optimizer: true }); // one read: the checkpoint and the state are of one step
+      const { weights, ...state } = await t.snapshot({ optimizer: true, member }); // one read: the checkpoint and the state are of one step
       const checkpoint = this.checkpointBytes(member, weights, 'last', state.step);
       const buffers = [checkpoint.buffer, ...(state.optimizer ? [state.optimizer.m.buffer, state.optimizer.v.buffer] : []), ...(state.reference ? [state.reference.buffer] : [])];
       return Comlink.transfer({ checkpoint, state }, buffers as ArrayBuffer[]);
@@ -199,21 +199,21 @@ export class PopulationApi implements PopulationWorkerApi {
     }
   }
 
-  private async oneStep(t: PopulationTrainer): Promise<void> {
+  private async oneStep(t: Trainer): Promise<void> {
     if (t.stepCount === 0 && t.members[0].evals.length === 0) await this.evaluate(t); // the warm start's point on the frontier
-    const ms = await t.step();
+    const ms = await t.stepAll();
     ms.forEach((m, k) => this.telemetry.metrics(this.runIds[k], m));
     this.sendNewFlags(t);
     if (t.stepCount % t.members[0].config.evalEvery === 0) await this.evaluate(t);
   }
 
-  private async evaluate(t: PopulationTrainer): Promise<void> {
-    const recs = await t.evaluate();
+  private async evaluate(t: Trainer): Promise<void> {
+    const recs = await t.evaluateAll();
     recs.forEach((record, k) => this.telemetry.eval({ runId: this.runIds[k], record }));
     this.sendNewFlags(t);
   }
 
-  private sendNewFlags(t: PopulationTrainer): void {
+  private sendNewFlags(t: Trainer): void {
     t.members.forEach((m, k) => {
       for (; this.flagsSent[k] < m.flags.length; this.flagsSent[k]++) this.telemetry.flag({ runId: this.runIds[k], flag: m.flags[this.flagsSent[k]] });
     });
@@ -242,7 +242,7 @@ export class PopulationApi implements PopulationWorkerApi {
     return this.backendMade;
   }
 
-  private need(what: string): PopulationTrainer {
+  private need(what: string): Trainer {
     if (!this.trainer) throw new InputError(`${what}: no population yet; call init(preset, overrides) first`);
     return this.trainer;
   }

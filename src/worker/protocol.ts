@@ -8,7 +8,7 @@ import type { BaselineResult, Score, TranscriptLine } from '../envs/types';
 import type { GpuProbe } from '../gpu/probe';
 import type { Comparison } from '../rl/compare';
 import type { RewardParts, RewardWeights } from '../rl/reward';
-import type { EvalRecord, Flag, StepMetrics, TrainerSnapshot } from '../rl/trainer';
+import type { EvalRecord, Flag, StepMetrics, TrainerSnapshot } from '../rl/runRecord';
 
 // ---- metrics columns ----
 

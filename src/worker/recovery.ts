@@ -3,7 +3,8 @@
 // step that fails on a lost device rebuilds the backend and the Trainer from it.
 import type { Backend } from '../backend';
 import type { Environment } from '../envs/types';
-import { Trainer, type TrainerSnapshot } from '../rl/trainer';
+import { Trainer } from '../rl/trainer';
+import { type TrainerSnapshot } from '../rl/runRecord';
 import { trainableSlot, type WarmStarts } from '../rl/warmStart';
 
 /** Recoveries in a row (without a clean step between) before the run gives up with an error. */

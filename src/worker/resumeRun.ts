@@ -6,7 +6,7 @@
 import { InputError, quote } from '../errors';
 import type { AdamWState } from '../model/optimizer';
 import { betterEval } from '../rl/pareto';
-import type { EvalRecord, TrainerSnapshot } from '../rl/trainer';
+import type { EvalRecord, TrainerSnapshot } from '../rl/runRecord';
 import { evals as evalList, flags as flagList, LAMBDA_TOK_MAX, RunFileError, step as stepCount, finite } from '../store/runSchema';
 import type { ResumeState } from './protocol';
 

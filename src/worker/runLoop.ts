@@ -3,7 +3,8 @@
 // minibatch; a lost device is recovered from (by the host) and the step taken again.
 import { DivergenceWatch } from '../rl/faults';
 import { rewardWeights, type RewardWeights } from '../rl/reward';
-import type { EvalRecord, StepMetrics, Trainer } from '../rl/trainer';
+import type { EvalRecord, StepMetrics } from '../rl/runRecord';
+import type { Trainer } from '../rl/trainer';
 import type { RunStatus } from './protocol';
 import { MAX_RECOVERIES } from './recovery';
 import type { TelemetryBatcher } from './telemetry';

@@ -2,7 +2,7 @@
 // go out as one message (the Float64Array transferred) at most every
 // `intervalMs`; rare events (eval, status, flag) flush pending rows first so
 // the page sees everything in order.
-import type { StepMetrics } from '../rl/trainer';
+import type { StepMetrics } from '../rl/runRecord';
 import { METRIC_NAMES, metricsRow, type EvalEvent, type FlagEvent, type StatusEvent, type TelemetryEvent } from './protocol';
 
 /** The part of a MessagePort (DOM or node:worker_threads) telemetry needs. */

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { createRelay } from '../../src/envs/relay';
-import { PopulationTrainer } from '../../src/rl/populationTrainer';
+import { Trainer } from '../../src/rl/trainer';
 import { loneRuns, memberConfigs, populationRun, type RunTrace } from '../model/populationStepCase';
 import { noGpu, theGpu } from './device';
 import { expectClose } from './parity';
@@ -56,11 +56,11 @@ describe.skipIf(noGpu)('a stacked population on WebGPU', () => {
 
   it('a whole population step (rollout, update, eval) records as many dispatches and submissions at K = 16 as at K = 1', async () => {
     const counts = async (K: number) => {
-      const b = theGpu(), t = new PopulationTrainer(b, createRelay({}), memberConfigs(Array.from({ length: K }, (_, k) => ({ seed: 10 + k }))));
-      await t.step(); // warm: pipelines and buffers
+      const b = theGpu(), t = new Trainer(b, createRelay({}), memberConfigs(Array.from({ length: K }, (_, k) => ({ seed: 10 + k }))));
+      await t.stepAll(); // warm: pipelines and buffers
       const before = { ...b.counters };
-      await t.step();
-      await t.evaluate();
+      await t.stepAll();
+      await t.evaluateAll();
       const after = b.counters;
       t.destroy();
       return { dispatches: after.dispatches - before.dispatches, submissions: after.submissions - before.submissions, readbacks: after.readbacks - before.readbacks };

@@ -36,7 +36,7 @@ describe('a stacked population on the CPU backend', () => {
     expect(other.metrics[1][0].tokens).toBe(same.metrics[1][0].tokens); // same rollout, only the reward moved
     for (const k of [0, 2]) { expect(other.metrics[k]).toEqual(same.metrics[k]); expect(other.weights[k]).toEqual(same.weights[k]); }
     // a live change of lr and lambda_tok to member 1 at step 1
-    const live = await populationRun(b, base, 2, (s, t) => { if (s === 1) t.setHyperparams(1, { lambdaTok: 0.9, lr: 2 ** -6 }); });
+    const live = await populationRun(b, base, 2, (s, t) => { if (s === 1) t.setHyperparams({ lambdaTok: 0.9, lr: 2 ** -6 }, 1); });
     expect(live.metrics[1][1].lambda_tok).toBe(0.9);
     expect(live.weights[1]).not.toEqual(same.weights[1]);
     for (const k of [0, 2]) { expect(live.metrics[k]).toEqual(same.metrics[k]); expect(live.evals[k]).toEqual(same.evals[k]); expect(live.weights[k]).toEqual(same.weights[k]); }
@@ -47,17 +47,17 @@ describe('a stacked population on the CPU backend', () => {
   });
 
   it('refuses members that cannot stack, naming the field; a shared field changes for all members or none', async () => {
-    const { PopulationTrainer } = await import('../../src/rl/populationTrainer');
+    const { Trainer } = await import('../../src/rl/trainer');
     const { createRelay } = await import('../../src/envs/relay');
     const b = new CpuBackend();
-    expect(() => new PopulationTrainer(b, createRelay({}), memberConfigs([{}, { groupSize: 4 }])))
+    expect(() => new Trainer(b, createRelay({}), memberConfigs([{}, { groupSize: 4 }])))
       .toThrow(/members 0 and 1 differ in groupSize \(3 vs 4\), and it fixes the shape/);
-    expect(() => new PopulationTrainer(b, createRelay({}), memberConfigs([{}, { epsHigh: 0.3 }])))
+    expect(() => new Trainer(b, createRelay({}), memberConfigs([{}, { epsHigh: 0.3 }])))
       .toThrow(/differ in epsHigh .* the stacked kernels take one value for every member/);
-    const t = new PopulationTrainer(b, createRelay({}), memberConfigs([{ seed: 1 }, { seed: 2 }]));
-    expect(() => t.setHyperparams(0, { temperature: 0.5 })).toThrow(/temperature: one value for every member/);
-    expect(() => t.setHyperparams(2, { lambdaTok: 0.5 })).toThrow(/member 2 does not exist/);
-    t.setHyperparams(null, { temperature: 0.5 });
+    const t = new Trainer(b, createRelay({}), memberConfigs([{ seed: 1 }, { seed: 2 }]));
+    expect(() => t.setHyperparams({ temperature: 0.5 }, 0)).toThrow(/temperature for member 0: one value for every member/);
+    expect(() => t.setHyperparams({ lambdaTok: 0.5 }, 2)).toThrow(/member 2 does not exist/);
+    t.setHyperparams({ temperature: 0.5 }, null);
     expect(t.members.map((m) => m.config.temperature)).toEqual([0.5, 0.5]);
     t.destroy();
   });

@@ -1,12 +1,13 @@
-// A population step's check: K members trained in lock step by the PopulationTrainer
+// A population step's check: K members trained in lock step by the Trainer
 // (one GPT of K members) against K lone Trainers (the oracle: today's Trainer, one
 // run at a time), on the relay env with a tiny model at odd sizes. Each lone run
 // starts from the member's own init, so only the stacking can make them differ.
 import type { Backend } from '../../src/backend';
 import { validateConfig, type RunConfig } from '../../src/config';
 import { createRelay } from '../../src/envs/relay';
-import { PopulationTrainer } from '../../src/rl/populationTrainer';
-import { Trainer, type EvalRecord, type StepMetrics } from '../../src/rl/trainer';
+
+import { Trainer } from '../../src/rl/trainer';
+import { type EvalRecord, type StepMetrics } from '../../src/rl/runRecord';
 
 // odd widths (C 12 over 3 heads), 3 prompts x 3 episodes, 2 minibatches of unequal episode counts. Learning rates are
 // powers of 2: the stacked optimizer reads each member's lr from an f32 tensor (as the GPU's uniform holds a lone run's),
@@ -29,15 +30,15 @@ export interface RunTrace { metrics: Record<string, number>[][]; evals: EvalReco
 
 /** `steps` steps then an eval, every member at once; `between(step, trainer)` runs before each step (live changes). */
 export async function populationRun(b: Backend, configs: RunConfig[], steps: number,
-  between: (step: number, t: PopulationTrainer) => void = () => {}): Promise<RunTrace> {
-  const t = new PopulationTrainer(b, createRelay({}), configs);
+  between: (step: number, t: Trainer) => void = () => {}): Promise<RunTrace> {
+  const t = new Trainer(b, createRelay({}), configs);
   const metrics: Record<string, number>[][] = configs.map(() => []);
   for (let s = 0; s < steps; s++) {
     between(s, t);
-    (await t.step()).forEach((m, k) => metrics[k].push(untimed(m)));
+    (await t.stepAll()).forEach((m, k) => metrics[k].push(untimed(m)));
   }
-  await t.evaluate();
-  const weights = await Promise.all(configs.map((_, k) => t.readWeights(k, 'last')));
+  await t.evaluateAll();
+  const weights = await Promise.all(configs.map((_, k) => t.readWeights('last', k)));
   const evals = t.members.map((m) => m.evals);
   t.destroy();
   return { metrics, evals, weights };

@@ -1,6 +1,6 @@
 // trainer.ts sequencesToBatch: the prediction-space layout, arrays written out by hand.
 import { describe, expect, it } from 'vitest';
-import { sequencesToBatch } from '../../src/rl/trainer';
+import { sequencesToBatch } from '../../src/rl/stepBatch';
 import type { Sequence } from '../../src/rl/rollout';
 
 const S = (episode: number, context: number[], generated: number[], logp: number[], message = true): Sequence =>

@@ -6,7 +6,6 @@ import { describe, expect, it } from 'vitest';
 import { validateConfig, type RunConfig } from '../../src/config';
 import { createRelay } from '../../src/envs/relay';
 import { CpuBackend } from '../../src/reference/cpuBackend';
-import { PopulationTrainer } from '../../src/rl/populationTrainer';
 import { Trainer } from '../../src/rl/trainer';
 import { memberConfigs, untimed } from '../model/populationStepCase';
 
@@ -36,11 +35,11 @@ describe('chunked rollouts on the CPU reference', () => {
 
   it('a stacked population: chunks that split a member\'s rows equal the rollout in one go', async () => {
     const run = async (rows: number) => {
-      const t = new PopulationTrainer(new CpuBackend(), createRelay({}), memberConfigs([{ seed: 1, lambdaTok: 0.05 }, { seed: 2, lambdaTok: 0.3 }]));
+      const t = new Trainer(new CpuBackend(), createRelay({}), memberConfigs([{ seed: 1, lambdaTok: 0.05 }, { seed: 2, lambdaTok: 0.3 }]));
       t.rolloutRows = rows;
-      const metrics = (await t.step()).map(untimed);
-      const evals = await t.evaluate();
-      const weights = await Promise.all([0, 1].map((k) => t.readWeights(k, 'last')));
+      const metrics = (await t.stepAll()).map(untimed);
+      const evals = await t.evaluateAll();
+      const weights = await Promise.all([0, 1].map((k) => t.readWeights('last', k)));
       t.destroy();
       return { metrics, evals, weights };
     };

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { judgeClean, judgeNoisy, noisyOptimum, robustnessCells } from '../../src/rl/robustness';
 import { robustnessMarkdown, type CellResult } from '../../src/cli/commands/robustness';
 import { findPreset, presetConfig } from '../../src/envs/presets';
-import type { EvalRecord } from '../../src/rl/trainer';
+import type { EvalRecord } from '../../src/rl/runRecord';
 
 const evalOf = (over: Partial<EvalRecord>): EvalRecord => ({ step: 80, accuracy: 1, tokens: 1, turns: 2, lambdaTok: 0.1, reward: 0, ...over } as EvalRecord);
 

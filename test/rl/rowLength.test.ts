@@ -7,7 +7,7 @@ import { paramSpecs } from '../../src/model/params';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { PolicyObjective, type ObjectiveConfig } from '../../src/rl/objective';
 import { Generator, rollout, type Sequence } from '../../src/rl/rollout';
-import { rowLength, sequencesToBatch } from '../../src/rl/trainer';
+import { rowLength, sequencesToBatch } from '../../src/rl/stepBatch';
 import { Rng } from '../gpu/random';
 
 const seq = (n: number): Sequence => ({ context: new Array(n - 1).fill(1), generated: [2] } as unknown as Sequence);

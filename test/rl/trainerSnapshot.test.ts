@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config';
 import { createRelay, type RelayState, type RelayTask } from '../../src/envs/relay';
 import { CpuBackend } from '../../src/reference/cpuBackend';
-import { Trainer, type StepMetrics } from '../../src/rl/trainer';
+import { Trainer } from '../../src/rl/trainer';
+import { type StepMetrics } from '../../src/rl/runRecord';
 
 const TINY = { promptsPerStep: 2, groupSize: 3, minibatches: 2, evalEpisodes: 8, nLayer: 1, nHead: 2, nEmbd: 16 };
 const make = (extra: Record<string, unknown> = {}) =>

@@ -11,7 +11,7 @@ import { GPT } from '../../src/model/gpt';
 import { initParams } from '../../src/model/params';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { modelConfigFor, pretrain, PRETRAIN_DEFAULTS } from '../../src/rl/pretrain';
-import { slotNames } from '../../src/rl/trainer';
+import { slotNames } from '../../src/rl/slots';
 import { CAP_FACTOR, CHECK_EPISODES, CHECK_SEED, checkWarmStart, greedyAccuracy, pretrainSlot, repertoireShortfalls, warmStarts } from '../../src/rl/warmStart';
 
 const TINY = { nLayer: 1, nHead: 2, nEmbd: 16, digits: 2 };

@@ -5,7 +5,7 @@ import { checkLiveChange, validateConfig, type RunConfig } from '../../src/confi
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import type { GpuProbe } from '../../src/gpu/probe';
 import { betterEval } from '../../src/rl/pareto';
-import type { EvalRecord } from '../../src/rl/trainer';
+import type { EvalRecord } from '../../src/rl/runRecord';
 import { METRIC_NAMES, type ResumeExport, type ResumeState, type TelemetryEvent, type TrainerState, type TrainerWorkerApi } from '../../src/worker/protocol';
 import type { TrainerClient } from '../../src/store/types';
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunConfig } from '../../src/config';
 import { CpuBackend } from '../../src/reference/cpuBackend';
-import type { StepMetrics } from '../../src/rl/trainer';
+import type { StepMetrics } from '../../src/rl/runRecord';
 import type { ResumeExport } from '../../src/worker/protocol';
 import { TrainerApi } from '../../src/worker/trainerApi';
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { RunConfig } from '../../src/config';
 import { readCheckpoint } from '../../src/model/checkpoint';
 import { CpuBackend } from '../../src/reference/cpuBackend';
-import type { StepMetrics } from '../../src/rl/trainer';
+import type { StepMetrics } from '../../src/rl/runRecord';
 import {
   decodeMetrics, dispatchTelemetry, isTelemetryEvent, METRIC_INDEX, METRIC_NAMES,
   type MetricsEvent, type TelemetryEvent,

@@ -8,7 +8,7 @@ import { availableParallelism } from 'node:os';
 import type { Backend } from '../../backend';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
-import { PopulationTrainer } from '../../rl/populationTrainer';
+import { Trainer } from '../../rl/trainer';
 import type { RunConfig } from '../../config';
 import { THREAD_BOOT } from '../memberPool';
 import { log } from '../io';
@@ -41,13 +41,13 @@ async function threaded(K: number, reps: number, quick: boolean): Promise<{ ms: 
 /** K members as one stacked population on the device, in lock step (members differ in their seed). */
 async function stacked(b: Counted, K: number, reps: number, quick: boolean): Promise<{ ms: number; flops: number; perStep?: Record<string, number> }> {
   const configs = Array.from({ length: K }, (_, k) => caseConfig(quick, 1 + k));
-  const t = new PopulationTrainer(b, createEnv(configs[0]), configs);
+  const t = new Trainer(b, createEnv(configs[0]), configs);
   try {
-    await t.step(); // warm: pipelines and buffers
+    await t.stepAll(); // warm: pipelines and buffers
     const before = b.counters ? { ...b.counters } : undefined;
     let flops = 0;
     const t0 = performance.now();
-    for (let i = 0; i < reps; i++) for (const m of await t.step()) flops += m.step_flops;
+    for (let i = 0; i < reps; i++) for (const m of await t.stepAll()) flops += m.step_flops;
     const ms = (performance.now() - t0) / reps;
     const after = b.counters;
     const perStep = before && after ? Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / reps])) : undefined;

@@ -5,7 +5,8 @@
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, loadCheckpoint, log } from '../io';
 import { parseSets, setup, startSlots } from './runSetup';
-import { Trainer, type TrainerSlots } from '../../rl/trainer';
+import { Trainer } from '../../rl/trainer';
+import { type TrainerSlots } from '../../rl/slots';
 import { comparePlayers } from '../../rl/compare';
 import { trainableSlot } from '../../rl/warmStart';
 import { checkpointFit, presetTrainableSlot } from '../../rl/checkpointFit';

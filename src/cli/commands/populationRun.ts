@@ -8,9 +8,10 @@ import { writeCheckpoint } from '../../model/checkpoint';
 import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 import { SkipStreak } from '../../rl/faults';
 import type { MemberChange } from '../../rl/population';
-import { PopulationTrainer } from '../../rl/populationTrainer';
+import { Trainer } from '../../rl/trainer';
 import type { StepPoint } from '../../rl/dualStatic';
-import { slotNames, type EvalRecord } from '../../rl/trainer';
+import { slotNames } from '../../rl/slots';
+import { type EvalRecord } from '../../rl/runRecord';
 import type { WarmStarts } from '../../rl/warmStart';
 import { log as say, writeAtomic } from '../io';
 import type { RunSetup } from './runSetup';
@@ -27,7 +28,7 @@ const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]
 export async function trainStacked(backend: Backend, members: StackedMember[], changes: MemberChange[]): Promise<(TrainResult | { fault: string })[]> {
   const t0 = performance.now(), s0 = members[0].s, K = members.length;
   const slot = slotNames(s0.env)[0];
-  const trainer = new PopulationTrainer(backend, s0.env, members.map((m) => m.s.config), members.map((m) => m.warm.slots[slot].weights));
+  const trainer = new Trainer(backend, s0.env, members.map((m) => m.s.config), members.map((m) => m.warm.slots[slot].weights));
   const histories: StepPoint[][] = members.map(() => []);
   const applied: MemberChange[][] = members.map(() => []);
   const faults: (string | null)[] = members.map(() => null);
@@ -43,17 +44,17 @@ export async function trainStacked(backend: Backend, members: StackedMember[], c
       appendFileSync(join(members[k].out, 'evals.jsonl'), JSON.stringify(e) + '\n');
       say(`[${members[k].label}] eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} reward ${e.reward.toFixed(3)}`);
     });
-    const warm = await trainer.evaluate();
+    const warm = await trainer.evaluateAll();
     logEvals(warm);
     const steps = s0.config.steps, updates = Math.min(s0.config.minibatches, s0.config.promptsPerStep * s0.config.groupSize);
     for (let i = 0; i < steps; i++) {
       for (const c of changes.filter((x) => x.step === i)) {
-        trainer.setHyperparams(c.member, c.partial);
+        trainer.setHyperparams(c.partial, c.member);
         for (let k = 0; k < K; k++) if (c.member === null || c.member === k) applied[k].push(c);
         say(`change at step ${i}${c.member === null ? '' : ` (member ${members[c.member].label})`}: ${Object.entries(c.partial).map(([k, v]) => `${k}=${v}`).join(' ')}`);
       }
       const before = trainer.members.map((m) => ({ skipped: m.skippedUpdates, flags: m.flags.length }));
-      const ms = await trainer.step();
+      const ms = await trainer.stepAll();
       ms.forEach((m, k) => {
         const member = trainer.members[k];
         histories[k].push({ step: m.step, tokens: m.tokens, lambdaTok: m.lambda_tok });
@@ -64,9 +65,9 @@ export async function trainStacked(backend: Backend, members: StackedMember[], c
         if (stop && !faults[k]) faults[k] = `train stopped at step ${m.step + 1}: ${stop}. Lower lr or the temperature; the metrics so far are in ${members[k].out}`;
       });
       if ((i + 1) % 10 === 0) say(`population step ${i + 1}/${steps}: ${ms.map((m, k) => `${members[k].label} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)}`).join('; ')}`);
-      if ((i + 1) % s0.config.evalEvery === 0 && i + 1 < steps) logEvals(await trainer.evaluate());
+      if ((i + 1) % s0.config.evalEvery === 0 && i + 1 < steps) logEvals(await trainer.evaluateAll());
     }
-    const final = steps > 0 ? await trainer.evaluate() : warm;
+    const final = steps > 0 ? await trainer.evaluateAll() : warm;
     if (steps > 0) logEvals(final);
     const wallSeconds = Math.round((performance.now() - t0) / 100) / 10;
     const results: (TrainResult | { fault: string })[] = [];
@@ -75,7 +76,7 @@ export async function trainStacked(backend: Backend, members: StackedMember[], c
       if (fault) { results.push({ fault }); continue; }
       const extras = { ...envRecord(m.s.config, presetTrainableSlot(m.s.preset)), preset: m.s.preset.name, run_config: JSON.stringify(m.s.config) };
       const ck = async (which: 'last' | 'best', step: number) => writeCheckpoint({
-        config: trainer.model.config, weights: await trainer.readWeights(k, which), vocab: [...m.s.env.vocab], extras: { ...extras, step: String(step) },
+        config: trainer.model.config, weights: await trainer.readWeights(which, k), vocab: [...m.s.env.vocab], extras: { ...extras, step: String(step) },
       });
       writeAtomic(join(m.out, 'last.safetensors'), await ck('last', trainer.stepCount));
       writeAtomic(join(m.out, 'best.safetensors'), await ck('best', member.bestEval?.step ?? 0));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { InputError } from '../../errors';
-import type { EvalRecord } from '../../rl/trainer';
+import type { EvalRecord } from '../../rl/runRecord';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
 import { parseFlags, type FlagSpec } from '../args';
 import { log, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
