@@ -69,13 +69,13 @@ export class AdamW {
     return { m: Float32Array.from(m), v: Float32Array.from(v), step: this.step };
   }
 
-  /** Puts a state read from an AdamW over the same model back; throws naming what does not fit. */
-  writeState(s: AdamWState): void {
-    const n = this.model.K * this.model.numParams;
+  /** Puts a state read from an AdamW over the same model back (with `member`, that member's share); throws naming what does not fit. */
+  writeState(s: AdamWState, member?: number): void {
+    const N = this.model.numParams, [at, n] = member === undefined ? [0, this.model.K * N] : [member * N, N];
     if (s.m.length !== n || s.v.length !== n) throw new Error(`optimizer state: m has ${s.m.length} and v ${s.v.length} values; this model has ${n} parameters`);
     if (!Number.isInteger(s.step) || s.step < 0) throw new Error(`optimizer state: step must be an integer >= 0; got ${s.step}`);
-    this.backend.write(this.m, s.m);
-    this.backend.write(this.v, s.v);
+    this.backend.write(this.m, s.m, at);
+    this.backend.write(this.v, s.v, at);
     this.step = s.step;
   }
 

@@ -170,22 +170,37 @@ export class Trainer<Task = unknown, State = unknown> {
    * throws an InputError naming the member and field, and changes nothing.
    */
   setHyperparams(partial: Partial<RunConfig>, member: number | null = null): void {
-    checkLiveChange(Object.keys(partial));
-    const which = member === null ? [...this.members.keys()] : [this.members.indexOf(this.member(member))];
-    const next = this.members.map((m, k) => (which.includes(k) ? validateConfig(partial as Record<string, unknown>, m.config) : m.config));
-    if (this.K > 1) {
-      const shared = Object.keys(partial).filter((key) => !MEMBER_FIELDS.has(key as keyof RunConfig));
-      if (member !== null && shared.length) throw new InputError(`${shared.join(', ')} for member ${member}: one value for every member of a population; change it for all members`);
-      const reason = stackRefusal(next, this.env);
-      if (reason) throw new InputError(`${Object.keys(partial).join(', ')}${member === null ? ' for every member' : ` for member ${member}`}: refused, ${reason}`);
-    }
-    for (const k of which) {
-      const m = this.members[k];
-      if (partial.lambdaTok !== undefined) m.lambdaTok = next[k].lambdaTok;
+    if (member !== null) this.member(member);
+    this.setMemberChanges(this.members.map((_, k) => (member === null || k === member ? partial : {})));
+  }
+
+  /** Each member's change at once (`partials[k]` to member k), checked whole before any applies. */
+  setMemberChanges(partials: readonly Partial<RunConfig>[]): void {
+    const next = this.plannedConfigs(partials);
+    this.members.forEach((m, k) => {
+      if (partials[k].lambdaTok !== undefined) m.lambdaTok = next[k].lambdaTok;
       m.config = next[k];
-    }
+    });
     const c0 = this.members[0].config;
     this.opt.config = { ...this.opt.config, lr: c0.lr, gradClip: c0.gradClip }; // K > 1: each member's lr goes in memberLr
+  }
+
+  /** The members' configs after these changes, or an InputError naming the member and field that cannot change so. */
+  plannedConfigs(partials: readonly Partial<RunConfig>[]): RunConfig[] {
+    if (partials.length !== this.K) throw new Error(`a population of ${this.K} members got ${partials.length} changes`);
+    partials.forEach((p) => checkLiveChange(Object.keys(p)));
+    const next = this.members.map((m, k) => (Object.keys(partials[k]).length ? validateConfig(partials[k] as Record<string, unknown>, m.config) : m.config));
+    if (this.K > 1) {
+      const changed = partials.map((p, k) => (Object.keys(p).length ? k : -1)).filter((k) => k >= 0);
+      const all = changed.length === this.K, who = all ? 'for every member' : `for member ${changed.join(', ')}`;
+      if (!all) {
+        const shared = [...new Set(changed.flatMap((k) => Object.keys(partials[k])))].filter((key) => !MEMBER_FIELDS.has(key as keyof RunConfig));
+        if (shared.length) throw new InputError(`${shared.join(', ')} ${who}: one value for every member of a population; change it for all members`);
+      }
+      const reason = stackRefusal(next, this.env);
+      if (reason) throw new InputError(`${[...new Set(changed.flatMap((k) => Object.keys(partials[k])))].join(', ')} ${who}: refused, ${reason}`);
+    }
+    return next;
   }
 
   /** Runs each member's tasks (member-major, the same count each) in one rollout. */
@@ -362,19 +377,25 @@ export class Trainer<Task = unknown, State = unknown> {
     return snap;
   }
 
-  /** Puts a snapshot's weights and counters in this lone run's Trainer (built for the same model); the snapshot is copied, not kept. */
-  restore(s: TrainerSnapshot): void {
-    if (this.K > 1) throw new Error(`restore: a population of ${this.K} members resumes each member from its own snapshot`);
-    const n = this.model.numParams, m = this.members[0];
+  /**
+   * Puts a snapshot's weights and counters into member `member` (built for the same model); the snapshot is copied,
+   * not kept. A population's members are restored one by one, all to the same step (they step in lock step).
+   */
+  restore(s: TrainerSnapshot, member = 0): void {
+    const n = this.model.numParams, m = this.member(member), b = this.backend, at = member * n;
     if (s.weights.length !== n) throw new Error(`restore: the snapshot has ${s.weights.length} weights; this model has ${n}`);
     if (s.reference && s.reference.length !== n) throw new Error(`restore: the snapshot's reference has ${s.reference.length} weights; this model has ${n}`);
+    if (this.K > 1 && member > 0 && s.step !== this.stepCount) throw new Error(`restore: member ${member}'s snapshot is of step ${s.step}, the population's of step ${this.stepCount}`);
     // the optimizer first: a state that does not fit throws before anything changed
-    this.opt.writeState(s.optimizer ?? { m: new Float32Array(n), v: new Float32Array(n), step: 0 });
-    this.backend.write(this.model.params, s.weights);
-    if (this.ref) { this.backend.free(this.ref); this.ref = null; }
-    if (s.reference) { this.ref = this.backend.alloc(n); this.backend.write(this.ref, s.reference); }
+    this.opt.writeState(s.optimizer ?? { m: new Float32Array(n), v: new Float32Array(n), step: 0 }, this.K === 1 ? undefined : member);
+    b.write(this.model.params, s.weights, at);
+    if (this.K === 1 && this.ref) { b.free(this.ref); this.ref = null; }
+    if (s.reference) {
+      if (!this.ref) { this.ref = b.alloc(this.K * n); b.copy(this.ref, this.model.params); } // the other members' restores write theirs
+      b.write(this.ref, s.reference, at);
+    }
     m.config = { ...s.config };
-    this.opt.config = { ...this.opt.config, lr: s.config.lr, gradClip: s.config.gradClip };
+    if (member === 0) this.opt.config = { ...this.opt.config, lr: s.config.lr, gradClip: s.config.gradClip };
     this.stepCount = s.step;
     m.evals.length = 0;
     for (const e of s.evals) m.evals.push({ ...e }); // a loop: spreading 10^5 arguments overflows the stack
@@ -384,6 +405,13 @@ export class Trainer<Task = unknown, State = unknown> {
     m.flags.length = 0;
     for (const f of s.flags) m.flags.push({ ...f });
     m.skippedUpdates = s.skippedUpdates;
+  }
+
+  /** Member k's weights from `w` (the best eval's, a kept eval's): training goes on from them. */
+  writeWeights(w: Float32Array, k = 0): void {
+    this.member(k);
+    if (w.length !== this.model.numParams) throw new Error(`writeWeights: ${w.length} weights for a model of ${this.model.numParams}`);
+    this.backend.write(this.model.params, w, k * this.model.numParams);
   }
 
   destroy(): void {

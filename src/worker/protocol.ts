@@ -256,9 +256,13 @@ export interface StepAnatomy {
   ratioNote: string;
 }
 
-/** What the trainer worker exposes. Every argument and result is structured-clonable. */
+/**
+ * What the trainer worker exposes. Every argument and result is structured-clonable. A run is K >= 1 members
+ * (init with a list of overrides: one member each); a call about one member's run takes its run id (absent:
+ * member 0), and the answers that are one TrainerState are that member's.
+ */
 export interface TrainerWorkerApi {
-  init(presetName: string, overrides?: Partial<RunConfig>, options?: InitOptions): Promise<TrainerState>;
+  init(presetName: string, overrides?: Partial<RunConfig> | Partial<RunConfig>[], options?: InitOptions): Promise<TrainerState>;
   /** Starts the step loop and returns at once; it runs until paused, an error, divergence, or config.steps. */
   start(): Promise<TrainerState>;
   /** Stops the loop after the step in flight; resolves once it has stopped. */
@@ -266,9 +270,12 @@ export interface TrainerWorkerApi {
   /** n steps now (not while running); evaluates at evalEvery boundaries like the loop. */
   step(n?: number): Promise<StepMetrics[]>;
   reset(): Promise<TrainerState>;
-  setHyperparams(partial: Partial<RunConfig>): Promise<TrainerState>;
+  /** A live change from the next step, to run `runId`'s member or to every member (absent or null); refused whole, naming member and field. */
+  setHyperparams(partial: Partial<RunConfig>, runId?: string | null): Promise<TrainerState>;
   evaluate(): Promise<EvalRecord>;
   getState(): Promise<TrainerState>;
+  /** Every member's state, in member order. */
+  getStates(): Promise<TrainerState[]>;
   exportCheckpoint(which: 'last' | 'best', runId?: string): Promise<Uint8Array>;
   /** The last checkpoint of run `runId` and its resume state (optimizer included), of the same step. */
   exportResume(runId: string): Promise<ResumeExport>;
@@ -281,7 +288,7 @@ export interface TrainerWorkerApi {
    */
   resume(runId: string, last: Uint8Array, best: Uint8Array | null, state: ResumeState | null): Promise<TrainerState>;
   telemetryPort(port: MessagePort): Promise<void>;
-  lastTranscripts(count?: number): Promise<Transcripts>;
+  lastTranscripts(count?: number, runId?: string): Promise<Transcripts>;
   /** Whether this host offers a WebGPU adapter, in words a person can read. */
   probe(): Promise<GpuProbe>;
   /** The backend the next init() builds (a run on another backend is ended). */
@@ -289,9 +296,9 @@ export interface TrainerWorkerApi {
   /** Group `group` of the last step: rewards, advantages, ratios at the current weights, clipping, losses. */
   stepAnatomy(group: number): Promise<StepAnatomy>;
   /** Puts the weights of the best eval back into the run (it goes on from them). */
-  restoreBest(): Promise<TrainerState>;
+  restoreBest(runId?: string): Promise<TrainerState>;
   /** Puts back the weights of the eval at `step` (one a "best" rule can pick: the frontier or the highest reward). */
-  restoreEval(step: number): Promise<TrainerState>;
+  restoreEval(step: number, runId?: string): Promise<TrainerState>;
   /** AgentPO runs: the Actor alone / with the untrained / with the trained (best) Collaborator on the held-out set. */
   compare(): Promise<Comparison>;
 }

@@ -1,6 +1,9 @@
 // The worker's step loop: steps under the API's lock until a count, a pause, an
 // error, divergence or the run's end; a pause ends the step at its next
 // minibatch; a lost device is recovered from (by the host) and the step taken again.
+// A run is K >= 1 members stepping together: each member's metrics, evals and flags go
+// out under its own run id, and each has its own divergence watch (the first to trip
+// pauses the run, named).
 import { DivergenceWatch } from '../rl/faults';
 import { rewardWeights, type RewardWeights } from '../rl/reward';
 import type { EvalRecord, StepMetrics } from '../rl/runRecord';
@@ -20,7 +23,8 @@ export interface LoopHost {
   readonly telemetry: TelemetryBatcher;
   /** The run's Trainer now (a recovery replaces it). */
   trainer(): Trainer;
-  runId(): string;
+  /** Each member's run id. */
+  runIds(): string[];
   status(): RunStatus;
   setStatus(status: RunStatus, message?: string): void;
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
@@ -28,7 +32,7 @@ export interface LoopHost {
   applyPending(t: Trainer): void;
   /** The reward weights a step used (the step's anatomy reads them). */
   stepWeights(w: RewardWeights): void;
-  runEval(): Promise<EvalRecord>;
+  runEval(): Promise<EvalRecord[]>;
   sendNewFlags(): void;
   lostDevice(): Promise<boolean>;
   /** A new backend and Trainer after a lost device (called under the lock). */
@@ -41,7 +45,8 @@ export class RunLoop {
   private current: Promise<LoopResult> | null = null;
   private stopRequested = false;
   private recoveriesInARow = 0;
-  readonly divergence = new DivergenceWatch();
+  /** Each member's watch (a recovery or a new run starts them afresh). */
+  private watches: DivergenceWatch[] = [];
 
   constructor(private readonly host: LoopHost) {}
 
@@ -49,13 +54,13 @@ export class RunLoop {
 
   /** A new run (or a recovered one): no divergence streak, no recoveries counted. */
   reset(): void {
-    this.divergence.reset();
+    this.watches = [];
     this.recoveriesInARow = 0;
   }
 
   /** Runs until config.steps (or a pause) in the background. */
   start(): void {
-    this.divergence.reset();
+    this.watches = [];
     const loop = this.runSteps(Infinity, true);
     this.current = loop;
     void loop.then(() => { if (this.current === loop) this.current = null; });
@@ -63,7 +68,7 @@ export class RunLoop {
 
   /** Runs `n` steps (fewer on a pause or divergence); rejects with the loop's error. */
   async steps(n: number): Promise<StepMetrics[]> {
-    this.divergence.reset();
+    this.watches = [];
     const loop = this.runSteps(n, false);
     this.current = loop;
     try {
@@ -102,18 +107,19 @@ export class RunLoop {
           this.recoveriesInARow++;
           await h.exclusive(async () => {
             await h.recover(e);
-            this.divergence.reset();
+            this.watches = [];
           });
           i--; // the step is taken again
           continue;
         }
-        if (this.divergence.tripped) break;
+        if (this.tripped() >= 0) break;
         await yieldToEventLoop(); // lets pause, setHyperparams and getState in
       }
-      const t = h.trainer();
-      if (this.divergence.tripped) {
-        const message = `paused: ${this.divergence.streak} consecutive updates were skipped (non-finite loss or gradient); lower lr or reset()`;
-        t.flags.push({ kind: 'diverged', step: t.stepCount, message });
+      const t = h.trainer(), k = this.tripped();
+      if (k >= 0) {
+        const who = t.K > 1 ? `member ${k} (${h.runIds()[k]}) diverged: ` : '';
+        const message = `paused: ${who}${this.watches[k].streak} consecutive updates were skipped (non-finite loss or gradient); lower ${t.K > 1 ? 'its ' : ''}lr or reset()`;
+        t.members[k].flags.push({ kind: 'diverged', step: t.stepCount, message });
         h.sendNewFlags();
         h.setStatus('paused', message);
       } else if (!this.stopRequested && untilDone && t.stepCount >= t.config.steps) {
@@ -132,26 +138,31 @@ export class RunLoop {
     }
   }
 
-  /** One step under the lock: the warm start's eval first, pending hyperparameters, the step, evals at evalEvery. */
+  /** The first member whose divergence watch tripped (-1: none). */
+  private tripped(): number { return this.watches.findIndex((w) => w.tripped); }
+
+  /** One step under the lock: the warm start's eval first, pending hyperparameters, the step, evals at evalEvery; member 0's metrics. */
   private async oneStep(): Promise<StepMetrics> {
     const h = this.host, t = h.trainer();
     if (t.stepCount === 0 && t.evals.length === 0) await h.runEval(); // the warm start's point on the frontier
     h.applyPending(t);
-    const before = t.skippedUpdates;
+    const before = t.members.map((m) => m.skippedUpdates);
     const weights = rewardWeights(t.config, t.lambdaTok);
-    const t0 = performance.now(), runId = h.runId(), step = t.stepCount;
-    const m = await t.step({
+    const t0 = performance.now(), runIds = h.runIds(), step = t.stepCount;
+    const ms = await t.stepAll({
       // a pause ends the step at its next minibatch (the updates so far are kept), not after all of them
       stopRequested: () => this.stopRequested,
       // progress inside a step, only once it is long (a fast step would flood the port)
-      progress: (done, of) => { if (performance.now() - t0 > STEP_PROGRESS_AFTER_MS) h.telemetry.status({ runId, status: h.status(), within: { step, done, of } }); },
+      progress: (done, of) => {
+        if (performance.now() - t0 > STEP_PROGRESS_AFTER_MS) for (const runId of runIds) h.telemetry.status({ runId, status: h.status(), within: { step, done, of } });
+      },
     });
     h.stepWeights(weights);
-    h.telemetry.metrics(runId, m);
+    ms.forEach((m, k) => h.telemetry.metrics(runIds[k], m));
     h.sendNewFlags();
     const updates = Math.max(1, t.lastStepUpdates);
-    this.divergence.record(t.skippedUpdates - before, updates);
+    t.members.forEach((m, k) => (this.watches[k] ??= new DivergenceWatch()).record(m.skippedUpdates - before[k], updates));
     if (t.stepCount % t.config.evalEvery === 0) await h.runEval();
-    return m;
+    return ms[0];
   }
 }

@@ -1,6 +1,9 @@
 // The trainer behind the worker boundary: one run at a time, driven by the
 // page through comlink (init, start, pause, step, setHyperparams, ...), with
-// telemetry batched on a MessagePort. Independent of the worker's global scope:
+// telemetry batched on a MessagePort. A run is K >= 1 members (a population: one
+// Trainer of K members, stepping together); each member has its own run id, telemetry,
+// live changes, checkpoints, resume state, divergence watch and lost-device resume point,
+// and the calls that concern one run take its run id (absent: member 0). Independent of the worker's global scope:
 // the browser entry (trainer.worker.ts), Node tests and scripts construct it
 // with a backend factory and a warm-start loader. The step loop is runLoop.ts,
 // the lost-device resume recovery.ts, checkpoint checks checkpointImport.ts.
@@ -13,12 +16,13 @@ import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { rewardWeights, type RewardWeights } from '../rl/reward';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
-import { checkGpuBudget, memoryShare } from '../rl/memoryBudget';
+import { checkGpuBudget, checkStackedBudget, memoryShare } from '../rl/memoryBudget';
 import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/slots';
 import { Trainer } from '../rl/trainer';
+import { checkStackable } from '../rl/populationPlan';
 import { type EvalRecord, type StepMetrics } from '../rl/runRecord';
-import { trainableSlot, warmStarts, type WarmStarts } from '../rl/warmStart';
+import { trainableSlot, warmKey, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { comparePlayers, type Comparison } from '../rl/compare';
 import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
@@ -33,7 +37,7 @@ import { importCheckpoint } from './checkpointImport';
 import { Serial } from './serial';
 import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
 import { KeptWeights } from './keptWeights';
-import { lastTranscripts } from './transcripts';
+import { lastTranscripts, type TranscriptSource } from './transcripts';
 import { runCheckpointBytes } from './checkpointBytes';
 
 /** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
@@ -44,6 +48,12 @@ export type GpuProber = () => Promise<GpuProbe>;
 export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
 
 const MAX_STEPS_PER_CALL = 100_000;
+/**
+ * The most members one run holds. Each member's rows and parameters sit side by side in one tensor per kind, so
+ * what bounds K is memory (checked per run against the device's limits, memoryBudget.ts) and the page's
+ * chart (one trail per member); 64 keeps a sweep of every value on a slider's range and a few seeds.
+ */
+export const MAX_MEMBERS = 64;
 const MAX_TRANSCRIPTS = 32;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -58,30 +68,32 @@ export class TrainerApi implements TrainerWorkerApi {
   private trainer: Trainer | null = null;
   private env: Environment | null = null;
   private preset: Preset | null = null;
-  private warm: WarmStart | null = null;
+  private warms: WarmStart[] = []; // each member's
+  private get warm(): WarmStart | null { return this.warms[0] ?? null; }
   private readonly warmCache = new Map<string, WarmStart>();
-  private pending: Partial<RunConfig> = {};
+  private pending: Partial<RunConfig>[] = []; // each member's change for the next step
   private pendingRows = Infinity; // the rollout chunk the pending change needs (memory budget)
   private status: RunStatus = 'idle';
   private message: string | null = null;
-  private runId: string | null = null;
+  private runIds: string[] = []; // each member's
+  private get runId(): string | null { return this.runIds[0] ?? null; }
   private runCounter = 0;
   private readonly lock = new Serial();
-  private flagsSent = 0;
+  private flagsSent: number[] = [];
   private comparison: Comparison | null = null;
   private readonly telemetry = new TelemetryBatcher();
   private readonly runner = new RunLoop({
     telemetry: this.telemetry,
     trainer: () => this.trainer!,
-    runId: () => this.runId!,
+    runIds: () => this.runIds,
     status: () => this.status,
     setStatus: (status, message) => this.setStatus(status, message),
     exclusive: (fn) => this.exclusive(fn),
     applyPending: (t) => {
-      if (Object.keys(this.pending).length === 0) return;
-      t.setHyperparams(this.pending);
+      if (this.pending.every((p) => Object.keys(p).length === 0)) return;
+      t.setMemberChanges(this.pending);
       t.rolloutRows = this.pendingRows;
-      this.pending = {};
+      this.pending = this.pending.map(() => ({}));
     },
     stepWeights: (w) => { this.lastStepWeights = w; },
     runEval: () => this.runEval(),
@@ -90,10 +102,10 @@ export class TrainerApi implements TrainerWorkerApi {
     recover: (cause) => this.recoverFromLostDevice(cause),
   });
   private prefer: BackendPreference = 'auto';
-  private resumePoint: ResumePoint | null = null; // taken at every eval: where a lost device resumes
+  private resumePoints: (ResumePoint | null)[] = []; // each member's, taken at every eval: where a lost device resumes
   private recovery: Recovery | null = null;
   private lastStepWeights: RewardWeights | null = null;
-  private readonly kept = new KeptWeights(); // the evals a "best" rule can pick
+  private kept: KeptWeights[] = []; // each member's evals a "best" rule can pick
 
   constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader,
     private readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' }),
@@ -102,28 +114,35 @@ export class TrainerApi implements TrainerWorkerApi {
 
   // ---- control ----
 
-  async init(presetName: string, overrides: Partial<RunConfig> = {}, options: InitOptions = {}): Promise<TrainerState> {
+  async init(presetName: string, overrides: Partial<RunConfig> | Partial<RunConfig>[] = {}, options: InitOptions = {}): Promise<TrainerState> {
     if (typeof presetName !== 'string') throw new InputError('init: the preset name must be a string');
-    if (typeof overrides !== 'object' || overrides === null || Array.isArray(overrides)) throw new InputError('init: overrides must be an object of config fields');
+    const list = Array.isArray(overrides) ? overrides : [overrides];
+    if (list.length < 1 || list.length > MAX_MEMBERS) throw new InputError(`init: a run has 1 to ${MAX_MEMBERS} members; got ${list.length}`);
+    list.forEach((o, k) => {
+      if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new InputError(`init: ${list.length > 1 ? `member ${k}'s ` : ''}overrides must be an object of config fields`);
+    });
     const preset = findPreset(presetName);
-    const config = presetConfig(preset, overrides as Record<string, unknown>);
+    const configs = list.map((o) => presetConfig(preset, o as Record<string, unknown>)), config = configs[0], K = configs.length;
     const steps = options.warmStartSteps; // undefined: the preset's cap (src/rl/warmStart.ts)
     if (steps !== undefined && (!Number.isInteger(steps) || steps < 1 || steps > 100_000)) throw new InputError(`init: warmStartSteps must be an integer in [1, 100000]; got ${steps}`);
     await this.stopLoop();
     return this.exclusive(async () => {
-      const runId = this.nextRunId();
+      const runIds = configs.map(() => this.nextRunId());
       try {
         const backend = await this.getBackend();
         const env = createEnv(config);
-        this.checkMemory(backend, config, env); // before the warm start: a run that cannot fit starts nothing
-        const warm = await this.warmStartFor(preset, config, env, steps, runId);
-        const trainer = new Trainer(backend, env, config, warm.slots);
-        this.install(trainer, env, preset, warm, runId);
+        if (K > 1) checkStackable(configs, env);
+        this.checkMemory(backend, config, env, K); // before the warm start: a run that cannot fit starts nothing
+        const warms: WarmStart[] = [];
+        for (const c of configs) warms.push(await this.warmStartFor(preset, c, env, steps, runIds[0], K > 1));
+        const trainer = this.newTrainer(backend, env, configs, warms);
+        this.install(trainer, env, preset, warms, runIds);
+        const warm = warms[0], members = K > 1 ? `, ${K} members stepping together (one set of dispatches per step)` : '';
         const chunked = Number.isFinite(trainer.rolloutRows) ? `; rollouts and evals generated ${trainer.rolloutRows} sequences at a time (all at once would not fit this GPU)` : '';
-        this.setStatus('idle', `ready: ${preset.title}; warm start from ${warm.source}${chunked}${warm.notices.length ? `. Notice: ${warm.notices.join('; ')}` : ''}`);
+        this.setStatus('idle', `ready: ${preset.title}${members}; warm start from ${warm.source}${chunked}${warm.notices.length ? `. Notice: ${warm.notices.join('; ')}` : ''}`);
         return this.snapshot();
       } catch (e) {
-        this.telemetry.status({ runId, status: 'error', message: `init failed: ${errorMessage(e)}` });
+        for (const runId of runIds) this.telemetry.status({ runId, status: 'error', message: `init failed: ${errorMessage(e)}` });
         throw e;
       }
     });
@@ -156,45 +175,51 @@ export class TrainerApi implements TrainerWorkerApi {
     const t = this.requireTrainer('reset');
     await this.stopLoop();
     return this.exclusive(async () => {
-      const config = this.effectiveConfig(t);
-      const env = this.env!, warm = this.warm!, preset = this.preset!;
-      const trainer = new Trainer(await this.getBackend(), env, config, warm.slots);
-      this.install(trainer, env, preset, warm, this.nextRunId());
-      this.setStatus('idle', `reset to the warm start (${warm.source})`);
+      const configs = t.members.map((_, k) => this.effectiveConfig(t, k));
+      const env = this.env!, warms = this.warms, preset = this.preset!;
+      const trainer = this.newTrainer(await this.getBackend(), env, configs, warms);
+      this.install(trainer, env, preset, warms, configs.map(() => this.nextRunId()));
+      this.setStatus('idle', `reset to the warm start (${warms[0].source})`);
       return this.snapshot();
     });
   }
 
-  async setHyperparams(partial: Partial<RunConfig>): Promise<TrainerState> {
+  async setHyperparams(partial: Partial<RunConfig>, runId?: string | null): Promise<TrainerState> {
     const t = this.requireTrainer('setHyperparams');
     if (typeof partial !== 'object' || partial === null || Array.isArray(partial)) throw new InputError('setHyperparams expects an object of config fields');
+    const member = runId === undefined || runId === null ? null : this.memberOf('setHyperparams', runId);
     checkLiveChange(Object.keys(partial));
-    const merged = { ...this.pending, ...partial };
-    const next = validateConfig(merged as Record<string, unknown>, t.config); // throws naming the field and its range
+    const merged = this.pending.map((p, k) => (member === null || k === member ? { ...p, ...partial } : p));
+    // throws naming the field and its range, and for a population the member when the stacking rules refuse it
+    const next = t.plannedConfigs(merged);
     // a live change that would not fit is refused now; one that fits in chunks generates in chunks from its step
-    const chunk = this.env && this.backend ? this.checkMemory(await this.backend, next, this.env) : Infinity;
+    const chunk = this.env && this.backend ? this.checkMemory(await this.backend, next[0], this.env, t.K) : Infinity;
     this.pending = merged;
     this.pendingRows = chunk;
-    return this.snapshot();
+    return this.snapshot(member ?? 0);
   }
 
   async evaluate(): Promise<EvalRecord> {
     this.requireTrainer('evaluate');
-    return this.exclusive(() => this.runEval());
+    return (await this.exclusive(() => this.runEval()))[0];
   }
 
   async getState(): Promise<TrainerState> {
     return this.snapshot();
   }
 
+  async getStates(): Promise<TrainerState[]> {
+    return this.runIds.length ? this.runIds.map((_, k) => this.snapshot(k)) : [this.snapshot()];
+  }
+
   async exportCheckpoint(which: 'last' | 'best', runId?: string): Promise<Uint8Array> {
     this.requireTrainer('exportCheckpoint');
     if (which !== 'last' && which !== 'best') throw new InputError(`exportCheckpoint: which must be "last" or "best"; got ${quote(which)}`);
     return this.exclusive(async () => {
-      if (runId !== undefined && runId !== this.runId) throw new InputError(`exportCheckpoint: run ${runId} is no longer in the trainer (it holds ${this.runId})`);
+      const k = runId === undefined ? 0 : this.memberOf('exportCheckpoint', runId);
       const t = this.trainer!;
-      const step = which === 'best' ? (t.bestEval?.step ?? 0) : t.stepCount;
-      const own = this.checkpointBytes(t, await t.readWeights(which), which, step);
+      const step = which === 'best' ? (t.members[k].bestEval?.step ?? 0) : t.stepCount;
+      const own = this.checkpointBytes(t, k, await t.readWeights(which, k), which, step);
       return Comlink.transfer(own, [own.buffer]);
     });
   }
@@ -202,10 +227,9 @@ export class TrainerApi implements TrainerWorkerApi {
   async exportResume(runId: string): Promise<ResumeExport> {
     this.requireTrainer('exportResume');
     return this.exclusive(async () => {
-      if (runId !== this.runId) throw new InputError(`exportResume: run ${quote(runId)} is no longer in the trainer (it holds ${this.runId})`);
-      const t = this.trainer!;
-      const { weights, ...state } = await t.snapshot({ optimizer: true }); // one read: the checkpoint and the state are of one step
-      const checkpoint = this.checkpointBytes(t, weights, 'last', state.step);
+      const k = this.memberOf('exportResume', runId), t = this.trainer!;
+      const { weights, ...state } = await t.snapshot({ optimizer: true, member: k }); // one read: the checkpoint and the state are of one step
+      const checkpoint = this.checkpointBytes(t, k, weights, 'last', state.step);
       const buffers = [checkpoint.buffer, ...(state.optimizer ? [state.optimizer.m.buffer, state.optimizer.v.buffer] : []), ...(state.reference ? [state.reference.buffer] : [])];
       return Comlink.transfer({ checkpoint, state }, buffers as ArrayBuffer[]);
     });
@@ -221,7 +245,7 @@ export class TrainerApi implements TrainerWorkerApi {
       const frozen = slotNames(env).length > 1 ? (await this.warmStartFor(preset, config, env, undefined, this.runId ?? 'load')).slots : null;
       const start = frozen ? { ...frozen, [trainableSlot(frozen)!]: { trainable: true, weights } } : { policy: { trainable: true, weights } };
       const trainer = new Trainer(await this.getBackend(), env, config, frozen ? start : weights);
-      this.install(trainer, env, preset, { slots: start, source: `a loaded checkpoint${step}`, notices: [] }, this.nextRunId());
+      this.install(trainer, env, preset, [{ slots: start, source: `a loaded checkpoint${step}`, notices: [] }], [this.nextRunId()]);
       this.setStatus('idle', `loaded a checkpoint${step}; reset() returns to it${notice ? ` (notice: ${notice})` : ''}`);
       return this.snapshot();
     });
@@ -260,8 +284,8 @@ export class TrainerApi implements TrainerWorkerApi {
         throw new InputError(`resume: ${errorMessage(e)}`);
       }
       const step = checked.snapshot.step;
-      this.install(trainer, env, preset, { slots: slotOf(weights), source: `run ${runId}'s last checkpoint (step ${step})`, notices: [] }, runId);
-      this.resumePoint = await captureResumePoint(trainer, null, bestWeights);
+      this.install(trainer, env, preset, [{ slots: slotOf(weights), source: `run ${runId}'s last checkpoint (step ${step})`, notices: [] }], [runId]);
+      this.resumePoints = [await captureResumePoint(trainer, null, bestWeights)];
       const opt = checked.optimizerNotice ? `the optimizer restarts: ${checked.optimizerNotice}` : 'optimizer state restored';
       this.setStatus('idle', `resumed the run at step ${step} (${opt})${notices.length ? `; notice: ${notices.join('; ')}` : ''}`);
       return this.snapshot();
@@ -270,15 +294,14 @@ export class TrainerApi implements TrainerWorkerApi {
 
   async telemetryPort(port: MessagePort | TelemetryPortLike): Promise<void> {
     this.telemetry.attach(port as TelemetryPortLike);
-    if (this.runId) this.telemetry.status({ runId: this.runId, status: this.status, ...(this.message ? { message: this.message } : {}) });
+    for (const runId of this.runIds) this.telemetry.status({ runId, status: this.status, ...(this.message ? { message: this.message } : {}) });
   }
 
-  async lastTranscripts(count = 4): Promise<Transcripts> {
+  async lastTranscripts(count = 4, runId?: string): Promise<Transcripts> {
     if (!Number.isInteger(count) || count < 1 || count > MAX_TRANSCRIPTS) throw new InputError(`lastTranscripts: count must be an integer in [1, ${MAX_TRANSCRIPTS}]; got ${count}`);
     if (!this.trainer) return { train: null, eval: null };
-    return this.exclusive(async () => {
-      return lastTranscripts(this.trainer!, this.env!, count);
-    });
+    const k = runId === undefined ? 0 : this.memberOf('lastTranscripts', runId);
+    return this.exclusive(async () => lastTranscripts(this.memberSource(k), this.env!, count));
   }
 
   async probe(): Promise<GpuProbe> {
@@ -304,7 +327,8 @@ export class TrainerApi implements TrainerWorkerApi {
   }
 
   async stepAnatomy(group: number): Promise<StepAnatomy> {
-    this.requireTrainer('stepAnatomy');
+    const t0 = this.requireTrainer('stepAnatomy');
+    if (t0.K > 1) throw new InputError(`stepAnatomy: this run is a population of ${t0.K} members stepping together; the anatomy measures a lone run's group (open a member's run alone to see it)`);
     if (!Number.isInteger(group) || group < 0) throw new InputError(`stepAnatomy: group must be an integer >= 0; got ${group}`);
     return this.exclusive(async () => {
       const t = this.trainer!;
@@ -313,34 +337,36 @@ export class TrainerApi implements TrainerWorkerApi {
     });
   }
 
-  async restoreBest(): Promise<TrainerState> {
+  async restoreBest(runId?: string): Promise<TrainerState> {
     const t = this.requireTrainer('restoreBest');
-    if (!t.bestEval) throw new InputError('restoreBest: the run has no eval yet, so there is no best checkpoint');
+    const k = runId === undefined ? 0 : this.memberOf('restoreBest', runId), m = t.members[k];
+    if (!m.bestEval) throw new InputError('restoreBest: the run has no eval yet, so there is no best checkpoint');
     await this.stopLoop();
     return this.exclusive(async () => {
-      const best = t.bestEval!;
-      const last = t.evals[t.evals.length - 1];
+      const best = m.bestEval!;
+      const last = m.evals[m.evals.length - 1];
       if (last === best && t.stepCount === best.step) {
         this.setStatus(this.status, `the weights are already those of the best eval (step ${best.step})`);
-        return this.snapshot();
+        return this.snapshot(k);
       }
-      t.backend.write(t.model.params, await t.readWeights('best'));
-      this.setStatus(this.status, `restored the weights of the best eval (step ${best.step}: accuracy ${best.accuracy.toFixed(3)}, ${best.tokens.toFixed(2)} tokens); training goes on from them`);
-      return this.snapshot();
+      t.writeWeights(await t.readWeights('best', k), k);
+      this.setStatus(this.status, `restored the weights of ${t.K > 1 ? `member ${k}'s` : 'the'} best eval (step ${best.step}: accuracy ${best.accuracy.toFixed(3)}, ${best.tokens.toFixed(2)} tokens); training goes on from them`);
+      return this.snapshot(k);
     });
   }
 
-  async restoreEval(step: number): Promise<TrainerState> {
+  async restoreEval(step: number, runId?: string): Promise<TrainerState> {
     const t = this.requireTrainer('restoreEval');
     if (!Number.isInteger(step) || step < 0) throw new InputError(`restoreEval: step must be an integer >= 0; got ${step}`);
+    const k = runId === undefined ? 0 : this.memberOf('restoreEval', runId);
     await this.stopLoop();
     return this.exclusive(async () => {
-      const rec = t.evals.find((e) => e.step === step);
-      const w = this.kept.get(step);
-      if (!rec || !w) throw new InputError(`restoreEval: the weights of the eval at step ${step} were not kept (kept: ${this.kept.steps().join(', ') || 'none'})`);
-      t.backend.write(t.model.params, w);
+      const rec = t.members[k].evals.find((e) => e.step === step);
+      const w = this.kept[k].get(step);
+      if (!rec || !w) throw new InputError(`restoreEval: the weights of the eval at step ${step} were not kept (kept: ${this.kept[k].steps().join(', ') || 'none'})`);
+      t.writeWeights(w, k);
       this.setStatus(this.status, `restored the weights of the eval at step ${step} (accuracy ${rec.accuracy.toFixed(3)}, ${rec.tokens.toFixed(2)} tokens); training goes on from them`);
-      return this.snapshot();
+      return this.snapshot(k);
     });
   }
 
@@ -369,14 +395,16 @@ export class TrainerApi implements TrainerWorkerApi {
 
   // ---- evals and lost-device recovery (the step loop is in runLoop.ts) ----
 
-  private async runEval(): Promise<EvalRecord> {
+  private async runEval(): Promise<EvalRecord[]> {
     const t = this.trainer!;
-    const rec = await t.evaluate();
-    this.telemetry.eval({ runId: this.runId!, record: rec });
-    await this.kept.update(t.evals, rec, () => t.readWeights('last'));
-    const best = this.warm ? this.warm.slots[trainableSlot(this.warm.slots) ?? '']?.weights : undefined;
-    this.resumePoint = await captureResumePoint(t, this.resumePoint, best ?? await t.readWeights('best'));
-    return rec;
+    const recs = await t.evaluateAll();
+    for (const [k, rec] of recs.entries()) {
+      this.telemetry.eval({ runId: this.runIds[k], record: rec });
+      await this.kept[k].update(t.members[k].evals, rec, () => t.readWeights('last', k));
+      const warm = this.warms[k], best = warm ? warm.slots[trainableSlot(warm.slots) ?? '']?.weights : undefined;
+      this.resumePoints[k] = await captureResumePoint(t, this.resumePoints[k] ?? null, best ?? await t.readWeights('best', k), k);
+    }
+    return recs;
   }
 
   private stopLoop(): Promise<void> {
@@ -394,16 +422,17 @@ export class TrainerApi implements TrainerWorkerApi {
    * warm start before any): the run keeps its id, evals and counters, and goes on from that step.
    */
   private async recoverFromLostDevice(cause: unknown): Promise<void> {
-    const old = this.trainer!, lostAtStep = old.stepCount, r = this.resumePoint;
+    const old = this.trainer!, lostAtStep = old.stepCount, points = old.members.map((_, k) => this.resumePoints[k] ?? null), r = points[0];
     discardLost(old, (await this.backend?.catch(() => null)) ?? null);
     this.backend = null;
-    const trainer = resumeTrainer(await this.getBackend(), this.env!, this.warm!, old.config, r);
+    const trainer = resumeTrainer(await this.getBackend(), this.env!, this.warms, old.members.map((m) => m.config), points);
     trainer.rolloutRows = old.rolloutRows;
     this.trainer = trainer;
-    this.flagsSent = trainer.flags.length;
+    this.flagsSent = trainer.members.map((m) => m.flags.length);
     const step = r?.step ?? 0;
     this.recovery = { step, lostAtStep, reason: errorMessage(cause), count: (this.recovery?.count ?? 0) + 1 };
-    this.setStatus('running', `the GPU device was lost at step ${lostAtStep} (${errorMessage(cause)}); resumed from the checkpoint of step ${step}${r ? ' with its optimizer state' : ' (the warm start)'}`);
+    const whose = trainer.K > 1 ? `every member from its checkpoint of step ${step}` : `from the checkpoint of step ${step}`;
+    this.setStatus('running', `the GPU device was lost at step ${lostAtStep} (${errorMessage(cause)}); resumed ${whose}${r ? ' with its optimizer state' : ' (the warm start)'}`);
   }
 
   // ---- helpers ----
@@ -425,10 +454,31 @@ export class TrainerApi implements TrainerWorkerApi {
    * On WebGPU: the rows a rollout generates at once (Infinity: all; fewer when all would not fit), or throws (naming
    * the setting to lower) when the run does not fit the device even so (memoryBudget.ts). The CPU: Infinity.
    */
-  private checkMemory(backend: Backend, config: RunConfig, env: Environment): number {
+  private checkMemory(backend: Backend, config: RunConfig, env: Environment, K = 1): number {
     if (!(backend instanceof WebGpuBackend)) return Infinity;
     const deviceMemory = (globalThis.navigator as { deviceMemory?: number } | undefined)?.deviceMemory;
+    if (K > 1) { checkStackedBudget(config, modelConfigFor(env, config), K, backend.limits, memoryShare(deviceMemory)); return Infinity; }
     return checkGpuBudget(config, modelConfigFor(env, config), slotNames(env).length, backend.limits, memoryShare(deviceMemory)).chunkRows;
+  }
+
+  /** A lone run from its slots' starts, or a population from each member's warm start. */
+  private newTrainer(backend: Backend, env: Environment, configs: RunConfig[], warms: WarmStart[]): Trainer {
+    if (configs.length === 1) return new Trainer(backend, env, configs[0], warms[0].slots);
+    const slot = slotNames(env)[0];
+    return new Trainer(backend, env, configs, warms.map((w) => w.slots[slot].weights));
+  }
+
+  /** The member that run `runId` is (an InputError naming the runs held when it is none of them). */
+  private memberOf(what: string, runId: string): number {
+    const k = this.runIds.indexOf(runId);
+    if (k < 0) throw new InputError(`${what}: run ${quote(String(runId))} is no longer in the trainer (it holds ${this.runIds.join(', ') || 'none'})`);
+    return k;
+  }
+
+  /** Member k's share of the run, as transcripts read it. */
+  private memberSource(k: number): TranscriptSource {
+    const t = this.trainer!, m = t.members[k];
+    return { lastRollout: m.lastRollout, lastEval: m.lastEval, config: m.config, stepCount: t.stepCount, evals: m.evals };
   }
 
   private requireTrainer(what: string): Trainer {
@@ -440,7 +490,7 @@ export class TrainerApi implements TrainerWorkerApi {
     return `run-${++this.runCounter}-${Math.floor(Math.random() * 0x7fffffff).toString(36)}`;
   }
 
-  private install(trainer: Trainer, env: Environment, preset: Preset, warm: WarmStart, runId: string): void {
+  private install(trainer: Trainer, env: Environment, preset: Preset, warms: WarmStart[], runIds: string[]): void {
     try {
       trainer.rolloutRows = this.checkMemory(trainer.backend, trainer.config, env); // generated in chunks when all rows at once would not fit
     } catch { /* a run over budget even in chunks was refused by init; a loaded or resumed one keeps its rows as they are */ }
@@ -449,41 +499,44 @@ export class TrainerApi implements TrainerWorkerApi {
     this.trainer = trainer;
     this.env = env;
     this.preset = preset;
-    this.warm = warm;
-    this.runId = runId;
-    this.pending = {};
-    this.flagsSent = 0;
+    this.warms = warms;
+    this.runIds = runIds;
+    this.pending = runIds.map(() => ({}));
+    this.flagsSent = runIds.map(() => 0);
     this.comparison = null;
     this.runner.reset();
-    this.resumePoint = null;
+    this.resumePoints = runIds.map(() => null);
     this.recovery = null;
     this.lastStepWeights = null;
-    this.kept.clear();
+    this.kept = runIds.map(() => new KeptWeights());
   }
 
-  private effectiveConfig(t: Trainer): RunConfig {
-    return Object.keys(this.pending).length ? validateConfig(this.pending as Record<string, unknown>, t.config) : t.config;
+  private effectiveConfig(t: Trainer, k = 0): RunConfig {
+    const p = this.pending[k] ?? {}, c = t.members[k].config;
+    return Object.keys(p).length ? validateConfig(p as Record<string, unknown>, c) : c;
   }
 
   private setStatus(status: RunStatus, message?: string): void {
     this.status = status;
     this.message = message ?? null;
-    if (this.runId) this.telemetry.status({ runId: this.runId, status, ...(message !== undefined ? { message } : {}) });
+    for (const runId of this.runIds) this.telemetry.status({ runId, status, ...(message !== undefined ? { message } : {}) });
   }
 
   private sendNewFlags(): void {
-    const t = this.trainer!;
-    for (; this.flagsSent < t.flags.length; this.flagsSent++) this.telemetry.flag({ runId: this.runId!, flag: t.flags[this.flagsSent] });
+    this.trainer!.members.forEach((m, k) => {
+      for (; this.flagsSent[k] < m.flags.length; this.flagsSent[k]++) this.telemetry.flag({ runId: this.runIds[k], flag: m.flags[this.flagsSent[k]] });
+    });
   }
 
-  /** A checkpoint file of `t`'s run: its env record, preset, run config and step. */
-  private checkpointBytes(t: Trainer, weights: Float32Array, which: 'last' | 'best', step: number): Uint8Array {
-    return runCheckpointBytes(t.model.config, weights, this.env!, this.preset, t.config, which, step);
+  /** A checkpoint file of member k's run: its env record, preset, run config and step. */
+  private checkpointBytes(t: Trainer, k: number, weights: Float32Array, which: 'last' | 'best', step: number): Uint8Array {
+    return runCheckpointBytes(t.model.config, weights, this.env!, this.preset, t.members[k].config, which, step);
   }
 
   /** Every slot's shipped warm start when it fits this model, else one pretrained here (cached per model and env). */
-  private async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number | undefined, runId: string): Promise<WarmStart> {
-    const key = JSON.stringify([preset.name, presetSlots(preset), config, env.blockSize, env.vocab.length, steps]);
+  private async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number | undefined, runId: string, shared = false): Promise<WarmStart> {
+    // a population's members share one per warm key (they differ in seed or the reward's fields, not in what pretrains)
+    const key = JSON.stringify([preset.name, presetSlots(preset), shared ? warmKey(config) : config, env.blockSize, env.vocab.length, steps]);
     const cached = this.warmCache.get(key);
     if (cached) return cached;
     const backend = await this.getBackend();
@@ -494,14 +547,15 @@ export class TrainerApi implements TrainerWorkerApi {
     return warm;
   }
 
-  private snapshot(): TrainerState {
-    const t = this.trainer;
+  /** Member k's state (a lone run's: k = 0). */
+  private snapshot(k = 0): TrainerState {
+    const t = this.trainer, m = t?.members[k], pending = this.pending[k] ?? {};
     return {
-      runId: this.runId, preset: this.preset?.name ?? null, config: t ? this.effectiveConfig(t) : null, pending: { ...this.pending },
-      status: this.status, message: this.message, backend: this.backendName, backendNote: this.backendNote(), warmStart: this.warm?.source ?? null,
-      stepCount: t?.stepCount ?? 0, lambdaTok: this.pending.lambdaTok ?? t?.lambdaTok ?? 0,
-      evals: t ? t.evals.map((e) => ({ ...e })) : [], bestEval: t?.bestEval ? { ...t.bestEval } : null,
-      flags: t ? t.flags.map((f) => ({ ...f })) : [], skippedUpdates: t?.skippedUpdates ?? 0,
+      runId: this.runIds[k] ?? null, preset: this.preset?.name ?? null, config: t ? this.effectiveConfig(t, k) : null, pending: { ...pending },
+      status: this.status, message: this.message, backend: this.backendName, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
+      stepCount: t?.stepCount ?? 0, lambdaTok: pending.lambdaTok ?? m?.lambdaTok ?? 0,
+      evals: m ? m.evals.map((e) => ({ ...e })) : [], bestEval: m?.bestEval ? { ...m.bestEval } : null,
+      flags: m ? m.flags.map((f) => ({ ...f })) : [], skippedUpdates: m?.skippedUpdates ?? 0,
       recovery: this.recovery ? { ...this.recovery } : null, rolloutRows: t && Number.isFinite(t.rolloutRows) ? t.rolloutRows : null,
       baselines: t ? t.baselines() : [], curriculum: t ? t.curriculum.map((c) => ({ ...c })) : [], comparison: this.comparison,
     };

@@ -75,6 +75,7 @@ export class FakeTrainer implements TrainerWorkerApi {
   }
   async evaluate(): Promise<EvalRecord> { throw new Error('not in the fake'); }
   async getState() { this.log('getState'); return this.snap(); }
+  async getStates() { this.log('getStates'); return [this.snap()]; }
   async exportCheckpoint(which: 'last' | 'best', runId?: string) {
     this.log('exportCheckpoint', which, runId);
     if (runId !== undefined && runId !== this.state.runId) throw new Error('another run');
