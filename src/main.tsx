@@ -4,7 +4,7 @@ import { createAppStore } from './store/appStore';
 import { MetricsHub } from './store/metricsHub';
 import { localPrefs } from './store/pagePrefs';
 import { openRunStorage } from './store/runsDb';
-import { connectPopulation, connectTrainer } from './store/trainerClient';
+import { connectTrainer } from './store/trainerClient';
 import { App } from './ui/App';
 import { downloadBlob } from './ui/download';
 import { StoreProvider } from './ui/storeContext';
@@ -20,8 +20,7 @@ const store = createAppStore({
   publishDelayMs: 150, // evals, checkpoints saved, snapshots: one store update for what arrives together
   checkpointIntervalMs: 10_000, // checkpoints while training: at most every 10 s (and at once when the run stops)
   prefs: localPrefs(), // the backend chosen, the overlaid runs, the guide dismissed: kept across reloads
-  spawnTrainer: connectTrainer, // a sweep's members train side by side, one worker each (the CPU backend)
-  spawnPopulation: connectPopulation, // on WebGPU: stacked in one worker, one set of dispatches per step
+  spawnTrainer: connectTrainer, // a population's lanes: on WebGPU one worker holds every member that stacks; on the CPU one worker each
   population: {
     cores: navigator.hardwareConcurrency || 2,
     // navigator.deviceMemory (GiB, Chromium only, capped at 8): a quarter of it for the members

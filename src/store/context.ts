@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { findPreset, presetConfig } from '../envs/presets';
 import type { RunConfig } from '../config';
-import type { ResumeState, TelemetryEvent, TrainerState } from '../worker/protocol';
+import type { ResumeExport, ResumeState, TelemetryEvent, TrainerState, Transcripts } from '../worker/protocol';
 import { MemoryPrefs } from './pagePrefs';
 import { Recorder } from './recorder';
 import type { CheckpointKind } from './runsDb';
@@ -14,9 +14,26 @@ import { encodeSetup } from './urlState';
 
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
+/** A running population member as the page reaches it: through its lane's worker, addressed by its run id. */
+export interface MemberPort {
+  /** The worker it trains in (members of one stacked lane share it: a change for all of them goes once). */
+  readonly lane: object;
+  /** `all`: the change goes to every member of the population (a shared field only applies so). */
+  setHyperparams(partial: Partial<RunConfig>, all: boolean): Promise<TrainerState>;
+  lastTranscripts(count: number): Promise<Transcripts>;
+  /** Its last checkpoint and resume state, and its best checkpoint. */
+  exportResume(): Promise<ResumeExport>;
+  exportBest(): Promise<Uint8Array>;
+}
+
+/** The running members, by run id. */
+export type Members = Map<string, MemberPort>;
+
 export class StoreContext {
-  readonly deps: Required<Omit<AppDeps, 'kv' | 'spawnTrainer' | 'spawnPopulation' | 'population'>> & Pick<AppDeps, 'kv' | 'spawnTrainer' | 'spawnPopulation' | 'population'>;
+  readonly deps: Required<Omit<AppDeps, 'kv' | 'spawnTrainer' | 'population'>> & Pick<AppDeps, 'kv' | 'spawnTrainer' | 'population'>;
   readonly recorder: Recorder;
+  /** A population's running members (their checkpoints are stored at evals through these, like the current run's). */
+  readonly members: Members = new Map();
   /** Newer versions of run records than the store shows (steps move with every metrics batch; the table catches up on rare events). */
   private readonly latest = new Map<string, RunMeta>();
   private lastQuery: string | null = null;
@@ -175,7 +192,8 @@ export class StoreContext {
   }
 
   /**
-   * Stores a checkpoint of the current run (skipped if the worker has moved on to another run). Unless
+   * Stores a checkpoint of the current run or of a running population member (skipped when the run is in no
+   * worker any more). Unless
    * `force`, at most once per checkpointIntervalMs per kind: the skipped one is marked stale and stored
    * when the run stops (saveStaleCheckpoints).
    */
@@ -187,12 +205,13 @@ export class StoreContext {
     }
     this.ckptState.set(key, { at: this.deps.now(), stale: false });
     const job = async () => {
-      if (this.get().runId !== id || !this.meta(id)) return;
+      const port = this.get().runId === id ? null : this.members.get(id);
+      if ((this.get().runId !== id && !port) || !this.meta(id)) return;
       // 'last' goes with its resume state (the counters and AdamW's moments of the same step)
       let saved: { bytes: Uint8Array; resume?: ResumeState };
       try {
-        if (which === 'last') { const r = await this.api.exportResume(id); saved = { bytes: r.checkpoint, resume: r.state }; }
-        else saved = { bytes: await this.api.exportCheckpoint(which, id) };
+        if (which === 'last') { const r = port ? await port.exportResume() : await this.api.exportResume(id); saved = { bytes: r.checkpoint, resume: r.state }; }
+        else saved = { bytes: port ? await port.exportBest() : await this.api.exportCheckpoint(which, id) };
       } catch { return; } // another run by now, or none
       await this.deps.storage.putCheckpoint(id, which, saved.bytes, saved.resume);
       const m = this.meta(id)!;

@@ -1,17 +1,19 @@
-// The page's sweep as a population: each member's run in a trainer worker of its
-// own, all of them training at once (as many as fit in memory), the main worker
-// left alone. Each member is today's Trainer, so it is the run it would be alone.
-// Its telemetry goes where the main run's goes (metrics hub, recorder, run record),
-// so its trail shows on the charts while it trains; its checkpoints are stored when
-// it ends, so it can be resumed and exported like any run.
+// The page's sweep as a population: its members in lanes (src/rl/placement.ts), each
+// lane a trainer worker holding one run of its members (on WebGPU one lane with every
+// member that stacks; else one worker per member), the main worker left alone. Each
+// member computes what its lone run computes. Its telemetry goes where the main run's
+// goes (metrics hub, recorder, run record), so its trail shows on the charts while it
+// trains; its last checkpoint and resume state are stored at its evals (and its best
+// when it improves), so a reload's Resume continues it where it was, under its run id.
 import type { RunConfig } from '../config';
 import { findPreset, presetConfig } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import { inLanes, memberBytes, membersAtOnce } from '../rl/population';
+import { placeMembers } from '../rl/placement';
 import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/slots';
-import type { ResumeExport, TrainerState, Transcripts } from '../worker/protocol';
-import { errorText, type StoreContext } from './context';
+import type { ResumeEntry, TrainerState } from '../worker/protocol';
+import { errorText, type MemberPort, type StoreContext } from './context';
 import type { RunMeta } from './runTypes';
 import type { SweepRecord, SweepRunRecord } from './sweepSlice';
 import type { PopulationLimits, TrainerClient } from './types';
@@ -63,22 +65,9 @@ export function populationSize(s: SweepRecord, left: number, limits: PopulationL
   return Math.min(limits.maxMembers, membersAtOnce(left, perMember, limits.memoryBytes));
 }
 
-/** A running member as the sweep's live changes and its end reach it: in a worker of its own, or one of a stacked population. */
-export interface MemberPort {
-  /** `all`: the change goes to every member of the sweep (a stacked population applies a shared field only so). */
-  setHyperparams(partial: Partial<RunConfig>, all: boolean): Promise<TrainerState>;
-  lastTranscripts(count: number): Promise<Transcripts>;
-  /** Its last checkpoint and resume state, and its best checkpoint. */
-  exportResume(): Promise<ResumeExport>;
-  exportBest(): Promise<Uint8Array>;
-}
-
-/** The running members, by run id (live changes reach them here). */
-export type Members = Map<string, MemberPort>;
-
-/** A lone worker's run as a member. */
-export const lonePort = (client: TrainerClient, runId: string): MemberPort => ({
-  setHyperparams: (p) => client.api.setHyperparams(p), lastTranscripts: (n) => client.api.lastTranscripts(n),
+/** A member in a lane's worker: every call names its run id, so a lane of one and a stacked lane answer alike. */
+export const lanePort = (client: TrainerClient, runId: string): MemberPort => ({
+  lane: client, setHyperparams: (p, all) => client.api.setHyperparams(p, all ? null : runId), lastTranscripts: (n) => client.api.lastTranscripts(n, runId),
   exportResume: () => client.api.exportResume(runId), exportBest: () => client.api.exportCheckpoint('best', runId),
 });
 
@@ -87,72 +76,120 @@ export const pendingRuns = (s: SweepRecord): number[] =>
   s.runs.map((r, i) => ({ r, i })).filter(({ r }) => r.status === 'pending' || r.status === 'interrupted').map(({ i }) => i);
 
 /**
- * Trains the sweep's pending and interrupted runs side by side until each finishes or the sweep stops.
- * Returns the message of the first member that could not start or stopped early (null when all finished).
+ * What a lane resumes its members from: each one's stored last checkpoint, best checkpoint and resume state, when every
+ * member of the lane was interrupted with them stored at one step (a population steps together); else null (they start anew).
  */
-export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClient, members: Members, h: PopulationHooks): Promise<string | null> {
+async function storedMembers(ctx: StoreContext, s: SweepRecord, idx: number[]): Promise<ResumeEntry[] | null> {
+  const out: ResumeEntry[] = [];
+  for (const i of idx) {
+    const run = s.runs[i];
+    if (run.status !== 'interrupted' || !run.runId || !ctx.meta(run.runId)) return null;
+    const [last, state] = await Promise.all([ctx.deps.storage.getCheckpoint(run.runId, 'last'), ctx.deps.storage.getResumeState(run.runId)]);
+    if (!last || !state) return null;
+    out.push({ runId: run.runId, last, best: await ctx.deps.storage.getCheckpoint(run.runId, 'best'), state });
+  }
+  return out.every((e) => e.state!.step === out[0].state!.step) ? out : null;
+}
+
+/**
+ * Trains the sweep's pending and interrupted runs in lanes (placement.ts: on WebGPU one worker holding every member
+ * that stacks; else one worker per member, as many at once as fit) until each finishes or the sweep stops. An
+ * interrupted member with a stored checkpoint goes on from it under its own run id. Returns the message of the
+ * first member that could not start or stopped early (null when all finished).
+ */
+export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClient, h: PopulationHooks): Promise<string | null> {
   const { get, deps } = ctx;
   const s0 = h.sweep()!;
   const todo = pendingRuns(s0);
+  if (todo.length === 0) return null;
   const limits = { ...POPULATION_DEFAULTS, ...deps.population };
-  const atOnce = populationSize(s0, todo.length, limits, h.overridesFor);
+  const configs = todo.map((i) => presetConfig(findPreset(s0.preset), h.overridesFor(s0, s0.runs[i].value)));
+  const backend = get().backendChoice !== 'cpu' && get().gpu.state === 'ok' ? 'webgpu' : 'cpu';
+  const place = placeMembers(configs, createEnv(configs[0]), { backend, lanesAtOnce: limits.maxMembers, memoryBytes: limits.memoryBytes });
+  ctx.set({ sweepLayout: place.layout });
   let problem: string | null = null;
   const stillRunning = () => h.sweep()?.status === 'running';
-
-  const member = async (i: number): Promise<void> => {
-    const s = h.sweep()!, run = s.runs[i];
-    h.patchRun(i, { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null });
-    const overrides = h.overridesFor(s, run.value);
-    let pre = h.take?.(s.preset, overrides) ?? null;
-    let loaded: TrainerState | null = null;
-    if (pre) {
-      try { loaded = await pre.ready; } catch { pre.client.dispose?.(); pre = null; } // it failed to load: a fresh worker instead
-    }
-    const client = pre?.client ?? spawn();
-    const off = client.onTelemetry((e) => ctx.telemetry(e));
-    let runId: string | null = null;
-    try {
-      let snap = loaded;
-      if (!snap) {
-        if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
-        snap = await client.api.init(s.preset, overrides);
-      }
-      runId = snap.runId!;
-      const port = lonePort(client, runId);
-      memberStarted(ctx, h, i, snap, port, members);
-      if (!stillRunning()) { h.patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
-      let state = await client.api.start();
-      let polls = 0;
-      while (stillRunning() && state.status === 'running') {
-        await sleep(h.pollMs);
-        state = await client.api.getState();
-        if (++polls % EXAMPLE_EVERY === 0 && exampleMember(h.sweep(), get().hoveredRun) === runId) await showExample(ctx, port, runId, run.label);
-      }
-      if (state.status === 'running') state = await client.api.pause(); // the sweep was stopped
-      problem ??= await memberEnded(ctx, h, i, state, port);
-    } catch (e) {
-      h.patchRun(i, { status: 'interrupted', finishedAt: deps.now() });
-      problem ??= `${run.label} could not ${runId ? 'finish' : 'start'}: ${errorText(e)}`;
-    } finally {
-      if (runId) members.delete(runId);
-      off();
-      client.dispose?.();
-    }
-  };
-
-  await inLanes(todo.length, atOnce, (k) => member(todo[k]), stillRunning);
+  const note = (p: string | null) => { problem ??= p; };
+  const lanes = place.lanes.map((lane) => lane.map((j) => todo[j]));
+  await inLanes(lanes.length, place.atOnce, async (l) => {
+    const out = await runLane(ctx, spawn, h, lanes[l]);
+    // a stacked lane that could not start (memory, a worker on another engine): its members go one worker each
+    if (out.notStarted && lanes[l].length > 1) {
+      ctx.set({ sweepLayout: `one worker per member, as the stacked population could not start: ${out.problem}` });
+      await inLanes(lanes[l].length, Math.min(limits.maxMembers, lanes[l].length), async (k) => note((await runLane(ctx, spawn, h, [lanes[l][k]])).problem), stillRunning);
+    } else note(out.problem);
+  }, stillRunning);
   await ctx.recorder.flush();
   return problem;
+}
+
+/** One lane: the sweep's runs `idx` in one worker, loaded (or resumed) together and stepping together until they end. */
+async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: PopulationHooks, idx: number[]): Promise<{ problem: string | null; notStarted: boolean }> {
+  const { get, deps } = ctx, members = ctx.members;
+  const s = h.sweep()!, stillRunning = () => h.sweep()?.status === 'running';
+  const overrides = idx.map((i) => h.overridesFor(s, s.runs[i].value));
+  const stored = await storedMembers(ctx, s, idx);
+  const before = idx.map((i) => s.runs[i].status);
+  idx.forEach((i) => h.patchRun(i, stored ? { status: 'running', finishedAt: null } : { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null }));
+  let pre = idx.length === 1 && !stored ? h.take?.(s.preset, overrides[0]) ?? null : null;
+  let loaded: TrainerState | null = null;
+  if (pre) {
+    try { loaded = await pre.ready; } catch { pre.client.dispose?.(); pre = null; } // it failed to load: a fresh worker instead
+  }
+  const client = pre?.client ?? spawn();
+  const off = client.onTelemetry((e) => ctx.telemetry(e));
+  let states: TrainerState[] = [];
+  const label = idx.length > 1 ? `the stacked population (${idx.map((i) => s.runs[i].label).join(', ')})` : s.runs[idx[0]].label;
+  try {
+    if (!loaded) {
+      try {
+        if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
+        if (stored) {
+          // the stored metrics on the charts; the worker's rows from the checkpoint's step on replace any after it
+          for (const e of stored) if (!deps.hub.has(e.runId)) deps.hub.set(e.runId, await deps.storage.loadMetrics(e.runId));
+          await client.api.resumeMembers(stored);
+        } else await client.api.init(s.preset, idx.length === 1 ? overrides[0] : overrides);
+      } catch (e) {
+        idx.forEach((i, k) => h.patchRun(i, { status: before[k], ...(stored ? {} : { startedAt: null }) })); // as they were
+        return { problem: `${label} could not start: ${errorText(e)}`, notStarted: true };
+      }
+    }
+    states = loaded ? [loaded] : await client.api.getStates();
+    const ports = states.map((st) => lanePort(client, st.runId!));
+    states.forEach((st, k) => memberStarted(ctx, h, idx[k], st, ports[k]));
+    if (!stillRunning()) { idx.forEach((i) => h.patchRun(i, { status: 'interrupted' })); return { problem: null, notStarted: false }; } // stopped while it loaded
+    await client.api.start();
+    states = await client.api.getStates();
+    for (let polls = 1; stillRunning() && states[0].status === 'running'; polls++) {
+      await sleep(h.pollMs);
+      states = await client.api.getStates();
+      const shown = polls % EXAMPLE_EVERY === 0 ? exampleMember(h.sweep(), get().hoveredRun) : null;
+      const k = states.findIndex((st) => st.runId === shown);
+      if (k >= 0) await showExample(ctx, ports[k], shown!, h.sweep()!.runs[idx[k]].label);
+    }
+    if (states[0].status === 'running') { await client.api.pause(); states = await client.api.getStates(); } // the sweep was stopped
+    let problem: string | null = null;
+    for (const [k, state] of states.entries()) problem ??= await memberEnded(ctx, h, idx[k], state, ports[k]);
+    return { problem, notStarted: false };
+  } catch (e) {
+    idx.forEach((i) => { if (h.sweep()?.runs[i].status === 'running') h.patchRun(i, { status: 'interrupted', finishedAt: deps.now() }); });
+    return { problem: `${label} could not finish: ${errorText(e)}`, notStarted: false };
+  } finally {
+    for (const st of states) if (st.runId) members.delete(st.runId);
+    off();
+    client.dispose?.();
+  }
 }
 
 /** Polls between two fetches of a member's live episode for the task card. */
 export const EXAMPLE_EVERY = 3;
 
-/** A member loaded: its run record, its port for live changes, its run id in the sweep, its trail on the charts. */
-export function memberStarted(ctx: StoreContext, h: PopulationHooks, i: number, snap: TrainerState, port: MemberPort, members: Members): void {
+/** A member loaded (or resumed): its run record, its port for live changes and checkpoints, its run id in the sweep, its trail. */
+export function memberStarted(ctx: StoreContext, h: PopulationHooks, i: number, snap: TrainerState, port: MemberPort): void {
   const s = h.sweep()!, run = s.runs[i], runId = snap.runId!;
-  addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`, { sweep: s.id, axis: s.axis, value: run.value });
-  members.set(runId, port);
+  if (ctx.meta(runId)) ctx.updateMeta(runId, { steps: snap.stepCount, status: 'ready' }, true); // resumed: the same run goes on
+  else addMemberRun(ctx, snap, `${s.preset} sweep ${run.label}`, { sweep: s.id, axis: s.axis, value: run.value });
+  ctx.members.set(runId, port);
   h.patchRun(i, { runId });
   if (!ctx.get().overlay.includes(runId)) ctx.set({ overlay: [...ctx.get().overlay, runId] }); // its trail on the charts
 }

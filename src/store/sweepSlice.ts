@@ -13,8 +13,7 @@ import { errorText, type StoreContext } from './context';
 import { RunFileError, sweepRecord } from './runSchema';
 import type { SweepSlice, TrainerClient } from './types';
 import { overridesOf } from './urlState';
-import { memberKey, pendingRuns, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type Members, type PreparedMember } from './sweepPopulation';
-import { runStacked } from './stackedPopulation';
+import { memberKey, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type PreparedMember } from './sweepPopulation';
 
 export type SweepRunStatus = 'pending' | 'running' | 'done' | 'interrupted';
 export interface SweepRunRecord {
@@ -77,7 +76,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSlice, keyof SweepState> {
   const { set, get, deps } = ctx;
   let running = false; // one runner loop at a time
-  const members: Members = new Map(); // a population's running members, by run id
+  const members = ctx.members; // a population's running members, by run id
   let prepared: PreparedMember[] = []; // members loaded ahead of Start (preparePopulation)
   const loaded = new WeakSet<PreparedMember>();
   const countLoaded = () => { const n = prepared.filter((p) => loaded.has(p)).length; if (get().populationLoaded !== n) set({ populationLoaded: n }); };
@@ -113,15 +112,8 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   /** Runs the sweep's pending and interrupted runs side by side (a population) until each is done or the sweep stops. */
   const populationLoop = async (spawn: () => TrainerClient) => {
     const hooks = { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take };
-    const todo = pendingRuns(get().sweep!);
-    let problem: string | null = null, stacked = false;
-    // on WebGPU the members stack in one worker (one set of dispatches per step); else one worker each
-    if (deps.spawnPopulation && get().backendChoice !== 'cpu' && get().gpu.state === 'ok' && todo.length > 1) {
-      const out = await runStacked(ctx, deps.spawnPopulation, members, hooks, todo);
-      if (out.ran) { stacked = true; problem = out.problem; await ctx.recorder.flush(); }
-      else set({ sweepLayout: `one worker per member, as they cannot stack: ${out.why}` });
-    } else set({ sweepLayout: get().backendChoice === 'cpu' ? 'one worker per member on the CPU backend, each on a core' : 'one worker per member' });
-    if (!stacked) problem = await runPopulation(ctx, spawn, members, hooks);
+    let problem: string | null;
+    try { problem = await runPopulation(ctx, spawn, hooks); } catch (e) { problem = errorText(e); } // placement refused (memory, K)
     set({ sweepExample: null });
     const s = get().sweep;
     if (!s || s.status !== 'running') return;
@@ -248,11 +240,17 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
         const value = parseField(key, raw); // the same for every member; each worker checks it against its run's config
         const targets = runId === null ? [...members.entries()] : members.has(runId) ? [[runId, members.get(runId)!] as const] : [];
         if (targets.length === 0) throw new InputError(runId === null ? 'no sweep member is training' : 'that run is not a training member of the sweep');
+        const sent = new Set<object>(); // a change for every member goes once to each lane's worker
         for (const [id, port] of targets) {
+          if (runId === null && sent.has(port.lane)) continue;
+          sent.add(port.lane);
           const state = await port.setHyperparams({ [key]: value }, runId === null);
           const step = state.stepCount; // applies from the member's next step
-          const m = ctx.meta(id);
-          if (m) ctx.updateMeta(id, { changes: [...(m.changes ?? []), { step, field: key, value }] }, true);
+          const changed = runId === null ? targets.filter(([, p]) => p.lane === port.lane).map(([x]) => x) : [id];
+          for (const x of changed) {
+            const m = ctx.meta(x);
+            if (m) ctx.updateMeta(x, { changes: [...(m.changes ?? []), { step, field: key, value }] }, true);
+          }
         }
         set({ error: null });
       } catch (e) {

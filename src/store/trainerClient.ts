@@ -1,16 +1,12 @@
 // The page's connection to the workers: comlink for control, a dedicated
 // MessagePort for telemetry (checked before it is believed). A trainer worker
-// holds one run; a population worker a sweep's members stacked on WebGPU.
+// holds one run of K >= 1 members (a population's lane).
 import * as Comlink from 'comlink';
-import { isTelemetryEvent, type PopulationWorkerApi, type TelemetryEvent, type TrainerWorkerApi } from '../worker/protocol';
-import type { PopulationClient, TrainerClient } from './types';
+import { isTelemetryEvent, type TelemetryEvent, type TrainerWorkerApi } from '../worker/protocol';
+import type { TrainerClient } from './types';
 
 export function connectTrainer(): TrainerClient {
   return wire<TrainerWorkerApi>(new Worker(new URL('../worker/trainer.worker.ts', import.meta.url), { type: 'module' }));
-}
-
-export function connectPopulation(): PopulationClient {
-  return wire<PopulationWorkerApi>(new Worker(new URL('../worker/population.worker.ts', import.meta.url), { type: 'module' }));
 }
 
 function wire<Api extends { telemetryPort(port: MessagePort): Promise<void> }>(worker: Worker): { api: Api; onTelemetry(fn: (e: TelemetryEvent) => void): () => void; dispose(): void } {

@@ -3,7 +3,7 @@
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/runRecord';
 import type { ExportTarget } from '../export/recipe';
-import type { PopulationWorkerApi, StepAnatomy, StepWithin, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
+import type { StepAnatomy, StepWithin, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
 import type { BestRule } from './bestRule';
 import type { MetricsHub } from './metricsHub';
 import type { PrefsStore } from './pagePrefs';
@@ -19,14 +19,10 @@ export interface TrainerClient {
   dispose?(): void;
 }
 
-/** The population worker's API and its telemetry stream: a sweep's members stacked on WebGPU in one worker. */
-export interface PopulationClient {
-  api: PopulationWorkerApi;
-  onTelemetry(fn: (e: TelemetryEvent) => void): () => void;
-  dispose?(): void;
-}
-
-/** What a population may use in this browser: cores (navigator.hardwareConcurrency) and bytes of memory. */
+/**
+ * What a population may use in this browser: cores (navigator.hardwareConcurrency), bytes of memory, and how many
+ * lanes (workers) train at once. How many members one population holds is capped once, in src/rl/placement.ts.
+ */
 export interface PopulationLimits { cores: number; memoryBytes: number; maxMembers: number }
 
 /** A file picked by the person (a File in the browser). */
@@ -52,8 +48,6 @@ export interface AppDeps {
   kv?: KeyValueStore;
   /** A new trainer worker for a population member; without it a sweep runs its runs one after another in the main worker. */
   spawnTrainer?: () => TrainerClient;
-  /** A new population worker: on WebGPU a sweep's members stack in it (one set of dispatches per step) when they can. */
-  spawnPopulation?: () => PopulationClient;
   /** How large a population may be here (defaults: 2 cores, 1 GiB, 16 members). */
   population?: Partial<PopulationLimits>;
 }

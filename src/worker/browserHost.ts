@@ -1,5 +1,4 @@
-// What a worker in the browser computes on and loads from, shared by the trainer and the
-// population worker: WebGPU when navigator.gpu offers an adapter whose pipelines build and
+// What the trainer worker in the browser computes on and loads from: WebGPU when navigator.gpu offers an adapter whose pipelines build and
 // whose self-check passes (unless the CPU was asked for), else the CPU reference; warm starts
 // fetched from this origin's /checkpoints/ (public/checkpoints).
 import type { Backend } from '../backend';

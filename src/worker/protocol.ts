@@ -148,6 +148,9 @@ export interface TrainerState {
  */
 export type ResumeState = Omit<TrainerSnapshot, 'weights'>;
 
+/** One member of a run to resume: its run id, last checkpoint, best checkpoint (null: none stored) and resume state. */
+export interface ResumeEntry { runId: string; last: Uint8Array; best: Uint8Array | null; state: ResumeState | null }
+
 /** exportResume's answer: the last checkpoint and its resume state, read in one go (the same step). */
 export interface ResumeExport { checkpoint: Uint8Array; state: ResumeState }
 
@@ -287,6 +290,8 @@ export interface TrainerWorkerApi {
    * run goes on from its weights and counters, and the status says the optimizer restarts.
    */
   resume(runId: string, last: Uint8Array, best: Uint8Array | null, state: ResumeState | null): Promise<TrainerState>;
+  /** resume() for a population: every member continues from its stored checkpoints (all of one step), under its own run id. */
+  resumeMembers(members: ResumeEntry[]): Promise<TrainerState>;
   telemetryPort(port: MessagePort): Promise<void>;
   lastTranscripts(count?: number, runId?: string): Promise<Transcripts>;
   /** Whether this host offers a WebGPU adapter, in words a person can read. */
@@ -301,28 +306,4 @@ export interface TrainerWorkerApi {
   restoreEval(step: number, runId?: string): Promise<TrainerState>;
   /** AgentPO runs: the Actor alone / with the untrained / with the trained (best) Collaborator on the held-out set. */
   compare(): Promise<Comparison>;
-}
-
-/**
- * What the population worker exposes (src/worker/populationApi.ts): the K members of a sweep as one stacked
- * population on WebGPU, stepping in lock step. Each member is a run of its own (its run id, telemetry,
- * checkpoints), addressed by its index; `member` null means every member.
- */
-export interface PopulationWorkerApi {
-  /** The backend this worker computes on, and why not WebGPU when it was there (a stacked population needs WebGPU). */
-  backend(): Promise<{ name: 'cpu' | 'webgpu'; note: string | null }>;
-  /** Loads the members (one preset, each member's overrides); throws, starting nothing, when they cannot stack or fit. */
-  init(presetName: string, overrides: Partial<RunConfig>[]): Promise<TrainerState[]>;
-  /** Starts the lock-step loop and returns at once; it runs until paused, an error, or config.steps. */
-  start(): Promise<TrainerState[]>;
-  /** Stops the loop after the step in flight; resolves once it has stopped. */
-  pause(): Promise<TrainerState[]>;
-  getStates(): Promise<TrainerState[]>;
-  /** A live change from the next step, to member `member` or to all (null); shared fields change for all or none. */
-  setHyperparams(member: number | null, partial: Partial<RunConfig>): Promise<TrainerState[]>;
-  exportCheckpoint(which: 'last' | 'best', member: number): Promise<Uint8Array>;
-  /** Member `member`'s last checkpoint and its resume state: a lone trainer's resume() continues it. */
-  exportResume(member: number): Promise<ResumeExport>;
-  lastTranscripts(member: number, count?: number): Promise<Transcripts>;
-  telemetryPort(port: MessagePort): Promise<void>;
 }

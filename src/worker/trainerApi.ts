@@ -21,6 +21,7 @@ import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/slots';
 import { Trainer } from '../rl/trainer';
 import { checkStackable } from '../rl/populationPlan';
+import { MAX_MEMBERS } from '../rl/placement';
 import { type EvalRecord, type StepMetrics } from '../rl/runRecord';
 import { trainableSlot, warmKey, warmStarts, type WarmStarts } from '../rl/warmStart';
 import { comparePlayers, type Comparison } from '../rl/compare';
@@ -28,7 +29,7 @@ import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
 import { stepAnatomy } from './anatomy';
 import type {
-  BackendPreference, InitOptions, Recovery, ResumeExport, ResumeState, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
+  BackendPreference, InitOptions, Recovery, ResumeEntry, ResumeExport, ResumeState, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
 } from './protocol';
 import { checkResumeState } from './resumeRun';
 import { captureResumePoint, discardLost, isDeviceLost, resumeTrainer, type ResumePoint } from './recovery';
@@ -48,12 +49,6 @@ export type GpuProber = () => Promise<GpuProbe>;
 export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
 
 const MAX_STEPS_PER_CALL = 100_000;
-/**
- * The most members one run holds. Each member's rows and parameters sit side by side in one tensor per kind, so
- * what bounds K is memory (checked per run against the device's limits, memoryBudget.ts) and the page's
- * chart (one trail per member); 64 keeps a sweep of every value on a slider's range and a few seeds.
- */
-export const MAX_MEMBERS = 64;
 const MAX_TRANSCRIPTS = 32;
 
 const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
@@ -252,10 +247,50 @@ export class TrainerApi implements TrainerWorkerApi {
   }
 
   async resume(runId: string, last: Uint8Array, best: Uint8Array | null, state: ResumeState | null): Promise<TrainerState> {
+    return this.resumeMembers([{ runId, last, best, state }]);
+  }
+
+  async resumeMembers(members: ResumeEntry[]): Promise<TrainerState> {
+    if (!Array.isArray(members) || members.length < 1 || members.length > MAX_MEMBERS) throw new InputError(`resume: a run has 1 to ${MAX_MEMBERS} members; got ${Array.isArray(members) ? members.length : 'none'}`);
+    const K = members.length, who = (k: number) => (K > 1 ? `member ${k}: ` : '');
+    // Everything is checked before anything changes: a bad file or state leaves the trainer as it was.
+    const checked = members.map((m, k) => {
+      if (K === 1) return this.checkResumeEntry(m);
+      try { return this.checkResumeEntry(m); } catch (e) { throw new InputError(`resume: ${who(k)}${errorMessage(e).replace(/^resume: /, '')}`); }
+    });
+    const { env, preset } = checked[0];
+    if (new Set(members.map((m) => m.runId)).size !== K) throw new InputError('resume: the members\' run ids must differ');
+    if (checked.some((c) => c.snapshot.step !== checked[0].snapshot.step)) throw new InputError(`resume: the members are at different steps (${checked.map((c) => c.snapshot.step).join(', ')}); a population resumes from one step`);
+    await this.stopLoop();
+    return this.exclusive(async () => {
+      const frozen = slotNames(env).length > 1 ? (await this.warmStartFor(preset, checked[0].config, env, undefined, members[0].runId)).slots : null;
+      const slotOf = (w: Float32Array) => (frozen ? { ...frozen, [trainableSlot(frozen)!]: { trainable: true, weights: w } } : { policy: { trainable: true, weights: w } });
+      // built from the best weights (each member's best checkpoint), then restored to the last ones and the counters
+      const backend = await this.getBackend();
+      const trainer = K === 1 ? new Trainer(backend, env, checked[0].config, frozen ? slotOf(checked[0].bestWeights) : checked[0].bestWeights)
+        : new Trainer(backend, env, checked.map((c) => c.config), checked.map((c) => c.bestWeights));
+      try {
+        checked.forEach((c, k) => trainer.restore({ ...c.snapshot, weights: c.weights }, k));
+      } catch (e) {
+        trainer.destroy();
+        throw new InputError(`resume: ${errorMessage(e)}`);
+      }
+      const step = checked[0].snapshot.step;
+      this.install(trainer, env, preset, checked.map((c, k) => ({ slots: slotOf(c.weights), source: `run ${members[k].runId}'s last checkpoint (step ${step})`, notices: [] })), members.map((m) => m.runId));
+      this.resumePoints = await Promise.all(checked.map((c, k) => captureResumePoint(trainer, null, c.bestWeights, k)));
+      const restarts = checked.map((c, k) => (c.optimizerNotice ? `${who(k)}${c.optimizerNotice}` : null)).filter((x) => x !== null);
+      const opt = restarts.length ? `the optimizer restarts: ${restarts.join('; ')}` : 'optimizer state restored';
+      const notices = checked.flatMap((c, k) => c.notices.map((n) => `${who(k)}${n}`));
+      this.setStatus('idle', `resumed ${K > 1 ? `${K} members` : 'the run'} at step ${step} (${opt})${notices.length ? `; notice: ${notices.join('; ')}` : ''}`);
+      return this.snapshot();
+    });
+  }
+
+  /** A stored run's last checkpoint, best checkpoint and resume state, checked whole (nothing changes here). */
+  private checkResumeEntry({ runId, last, best, state }: ResumeEntry) {
     if (typeof runId !== 'string' || runId.length === 0 || runId.length > 200) throw new InputError('resume: runId must be a non-empty string');
     if (!(last instanceof Uint8Array)) throw new InputError('resume expects the run\'s last checkpoint (a Uint8Array)');
     if (best !== null && !(best instanceof Uint8Array)) throw new InputError('resume: best must be a checkpoint (a Uint8Array) or null');
-    // Everything is checked before anything changes: a bad file or state leaves the trainer as it was.
     const ck = importCheckpoint(last, this.trainer ? this.effectiveConfig(this.trainer) : null, this.preset);
     const { config, env, preset, weights } = ck;
     const numParams = weights.length;
@@ -271,25 +306,7 @@ export class TrainerApi implements TrainerWorkerApi {
         notices.push(`the stored best checkpoint was not used (${errorMessage(e)}); the best weights start from the last ones`);
       }
     }
-    await this.stopLoop();
-    return this.exclusive(async () => {
-      const frozen = slotNames(env).length > 1 ? (await this.warmStartFor(preset, config, env, undefined, runId)).slots : null;
-      const slotOf = (w: Float32Array) => (frozen ? { ...frozen, [trainableSlot(frozen)!]: { trainable: true, weights: w } } : { policy: { trainable: true, weights: w } });
-      // built from the best weights (its best checkpoint), then restored to the last ones and the counters
-      const trainer = new Trainer(await this.getBackend(), env, config, frozen ? slotOf(bestWeights) : bestWeights);
-      try {
-        trainer.restore({ ...checked.snapshot, weights });
-      } catch (e) {
-        trainer.destroy();
-        throw new InputError(`resume: ${errorMessage(e)}`);
-      }
-      const step = checked.snapshot.step;
-      this.install(trainer, env, preset, [{ slots: slotOf(weights), source: `run ${runId}'s last checkpoint (step ${step})`, notices: [] }], [runId]);
-      this.resumePoints = [await captureResumePoint(trainer, null, bestWeights)];
-      const opt = checked.optimizerNotice ? `the optimizer restarts: ${checked.optimizerNotice}` : 'optimizer state restored';
-      this.setStatus('idle', `resumed the run at step ${step} (${opt})${notices.length ? `; notice: ${notices.join('; ')}` : ''}`);
-      return this.snapshot();
-    });
+    return { config, env, preset, weights, bestWeights, notices, snapshot: checked.snapshot, optimizerNotice: checked.optimizerNotice };
   }
 
   async telemetryPort(port: MessagePort | TelemetryPortLike): Promise<void> {

@@ -6,7 +6,7 @@ import { findPreset, presetConfig } from '../../src/envs/presets';
 import type { GpuProbe } from '../../src/gpu/probe';
 import { betterEval } from '../../src/rl/pareto';
 import type { EvalRecord } from '../../src/rl/runRecord';
-import { METRIC_NAMES, type ResumeExport, type ResumeState, type TelemetryEvent, type TrainerState, type TrainerWorkerApi } from '../../src/worker/protocol';
+import { METRIC_NAMES, type ResumeExport, type ResumeEntry, type ResumeState, type TelemetryEvent, type TrainerState, type TrainerWorkerApi } from '../../src/worker/protocol';
 import type { TrainerClient } from '../../src/store/types';
 
 export interface Call { method: string; args: unknown[] }
@@ -94,6 +94,11 @@ export class FakeTrainer implements TrainerWorkerApi {
     return { checkpoint: this.checkpointBytes.slice(), state };
   }
   /** As the worker does: the same run id and counters; says whether the optimizer was restored. */
+  async resumeMembers(members: ResumeEntry[]) {
+    if (members.length !== 1) throw new Error('the fake trainer holds one member');
+    const [m] = members;
+    return this.resume(m.runId, m.last, m.best, m.state);
+  }
   async resume(runId: string, last: Uint8Array, best: Uint8Array | null, state: ResumeState | null) {
     this.log('resume', runId, last.length, best?.length ?? null, state === null ? null : structuredClone(state));
     const config = state?.config ?? presetConfig(findPreset('relay-silence'));
@@ -120,3 +125,50 @@ export function fakeClient(t: FakeTrainer): TrainerClient {
 
 /** Lets pending promise callbacks run. */
 export const settle = () => new Promise((r) => setTimeout(r, 0));
+
+/**
+ * A lane's worker as the page sees it: one TrainerWorkerApi holding K fake members (init with a list of
+ * overrides), each call about one run routed to that member by run id, as TrainerApi does. `make` builds each
+ * member (a test keeps them to check their calls); the members' telemetry reaches the lane's listeners.
+ */
+export function fakeLane(make: () => FakeTrainer, onDispose: (members: FakeTrainer[]) => void = () => {}): TrainerClient {
+  const listeners = new Set<(e: TelemetryEvent) => void>();
+  let members: FakeTrainer[] = [];
+  let prefer: 'auto' | 'cpu' | null = null;
+  const adopt = (m: FakeTrainer) => { m.listeners = listeners; return m; };
+  const of = (runId?: string | null) => {
+    const m = members.find((x) => x.state.runId === runId);
+    if (!m) throw new Error(`run ${runId} is no longer in the trainer`);
+    return m;
+  };
+  const all = <T>(fn: (m: FakeTrainer) => Promise<T>) => Promise.all(members.map(fn));
+  const lane: Partial<TrainerWorkerApi> = {
+    async init(preset, overrides = {}) {
+      const list = Array.isArray(overrides) ? overrides : [overrides];
+      members = list.map(() => adopt(make()));
+      if (prefer) await all((m) => m.useBackend(prefer!));
+      const states = await Promise.all(members.map((m, k) => m.init(preset, list[k])));
+      return states[0];
+    },
+    async resumeMembers(entries) {
+      members = entries.map(() => adopt(make()));
+      if (prefer) await all((m) => m.useBackend(prefer!));
+      const states = await Promise.all(entries.map((e, k) => members[k].resume(e.runId, e.last, e.best, e.state)));
+      return states[0];
+    },
+    async useBackend(p) { prefer = p; await all((m) => m.useBackend(p)); return members[0]?.getState() ?? new FakeTrainer().getState(); },
+    async getStates() { return all((m) => m.getState()); },
+    async getState() { return members[0].getState(); },
+    async start() { return (await all((m) => m.start()))[0]; },
+    async pause() { return (await all((m) => m.pause()))[0]; },
+    async evaluate() { return (await all((m) => m.evaluate()))[0]; },
+    async setHyperparams(partial, runId) {
+      if (runId === undefined || runId === null) return (await all((m) => m.setHyperparams(partial)))[0];
+      return of(runId).setHyperparams(partial);
+    },
+    async exportCheckpoint(which, runId) { return of(runId ?? members[0].state.runId).exportCheckpoint(which, runId); },
+    async exportResume(runId) { return of(runId).exportResume(runId); },
+    async lastTranscripts(_n, runId) { return (runId === undefined ? members[0] : of(runId)).lastTranscripts(); },
+  };
+  return { api: lane as TrainerWorkerApi, onTelemetry(fn) { listeners.add(fn); return () => { listeners.delete(fn); }; }, dispose: () => onDispose(members) };
+}

@@ -10,7 +10,7 @@ import { MemoryRunStorage } from '../../src/store/runsDb';
 import { decodeSetup, encodeSetup, FIRST_VISIT, isFirstVisit } from '../../src/store/urlState';
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import { readStoredRun, readStoredRuns } from '../../src/store/storedRun';
-import { FakeTrainer, fakeClient } from './fakeClient';
+import { FakeTrainer, fakeClient, fakeLane } from './fakeClient';
 
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
@@ -22,7 +22,7 @@ function world(prefs: unknown = null) {
   const store = createAppStore({
     client: fakeClient(main), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: (q) => urls.push(q), download: () => {},
     persistIntervalMs: 60_000, kv: memoryKv(), prefs: new MemoryPrefs(prefs),
-    spawnTrainer: () => { const m = new FakeTrainer(); members.push(m); return fakeClient(m); },
+    spawnTrainer: () => fakeLane(() => { const m = new FakeTrainer(); members.push(m); return m; }),
   });
   stores.push(store);
   return { store, main, members, urls };

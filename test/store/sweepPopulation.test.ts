@@ -8,7 +8,7 @@ import { createAppStore, memoryKv, type AppStore } from '../../src/store/appStor
 import { MetricsHub } from '../../src/store/metricsHub';
 import { MemoryRunStorage } from '../../src/store/runsDb';
 import type { PopulationLimits } from '../../src/store/types';
-import { FakeTrainer, fakeClient, settle } from './fakeClient';
+import { FakeTrainer, fakeClient, fakeLane, settle } from './fakeClient';
 
 /** A member worker: emits a step of metrics when started, and finishes (final eval from lambda_tok) when released. */
 class MemberTrainer extends FakeTrainer {
@@ -41,11 +41,7 @@ function world(population: Partial<PopulationLimits> = {}) {
   const hub = new MetricsHub();
   const store = createAppStore({
     client: fakeClient(main), storage, hub, replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv: memoryKv(), population,
-    spawnTrainer: () => {
-      const m = new MemberTrainer(clock, gate);
-      members.push(m);
-      return { ...fakeClient(m), dispose: () => { m.disposed = true; } };
-    },
+    spawnTrainer: () => fakeLane(() => { const m = new MemberTrainer(clock, gate); members.push(m); return m; }, (ms) => { for (const m of ms) (m as MemberTrainer).disposed = true; }),
   });
   stores.push(store);
   return { store, main, members, release, storage, hub };
