@@ -75,20 +75,26 @@ export const lanePort = (client: TrainerClient, runId: string): MemberPort => ({
 export const pendingRuns = (s: SweepRecord): number[] =>
   s.runs.map((r, i) => ({ r, i })).filter(({ r }) => r.status === 'pending' || r.status === 'interrupted').map(({ i }) => i);
 
+/** What an interrupted member resumes from: its stored last checkpoint, best checkpoint and resume state (null: it starts anew). */
+async function storedMember(ctx: StoreContext, s: SweepRecord, i: number): Promise<ResumeEntry | null> {
+  const run = s.runs[i];
+  if (run.status !== 'interrupted' || !run.runId || !ctx.meta(run.runId)) return null;
+  const [last, state] = await Promise.all([ctx.deps.storage.getCheckpoint(run.runId, 'last'), ctx.deps.storage.getResumeState(run.runId)]);
+  if (!last || !state) return null;
+  return { runId: run.runId, last, best: await ctx.deps.storage.getCheckpoint(run.runId, 'best'), state };
+}
+
 /**
- * What a lane resumes its members from: each one's stored last checkpoint, best checkpoint and resume state, when every
- * member of the lane was interrupted with them stored at one step (a population steps together); else null (they start anew).
+ * A lane's members resume together when each has a stored state and all are of one step (they step together);
+ * they all start anew when none has. Else (some stored, or at different steps: their checkpoints were taken one
+ * by one) null: the lane splits, each member in a worker of its own, so none loses its progress.
  */
-async function storedMembers(ctx: StoreContext, s: SweepRecord, idx: number[]): Promise<ResumeEntry[] | null> {
-  const out: ResumeEntry[] = [];
-  for (const i of idx) {
-    const run = s.runs[i];
-    if (run.status !== 'interrupted' || !run.runId || !ctx.meta(run.runId)) return null;
-    const [last, state] = await Promise.all([ctx.deps.storage.getCheckpoint(run.runId, 'last'), ctx.deps.storage.getResumeState(run.runId)]);
-    if (!last || !state) return null;
-    out.push({ runId: run.runId, last, best: await ctx.deps.storage.getCheckpoint(run.runId, 'best'), state });
-  }
-  return out.every((e) => e.state!.step === out[0].state!.step) ? out : null;
+async function storedLane(ctx: StoreContext, s: SweepRecord, idx: number[]): Promise<{ entries: ResumeEntry[] | null } | null> {
+  const entries = await Promise.all(idx.map((i) => storedMember(ctx, s, i)));
+  if (entries.every((e) => e === null)) return { entries: null };
+  const got = entries.filter((e): e is ResumeEntry => e !== null);
+  if (got.length === idx.length && got.every((e) => e.state!.step === got[0].state!.step)) return { entries: got };
+  return idx.length === 1 ? { entries: got } : null;
 }
 
 /**
@@ -113,7 +119,7 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
   const lanes = place.lanes.map((lane) => lane.map((j) => todo[j]));
   await inLanes(lanes.length, place.atOnce, async (l) => {
     const out = await runLane(ctx, spawn, h, lanes[l]);
-    // a stacked lane that could not start (memory, a worker on another engine): its members go one worker each
+    // a stacked lane that could not start (memory, members resuming from different steps): its members go one worker each
     if (out.notStarted && lanes[l].length > 1) {
       ctx.set({ sweepLayout: `one worker per member, as the stacked population could not start: ${out.problem}` });
       await inLanes(lanes[l].length, Math.min(limits.maxMembers, lanes[l].length), async (k) => note((await runLane(ctx, spawn, h, [lanes[l][k]])).problem), stillRunning);
@@ -128,7 +134,9 @@ async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: Populat
   const { get, deps } = ctx, members = ctx.members;
   const s = h.sweep()!, stillRunning = () => h.sweep()?.status === 'running';
   const overrides = idx.map((i) => h.overridesFor(s, s.runs[i].value));
-  const stored = await storedMembers(ctx, s, idx);
+  const lane = await storedLane(ctx, s, idx);
+  if (!lane) return { problem: 'its members resume from checkpoints of different steps', notStarted: true };
+  const stored = lane.entries;
   const before = idx.map((i) => s.runs[i].status);
   idx.forEach((i) => h.patchRun(i, stored ? { status: 'running', finishedAt: null } : { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null }));
   let pre = idx.length === 1 && !stored ? h.take?.(s.preset, overrides[0]) ?? null : null;
