@@ -3,7 +3,7 @@
 // may differ in its seed, its learning rate (a tensor [K]) and the reward's fields (the
 // host computes each member's rewards). Anything else makes the plan run member after
 // member instead, with the reason said.
-import { FIELDS, type RunConfig } from '../config';
+import { checkLiveChange, FIELDS, validateConfig, type RunConfig } from '../config';
 import { InputError } from '../errors';
 import type { Environment } from '../envs/types';
 import { slotNames } from './slots';
@@ -47,4 +47,24 @@ export function stackRefusal(configs: readonly RunConfig[], env: Environment<any
 export function checkStackable(configs: readonly RunConfig[], env: Environment<any, any>, changes: readonly MemberChange[] = []): void {
   const reason = stackRefusal(configs, env, changes);
   if (reason) throw new InputError(`these runs cannot train as one stacked population: ${reason}`);
+}
+
+/**
+ * The members' configs after live changes (`partials[k]` to member k), or an InputError naming the members and
+ * fields the rules refuse: a shared field changed for some members only, or a result that cannot stack.
+ */
+export function plannedConfigs(current: readonly RunConfig[], partials: readonly Partial<RunConfig>[], env: Environment<any, any>): RunConfig[] {
+  const K = current.length;
+  if (partials.length !== K) throw new Error(`a population of ${K} members got ${partials.length} changes`);
+  partials.forEach((p) => checkLiveChange(Object.keys(p)));
+  const next = current.map((c, k) => (Object.keys(partials[k]).length ? validateConfig(partials[k] as Record<string, unknown>, c) : c));
+  if (K === 1) return next;
+  const changed = partials.map((p, k) => (Object.keys(p).length ? k : -1)).filter((k) => k >= 0);
+  const fields = [...new Set(changed.flatMap((k) => Object.keys(partials[k])))];
+  const all = changed.length === K, who = all ? 'for every member' : `for member ${changed.join(', ')}`;
+  const shared = fields.filter((key) => !MEMBER_FIELDS.has(key as keyof RunConfig));
+  if (!all && shared.length) throw new InputError(`${shared.join(', ')} ${who}: one value for every member of a population; change it for all members`);
+  const reason = stackRefusal(next, env);
+  if (reason) throw new InputError(`${fields.join(', ')} ${who}: refused, ${reason}`);
+  return next;
 }

@@ -1,25 +1,20 @@
-// The Trainer: rollouts -> reward -> advantages -> GSPO/GRPO minibatch updates,
-// the dual lambda, metrics (docs/rl.md section 7), greedy evaluation, the Pareto
-// frontier and best/last checkpoints. Runs unchanged in the worker and the CLI.
-//
-// A run is a population of K >= 1 members (docs/populations.md). K members of one shape
-// are one GPT of K members, so each phase of a step records one run's dispatches
-// whatever K: one rollout of every member's episodes (member-major; each member samples
-// with its own seed, so it draws what its lone run draws), rewards and the dual lambda
-// per member, one set of advantages, and minibatch updates through the stacked model and
-// optimizer. What K > 1 cannot hold (several policy slots, a curriculum, dynamic
-// sampling, batch advantages, per-member shape fields) is refused by populationPlan.ts
-// at construction and on every live change.
+// The Trainer: rollouts -> reward -> advantages -> GSPO/GRPO minibatch updates, the dual
+// lambda, metrics (docs/rl.md section 7), greedy evaluation, the Pareto frontier and
+// best/last checkpoints. Runs unchanged in the worker and the CLI. A run is K >= 1 members
+// (docs/populations.md): K members of one shape are one GPT of K members, so each phase of
+// a step is one run's dispatches whatever K (one member-major rollout, each member sampling
+// with its own seed; rewards and the dual lambda per member; one set of advantages; stacked
+// minibatch updates). What K > 1 cannot hold (several slots, a curriculum, dynamic sampling,
+// batch advantages, per-member shapes) populationPlan.ts refuses, at construction and on every live change.
 import type { Backend, Tensor } from '../backend';
 import type { BaselineResult, CurriculumSpec, Environment } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { AdamW } from '../model/optimizer';
 import { initParams, type GPTConfig } from '../model/params';
 import { mulberry32 } from '../model/random';
-import { checkLiveChange, validateConfig, type RunConfig } from '../config';
+import type { RunConfig } from '../config';
 import { InputError } from '../errors';
 import { PolicyObjective, type MemberSplit, type ObjectiveStats } from './objective';
-import type { EvalPoint } from './pareto';
 import { dualUpdate, messageParts, reward, rewardWeights, type RewardParts } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
@@ -29,13 +24,11 @@ import { EVAL_SEED, envMeans, evalRecordOf, mean, type EvalRecord, type StepHook
 import { concatRollouts, flatGroups, keptGroups, memberRollout, REFILL_INDEX, refillSeed, rowLength, sequencesToBatch } from './stepBatch';
 import { slotNames, type TrainerSlots } from './slots';
 import { Member, stepMetricsOf } from './member';
-import { checkStackable, MEMBER_FIELDS, stackRefusal } from './populationPlan';
+import { checkStackable, plannedConfigs } from './populationPlan';
 
 interface Policy { slot: string; model: GPT; gen: Generator; trainable: boolean }
-
 /** A population's starts: each member's weights (absent: nanoGPT's init with the member's seed). */
 export type MemberStarts = (Float32Array | undefined)[];
-
 export class Trainer<Task = unknown, State = unknown> {
   /** Members (1: a lone run). */
   readonly K: number;
@@ -102,18 +95,18 @@ export class Trainer<Task = unknown, State = unknown> {
   set config(c: RunConfig) { this.members[0].config = c; }
   get lambdaTok(): number { return this.members[0].lambdaTok; }
   set lambdaTok(x: number) { this.members[0].lambdaTok = x; }
-  get evals(): EvalRecord[] { return this.members[0].evals; }
-  get bestEval(): EvalRecord | null { return this.members[0].bestEval; }
-  get flags() { return this.members[0].flags; }
-  get degenerate() { return this.members[0].degenerate; }
   get skippedUpdates(): number { return this.members[0].skippedUpdates; }
   set skippedUpdates(n: number) { this.members[0].skippedUpdates = n; }
+  get evals() { return this.members[0].evals; }
+  get bestEval() { return this.members[0].bestEval; }
+  get flags() { return this.members[0].flags; }
+  get degenerate() { return this.members[0].degenerate; }
   get lossShapes() { return this.members[0].lossShapes; }
-  /** Rows (sequences) that entered the loss in the last step, over every member. */
-  get lossRows(): number { return this.members.reduce((a, m) => a + m.lossRows, 0); }
   get lastRollout() { return this.members[0].lastRollout; }
   get lastEnvMetrics() { return this.members[0].lastEnvMetrics; }
   get lastEval() { return this.members[0].lastEval; }
+  /** Rows (sequences) that entered the loss in the last step, over every member. */
+  get lossRows(): number { return this.members.reduce((a, m) => a + m.lossRows, 0); }
 
   private member(k: number): Member<State> {
     if (!Number.isInteger(k) || k < 0 || k >= this.K) throw new InputError(`member ${k} does not exist (members 0..${this.K - 1})`);
@@ -187,20 +180,7 @@ export class Trainer<Task = unknown, State = unknown> {
 
   /** The members' configs after these changes, or an InputError naming the member and field that cannot change so. */
   plannedConfigs(partials: readonly Partial<RunConfig>[]): RunConfig[] {
-    if (partials.length !== this.K) throw new Error(`a population of ${this.K} members got ${partials.length} changes`);
-    partials.forEach((p) => checkLiveChange(Object.keys(p)));
-    const next = this.members.map((m, k) => (Object.keys(partials[k]).length ? validateConfig(partials[k] as Record<string, unknown>, m.config) : m.config));
-    if (this.K > 1) {
-      const changed = partials.map((p, k) => (Object.keys(p).length ? k : -1)).filter((k) => k >= 0);
-      const all = changed.length === this.K, who = all ? 'for every member' : `for member ${changed.join(', ')}`;
-      if (!all) {
-        const shared = [...new Set(changed.flatMap((k) => Object.keys(partials[k])))].filter((key) => !MEMBER_FIELDS.has(key as keyof RunConfig));
-        if (shared.length) throw new InputError(`${shared.join(', ')} ${who}: one value for every member of a population; change it for all members`);
-      }
-      const reason = stackRefusal(next, this.env);
-      if (reason) throw new InputError(`${[...new Set(changed.flatMap((k) => Object.keys(partials[k])))].join(', ')} ${who}: refused, ${reason}`);
-    }
-    return next;
+    return plannedConfigs(this.members.map((m) => m.config), partials, this.env);
   }
 
   /** Runs each member's tasks (member-major, the same count each) in one rollout. */
@@ -348,10 +328,6 @@ export class Trainer<Task = unknown, State = unknown> {
     });
     if (this.K === 1) this.advanceCurriculum(recs[0]);
     return recs;
-  }
-
-  evalPoints(run: string, member = 0): EvalPoint[] {
-    return this.member(member).evals.map((e) => ({ tokens: e.tokens, accuracy: e.accuracy, run, step: e.step, lambdaTok: e.lambdaTok }));
   }
 
   /** Member k's weights of the last step or of its best eval, read back. */

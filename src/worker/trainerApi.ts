@@ -1,112 +1,43 @@
-// The trainer behind the worker boundary: one run at a time, driven by the
-// page through comlink (init, start, pause, step, setHyperparams, ...), with
-// telemetry batched on a MessagePort. A run is K >= 1 members (a population: one
-// Trainer of K members, stepping together); each member has its own run id, telemetry,
-// live changes, checkpoints, resume state, divergence watch and lost-device resume point,
-// and the calls that concern one run take its run id (absent: member 0). Independent of the worker's global scope:
-// the browser entry (trainer.worker.ts), Node tests and scripts construct it
-// with a backend factory and a warm-start loader. The step loop is runLoop.ts,
-// the lost-device resume recovery.ts, checkpoint checks checkpointImport.ts.
+// The trainer behind the worker boundary, driven by the page through comlink (init,
+// start, pause, step, setHyperparams, ...), with telemetry batched on a MessagePort. A
+// run is K >= 1 members (one Trainer of K members stepping together); each member has
+// its own run id, telemetry, live changes, checkpoints, resume state, divergence watch
+// and lost-device resume point, and a call about one member's run takes its run id
+// (absent: member 0). Independent of the worker's global scope: the browser entry
+// (trainer.worker.ts), Node tests and scripts construct it with a backend factory and a
+// warm-start loader. The run's state and helpers are runHost.ts, the step loop
+// runLoop.ts, the lost-device resume recovery.ts, checkpoint checks checkpointImport.ts.
 import * as Comlink from 'comlink';
-import type { Backend } from '../backend';
-import { checkLiveChange, validateConfig, type RunConfig } from '../config';
+import { checkLiveChange, type RunConfig } from '../config';
 import { InputError, quote } from '../errors';
-import { findPreset, presetConfig, presetSlots, type Preset } from '../envs/presets';
+import { findPreset, presetConfig } from '../envs/presets';
 import { createEnv } from '../envs/registry';
-import type { Environment } from '../envs/types';
-import { rewardWeights, type RewardWeights } from '../rl/reward';
-import { WebGpuBackend } from '../gpu/webgpuBackend';
-import { checkGpuBudget, checkStackedBudget, memoryShare } from '../rl/memoryBudget';
-import { modelConfigFor } from '../rl/pretrain';
+import { rewardWeights } from '../rl/reward';
 import { slotNames } from '../rl/slots';
 import { Trainer } from '../rl/trainer';
 import { checkStackable } from '../rl/populationPlan';
 import { MAX_MEMBERS } from '../rl/placement';
 import { type EvalRecord, type StepMetrics } from '../rl/runRecord';
-import { trainableSlot, warmKey, warmStarts, type WarmStarts } from '../rl/warmStart';
+import { trainableSlot } from '../rl/warmStart';
 import { comparePlayers, type Comparison } from '../rl/compare';
 import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
 import { stepAnatomy } from './anatomy';
-import type {
-  BackendPreference, InitOptions, Recovery, ResumeEntry, ResumeExport, ResumeState, RunStatus, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts,
-} from './protocol';
-import { checkResumeState } from './resumeRun';
-import { captureResumePoint, discardLost, isDeviceLost, resumeTrainer, type ResumePoint } from './recovery';
-import { RunLoop } from './runLoop';
+import type { BackendPreference, InitOptions, ResumeEntry, ResumeExport, ResumeState, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts } from './protocol';
+import { captureResumePoint } from './recovery';
 import { importCheckpoint } from './checkpointImport';
-import { Serial } from './serial';
-import { TelemetryBatcher, type TelemetryPortLike } from './telemetry';
-import { KeptWeights } from './keptWeights';
-import { lastTranscripts, type TranscriptSource } from './transcripts';
-import { runCheckpointBytes } from './checkpointBytes';
-
-/** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
-export type BackendFactory = (prefer: BackendPreference) => Promise<Backend>;
-/** Whether the host offers WebGPU (the browser entry asks navigator.gpu). */
-export type GpuProber = () => Promise<GpuProbe>;
-/** The bytes of a shipped warm start (public/checkpoints/<file>), or null when there is none. */
-export type WarmStartLoader = (file: string) => Promise<Uint8Array | null>;
+import { type TelemetryPortLike } from './telemetry';
+import { lastTranscripts } from './transcripts';
 
 const MAX_STEPS_PER_CALL = 100_000;
 const MAX_TRANSCRIPTS = 32;
 
-const errorMessage = (e: unknown): string => (e instanceof Error ? e.message : String(e));
-
 export { DIVERGENCE_LIMIT, DivergenceWatch }; // moved to rl/faults (the CLI stops on the same streak)
+export type { BackendFactory, GpuProber, WarmStartLoader } from './runHost';
 
-type WarmStart = WarmStarts;
+import { errorMessage, RunHost, type WarmStart } from './runHost';
 
-export class TrainerApi implements TrainerWorkerApi {
-  private backend: Promise<Backend> | null = null;
-  private backendName: 'cpu' | 'webgpu' | null = null;
-  private trainer: Trainer | null = null;
-  private env: Environment | null = null;
-  private preset: Preset | null = null;
-  private warms: WarmStart[] = []; // each member's
-  private get warm(): WarmStart | null { return this.warms[0] ?? null; }
-  private readonly warmCache = new Map<string, WarmStart>();
-  private pending: Partial<RunConfig>[] = []; // each member's change for the next step
-  private pendingRows = Infinity; // the rollout chunk the pending change needs (memory budget)
-  private status: RunStatus = 'idle';
-  private message: string | null = null;
-  private runIds: string[] = []; // each member's
-  private get runId(): string | null { return this.runIds[0] ?? null; }
-  private runCounter = 0;
-  private readonly lock = new Serial();
-  private flagsSent: number[] = [];
-  private comparison: Comparison | null = null;
-  private readonly telemetry = new TelemetryBatcher();
-  private readonly runner = new RunLoop({
-    telemetry: this.telemetry,
-    trainer: () => this.trainer!,
-    runIds: () => this.runIds,
-    status: () => this.status,
-    setStatus: (status, message) => this.setStatus(status, message),
-    exclusive: (fn) => this.exclusive(fn),
-    applyPending: (t) => {
-      if (this.pending.every((p) => Object.keys(p).length === 0)) return;
-      t.setMemberChanges(this.pending);
-      t.rolloutRows = this.pendingRows;
-      this.pending = this.pending.map(() => ({}));
-    },
-    stepWeights: (w) => { this.lastStepWeights = w; },
-    runEval: () => this.runEval(),
-    sendNewFlags: () => this.sendNewFlags(),
-    lostDevice: () => this.lostDevice(),
-    recover: (cause) => this.recoverFromLostDevice(cause),
-  });
-  private prefer: BackendPreference = 'auto';
-  private resumePoints: (ResumePoint | null)[] = []; // each member's, taken at every eval: where a lost device resumes
-  private recovery: Recovery | null = null;
-  private lastStepWeights: RewardWeights | null = null;
-  private kept: KeptWeights[] = []; // each member's evals a "best" rule can pick
-
-  constructor(private readonly makeBackend: BackendFactory, private readonly loadWarmStart: WarmStartLoader,
-    private readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' }),
-    /** Why WebGPU was there but the backend factory chose the CPU (null: it did not). */
-    private readonly backendNote: () => string | null = () => null) {}
-
+export class TrainerApi extends RunHost implements TrainerWorkerApi {
   // ---- control ----
 
   async init(presetName: string, overrides: Partial<RunConfig> | Partial<RunConfig>[] = {}, options: InitOptions = {}): Promise<TrainerState> {
@@ -287,28 +218,6 @@ export class TrainerApi implements TrainerWorkerApi {
   }
 
   /** A stored run's last checkpoint, best checkpoint and resume state, checked whole (nothing changes here). */
-  private checkResumeEntry({ runId, last, best, state }: ResumeEntry) {
-    if (typeof runId !== 'string' || runId.length === 0 || runId.length > 200) throw new InputError('resume: runId must be a non-empty string');
-    if (!(last instanceof Uint8Array)) throw new InputError('resume expects the run\'s last checkpoint (a Uint8Array)');
-    if (best !== null && !(best instanceof Uint8Array)) throw new InputError('resume: best must be a checkpoint (a Uint8Array) or null');
-    const ck = importCheckpoint(last, this.trainer ? this.effectiveConfig(this.trainer) : null, this.preset);
-    const { config, env, preset, weights } = ck;
-    const numParams = weights.length;
-    const checked = checkResumeState(state, { step: ck.step, numParams, config });
-    const notices: string[] = ck.notice ? [ck.notice] : [];
-    let bestWeights = weights;
-    if (best) {
-      try {
-        const b = importCheckpoint(best, config, preset);
-        if (b.weights.length !== numParams || b.config.env !== config.env) throw new InputError('it is of another model or environment');
-        bestWeights = b.weights;
-      } catch (e) {
-        notices.push(`the stored best checkpoint was not used (${errorMessage(e)}); the best weights start from the last ones`);
-      }
-    }
-    return { config, env, preset, weights, bestWeights, notices, snapshot: checked.snapshot, optimizerNotice: checked.optimizerNotice };
-  }
-
   async telemetryPort(port: MessagePort | TelemetryPortLike): Promise<void> {
     this.telemetry.attach(port as TelemetryPortLike);
     for (const runId of this.runIds) this.telemetry.status({ runId, status: this.status, ...(this.message ? { message: this.message } : {}) });
@@ -410,171 +319,4 @@ export class TrainerApi implements TrainerWorkerApi {
     });
   }
 
-  // ---- evals and lost-device recovery (the step loop is in runLoop.ts) ----
-
-  private async runEval(): Promise<EvalRecord[]> {
-    const t = this.trainer!;
-    const recs = await t.evaluateAll();
-    for (const [k, rec] of recs.entries()) {
-      this.telemetry.eval({ runId: this.runIds[k], record: rec });
-      await this.kept[k].update(t.members[k].evals, rec, () => t.readWeights('last', k));
-      const warm = this.warms[k], best = warm ? warm.slots[trainableSlot(warm.slots) ?? '']?.weights : undefined;
-      this.resumePoints[k] = await captureResumePoint(t, this.resumePoints[k] ?? null, best ?? await t.readWeights('best', k), k);
-    }
-    return recs;
-  }
-
-  private stopLoop(): Promise<void> {
-    return this.runner.stop();
-  }
-
-  /** True when the backend's device is lost (WebGPU); the CPU never is. */
-  private async lostDevice(): Promise<boolean> {
-    if (!this.backend) return false;
-    return isDeviceLost(await this.backend.catch(() => null));
-  }
-
-  /**
-   * A new backend and Trainer after the device was lost, from the checkpoint of the last eval (or the
-   * warm start before any): the run keeps its id, evals and counters, and goes on from that step.
-   */
-  private async recoverFromLostDevice(cause: unknown): Promise<void> {
-    const old = this.trainer!, lostAtStep = old.stepCount, points = old.members.map((_, k) => this.resumePoints[k] ?? null), r = points[0];
-    discardLost(old, (await this.backend?.catch(() => null)) ?? null);
-    this.backend = null;
-    const trainer = resumeTrainer(await this.getBackend(), this.env!, this.warms, old.members.map((m) => m.config), points);
-    trainer.rolloutRows = old.rolloutRows;
-    this.trainer = trainer;
-    this.flagsSent = trainer.members.map((m) => m.flags.length);
-    const step = r?.step ?? 0;
-    this.recovery = { step, lostAtStep, reason: errorMessage(cause), count: (this.recovery?.count ?? 0) + 1 };
-    const whose = trainer.K > 1 ? `every member from its checkpoint of step ${step}` : `from the checkpoint of step ${step}`;
-    this.setStatus('running', `the GPU device was lost at step ${lostAtStep} (${errorMessage(cause)}); resumed ${whose}${r ? ' with its optimizer state' : ' (the warm start)'}`);
-  }
-
-  // ---- helpers ----
-
-  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
-    return this.lock.run(fn);
-  }
-
-  private getBackend(): Promise<Backend> {
-    if (!this.backend) {
-      const made = this.makeBackend(this.prefer);
-      this.backend = made;
-      made.then((b) => { this.backendName = b.name; }, () => { this.backend = null; });
-    }
-    return this.backend;
-  }
-
-  /**
-   * On WebGPU: the rows a rollout generates at once (Infinity: all; fewer when all would not fit), or throws (naming
-   * the setting to lower) when the run does not fit the device even so (memoryBudget.ts). The CPU: Infinity.
-   */
-  private checkMemory(backend: Backend, config: RunConfig, env: Environment, K = 1): number {
-    if (!(backend instanceof WebGpuBackend)) return Infinity;
-    const deviceMemory = (globalThis.navigator as { deviceMemory?: number } | undefined)?.deviceMemory;
-    if (K > 1) { checkStackedBudget(config, modelConfigFor(env, config), K, backend.limits, memoryShare(deviceMemory)); return Infinity; }
-    return checkGpuBudget(config, modelConfigFor(env, config), slotNames(env).length, backend.limits, memoryShare(deviceMemory)).chunkRows;
-  }
-
-  /** A lone run from its slots' starts, or a population from each member's warm start. */
-  private newTrainer(backend: Backend, env: Environment, configs: RunConfig[], warms: WarmStart[]): Trainer {
-    if (configs.length === 1) return new Trainer(backend, env, configs[0], warms[0].slots);
-    const slot = slotNames(env)[0];
-    return new Trainer(backend, env, configs, warms.map((w) => w.slots[slot].weights));
-  }
-
-  /** The member that run `runId` is (an InputError naming the runs held when it is none of them). */
-  private memberOf(what: string, runId: string): number {
-    const k = this.runIds.indexOf(runId);
-    if (k < 0) throw new InputError(`${what}: run ${quote(String(runId))} is no longer in the trainer (it holds ${this.runIds.join(', ') || 'none'})`);
-    return k;
-  }
-
-  /** Member k's share of the run, as transcripts read it. */
-  private memberSource(k: number): TranscriptSource {
-    const t = this.trainer!, m = t.members[k];
-    return { lastRollout: m.lastRollout, lastEval: m.lastEval, config: m.config, stepCount: t.stepCount, evals: m.evals };
-  }
-
-  private requireTrainer(what: string): Trainer {
-    if (!this.trainer) throw new InputError(`${what}: no run yet; call init(preset) first`);
-    return this.trainer;
-  }
-
-  private nextRunId(): string {
-    return `run-${++this.runCounter}-${Math.floor(Math.random() * 0x7fffffff).toString(36)}`;
-  }
-
-  private install(trainer: Trainer, env: Environment, preset: Preset, warms: WarmStart[], runIds: string[]): void {
-    try {
-      trainer.rolloutRows = this.checkMemory(trainer.backend, trainer.config, env); // generated in chunks when all rows at once would not fit
-    } catch { /* a run over budget even in chunks was refused by init; a loaded or resumed one keeps its rows as they are */ }
-    this.telemetry.flush();
-    this.trainer?.destroy();
-    this.trainer = trainer;
-    this.env = env;
-    this.preset = preset;
-    this.warms = warms;
-    this.runIds = runIds;
-    this.pending = runIds.map(() => ({}));
-    this.flagsSent = runIds.map(() => 0);
-    this.comparison = null;
-    this.runner.reset();
-    this.resumePoints = runIds.map(() => null);
-    this.recovery = null;
-    this.lastStepWeights = null;
-    this.kept = runIds.map(() => new KeptWeights());
-  }
-
-  private effectiveConfig(t: Trainer, k = 0): RunConfig {
-    const p = this.pending[k] ?? {}, c = t.members[k].config;
-    return Object.keys(p).length ? validateConfig(p as Record<string, unknown>, c) : c;
-  }
-
-  private setStatus(status: RunStatus, message?: string): void {
-    this.status = status;
-    this.message = message ?? null;
-    for (const runId of this.runIds) this.telemetry.status({ runId, status, ...(message !== undefined ? { message } : {}) });
-  }
-
-  private sendNewFlags(): void {
-    this.trainer!.members.forEach((m, k) => {
-      for (; this.flagsSent[k] < m.flags.length; this.flagsSent[k]++) this.telemetry.flag({ runId: this.runIds[k], flag: m.flags[this.flagsSent[k]] });
-    });
-  }
-
-  /** A checkpoint file of member k's run: its env record, preset, run config and step. */
-  private checkpointBytes(t: Trainer, k: number, weights: Float32Array, which: 'last' | 'best', step: number): Uint8Array {
-    return runCheckpointBytes(t.model.config, weights, this.env!, this.preset, t.members[k].config, which, step);
-  }
-
-  /** Every slot's shipped warm start when it fits this model, else one pretrained here (cached per model and env). */
-  private async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number | undefined, runId: string, shared = false): Promise<WarmStart> {
-    // a population's members share one per warm key (they differ in seed or the reward's fields, not in what pretrains)
-    const key = JSON.stringify([preset.name, presetSlots(preset), shared ? warmKey(config) : config, env.blockSize, env.vocab.length, steps]);
-    const cached = this.warmCache.get(key);
-    if (cached) return cached;
-    const backend = await this.getBackend();
-    const progress = (message: string, p: number) => this.telemetry.status({ runId, status: 'idle', message, progress: p });
-    const warm = await warmStarts(backend, preset, config, env, this.loadWarmStart, steps, progress);
-    if (this.warmCache.size >= 4) this.warmCache.delete(this.warmCache.keys().next().value!);
-    this.warmCache.set(key, warm);
-    return warm;
-  }
-
-  /** Member k's state (a lone run's: k = 0). */
-  private snapshot(k = 0): TrainerState {
-    const t = this.trainer, m = t?.members[k], pending = this.pending[k] ?? {};
-    return {
-      runId: this.runIds[k] ?? null, preset: this.preset?.name ?? null, config: t ? this.effectiveConfig(t, k) : null, pending: { ...pending },
-      status: this.status, message: this.message, backend: this.backendName, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
-      stepCount: t?.stepCount ?? 0, lambdaTok: pending.lambdaTok ?? m?.lambdaTok ?? 0,
-      evals: m ? m.evals.map((e) => ({ ...e })) : [], bestEval: m?.bestEval ? { ...m.bestEval } : null,
-      flags: m ? m.flags.map((f) => ({ ...f })) : [], skippedUpdates: m?.skippedUpdates ?? 0,
-      recovery: this.recovery ? { ...this.recovery } : null, rolloutRows: t && Number.isFinite(t.rolloutRows) ? t.rolloutRows : null,
-      baselines: t ? t.baselines() : [], curriculum: t ? t.curriculum.map((c) => ({ ...c })) : [], comparison: this.comparison,
-    };
-  }
 }

@@ -16,7 +16,6 @@ import { parseChange, changesFor, type MemberChange } from '../../rl/population'
 import { stackRefusal } from '../../rl/populationPlan';
 import { checkStackedBudget, memoryShare } from '../../rl/memoryBudget';
 import { WebGpuBackend } from '../../gpu/webgpuBackend';
-import { trainStacked } from './populationRun';
 import { modelConfigFor } from '../../rl/pretrain';
 import type { Backend } from '../../backend';
 import { memoryLimit, populationSize, runMembers, type MemberJob } from '../memberPool';
@@ -29,7 +28,7 @@ import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
-import { trainRun, type TrainResult } from './train';
+import { trainMembers, trainRun, type TrainResult } from './train';
 
 export const sweepFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -149,7 +148,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
         const members = [];
         for (const p of part) members.push({ s: p.s, out: join(out, p.dir), warm: await warmFor(p.s), label: p.run.label });
         log(`sweep: training ${part.map((p) => p.run.label).join(', ')} as one stacked population`);
-        const outcomes = await trainStacked(backend, members, partChanges);
+        const outcomes = await trainMembers(backend, members, partChanges);
         outcomes.forEach((o, i) => {
           done++;
           if ('summary' in o) { results.push(o); return; }

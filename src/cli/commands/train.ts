@@ -16,7 +16,6 @@ import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import type { Backend } from '../../backend';
 import type { WarmStarts } from '../../rl/warmStart';
 import type { StepPoint } from '../../rl/dualStatic';
-import type { GPTConfig } from '../../model/params';
 import { comparePlayers } from '../../rl/compare';
 import { SkipStreak } from '../../rl/faults';
 import { RunFault } from '../../errors';
@@ -67,76 +66,109 @@ export type TrainSummary = Record<string, unknown> & { final: Record<string, num
  * prefixes its log lines (members log side by side). */
 export interface TrainRunOptions { quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string; rolloutRows?: number }
 
+/** One member of a run: its setup, its folder, its warm start (absent: made here) and its log label. */
+export interface RunMember { s: RunSetup; out: string; warm?: WarmStarts; label?: string }
+
 /**
  * One run from the preset's warm start into `out` (config.json, metrics.jsonl, evals.jsonl, best and
- * last checkpoints).
+ * last checkpoints): a population of one. Throws a RunFault when its updates are skipped step after step.
  */
 export async function trainRun(backend: Backend, s: RunSetup, out: string, opts: TrainRunOptions = {}): Promise<TrainResult> {
-  const { quiet = false, changes = [] } = opts;
-  const log = opts.label ? (m: string) => say(`[${opts.label}] ${m}`) : say;
-  mkdirSync(out, { recursive: true });
-  const t0 = performance.now();
-  const history: StepPoint[] = [];
-  const warmStart = opts.warm ?? await startSlots(backend, s);
-  const trainer = new Trainer(backend, s.env, s.config, warmStart.slots);
-  if (opts.rolloutRows !== undefined) trainer.rolloutRows = opts.rolloutRows;
-  const applied: MemberChange[] = [];
-  writeFileSync(join(out, 'config.json'), JSON.stringify({ preset: s.preset.name, backend: backend.name, config: s.config }, null, 2) + '\n');
-  writeFileSync(join(out, 'metrics.jsonl'), '');
-  writeFileSync(join(out, 'evals.jsonl'), '');
-  const logEval = (e: EvalRecord) => {
-    appendFileSync(join(out, 'evals.jsonl'), JSON.stringify(e) + '\n');
-    log(`eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} reward ${e.reward.toFixed(3)} ${Object.entries(e).filter(([k]) => !['step', 'accuracy', 'tokens', 'turns', 'lambdaTok', 'reward'].includes(k)).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
-    for (const c of trainer.curriculum.filter((x) => x.step === e.step)) log(`curriculum: ${c.label} from step ${c.step}`);
-  };
-  const warm = await trainer.evaluate();
-  logEval(warm);
-  for (const b of trainer.baselines()) log(`baseline ${b.name}: accuracy ${b.accuracy.toFixed(3)} ${Object.entries(b.extras).map(([k, v]) => `${k} ${v.toFixed(2)}`).join(' ')}`);
-  const streak = new SkipStreak();
-  const updates = Math.min(s.config.minibatches, s.config.promptsPerStep * s.config.groupSize);
-  for (let i = 0; i < s.config.steps; i++) {
-    for (const c of changes.filter((x) => x.step === i)) {
-      trainer.setHyperparams(c.partial);
-      applied.push(c);
-      log(`change at step ${i}: ${Object.entries(c.partial).map(([k, v]) => `${k}=${v}`).join(' ')}`);
+  const [r] = await trainMembers(backend, [{ s, out, warm: opts.warm, label: opts.label }], opts.changes ?? [], opts);
+  if ('fault' in r) throw new RunFault(r.fault);
+  return r;
+}
+
+/**
+ * A run of K >= 1 members stepping together (one Trainer: K > 1 stacks them, populationPlan.ts), each member's
+ * folder getting what a lone run writes. `changes` name a member (its index) or all (null). Returns each member's
+ * result, or its fault when its updates were skipped step after step (a lone run stops there; a stacked member
+ * cannot leave the batch, so it steps on with its updates skipped and is reported as stopped).
+ */
+export async function trainMembers(backend: Backend, members: RunMember[], changes: MemberChange[], opts: Omit<TrainRunOptions, 'warm' | 'changes' | 'label'> = {}): Promise<(TrainResult | { fault: string })[]> {
+  const t0 = performance.now(), s0 = members[0].s, K = members.length, quiet = opts.quiet ?? K > 1;
+  const logs = members.map((m) => (m.label ? (x: string) => say(`[${m.label}] ${x}`) : say));
+  const warms: WarmStarts[] = [];
+  for (const m of members) warms.push(m.warm ?? await startSlots(backend, m.s));
+  const slot = slotNames(s0.env)[0];
+  const trainer = K === 1 ? new Trainer(backend, s0.env, s0.config, warms[0].slots)
+    : new Trainer(backend, s0.env, members.map((m) => m.s.config), warms.map((w) => w.slots[slot].weights));
+  try {
+    if (opts.rolloutRows !== undefined) trainer.rolloutRows = opts.rolloutRows;
+    const histories: StepPoint[][] = members.map(() => []), applied: MemberChange[][] = members.map(() => []);
+    const faults: (string | null)[] = members.map(() => null), streaks = members.map(() => new SkipStreak());
+    for (const m of members) {
+      mkdirSync(m.out, { recursive: true });
+      writeFileSync(join(m.out, 'config.json'), JSON.stringify({ preset: m.s.preset.name, backend: backend.name, config: m.s.config }, null, 2) + '\n');
+      writeFileSync(join(m.out, 'metrics.jsonl'), '');
+      writeFileSync(join(m.out, 'evals.jsonl'), '');
     }
-    const before = trainer.skippedUpdates, flagsBefore = trainer.flags.length;
-    const m = await trainer.step();
-    history.push({ step: m.step, tokens: m.tokens, lambdaTok: m.lambda_tok });
-    appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify({ ...m, env: trainer.lastEnvMetrics }) + '\n');
-    for (const f of trainer.flags.slice(flagsBefore)) log(`flag: ${f.message}`);
-    // the same streak that pauses the page: going on would only repeat skipped updates
-    const stop = streak.record(trainer.flags.slice(flagsBefore), trainer.skippedUpdates - before, updates);
-    if (stop) throw new RunFault(`train stopped at step ${m.step + 1}: ${stop}. Lower lr or the temperature; the metrics so far are in ${out}`);
-    if (!quiet || (m.step + 1) % 10 === 0) log(`step ${m.step + 1}/${s.config.steps} reward ${m.reward.toFixed(3)} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)} silence ${m.silence_rate.toFixed(2)} clip ${m.clip_frac.toFixed(2)} lambda ${m.lambda_tok.toFixed(3)} ${m.step_time_ms.toFixed(0)} ms`);
-    if ((i + 1) % s.config.evalEvery === 0 && i + 1 < s.config.steps) {
-      const nFlags = trainer.flags.length;
-      logEval(await trainer.evaluate());
-      for (const f of trainer.flags.slice(nFlags)) log(`flag: ${f.message}`);
+    const logEvals = (recs: EvalRecord[]) => recs.forEach((e, k) => {
+      appendFileSync(join(members[k].out, 'evals.jsonl'), JSON.stringify(e) + '\n');
+      logs[k](`eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} reward ${e.reward.toFixed(3)} ${Object.entries(e).filter(([x]) => !['step', 'accuracy', 'tokens', 'turns', 'lambdaTok', 'reward'].includes(x)).map(([x, v]) => `${x} ${v.toFixed(2)}`).join(' ')}`);
+      for (const c of trainer.curriculum.filter((x) => x.step === e.step)) logs[k](`curriculum: ${c.label} from step ${c.step}`);
+      for (const f of trainer.members[k].flags.filter((x) => x.step === e.step && (x.kind === 'collapse' || x.kind === 'degenerate'))) logs[k](`flag: ${f.message}`);
+    });
+    const warm = await trainer.evaluateAll();
+    logEvals(warm);
+    for (const b of trainer.baselines()) say(`baseline ${b.name}: accuracy ${b.accuracy.toFixed(3)} ${Object.entries(b.extras).map(([x, v]) => `${x} ${v.toFixed(2)}`).join(' ')}`);
+    const steps = s0.config.steps;
+    for (let i = 0; i < steps; i++) {
+      for (const c of changes.filter((x) => x.step === i)) {
+        // a lone run's changes are its own (a sweep member's keep their index in the sweep, for its record)
+        trainer.setHyperparams(c.partial, K === 1 ? null : c.member);
+        for (let k = 0; k < K; k++) if (K === 1 || c.member === null || c.member === k) applied[k].push(c);
+        say(`change at step ${i}${c.member === null || K === 1 ? '' : ` (member ${members[c.member].label ?? c.member})`}: ${Object.entries(c.partial).map(([x, v]) => `${x}=${v}`).join(' ')}`);
+      }
+      const before = trainer.members.map((m) => ({ skipped: m.skippedUpdates, flags: m.flags.length }));
+      const ms = await trainer.stepAll();
+      const updates = Math.min(trainer.config.minibatches, trainer.config.promptsPerStep * trainer.config.groupSize);
+      ms.forEach((m, k) => {
+        const member = trainer.members[k], out = members[k].out, newFlags = member.flags.slice(before[k].flags);
+        histories[k].push({ step: m.step, tokens: m.tokens, lambdaTok: m.lambda_tok });
+        appendFileSync(join(out, 'metrics.jsonl'), JSON.stringify({ ...m, env: member.lastEnvMetrics }) + '\n');
+        for (const f of newFlags) logs[k](`flag: ${f.message}`);
+        // the same streak that pauses the page: going on would only repeat skipped updates
+        const stop = streaks[k].record(newFlags, member.skippedUpdates - before[k].skipped, updates);
+        if (stop && !faults[k]) faults[k] = `train stopped at step ${m.step + 1}: ${stop}. Lower lr or the temperature; the metrics so far are in ${out}`;
+        if (!quiet || (m.step + 1) % 10 === 0) logs[k](`step ${m.step + 1}/${steps} reward ${m.reward.toFixed(3)} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)} silence ${m.silence_rate.toFixed(2)} clip ${m.clip_frac.toFixed(2)} lambda ${m.lambda_tok.toFixed(3)} ${m.step_time_ms.toFixed(0)} ms`);
+      });
+      if (faults.every((f) => f !== null)) break; // every member stopped (a lone run: at once)
+      if ((i + 1) % s0.config.evalEvery === 0 && i + 1 < steps) logEvals(await trainer.evaluateAll());
     }
+    if (K === 1 && faults[0]) return [{ fault: faults[0] }];
+    const final = trainer.stepCount > 0 && trainer.evals[trainer.evals.length - 1]?.step !== trainer.stepCount ? await trainer.evaluateAll() : warm;
+    if (final !== warm) logEvals(final);
+    const wallSeconds = Math.round((performance.now() - t0) / 100) / 10;
+    const results: (TrainResult | { fault: string })[] = [];
+    for (const [k, m] of members.entries()) {
+      const member = trainer.members[k], fault = faults[k];
+      if (fault) { results.push({ fault }); continue; }
+      const extras = { ...envRecord(m.s.config, presetTrainableSlot(m.s.preset)), preset: m.s.preset.name, run_config: JSON.stringify(m.s.config) };
+      const ck = async (which: 'last' | 'best', step: number) => writeCheckpoint({
+        config: trainer.model.config, weights: await trainer.readWeights(which, k), vocab: [...m.s.env.vocab], extras: { ...extras, step: String(step) },
+      });
+      writeAtomic(join(m.out, 'last.safetensors'), await ck('last', trainer.stepCount));
+      writeAtomic(join(m.out, 'best.safetensors'), await ck('best', member.bestEval?.step ?? 0));
+      // an env with a comparison of players (AgentPO, a lone run): the frozen player alone, with the untrained helper, and with this run's best one
+      const comparison = K === 1 && s0.env.comparison
+        ? await comparePlayers(backend, s0.env, s0.config, warms[0].slots, await trainer.readWeights('best'),
+          member.bestEval?.step ?? 0, `trained collaborator (best eval, step ${member.bestEval?.step ?? 0})`)
+        : null;
+      if (comparison) for (const r of comparison.rows) logs[k](`${r.name}: accuracy ${r.accuracy.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}] tokens ${r.tokens.toFixed(2)} (n ${r.n})`);
+      const summary = {
+        preset: m.s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds,
+        warmStart: pick(warm[k]), final: pick(final[k]), best: member.bestEval ? pick(member.bestEval) : null,
+        bestStep: member.bestEval?.step ?? null, finalStep: trainer.stepCount,
+        lambdaTok: member.lambdaTok, skippedUpdates: member.skippedUpdates, flags: member.flags.map((f) => f.message),
+        degenerate: member.degenerate, curriculum: trainer.curriculum, baselines: trainer.baselines(), out: m.out,
+        changes: applied[k], warmStartSource: warms[k].source, ...(warms[k].notices?.length ? { warmStartNotices: warms[k].notices } : {}),
+        ...(comparison ? { comparison: comparison.rows } : {}), ...(K > 1 ? { stacked: { members: K } } : {}),
+      };
+      results.push({ summary, history: histories[k] });
+    }
+    return results;
+  } finally {
+    trainer.destroy();
   }
-  const final = s.config.steps > 0 ? await trainer.evaluate() : warm;
-  if (s.config.steps > 0) logEval(final);
-  const gpt: GPTConfig = trainer.model.config;
-  const extras = { ...envRecord(s.config, presetTrainableSlot(s.preset)), preset: s.preset.name, run_config: JSON.stringify(s.config) };
-  writeAtomic(join(out, 'last.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('last'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.stepCount) } }));
-  writeAtomic(join(out, 'best.safetensors'), writeCheckpoint({ config: gpt, weights: await trainer.readWeights('best'), vocab: [...s.env.vocab], extras: { ...extras, step: String(trainer.bestEval?.step ?? 0) } }));
-  // AgentPO: the frozen Actor alone, with the untrained Collaborator, and with this run's best one
-  // an env with a comparison of players (AgentPO): the frozen player alone, with the untrained helper, and with this run's best one
-  const comparison = s.env.comparison
-    ? await comparePlayers(backend, s.env, s.config, warmStart.slots, await trainer.readWeights('best'),
-      trainer.bestEval?.step ?? 0, `trained collaborator (best eval, step ${trainer.bestEval?.step ?? 0})`)
-    : null;
-  if (comparison) for (const r of comparison.rows) log(`${r.name}: accuracy ${r.accuracy.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}] tokens ${r.tokens.toFixed(2)} (n ${r.n})`);
-  const summary = {
-    preset: s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
-    warmStart: pick(warm), final: pick(final), best: trainer.bestEval ? pick(trainer.bestEval) : null,
-    bestStep: trainer.bestEval?.step ?? null, finalStep: trainer.stepCount,
-    lambdaTok: trainer.lambdaTok, skippedUpdates: trainer.skippedUpdates, flags: trainer.flags.map((f) => f.message),
-    degenerate: trainer.degenerate, curriculum: trainer.curriculum, baselines: trainer.baselines(), out,
-    changes: applied, warmStartSource: warmStart.source, ...(warmStart.notices?.length ? { warmStartNotices: warmStart.notices } : {}),
-    ...(comparison ? { comparison: comparison.rows } : {}),
-  };
-  trainer.destroy();
-  return { summary, history };
 }
