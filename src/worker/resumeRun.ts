@@ -7,7 +7,7 @@ import { InputError, quote } from '../errors';
 import type { AdamWState } from '../model/optimizer';
 import { betterEval } from '../rl/pareto';
 import type { EvalRecord, TrainerSnapshot } from '../rl/runRecord';
-import { evals as evalList, flags as flagList, LAMBDA_TOK_MAX, RunFileError, step as stepCount, finite } from '../store/runSchema';
+import { evals as evalList, flags as flagList, LAMBDA_TOK_MAX, RunFileError, step as stepCount, finite } from '../recordSchema';
 import type { ResumeState } from './protocol';
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);

@@ -117,9 +117,9 @@ describe('the shipped relay warm starts sample their repertoire at temperature 1
       else expect(silence.demos).toBeGreaterThan(0.05);
     }, 120_000);
   }
-  // issue 20: relay-scouts' holder sampled short formats 0.04 (demos 0.15) while the demos gave them
+  // relay-scouts' holder once sampled short formats 0.04 (demos 0.15) while the demos gave them
   // to the holder only; with every Scout drawing them (src/envs/relay.ts demoMessage) it samples 0.09
-  it('relay-scouts samples its short formats (issue 20)', async () => {
+  it('relay-scouts samples its short formats', async () => {
     const short = (await shipped('relay-scouts')).repertoire!.find((r) => r.key === 'short')!;
     expect(short.sampled).toBeGreaterThanOrEqual(REPERTOIRE_SHARE * short.demos);
   }, 120_000);
