@@ -31,7 +31,7 @@ describe.skipIf(noGpu)('bench --compare on WebGPU (tiny)', () => {
     expect(out).toMatch(/^PyTorch: not compared \(not asked\)$/m);
   }, 600_000);
 
-  it('the population case is one stacked population: dispatches and submissions per step at K = 2 and 4 equal K = 1\'s', async () => {
+  it('the population case is one stacked population: dispatches and submissions per step at K = 2 and 4 equal K = 1\'s; one readback per minibatch at every K', async () => {
     const pop = await benchPopulation(theGpu(), true);
     expect(pop.how).toMatch(/one stacked population/);
     expect(pop.rows.map((x) => x.K)).toEqual([1, 2, 4]);
@@ -40,6 +40,7 @@ describe.skipIf(noGpu)('bench --compare on WebGPU (tiny)', () => {
     for (const x of pop.rows) {
       expect(x.perStep!.dispatches, `K = ${x.K} dispatches`).toBe(one.dispatches);
       expect(x.perStep!.submissions, `K = ${x.K} submissions`).toBe(one.submissions);
+      expect(x.perStep!.readbacksPerMinibatch, `K = ${x.K} readbacks per minibatch`).toBe(1);
     }
   }, 600_000);
 });

@@ -45,12 +45,18 @@ async function stacked(b: Counted, K: number, reps: number, quick: boolean): Pro
   try {
     await t.stepAll(); // warm: pipelines and buffers
     const before = b.counters ? { ...b.counters } : undefined;
-    let flops = 0;
+    let flops = 0, updateReads = 0, atUpdate = 0;
+    // the update's readbacks: counted from the rollout's end (progress 0) to the step's end
+    const hooks = { progress: (done: number) => { if (done === 0) atUpdate = b.counters?.readbacks ?? 0; } };
     const t0 = performance.now();
-    for (let i = 0; i < reps; i++) for (const m of await t.stepAll()) flops += m.step_flops;
+    for (let i = 0; i < reps; i++) {
+      for (const m of await t.stepAll(hooks)) flops += m.step_flops;
+      updateReads += (b.counters?.readbacks ?? 0) - atUpdate;
+    }
     const ms = (performance.now() - t0) / reps;
     const after = b.counters;
     const perStep = before && after ? Object.fromEntries(Object.keys(after).map((k) => [k, (after[k] - before[k]) / reps])) : undefined;
+    if (perStep) perStep.readbacksPerMinibatch = updateReads / (reps * t.lastStepUpdates);
     return { ms, flops: flops / reps, perStep };
   } finally {
     t.destroy();
@@ -76,8 +82,9 @@ export async function benchPopulation(b: Counted, quick: boolean): Promise<Popul
 const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
 
 export function formatPopulation(p: PopulationResult): string {
-  const head = ['K', 'step ms', 'x K=1', 'per member ms', 'GFLOP/s', 'dispatch', 'submit'];
-  const body = p.rows.map((r) => [String(r.K), fmt(r.ms), `${r.ratio.toFixed(2)}x`, fmt(r.ms / r.K), fmt(r.gflops, 2), fmt(r.perStep?.dispatches, 0), fmt(r.perStep?.submissions, 0)]);
+  const head = ['K', 'step ms', 'x K=1', 'per member ms', 'GFLOP/s', 'dispatch', 'submit', 'readback/minibatch'];
+  const body = p.rows.map((r) => [String(r.K), fmt(r.ms), `${r.ratio.toFixed(2)}x`, fmt(r.ms / r.K), fmt(r.gflops, 2), fmt(r.perStep?.dispatches, 0), fmt(r.perStep?.submissions, 0),
+    fmt(r.perStep?.readbacksPerMinibatch, 2)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
   return `\npopulation: K members of ${p.model} at P${p.P} x G${p.G}, ${p.how}, ${p.cores} cores; step = every member takes one step (mean of ${p.steps})\n`
