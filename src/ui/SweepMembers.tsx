@@ -21,7 +21,7 @@ export function SweepMembers({ sweep }: { sweep: SweepRecord }) {
   return (
     <div className="sweep-members" data-testid="sweep-members" data-running={running.length}>
       <p className="help">
-        {running.length} member{running.length === 1 ? '' : 's'} training side by side, each in a worker of its own:{' '}
+        {running.length} member{running.length === 1 ? '' : 's'} training side by side:{' '}
         {running.map((r) => `${r.label} at step ${stepOf(r.runId!)}`).join(' · ')} (of {sweep.steps}).
       </p>
       <form className="inline" onSubmit={(e) => { e.preventDefault(); void setMemberField(target === 'all' ? null : target, field, value); }}>

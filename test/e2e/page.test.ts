@@ -708,6 +708,44 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     }
   }, 900_000);
 
+  it('a population reloaded mid-run: Resume continues each member as the same run from its stored step, adding no run', async () => {
+    const plain = await launchWithoutGpu();
+    try {
+      const page = await plain.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      await page.goto(`${url}?v=1&preset=relay-noisy-dr&groupSize=2&promptsPerStep=2&minibatches=1&evalEpisodes=8&steps=400`);
+      await page.getByRole('region', { name: 'No WebGPU' }).getByRole('button', { name: 'Use the CPU backend' }).click();
+      await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
+      await page.getByRole('textbox', { name: 'lambda_tok values to sweep' }).fill('0, 0.3');
+      await page.getByRole('button', { name: 'Run sweep' }).click();
+      const members = page.getByTestId('sweep-members');
+      await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
+      const memberSteps = async () => [...((await members.textContent()) ?? '').matchAll(/lambda_tok=[\d.]+ at step (\d+)/g)].map((m) => Number(m[1]));
+      // past the page's checkpoint interval (10 s): each member has stored a checkpoint of a later eval than its first
+      const t0 = Date.now();
+      await expect.poll(async () => Date.now() - t0 > 12_000 && (await memberSteps()).every((n) => n >= 5), { timeout: 180_000, interval: 500 }).toBe(true);
+      const record = async () => JSON.parse((await page.evaluate(() => localStorage.getItem('gspo.sweep.v1')))!) as { runs: { runId: string | null; status: string }[] };
+      const before = (await record()).runs.map((r) => r.runId);
+      expect(before.every((id) => id !== null)).toBe(true);
+      await page.reload();
+      const progress = page.getByTestId('sweep-progress');
+      await expect.poll(() => progress.getAttribute('data-status'), { timeout: 60_000 }).toBe('interrupted');
+      await page.getByRole('button', { name: 'Resume sweep' }).click();
+      await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
+      // the same runs go on: their ids, their history on the charts (not a run from step 0), no new rows in the runs table
+      expect((await record()).runs.map((r) => r.runId)).toEqual(before);
+      expect((await memberSteps()).every((n) => n >= 5), (await members.textContent()) ?? '').toBe(true);
+      await page.getByRole('tab', { name: /^Runs/ }).click();
+      const runsTable = page.getByRole('region', { name: 'Runs', exact: true });
+      expect(await runsTable.getByRole('row', { name: /relay-noisy-dr sweep lambda_tok=/ }).count()).toBe(2);
+      await page.getByRole('tab', { name: 'Charts' }).click();
+      expect(errors).toEqual([]);
+    } finally {
+      await plain.close();
+    }
+  }, 600_000);
+
   it('runs a sweep of three lambda_tok values on the CPU backend as a population, draws its frontier, and keeps it over a reload', async () => {
     const plain = await launchWithoutGpu();
     try {
