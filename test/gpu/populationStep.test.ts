@@ -2,7 +2,7 @@
 // the oracle of lone Trainers: K = 3 members differing in seed, lambda_tok and lr, one step
 // and an eval, each member against its lone run on the WebGPU backend and on the CPU
 // reference; K = 1 against today's Trainer; a whole population step records as many
-// dispatches and submissions at K = 16 as at K = 1. Tiny shapes: SwiftShader is slow.
+// dispatches and submissions at K = 16 as at K = 2. Tiny shapes: SwiftShader is slow.
 import { describe, expect, it } from 'vitest';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { createRelay } from '../../src/envs/relay';
