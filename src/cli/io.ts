@@ -1,11 +1,12 @@
 // Node-side I/O for the CLI: backend choice, files read whole and written atomically.
-import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Backend } from '../backend';
 import { clip, InputError } from '../errors';
 import { CpuBackend } from '../reference/cpuBackend';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { SafetensorsError } from '../model/safetensors';
+import { readInputBytes } from './inputFile';
 
 export const MAX_CHECKPOINT_BYTES = 512 << 20;
 
@@ -13,11 +14,9 @@ export function log(msg: string): void {
   process.stderr.write(msg + '\n');
 }
 
+/** A regular file of at most maxBytes (the checks are readInputBytes's, src/cli/inputFile.ts). */
 export function readFileChecked(path: string, what: string, maxBytes: number): Uint8Array {
-  let size: number;
-  try { size = statSync(path).size; } catch { throw new InputError(`${what} "${path}" does not exist or cannot be read`); }
-  if (size > maxBytes) throw new InputError(`${what} "${path}" is ${size} bytes, more than the limit of ${maxBytes}`);
-  return new Uint8Array(readFileSync(path));
+  return readInputBytes(path, what, maxBytes);
 }
 
 export function loadCheckpoint(path: string): Checkpoint {
