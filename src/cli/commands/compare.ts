@@ -50,7 +50,7 @@ export async function compare(argv: string[]): Promise<unknown> {
   // each run: the base config with the loss changed (every setting validated again by setup, the same table)
   const runs: { loss: LossId; s: RunSetup }[] = losses.map((loss) => ({ loss, s: setup(preset, { ...overrides, ...twinSettings(base.config, loss) }) }));
   const out = (flags.out as string | undefined) ?? join('runs', `compare-${preset}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOutDir(out, '--out', ['compare.json']);
+  prepareOutDir(out, '--out', ['compare.json'], losses);
   const backend = await chooseBackend(flags.backend);
   try {
     if (backend instanceof WebGpuBackend) checkGpuBudget(base.config, modelConfigFor(base.env, base.config), slotNames(base.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30));

@@ -112,7 +112,7 @@ export async function study(argv: string[]): Promise<unknown> {
   const runs = plan(name as StudyName, flags);
   const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
   const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOutDir(out, '--out', ['study.json', ...runs.map((r) => r.label)]);
+  prepareOutDir(out, '--out', ['study.json'], runs.map((r) => r.label));
   const { atOnce } = populationSize(setups, flags);
   log(`study ${name}: ${runs.length} runs as a population, ${atOnce} at once (${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });

@@ -89,7 +89,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   // every run's config is checked before anything runs, so a bad combination fails at once
   const planned: Planned[] = plan.map((run, i) => ({ run, s: setup(presetName, { ...sets, ...run.overrides }), dir: dirOf(run.label), changes: changesFor(changes, i) }));
   const out = (flags.out as string | undefined) ?? join('runs', `sweep-${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOutDir(out, '--out', ['sweep.json', ...planned.map((p) => p.dir)]);
+  prepareOutDir(out, '--out', ['sweep.json'], planned.map((p) => p.dir));
   const population = flags.sequential !== true && flags.backend !== 'webgpu';
   // on WebGPU a plan whose runs stack trains as one stacked population (src/rl/populationPlan.ts says which do)
   const refusal = flags.sequential !== true && flags.backend === 'webgpu' ? stackRefusal(planned.map((p) => p.s.config), planned[0].s.env, changes) : 'sequential';
