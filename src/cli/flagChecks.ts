@@ -33,3 +33,17 @@ export function commandUsage(name: string, help: string, flags: FlagSpec): strin
   for (const [f, s] of Object.entries(flags)) lines.push(`  --${f.padEnd(14)} ${s.help}`);
   return lines.join('\n');
 }
+
+/** A flag that is a shorthand for a config field (`--steps` for steps) given with `--set` of that field: one would be lost. */
+export function checkShorthands(command: string, flags: Record<string, unknown>, sets: Record<string, unknown>, shorthands: Record<string, string>): void {
+  for (const [flag, key] of Object.entries(shorthands)) {
+    if (flags[flag] !== undefined && Object.prototype.hasOwnProperty.call(sets, key)) throw new InputError(`${command}: --${flag} and --set ${key}=... both set ${key}; give one`);
+  }
+}
+
+/** Flags that mean nothing together with `flag` (it replaces what they shape): refused rather than ignored. */
+export function checkExclusive(command: string, flags: Record<string, unknown>, flag: string, others: readonly string[]): void {
+  if (flags[flag] === undefined) return;
+  const given = others.filter((o) => flags[o] !== undefined);
+  if (given.length) throw new InputError(`${command}: --${flag} does not go with ${given.map((g) => '--' + g).join(', ')}`);
+}

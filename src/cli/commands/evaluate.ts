@@ -10,6 +10,7 @@ import { comparePlayers } from '../../rl/compare';
 import { trainableSlot } from '../../rl/warmStart';
 import { checkpointFit, presetTrainableSlot } from '../../rl/checkpointFit';
 import { InputError } from '../../errors';
+import { checkShorthands } from '../flagChecks';
 
 export const evalFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint (default: the preset\'s warm start)' },
@@ -24,6 +25,7 @@ export const evalFlags: FlagSpec = {
 export async function evaluate(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, evalFlags, 'eval');
   const overrides: Record<string, unknown> = parseSets(flags.set as string[] | undefined);
+  checkShorthands('eval', flags, overrides, { episodes: 'evalEpisodes' });
   if (flags.episodes !== undefined) overrides.evalEpisodes = flags.episodes;
   const path = flags.checkpoint as string | undefined;
   const ck = path !== undefined ? loadCheckpoint(path) : null;

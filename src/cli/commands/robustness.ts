@@ -14,6 +14,7 @@ import { parseFlags, type FlagSpec } from '../args';
 import { log, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
 import { populationSize, runMembers, type MemberJob } from '../memberPool';
 import { setup, type RunSetup } from './runSetup';
+import { checkExclusive } from '../flagChecks';
 
 export const robustnessFlags: FlagSpec = {
   grid: { kind: 'string', help: 'clean, noisy or clean,noisy (default both)' },
@@ -113,6 +114,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const cells = robustnessCells(parseGrids(flags.grid));
   // every cell's config is checked before anything runs
   const planned: { cell: RobustnessCell; s: RunSetup }[] = cells.map((cell) => ({ cell, s: setup(cell.preset, cell.overrides as Record<string, unknown>) }));
+  checkExclusive('robustness', flags, 'judge', ['out', 'members', 'memory-limit']);
   if (flags.judge !== undefined) {
     const dir = String(flags.judge);
     if (!isFolder(dir)) throw new InputError(`--judge: "${clip(dir, 200)}" is not a folder`);
