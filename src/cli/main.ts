@@ -16,6 +16,7 @@ import { study, studyFlags } from './commands/study';
 import type { FlagSpec } from './args';
 import { commandUsage } from './flagChecks';
 import { fsMessage, isFsError } from './fsErrors';
+import { followParent } from './parentWatch';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
   logprobs: { run: logprobs, flags: logprobsFlags, help: 'per-position log-probs of the given tokens' },
@@ -59,6 +60,8 @@ async function main(argv: string[]): Promise<number> {
   if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');
   return 0;
 }
+
+followParent();
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
