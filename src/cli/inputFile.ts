@@ -43,10 +43,14 @@ export function readInputBytes(path: string, what: string, maxBytes: number): Ui
     const buf = new Uint8Array(fst.size + 1);
     let n = 0;
     for (;;) {
-      const got = readSync(fd, buf, n, buf.length - n, null);
+      let got: number;
+      try { got = readSync(fd, buf, n, buf.length - n, null); } catch (e) {
+        throw new InputError(`${named(what, path)} cannot be read (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+      }
       if (got === 0) break;
       n += got;
-      if (n > fst.size) throw new InputError(`${named(what, path)} grew while it was read`);
+      // more bytes than stat said: a file being written, or one (/proc) whose size is not its content
+      if (n > fst.size) throw new InputError(`${named(what, path)} holds more than the ${fst.size} bytes its size says (being written, or not an ordinary file)`);
     }
     return buf.subarray(0, n);
   } finally {
