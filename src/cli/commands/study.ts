@@ -9,7 +9,7 @@ import { clip, InputError } from '../../errors';
 import { confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summarizeDual, type Estimate, type Finished, type StudyRun } from '../../rl/studies';
 import { parseValues } from '../../rl/sweep';
-import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { parseFlags, requireFlag, type Flags, type FlagSpec } from '../args';
 import { log, prepareOutDir, writeAtomic } from '../io';
 import { populationSize, runMembers, type MemberJob, type MemberOutcome } from '../memberPool';
 import { warmStartsFor } from '../warmPool';
@@ -109,16 +109,22 @@ function philosophersMarkdown(done: Done[]): { md: string; json: unknown } {
   return { md, json: { rows } };
 }
 
-export async function study(argv: string[]): Promise<unknown> {
+/** The study named (first argument or --name, not two different ones) and its flags, none of another study. */
+export function studyArgs(argv: string[]): { name: StudyName; flags: Flags; positional: string | undefined } {
   const positional = argv[0] !== undefined && !argv[0].startsWith('--') ? argv[0] : undefined;
   const flags = parseFlags(positional ? argv.slice(1) : argv, studyFlags, 'study');
   if (positional !== undefined && flags.name !== undefined && flags.name !== positional) throw new InputError(`study: the study is "${clip(positional, 40)}" and --name says "${clip(String(flags.name), 40)}"; give one`);
   const name = positional ?? requireFlag(flags, 'name', 'study');
-  if (!(STUDIES as readonly string[]).includes(name)) throw new InputError(`study: unknown study "${name.slice(0, 40)}"; studies: ${STUDIES.join(', ')}`);
+  if (!(STUDIES as readonly string[]).includes(name)) throw new InputError(`study: unknown study "${clip(name, 40)}"; studies: ${STUDIES.join(', ')}`);
   for (const [other, own] of Object.entries(OWN_FLAGS)) {
     for (const f of own) if (other !== name && flags[f] !== undefined) throw new InputError(`study ${name}: --${f} is a flag of the ${other} study`);
   }
-  const runs = plan(name as StudyName, flags);
+  return { name: name as StudyName, flags, positional };
+}
+
+export async function study(argv: string[]): Promise<unknown> {
+  const { name, flags, positional } = studyArgs(argv);
+  const runs = plan(name, flags);
   const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
   confirmRuns(`study ${name}`, runs.length, setups.reduce((n, x) => n + x.config.steps, 0), flags.yes === true);
   const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);

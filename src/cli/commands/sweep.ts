@@ -49,7 +49,7 @@ export const sweepFlags: FlagSpec = {
   yes: { kind: 'bool', help: `start a sweep of more than ${RUNS_WITHOUT_YES} runs (without it, such a sweep prints its size and stops)` },
 };
 
-function specFrom(flags: Record<string, unknown>, base: RunConfig): SweepSpec {
+export function specFrom(flags: Record<string, unknown>, base: RunConfig): SweepSpec {
   const given = (['lambdas', 'budgets', 'over'] as const).filter((f) => flags[f] !== undefined);
   if (given.length > 1) throw new InputError(`sweep: give one of --lambdas, --budgets, --over (got ${given.map((g) => '--' + g).join(' and ')})`);
   const seeds = flags.seeds === undefined ? [] : parseValues(String(flags.seeds), 'seed', '--seeds');
