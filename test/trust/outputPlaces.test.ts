@@ -42,8 +42,8 @@ describe.skipIf(ro === null)('a read-only place', () => {
     expect(() => writeAtomic(join(ro!.dir, 'gspo-x', 'f.json'), '{}')).toThrow(InputError);
     expect(() => writeAtomic(join(ro!.dir, 'gspo-x', 'f.json'), '{}')).toThrow(/cannot write/);
   });
-  it('export --out there: exit 2, one line', () => {
-    expectExit2(['export', '--preset', 'relay-silence', '--to', 'trl', '--out', join(ro!.dir, 'gspo-out')], WORDS[ro!.code]);
+  it('sweep --out there: exit 2, one line, before any run (it used to fail in mkdir as an internal error)', () => {
+    expectExit2(['sweep', '--preset', 'relay-silence', '--lambdas', '0,0.1', '--set', 'steps=1', '--out', join(ro!.dir, 'gspo-out')], WORDS[ro!.code]);
   }, 60_000);
 });
 
