@@ -17,6 +17,7 @@ import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import { trainRun } from './train';
 import { checkShorthands } from '../flagChecks';
 import { readEvalsFile } from '../evalsFile';
+import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
 
 export const compareFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -56,6 +57,7 @@ export async function compare(argv: string[]): Promise<unknown> {
   const backend = await chooseBackend(flags.backend);
   try {
     if (backend instanceof WebGpuBackend) checkGpuBudget(base.config, modelConfigFor(base.env, base.config), slotNames(base.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30));
+    else checkCpuBudget(base.config, modelConfigFor(base.env, base.config), slotNames(base.env).length, cpuLimitBytes(undefined));
     // one warm start for all: the loss changes nothing the warm start depends on
     const warm = await startSlots(backend, base);
     const rows = [];

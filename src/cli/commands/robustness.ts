@@ -15,6 +15,7 @@ import { log, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
 import { populationSize, runMembers, type MemberJob } from '../memberPool';
 import { setup, type RunSetup } from './runSetup';
 import { checkExclusive } from '../flagChecks';
+import { cpuLimitBytes } from '../cpuBudget';
 
 export const robustnessFlags: FlagSpec = {
   grid: { kind: 'string', help: 'clean, noisy or clean,noisy (default both)' },
@@ -128,6 +129,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const out = (flags.out as string | undefined) ?? join('runs', `robustness-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['robustness.json', 'robustness.md'], cells.map((c) => c.label));
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
+  cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
   const { atOnce, perMember } = populationSize(planned.map((p) => p.s), flags);
   log(`robustness: ${cells.length} cells as a population, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });

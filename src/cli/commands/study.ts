@@ -14,6 +14,7 @@ import { log, prepareOutDir, writeAtomic } from '../io';
 import { populationSize, runMembers, type MemberJob, type MemberOutcome } from '../memberPool';
 import { warmStartsFor } from '../warmPool';
 import { setup } from './runSetup';
+import { cpuLimitBytes } from '../cpuBudget';
 
 export const studyFlags: FlagSpec = {
   name: { kind: 'string', help: 'dual-static | scouts | philosophers (or the first argument)' },
@@ -129,6 +130,7 @@ export async function study(argv: string[]): Promise<unknown> {
   confirmRuns(`study ${name}`, runs.length, setups.reduce((n, x) => n + x.config.steps, 0), flags.yes === true);
   const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['study.json'], runs.map((r) => r.label));
+  cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
   const { atOnce } = populationSize(setups, flags);
   log(`study ${name}: ${runs.length} runs as a population, ${atOnce} at once (${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });

@@ -31,6 +31,7 @@ import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import { trainRun, type TrainResult } from './train';
+import { cpuLimitBytes } from '../cpuBudget';
 
 export const sweepFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -110,6 +111,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   if (flags.sequential === true && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
   let atOnce = 1;
   if (population) {
+    cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
     const size = populationSize(planned.map((p) => p.s), flags), perMember = size.perMember;
     atOnce = size.atOnce;
     log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);

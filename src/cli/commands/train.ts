@@ -20,6 +20,7 @@ import { SkipStreak } from '../../rl/faults';
 import { RunFault } from '../../errors';
 import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 import { checkChangeSteps, checkShorthands } from '../flagChecks';
+import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
 
 export const trainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -52,7 +53,7 @@ export async function train(argv: string[]): Promise<unknown> {
       // generated in chunks (host memory as the proxy for its share)
       rolloutRows = checkGpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30)).chunkRows;
       if (Number.isFinite(rolloutRows)) say(`the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
-    }
+    } else checkCpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, cpuLimitBytes(undefined));
     return (await trainRun(backend, s, out, { changes, rolloutRows })).summary;
   } finally {
     backend.destroy();
