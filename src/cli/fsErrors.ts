@@ -1,6 +1,6 @@
 // A file-system error in words, naming the path: what the CLI says (exit 2) when a place it must
 // write is read-only, not permitted, full, or a file where a folder must go.
-import { clip } from '../errors';
+import { clip, quote } from '../errors';
 
 const WORDS: Record<string, string> = {
   EROFS: 'is on a read-only file system',
@@ -23,5 +23,5 @@ export function isFsError(e: unknown): boolean {
 export function fsMessage(e: NodeJS.ErrnoException, path = e.path ?? ''): string {
   const code = e.code ?? '';
   const words = Object.prototype.hasOwnProperty.call(WORDS, code) ? WORDS[code] : `cannot be written (${clip(String(e.message), 120)})`;
-  return `"${clip(String(path), 200)}" ${words} (${code})`;
+  return `${quote(String(path), 200)} ${words} (${code})`;
 }

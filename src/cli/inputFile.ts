@@ -3,7 +3,7 @@
 // decoded as strict UTF-8, JSON lines parsed one by one. Every refusal is an InputError naming
 // the file (and the line): the CLI exits 2 with it.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
-import { clip, InputError } from '../errors';
+import { clip, InputError, quote } from '../errors';
 
 /** What a path is, in words, when it is not a regular file. */
 function kindOf(st: Stats): string {
@@ -15,7 +15,8 @@ function kindOf(st: Stats): string {
   return 'not a regular file';
 }
 
-const named = (what: string, path: string) => `${what} "${clip(path, 200)}"`;
+// the path JSON-quoted: a newline or control character in it cannot break the one-line message
+const named = (what: string, path: string) => `${what} ${quote(path, 200)}`;
 
 /**
  * The bytes of a regular file of at most `maxBytes`. Checked with stat before opening (a FIFO with
