@@ -1,11 +1,13 @@
 // Node-side I/O for the CLI: backend choice, files read whole and written atomically.
-import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Backend } from '../backend';
 import { clip, InputError } from '../errors';
 import { CpuBackend } from '../reference/cpuBackend';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { SafetensorsError } from '../model/safetensors';
+import { readInputBytes } from './inputFile';
+import { fsMessage, isFsError } from './fsErrors';
 
 export const MAX_CHECKPOINT_BYTES = 512 << 20;
 
@@ -13,11 +15,9 @@ export function log(msg: string): void {
   process.stderr.write(msg + '\n');
 }
 
+/** A regular file of at most maxBytes (the checks are readInputBytes's, src/cli/inputFile.ts). */
 export function readFileChecked(path: string, what: string, maxBytes: number): Uint8Array {
-  let size: number;
-  try { size = statSync(path).size; } catch { throw new InputError(`${what} "${path}" does not exist or cannot be read`); }
-  if (size > maxBytes) throw new InputError(`${what} "${path}" is ${size} bytes, more than the limit of ${maxBytes}`);
-  return new Uint8Array(readFileSync(path));
+  return readInputBytes(path, what, maxBytes);
 }
 
 export function loadCheckpoint(path: string): Checkpoint {
@@ -34,18 +34,31 @@ export function loadCheckpoint(path: string): Checkpoint {
 function fsError(path: string, e: unknown): InputError {
   if (e instanceof InputError) return e;
   const err = e as NodeJS.ErrnoException;
+  if (isFsError(err)) return new InputError(`cannot write ${fsMessage(err, path)}`);
   return new InputError(`cannot write "${clip(path, 200)}": ${err.code ?? ''} ${clip(String(err.message ?? e), 200)}`.replace(/\s+/g, ' ').trim());
+}
+
+/**
+ * Whether a folder takes new entries: access(W_OK) says yes for root on a read-only mount's
+ * permissions and for places a security module refuses, so an empty folder is made and removed.
+ */
+function probeWritable(dir: string, name: string): void {
+  try { accessSync(dir, constants.W_OK | constants.X_OK); } catch (e) { throw new InputError(`${name} cannot be written: ${fsMessage(e as NodeJS.ErrnoException, dir)}`); }
+  let probe: string;
+  try { probe = mkdtempSync(join(dir, '.gspo-write-check-')); } catch (e) { throw new InputError(`${name} cannot be written: ${fsMessage(e as NodeJS.ErrnoException, dir)}`); }
+  rmSync(probe, { recursive: true, force: true });
 }
 
 const isDir = (p: string): boolean | null => { try { return statSync(p).isDirectory(); } catch { return null; } };
 const isLink = (p: string): boolean => { try { return lstatSync(p).isSymbolicLink(); } catch { return false; } };
 
 /**
- * Checks, writing nothing, that `path` can be an output folder: an existing folder, or a path
- * whose nearest existing ancestor is a writable folder; and that none of `files` inside it is a
- * folder. Throws an InputError naming `what` and the path. Call it before the first write.
+ * Checks, before any work, that `path` can be an output folder: an existing folder, or a path
+ * whose nearest existing ancestor is a writable folder (tried with an empty folder made and
+ * removed); that none of `files` inside it is a folder and none of `folders` a file. Throws an
+ * InputError naming `what` and the path. Call it before the first write.
  */
-export function prepareOutDir(path: string, what = '--out', files: readonly string[] = []): void {
+export function prepareOutDir(path: string, what = '--out', files: readonly string[] = [], folders: readonly string[] = []): void {
   const name = `${what} "${clip(path, 200)}"`;
   if (path === '') throw new InputError(`${what} is empty`);
   let p = resolve(path);
@@ -56,10 +69,13 @@ export function prepareOutDir(path: string, what = '--out', files: readonly stri
     while (isDir(p) === null && dirname(p) !== p) p = dirname(p);
     if (isDir(p) === false) throw new InputError(`${name} cannot be made: "${clip(p, 200)}" is a file, not a folder`);
   }
-  try { accessSync(p, constants.W_OK | constants.X_OK); } catch { throw new InputError(`${name} cannot be written: "${clip(p, 200)}" is not writable`); }
+  probeWritable(p, name);
   if (here) {
     for (const f of files) {
       if (isDir(join(path, f))) throw new InputError(`${name}: "${clip(join(path, f), 200)}" is a folder, so the file cannot be written there`);
+    }
+    for (const f of folders) {
+      if (isDir(join(path, f)) === false) throw new InputError(`${name}: "${clip(join(path, f), 200)}" is a file where a run's folder must go`);
     }
   }
 }

@@ -14,6 +14,9 @@ import { exportCmd, exportFlags } from './commands/export';
 import { robustness, robustnessFlags } from './commands/robustness';
 import { study, studyFlags } from './commands/study';
 import type { FlagSpec } from './args';
+import { commandUsage } from './flagChecks';
+import { fsMessage, isFsError } from './fsErrors';
+import { followParent } from './parentWatch';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
   logprobs: { run: logprobs, flags: logprobsFlags, help: 'per-position log-probs of the given tokens' },
@@ -48,16 +51,28 @@ async function main(argv: string[]): Promise<number> {
   if (!cmd) {
     throw new InputError(`unknown command "${clip(name)}"; commands: ${Object.keys(commands).join(', ')}`);
   }
+  // --help anywhere among a command's flags: its usage, and nothing runs
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(commandUsage(name, cmd.help, cmd.flags) + '\n');
+    return 0;
+  }
   const out = await cmd.run(rest);
   if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');
   return 0;
 }
+
+followParent();
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     if (e instanceof InputError || e instanceof SafetensorsError) {
       process.stderr.write(`gspo: ${e.message}\n`);
+      process.exit(2);
+    }
+    // a place the command writes turned out read-only, full or blocked by a file: one line, exit 2
+    if (isFsError(e)) {
+      process.stderr.write(`gspo: ${fsMessage(e as NodeJS.ErrnoException)}\n`);
       process.exit(2);
     }
     if (e instanceof RunFault) {

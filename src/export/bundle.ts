@@ -10,6 +10,7 @@ export function recipeBundle(files: ExportFile[], folder: string): string {
   if (!/^[A-Za-z0-9_-]{1,100}$/.test(folder)) throw new InputError(`the export folder name must be letters, digits, - and _ (at most 100), got ${quote(folder)}`);
   for (const f of files) if (!/^[A-Za-z0-9_.-]{1,100}$/.test(f.path)) throw new InputError(`an exported file name must be letters, digits, ., - and _, got ${quote(f.path)}`);
   const entries = files.map((f) => `    ${py(f.path)}: ${py(f.text)},`).join('\n');
+  // every value went through py(), which writes printable ASCII: the bundle is valid UTF-8 whatever the names hold
   return `"""A GSPO Playground export: run \`python3 ${folder}.py [DIR]\` to write its files into DIR (default ${folder}/).
 
 Files: ${files.map((f) => f.path).join(', ')}. Then follow DIR/README.md.

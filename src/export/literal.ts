@@ -11,11 +11,19 @@ function number(x: number): string {
   return String(x); // JavaScript's shortest round-trip form is also a Python and YAML float/int
 }
 
+/**
+ * The text with each lone UTF-16 surrogate (a half pair, possible in a name made on the page or
+ * imported) replaced by U+FFFD: Python cannot write "\ud800" as UTF-8, and no UTF-8 file holds one.
+ */
+export function wellFormed(s: string): string {
+  return s.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
 /** A Python string literal in printable ASCII: quotes, backslashes, newlines and non-ASCII are escaped. */
 export function pyString(s: string): string {
   if (typeof s !== 'string') throw new InputError(`the export expected a string, got ${typeof s}`);
   let out = '"';
-  for (const ch of s) {
+  for (const ch of wellFormed(s)) {
     const c = ch.codePointAt(0)!;
     if (ch === '"' || ch === '\\') out += '\\' + ch;
     else if (c >= 0x20 && c < 0x7f) out += ch;

@@ -3,6 +3,7 @@
 import { parseSafetensors, serializeSafetensors, SafetensorsError } from './safetensors';
 import { paramSpecs, validateGPTConfig, type GPTConfig } from './params';
 import { clip } from '../errors';
+import { firstBeyond, MAX_WEIGHT } from '../magnitude';
 
 export interface Checkpoint {
   config: GPTConfig;
@@ -51,6 +52,8 @@ export function readCheckpoint(bytes: Uint8Array): Checkpoint {
   for (const [name, t] of tensors) {
     const i = firstNonFinite(t.data);
     if (i >= 0) fail(`tensor "${clip(name)}" holds ${t.data[i]} at index ${i}: every weight must be finite (a diverged or corrupt checkpoint)`);
+    const j = firstBeyond(t.data, MAX_WEIGHT);
+    if (j >= 0) fail(`tensor "${clip(name)}" holds ${t.data[j]} at index ${j}: beyond +-${MAX_WEIGHT}, a weight that large overflows float32 arithmetic (a corrupt checkpoint)`);
   }
   const weights = new Float32Array(total);
   for (const s of specs) weights.set(tensors.get(s.name)!.data, s.offset);

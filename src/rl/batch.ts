@@ -3,6 +3,7 @@ import type { AdvantageMode, Algorithm } from '../backend';
 import { DEFAULTS, parseField } from '../config';
 import { LOSS_IDS, LOSSES } from '../losses';
 import { InputError, quote } from '../errors';
+import { bounded, MAX_LOGPROB, MAX_REWARD } from '../magnitude';
 import type { ObjectiveConfig, PolicyBatch } from './objective';
 
 export interface SequenceIn {
@@ -26,6 +27,11 @@ function numArray(v: unknown, where: string, len?: number): number[] {
   const a = v as unknown[];
   if (len !== undefined && a.length !== len) fail(`${where} has ${a.length} entries, expected ${len} (one per token)`);
   return a.map((x, i) => num(x, `${where}[${i}]`));
+}
+
+/** Log-probs within +-MAX_LOGPROB: exp(new - old) of a larger gap overflows float32 (src/magnitude.ts). */
+function logprobs(v: unknown, where: string, len: number): number[] {
+  return numArray(v, where, len).map((x, i) => bounded(x, MAX_LOGPROB, `${where}[${i}]`));
 }
 
 /** The per-position arrays of a PolicyBatch, rows of T positions. */
@@ -128,11 +134,11 @@ export function parseBatchFile(json: unknown, vocabSize: number, blockSize: numb
     for (const k of Object.keys(s)) if (!SEQUENCE_KEYS.has(k)) fail(`${w}: unknown key ${quote(k)} (known: ${[...SEQUENCE_KEYS].join(', ')})`);
     const tokens = numArray(s.tokens, `${w}.tokens`);
     const n = tokens.length;
-    const ref = s.ref_logprobs === undefined ? undefined : numArray(s.ref_logprobs, `${w}.ref_logprobs`, n);
+    const ref = s.ref_logprobs === undefined ? undefined : logprobs(s.ref_logprobs, `${w}.ref_logprobs`, n);
     if (beta > 0 && !ref) fail(`${w}.ref_logprobs is required when beta > 0`);
     const episode = num(s.episode, `${w}.episode`), group = num(s.group, `${w}.group`);
     if (!Number.isInteger(episode) || !Number.isInteger(group)) fail(`${w}: episode and group must be integers`);
-    return { tokens, mask: numArray(s.mask, `${w}.mask`, n), oldLogprobs: numArray(s.old_logprobs, `${w}.old_logprobs`, n), refLogprobs: ref, episode, group, reward: num(s.reward, `${w}.reward`) };
+    return { tokens, mask: numArray(s.mask, `${w}.mask`, n), oldLogprobs: logprobs(s.old_logprobs, `${w}.old_logprobs`, n), refLogprobs: ref, episode, group, reward: bounded(num(s.reward, `${w}.reward`), MAX_REWARD, `${w}.reward`) };
   });
   // Dr. GRPO's L_max: the turns' token limit when the file gives it, else the block size
   const tMax = o.t_max === undefined ? undefined : num(o.t_max, 't_max');

@@ -60,6 +60,25 @@ export interface DecodedSetup {
 const keys = Object.keys(FIELDS) as (keyof RunConfig)[];
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
+/** Every name a link may hold, longest first (so a run-together "presetrelay" finds preset, not a shorter name). */
+const NAMES = ['v', 'preset', 'population', ...keys].sort((a, b) => b.length - a.length);
+
+/**
+ * Why a parameter name is not one the page reads, with the likely intent: "presetrelay-noisy" (no
+ * "=") is preset=relay-noisy, "gr oupSize" (a space inside) is groupSize. Each is reported, not applied.
+ */
+function unknownParameter(k: string, bare: boolean): string {
+  if (bare) {
+    const prefix = NAMES.find((n) => k.startsWith(n) && k.length > n.length);
+    return `parameter ${quote(k)} has no "=" (a link's parameters are name=value)${prefix ? `; did you mean ${prefix}=${clip(k.slice(prefix.length), 40)}?` : ''}; not applied`;
+  }
+  if (/\s/.test(k)) {
+    const joined = k.replace(/\s+/g, '');
+    return `parameter ${quote(k)} has a space inside its name${NAMES.includes(joined) ? `; did you mean ${joined}?` : ''}; not applied`;
+  }
+  return `unknown parameter ${quote(k)} (not a config field)`;
+}
+
 /** The query string (without '?') for a preset and the config in force. */
 export function encodeSetup(preset: string, config: RunConfig, population: readonly number[] | null = null): string {
   const base = presetConfig(findPreset(preset));
@@ -93,6 +112,17 @@ export function decodeSetup(search: string): DecodedSetup {
     if (!first.has(k)) first.set(k, val);
     count.set(k, (count.get(k) ?? 0) + 1);
   }
+  // names written with no "=" (URLSearchParams reads "lr" as lr=""): said so, not "got an empty value"
+  // (only a name's first appearance counts: it is the one read)
+  const bare = new Set<string>(), heard = new Set<string>();
+  for (const piece of text.split('&')) {
+    if (piece === '') continue;
+    const eq = piece.indexOf('=');
+    for (const [k] of new URLSearchParams(eq < 0 ? piece : piece.slice(0, eq) + '=')) {
+      if (!heard.has(k) && eq < 0) bare.add(k);
+      heard.add(k);
+    }
+  }
   const seen = first.keys();
   for (const [k, n] of count) if (n > 1) problems.push(`${clip(k)} is given ${n} times; the first (${clip(first.get(k)!)}) is used`);
   const v = first.get('v');
@@ -109,7 +139,8 @@ export function decodeSetup(search: string): DecodedSetup {
   const overrides: Record<string, unknown> = {};
   for (const k of seen) {
     if (k === 'v' || k === 'preset' || k === 'population') continue;
-    if (!isConfigKey(k)) { problems.push(`unknown parameter ${quote(k)} (not a config field)`); continue; }
+    if (!isConfigKey(k)) { problems.push(unknownParameter(k, bare.has(k))); continue; }
+    if (bare.has(k)) { problems.push(`${k} has no "=" and no value (a link's parameters are name=value); not applied`); continue; }
     try {
       overrides[k] = parseField(k, first.get(k));
     } catch (e) {

@@ -3,7 +3,6 @@
 // DIR/<variant>/ (train's files), and compare.json with each run's settings, evals and final / best eval.
 // The runs differ in the loss alone (src/losses.ts twinSettings: the clip range moves only when the
 // importance level changes between sequence and token scale), the page's runs-table twin in the CLI.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { totalmem } from 'node:os';
 import { clip, InputError } from '../../errors';
@@ -17,6 +16,9 @@ import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import { trainRun } from './train';
+import { checkShorthands } from '../flagChecks';
+import { readEvalsFile } from '../evalsFile';
+import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
 
 export const compareFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -45,16 +47,18 @@ export async function compare(argv: string[]): Promise<unknown> {
   const losses = parseLosses(requireFlag(flags, 'losses', 'compare'));
   const overrides: Record<string, unknown> = parseSets(flags.set as string[] | undefined);
   if ('algorithm' in overrides) throw new InputError('compare: --set algorithm=... conflicts with --losses (each run takes its variant from --losses)');
+  checkShorthands('compare', flags, overrides, { steps: 'steps', seed: 'seed' });
   if (flags.steps !== undefined) overrides.steps = flags.steps;
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   const base = setup(preset, overrides); // checks every override once, before any run
   // each run: the base config with the loss changed (every setting validated again by setup, the same table)
   const runs: { loss: LossId; s: RunSetup }[] = losses.map((loss) => ({ loss, s: setup(preset, { ...overrides, ...twinSettings(base.config, loss) }) }));
   const out = (flags.out as string | undefined) ?? join('runs', `compare-${preset}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOutDir(out, '--out', ['compare.json']);
+  prepareOutDir(out, '--out', ['compare.json'], losses);
   const backend = await chooseBackend(flags.backend);
   try {
     if (backend instanceof WebGpuBackend) checkGpuBudget(base.config, modelConfigFor(base.env, base.config), slotNames(base.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30));
+    else checkCpuBudget(base.config, modelConfigFor(base.env, base.config), slotNames(base.env).length, cpuLimitBytes(undefined));
     // one warm start for all: the loss changes nothing the warm start depends on
     const warm = await startSlots(backend, base);
     const rows = [];
@@ -62,7 +66,7 @@ export async function compare(argv: string[]): Promise<unknown> {
       log(`--- ${loss} (seed ${s.config.seed}, eps ${s.config.epsLow} / ${s.config.epsHigh}) ---`);
       const dir = join(out, loss);
       const r = await trainRun(backend, s, dir, { warm, label: loss, quiet: true });
-      const evals = readFileSync(join(dir, 'evals.jsonl'), 'utf8').trim().split('\n').map((l) => evalPoint(JSON.parse(l) as EvalRecord));
+      const evals = readEvalsFile(join(dir, 'evals.jsonl')).map(evalPoint);
       rows.push({ loss, algorithm: s.config.algorithm, epsLow: s.config.epsLow, epsHigh: s.config.epsHigh, seed: s.config.seed, out: dir, final: r.summary.final, best: r.summary.best, evals });
     }
     for (const r of rows) log(`${r.loss.padEnd(10)} final accuracy ${Number(r.final.accuracy).toFixed(3)} tokens ${Number(r.final.tokens).toFixed(2)}${r.best ? ` | best accuracy ${Number(r.best.accuracy).toFixed(3)} tokens ${Number(r.best.tokens).toFixed(2)} (step ${r.best.step})` : ''}`);

@@ -11,6 +11,11 @@ import { comparePlayers } from '../../rl/compare';
 import { trainableSlot } from '../../rl/warmStart';
 import { checkpointFit, presetTrainableSlot } from '../../rl/checkpointFit';
 import { InputError } from '../../errors';
+import { checkShorthands } from '../flagChecks';
+import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
+import { CpuBackend } from '../../reference/cpuBackend';
+import { modelConfigFor } from '../../rl/pretrain';
+import { slotNames } from '../../rl/slots';
 
 export const evalFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint (default: the preset\'s warm start)' },
@@ -25,6 +30,7 @@ export const evalFlags: FlagSpec = {
 export async function evaluate(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, evalFlags, 'eval');
   const overrides: Record<string, unknown> = parseSets(flags.set as string[] | undefined);
+  checkShorthands('eval', flags, overrides, { episodes: 'evalEpisodes' });
   if (flags.episodes !== undefined) overrides.evalEpisodes = flags.episodes;
   const path = flags.checkpoint as string | undefined;
   const ck = path !== undefined ? loadCheckpoint(path) : null;
@@ -38,6 +44,10 @@ export async function evaluate(argv: string[]): Promise<unknown> {
   }
   if (flags.compare && !s.env.comparison) throw new InputError(`--compare is for the AgentPO presets (agentpo-hint, agentpo-critic: an environment with a comparison of players); ${s.preset.name} has none`);
   const backend = await chooseBackend(flags.backend);
+  // an eval allocates the model and the eval's activations (no rollout batch): refused up front when over the machine
+  if (backend instanceof CpuBackend) {
+    try { checkCpuBudget({ ...s.config, promptsPerStep: 1, groupSize: 1, minibatches: 1 }, modelConfigFor(s.env, s.config), slotNames(s.env).length, cpuLimitBytes(undefined)); } catch (e) { backend.destroy(); throw e; }
+  }
   try {
     const warm = (await startSlots(backend, s)).slots;
     const slot = trainableSlot(warm)!;

@@ -6,9 +6,11 @@ import { serializeSafetensors } from '../../model/safetensors';
 import { AdamW, ADAMW_RL } from '../../model/optimizer';
 import { PolicyObjective } from '../../rl/objective';
 import { parseBatchFile } from '../../rl/batch';
+import { firstNonFiniteTensor } from '../../rl/faults';
 import { InputError } from '../../errors';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, loadCheckpoint, log, prepareOutFile, readFileChecked, writeAtomic } from '../io';
+import { chooseBackend, loadCheckpoint, log, prepareOutFile, writeAtomic } from '../io';
+import { readInputJson } from '../inputFile';
 
 export const gradFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint' },
@@ -21,9 +23,7 @@ export async function grad(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, gradFlags, 'grad');
   const ck = loadCheckpoint(requireFlag(flags, 'checkpoint', 'grad'));
   const batchPath = requireFlag(flags, 'batch', 'grad');
-  const text = new TextDecoder().decode(readFileChecked(batchPath, 'batch file', 64 << 20));
-  let json: unknown;
-  try { json = JSON.parse(text); } catch (e) { throw new InputError(`batch file "${batchPath}" is not valid JSON (${(e as Error).message})`); }
+  const json = readInputJson(batchPath, 'batch file', 64 << 20);
   const { batch, cfg } = parseBatchFile(json, ck.config.vocabSize, ck.config.blockSize);
   if (flags.out !== undefined) prepareOutFile(String(flags.out));
   const backend = await chooseBackend(flags.backend);
@@ -37,16 +37,23 @@ export async function grad(argv: string[]): Promise<unknown> {
     backend.submit();
     const stats = await obj.readStats(batch);
     const normSq = (await backend.read(opt.normSq))[0];
+    const result = {
+      backend: backend.name, loss: stats.loss, policy_loss: stats.policyLoss, kl: stats.kl, grad_norm: Math.sqrt(normSq),
+      clip_frac: stats.clipFrac, ratio_mean: stats.ratioMean, ratio_min: stats.ratioMin, ratio_max: stats.ratioMax,
+      entropy: stats.entropy, frac_zero_std: stats.fracZeroStd, sequences: batch.S,
+    };
+    // a non-finite result is an error naming what overflowed, never a null printed with exit 0
+    const bad = Object.entries(result).find(([, v]) => typeof v === 'number' && !Number.isFinite(v));
+    if (bad) {
+      const tensor = firstNonFiniteTensor(ck.config, await backend.read(model.grads));
+      throw new InputError(`grad: ${bad[0]} is ${bad[1]} for checkpoint "${flags.checkpoint}" and batch "${batchPath}"${tensor ? `; the first non-finite gradient is ${tensor}'s` : ''} (their values overflow float32 arithmetic)`);
+    }
     if (flags.out !== undefined) {
       const g = await backend.read(model.grads);
       writeAtomic(String(flags.out), serializeSafetensors(namedTensors(ck.config, g), { config: configToJson(ck.config), content: 'gradients' }));
       log(`wrote gradients to ${flags.out}`);
     }
-    return {
-      backend: backend.name, loss: stats.loss, policy_loss: stats.policyLoss, kl: stats.kl, grad_norm: Math.sqrt(normSq),
-      clip_frac: stats.clipFrac, ratio_mean: stats.ratioMean, ratio_min: stats.ratioMin, ratio_max: stats.ratioMax,
-      entropy: stats.entropy, frac_zero_std: stats.fracZeroStd, sequences: batch.S,
-    };
+    return result;
   } finally {
     backend.destroy();
   }

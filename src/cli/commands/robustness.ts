@@ -4,15 +4,18 @@
 // own thread), then a table: each cell's final greedy eval against what its lesson promises,
 // failures listed by name. `--doc docs/robustness.md` writes the table there with the command.
 import { join } from 'node:path';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { InputError } from '../../errors';
+import { clip, InputError } from '../../errors';
+import { readEvalsFile } from '../evalsFile';
 import type { EvalRecord } from '../../rl/runRecord';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
 import { parseFlags, type FlagSpec } from '../args';
 import { log, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
 import { populationSize, runMembers, type MemberJob } from '../memberPool';
 import { setup, type RunSetup } from './runSetup';
+import { checkExclusive } from '../flagChecks';
+import { cpuLimitBytes } from '../cpuBudget';
 
 export const robustnessFlags: FlagSpec = {
   grid: { kind: 'string', help: 'clean, noisy or clean,noisy (default both)' },
@@ -90,11 +93,14 @@ function judged(cell: RobustnessCell, s: RunSetup, out: string, warm: Record<str
   return { label: cell.label, grid: cell.grid, overrides: cell.overrides, out, wallSeconds: null, warmStart: warm, final, checks, pass: failed.length === 0, why, warmStartSource: null, ...extra };
 }
 
+const isFolder = (p: string): boolean => { try { return statSync(p).isDirectory(); } catch { return false; } };
+
 /** `--judge DIR`: the cells of an earlier run folder, judged without training. */
 function judgeFolder(dir: string, planned: { cell: RobustnessCell; s: RunSetup }[]): CellResult[] {
   return planned.map(({ cell, s }) => {
     const out = join(dir, cell.label), file = join(out, 'evals.jsonl');
-    const evals = existsSync(file) ? readFileSync(file, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as Record<string, number>) : [];
+    // every line through the eval schema: a line that does not read stops the judging, naming file and line
+    const evals = existsSync(file) ? readEvalsFile(file) as unknown as Record<string, number>[] : [];
     const last = evals.at(-1);
     if (!last || last.step !== s.config.steps) {
       return { label: cell.label, grid: cell.grid, overrides: cell.overrides, out, wallSeconds: null, warmStart: evals[0] ?? null, final: null, checks: [], pass: false,
@@ -109,9 +115,10 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const cells = robustnessCells(parseGrids(flags.grid));
   // every cell's config is checked before anything runs
   const planned: { cell: RobustnessCell; s: RunSetup }[] = cells.map((cell) => ({ cell, s: setup(cell.preset, cell.overrides as Record<string, unknown>) }));
+  checkExclusive('robustness', flags, 'judge', ['out', 'members', 'memory-limit']);
   if (flags.judge !== undefined) {
     const dir = String(flags.judge);
-    if (!existsSync(dir)) throw new InputError(`--judge: no folder ${dir}`);
+    if (!isFolder(dir)) throw new InputError(`--judge: "${clip(dir, 200)}" is not a folder`);
     if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
     const results = judgeFolder(dir, planned);
     const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}`;
@@ -120,8 +127,9 @@ export async function robustness(argv: string[]): Promise<unknown> {
     return { judged: dir, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
   }
   const out = (flags.out as string | undefined) ?? join('runs', `robustness-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOutDir(out, '--out', ['robustness.json', 'robustness.md', ...cells.map((c) => c.label)]);
+  prepareOutDir(out, '--out', ['robustness.json', 'robustness.md'], cells.map((c) => c.label));
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
+  cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
   const { atOnce, perMember } = populationSize(planned.map((p) => p.s), flags);
   log(`robustness: ${cells.length} cells as a population, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });

@@ -5,14 +5,16 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { InputError } from '../../errors';
+import { clip, InputError } from '../../errors';
+import { confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summarizeDual, type Estimate, type Finished, type StudyRun } from '../../rl/studies';
 import { parseValues } from '../../rl/sweep';
-import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { parseFlags, requireFlag, type Flags, type FlagSpec } from '../args';
 import { log, prepareOutDir, writeAtomic } from '../io';
 import { populationSize, runMembers, type MemberJob, type MemberOutcome } from '../memberPool';
 import { warmStartsFor } from '../warmPool';
 import { setup } from './runSetup';
+import { cpuLimitBytes } from '../cpuBudget';
 
 export const studyFlags: FlagSpec = {
   name: { kind: 'string', help: 'dual-static | scouts | philosophers (or the first argument)' },
@@ -24,7 +26,11 @@ export const studyFlags: FlagSpec = {
   out: { kind: 'string', help: 'folder for the runs and study.json (default runs/study-<name>-<time>)' },
   members: { kind: 'int', help: 'runs training at once (default: as many as fit in memory)' },
   'memory-limit': { kind: 'number', help: 'MiB the population may use (default 3/4 of the available memory)' },
+  yes: { kind: 'bool', help: `start a study of more than ${RUNS_WITHOUT_YES} runs (without it, such a study prints its size and stops)` },
 };
+
+/** The flags that belong to one study: another study's flag would be silently ignored, so it is refused. */
+const OWN_FLAGS: Record<string, readonly string[]> = { 'dual-static': ['budgets', 'lambdas'], scouts: ['scouts'], philosophers: ['steps'] };
 
 const STUDIES = ['dual-static', 'scouts', 'philosophers'] as const;
 type StudyName = typeof STUDIES[number];
@@ -104,15 +110,27 @@ function philosophersMarkdown(done: Done[]): { md: string; json: unknown } {
   return { md, json: { rows } };
 }
 
-export async function study(argv: string[]): Promise<unknown> {
+/** The study named (first argument or --name, not two different ones) and its flags, none of another study. */
+export function studyArgs(argv: string[]): { name: StudyName; flags: Flags; positional: string | undefined } {
   const positional = argv[0] !== undefined && !argv[0].startsWith('--') ? argv[0] : undefined;
   const flags = parseFlags(positional ? argv.slice(1) : argv, studyFlags, 'study');
+  if (positional !== undefined && flags.name !== undefined && flags.name !== positional) throw new InputError(`study: the study is "${clip(positional, 40)}" and --name says "${clip(String(flags.name), 40)}"; give one`);
   const name = positional ?? requireFlag(flags, 'name', 'study');
-  if (!(STUDIES as readonly string[]).includes(name)) throw new InputError(`study: unknown study "${name.slice(0, 40)}"; studies: ${STUDIES.join(', ')}`);
-  const runs = plan(name as StudyName, flags);
+  if (!(STUDIES as readonly string[]).includes(name)) throw new InputError(`study: unknown study "${clip(name, 40)}"; studies: ${STUDIES.join(', ')}`);
+  for (const [other, own] of Object.entries(OWN_FLAGS)) {
+    for (const f of own) if (other !== name && flags[f] !== undefined) throw new InputError(`study ${name}: --${f} is a flag of the ${other} study`);
+  }
+  return { name: name as StudyName, flags, positional };
+}
+
+export async function study(argv: string[]): Promise<unknown> {
+  const { name, flags, positional } = studyArgs(argv);
+  const runs = plan(name, flags);
   const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
+  confirmRuns(`study ${name}`, runs.length, setups.reduce((n, x) => n + x.config.steps, 0), flags.yes === true);
   const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOutDir(out, '--out', ['study.json', ...runs.map((r) => r.label)]);
+  prepareOutDir(out, '--out', ['study.json'], runs.map((r) => r.label));
+  cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
   const { atOnce } = populationSize(setups, flags);
   log(`study ${name}: ${runs.length} runs as a population, ${atOnce} at once (${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });

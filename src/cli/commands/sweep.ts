@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
-import { InputError, RunFault } from '../../errors';
+import { clip, hasKey, InputError, RunFault } from '../../errors';
+import { checkChangeSteps, confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { CpuBackend } from '../../reference/cpuBackend';
 import { parseChange, changesFor, type MemberChange } from '../../rl/population';
 import { stackRefusal } from '../../rl/populationPlan';
@@ -29,6 +30,7 @@ import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import { trainMembers, trainRun, type TrainResult } from './train';
+import { cpuLimitBytes } from '../cpuBudget';
 
 export const sweepFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -44,9 +46,10 @@ export const sweepFlags: FlagSpec = {
   members: { kind: 'int', help: 'members training at once (default: all that fit in memory)' },
   'memory-limit': { kind: 'int', help: 'MiB the population may use (default: 3/4 of the memory available now)' },
   at: { kind: 'list', help: 'a live change from a step on, to every member or to member M (plan order, from 0): STEP:key=value[@M] (repeatable)' },
+  yes: { kind: 'bool', help: `start a sweep of more than ${RUNS_WITHOUT_YES} runs (without it, such a sweep prints its size and stops)` },
 };
 
-function specFrom(flags: Record<string, unknown>, base: RunConfig): SweepSpec {
+export function specFrom(flags: Record<string, unknown>, base: RunConfig): SweepSpec {
   const given = (['lambdas', 'budgets', 'over'] as const).filter((f) => flags[f] !== undefined);
   if (given.length > 1) throw new InputError(`sweep: give one of --lambdas, --budgets, --over (got ${given.map((g) => '--' + g).join(' and ')})`);
   const seeds = flags.seeds === undefined ? [] : parseValues(String(flags.seeds), 'seed', '--seeds');
@@ -54,6 +57,7 @@ function specFrom(flags: Record<string, unknown>, base: RunConfig): SweepSpec {
   if (flags.budgets !== undefined) return { axis: 'budget', values: parseValues(String(flags.budgets), 'budget', '--budgets'), seeds };
   if (flags.over !== undefined) {
     const o = parseOver(String(flags.over));
+    if (o.key === 'seed' && seeds.length > 0) throw new InputError('sweep: --over seed=... and --seeds both give the seeds; give one');
     return { axis: o.key, values: o.values, seeds };
   }
   return { ...defaultSweep(base), seeds };
@@ -84,11 +88,20 @@ export async function sweep(argv: string[]): Promise<unknown> {
   if (flags.backend !== undefined && flags.backend !== 'webgpu' && flags.backend !== 'cpu') throw new InputError(`--backend must be webgpu or cpu, got "${String(flags.backend)}"`);
   const plan = planSweep(spec);
   if (plan.length * (vsStatic ? 2 : 1) > MAX_SWEEP_RUNS) throw new InputError(`sweep: ${plan.length * (vsStatic ? 2 : 1)} runs (${spec.values.length} values x ${Math.max(1, spec.seeds.length)} seeds${vsStatic ? ' x 2 with --vs-static' : ''}) is more than ${MAX_SWEEP_RUNS}; split it into smaller sweeps`);
-  const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, plan.length, base.config));
+  // a --set the plan overrides with another value would be silently lost
+  for (const run of plan) {
+    for (const [k, v] of Object.entries(run.overrides)) {
+      if (hasKey(sets, k) && base.config[k as keyof RunConfig] !== v) throw new InputError(`sweep: --set ${k}=${clip(sets[k], 40)} and the sweep (run "${run.label}": ${k}=${String(v)}) both set ${k}; give one`);
+    }
+  }
+  const atTexts = (flags.at as string[] | undefined) ?? [];
+  const changes = atTexts.map((t) => parseChange(t, plan.length, base.config));
   // every run's config is checked before anything runs, so a bad combination fails at once
   const planned: Planned[] = plan.map((run, i) => ({ run, s: setup(presetName, { ...sets, ...run.overrides }), dir: dirOf(run.label), changes: changesFor(changes, i) }));
+  checkChangeSteps('sweep', atTexts, changes, planned.map((p) => p.s.config.steps));
+  confirmRuns('sweep', planned.length * (vsStatic ? 2 : 1), planned.reduce((n, p) => n + p.s.config.steps, 0) * (vsStatic ? 2 : 1), flags.yes === true);
   const out = (flags.out as string | undefined) ?? join('runs', `sweep-${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
-  prepareOutDir(out, '--out', ['sweep.json', ...planned.map((p) => p.dir)]);
+  prepareOutDir(out, '--out', ['sweep.json'], planned.map((p) => p.dir));
   const population = flags.sequential !== true && flags.backend !== 'webgpu';
   // on WebGPU a plan whose runs stack trains as one stacked population (src/rl/populationPlan.ts says which do)
   const refusal = flags.sequential !== true && flags.backend === 'webgpu' ? stackRefusal(planned.map((p) => p.s.config), planned[0].s.env, changes) : 'sequential';
@@ -97,6 +110,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   if (flags.sequential === true && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
   let atOnce = 1;
   if (population) {
+    cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
     const size = populationSize(planned.map((p) => p.s), flags), perMember = size.perMember;
     atOnce = size.atOnce;
     log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);

@@ -20,6 +20,8 @@ import { comparePlayers } from '../../rl/compare';
 import { SkipStreak } from '../../rl/faults';
 import { RunFault } from '../../errors';
 import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
+import { checkChangeSteps, checkShorthands } from '../flagChecks';
+import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
 
 export const trainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -36,10 +38,12 @@ const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]
 export async function train(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, trainFlags, 'train');
   const overrides: Record<string, unknown> = parseSets(flags.set as string[] | undefined);
+  checkShorthands('train', flags, overrides, { steps: 'steps', seed: 'seed' });
   if (flags.steps !== undefined) overrides.steps = flags.steps;
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   const s = setup(requireFlag(flags, 'preset', 'train'), overrides);
   const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, 1, s.config));
+  checkChangeSteps('train', (flags.at as string[] | undefined) ?? [], changes, [s.config.steps]);
   const out = (flags.out as string | undefined) ?? join('runs', `${s.preset.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors']);
   const backend = await chooseBackend(flags.backend);
@@ -50,7 +54,7 @@ export async function train(argv: string[]): Promise<unknown> {
       // generated in chunks (host memory as the proxy for its share)
       rolloutRows = checkGpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30)).chunkRows;
       if (Number.isFinite(rolloutRows)) say(`the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
-    }
+    } else checkCpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, cpuLimitBytes(undefined));
     return (await trainRun(backend, s, out, { changes, rolloutRows })).summary;
   } finally {
     backend.destroy();
