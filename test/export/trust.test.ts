@@ -26,7 +26,7 @@ describe('py: one Python literal for every value', () => {
     const back = JSON.parse(execFileSync('python3', ['-c',
       'import ast, json, sys\nprint(json.dumps([ast.literal_eval(l) for l in json.load(sys.stdin)], ensure_ascii=True))'], { input: JSON.stringify(lits), encoding: 'utf8' }));
     // exact, except a lone surrogate, which no UTF-8 file can hold: it reads back as U+FFFD, as
-    // Node's UTF-8 encoder writes it (issue 33: Python could not write "\ud800" out)
+    // Node's UTF-8 encoder writes it (Python could not write "\ud800" out)
     expect(back).toEqual(HOSTILE.map((x) => Buffer.from(x, 'utf8').toString('utf8')));
     expect(back[HOSTILE.length - 1]).toBe('\ufffd lone');
   });
