@@ -183,13 +183,13 @@ describe('bench --compare --quick', () => {
     expect(pop.how).toMatch(/one worker thread per member/);
   }, 600_000);
 
-  it('formats the population table from hand figures: ratio to K = 1 and time per member', () => {
+  it('formats the population table from hand figures: ratio to K = 1, time per member, readbacks per minibatch', () => {
     const out = formatPopulation({ how: 'members in turn on one device (not stacked yet)', model: '2x4x64', P: 32, G: 8, steps: 3, cores: 2, rows: [
-      { K: 1, ms: 40, ratio: 1, gflops: 2, perStep: { dispatches: 600, submissions: 5 } },
+      { K: 1, ms: 40, ratio: 1, gflops: 2, perStep: { dispatches: 600, submissions: 5, readbacksPerMinibatch: 1 } },
       { K: 4, ms: 100, ratio: 2.5, gflops: 3.2, perStep: { dispatches: 2400, submissions: 20 } },
     ] });
     expect(out).toMatch(/K members of 2x4x64 at P32 x G8, members in turn on one device/);
-    expect(out).toMatch(/^1 +40\.0 +1\.00x +40\.0 +2\.00 +600 +5$/m);
-    expect(out).toMatch(/^4 +100\.0 +2\.50x +25\.0 +3\.20 +2400 +20$/m);
+    expect(out).toMatch(/^1 +40\.0 +1\.00x +40\.0 +2\.00 +600 +5 +1\.00$/m);
+    expect(out).toMatch(/^4 +100\.0 +2\.50x +25\.0 +3\.20 +2400 +20 +-$/m); // no readback count: a dash
   });
 });
