@@ -414,7 +414,8 @@ export class TrainerApi implements TrainerWorkerApi {
     if (!this.backend) {
       const made = this.makeBackend(this.prefer);
       this.backend = made;
-      made.then((b) => { this.backendName = b.name; }, () => { this.backend = null; });
+      // the page names both CPU engines (reference and wasm) 'cpu'
+      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; }, () => { this.backend = null; });
     }
     return this.backend;
   }

@@ -1,0 +1,11 @@
+// The CPU engine's WebAssembly SIMD kernels (AssemblyScript; built by scripts/buildWasm.ts
+// into src/simd/kernels.wasm.ts). Every kernel takes byte pointers into this module's
+// memory, which the host's allocator (src/simd/arena.ts) owns above `heapStart`: the kernels
+// allocate nothing. Twins: the reference ops in src/reference; tests: test/simd/*.test.ts.
+export { matmulForward, matmulDinp, matmulDweight, matmulDbias, nonzeroRows } from './matmul';
+export { geluForward, geluBackward } from './gelu';
+
+/** First byte the host may allocate: above this module's static data (none today) and its stack. */
+export function heapStart(): usize {
+  return (__heap_base + 63) & ~(<usize>63);
+}

@@ -1,0 +1,50 @@
+// Instantiates the CPU engine's WebAssembly SIMD kernels (built from shaders/simd by
+// `npm run build:wasm`) from the bytes embedded in kernels.wasm.ts: synchronously, so a
+// backend is ready when constructed, in Node, vitest and a worker alike (no fetch, no loader).
+import { KERNELS_WASM_BASE64 } from './kernels.wasm';
+
+/** The module's exports: pointers are byte addresses in `memory`, sizes count elements (see shaders/simd). */
+export interface Kernels {
+  readonly memory: WebAssembly.Memory;
+  heapStart(): number;
+  matmulForward(out: number, inp: number, w: number, bias: number, residual: number, pre: number, N: number, K: number, M: number): void;
+  matmulDinp(dinp: number, dout: number, w: number, rows: number, R: number, IC: number, OC: number): void;
+  matmulDweight(dw: number, dout: number, inp: number, rows: number, R: number, IC: number, OC: number): void;
+  matmulDbias(dbias: number, dout: number, rows: number, R: number, OC: number): void;
+  nonzeroRows(rows: number, x: number, N: number, M: number): number;
+  geluForward(out: number, inp: number, n: number): void;
+  geluBackward(dinp: number, inp: number, dout: number, n: number): void;
+}
+
+let compiled: WebAssembly.Module | null = null;
+
+function bytes(): Uint8Array<ArrayBuffer> {
+  const s = atob(KERNELS_WASM_BASE64);
+  const b = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
+  return b;
+}
+
+/** True where this JavaScript engine validates the module (WebAssembly with simd128). */
+export function simdSupported(): boolean {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(bytes());
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh instance (its own memory); the compiled module is shared. */
+export function instantiateKernels(): Kernels {
+  if (compiled === null) {
+    if (typeof WebAssembly !== 'object') throw new Error('wasm backend: this JavaScript engine has no WebAssembly');
+    const b = bytes();
+    if (!WebAssembly.validate(b)) throw new Error('wasm backend: this engine does not validate the kernels (WebAssembly SIMD, simd128, is needed: Node 20+, Chrome 91+, Firefox 89+, Safari 16.4+)');
+    compiled = new WebAssembly.Module(b);
+  }
+  return new WebAssembly.Instance(compiled, { env: { abort: wasmAbort } }).exports as unknown as Kernels;
+}
+
+function wasmAbort(): never {
+  throw new Error('wasm backend: a kernel aborted');
+}

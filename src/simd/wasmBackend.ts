@@ -1,0 +1,287 @@
+// The CPU engine: the Backend interface over tensors in WebAssembly memory. The matmul family and
+// GELU run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
+// reference code (src/reference) on Float32Array views of the same memory, so the engine is
+// complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
+// Twin tests: test/simd/*.test.ts.
+import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType,
+  type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
+import * as mem from '../reference/members';
+import * as nn from '../reference/nn';
+import * as ls from '../reference/logsoftmax';
+import * as opt from '../reference/optim';
+import * as rl from '../reference/rl';
+import * as smp from '../reference/sample';
+import { Arena } from './arena';
+import { instantiateKernels, type Kernels } from './kernels';
+
+/** A tensor: a byte offset and an element count in the engine's memory; views of it are rebuilt after the memory grows. */
+class WasmTensor implements Tensor {
+  private cache: Float32Array | Int32Array | null = null;
+  private cacheOf: ArrayBuffer | null = null;
+  freed = false;
+  constructor(readonly engine: WasmBackend, readonly ptr: number, readonly size: number, readonly dtype: DType, readonly owner: boolean) {}
+  get data(): Float32Array | Int32Array {
+    if (this.freed) throw new Error('wasm backend: a freed tensor was used');
+    const buf = this.engine.memory.buffer;
+    if (this.cacheOf !== buf || this.cache === null) {
+      this.cache = this.dtype === 'i32' ? new Int32Array(buf, this.ptr, this.size) : new Float32Array(buf, this.ptr, this.size);
+      this.cacheOf = buf;
+    }
+    return this.cache;
+  }
+}
+
+export class WasmBackend implements Backend {
+  readonly name = 'wasm' as const;
+  readonly viewAlign = 64; // the reference's rule, so layouts are identical
+  readonly precision = 'f32' as const;
+  private readonly k: Kernels;
+  private readonly arena: Arena;
+  private rowsAt = 0; // i32 scratch for the nonzero-row list of matmulBackward
+  private rowsCap = 0;
+
+  constructor(opts: { maxBytes?: number } = {}) {
+    this.k = instantiateKernels();
+    this.arena = new Arena(this.k.memory, this.k.heapStart(), opts.maxBytes);
+  }
+
+  get memory(): WebAssembly.Memory { return this.k.memory; }
+  /** Bytes of tensors allocated and not freed; bytes reserved from the memory (high-water mark). */
+  get memoryUse(): { live: number; reserved: number } { return { live: this.arena.live, reserved: this.arena.reserved }; }
+
+  // ---- memory ----
+  alloc(size: number, dtype: DType = 'f32'): Tensor {
+    if (!Number.isInteger(size) || size < 0) throw new Error(`wasm backend: alloc of ${size} elements`);
+    return new WasmTensor(this, this.arena.alloc(size * 4), size, dtype, true);
+  }
+  view(base: Tensor, offset: number, size: number): Tensor {
+    if (offset % this.viewAlign !== 0) throw new Error(`view offset ${offset} is not a multiple of ${this.viewAlign}`);
+    if (offset + size > base.size) throw new Error(`view [${offset}, ${offset + size}) is outside a tensor of ${base.size}`);
+    const b = this.own(base);
+    return new WasmTensor(this, b.ptr + offset * 4, size, b.dtype, false);
+  }
+  write(t: Tensor, data: ArrayLike<number>, offset = 0): void { this.own(t).data.set(data, offset); }
+  async read(t: Tensor, offset = 0, size = t.size - offset): Promise<Float32Array | Int32Array> {
+    checkRange(t, offset, size);
+    return this.own(t).data.slice(offset, offset + size);
+  }
+  zero(t: Tensor): void { this.own(t).data.fill(0); }
+  copy(dst: Tensor, src: Tensor): void { this.own(dst).data.set(this.own(src).data); }
+  free(t: Tensor): void {
+    const w = this.own(t);
+    if (!w.owner || w.freed) return; // a view owns nothing; a second free is harmless
+    w.freed = true;
+    this.arena.release(w.ptr, w.size * 4);
+  }
+  submit(): void {}
+  async sync(): Promise<void> {}
+  destroy(): void {}
+
+  private own(t: Tensor): WasmTensor {
+    if (!(t instanceof WasmTensor) || t.engine !== this) throw new Error('wasm backend: expected a tensor of this backend');
+    return t;
+  }
+  /** Float view, with a size check: wasm kernels would otherwise read or write past a tensor into its neighbours. */
+  private f(t: Tensor, need = 0, what = 'tensor'): Float32Array {
+    const w = this.own(t);
+    if (w.dtype !== 'f32') throw new Error('wasm backend: expected a float tensor');
+    if (w.size < need) throw new Error(`wasm backend: ${what} holds ${w.size} elements, the op needs ${need}`);
+    return w.data as Float32Array;
+  }
+  private i32(t: Tensor): Int32Array {
+    const w = this.own(t);
+    if (w.dtype !== 'i32') throw new Error('wasm backend: expected an i32 tensor');
+    return w.data as Int32Array;
+  }
+  /** Byte address of a float tensor of at least `need` elements (0 for null: the kernels' "absent"). */
+  private ptr(t: Tensor | null, need: number, what: string): number {
+    if (t === null) return 0;
+    this.f(t, need, what);
+    return (t as WasmTensor).ptr;
+  }
+  /** i32 scratch for n row indices; reserved before any view of an op is taken (growth detaches views). */
+  private rowScratch(n: number): number {
+    if (n > this.rowsCap) {
+      if (this.rowsCap > 0) this.arena.release(this.rowsAt, this.rowsCap * 4);
+      this.rowsCap = Math.max(n, 2 * this.rowsCap);
+      this.rowsAt = this.arena.alloc(this.rowsCap * 4);
+    }
+    return this.rowsAt;
+  }
+
+  // ---- the matmul family, in wasm ----
+  matmulForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {
+    this.linear(out, inp, w, bias, null, null, N, IC, OC, members);
+  }
+  matmulResidualForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number,
+    members?: Members): void {
+    this.linear(out, inp, w, bias, residual, null, N, IC, OC, members);
+  }
+  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number,
+    members?: Members): void {
+    this.linear(out, inp, w, bias, null, pre, N, IC, OC, members);
+  }
+  /** out = inp @ w^T + bias (+ residual) (pre = that and out = gelu(pre)); a member's rows with its own weights. */
+  private linear(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, residual: Tensor | null, pre: Tensor | null,
+    N: number, IC: number, OC: number, m?: Members): void {
+    const K = m ? m.K : 1, ws = m ? memberStride(w, m) : 0, bs = m && bias ? memberStride(bias, m) : 0;
+    if (m) checkMemberRows(m, N);
+    const o = this.ptr(out, N * OC, 'out'), x = this.ptr(inp, N * IC, 'inp'), wp = this.ptr(w, (K - 1) * ws + OC * IC, 'weight');
+    const bp = this.ptr(bias, (K - 1) * bs + OC, 'bias'), rp = this.ptr(residual, N * OC, 'residual'), pp = this.ptr(pre, N * OC, 'pre');
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      if (rows === 0) continue;
+      const at = r0 * OC * 4;
+      this.k.matmulForward(o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at, pp && pp + at, rows, IC, OC);
+    }
+  }
+  matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number,
+    members?: Members): void {
+    const m = members, K = m ? m.K : 1, ws = m ? memberStride(w, m) : 0, bs = m && dbias ? memberStride(dbias, m) : 0;
+    if (m) {
+      checkMemberRows(m, N);
+      if (memberStride(dw, m) !== ws) throw new Error('members: tensors of one shape with different member strides');
+    }
+    const rowsAt = this.rowScratch(Math.max(1, m ? m.maxRows : N));
+    const di = this.ptr(dinp, N * IC, 'dinp'), dwp = this.ptr(dw, (K - 1) * ws + OC * IC, 'dweight');
+    const dbp = this.ptr(dbias, (K - 1) * bs + OC, 'dbias'), g = this.ptr(dout, N * OC, 'dout');
+    const x = this.ptr(inp, N * IC, 'inp'), wp = this.ptr(w, (K - 1) * ws + OC * IC, 'weight');
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      // rows of dout that are all zero (masked positions) contribute nothing and are skipped, as in the reference
+      const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
+      const R = this.k.nonzeroRows(rowsAt, gk, rows, OC);
+      if (R === 0) continue;
+      this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC);
+      this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
+      if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
+    }
+  }
+  geluForward(out: Tensor, inp: Tensor, n: number): void {
+    this.k.geluForward(this.ptr(out, n, 'out'), this.ptr(inp, n, 'inp'), n);
+  }
+  geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void {
+    this.k.geluBackward(this.ptr(dinp, n, 'dinp'), this.ptr(inp, n, 'inp'), this.ptr(dout, n, 'dout'), n);
+  }
+
+  // ---- the reference code on views of wasm memory (not in wasm yet) ----
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
+    const f = (t: Tensor) => this.f(t);
+    if (members) {
+      checkMemberRows(members, N);
+      return mem.embeddingForward(f(out), this.i32(tokens), f(wte), f(wpe), members.rowStartHost, T, C, memberStride(wte, members), memberStride(wpe, members));
+    }
+    nn.embeddingForward(f(out), this.i32(tokens), f(wte), f(wpe), N, T, C);
+  }
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, _V: number, members?: Members): void {
+    const f = (t: Tensor) => this.f(t);
+    if (members) {
+      checkMemberRows(members, N);
+      return mem.embeddingBackward(f(dwte), f(dwpe), f(dout), this.i32(tokens), members.rowStartHost, T, C, memberStride(dwte, members),
+        memberStride(dwpe, members));
+    }
+    nn.embeddingBackward(f(dwte), f(dwpe), f(dout), this.i32(tokens), N, T, C);
+  }
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
+    const f = (t: Tensor) => this.f(t);
+    if (members) {
+      checkMemberRows(members, N);
+      return mem.layernormForward(f(out), f(mean), f(rstd), f(inp), f(w), f(b), members.rowStartHost, C, sameStride(members, w, b));
+    }
+    nn.layernormForward(f(out), f(mean), f(rstd), f(inp), f(w), f(b), N, C);
+  }
+  layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
+    members?: Members): void {
+    const f = (t: Tensor) => this.f(t);
+    if (members) {
+      checkMemberRows(members, N);
+      return mem.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), members.rowStartHost, C,
+        sameStride(members, w, dw, db));
+    }
+    nn.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), N, C);
+  }
+  attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
+    nn.attentionForward(this.f(out), this.f(att), this.f(qkv), B, T, C, NH);
+  }
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
+    nn.attentionBackward(this.f(dqkv), this.f(dpreatt), this.f(dout), this.f(qkv), this.f(att), B, T, C, NH);
+  }
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {
+    const f = (t: Tensor) => this.f(t);
+    if (members) {
+      checkMemberRows(members, B);
+      return mem.embeddingLast(f(out), this.i32(tokens), this.i32(pos), f(wte), f(wpe), members.rowStartHost, T, C, memberStride(wte, members),
+        memberStride(wpe, members));
+    }
+    nn.embeddingLast(f(out), this.i32(tokens), this.i32(pos), f(wte), f(wpe), B, T, C);
+  }
+  attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
+    nn.attentionDecode(this.f(out), this.f(qkvCache), this.f(qkvNew), this.i32(pos), B, T, C, NH);
+  }
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
+    nn.copyRows(this.f(dst), this.f(src), rows, width, dstStride, srcStride);
+  }
+  residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void { nn.residualForward(this.f(out), this.f(a), this.f(b), n); }
+  accumulate(dst: Tensor, src: Tensor, n: number): void { nn.accumulate(this.f(dst), this.f(src), n); }
+
+  logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    ls.logprobForward(this.f(logp), this.f(entropy), this.f(logits), this.i32(targets), N, V, temperature);
+  }
+  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    ls.logprobBackward(this.f(dlogits), this.f(dlogp), this.f(logits), this.i32(targets), N, V, temperature);
+  }
+  crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    ls.crossEntropyForward(this.f(losses), this.f(logits), this.i32(targets), N, V);
+  }
+  crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    ls.crossEntropyBackward(this.f(dlogits), this.f(dloss), this.f(logits), this.i32(targets), N, V);
+  }
+
+  sumSquares(out: Tensor, x: Tensor, n: number, members?: MemberStack): void {
+    if (members) return mem.sumSquares(this.f(out), this.f(x), n, members.K, members.paramStride ?? n);
+    opt.sumSquares(this.f(out), this.f(x), n);
+  }
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number, members?: MemberStack): void {
+    if (members) return mem.clipScale(this.f(scale), this.f(normSq), maxNorm, members.K);
+    opt.clipScale(this.f(scale), this.f(normSq), maxNorm);
+  }
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams,
+    members?: MemberOptim): void {
+    const f = (t: Tensor) => this.f(t);
+    if (members) {
+      return mem.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), f(members.lr), n, hp, members.K, members.paramStride ?? n);
+    }
+    opt.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), n, hp);
+  }
+
+  sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: Tensor): void {
+    smp.sample(this.i32(tokens), this.f(logp), this.i32(pos), this.i32(done), this.i32(limit), this.f(logits), B, T, V, temperature, eos, seed,
+      counter, logitsT, rowRng ? this.i32(rowRng) : undefined);
+  }
+
+  gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(this.f(out), this.f(src), this.i32(index), n); }
+  groupNormalize(adv: Tensor, stats: Tensor, rewards: Tensor, groupStart: Tensor, E: number, P: number, mode: AdvantageMode): void {
+    rl.groupNormalize(this.f(adv), this.f(stats), this.f(rewards), this.i32(groupStart), E, P, mode);
+  }
+  seqRatio(logS: Tensor, ratio: Tensor, tokRatio: Tensor, logp: Tensor, oldLogp: Tensor, mask: Tensor, S: number, T: number): void {
+    rl.seqRatio(this.f(logS), this.f(ratio), this.f(tokRatio), this.f(logp), this.f(oldLogp), this.f(mask), S, T);
+  }
+  clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor, logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor,
+    mask: Tensor, refLogp: Tensor | null, S: number, T: number, loss: LossArgs): void {
+    const f = (t: Tensor) => this.f(t);
+    rl.clipLoss(f(lossSeq), f(klSeq), f(clipSeq), f(dlogp), f(logp), f(ratio), f(tokRatio), f(seqAdv), f(mask), refLogp ? f(refLogp) : null, S, T, loss);
+  }
+  rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
+    S: number, T: number, algorithm: Algorithm, beta: number): void {
+    const f = (t: Tensor) => this.f(t);
+    rl.rlStats(f(stats), f(lossSeq), f(klSeq), f(clipSeq), f(ratio), f(tokRatio), f(mask), S, T, algorithm, beta);
+  }
+}
+
+/** A stride shared by tensors of one shape (a weight and its gradient; a LayerNorm's weight and bias). */
+function sameStride(m: Members, ...ts: Tensor[]): number {
+  const s = memberStride(ts[0], m);
+  for (const t of ts) if (memberStride(t, m) !== s) throw new Error('members: tensors of one shape with different member strides');
+  return s;
+}
