@@ -177,10 +177,49 @@ function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBase: usiz
   }
 }
 
-/** dinp[r,:] += dout[r,:] @ w for the R listed rows r = rows[j]; w [OC, IC]. */
+/**
+ * The same for two output rows at once (c0, c1 with their own a0(q), a1(q); the same b_q): each loaded
+ * b vector feeds two products, so a step is 2 splats and 4 loads for 8 mul + add pairs. Strips of 16.
+ */
+// @ts-ignore: decorator
+@inline
+function rowAccumulate2(c0: usize, c1: usize, W: i32, a0Base: usize, a1Base: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32): void {
+  const w16 = <usize>(W & ~15) << 2;
+  for (let i: usize = 0; i < w16; i += 64) {
+    let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
+    let t0 = f32x4.splat(0), t1 = f32x4.splat(0), t2 = f32x4.splat(0), t3 = f32x4.splat(0);
+    for (let q = 0; q < Q; q++) {
+      const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
+      const a0 = v128.load32_splat(a0Base + j * aStep), a1 = v128.load32_splat(a1Base + j * aStep), b = bBase + j * bStep + i;
+      const v0 = v128.load(b), v1 = v128.load(b, 16), v2 = v128.load(b, 32), v3 = v128.load(b, 48);
+      s0 = f32x4.add(s0, f32x4.mul(a0, v0)); s1 = f32x4.add(s1, f32x4.mul(a0, v1));
+      s2 = f32x4.add(s2, f32x4.mul(a0, v2)); s3 = f32x4.add(s3, f32x4.mul(a0, v3));
+      t0 = f32x4.add(t0, f32x4.mul(a1, v0)); t1 = f32x4.add(t1, f32x4.mul(a1, v1));
+      t2 = f32x4.add(t2, f32x4.mul(a1, v2)); t3 = f32x4.add(t3, f32x4.mul(a1, v3));
+    }
+    const o = c0 + i, p = c1 + i;
+    v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
+    v128.store(o, f32x4.add(v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(v128.load(o, 48), s3), 48);
+    v128.store(p, f32x4.add(v128.load(p), t0)); v128.store(p, f32x4.add(v128.load(p, 16), t1), 16);
+    v128.store(p, f32x4.add(v128.load(p, 32), t2), 32); v128.store(p, f32x4.add(v128.load(p, 48), t3), 48);
+  }
+  if (w16 < (<usize>W << 2)) {
+    // the last W % 16 columns, one row at a time
+    const rest = W & 15, off = w16;
+    rowAccumulate(c0 + off, rest, a0Base, aStep, bBase + off, bStep, list, Q);
+    rowAccumulate(c1 + off, rest, a1Base, aStep, bBase + off, bStep, list, Q);
+  }
+}
+
+/** dinp[r,:] += dout[r,:] @ w for the R listed rows r = rows[j]; w [OC, IC]. Rows in pairs. */
 export function matmulDinp(dinp: usize, dout: usize, w: usize, rows: usize, R: i32, IC: i32, OC: i32): void {
   const ib = <usize>IC << 2, ob = <usize>OC << 2;
-  for (let j = 0; j < R; j++) {
+  let j = 0;
+  for (; j + 1 < R; j += 2) {
+    const r0 = <usize>load<i32>(rows + (<usize>j << 2)), r1 = <usize>load<i32>(rows + (<usize>j << 2), 4);
+    rowAccumulate2(dinp + r0 * ib, dinp + r1 * ib, IC, dout + r0 * ob, dout + r1 * ob, 4, w, ib, 0, OC);
+  }
+  if (j < R) {
     const r = <usize>load<i32>(rows + (<usize>j << 2));
     rowAccumulate(dinp + r * ib, IC, dout + r * ob, 4, w, ib, 0, OC);
   }
@@ -189,28 +228,25 @@ export function matmulDinp(dinp: usize, dout: usize, w: usize, rows: usize, R: i
 /** Rows per tile of dweight: a tile's dout and inp rows stay in cache while every output row reads them. */
 const ROW_TILE = 64;
 
-/** dw[o,:] += sum over the R listed rows r of dout[r,o] * inp[r,:]; tiles of rows, each tile's sum added once. */
+/** dw[o,:] += sum over the R listed rows r of dout[r,o] * inp[r,:]; tiles of rows, each tile's sum added once; o in pairs. */
 export function matmulDweight(dw: usize, dout: usize, inp: usize, rows: usize, R: i32, IC: i32, OC: i32): void {
   const ib = <usize>IC << 2, ob = <usize>OC << 2;
   for (let j0 = 0; j0 < R; j0 += ROW_TILE) {
     const tile = min(ROW_TILE, R - j0), list = rows + (<usize>j0 << 2);
-    for (let o = 0; o < OC; o++) rowAccumulate(dw + <usize>o * ib, IC, dout + (<usize>o << 2), ob, inp, ib, list, tile);
+    let o = 0;
+    for (; o + 1 < OC; o += 2) {
+      rowAccumulate2(dw + <usize>o * ib, dw + <usize>(o + 1) * ib, IC, dout + (<usize>o << 2), dout + (<usize>(o + 1) << 2), ob, inp, ib, list, tile);
+    }
+    if (o < OC) rowAccumulate(dw + <usize>o * ib, IC, dout + (<usize>o << 2), ob, inp, ib, list, tile);
   }
 }
 
-/** dbias[o] += sum over the R listed rows r of dout[r,o]. */
+/** 1.0f: the factor that turns rowAccumulate into a column sum (a product by 1 is exact). */
+const ONE = memory.data<f32>([1.0]);
+
+/** dbias[o] += sum over the R listed rows r of dout[r,o]: row by row over contiguous strips. */
 export function matmulDbias(dbias: usize, dout: usize, rows: usize, R: i32, OC: i32): void {
-  const ob = <usize>OC << 2, o4 = <usize>(OC & ~3) << 2;
-  for (let o: usize = 0; o < o4; o += 16) {
-    let s = f32x4.splat(0);
-    for (let j = 0; j < R; j++) s = f32x4.add(s, v128.load(dout + <usize>load<i32>(rows + (<usize>j << 2)) * ob + o));
-    v128.store(dbias + o, f32x4.add(v128.load(dbias + o), s));
-  }
-  for (let o = o4; o < ob; o += 4) {
-    let s: f32 = 0;
-    for (let j = 0; j < R; j++) s += load<f32>(dout + <usize>load<i32>(rows + (<usize>j << 2)) * ob + o);
-    store<f32>(dbias + o, load<f32>(dbias + o) + s);
-  }
+  rowAccumulate(dbias, OC, ONE, 0, dout, <usize>OC << 2, rows, R);
 }
 
 /** Writes the indices of the rows of x [N, M] that hold a nonzero (NaN counts, -0 does not) to rows; returns their count. */
