@@ -4,6 +4,7 @@
 // allocate nothing. Twins: the reference ops in src/reference; tests: test/simd/*.test.ts.
 export { matmulForward, matmulDinp, matmulDweight, matmulDbias, nonzeroRows } from './matmul';
 export { geluForward, geluBackward } from './gelu';
+export { attentionForward, attentionBackward, attentionDecode } from './attention';
 
 /** First byte the host may allocate: above this module's static data (none today) and its stack. */
 export function heapStart(): usize {

@@ -42,7 +42,7 @@ function tail4(x: usize, y0: usize, y1: usize, y2: usize, y3: usize, k0: usize, 
 /** sum_k x[k] * y[k] over K4 bytes of vectors then the scalar tail up to kb bytes. */
 // @ts-ignore: decorator
 @inline
-function dot(x: usize, y: usize, k4: usize, kb: usize): f32 {
+export function dot(x: usize, y: usize, k4: usize, kb: usize): f32 {
   let a = f32x4.splat(0);
   for (let k: usize = 0; k < k4; k += 16) a = f32x4.add(a, f32x4.mul(v128.load(x + k), v128.load(y + k)));
   return hsum1(a) + dotTail(x, y, k4, kb);
@@ -136,11 +136,12 @@ export function matmulForward(out: usize, inp: usize, w: usize, bias: usize, res
 /**
  * c[W] += sum_q a(q) * b_q[W] over Q terms: one output row of W elements. a(q) = load(aBase + q * aStep) or,
  * with a list, a(q) = load(aBase + list[q] * aStep); b_q = bBase + q * bStep (or list[q] * bStep). Columns in
- * strips of 32, then 4, then 1; the sum over q is kept in registers and added to c once.
+ * strips of 32, then 16, then 4, then 1; the sum over q is kept in registers and added to c once. Every element
+ * sums its q in order in one lane, whatever its strip: the numbers do not depend on W.
  */
 // @ts-ignore: decorator
 @inline
-function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32): void {
+export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32): void {
   const wb = <usize>W << 2, w32 = <usize>(W & ~31) << 2, w4 = <usize>(W & ~3) << 2;
   for (let i: usize = 0; i < w32; i += 128) {
     let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
@@ -159,7 +160,21 @@ function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBase: usiz
     v128.store(o, f32x4.add(v128.load(o, 64), s4), 64); v128.store(o, f32x4.add(v128.load(o, 80), s5), 80);
     v128.store(o, f32x4.add(v128.load(o, 96), s6), 96); v128.store(o, f32x4.add(v128.load(o, 112), s7), 112);
   }
-  for (let i = w32; i < w4; i += 16) {
+  const w16 = <usize>(W & ~15) << 2;
+  for (let i = w32; i < w16; i += 64) {
+    // 16 columns: 4 independent sums (one would wait on the add latency every q)
+    let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
+    for (let q = 0; q < Q; q++) {
+      const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
+      const a = v128.load32_splat(aBase + j * aStep), b = bBase + j * bStep + i;
+      s0 = f32x4.add(s0, f32x4.mul(a, v128.load(b))); s1 = f32x4.add(s1, f32x4.mul(a, v128.load(b, 16)));
+      s2 = f32x4.add(s2, f32x4.mul(a, v128.load(b, 32))); s3 = f32x4.add(s3, f32x4.mul(a, v128.load(b, 48)));
+    }
+    const o = c + i;
+    v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
+    v128.store(o, f32x4.add(v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(v128.load(o, 48), s3), 48);
+  }
+  for (let i = w16; i < w4; i += 16) {
     let s = f32x4.splat(0);
     for (let q = 0; q < Q; q++) {
       const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;

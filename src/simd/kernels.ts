@@ -14,6 +14,9 @@ export interface Kernels {
   nonzeroRows(rows: number, x: number, N: number, M: number): number;
   geluForward(out: number, inp: number, n: number): void;
   geluBackward(dinp: number, inp: number, dout: number, n: number): void;
+  attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): void;
+  attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): void;
+  attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;
 }
 
 let compiled: WebAssembly.Module | null = null;

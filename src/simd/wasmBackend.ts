@@ -1,5 +1,5 @@
-// The CPU engine: the Backend interface over tensors in WebAssembly memory. The matmul family and
-// GELU run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
+// The CPU engine: the Backend interface over tensors in WebAssembly memory. The matmul family,
+// attention (forward, backward, decode) and GELU run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
 // reference code (src/reference) on Float32Array views of the same memory, so the engine is
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
 // Twin tests: test/simd/*.test.ts.
@@ -37,7 +37,7 @@ export class WasmBackend implements Backend {
   readonly precision = 'f32' as const;
   private readonly k: Kernels;
   private readonly arena: Arena;
-  private rowsAt = 0; // i32 scratch for the nonzero-row list of matmulBackward
+  private rowsAt = 0; // i32 scratch for the nonzero-row list of matmulBackward, and a decode step's probabilities
   private rowsCap = 0;
 
   constructor(opts: { maxBytes?: number } = {}) {
@@ -157,6 +157,26 @@ export class WasmBackend implements Backend {
       if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
     }
   }
+  attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
+    heads(C, NH);
+    const BT = B * T;
+    this.k.attentionForward(this.ptr(out, BT * C, 'out'), this.ptr(att, BT * NH * T, 'att'), this.ptr(qkv, BT * 3 * C, 'qkv'), B, T, C, NH);
+  }
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
+    heads(C, NH);
+    const BT = B * T;
+    this.k.attentionBackward(this.ptr(dqkv, BT * 3 * C, 'dqkv'), this.ptr(dpreatt, BT * NH * T, 'dpreatt'), this.ptr(dout, BT * C, 'dout'),
+      this.ptr(qkv, BT * 3 * C, 'qkv'), this.ptr(att, BT * NH * T, 'att'), B, T, C, NH);
+  }
+  attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
+    heads(C, NH);
+    const p = this.rowScratch(Math.max(1, T)); // before any view: growth would detach them
+    const at = this.i32(pos);
+    if (at.length < B) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${B}`);
+    for (let b = 0; b < B; b++) if (!(at[b] >= 1 && at[b] <= T)) throw new Error(`attentionDecode: pos[${b}] = ${at[b]} outside 1..${T}`);
+    this.k.attentionDecode(this.ptr(out, B * C, 'out'), this.ptr(qkvCache, B * T * 3 * C, 'qkvCache'), this.ptr(qkvNew, B * 3 * C, 'qkvNew'),
+      (pos as WasmTensor).ptr, p, B, T, C, NH);
+  }
   geluForward(out: Tensor, inp: Tensor, n: number): void {
     this.k.geluForward(this.ptr(out, n, 'out'), this.ptr(inp, n, 'inp'), n);
   }
@@ -200,12 +220,6 @@ export class WasmBackend implements Backend {
     }
     nn.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), N, C);
   }
-  attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
-    nn.attentionForward(this.f(out), this.f(att), this.f(qkv), B, T, C, NH);
-  }
-  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
-    nn.attentionBackward(this.f(dqkv), this.f(dpreatt), this.f(dout), this.f(qkv), this.f(att), B, T, C, NH);
-  }
   embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {
     const f = (t: Tensor) => this.f(t);
     if (members) {
@@ -214,9 +228,6 @@ export class WasmBackend implements Backend {
         memberStride(wpe, members));
     }
     nn.embeddingLast(f(out), this.i32(tokens), this.i32(pos), f(wte), f(wpe), B, T, C);
-  }
-  attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
-    nn.attentionDecode(this.f(out), this.f(qkvCache), this.f(qkvNew), this.i32(pos), B, T, C, NH);
   }
   copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
     nn.copyRows(this.f(dst), this.f(src), rows, width, dstStride, srcStride);
@@ -277,6 +288,11 @@ export class WasmBackend implements Backend {
     const f = (t: Tensor) => this.f(t);
     rl.rlStats(f(stats), f(lossSeq), f(klSeq), f(clipSeq), f(ratio), f(tokRatio), f(mask), S, T, algorithm, beta);
   }
+}
+
+/** The kernels split C into NH heads of C / NH. */
+function heads(C: number, NH: number): void {
+  if (!(NH >= 1 && Number.isInteger(C / NH))) throw new Error(`wasm backend: C = ${C} does not split into NH = ${NH} heads`);
 }
 
 /** A stride shared by tensors of one shape (a weight and its gradient; a LayerNorm's weight and bias). */

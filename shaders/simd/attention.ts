@@ -1,0 +1,104 @@
+// Causal self-attention, one (batch, head) at a time (twin: src/reference/attention.ts; test:
+// test/simd/attention.test.ts). Scores are f32x4 dot products over the head size; the softmax
+// runs in f64 scalars (exp, sum) on them; weighted sums over keys are rowAccumulate (matmul.ts).
+// A decode step computes its row with the same function as the forward's row t, so the two
+// agree bit for bit, as the reference's do.
+import { dot, rowAccumulate } from './matmul';
+
+/**
+ * One query row: p[j] = softmax_j(q . k_j * scale) for j <= t (written to p), out[hs] = sum_j p[j] v_j.
+ * k0, v0: key and value of token 0 of this head; tokens `stride` bytes apart.
+ */
+// @ts-ignore: decorator
+@inline
+function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32, hs: i32, stride: usize, scale: f32): void {
+  const hb = <usize>hs << 2, h4 = <usize>(hs & ~3) << 2;
+  let max: f32 = -Infinity;
+  for (let j = 0; j <= t; j++) {
+    const s = dot(q, k0 + <usize>j * stride, h4, hb) * scale;
+    store<f32>(p + (<usize>j << 2), s);
+    max = s > max ? s : max;
+  }
+  let sum: f64 = 0;
+  for (let j = 0; j <= t; j++) {
+    const at = p + (<usize>j << 2);
+    const e = <f32>Math.exp(<f64>load<f32>(at) - <f64>max);
+    store<f32>(at, e);
+    sum += <f64>e;
+  }
+  for (let j = 0; j <= t; j++) {
+    const at = p + (<usize>j << 2);
+    store<f32>(at, <f32>(<f64>load<f32>(at) / sum));
+  }
+  memory.fill(out, 0, hb);
+  rowAccumulate(out, hs, p, 4, v0, stride, 0, t + 1);
+}
+
+/** qkv [B,T,3C], out [B,T,C], att [B,NH,T,T] (softmax probabilities, 0 above the diagonal). */
+export function attentionForward(out: usize, att: usize, qkv: usize, B: i32, T: i32, C: i32, NH: i32): void {
+  const hs = C / NH, scale = <f32>(1 / Math.sqrt(<f64>hs)), stride = <usize>(3 * C) << 2, tb = <usize>T << 2;
+  for (let b = 0; b < B; b++) for (let h = 0; h < NH; h++) {
+    const q0 = qkv + ((<usize>b * T * 3 * C + <usize>h * hs) << 2), k0 = q0 + (<usize>C << 2), v0 = k0 + (<usize>C << 2);
+    const a0 = att + ((<usize>(b * NH + h) * T * T) << 2);
+    for (let t = 0; t < T; t++) {
+      const row = a0 + <usize>t * tb;
+      attendRow(out + ((<usize>(b * T + t) * C + <usize>h * hs) << 2), row, q0 + <usize>t * stride, k0, v0, t, hs, stride, scale);
+      memory.fill(row + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
+    }
+  }
+}
+
+/**
+ * dqkv += the gradient of attentionForward; dpreatt [B,NH,T,T] is overwritten with the scaled pre-softmax
+ * gradient (0 above the diagonal), then read back for dq and dk.
+ */
+export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv: usize, att: usize, B: i32, T: i32, C: i32, NH: i32): void {
+  const hs = C / NH, scale = 1 / Math.sqrt(<f64>hs), stride = <usize>(3 * C) << 2, tb = <usize>T << 2, cb = <usize>C << 2;
+  const hb = <usize>hs << 2, h4 = <usize>(hs & ~3) << 2;
+  for (let b = 0; b < B; b++) for (let h = 0; h < NH; h++) {
+    const head = (<usize>b * T * 3 * C + <usize>h * hs) << 2;
+    const q0 = qkv + head, k0 = q0 + cb, v0 = k0 + cb, dq0 = dqkv + head, dk0 = dq0 + cb, dv0 = dk0 + cb;
+    const a0 = att + ((<usize>(b * NH + h) * T * T) << 2), d0 = dpreatt + ((<usize>(b * NH + h) * T * T) << 2);
+    const o0 = dout + ((<usize>b * T * C + <usize>h * hs) << 2);
+    // 1. datt[t,j] = dout[t] . v[j]; D = softmax backward, scaled
+    for (let t = 0; t < T; t++) {
+      const o = o0 + <usize>t * cb, a = a0 + <usize>t * tb, d = d0 + <usize>t * tb;
+      let s: f64 = 0;
+      for (let j = 0; j <= t; j++) {
+        const g = dot(o, v0 + <usize>j * stride, h4, hb);
+        store<f32>(d + (<usize>j << 2), g);
+        s += <f64>load<f32>(a + (<usize>j << 2)) * <f64>g;
+      }
+      for (let j = 0; j <= t; j++) {
+        const at = <usize>j << 2;
+        store<f32>(d + at, <f32>(<f64>load<f32>(a + at) * (<f64>load<f32>(d + at) - s) * scale));
+      }
+      memory.fill(d + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
+    }
+    // 2. dq[t] += sum_{j<=t} D[t,j] k[j]
+    for (let t = 0; t < T; t++) rowAccumulate(dq0 + <usize>t * stride, hs, d0 + <usize>t * tb, 4, k0, stride, 0, t + 1);
+    // 3. dk[j] += sum_{t>=j} D[t,j] q[t];  dv[j] += sum_{t>=j} att[t,j] dout[t]
+    for (let j = 0; j < T; j++) {
+      const diag = (<usize>j * T + j) << 2;
+      rowAccumulate(dk0 + <usize>j * stride, hs, d0 + diag, tb, q0 + <usize>j * stride, stride, 0, T - j);
+      rowAccumulate(dv0 + <usize>j * stride, hs, a0 + diag, tb, o0 + <usize>j * cb, cb, 0, T - j);
+    }
+  }
+}
+
+/**
+ * One decode step: qkvNew [B,3C] goes to row t = pos[b] - 1 of qkvCache [B,T,3C], then out [B,C] = attention of
+ * that q over cache rows 0..t, by attendRow as the forward's row t. p: scratch of T floats. pos checked by the host.
+ */
+export function attentionDecode(out: usize, qkvCache: usize, qkvNew: usize, pos: usize, p: usize, B: i32, T: i32, C: i32, NH: i32): void {
+  const hs = C / NH, scale = <f32>(1 / Math.sqrt(<f64>hs)), stride = <usize>(3 * C) << 2;
+  for (let b = 0; b < B; b++) {
+    const t = load<i32>(pos + (<usize>b << 2)) - 1;
+    const row = qkvCache + (<usize>b * T + t) * stride;
+    memory.copy(row, qkvNew + <usize>b * stride, stride);
+    for (let h = 0; h < NH; h++) {
+      const q0 = qkvCache + ((<usize>b * T * 3 * C + <usize>h * hs) << 2), k0 = q0 + (<usize>C << 2), v0 = k0 + (<usize>C << 2);
+      attendRow(out + ((<usize>b * C + <usize>h * hs) << 2), p, row + ((<usize>h * hs) << 2), k0, v0, t, hs, stride, scale);
+    }
+  }
+}
