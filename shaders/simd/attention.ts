@@ -1,9 +1,10 @@
 // Causal self-attention, one (batch, head) at a time (twin: src/reference/attention.ts; test:
 // test/simd/attention.test.ts). Scores are f32x4 dot products over the head size; the softmax
-// runs in f64 scalars (exp, sum) on them; weighted sums over keys are rowAccumulate (matmul.ts).
+// takes expf4 (exp.ts) over 4 keys at a time; weighted sums over keys are rowAccumulate (matmul.ts).
 // A decode step computes its row with the same function as the forward's row t, so the two
 // agree bit for bit, as the reference's do.
 import { dot, rowAccumulate } from './matmul';
+import { expf4 } from './exp';
 
 /**
  * One query row: p[j] = softmax_j(q . k_j * scale) for j <= t (written to p), out[hs] = sum_j p[j] v_j.
@@ -19,17 +20,23 @@ function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32,
     store<f32>(p + (<usize>j << 2), s);
     max = s > max ? s : max;
   }
-  let sum: f64 = 0;
-  for (let j = 0; j <= t; j++) {
-    const at = p + (<usize>j << 2);
-    const e = <f32>Math.exp(<f64>load<f32>(at) - <f64>max);
-    store<f32>(at, e);
-    sum += <f64>e;
+  // e = exp(s - max) 4 keys at a time (lanes past t are never stored), summed in lanes, then the tail
+  const n = <usize>(t + 1) << 2, n4 = <usize>((t + 1) & ~3) << 2, m = f32x4.splat(max);
+  let acc = f32x4.splat(0);
+  for (let j: usize = 0; j < n4; j += 16) {
+    const e = expf4(f32x4.sub(v128.load(p + j), m));
+    v128.store(p + j, e);
+    acc = f32x4.add(acc, e);
   }
-  for (let j = 0; j <= t; j++) {
-    const at = p + (<usize>j << 2);
-    store<f32>(at, <f32>(<f64>load<f32>(at) / sum));
+  let sum = (f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 2)) + (f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 3));
+  for (let j = n4; j < n; j += 4) {
+    const e = f32x4.extract_lane(expf4(f32x4.splat(load<f32>(p + j) - max)), 0);
+    store<f32>(p + j, e);
+    sum += e;
   }
+  const s = f32x4.splat(sum);
+  for (let j: usize = 0; j < n4; j += 16) v128.store(p + j, f32x4.div(v128.load(p + j), s));
+  for (let j = n4; j < n; j += 4) store<f32>(p + j, load<f32>(p + j) / sum);
   memory.fill(out, 0, hb);
   rowAccumulate(out, hs, p, 4, v0, stride, 0, t + 1);
 }

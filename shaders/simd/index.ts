@@ -5,6 +5,7 @@
 export { matmulForward, matmulDinp, matmulDweight, matmulDbias, nonzeroRows } from './matmul';
 export { geluForward, geluBackward } from './gelu';
 export { attentionForward, attentionBackward, attentionDecode } from './attention';
+export { layernormForward, layernormBackward } from './layernorm';
 
 /** First byte the host may allocate: above this module's static data (none today) and its stack. */
 export function heapStart(): usize {

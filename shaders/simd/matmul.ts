@@ -48,7 +48,7 @@ export function dot(x: usize, y: usize, k4: usize, kb: usize): f32 {
   return hsum1(a) + dotTail(x, y, k4, kb);
 }
 
-import { gelu } from './gelu';
+import { gelu4 } from './gelu';
 
 /** The forward's epilogue for 4 outputs at byte offset `at` of [N, M] (column byte offset `mo`). */
 // @ts-ignore: decorator
@@ -58,10 +58,7 @@ function finish4(v: v128, at: usize, mo: usize, out: usize, bias: usize, residua
   if (residual) v = f32x4.add(v, v128.load(residual + at));
   if (pre) {
     v128.store(pre + at, v);
-    store<f32>(out + at, <f32>gelu(<f64>f32x4.extract_lane(v, 0)));
-    store<f32>(out + at + 4, <f32>gelu(<f64>f32x4.extract_lane(v, 1)));
-    store<f32>(out + at + 8, <f32>gelu(<f64>f32x4.extract_lane(v, 2)));
-    store<f32>(out + at + 12, <f32>gelu(<f64>f32x4.extract_lane(v, 3)));
+    v128.store(out + at, gelu4(v));
   } else {
     v128.store(out + at, v);
   }
@@ -74,7 +71,7 @@ function finish1(s: f32, at: usize, mo: usize, out: usize, bias: usize, residual
   if (residual) s += load<f32>(residual + at);
   if (pre) {
     store<f32>(pre + at, s);
-    store<f32>(out + at, <f32>gelu(<f64>s));
+    store<f32>(out + at, f32x4.extract_lane(gelu4(f32x4.splat(s)), 0));
   } else {
     store<f32>(out + at, s);
   }

@@ -14,6 +14,8 @@ export interface Kernels {
   nonzeroRows(rows: number, x: number, N: number, M: number): number;
   geluForward(out: number, inp: number, n: number): void;
   geluBackward(dinp: number, inp: number, dout: number, n: number): void;
+  layernormForward(out: number, mean: number, rstd: number, inp: number, w: number, b: number, N: number, C: number): void;
+  layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, mean: number, rstd: number, acc: number, N: number, C: number): void;
   attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): void;
   attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): void;
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;

@@ -1,5 +1,5 @@
 // The CPU engine: the Backend interface over tensors in WebAssembly memory. The matmul family,
-// attention (forward, backward, decode) and GELU run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
+// attention (forward, backward, decode), LayerNorm and GELU run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
 // reference code (src/reference) on Float32Array views of the same memory, so the engine is
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
 // Twin tests: test/simd/*.test.ts.
@@ -157,6 +157,31 @@ export class WasmBackend implements Backend {
       if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
     }
   }
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
+    const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, b) : 0;
+    if (m) checkMemberRows(m, N);
+    const o = this.ptr(out, N * C, 'out'), mp = this.ptr(mean, N, 'mean'), rp = this.ptr(rstd, N, 'rstd'), x = this.ptr(inp, N * C, 'inp');
+    const wp = this.ptr(w, (K - 1) * ws + C, 'weight'), bp = this.ptr(b, (K - 1) * ws + C, 'bias');
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      if (rows > 0) this.k.layernormForward(o + r0 * C * 4, mp + r0 * 4, rp + r0 * 4, x + r0 * C * 4, wp + k * ws * 4, bp + k * ws * 4, rows, C);
+    }
+  }
+  layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
+    members?: Members): void {
+    const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, dw, db) : 0;
+    if (m) checkMemberRows(m, N);
+    const acc = this.rowScratch(Math.max(1, 2 * C)); // before any view: growth would detach them
+    const di = this.ptr(dinp, N * C, 'dinp'), dwp = this.ptr(dw, (K - 1) * ws + C, 'dweight'), dbp = this.ptr(db, (K - 1) * ws + C, 'dbias');
+    const g = this.ptr(dout, N * C, 'dout'), x = this.ptr(inp, N * C, 'inp'), wp = this.ptr(w, (K - 1) * ws + C, 'weight');
+    const mp = this.ptr(mean, N, 'mean'), rp = this.ptr(rstd, N, 'rstd');
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      if (rows === 0) continue;
+      const at = r0 * C * 4, off = k * ws * 4;
+      this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, acc, rows, C);
+    }
+  }
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
     const BT = B * T;
@@ -201,24 +226,6 @@ export class WasmBackend implements Backend {
         memberStride(dwpe, members));
     }
     nn.embeddingBackward(f(dwte), f(dwpe), f(dout), this.i32(tokens), N, T, C);
-  }
-  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
-    const f = (t: Tensor) => this.f(t);
-    if (members) {
-      checkMemberRows(members, N);
-      return mem.layernormForward(f(out), f(mean), f(rstd), f(inp), f(w), f(b), members.rowStartHost, C, sameStride(members, w, b));
-    }
-    nn.layernormForward(f(out), f(mean), f(rstd), f(inp), f(w), f(b), N, C);
-  }
-  layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
-    members?: Members): void {
-    const f = (t: Tensor) => this.f(t);
-    if (members) {
-      checkMemberRows(members, N);
-      return mem.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), members.rowStartHost, C,
-        sameStride(members, w, dw, db));
-    }
-    nn.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), N, C);
   }
   embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {
     const f = (t: Tensor) => this.f(t);
