@@ -48,20 +48,19 @@ export function dot(x: usize, y: usize, k4: usize, kb: usize): f32 {
   return hsum1(a) + dotTail(x, y, k4, kb);
 }
 
-import { gelu4 } from './gelu';
+import { geluForward } from './gelu';
 
-/** The forward's epilogue for 4 outputs at byte offset `at` of [N, M] (column byte offset `mo`). */
+/**
+ * The forward's epilogue for 4 outputs at byte offset `at` of [N, M] (column byte offset `mo`). With pre, the sums
+ * go to pre and the GELU runs over each finished pair of rows (still in cache) by geluForward: inlined here,
+ * its exp made the dot-product loop's function too large for the JIT to keep it fast (2x slower).
+ */
 // @ts-ignore: decorator
 @inline
 function finish4(v: v128, at: usize, mo: usize, out: usize, bias: usize, residual: usize, pre: usize): void {
   if (bias) v = f32x4.add(v, v128.load(bias + mo));
   if (residual) v = f32x4.add(v, v128.load(residual + at));
-  if (pre) {
-    v128.store(pre + at, v);
-    v128.store(out + at, gelu4(v));
-  } else {
-    v128.store(out + at, v);
-  }
+  v128.store((pre ? pre : out) + at, v);
 }
 
 // @ts-ignore: decorator
@@ -69,12 +68,7 @@ function finish4(v: v128, at: usize, mo: usize, out: usize, bias: usize, residua
 function finish1(s: f32, at: usize, mo: usize, out: usize, bias: usize, residual: usize, pre: usize): void {
   if (bias) s += load<f32>(bias + mo);
   if (residual) s += load<f32>(residual + at);
-  if (pre) {
-    store<f32>(pre + at, s);
-    store<f32>(out + at, f32x4.extract_lane(gelu4(f32x4.splat(s)), 0));
-  } else {
-    store<f32>(out + at, s);
-  }
+  store<f32>((pre ? pre : out) + at, s);
 }
 
 /**
@@ -111,6 +105,7 @@ export function matmulForward(out: usize, inp: usize, w: usize, bias: usize, res
       finish1(dot(x0, y, k4, kb), row0 + mo, mo, out, bias, residual, pre);
       finish1(dot(x1, y, k4, kb), row1 + mo, mo, out, bias, residual, pre);
     }
+    if (pre) geluForward(out + row0, pre + row0, M << 1);
   }
   if (N2 < N) {
     const x0 = inp + <usize>N2 * kb, row0 = <usize>N2 * mb;
@@ -127,6 +122,7 @@ export function matmulForward(out: usize, inp: usize, w: usize, bias: usize, res
       finish4(r, row0 + mo, mo, out, bias, residual, pre);
     }
     for (let mo = m4; mo < mb; mo += 4) finish1(dot(x0, w + (mo >> 2) * kb, k4, kb), row0 + mo, mo, out, bias, residual, pre);
+    if (pre) geluForward(out + row0, pre + row0, M);
   }
 }
 
