@@ -19,9 +19,10 @@ class WasmTensor implements Tensor {
   private cache: Float32Array | Int32Array | null = null;
   private cacheOf: ArrayBuffer | null = null;
   freed = false;
-  constructor(readonly engine: WasmBackend, readonly ptr: number, readonly size: number, readonly dtype: DType, readonly owner: boolean) {}
+  /** base: the tensor a view was cut from (null for an allocation): a view dies with it. */
+  constructor(readonly engine: WasmBackend, readonly ptr: number, readonly size: number, readonly dtype: DType, readonly base: WasmTensor | null) {}
   get data(): Float32Array | Int32Array {
-    if (this.freed) throw new Error('wasm backend: a freed tensor was used');
+    if (this.freed || this.base?.freed) throw new Error('wasm backend: a freed tensor (or a view of one) was used');
     const buf = this.engine.memory.buffer;
     if (this.cacheOf !== buf || this.cache === null) {
       this.cache = this.dtype === 'i32' ? new Int32Array(buf, this.ptr, this.size) : new Float32Array(buf, this.ptr, this.size);
@@ -52,13 +53,13 @@ export class WasmBackend implements Backend {
   // ---- memory ----
   alloc(size: number, dtype: DType = 'f32'): Tensor {
     if (!Number.isInteger(size) || size < 0) throw new Error(`wasm backend: alloc of ${size} elements`);
-    return new WasmTensor(this, this.arena.alloc(size * 4), size, dtype, true);
+    return new WasmTensor(this, this.arena.alloc(size * 4), size, dtype, null);
   }
   view(base: Tensor, offset: number, size: number): Tensor {
     if (offset % this.viewAlign !== 0) throw new Error(`view offset ${offset} is not a multiple of ${this.viewAlign}`);
     if (offset + size > base.size) throw new Error(`view [${offset}, ${offset + size}) is outside a tensor of ${base.size}`);
-    const b = this.own(base);
-    return new WasmTensor(this, b.ptr + offset * 4, size, b.dtype, false);
+    const b = this.own(base), root = b.base ?? b;
+    return new WasmTensor(this, b.ptr + offset * 4, size, b.dtype, root);
   }
   write(t: Tensor, data: ArrayLike<number>, offset = 0): void { this.own(t).data.set(data, offset); }
   async read(t: Tensor, offset = 0, size = t.size - offset): Promise<Float32Array | Int32Array> {
@@ -69,7 +70,7 @@ export class WasmBackend implements Backend {
   copy(dst: Tensor, src: Tensor): void { this.own(dst).data.set(this.own(src).data); }
   free(t: Tensor): void {
     const w = this.own(t);
-    if (!w.owner || w.freed) return; // a view owns nothing; a second free is harmless
+    if (w.base !== null || w.freed) return; // a view owns nothing; a second free is harmless
     w.freed = true;
     this.arena.release(w.ptr, w.size * 4);
   }

@@ -43,6 +43,11 @@ describe('WasmBackend memory', () => {
     expect((await b.read(third, 123, 1))[0]).toBe(0);
     await expect(b.read(again)).rejects.toThrow(/freed tensor/);
     expect(() => b.zero(again)).toThrow(/freed tensor/);
+    const base = b.alloc(256), view = b.view(b.view(base, 64, 128), 64, 10);
+    b.free(view); // a view owns nothing: freeing it changes nothing
+    b.write(view, [1]);
+    b.free(base);
+    expect(() => b.write(view, [1])).toThrow(/a view of one/);
   });
   it('tensors of another backend and memory beyond the budget get clear messages', () => {
     const b = new WasmBackend({ maxBytes: 4 * 1024 * 1024 }), other = new WasmBackend();
