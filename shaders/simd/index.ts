@@ -11,3 +11,5 @@ export { layernormForward, layernormBackward } from './layernorm';
 export function heapStart(): usize {
   return (__heap_base + 63) & ~(<usize>63);
 }
+export { logprobForward, logprobBackward, crossEntropyForward, crossEntropyBackward } from './logsoftmax';
+export { adamw, residualForward } from './optim';

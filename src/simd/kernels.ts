@@ -16,6 +16,13 @@ export interface Kernels {
   geluBackward(dinp: number, inp: number, dout: number, n: number): void;
   layernormForward(out: number, mean: number, rstd: number, inp: number, w: number, b: number, N: number, C: number): void;
   layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, mean: number, rstd: number, acc: number, N: number, C: number): void;
+  logprobForward(logp: number, entropy: number, logits: number, targets: number, e: number, N: number, V: number, tau: number): void;
+  logprobBackward(dlogits: number, dlogp: number, logits: number, targets: number, e: number, N: number, V: number, tau: number): void;
+  crossEntropyForward(losses: number, logits: number, targets: number, e: number, N: number, V: number): void;
+  crossEntropyBackward(dlogits: number, dloss: number, logits: number, targets: number, e: number, N: number, V: number): void;
+  adamw(params: number, grads: number, m: number, v: number, mask: number, n: number,
+    lr: number, beta1: number, beta2: number, eps: number, wd: number, bc1: number, bc2: number, k: number): void;
+  residualForward(out: number, a: number, b: number, n: number): void;
   attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): void;
   attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): void;
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;

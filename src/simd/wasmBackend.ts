@@ -1,5 +1,6 @@
 // The CPU engine: the Backend interface over tensors in WebAssembly memory. The matmul family,
-// attention (forward, backward, decode), LayerNorm and GELU run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
+// attention (forward, backward, decode), LayerNorm, GELU, the log-softmax heads, AdamW and the
+// residual add run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
 // reference code (src/reference) on Float32Array views of the same memory, so the engine is
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
 // Twin tests: test/simd/*.test.ts.
@@ -7,7 +8,6 @@ import { checkMemberRows, checkRange, memberStride, type AdamWParams, type Advan
   type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
 import * as mem from '../reference/members';
 import * as nn from '../reference/nn';
-import * as ls from '../reference/logsoftmax';
 import * as opt from '../reference/optim';
 import * as rl from '../reference/rl';
 import * as smp from '../reference/sample';
@@ -183,6 +183,51 @@ export class WasmBackend implements Backend {
       this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, acc, rows, C);
     }
   }
+  residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void {
+    this.k.residualForward(this.ptr(out, n, 'out'), this.ptr(a, n, 'a'), this.ptr(b, n, 'b'), n);
+  }
+  accumulate(dst: Tensor, src: Tensor, n: number): void {
+    const d = this.ptr(dst, n, 'dst');
+    this.k.residualForward(d, d, this.ptr(src, n, 'src'), n);
+  }
+  logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    const e = this.rowScratch(V + 1); // before any view: growth would detach them
+    this.k.logprobForward(this.ptr(logp, N, 'logp'), this.ptr(entropy, N, 'entropy'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e,
+      N, V, temperature);
+  }
+  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    const e = this.rowScratch(V + 1);
+    this.k.logprobBackward(this.ptr(dlogits, N * V, 'dlogits'), this.ptr(dlogp, N, 'dlogp'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e,
+      N, V, temperature);
+  }
+  crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    const e = this.rowScratch(V + 1);
+    this.k.crossEntropyForward(this.ptr(losses, N, 'losses'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e, N, V);
+  }
+  crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    const e = this.rowScratch(V + 1);
+    this.k.crossEntropyBackward(this.ptr(dlogits, N * V, 'dlogits'), this.ptr(dloss, N, 'dloss'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V),
+      e, N, V);
+  }
+  /** The targets' address, every target checked below V: a kernel would read past its row. */
+  private targets(t: Tensor, N: number, V: number): number {
+    const a = this.i32(t);
+    if (a.length < N) throw new Error(`wasm backend: targets holds ${a.length} elements, the op needs ${N}`);
+    for (let n = 0; n < N; n++) if (a[n] >= V) throw new Error(`wasm backend: targets[${n}] = ${a[n]} is outside the vocabulary [0, ${V})`);
+    return (t as WasmTensor).ptr;
+  }
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams,
+    members?: MemberOptim): void {
+    const K = members ? members.K : 1, stride = members ? members.paramStride ?? n : 0, len = (K - 1) * stride + n;
+    const p = this.ptr(params, len, 'params'), g = this.ptr(grads, len, 'grads'), mp = this.ptr(m, len, 'm'), vp = this.ptr(v, len, 'v');
+    const mask = this.ptr(decayMask, n, 'decayMask'), k = this.f(scale, K, 'scale'), lr = members ? this.f(members.lr, K, 'lr') : null;
+    const bc1 = 1 - Math.pow(hp.beta1, hp.step), bc2 = 1 - Math.pow(hp.beta2, hp.step);
+    for (let j = 0; j < K; j++) {
+      if (k[j] < 0) continue; // a non-finite gradient (clipScale's guard): this member's weights and moments untouched
+      const at = j * stride * 4;
+      this.k.adamw(p + at, g + at, mp + at, vp + at, mask, n, lr ? lr[j] : hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay, bc1, bc2, k[j]);
+    }
+  }
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
     const BT = B * T;
@@ -240,22 +285,6 @@ export class WasmBackend implements Backend {
   copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
     nn.copyRows(this.f(dst), this.f(src), rows, width, dstStride, srcStride);
   }
-  residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void { nn.residualForward(this.f(out), this.f(a), this.f(b), n); }
-  accumulate(dst: Tensor, src: Tensor, n: number): void { nn.accumulate(this.f(dst), this.f(src), n); }
-
-  logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
-    ls.logprobForward(this.f(logp), this.f(entropy), this.f(logits), this.i32(targets), N, V, temperature);
-  }
-  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
-    ls.logprobBackward(this.f(dlogits), this.f(dlogp), this.f(logits), this.i32(targets), N, V, temperature);
-  }
-  crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
-    ls.crossEntropyForward(this.f(losses), this.f(logits), this.i32(targets), N, V);
-  }
-  crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
-    ls.crossEntropyBackward(this.f(dlogits), this.f(dloss), this.f(logits), this.i32(targets), N, V);
-  }
-
   sumSquares(out: Tensor, x: Tensor, n: number, members?: MemberStack): void {
     if (members) return mem.sumSquares(this.f(out), this.f(x), n, members.K, members.paramStride ?? n);
     opt.sumSquares(this.f(out), this.f(x), n);
@@ -264,15 +293,6 @@ export class WasmBackend implements Backend {
     if (members) return mem.clipScale(this.f(scale), this.f(normSq), maxNorm, members.K);
     opt.clipScale(this.f(scale), this.f(normSq), maxNorm);
   }
-  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams,
-    members?: MemberOptim): void {
-    const f = (t: Tensor) => this.f(t);
-    if (members) {
-      return mem.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), f(members.lr), n, hp, members.K, members.paramStride ?? n);
-    }
-    opt.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), n, hp);
-  }
-
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
     B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: Tensor): void {
     smp.sample(this.i32(tokens), this.f(logp), this.i32(pos), this.i32(done), this.i32(limit), this.f(logits), B, T, V, temperature, eos, seed,
