@@ -38,8 +38,9 @@ export class WasmBackend implements Backend {
   readonly precision = 'f32' as const;
   private readonly k: Kernels;
   private readonly arena: Arena;
-  private rowsAt = 0; // i32 scratch for the nonzero-row list of matmulBackward, and a decode step's probabilities
-  private rowsCap = 0;
+  // one scratch block: matmulBackward's nonzero-row list, LayerNorm's dw/db sums, a decode step's probabilities, a logits row's exponentials
+  private scratchAt = 0;
+  private scratchCap = 0; // in 4-byte elements
 
   constructor(opts: { maxBytes?: number } = {}) {
     this.k = instantiateKernels();
@@ -100,14 +101,14 @@ export class WasmBackend implements Backend {
     this.f(t, need, what);
     return (t as WasmTensor).ptr;
   }
-  /** i32 scratch for n row indices; reserved before any view of an op is taken (growth detaches views). */
-  private rowScratch(n: number): number {
-    if (n > this.rowsCap) {
-      if (this.rowsCap > 0) this.arena.release(this.rowsAt, this.rowsCap * 4);
-      this.rowsCap = Math.max(n, 2 * this.rowsCap);
-      this.rowsAt = this.arena.alloc(this.rowsCap * 4);
+  /** The scratch block, at least n 4-byte elements; taken before any view of an op (growth detaches views). */
+  private scratch(n: number): number {
+    if (n > this.scratchCap) {
+      if (this.scratchCap > 0) this.arena.release(this.scratchAt, this.scratchCap * 4);
+      this.scratchCap = Math.max(n, 2 * this.scratchCap);
+      this.scratchAt = this.arena.alloc(this.scratchCap * 4);
     }
-    return this.rowsAt;
+    return this.scratchAt;
   }
 
   // ---- the matmul family, in wasm ----
@@ -143,7 +144,7 @@ export class WasmBackend implements Backend {
       checkMemberRows(m, N);
       if (memberStride(dw, m) !== ws) throw new Error('members: tensors of one shape with different member strides');
     }
-    const rowsAt = this.rowScratch(Math.max(1, m ? m.maxRows : N));
+    const rowsAt = this.scratch(Math.max(1, m ? m.maxRows : N));
     const di = this.ptr(dinp, N * IC, 'dinp'), dwp = this.ptr(dw, (K - 1) * ws + OC * IC, 'dweight');
     const dbp = this.ptr(dbias, (K - 1) * bs + OC, 'dbias'), g = this.ptr(dout, N * OC, 'dout');
     const x = this.ptr(inp, N * IC, 'inp'), wp = this.ptr(w, (K - 1) * ws + OC * IC, 'weight');
@@ -172,7 +173,7 @@ export class WasmBackend implements Backend {
     members?: Members): void {
     const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, dw, db) : 0;
     if (m) checkMemberRows(m, N);
-    const acc = this.rowScratch(Math.max(1, 2 * C)); // before any view: growth would detach them
+    const acc = this.scratch(Math.max(1, 2 * C)); // before any view: growth would detach them
     const di = this.ptr(dinp, N * C, 'dinp'), dwp = this.ptr(dw, (K - 1) * ws + C, 'dweight'), dbp = this.ptr(db, (K - 1) * ws + C, 'dbias');
     const g = this.ptr(dout, N * C, 'dout'), x = this.ptr(inp, N * C, 'inp'), wp = this.ptr(w, (K - 1) * ws + C, 'weight');
     const mp = this.ptr(mean, N, 'mean'), rp = this.ptr(rstd, N, 'rstd');
@@ -191,21 +192,21 @@ export class WasmBackend implements Backend {
     this.k.residualForward(d, d, this.ptr(src, n, 'src'), n);
   }
   logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
-    const e = this.rowScratch(V + 1); // before any view: growth would detach them
+    const e = this.scratch(V + 1); // before any view: growth would detach them
     this.k.logprobForward(this.ptr(logp, N, 'logp'), this.ptr(entropy, N, 'entropy'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e,
       N, V, temperature);
   }
   logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
-    const e = this.rowScratch(V + 1);
+    const e = this.scratch(V + 1);
     this.k.logprobBackward(this.ptr(dlogits, N * V, 'dlogits'), this.ptr(dlogp, N, 'dlogp'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e,
       N, V, temperature);
   }
   crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
-    const e = this.rowScratch(V + 1);
+    const e = this.scratch(V + 1);
     this.k.crossEntropyForward(this.ptr(losses, N, 'losses'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e, N, V);
   }
   crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
-    const e = this.rowScratch(V + 1);
+    const e = this.scratch(V + 1);
     this.k.crossEntropyBackward(this.ptr(dlogits, N * V, 'dlogits'), this.ptr(dloss, N, 'dloss'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V),
       e, N, V);
   }
@@ -241,7 +242,7 @@ export class WasmBackend implements Backend {
   }
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
-    const p = this.rowScratch(Math.max(1, T)); // before any view: growth would detach them
+    const p = this.scratch(Math.max(1, T)); // before any view: growth would detach them
     const at = this.i32(pos);
     if (at.length < B) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${B}`);
     for (let b = 0; b < B; b++) if (!(at[b] >= 1 && at[b] <= T)) throw new Error(`attentionDecode: pos[${b}] = ${at[b]} outside 1..${T}`);
