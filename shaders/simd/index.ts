@@ -13,3 +13,4 @@ export function heapStart(): usize {
 }
 export { logprobForward, logprobBackward, crossEntropyForward, crossEntropyBackward } from './logsoftmax';
 export { adamw, residualForward } from './optim';
+export { embeddingForward, embeddingBackward, embeddingLast } from './embedding';

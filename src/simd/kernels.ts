@@ -23,6 +23,9 @@ export interface Kernels {
   adamw(params: number, grads: number, m: number, v: number, mask: number, n: number,
     lr: number, beta1: number, beta2: number, eps: number, wd: number, bc1: number, bc2: number, k: number): void;
   residualForward(out: number, a: number, b: number, n: number): void;
+  embeddingForward(out: number, tokens: number, wte: number, wpe: number, N: number, T: number, C: number): void;
+  embeddingBackward(dwte: number, dwpe: number, dout: number, tokens: number, N: number, T: number, C: number): void;
+  embeddingLast(out: number, tokens: number, pos: number, wte: number, wpe: number, B: number, T: number, C: number): void;
   attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): void;
   attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): void;
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;

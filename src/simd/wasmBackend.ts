@@ -1,6 +1,6 @@
 // The CPU engine: the Backend interface over tensors in WebAssembly memory. The matmul family,
-// attention (forward, backward, decode), LayerNorm, GELU, the log-softmax heads, AdamW and the
-// residual add run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
+// attention (forward, backward, decode), LayerNorm, GELU, the embeddings, the log-softmax heads,
+// AdamW and the residual add run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
 // reference code (src/reference) on Float32Array views of the same memory, so the engine is
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
 // Twin tests: test/simd/*.test.ts.
@@ -229,6 +229,50 @@ export class WasmBackend implements Backend {
       this.k.adamw(p + at, g + at, mp + at, vp + at, mask, n, lr ? lr[j] : hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay, bc1, bc2, k[j]);
     }
   }
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
+    this.embed(out, tokens, wte, wpe, null, null, N, T, C, members);
+  }
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, _V: number, members?: Members): void {
+    this.embed(null, tokens, dwte, dwpe, dout, null, N, T, C, members);
+  }
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {
+    this.embed(out, tokens, wte, wpe, null, pos, B, T, C, members);
+  }
+  /**
+   * The three embedding ops, a member at a time (its rows, its copies of wte and wpe, positions counted from its first
+   * row): forward (out), backward (dout: wte and wpe are the gradients), last (pos: one row per sequence). Tokens are
+   * checked against the vocabulary (wte's rows) and positions against 1..T before any kernel reads a row.
+   */
+  private embed(out: Tensor | null, tokens: Tensor, wte: Tensor, wpe: Tensor, dout: Tensor | null, pos: Tensor | null,
+    N: number, T: number, C: number, m?: Members): void {
+    const K = m ? m.K : 1, es = m ? memberStride(wte, m) : wte.size, ps = m ? memberStride(wpe, m) : 0;
+    if (m) checkMemberRows(m, N);
+    // wte's rows: a member tensor reaches from member 0's copy to the end of member K-1's
+    const V = Math.floor((wte.size - (K - 1) * es) / C), perRow = pos ? T : 1; // perRow: tokens per output row
+    const tk = this.i32(tokens);
+    if (tk.length < N * perRow) throw new Error(`wasm backend: tokens holds ${tk.length} elements, the op needs ${N * perRow}`);
+    const at = pos ? this.i32(pos) : null;
+    if (at && at.length < N) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${N}`);
+    for (let n = 0; n < N; n++) {
+      let i = n;
+      if (at) {
+        if (!(at[n] >= 1 && at[n] <= T)) throw new Error(`embeddingLast: pos[${n}] = ${at[n]} outside 1..${T}`);
+        i = n * T + at[n] - 1;
+      }
+      if (!(tk[i] >= 0 && tk[i] < V)) throw new Error(`wasm backend: token ${tk[i]} at ${i} is outside the vocabulary [0, ${V})`);
+    }
+    const o = out ? this.ptr(out, N * C, 'out') : 0, g = dout ? this.ptr(dout, N * C, 'dout') : 0;
+    const e = this.ptr(wte, (K - 1) * es + V * C, 'wte'), p = this.ptr(wpe, (K - 1) * ps + T * C, 'wpe');
+    const t = (tokens as WasmTensor).ptr, q = pos ? (pos as WasmTensor).ptr : 0;
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      if (rows === 0) continue;
+      const ek = e + k * es * 4, pk = p + k * ps * 4;
+      if (pos) this.k.embeddingLast(o + r0 * C * 4, t + r0 * T * 4, q + r0 * 4, ek, pk, rows, T, C);
+      else if (dout) this.k.embeddingBackward(ek, pk, g + r0 * C * 4, t + r0 * 4, rows, T, C);
+      else this.k.embeddingForward(o + r0 * C * 4, t + r0 * 4, ek, pk, rows, T, C);
+    }
+  }
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
     const BT = B * T;
@@ -257,32 +301,7 @@ export class WasmBackend implements Backend {
   }
 
   // ---- the reference code on views of wasm memory (not in wasm yet) ----
-  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
-    const f = (t: Tensor) => this.f(t);
-    if (members) {
-      checkMemberRows(members, N);
-      return mem.embeddingForward(f(out), this.i32(tokens), f(wte), f(wpe), members.rowStartHost, T, C, memberStride(wte, members), memberStride(wpe, members));
-    }
-    nn.embeddingForward(f(out), this.i32(tokens), f(wte), f(wpe), N, T, C);
-  }
-  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, _V: number, members?: Members): void {
-    const f = (t: Tensor) => this.f(t);
-    if (members) {
-      checkMemberRows(members, N);
-      return mem.embeddingBackward(f(dwte), f(dwpe), f(dout), this.i32(tokens), members.rowStartHost, T, C, memberStride(dwte, members),
-        memberStride(dwpe, members));
-    }
-    nn.embeddingBackward(f(dwte), f(dwpe), f(dout), this.i32(tokens), N, T, C);
-  }
-  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {
-    const f = (t: Tensor) => this.f(t);
-    if (members) {
-      checkMemberRows(members, B);
-      return mem.embeddingLast(f(out), this.i32(tokens), this.i32(pos), f(wte), f(wpe), members.rowStartHost, T, C, memberStride(wte, members),
-        memberStride(wpe, members));
-    }
-    nn.embeddingLast(f(out), this.i32(tokens), this.i32(pos), f(wte), f(wpe), B, T, C);
-  }
+
   copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
     nn.copyRows(this.f(dst), this.f(src), rows, width, dstStride, srcStride);
   }
