@@ -3,7 +3,25 @@
 // takes expf4 (exp.ts) over 4 keys at a time; weighted sums over keys are rowAccumulate (matmul.ts).
 // A decode step computes its row with the same function as the forward's row t, so the two
 // agree bit for bit, as the reference's do.
-import { dot, rowAccumulate } from './matmul';
+import { dot, hsum4, rowAccumulate, tail4 } from './matmul';
+
+/**
+ * s[j] = x . y_j for 4 rows y_j = y0 + j * stride (j < 4): 4 partial sums over the head, folded by hsum4 (as the
+ * forward matmul), so each loaded x vector feeds 4 products.
+ */
+// @ts-ignore: decorator
+@inline
+function dot4(x: usize, y0: usize, stride: usize, h4: usize, hb: usize): v128 {
+  const y1 = y0 + stride, y2 = y1 + stride, y3 = y2 + stride;
+  let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+  for (let i: usize = 0; i < h4; i += 16) {
+    const u = v128.load(x + i);
+    a0 = f32x4.add(a0, f32x4.mul(u, v128.load(y0 + i))); a1 = f32x4.add(a1, f32x4.mul(u, v128.load(y1 + i)));
+    a2 = f32x4.add(a2, f32x4.mul(u, v128.load(y2 + i))); a3 = f32x4.add(a3, f32x4.mul(u, v128.load(y3 + i)));
+  }
+  const r = hsum4(a0, a1, a2, a3);
+  return h4 < hb ? f32x4.add(r, tail4(x, y0, y1, y2, y3, h4, hb)) : r;
+}
 import { expf4 } from './exp';
 
 /**
@@ -14,14 +32,22 @@ import { expf4 } from './exp';
 @inline
 function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32, hs: i32, stride: usize, scale: f32): void {
   const hb = <usize>hs << 2, h4 = <usize>(hs & ~3) << 2;
-  let max: f32 = -Infinity;
-  for (let j = 0; j <= t; j++) {
+  // scores 4 keys at a time, then one at a time
+  const t4 = (t + 1) & ~3, sc = f32x4.splat(scale);
+  let mv = f32x4.splat(-Infinity);
+  for (let j = 0; j < t4; j += 4) {
+    const s = f32x4.mul(dot4(q, k0 + <usize>j * stride, stride, h4, hb), sc);
+    v128.store(p + (<usize>j << 2), s);
+    mv = f32x4.pmax(mv, s);
+  }
+  let top: f32 = max(max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)), max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)));
+  for (let j = t4; j <= t; j++) {
     const s = dot(q, k0 + <usize>j * stride, h4, hb) * scale;
     store<f32>(p + (<usize>j << 2), s);
-    max = s > max ? s : max;
+    top = s > top ? s : top;
   }
   // e = exp(s - max) 4 keys at a time (lanes past t are never stored), summed in lanes, then the tail
-  const n = <usize>(t + 1) << 2, n4 = <usize>((t + 1) & ~3) << 2, m = f32x4.splat(max);
+  const n = <usize>(t + 1) << 2, n4 = <usize>((t + 1) & ~3) << 2, m = f32x4.splat(top);
   let acc = f32x4.splat(0);
   for (let j: usize = 0; j < n4; j += 16) {
     const e = expf4(f32x4.sub(v128.load(p + j), m));
@@ -30,7 +56,7 @@ function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32,
   }
   let sum = (f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 2)) + (f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 3));
   for (let j = n4; j < n; j += 4) {
-    const e = f32x4.extract_lane(expf4(f32x4.splat(load<f32>(p + j) - max)), 0);
+    const e = f32x4.extract_lane(expf4(f32x4.splat(load<f32>(p + j) - top)), 0);
     store<f32>(p + j, e);
     sum += e;
   }
@@ -71,7 +97,15 @@ export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv:
     for (let t = 0; t < T; t++) {
       const o = o0 + <usize>t * cb, a = a0 + <usize>t * tb, d = d0 + <usize>t * tb;
       let s: f64 = 0;
-      for (let j = 0; j <= t; j++) {
+      const t4 = (t + 1) & ~3;
+      for (let j = 0; j < t4; j += 4) {
+        const g = dot4(o, v0 + <usize>j * stride, stride, h4, hb), at = <usize>j << 2;
+        v128.store(d + at, g);
+        const w = f32x4.mul(v128.load(a + at), g); // f32 products, summed in f64 in order
+        s += <f64>f32x4.extract_lane(w, 0); s += <f64>f32x4.extract_lane(w, 1);
+        s += <f64>f32x4.extract_lane(w, 2); s += <f64>f32x4.extract_lane(w, 3);
+      }
+      for (let j = t4; j <= t; j++) {
         const g = dot(o, v0 + <usize>j * stride, h4, hb);
         store<f32>(d + (<usize>j << 2), g);
         s += <f64>load<f32>(a + (<usize>j << 2)) * <f64>g;

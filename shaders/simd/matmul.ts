@@ -7,7 +7,7 @@
 
 // @ts-ignore: decorator
 @inline
-function hsum4(a: v128, b: v128, c: v128, d: v128): v128 {
+export function hsum4(a: v128, b: v128, c: v128, d: v128): v128 {
   // [sum a, sum b, sum c, sum d] in 6 shuffles and 3 adds
   const t0 = f32x4.add(v128.shuffle<f32>(a, b, 0, 1, 4, 5), v128.shuffle<f32>(a, b, 2, 3, 6, 7));
   const t1 = f32x4.add(v128.shuffle<f32>(c, d, 0, 1, 4, 5), v128.shuffle<f32>(c, d, 2, 3, 6, 7));
@@ -32,7 +32,7 @@ function dotTail(x: usize, y: usize, k0: usize, k1: usize): f32 {
 /** The four dot products of row x with rows y0..y3 over the tail [k0, k1) as one vector. */
 // @ts-ignore: decorator
 @inline
-function tail4(x: usize, y0: usize, y1: usize, y2: usize, y3: usize, k0: usize, k1: usize): v128 {
+export function tail4(x: usize, y0: usize, y1: usize, y2: usize, y3: usize, k0: usize, k1: usize): v128 {
   let v = f32x4.splat(dotTail(x, y0, k0, k1));
   v = f32x4.replace_lane(v, 1, dotTail(x, y1, k0, k1));
   v = f32x4.replace_lane(v, 2, dotTail(x, y2, k0, k1));
