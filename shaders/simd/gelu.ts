@@ -1,5 +1,5 @@
-// GELU (tanh approximation) on f32x4, as the reference (src/reference/nn.ts) writes it:
-// 0.5 (1 + tanh u) = sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3), here x / (1 + exp(-2u)) with
+// GELU (tanh approximation) on f32x4 (twin: nn.ts geluForward/Backward in src/reference; test: test/simd/backend.test.ts),
+// as the reference writes it: 0.5 (1 + tanh u) = sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3), here x / (1 + exp(-2u)) with
 // expf4 (exp.ts); -2u is capped by expf4's clamp, where the result is x * 1e-38 (0 in effect).
 // f32 throughout (the reference is f64 inside): within a few ulp of it.
 import { expf4 } from './exp';

@@ -6,11 +6,11 @@ export { matmulForward, matmulDinp, matmulDweight, matmulDbias, nonzeroRows } fr
 export { geluForward, geluBackward } from './gelu';
 export { attentionForward, attentionBackward, attentionDecode } from './attention';
 export { layernormForward, layernormBackward } from './layernorm';
-
-/** First byte the host may allocate: above this module's static data (none today) and its stack. */
-export function heapStart(): usize {
-  return (__heap_base + 63) & ~(<usize>63);
-}
 export { logprobForward, logprobBackward, crossEntropyForward, crossEntropyBackward } from './logsoftmax';
 export { adamw, residualForward } from './optim';
 export { embeddingForward, embeddingBackward, embeddingLast } from './embedding';
+
+/** First byte the host may allocate: above this module's static data (matmul.ts's constant 1) and its stack. */
+export function heapStart(): usize {
+  return (__heap_base + 63) & ~(<usize>63);
+}
