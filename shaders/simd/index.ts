@@ -7,7 +7,7 @@ export { geluForward, geluBackward } from './gelu';
 export { attentionForward, attentionBackward, attentionDecode } from './attention';
 export { layernormForward, layernormBackward } from './layernorm';
 export { logprobForward, logprobBackward, crossEntropyForward, crossEntropyBackward } from './logsoftmax';
-export { adamw, residualForward } from './optim';
+export { adamw, residualForward, sumSquares, copyRows } from './optim';
 export { embeddingForward, embeddingBackward, embeddingLast } from './embedding';
 
 /** First byte the host may allocate: above this module's static data (matmul.ts's constant 1) and its stack. */

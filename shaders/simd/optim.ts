@@ -34,3 +34,25 @@ export function residualForward(out: usize, a: usize, b: usize, n: i32): void {
   for (let i: usize = 0; i < n4; i += 16) v128.store(out + i, f32x4.add(v128.load(a + i), v128.load(b + i)));
   for (let i = n4; i < nb; i += 4) store<f32>(out + i, load<f32>(a + i) + load<f32>(b + i));
 }
+
+/** The sum of squares of x[0..n), in f32 lanes then f64 across them (the global gradient norm squared). */
+export function sumSquares(x: usize, n: i32): f64 {
+  const nb = <usize>n << 2, n16 = <usize>(n & ~15) << 2;
+  // 4 independent sums: one would wait on the add latency every vector
+  let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+  for (let i: usize = 0; i < n16; i += 64) {
+    const v0 = v128.load(x + i), v1 = v128.load(x + i, 16), v2 = v128.load(x + i, 32), v3 = v128.load(x + i, 48);
+    a0 = f32x4.add(a0, f32x4.mul(v0, v0)); a1 = f32x4.add(a1, f32x4.mul(v1, v1));
+    a2 = f32x4.add(a2, f32x4.mul(v2, v2)); a3 = f32x4.add(a3, f32x4.mul(v3, v3));
+  }
+  const a = f32x4.add(f32x4.add(a0, a1), f32x4.add(a2, a3));
+  let s: f64 = <f64>f32x4.extract_lane(a, 0) + <f64>f32x4.extract_lane(a, 1) + <f64>f32x4.extract_lane(a, 2) + <f64>f32x4.extract_lane(a, 3);
+  for (let i = n16; i < nb; i += 4) { const v = <f64>load<f32>(x + i); s += v * v; }
+  return s;
+}
+
+/** dst[r * dstStride + i] = src[r * srcStride + i] for r < rows, i < width (strides and width in elements). */
+export function copyRows(dst: usize, src: usize, rows: i32, width: i32, dstStride: i32, srcStride: i32): void {
+  const wb = <usize>width << 2, db = <usize>dstStride << 2, sb = <usize>srcStride << 2;
+  for (let r = 0; r < rows; r++) memory.copy(dst + <usize>r * db, src + <usize>r * sb, wb);
+}

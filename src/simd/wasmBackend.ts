@@ -1,13 +1,12 @@
 // The CPU engine: the Backend interface over tensors in WebAssembly memory. The matmul family,
 // attention (forward, backward, decode), LayerNorm, GELU, the embeddings, the log-softmax heads,
-// AdamW and the residual add run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
+// AdamW, the sum of squares, the residual add and row copies run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
 // reference code (src/reference) on Float32Array views of the same memory, so the engine is
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
 // Twin tests: test/simd/*.test.ts.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
 import * as mem from '../reference/members';
-import * as nn from '../reference/nn';
 import * as opt from '../reference/optim';
 import * as rl from '../reference/rl';
 import * as smp from '../reference/sample';
@@ -184,6 +183,11 @@ export class WasmBackend implements Backend {
       this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, acc, rows, C);
     }
   }
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
+    if (rows <= 0) return;
+    const need = (stride: number) => (rows - 1) * stride + width;
+    this.k.copyRows(this.ptr(dst, need(dstStride), 'dst'), this.ptr(src, need(srcStride), 'src'), rows, width, dstStride, srcStride);
+  }
   residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void {
     this.k.residualForward(this.ptr(out, n, 'out'), this.ptr(a, n, 'a'), this.ptr(b, n, 'b'), n);
   }
@@ -302,12 +306,10 @@ export class WasmBackend implements Backend {
 
   // ---- the reference code on views of wasm memory (not in wasm yet) ----
 
-  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
-    nn.copyRows(this.f(dst), this.f(src), rows, width, dstStride, srcStride);
-  }
   sumSquares(out: Tensor, x: Tensor, n: number, members?: MemberStack): void {
-    if (members) return mem.sumSquares(this.f(out), this.f(x), n, members.K, members.paramStride ?? n);
-    opt.sumSquares(this.f(out), this.f(x), n);
+    const K = members ? members.K : 1, stride = members ? members.paramStride ?? n : 0;
+    const p = this.ptr(x, (K - 1) * stride + n, 'x'), o = this.f(out, K, 'out');
+    for (let k = 0; k < K; k++) o[k] = this.k.sumSquares(p + k * stride * 4, n);
   }
   clipScale(scale: Tensor, normSq: Tensor, maxNorm: number, members?: MemberStack): void {
     if (members) return mem.clipScale(this.f(scale), this.f(normSq), maxNorm, members.K);

@@ -57,3 +57,22 @@ describe('wasm AdamW and residual vs reference', () => {
     expect(Array.from(got.p.subarray(0, n))).not.toEqual(Array.from(inputs.p.subarray(0, n)));
   });
 });
+
+describe('wasm sum of squares and row copies vs reference', () => {
+  for (const n of [1, 5, 16, 1001]) {
+    it(`n ${n}: sumSquares alone, with K 3 members (paramStride 1100), and a non-finite element`, async () => {
+      const x = randn(2 * 1100 + n, 1, 3);
+      await twin({ out: randn(1, 2), x }, (b, t) => b.sumSquares(t.out, t.x, n), ['out'], TOL);
+      await twin({ out: randn(3, 2), x }, (b, t) => b.sumSquares(t.out, t.x, n, { K: 3, paramStride: 1100 }), ['out'], TOL);
+      const bad = x.slice();
+      bad[1100 + n - 1] = Infinity;
+      const { got } = await twin({ out: randn(3, 2), x: bad }, (b, t) => b.sumSquares(t.out, t.x, n, { K: 3, paramStride: 1100 }), ['out'], TOL);
+      expect(got.out[1]).toBe(Infinity); // member 1's norm is not finite: clipScale's guard will see it
+    });
+  }
+  it('copyRows: a prefill [B, Tp, 3C] into a cache [B, T, 3C], odd widths', async () => {
+    const [rows, width, dstStride, srcStride] = [7, 13, 21, 15];
+    await twin({ dst: randn(rows * dstStride, 1), src: randn(rows * srcStride, 2) }, (b, t) => b.copyRows(t.dst, t.src, rows, width, dstStride, srcStride), ['dst'],
+      { rtol: 0, atol: 0 });
+  });
+});

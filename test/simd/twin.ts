@@ -34,6 +34,7 @@ export function expectClose(label: string, got: Float64Array, want: Float64Array
   expect(got.length, `${label}: length`).toBe(want.length);
   let bad = -1, worst = 0;
   for (let i = 0; i < want.length; i++) {
+    if (Object.is(got[i], want[i]) || got[i] === want[i]) continue; // equal, infinities and NaN included
     const excess = Math.abs(got[i] - want[i]) - (tol.atol + tol.rtol * Math.abs(want[i]));
     if (!(excess <= 0) && (bad < 0 || excess > worst || Number.isNaN(excess))) { bad = i; worst = excess; }
   }
