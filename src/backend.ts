@@ -1,5 +1,6 @@
-// The one Backend interface. Two implementations: WebGPU (src/gpu, shaders/*.wgsl)
-// and the CPU reference (src/reference). Model and RL code call only these ops.
+// The one Backend interface. Three implementations: WebGPU (src/gpu, shaders/*.wgsl), the CPU
+// reference (src/reference), and the CPU engine (src/simd: WebAssembly SIMD kernels from
+// shaders/simd). Model and RL code call only these ops.
 //
 // Conventions (after llm.c):
 // - arguments: outputs first, then inputs, then sizes;
@@ -132,7 +133,7 @@ export function memberStride(t: Tensor, m: MemberStack): number {
 }
 
 export interface Backend {
-  readonly name: 'cpu' | 'webgpu';
+  readonly name: 'cpu' | 'webgpu' | 'wasm';
   /** Offsets passed to `view` must be multiples of this (elements). */
   readonly viewAlign: number;
 

@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Backend } from '../backend';
 import { clip, InputError } from '../errors';
 import { CpuBackend } from '../reference/cpuBackend';
+import { WasmBackend } from '../simd/wasmBackend';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { SafetensorsError } from '../model/safetensors';
 import { readInputBytes } from './inputFile';
@@ -126,17 +127,28 @@ export function writeAllAtomic(files: readonly { path: string; data: Uint8Array 
   }
 }
 
-export type BackendChoice = 'webgpu' | 'cpu';
+export type BackendChoice = 'webgpu' | 'cpu' | 'wasm';
+export const BACKEND_CHOICES = 'webgpu, cpu (the reference) or wasm (the WebAssembly SIMD engine)';
+
+/** Throws the one message for a --backend value that is none of the choices. */
+export function checkBackendFlag(flag: unknown): asserts flag is BackendChoice | undefined {
+  if (flag !== undefined && flag !== 'webgpu' && flag !== 'cpu' && flag !== 'wasm') throw new InputError(`--backend must be ${BACKEND_CHOICES}, got "${String(flag)}"`);
+}
+
+/** A CPU engine: the plain TypeScript reference ('cpu') or the WebAssembly SIMD engine ('wasm'). */
+export function cpuEngine(choice: 'cpu' | 'wasm' = 'cpu'): Backend {
+  return choice === 'wasm' ? new WasmBackend() : new CpuBackend();
+}
 
 export async function webgpuBackend(): Promise<{ backend: Backend | null; reason: string }> {
   const { createNodeBackend } = await import('../gpu/node');
   return createNodeBackend();
 }
 
-/** --backend webgpu|cpu; by default WebGPU when an adapter is found, else CPU with a one-line notice. */
+/** --backend webgpu|cpu|wasm; by default WebGPU when an adapter is found, else the CPU reference with a one-line notice. */
 export async function chooseBackend(flag: unknown): Promise<Backend> {
-  if (flag !== undefined && flag !== 'webgpu' && flag !== 'cpu') throw new InputError(`--backend must be webgpu or cpu, got "${flag}"`);
-  if (flag === 'cpu') return new CpuBackend();
+  checkBackendFlag(flag);
+  if (flag === 'cpu' || flag === 'wasm') return cpuEngine(flag);
   const { backend, reason } = await webgpuBackend();
   if (backend) return backend;
   if (flag === 'webgpu') throw new InputError(`--backend webgpu: no WebGPU adapter (${reason})`);

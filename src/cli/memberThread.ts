@@ -1,15 +1,15 @@
 // A population member's thread (node:worker_threads): one run of a sweep, today's
-// Trainer on the CPU backend, writing its own folder. The result (or why it stopped)
+// Trainer on a CPU engine (the reference, or wasm when the job says), writing its own folder. The result (or why it stopped)
 // goes back to the pool; a member that stops never stops the others.
 import { parentPort, workerData } from 'node:worker_threads';
 import { InputError, RunFault } from '../errors';
-import { CpuBackend } from '../reference/cpuBackend';
 import { setup } from './commands/runSetup';
 import { trainRun } from './commands/train';
+import { cpuEngine } from './io';
 import type { MemberJob, MemberOutcome } from './memberPool';
 
 const job = (workerData as { job: MemberJob }).job;
-const backend = new CpuBackend();
+const backend = cpuEngine(job.engine);
 let outcome: MemberOutcome;
 try {
   const result = await trainRun(backend, setup(job.preset, job.overrides), job.out, { quiet: true, warm: job.warm, changes: job.changes, label: job.label });

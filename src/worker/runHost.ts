@@ -163,7 +163,8 @@ export abstract class RunHost {
     if (!this.backend) {
       const made = this.makeBackend(this.prefer);
       this.backend = made;
-      made.then((b) => { this.backendName = b.name; }, () => { this.backend = null; });
+      // the page names both CPU engines (reference and wasm) 'cpu'
+      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; }, () => { this.backend = null; });
     }
     return this.backend;
   }

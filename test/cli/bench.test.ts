@@ -142,7 +142,7 @@ describe('bench flags', () => {
     expect(r.stderr).toMatch(/--torch-script only applies with --compare/);
     r = gspo(['bench', '--compare', '--backend', 'gpu']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--backend must be webgpu or cpu, got "gpu"/);
+    expect(r.stderr).toMatch(/--backend must be webgpu, cpu \(the reference\) or wasm \(the WebAssembly SIMD engine\), got "gpu"/);
     r = gspo(['bench', '--compare', '--quick=yes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--quick must be true or false/);

@@ -1,7 +1,7 @@
-// `bench [--backend cpu|webgpu] [--json] [--quick]`: per-kernel time and GFLOP/s or GB/s at a few
+// `bench [--backend cpu|wasm|webgpu] [--json] [--quick]`: per-kernel time and GFLOP/s or GB/s at a few
 // sizes, and one whole training step (forward, GSPO loss, backward, AdamW) at the
-// default model size. With no --backend, both backends run in one process so
-// their ratio is measured under the same load.
+// default model size. With no --backend, every backend (the CPU reference, the wasm
+// engine, WebGPU where present) runs in one process so their ratios are measured under the same load.
 // `bench --compare`: the RL step at the page's model sizes against the dispatch floor
 // and PyTorch (benchCompare.ts; docs/speed.md).
 import type { Backend, Tensor } from '../../backend';
@@ -17,12 +17,13 @@ import { parseFlags, type FlagSpec } from '../args';
 import { Trainer } from '../../rl/trainer';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
-import { chooseBackend, log, webgpuBackend } from '../io';
+import { checkBackendFlag, chooseBackend, log, webgpuBackend } from '../io';
+import { WasmBackend } from '../../simd/wasmBackend';
 import { benchCompare, checkCompareFlags, formatCompare, TORCH_SCRIPT } from './benchCompare';
 import { benchPopulation, formatPopulation } from './benchPopulation';
 
 export const benchFlags: FlagSpec = {
-  backend: { kind: 'string', help: 'cpu | webgpu (default: both)' },
+  backend: { kind: 'string', help: 'cpu | wasm | webgpu (default: all three; cpu is the reference, wasm the WebAssembly SIMD engine)' },
   json: { kind: 'bool', help: 'print JSON instead of a table' },
   quick: { kind: 'bool', help: 'smaller sizes, fewer repetitions' },
   compare: { kind: 'bool', help: 'RL step at the page\'s model sizes: phases, GFLOP/s, GPU work, % of the dispatch floor, PyTorch side by side (docs/speed.md)' },
@@ -52,7 +53,8 @@ function rand(b: Backend, n: number, seed: number, scale = 1): Tensor {
 
 function cases(quick: boolean): Case[] {
   const list: Case[] = [];
-  const sizes = quick ? [[256, 64, 256]] : [[256, 64, 256], [1024, 64, 256], [3072, 64, 256]];
+  // the default model's Linear shapes (proj 64 -> 64, MLP 64 -> 256 and 256 -> 64), then more rows
+  const sizes = quick ? [[256, 64, 256]] : [[256, 64, 64], [256, 64, 256], [256, 256, 64], [1024, 64, 256], [3072, 64, 256]];
   for (const [N, IC, OC] of sizes) {
     list.push({ name: 'matmul_forward', size: `${N}x${IC}x${OC}`, flops: 2 * N * IC * OC, setup: (b) => {
       const out = b.alloc(N * OC), inp = rand(b, N * IC, 1), w = rand(b, OC * IC, 2), bias = rand(b, OC, 3);
@@ -152,7 +154,7 @@ async function time(b: Counted, c: Case, minSeconds: number, maxReps: number): P
 export async function bench(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, benchFlags, 'bench');
   const which = flags.backend as string | undefined;
-  if (which !== undefined && which !== 'cpu' && which !== 'webgpu') throw new InputError(`--backend must be webgpu or cpu, got "${which}"`);
+  checkBackendFlag(which);
   checkCompareFlags(flags);
   if (flags.compare === true) {
     const b = await chooseBackend(which);
@@ -167,12 +169,13 @@ export async function bench(argv: string[]): Promise<unknown> {
     }
   }
   const backends: Backend[] = [];
-  if (which !== 'webgpu') backends.push(new CpuBackend());
-  if (which !== 'cpu') {
+  if (which === undefined || which === 'cpu') backends.push(new CpuBackend());
+  if (which === undefined || which === 'wasm') backends.push(new WasmBackend());
+  if (which === undefined || which === 'webgpu') {
     const { backend, reason } = await webgpuBackend();
     if (backend) backends.push(backend);
     else if (which === 'webgpu') throw new InputError(`--backend webgpu: no WebGPU adapter (${reason})`);
-    else log(`notice: no WebGPU adapter (${reason}); benchmarking the CPU backend only`);
+    else log(`notice: no WebGPU adapter (${reason}); benchmarking the CPU engines only`);
   }
   const quick = flags.quick === true;
   const rows: Row[] = [];
@@ -208,12 +211,14 @@ export async function bench(argv: string[]): Promise<unknown> {
 }
 
 function printTable(rows: Row[], names: string[]): void {
-  const head = ['kernel', 'size', ...names.map((n) => `${n} ms`), ...names.map((n) => `${n} GFLOP/s|GB/s`), ...(names.length === 2 ? ['cpu/webgpu'] : [])];
+  // the reference's time over each other backend's: how much faster than the reference
+  const others = names.includes('cpu') ? names.filter((n) => n !== 'cpu') : [];
+  const head = ['kernel', 'size', ...names.map((n) => `${n} ms`), ...names.map((n) => `${n} GFLOP/s|GB/s`), ...others.map((n) => `cpu/${n}`)];
   const body = rows.map((r) => [
     r.kernel, r.size,
     ...names.map((n) => r.ms[n].toFixed(3)),
     ...names.map((n) => (r.gflops ? `${r.gflops[n].toFixed(2)} GFLOP/s` : r.gbs ? `${r.gbs[n].toFixed(2)} GB/s` : '-')),
-    ...(names.length === 2 ? [`${(r.ms.cpu / r.ms.webgpu).toFixed(2)}x`] : []),
+    ...others.map((n) => `${(r.ms.cpu / r.ms[n]).toFixed(2)}x`),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');

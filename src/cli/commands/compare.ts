@@ -27,7 +27,7 @@ export const compareFlags: FlagSpec = {
   steps: { kind: 'int', help: 'training steps (overrides the preset)' },
   set: { kind: 'list', help: 'config override key=value for every run (repeatable; not algorithm)' },
   out: { kind: 'string', help: 'output directory (default runs/compare-<preset>-<time>)' },
-  backend: { kind: 'string', help: 'webgpu | cpu' },
+  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
 };
 
 /** --losses: at least two distinct variants of the loss table. */

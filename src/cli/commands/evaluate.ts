@@ -24,7 +24,7 @@ export const evalFlags: FlagSpec = {
   compare: { kind: 'bool', help: 'AgentPO: actor alone vs untrained vs trained collaborator, 95% intervals' },
   seed: { kind: 'int', help: 'ignored for the held-out set (fixed), kept for symmetry' },
   set: { kind: 'list', help: 'config override key=value' },
-  backend: { kind: 'string', help: 'webgpu | cpu' },
+  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
 };
 
 export async function evaluate(argv: string[]): Promise<unknown> {

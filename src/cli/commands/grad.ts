@@ -16,7 +16,7 @@ export const gradFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint' },
   batch: { kind: 'string', help: 'the batch file (JSON, docs/cli.md format)' },
   out: { kind: 'string', help: 'where to write the gradients (.safetensors, checkpoint names)' },
-  backend: { kind: 'string', help: 'webgpu | cpu' },
+  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
 };
 
 export async function grad(argv: string[]): Promise<unknown> {

@@ -9,7 +9,7 @@ export const logprobsFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint (nanoGPT names)' },
   tokens: { kind: 'string', help: 'comma-separated token ids' },
   temperature: { kind: 'number', help: 'softmax temperature (default 1)' },
-  backend: { kind: 'string', help: 'webgpu | cpu' },
+  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
 };
 
 export async function logprobs(argv: string[]): Promise<unknown> {

@@ -21,7 +21,7 @@ export const pretrainFlags: FlagSpec = {
   steps: { kind: 'int', help: `optimizer steps (default ${PRETRAIN_DEFAULTS.steps})` },
   seed: { kind: 'int', help: 'seed (default: the slot\'s warm-start seed)' },
   set: { kind: 'list', help: 'config override key=value (model size, env fields)' },
-  backend: { kind: 'string', help: 'webgpu | cpu' },
+  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
   'until-target': { kind: 'bool', help: 'stop at the first check (every 200 steps) where the preset\'s accuracy target and the repertoire hold; --steps is the cap' },
 };
 

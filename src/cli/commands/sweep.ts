@@ -12,7 +12,6 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism, totalmem } from 'node:os';
 import { clip, hasKey, InputError, RunFault } from '../../errors';
 import { checkChangeSteps, confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
-import { CpuBackend } from '../../reference/cpuBackend';
 import { parseChange, changesFor, type MemberChange } from '../../rl/population';
 import { stackRefusal } from '../../rl/populationPlan';
 import { checkStackedBudget, memoryShare } from '../../rl/memoryBudget';
@@ -27,7 +26,7 @@ import { paretoFrontier } from '../../rl/pareto';
 import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
+import { checkBackendFlag, chooseBackend, cpuEngine, log, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import { trainMembers, trainRun, type TrainResult } from './train';
 import { cpuLimitBytes } from '../cpuBudget';
@@ -41,7 +40,7 @@ export const sweepFlags: FlagSpec = {
   'vs-static': { kind: 'bool', help: 'with --budgets: also run the static lambda_tok each dual run settled on, and compare' },
   set: { kind: 'list', help: 'config override key=value for every run (repeatable)' },
   out: { kind: 'string', help: 'output directory (default runs/sweep-<preset>-<time>)' },
-  backend: { kind: 'string', help: 'webgpu | cpu (cpu: one thread per member; webgpu: one stacked population in lock step when the runs stack, else one run after another)' },
+  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu, wasm: one thread per member on the reference or the WebAssembly SIMD engine; webgpu: one stacked population in lock step when the runs stack, else one run after another)' },
   sequential: { kind: 'bool', help: 'one run after another (as before populations), on the chosen backend' },
   members: { kind: 'int', help: 'members training at once (default: all that fit in memory)' },
   'memory-limit': { kind: 'int', help: 'MiB the population may use (default: 3/4 of the memory available now)' },
@@ -85,7 +84,8 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const spec = specFrom(flags, base.config);
   const vsStatic = flags['vs-static'] === true;
   if (vsStatic && spec.axis !== 'budget') throw new InputError('sweep: --vs-static needs --budgets (it compares each dual run with a static lambda_tok)');
-  if (flags.backend !== undefined && flags.backend !== 'webgpu' && flags.backend !== 'cpu') throw new InputError(`--backend must be webgpu or cpu, got "${String(flags.backend)}"`);
+  checkBackendFlag(flags.backend);
+  const engine = flags.backend === 'wasm' ? 'wasm' : 'cpu'; // the CPU engine of a threaded population
   const plan = planSweep(spec);
   if (plan.length * (vsStatic ? 2 : 1) > MAX_SWEEP_RUNS) throw new InputError(`sweep: ${plan.length * (vsStatic ? 2 : 1)} runs (${spec.values.length} values x ${Math.max(1, spec.seeds.length)} seeds${vsStatic ? ' x 2 with --vs-static' : ''}) is more than ${MAX_SWEEP_RUNS}; split it into smaller sweeps`);
   // a --set the plan overrides with another value would be silently lost
@@ -113,9 +113,9 @@ export async function sweep(argv: string[]): Promise<unknown> {
     cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
     const size = populationSize(planned.map((p) => p.s), flags), perMember = size.perMember;
     atOnce = size.atOnce;
-    log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
+    log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${engine === 'wasm' ? 'WebAssembly SIMD engine' : 'CPU backend'}`);
   }
-  const backend: Backend = population ? new CpuBackend() : await chooseBackend(flags.backend);
+  const backend: Backend = population ? cpuEngine(engine) : await chooseBackend(flags.backend);
   if (stacked) {
     try {
       if (!(backend instanceof WebGpuBackend)) throw new InputError('sweep: a stacked population needs the WebGPU backend');
@@ -193,7 +193,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
     }
     const jobs: MemberJob[] = [];
     for (const p of wave) {
-      jobs.push({ preset: presetName, overrides: { ...sets, ...p.run.overrides }, out: join(out, p.dir), warm: await warmFor(p.s), changes: p.changes, label: p.run.label });
+      jobs.push({ preset: presetName, overrides: { ...sets, ...p.run.overrides }, out: join(out, p.dir), warm: await warmFor(p.s), changes: p.changes, label: p.run.label, engine });
     }
     log(`sweep: training ${wave.map((p) => p.run.label).join(', ')}`);
     const outcomes = await runMembers(jobs, atOnce, (i, o) => {

@@ -29,7 +29,7 @@ export const trainFlags: FlagSpec = {
   steps: { kind: 'int', help: 'training steps (overrides the preset)' },
   seed: { kind: 'int', help: 'run seed' },
   out: { kind: 'string', help: 'output directory (default runs/<preset>-<time>)' },
-  backend: { kind: 'string', help: 'webgpu | cpu' },
+  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
   at: { kind: 'list', help: 'a live change from a step on, STEP:key=value (repeatable), e.g. 50:lambdaTok=0.1' },
 };
 

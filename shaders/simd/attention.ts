@@ -1,0 +1,145 @@
+// Causal self-attention, one (batch, head) at a time (twin: src/reference/attention.ts; test:
+// test/simd/attention.test.ts). Scores are f32x4 dot products over the head size; the softmax
+// takes expf4 (exp.ts) over 4 keys at a time; weighted sums over keys are rowAccumulate (matmul.ts).
+// A decode step computes its row with the same function as the forward's row t, so the two
+// agree bit for bit, as the reference's do.
+import { dot, hsum4, rowAccumulate, tail4 } from './matmul';
+
+/**
+ * s[j] = x . y_j for 4 rows y_j = y0 + j * stride (j < 4): 4 partial sums over the head, folded by hsum4 (as the
+ * forward matmul), so each loaded x vector feeds 4 products.
+ */
+// @ts-ignore: decorator
+@inline
+function dot4(x: usize, y0: usize, stride: usize, h4: usize, hb: usize): v128 {
+  const y1 = y0 + stride, y2 = y1 + stride, y3 = y2 + stride;
+  let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+  for (let i: usize = 0; i < h4; i += 16) {
+    const u = v128.load(x + i);
+    a0 = f32x4.add(a0, f32x4.mul(u, v128.load(y0 + i))); a1 = f32x4.add(a1, f32x4.mul(u, v128.load(y1 + i)));
+    a2 = f32x4.add(a2, f32x4.mul(u, v128.load(y2 + i))); a3 = f32x4.add(a3, f32x4.mul(u, v128.load(y3 + i)));
+  }
+  const r = hsum4(a0, a1, a2, a3);
+  return h4 < hb ? f32x4.add(r, tail4(x, y0, y1, y2, y3, h4, hb)) : r;
+}
+import { expf4 } from './exp';
+
+/**
+ * One query row: p[j] = softmax_j(q . k_j * scale) for j <= t (written to p), out[hs] = sum_j p[j] v_j.
+ * k0, v0: key and value of token 0 of this head; tokens `stride` bytes apart.
+ */
+// @ts-ignore: decorator
+@inline
+function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32, hs: i32, stride: usize, scale: f32): void {
+  const hb = <usize>hs << 2, h4 = <usize>(hs & ~3) << 2;
+  // scores 4 keys at a time, then one at a time
+  const t4 = (t + 1) & ~3, sc = f32x4.splat(scale);
+  let mv = f32x4.splat(-Infinity);
+  for (let j = 0; j < t4; j += 4) {
+    const s = f32x4.mul(dot4(q, k0 + <usize>j * stride, stride, h4, hb), sc);
+    v128.store(p + (<usize>j << 2), s);
+    mv = f32x4.pmax(mv, s);
+  }
+  let top: f32 = max(max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)), max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)));
+  for (let j = t4; j <= t; j++) {
+    const s = dot(q, k0 + <usize>j * stride, h4, hb) * scale;
+    store<f32>(p + (<usize>j << 2), s);
+    top = s > top ? s : top;
+  }
+  // e = exp(s - max) 4 keys at a time (lanes past t are never stored), summed in lanes, then the tail
+  const n = <usize>(t + 1) << 2, n4 = <usize>((t + 1) & ~3) << 2, m = f32x4.splat(top);
+  let acc = f32x4.splat(0);
+  for (let j: usize = 0; j < n4; j += 16) {
+    const e = expf4(f32x4.sub(v128.load(p + j), m));
+    v128.store(p + j, e);
+    acc = f32x4.add(acc, e);
+  }
+  let sum = (f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 2)) + (f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 3));
+  for (let j = n4; j < n; j += 4) {
+    const e = f32x4.extract_lane(expf4(f32x4.splat(load<f32>(p + j) - top)), 0);
+    store<f32>(p + j, e);
+    sum += e;
+  }
+  const s = f32x4.splat(sum);
+  for (let j: usize = 0; j < n4; j += 16) v128.store(p + j, f32x4.div(v128.load(p + j), s));
+  for (let j = n4; j < n; j += 4) store<f32>(p + j, load<f32>(p + j) / sum);
+  memory.fill(out, 0, hb);
+  rowAccumulate(out, hs, p, 4, v0, stride, 0, t + 1);
+}
+
+/** qkv [B,T,3C], out [B,T,C], att [B,NH,T,T] (softmax probabilities, 0 above the diagonal). */
+export function attentionForward(out: usize, att: usize, qkv: usize, B: i32, T: i32, C: i32, NH: i32): void {
+  const hs = C / NH, scale = <f32>(1 / Math.sqrt(<f64>hs)), stride = <usize>(3 * C) << 2, tb = <usize>T << 2;
+  for (let b = 0; b < B; b++) for (let h = 0; h < NH; h++) {
+    const q0 = qkv + ((<usize>b * T * 3 * C + <usize>h * hs) << 2), k0 = q0 + (<usize>C << 2), v0 = k0 + (<usize>C << 2);
+    const a0 = att + ((<usize>(b * NH + h) * T * T) << 2);
+    for (let t = 0; t < T; t++) {
+      const row = a0 + <usize>t * tb;
+      attendRow(out + ((<usize>(b * T + t) * C + <usize>h * hs) << 2), row, q0 + <usize>t * stride, k0, v0, t, hs, stride, scale);
+      memory.fill(row + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
+    }
+  }
+}
+
+/**
+ * dqkv += the gradient of attentionForward; dpreatt [B,NH,T,T] is overwritten with the scaled pre-softmax
+ * gradient (0 above the diagonal), then read back for dq and dk.
+ */
+export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv: usize, att: usize, B: i32, T: i32, C: i32, NH: i32): void {
+  const hs = C / NH, scale = 1 / Math.sqrt(<f64>hs), stride = <usize>(3 * C) << 2, tb = <usize>T << 2, cb = <usize>C << 2;
+  const hb = <usize>hs << 2, h4 = <usize>(hs & ~3) << 2;
+  for (let b = 0; b < B; b++) for (let h = 0; h < NH; h++) {
+    const head = (<usize>b * T * 3 * C + <usize>h * hs) << 2;
+    const q0 = qkv + head, k0 = q0 + cb, v0 = k0 + cb, dq0 = dqkv + head, dk0 = dq0 + cb, dv0 = dk0 + cb;
+    const a0 = att + ((<usize>(b * NH + h) * T * T) << 2), d0 = dpreatt + ((<usize>(b * NH + h) * T * T) << 2);
+    const o0 = dout + ((<usize>b * T * C + <usize>h * hs) << 2);
+    // 1. datt[t,j] = dout[t] . v[j]; D = softmax backward, scaled
+    for (let t = 0; t < T; t++) {
+      const o = o0 + <usize>t * cb, a = a0 + <usize>t * tb, d = d0 + <usize>t * tb;
+      let s: f64 = 0;
+      const t4 = (t + 1) & ~3;
+      for (let j = 0; j < t4; j += 4) {
+        const g = dot4(o, v0 + <usize>j * stride, stride, h4, hb), at = <usize>j << 2;
+        v128.store(d + at, g);
+        const w = f32x4.mul(v128.load(a + at), g); // f32 products, summed in f64 in order
+        s += <f64>f32x4.extract_lane(w, 0); s += <f64>f32x4.extract_lane(w, 1);
+        s += <f64>f32x4.extract_lane(w, 2); s += <f64>f32x4.extract_lane(w, 3);
+      }
+      for (let j = t4; j <= t; j++) {
+        const g = dot(o, v0 + <usize>j * stride, h4, hb);
+        store<f32>(d + (<usize>j << 2), g);
+        s += <f64>load<f32>(a + (<usize>j << 2)) * <f64>g;
+      }
+      for (let j = 0; j <= t; j++) {
+        const at = <usize>j << 2;
+        store<f32>(d + at, <f32>(<f64>load<f32>(a + at) * (<f64>load<f32>(d + at) - s) * scale));
+      }
+      memory.fill(d + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
+    }
+    // 2. dq[t] += sum_{j<=t} D[t,j] k[j]
+    for (let t = 0; t < T; t++) rowAccumulate(dq0 + <usize>t * stride, hs, d0 + <usize>t * tb, 4, k0, stride, 0, t + 1);
+    // 3. dk[j] += sum_{t>=j} D[t,j] q[t];  dv[j] += sum_{t>=j} att[t,j] dout[t]
+    for (let j = 0; j < T; j++) {
+      const diag = (<usize>j * T + j) << 2;
+      rowAccumulate(dk0 + <usize>j * stride, hs, d0 + diag, tb, q0 + <usize>j * stride, stride, 0, T - j);
+      rowAccumulate(dv0 + <usize>j * stride, hs, a0 + diag, tb, o0 + <usize>j * cb, cb, 0, T - j);
+    }
+  }
+}
+
+/**
+ * One decode step: qkvNew [B,3C] goes to row t = pos[b] - 1 of qkvCache [B,T,3C], then out [B,C] = attention of
+ * that q over cache rows 0..t, by attendRow as the forward's row t. p: scratch of T floats. pos checked by the host.
+ */
+export function attentionDecode(out: usize, qkvCache: usize, qkvNew: usize, pos: usize, p: usize, B: i32, T: i32, C: i32, NH: i32): void {
+  const hs = C / NH, scale = <f32>(1 / Math.sqrt(<f64>hs)), stride = <usize>(3 * C) << 2;
+  for (let b = 0; b < B; b++) {
+    const t = load<i32>(pos + (<usize>b << 2)) - 1;
+    const row = qkvCache + (<usize>b * T + t) * stride;
+    memory.copy(row, qkvNew + <usize>b * stride, stride);
+    for (let h = 0; h < NH; h++) {
+      const q0 = qkvCache + ((<usize>b * T * 3 * C + <usize>h * hs) << 2), k0 = q0 + (<usize>C << 2), v0 = k0 + (<usize>C << 2);
+      attendRow(out + ((<usize>b * C + <usize>h * hs) << 2), p, row + ((<usize>h * hs) << 2), k0, v0, t, hs, stride, scale);
+    }
+  }
+}

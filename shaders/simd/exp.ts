@@ -1,0 +1,28 @@
+// exp on f32x4 (after Cephes expf): n = round(x / ln 2), r = x - n ln 2 in two parts, a degree-6
+// polynomial for exp(r) on [-ln2/2, ln2/2], times 2^n built in the exponent bits. Within 2 ulp
+// of exp in f32; x is clamped to [-87, 88] so 2^n stays a normal f32 (no inf, no denormals).
+// n comes from adding 1.5 * 2^23 (the sum's low mantissa bits are round(x / ln 2)): no floor and
+// no float-to-int conversion, both long instruction sequences on x64 without AVX-512.
+const LOG2E: f32 = 1.44269504088896341;
+const LN2_HI: f32 = 0.693359375;
+const LN2_LO: f32 = -2.12194440e-4;
+const ROUND: f32 = 12582912; // 1.5 * 2^23: its f32 bits are 0x4B400000
+
+// @ts-ignore: decorator
+@inline
+export function expf4(x: v128): v128 {
+  // pmin/pmax: one instruction each on x64 (min/max must order NaN and -0: a longer sequence); NaN still propagates
+  x = f32x4.pmin(f32x4.pmax(x, f32x4.splat(-87)), f32x4.splat(88));
+  const big = f32x4.add(f32x4.mul(x, f32x4.splat(LOG2E)), f32x4.splat(ROUND)); // bits 0x4B400000 + n
+  const n = f32x4.sub(big, f32x4.splat(ROUND));
+  const r = f32x4.sub(f32x4.sub(x, f32x4.mul(n, f32x4.splat(LN2_HI))), f32x4.mul(n, f32x4.splat(LN2_LO)));
+  let p = f32x4.splat(1.9875691500e-4);
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.3981999507e-3));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(8.3334519073e-3));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(4.1665795894e-2));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.6666665459e-1));
+  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(5.0000001201e-1));
+  const y = f32x4.add(f32x4.add(f32x4.mul(p, f32x4.mul(r, r)), r), f32x4.splat(1));
+  const pow2n = i32x4.shl(i32x4.add(big, i32x4.splat(127 - 0x4B400000)), 23);
+  return f32x4.mul(y, pow2n);
+}

@@ -1,0 +1,52 @@
+// GELU (tanh approximation) on f32x4 (twin: nn.ts geluForward/Backward in src/reference; test: test/simd/backend.test.ts),
+// as the reference writes it: 0.5 (1 + tanh u) = sigmoid(2u), u = sqrt(2/pi) (x + 0.044715 x^3), here x / (1 + exp(-2u)) with
+// expf4 (exp.ts); -2u is capped by expf4's clamp, where the result is x * 1e-38 (0 in effect).
+// f32 throughout (the reference is f64 inside): within a few ulp of it.
+import { expf4 } from './exp';
+
+const GELU_S: f32 = 0.7978845608028654; // sqrt(2 / pi)
+const GELU_C: f32 = 0.044715;
+
+/** exp(-2u) for each lane. */
+// @ts-ignore: decorator
+@inline
+function expMinus2u(x: v128): v128 {
+  const x3 = f32x4.mul(f32x4.mul(x, x), x);
+  const u = f32x4.mul(f32x4.splat(GELU_S), f32x4.add(x, f32x4.mul(f32x4.splat(GELU_C), x3)));
+  return expf4(f32x4.mul(u, f32x4.splat(-2)));
+}
+
+// @ts-ignore: decorator
+@inline
+export function gelu4(x: v128): v128 {
+  return f32x4.div(x, f32x4.add(f32x4.splat(1), expMinus2u(x)));
+}
+
+/** gelu'(x) * g: with sg = sigmoid(2u) = 1 / (1 + en) and 1 - sg = en * sg: sg + 2 x sg (1 - sg) du/dx. */
+// @ts-ignore: decorator
+@inline
+function geluGrad4(x: v128, g: v128): v128 {
+  const en = expMinus2u(x), sg = f32x4.div(f32x4.splat(1), f32x4.add(f32x4.splat(1), en)), d = f32x4.mul(en, sg);
+  const du = f32x4.mul(f32x4.splat(GELU_S), f32x4.add(f32x4.splat(1), f32x4.mul(f32x4.splat(3 * GELU_C), f32x4.mul(x, x))));
+  const two = f32x4.mul(f32x4.mul(f32x4.mul(f32x4.add(x, x), sg), d), du);
+  return f32x4.mul(g, f32x4.add(sg, two));
+}
+
+/** out[i] = gelu(inp[i]) for i < n; the tail through the same vector code (one lane used). */
+export function geluForward(out: usize, inp: usize, n: i32): void {
+  const nb = <usize>n << 2, n4 = <usize>(n & ~3) << 2;
+  for (let o: usize = 0; o < n4; o += 16) v128.store(out + o, gelu4(v128.load(inp + o)));
+  for (let o = n4; o < nb; o += 4) store<f32>(out + o, f32x4.extract_lane(gelu4(f32x4.splat(load<f32>(inp + o))), 0));
+}
+
+/** dinp[i] += dout[i] * gelu'(inp[i]). */
+export function geluBackward(dinp: usize, inp: usize, dout: usize, n: i32): void {
+  const nb = <usize>n << 2, n4 = <usize>(n & ~3) << 2;
+  for (let o: usize = 0; o < n4; o += 16) {
+    v128.store(dinp + o, f32x4.add(v128.load(dinp + o), geluGrad4(v128.load(inp + o), v128.load(dout + o))));
+  }
+  for (let o = n4; o < nb; o += 4) {
+    const g = f32x4.extract_lane(geluGrad4(f32x4.splat(load<f32>(inp + o)), f32x4.splat(load<f32>(dout + o))), 0);
+    store<f32>(dinp + o, load<f32>(dinp + o) + g);
+  }
+}

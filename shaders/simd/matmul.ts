@@ -1,0 +1,272 @@
+// The matmul family as f32x4 kernels (twin: src/reference/gemm.ts; test: test/simd/matmul.test.ts).
+// Pointers are byte addresses in this module's memory; sizes count f32 elements. Forward is the
+// dot-product form (no transposed copy of the weight): 2 rows x 4 columns of f32x4 partial sums
+// over k, folded by hsum4. The backward pieces are the broadcast form: one output row, 32 columns
+// (8 accumulators) per pass, each step one splat times 8 contiguous loads; without FMA the mul +
+// add pair, not the loads, bounds a step, so one row per pass is enough.
+
+// @ts-ignore: decorator
+@inline
+export function hsum4(a: v128, b: v128, c: v128, d: v128): v128 {
+  // [sum a, sum b, sum c, sum d] in 6 shuffles and 3 adds
+  const t0 = f32x4.add(v128.shuffle<f32>(a, b, 0, 1, 4, 5), v128.shuffle<f32>(a, b, 2, 3, 6, 7));
+  const t1 = f32x4.add(v128.shuffle<f32>(c, d, 0, 1, 4, 5), v128.shuffle<f32>(c, d, 2, 3, 6, 7));
+  return f32x4.add(v128.shuffle<f32>(t0, t1, 0, 2, 4, 6), v128.shuffle<f32>(t0, t1, 1, 3, 5, 7));
+}
+
+// @ts-ignore: decorator
+@inline
+function hsum1(a: v128): f32 {
+  return (f32x4.extract_lane(a, 0) + f32x4.extract_lane(a, 2)) + (f32x4.extract_lane(a, 1) + f32x4.extract_lane(a, 3));
+}
+
+/** sum_k x[k] * y[k] for k in [k0, k1) (bytes), scalar: the tail of K when K % 4 != 0. */
+// @ts-ignore: decorator
+@inline
+function dotTail(x: usize, y: usize, k0: usize, k1: usize): f32 {
+  let s: f32 = 0;
+  for (let k = k0; k < k1; k += 4) s += load<f32>(x + k) * load<f32>(y + k);
+  return s;
+}
+
+/** The four dot products of row x with rows y0..y3 over the tail [k0, k1) as one vector. */
+// @ts-ignore: decorator
+@inline
+export function tail4(x: usize, y0: usize, y1: usize, y2: usize, y3: usize, k0: usize, k1: usize): v128 {
+  let v = f32x4.splat(dotTail(x, y0, k0, k1));
+  v = f32x4.replace_lane(v, 1, dotTail(x, y1, k0, k1));
+  v = f32x4.replace_lane(v, 2, dotTail(x, y2, k0, k1));
+  return f32x4.replace_lane(v, 3, dotTail(x, y3, k0, k1));
+}
+
+/** sum_k x[k] * y[k] over K4 bytes of vectors then the scalar tail up to kb bytes. */
+// @ts-ignore: decorator
+@inline
+export function dot(x: usize, y: usize, k4: usize, kb: usize): f32 {
+  let a = f32x4.splat(0);
+  for (let k: usize = 0; k < k4; k += 16) a = f32x4.add(a, f32x4.mul(v128.load(x + k), v128.load(y + k)));
+  return hsum1(a) + dotTail(x, y, k4, kb);
+}
+
+import { geluForward } from './gelu';
+
+/**
+ * The forward's epilogue for 4 outputs at byte offset `at` of [N, M] (column byte offset `mo`). With pre, the sums
+ * go to pre and the GELU runs over each finished pair of rows (still in cache) by geluForward: inlined here,
+ * its exp made the dot-product loop's function too large for the JIT to keep it fast (2x slower).
+ */
+// @ts-ignore: decorator
+@inline
+function finish4(v: v128, at: usize, mo: usize, out: usize, bias: usize, residual: usize, pre: usize): void {
+  if (bias) v = f32x4.add(v, v128.load(bias + mo));
+  if (residual) v = f32x4.add(v, v128.load(residual + at));
+  v128.store((pre ? pre : out) + at, v);
+}
+
+// @ts-ignore: decorator
+@inline
+function finish1(s: f32, at: usize, mo: usize, out: usize, bias: usize, residual: usize, pre: usize): void {
+  if (bias) s += load<f32>(bias + mo);
+  if (residual) s += load<f32>(residual + at);
+  store<f32>((pre ? pre : out) + at, s);
+}
+
+/**
+ * out[N,M] = inp[N,K] @ w[M,K]^T (+ bias[M]) (+ residual[N,M]); with pre != 0: pre = that, out = gelu(pre).
+ * bias, residual, pre: 0 when absent.
+ */
+export function matmulForward(out: usize, inp: usize, w: usize, bias: usize, residual: usize, pre: usize, N: i32, K: i32, M: i32): void {
+  const kb = <usize>K << 2, k4 = <usize>(K & ~3) << 2, mb = <usize>M << 2, m4 = <usize>(M & ~3) << 2;
+  const N2 = N & ~1;
+  for (let n = 0; n < N2; n += 2) {
+    const x0 = inp + <usize>n * kb, x1 = x0 + kb, row0 = <usize>n * mb, row1 = row0 + mb;
+    for (let mo: usize = 0; mo < m4; mo += 16) {
+      const y0 = w + (mo >> 2) * kb, y1 = y0 + kb, y2 = y1 + kb, y3 = y2 + kb;
+      let a00 = f32x4.splat(0), a01 = f32x4.splat(0), a02 = f32x4.splat(0), a03 = f32x4.splat(0);
+      let a10 = f32x4.splat(0), a11 = f32x4.splat(0), a12 = f32x4.splat(0), a13 = f32x4.splat(0);
+      for (let k: usize = 0; k < k4; k += 16) {
+        const u0 = v128.load(x0 + k), u1 = v128.load(x1 + k);
+        const v0 = v128.load(y0 + k), v1 = v128.load(y1 + k), v2 = v128.load(y2 + k), v3 = v128.load(y3 + k);
+        a00 = f32x4.add(a00, f32x4.mul(u0, v0)); a01 = f32x4.add(a01, f32x4.mul(u0, v1));
+        a02 = f32x4.add(a02, f32x4.mul(u0, v2)); a03 = f32x4.add(a03, f32x4.mul(u0, v3));
+        a10 = f32x4.add(a10, f32x4.mul(u1, v0)); a11 = f32x4.add(a11, f32x4.mul(u1, v1));
+        a12 = f32x4.add(a12, f32x4.mul(u1, v2)); a13 = f32x4.add(a13, f32x4.mul(u1, v3));
+      }
+      let r0 = hsum4(a00, a01, a02, a03), r1 = hsum4(a10, a11, a12, a13);
+      if (k4 < kb) {
+        r0 = f32x4.add(r0, tail4(x0, y0, y1, y2, y3, k4, kb));
+        r1 = f32x4.add(r1, tail4(x1, y0, y1, y2, y3, k4, kb));
+      }
+      finish4(r0, row0 + mo, mo, out, bias, residual, pre);
+      finish4(r1, row1 + mo, mo, out, bias, residual, pre);
+    }
+    for (let mo = m4; mo < mb; mo += 4) {
+      const y = w + (mo >> 2) * kb;
+      finish1(dot(x0, y, k4, kb), row0 + mo, mo, out, bias, residual, pre);
+      finish1(dot(x1, y, k4, kb), row1 + mo, mo, out, bias, residual, pre);
+    }
+    if (pre) geluForward(out + row0, pre + row0, M << 1);
+  }
+  if (N2 < N) {
+    const x0 = inp + <usize>N2 * kb, row0 = <usize>N2 * mb;
+    for (let mo: usize = 0; mo < m4; mo += 16) {
+      const y0 = w + (mo >> 2) * kb, y1 = y0 + kb, y2 = y1 + kb, y3 = y2 + kb;
+      let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
+      for (let k: usize = 0; k < k4; k += 16) {
+        const u = v128.load(x0 + k);
+        a0 = f32x4.add(a0, f32x4.mul(u, v128.load(y0 + k))); a1 = f32x4.add(a1, f32x4.mul(u, v128.load(y1 + k)));
+        a2 = f32x4.add(a2, f32x4.mul(u, v128.load(y2 + k))); a3 = f32x4.add(a3, f32x4.mul(u, v128.load(y3 + k)));
+      }
+      let r = hsum4(a0, a1, a2, a3);
+      if (k4 < kb) r = f32x4.add(r, tail4(x0, y0, y1, y2, y3, k4, kb));
+      finish4(r, row0 + mo, mo, out, bias, residual, pre);
+    }
+    for (let mo = m4; mo < mb; mo += 4) finish1(dot(x0, w + (mo >> 2) * kb, k4, kb), row0 + mo, mo, out, bias, residual, pre);
+    if (pre) geluForward(out + row0, pre + row0, M);
+  }
+}
+
+/**
+ * c[W] += sum_q a(q) * b_q[W] over Q terms: one output row of W elements. a(q) = load(aBase + q * aStep) or,
+ * with a list, a(q) = load(aBase + list[q] * aStep); b_q = bBase + q * bStep (or list[q] * bStep). Columns in
+ * strips of 32, then 16, then 4, then 1; the sum over q is kept in registers and added to c once. Every element
+ * sums its q in order in one lane, whatever its strip: the numbers do not depend on W.
+ */
+// @ts-ignore: decorator
+@inline
+export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32): void {
+  const wb = <usize>W << 2, w32 = <usize>(W & ~31) << 2, w4 = <usize>(W & ~3) << 2;
+  for (let i: usize = 0; i < w32; i += 128) {
+    let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
+    let s4 = f32x4.splat(0), s5 = f32x4.splat(0), s6 = f32x4.splat(0), s7 = f32x4.splat(0);
+    for (let q = 0; q < Q; q++) {
+      const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
+      const a = v128.load32_splat(aBase + j * aStep), b = bBase + j * bStep + i;
+      s0 = f32x4.add(s0, f32x4.mul(a, v128.load(b))); s1 = f32x4.add(s1, f32x4.mul(a, v128.load(b, 16)));
+      s2 = f32x4.add(s2, f32x4.mul(a, v128.load(b, 32))); s3 = f32x4.add(s3, f32x4.mul(a, v128.load(b, 48)));
+      s4 = f32x4.add(s4, f32x4.mul(a, v128.load(b, 64))); s5 = f32x4.add(s5, f32x4.mul(a, v128.load(b, 80)));
+      s6 = f32x4.add(s6, f32x4.mul(a, v128.load(b, 96))); s7 = f32x4.add(s7, f32x4.mul(a, v128.load(b, 112)));
+    }
+    const o = c + i;
+    v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
+    v128.store(o, f32x4.add(v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(v128.load(o, 48), s3), 48);
+    v128.store(o, f32x4.add(v128.load(o, 64), s4), 64); v128.store(o, f32x4.add(v128.load(o, 80), s5), 80);
+    v128.store(o, f32x4.add(v128.load(o, 96), s6), 96); v128.store(o, f32x4.add(v128.load(o, 112), s7), 112);
+  }
+  const w16 = <usize>(W & ~15) << 2;
+  for (let i = w32; i < w16; i += 64) {
+    // 16 columns: 4 independent sums (one would wait on the add latency every q)
+    let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
+    for (let q = 0; q < Q; q++) {
+      const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
+      const a = v128.load32_splat(aBase + j * aStep), b = bBase + j * bStep + i;
+      s0 = f32x4.add(s0, f32x4.mul(a, v128.load(b))); s1 = f32x4.add(s1, f32x4.mul(a, v128.load(b, 16)));
+      s2 = f32x4.add(s2, f32x4.mul(a, v128.load(b, 32))); s3 = f32x4.add(s3, f32x4.mul(a, v128.load(b, 48)));
+    }
+    const o = c + i;
+    v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
+    v128.store(o, f32x4.add(v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(v128.load(o, 48), s3), 48);
+  }
+  for (let i = w16; i < w4; i += 16) {
+    let s = f32x4.splat(0);
+    for (let q = 0; q < Q; q++) {
+      const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
+      s = f32x4.add(s, f32x4.mul(v128.load32_splat(aBase + j * aStep), v128.load(bBase + j * bStep + i)));
+    }
+    v128.store(c + i, f32x4.add(v128.load(c + i), s));
+  }
+  for (let i = w4; i < wb; i += 4) {
+    let s: f32 = 0;
+    for (let q = 0; q < Q; q++) {
+      const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
+      s += load<f32>(aBase + j * aStep) * load<f32>(bBase + j * bStep + i);
+    }
+    store<f32>(c + i, load<f32>(c + i) + s);
+  }
+}
+
+/**
+ * The same for two output rows at once (c0, c1 with their own a0(q), a1(q); the same b_q): each loaded
+ * b vector feeds two products, so a step is 2 splats and 4 loads for 8 mul + add pairs. Strips of 16.
+ */
+// @ts-ignore: decorator
+@inline
+function rowAccumulate2(c0: usize, c1: usize, W: i32, a0Base: usize, a1Base: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32): void {
+  const w16 = <usize>(W & ~15) << 2;
+  for (let i: usize = 0; i < w16; i += 64) {
+    let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
+    let t0 = f32x4.splat(0), t1 = f32x4.splat(0), t2 = f32x4.splat(0), t3 = f32x4.splat(0);
+    for (let q = 0; q < Q; q++) {
+      const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
+      const a0 = v128.load32_splat(a0Base + j * aStep), a1 = v128.load32_splat(a1Base + j * aStep), b = bBase + j * bStep + i;
+      const v0 = v128.load(b), v1 = v128.load(b, 16), v2 = v128.load(b, 32), v3 = v128.load(b, 48);
+      s0 = f32x4.add(s0, f32x4.mul(a0, v0)); s1 = f32x4.add(s1, f32x4.mul(a0, v1));
+      s2 = f32x4.add(s2, f32x4.mul(a0, v2)); s3 = f32x4.add(s3, f32x4.mul(a0, v3));
+      t0 = f32x4.add(t0, f32x4.mul(a1, v0)); t1 = f32x4.add(t1, f32x4.mul(a1, v1));
+      t2 = f32x4.add(t2, f32x4.mul(a1, v2)); t3 = f32x4.add(t3, f32x4.mul(a1, v3));
+    }
+    const o = c0 + i, p = c1 + i;
+    v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
+    v128.store(o, f32x4.add(v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(v128.load(o, 48), s3), 48);
+    v128.store(p, f32x4.add(v128.load(p), t0)); v128.store(p, f32x4.add(v128.load(p, 16), t1), 16);
+    v128.store(p, f32x4.add(v128.load(p, 32), t2), 32); v128.store(p, f32x4.add(v128.load(p, 48), t3), 48);
+  }
+  if (w16 < (<usize>W << 2)) {
+    // the last W % 16 columns, one row at a time
+    const rest = W & 15, off = w16;
+    rowAccumulate(c0 + off, rest, a0Base, aStep, bBase + off, bStep, list, Q);
+    rowAccumulate(c1 + off, rest, a1Base, aStep, bBase + off, bStep, list, Q);
+  }
+}
+
+/** dinp[r,:] += dout[r,:] @ w for the R listed rows r = rows[j]; w [OC, IC]. Rows in pairs. */
+export function matmulDinp(dinp: usize, dout: usize, w: usize, rows: usize, R: i32, IC: i32, OC: i32): void {
+  const ib = <usize>IC << 2, ob = <usize>OC << 2;
+  let j = 0;
+  for (; j + 1 < R; j += 2) {
+    const r0 = <usize>load<i32>(rows + (<usize>j << 2)), r1 = <usize>load<i32>(rows + (<usize>j << 2), 4);
+    rowAccumulate2(dinp + r0 * ib, dinp + r1 * ib, IC, dout + r0 * ob, dout + r1 * ob, 4, w, ib, 0, OC);
+  }
+  if (j < R) {
+    const r = <usize>load<i32>(rows + (<usize>j << 2));
+    rowAccumulate(dinp + r * ib, IC, dout + r * ob, 4, w, ib, 0, OC);
+  }
+}
+
+/** Rows per tile of dweight: a tile's dout and inp rows stay in cache while every output row reads them. */
+const ROW_TILE = 64;
+
+/** dw[o,:] += sum over the R listed rows r of dout[r,o] * inp[r,:]; tiles of rows, each tile's sum added once; o in pairs. */
+export function matmulDweight(dw: usize, dout: usize, inp: usize, rows: usize, R: i32, IC: i32, OC: i32): void {
+  const ib = <usize>IC << 2, ob = <usize>OC << 2;
+  for (let j0 = 0; j0 < R; j0 += ROW_TILE) {
+    const tile = min(ROW_TILE, R - j0), list = rows + (<usize>j0 << 2);
+    let o = 0;
+    for (; o + 1 < OC; o += 2) {
+      rowAccumulate2(dw + <usize>o * ib, dw + <usize>(o + 1) * ib, IC, dout + (<usize>o << 2), dout + (<usize>(o + 1) << 2), ob, inp, ib, list, tile);
+    }
+    if (o < OC) rowAccumulate(dw + <usize>o * ib, IC, dout + (<usize>o << 2), ob, inp, ib, list, tile);
+  }
+}
+
+/** 1.0f: the factor that turns rowAccumulate into a column sum (a product by 1 is exact). */
+const ONE = memory.data<f32>([1.0]);
+
+/** dbias[o] += sum over the R listed rows r of dout[r,o]: row by row over contiguous strips. */
+export function matmulDbias(dbias: usize, dout: usize, rows: usize, R: i32, OC: i32): void {
+  rowAccumulate(dbias, OC, ONE, 0, dout, <usize>OC << 2, rows, R);
+}
+
+/** Writes the indices of the rows of x [N, M] that hold a nonzero (NaN counts, -0 does not) to rows; returns their count. */
+export function nonzeroRows(rows: usize, x: usize, N: i32, M: i32): i32 {
+  const mb = <usize>M << 2, m4 = <usize>(M & ~3) << 2, zero = f32x4.splat(0);
+  let R = 0;
+  for (let n = 0; n < N; n++) {
+    const row = x + <usize>n * mb;
+    let any = false;
+    for (let m: usize = 0; m < m4 && !any; m += 16) any = v128.any_true(f32x4.ne(v128.load(row + m), zero));
+    for (let m = m4; m < mb && !any; m += 4) any = load<f32>(row + m) != 0;
+    if (any) { store<i32>(rows + (<usize>R << 2), n); R++; }
+  }
+  return R;
+}

@@ -1,0 +1,67 @@
+// Instantiates the CPU engine's WebAssembly SIMD kernels (built from shaders/simd by
+// `npm run build:wasm`) from the bytes embedded in kernels.wasm.ts: synchronously, so a
+// backend is ready when constructed, in Node, vitest and a worker alike (no fetch, no loader).
+import { KERNELS_WASM_BASE64 } from './kernels.wasm';
+
+/** The module's exports: pointers are byte addresses in `memory`, sizes count elements (see shaders/simd). */
+export interface Kernels {
+  readonly memory: WebAssembly.Memory;
+  heapStart(): number;
+  matmulForward(out: number, inp: number, w: number, bias: number, residual: number, pre: number, N: number, K: number, M: number): void;
+  matmulDinp(dinp: number, dout: number, w: number, rows: number, R: number, IC: number, OC: number): void;
+  matmulDweight(dw: number, dout: number, inp: number, rows: number, R: number, IC: number, OC: number): void;
+  matmulDbias(dbias: number, dout: number, rows: number, R: number, OC: number): void;
+  nonzeroRows(rows: number, x: number, N: number, M: number): number;
+  geluForward(out: number, inp: number, n: number): void;
+  geluBackward(dinp: number, inp: number, dout: number, n: number): void;
+  layernormForward(out: number, mean: number, rstd: number, inp: number, w: number, b: number, N: number, C: number): void;
+  layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, mean: number, rstd: number, acc: number, N: number, C: number): void;
+  logprobForward(logp: number, entropy: number, logits: number, targets: number, e: number, N: number, V: number, tau: number): void;
+  logprobBackward(dlogits: number, dlogp: number, logits: number, targets: number, e: number, N: number, V: number, tau: number): void;
+  crossEntropyForward(losses: number, logits: number, targets: number, e: number, N: number, V: number): void;
+  crossEntropyBackward(dlogits: number, dloss: number, logits: number, targets: number, e: number, N: number, V: number): void;
+  adamw(params: number, grads: number, m: number, v: number, mask: number, n: number,
+    lr: number, beta1: number, beta2: number, eps: number, wd: number, bc1: number, bc2: number, k: number): void;
+  residualForward(out: number, a: number, b: number, n: number): void;
+  sumSquares(x: number, n: number): number;
+  copyRows(dst: number, src: number, rows: number, width: number, dstStride: number, srcStride: number): void;
+  embeddingForward(out: number, tokens: number, wte: number, wpe: number, N: number, T: number, C: number): void;
+  embeddingBackward(dwte: number, dwpe: number, dout: number, tokens: number, N: number, T: number, C: number): void;
+  embeddingLast(out: number, tokens: number, pos: number, wte: number, wpe: number, B: number, T: number, C: number): void;
+  attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): void;
+  attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): void;
+  attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;
+}
+
+let compiled: WebAssembly.Module | null = null;
+
+function bytes(): Uint8Array<ArrayBuffer> {
+  const s = atob(KERNELS_WASM_BASE64);
+  const b = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
+  return b;
+}
+
+/** True where this JavaScript engine validates the module (WebAssembly with simd128). */
+export function simdSupported(): boolean {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(bytes());
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh instance (its own memory); the compiled module is shared. */
+export function instantiateKernels(): Kernels {
+  if (compiled === null) {
+    if (typeof WebAssembly !== 'object') throw new Error('wasm backend: this JavaScript engine has no WebAssembly');
+    const b = bytes();
+    if (!WebAssembly.validate(b)) throw new Error('wasm backend: this engine does not validate the kernels (WebAssembly SIMD, simd128, is needed: Node 20+, Chrome 91+, Firefox 89+, Safari 16.4+)');
+    compiled = new WebAssembly.Module(b);
+  }
+  return new WebAssembly.Instance(compiled, { env: { abort: wasmAbort } }).exports as unknown as Kernels;
+}
+
+function wasmAbort(): never {
+  throw new Error('wasm backend: a kernel aborted');
+}

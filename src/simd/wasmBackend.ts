@@ -1,0 +1,353 @@
+// The CPU engine: the Backend interface over tensors in WebAssembly memory. The matmul family,
+// attention (forward, backward, decode), LayerNorm, GELU, the embeddings, the log-softmax heads,
+// AdamW, the sum of squares, the residual add and row copies run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
+// reference code (src/reference) on Float32Array views of the same memory, so the engine is
+// complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
+// Twin tests: test/simd/*.test.ts.
+import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType,
+  type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
+import * as mem from '../reference/members';
+import * as opt from '../reference/optim';
+import * as rl from '../reference/rl';
+import * as smp from '../reference/sample';
+import { Arena } from './arena';
+import { instantiateKernels, type Kernels } from './kernels';
+
+/** A tensor: a byte offset and an element count in the engine's memory; views of it are rebuilt after the memory grows. */
+class WasmTensor implements Tensor {
+  private cache: Float32Array | Int32Array | null = null;
+  private cacheOf: ArrayBuffer | null = null;
+  freed = false;
+  /** base: the tensor a view was cut from (null for an allocation): a view dies with it. */
+  constructor(readonly engine: WasmBackend, readonly ptr: number, readonly size: number, readonly dtype: DType, readonly base: WasmTensor | null) {}
+  get data(): Float32Array | Int32Array {
+    if (this.freed || this.base?.freed) throw new Error('wasm backend: a freed tensor (or a view of one) was used');
+    const buf = this.engine.memory.buffer;
+    if (this.cacheOf !== buf || this.cache === null) {
+      this.cache = this.dtype === 'i32' ? new Int32Array(buf, this.ptr, this.size) : new Float32Array(buf, this.ptr, this.size);
+      this.cacheOf = buf;
+    }
+    return this.cache;
+  }
+}
+
+export class WasmBackend implements Backend {
+  readonly name = 'wasm' as const;
+  readonly viewAlign = 64; // the reference's rule, so layouts are identical
+  readonly precision = 'f32' as const;
+  private readonly k: Kernels;
+  private readonly arena: Arena;
+  // one scratch block: matmulBackward's nonzero-row list, LayerNorm's dw/db sums, a decode step's probabilities, a logits row's exponentials
+  private scratchAt = 0;
+  private scratchCap = 0; // in 4-byte elements
+
+  constructor(opts: { maxBytes?: number } = {}) {
+    this.k = instantiateKernels();
+    this.arena = new Arena(this.k.memory, this.k.heapStart(), opts.maxBytes);
+  }
+
+  get memory(): WebAssembly.Memory { return this.k.memory; }
+  /** Bytes of tensors allocated and not freed; bytes reserved from the memory (high-water mark). */
+  get memoryUse(): { live: number; reserved: number } { return { live: this.arena.live, reserved: this.arena.reserved }; }
+
+  // ---- memory ----
+  alloc(size: number, dtype: DType = 'f32'): Tensor {
+    if (!Number.isInteger(size) || size < 0) throw new Error(`wasm backend: alloc of ${size} elements`);
+    return new WasmTensor(this, this.arena.alloc(size * 4), size, dtype, null);
+  }
+  view(base: Tensor, offset: number, size: number): Tensor {
+    if (offset % this.viewAlign !== 0) throw new Error(`view offset ${offset} is not a multiple of ${this.viewAlign}`);
+    if (offset + size > base.size) throw new Error(`view [${offset}, ${offset + size}) is outside a tensor of ${base.size}`);
+    const b = this.own(base), root = b.base ?? b;
+    return new WasmTensor(this, b.ptr + offset * 4, size, b.dtype, root);
+  }
+  write(t: Tensor, data: ArrayLike<number>, offset = 0): void { this.own(t).data.set(data, offset); }
+  async read(t: Tensor, offset = 0, size = t.size - offset): Promise<Float32Array | Int32Array> {
+    checkRange(t, offset, size);
+    return this.own(t).data.slice(offset, offset + size);
+  }
+  zero(t: Tensor): void { this.own(t).data.fill(0); }
+  copy(dst: Tensor, src: Tensor): void { this.own(dst).data.set(this.own(src).data); }
+  free(t: Tensor): void {
+    const w = this.own(t);
+    if (w.base !== null || w.freed) return; // a view owns nothing; a second free is harmless
+    w.freed = true;
+    this.arena.release(w.ptr, w.size * 4);
+  }
+  submit(): void {}
+  async sync(): Promise<void> {}
+  destroy(): void {}
+
+  private own(t: Tensor): WasmTensor {
+    if (!(t instanceof WasmTensor) || t.engine !== this) throw new Error('wasm backend: expected a tensor of this backend');
+    return t;
+  }
+  /** Float view, with a size check: wasm kernels would otherwise read or write past a tensor into its neighbours. */
+  private f(t: Tensor, need = 0, what = 'tensor'): Float32Array {
+    const w = this.own(t);
+    if (w.dtype !== 'f32') throw new Error('wasm backend: expected a float tensor');
+    if (w.size < need) throw new Error(`wasm backend: ${what} holds ${w.size} elements, the op needs ${need}`);
+    return w.data as Float32Array;
+  }
+  private i32(t: Tensor): Int32Array {
+    const w = this.own(t);
+    if (w.dtype !== 'i32') throw new Error('wasm backend: expected an i32 tensor');
+    return w.data as Int32Array;
+  }
+  /** Byte address of a float tensor of at least `need` elements (0 for null: the kernels' "absent"). */
+  private ptr(t: Tensor | null, need: number, what: string): number {
+    if (t === null) return 0;
+    this.f(t, need, what);
+    return (t as WasmTensor).ptr;
+  }
+  /** The scratch block, at least n 4-byte elements; taken before any view of an op (growth detaches views). */
+  private scratch(n: number): number {
+    if (n > this.scratchCap) {
+      if (this.scratchCap > 0) this.arena.release(this.scratchAt, this.scratchCap * 4);
+      this.scratchCap = Math.max(n, 2 * this.scratchCap);
+      this.scratchAt = this.arena.alloc(this.scratchCap * 4);
+    }
+    return this.scratchAt;
+  }
+
+  // ---- the matmul family, in wasm ----
+  matmulForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {
+    this.linear(out, inp, w, bias, null, null, N, IC, OC, members);
+  }
+  matmulResidualForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number,
+    members?: Members): void {
+    this.linear(out, inp, w, bias, residual, null, N, IC, OC, members);
+  }
+  matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number,
+    members?: Members): void {
+    this.linear(out, inp, w, bias, null, pre, N, IC, OC, members);
+  }
+  /** out = inp @ w^T + bias (+ residual) (pre = that and out = gelu(pre)); a member's rows with its own weights. */
+  private linear(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, residual: Tensor | null, pre: Tensor | null,
+    N: number, IC: number, OC: number, m?: Members): void {
+    const K = m ? m.K : 1, ws = m ? memberStride(w, m) : 0, bs = m && bias ? memberStride(bias, m) : 0;
+    if (m) checkMemberRows(m, N);
+    const o = this.ptr(out, N * OC, 'out'), x = this.ptr(inp, N * IC, 'inp'), wp = this.ptr(w, (K - 1) * ws + OC * IC, 'weight');
+    const bp = this.ptr(bias, (K - 1) * bs + OC, 'bias'), rp = this.ptr(residual, N * OC, 'residual'), pp = this.ptr(pre, N * OC, 'pre');
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      if (rows === 0) continue;
+      const at = r0 * OC * 4;
+      this.k.matmulForward(o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at, pp && pp + at, rows, IC, OC);
+    }
+  }
+  matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number,
+    members?: Members): void {
+    const m = members, K = m ? m.K : 1, ws = m ? memberStride(w, m) : 0, bs = m && dbias ? memberStride(dbias, m) : 0;
+    if (m) {
+      checkMemberRows(m, N);
+      if (memberStride(dw, m) !== ws) throw new Error('members: tensors of one shape with different member strides');
+    }
+    const rowsAt = this.scratch(Math.max(1, m ? m.maxRows : N));
+    const di = this.ptr(dinp, N * IC, 'dinp'), dwp = this.ptr(dw, (K - 1) * ws + OC * IC, 'dweight');
+    const dbp = this.ptr(dbias, (K - 1) * bs + OC, 'dbias'), g = this.ptr(dout, N * OC, 'dout');
+    const x = this.ptr(inp, N * IC, 'inp'), wp = this.ptr(w, (K - 1) * ws + OC * IC, 'weight');
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      // rows of dout that are all zero (masked positions) contribute nothing and are skipped, as in the reference
+      const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
+      const R = this.k.nonzeroRows(rowsAt, gk, rows, OC);
+      if (R === 0) continue;
+      this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC);
+      this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
+      if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
+    }
+  }
+  layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
+    const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, b) : 0;
+    if (m) checkMemberRows(m, N);
+    const o = this.ptr(out, N * C, 'out'), mp = this.ptr(mean, N, 'mean'), rp = this.ptr(rstd, N, 'rstd'), x = this.ptr(inp, N * C, 'inp');
+    const wp = this.ptr(w, (K - 1) * ws + C, 'weight'), bp = this.ptr(b, (K - 1) * ws + C, 'bias');
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      if (rows > 0) this.k.layernormForward(o + r0 * C * 4, mp + r0 * 4, rp + r0 * 4, x + r0 * C * 4, wp + k * ws * 4, bp + k * ws * 4, rows, C);
+    }
+  }
+  layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
+    members?: Members): void {
+    const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, dw, db) : 0;
+    if (m) checkMemberRows(m, N);
+    const acc = this.scratch(Math.max(1, 2 * C)); // before any view: growth would detach them
+    const di = this.ptr(dinp, N * C, 'dinp'), dwp = this.ptr(dw, (K - 1) * ws + C, 'dweight'), dbp = this.ptr(db, (K - 1) * ws + C, 'dbias');
+    const g = this.ptr(dout, N * C, 'dout'), x = this.ptr(inp, N * C, 'inp'), wp = this.ptr(w, (K - 1) * ws + C, 'weight');
+    const mp = this.ptr(mean, N, 'mean'), rp = this.ptr(rstd, N, 'rstd');
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      if (rows === 0) continue;
+      const at = r0 * C * 4, off = k * ws * 4;
+      this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, acc, rows, C);
+    }
+  }
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
+    if (rows <= 0) return;
+    const need = (stride: number) => (rows - 1) * stride + width;
+    this.k.copyRows(this.ptr(dst, need(dstStride), 'dst'), this.ptr(src, need(srcStride), 'src'), rows, width, dstStride, srcStride);
+  }
+  residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void {
+    this.k.residualForward(this.ptr(out, n, 'out'), this.ptr(a, n, 'a'), this.ptr(b, n, 'b'), n);
+  }
+  accumulate(dst: Tensor, src: Tensor, n: number): void {
+    const d = this.ptr(dst, n, 'dst');
+    this.k.residualForward(d, d, this.ptr(src, n, 'src'), n);
+  }
+  logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    const e = this.scratch(V + 1); // before any view: growth would detach them
+    this.k.logprobForward(this.ptr(logp, N, 'logp'), this.ptr(entropy, N, 'entropy'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e,
+      N, V, temperature);
+  }
+  logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
+    const e = this.scratch(V + 1);
+    this.k.logprobBackward(this.ptr(dlogits, N * V, 'dlogits'), this.ptr(dlogp, N, 'dlogp'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e,
+      N, V, temperature);
+  }
+  crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    const e = this.scratch(V + 1);
+    this.k.crossEntropyForward(this.ptr(losses, N, 'losses'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e, N, V);
+  }
+  crossEntropyBackward(dlogits: Tensor, dloss: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
+    const e = this.scratch(V + 1);
+    this.k.crossEntropyBackward(this.ptr(dlogits, N * V, 'dlogits'), this.ptr(dloss, N, 'dloss'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V),
+      e, N, V);
+  }
+  /** The targets' address, every target checked below V: a kernel would read past its row. */
+  private targets(t: Tensor, N: number, V: number): number {
+    const a = this.i32(t);
+    if (a.length < N) throw new Error(`wasm backend: targets holds ${a.length} elements, the op needs ${N}`);
+    for (let n = 0; n < N; n++) if (a[n] >= V) throw new Error(`wasm backend: targets[${n}] = ${a[n]} is outside the vocabulary [0, ${V})`);
+    return (t as WasmTensor).ptr;
+  }
+  adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams,
+    members?: MemberOptim): void {
+    const K = members ? members.K : 1, stride = members ? members.paramStride ?? n : 0, len = (K - 1) * stride + n;
+    const p = this.ptr(params, len, 'params'), g = this.ptr(grads, len, 'grads'), mp = this.ptr(m, len, 'm'), vp = this.ptr(v, len, 'v');
+    const mask = this.ptr(decayMask, n, 'decayMask'), k = this.f(scale, K, 'scale'), lr = members ? this.f(members.lr, K, 'lr') : null;
+    const bc1 = 1 - Math.pow(hp.beta1, hp.step), bc2 = 1 - Math.pow(hp.beta2, hp.step);
+    for (let j = 0; j < K; j++) {
+      if (k[j] < 0) continue; // a non-finite gradient (clipScale's guard): this member's weights and moments untouched
+      const at = j * stride * 4;
+      this.k.adamw(p + at, g + at, mp + at, vp + at, mask, n, lr ? lr[j] : hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay, bc1, bc2, k[j]);
+    }
+  }
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
+    this.embed(out, tokens, wte, wpe, null, null, N, T, C, members);
+  }
+  embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, _V: number, members?: Members): void {
+    this.embed(null, tokens, dwte, dwpe, dout, null, N, T, C, members);
+  }
+  embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {
+    this.embed(out, tokens, wte, wpe, null, pos, B, T, C, members);
+  }
+  /**
+   * The three embedding ops, a member at a time (its rows, its copies of wte and wpe, positions counted from its first
+   * row): forward (out), backward (dout: wte and wpe are the gradients), last (pos: one row per sequence). Tokens are
+   * checked against the vocabulary (wte's rows) and positions against 1..T before any kernel reads a row.
+   */
+  private embed(out: Tensor | null, tokens: Tensor, wte: Tensor, wpe: Tensor, dout: Tensor | null, pos: Tensor | null,
+    N: number, T: number, C: number, m?: Members): void {
+    const K = m ? m.K : 1, es = m ? memberStride(wte, m) : wte.size, ps = m ? memberStride(wpe, m) : 0;
+    if (m) checkMemberRows(m, N);
+    // wte's rows: a member tensor reaches from member 0's copy to the end of member K-1's
+    const V = Math.floor((wte.size - (K - 1) * es) / C), perRow = pos ? T : 1; // perRow: tokens per output row
+    const tk = this.i32(tokens);
+    if (tk.length < N * perRow) throw new Error(`wasm backend: tokens holds ${tk.length} elements, the op needs ${N * perRow}`);
+    const at = pos ? this.i32(pos) : null;
+    if (at && at.length < N) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${N}`);
+    for (let n = 0; n < N; n++) {
+      let i = n;
+      if (at) {
+        if (!(at[n] >= 1 && at[n] <= T)) throw new Error(`embeddingLast: pos[${n}] = ${at[n]} outside 1..${T}`);
+        i = n * T + at[n] - 1;
+      }
+      if (!(tk[i] >= 0 && tk[i] < V)) throw new Error(`wasm backend: token ${tk[i]} at ${i} is outside the vocabulary [0, ${V})`);
+    }
+    const o = out ? this.ptr(out, N * C, 'out') : 0, g = dout ? this.ptr(dout, N * C, 'dout') : 0;
+    const e = this.ptr(wte, (K - 1) * es + V * C, 'wte'), p = this.ptr(wpe, (K - 1) * ps + T * C, 'wpe');
+    const t = (tokens as WasmTensor).ptr, q = pos ? (pos as WasmTensor).ptr : 0;
+    for (let k = 0; k < K; k++) {
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
+      if (rows === 0) continue;
+      const ek = e + k * es * 4, pk = p + k * ps * 4;
+      if (pos) this.k.embeddingLast(o + r0 * C * 4, t + r0 * T * 4, q + r0 * 4, ek, pk, rows, T, C);
+      else if (dout) this.k.embeddingBackward(ek, pk, g + r0 * C * 4, t + r0 * 4, rows, T, C);
+      else this.k.embeddingForward(o + r0 * C * 4, t + r0 * 4, ek, pk, rows, T, C);
+    }
+  }
+  attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
+    heads(C, NH);
+    const BT = B * T;
+    this.k.attentionForward(this.ptr(out, BT * C, 'out'), this.ptr(att, BT * NH * T, 'att'), this.ptr(qkv, BT * 3 * C, 'qkv'), B, T, C, NH);
+  }
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
+    heads(C, NH);
+    const BT = B * T;
+    this.k.attentionBackward(this.ptr(dqkv, BT * 3 * C, 'dqkv'), this.ptr(dpreatt, BT * NH * T, 'dpreatt'), this.ptr(dout, BT * C, 'dout'),
+      this.ptr(qkv, BT * 3 * C, 'qkv'), this.ptr(att, BT * NH * T, 'att'), B, T, C, NH);
+  }
+  attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
+    heads(C, NH);
+    const p = this.scratch(Math.max(1, T)); // before any view: growth would detach them
+    const at = this.i32(pos);
+    if (at.length < B) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${B}`);
+    for (let b = 0; b < B; b++) if (!(at[b] >= 1 && at[b] <= T)) throw new Error(`attentionDecode: pos[${b}] = ${at[b]} outside 1..${T}`);
+    this.k.attentionDecode(this.ptr(out, B * C, 'out'), this.ptr(qkvCache, B * T * 3 * C, 'qkvCache'), this.ptr(qkvNew, B * 3 * C, 'qkvNew'),
+      (pos as WasmTensor).ptr, p, B, T, C, NH);
+  }
+  geluForward(out: Tensor, inp: Tensor, n: number): void {
+    this.k.geluForward(this.ptr(out, n, 'out'), this.ptr(inp, n, 'inp'), n);
+  }
+  geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void {
+    this.k.geluBackward(this.ptr(dinp, n, 'dinp'), this.ptr(inp, n, 'inp'), this.ptr(dout, n, 'dout'), n);
+  }
+
+  // ---- the reference code on views of wasm memory (not in wasm yet) ----
+
+  sumSquares(out: Tensor, x: Tensor, n: number, members?: MemberStack): void {
+    const K = members ? members.K : 1, stride = members ? members.paramStride ?? n : 0;
+    const p = this.ptr(x, (K - 1) * stride + n, 'x'), o = this.f(out, K, 'out');
+    for (let k = 0; k < K; k++) o[k] = this.k.sumSquares(p + k * stride * 4, n);
+  }
+  clipScale(scale: Tensor, normSq: Tensor, maxNorm: number, members?: MemberStack): void {
+    if (members) return mem.clipScale(this.f(scale), this.f(normSq), maxNorm, members.K);
+    opt.clipScale(this.f(scale), this.f(normSq), maxNorm);
+  }
+  sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
+    B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: Tensor): void {
+    smp.sample(this.i32(tokens), this.f(logp), this.i32(pos), this.i32(done), this.i32(limit), this.f(logits), B, T, V, temperature, eos, seed,
+      counter, logitsT, rowRng ? this.i32(rowRng) : undefined);
+  }
+
+  gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(this.f(out), this.f(src), this.i32(index), n); }
+  groupNormalize(adv: Tensor, stats: Tensor, rewards: Tensor, groupStart: Tensor, E: number, P: number, mode: AdvantageMode): void {
+    rl.groupNormalize(this.f(adv), this.f(stats), this.f(rewards), this.i32(groupStart), E, P, mode);
+  }
+  seqRatio(logS: Tensor, ratio: Tensor, tokRatio: Tensor, logp: Tensor, oldLogp: Tensor, mask: Tensor, S: number, T: number): void {
+    rl.seqRatio(this.f(logS), this.f(ratio), this.f(tokRatio), this.f(logp), this.f(oldLogp), this.f(mask), S, T);
+  }
+  clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor, logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor,
+    mask: Tensor, refLogp: Tensor | null, S: number, T: number, loss: LossArgs): void {
+    const f = (t: Tensor) => this.f(t);
+    rl.clipLoss(f(lossSeq), f(klSeq), f(clipSeq), f(dlogp), f(logp), f(ratio), f(tokRatio), f(seqAdv), f(mask), refLogp ? f(refLogp) : null, S, T, loss);
+  }
+  rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
+    S: number, T: number, algorithm: Algorithm, beta: number): void {
+    const f = (t: Tensor) => this.f(t);
+    rl.rlStats(f(stats), f(lossSeq), f(klSeq), f(clipSeq), f(ratio), f(tokRatio), f(mask), S, T, algorithm, beta);
+  }
+}
+
+/** The kernels split C into NH heads of C / NH. */
+function heads(C: number, NH: number): void {
+  if (!(NH >= 1 && Number.isInteger(C / NH))) throw new Error(`wasm backend: C = ${C} does not split into NH = ${NH} heads`);
+}
+
+/** A stride shared by tensors of one shape (a weight and its gradient; a LayerNorm's weight and bias). */
+function sameStride(m: Members, ...ts: Tensor[]): number {
+  const s = memberStride(ts[0], m);
+  for (const t of ts) if (memberStride(t, m) !== s) throw new Error('members: tensors of one shape with different member strides');
+  return s;
+}

@@ -1,0 +1,21 @@
+// The committed kernels module is what shaders/simd compiles to today: a stale binary fails here.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { compileKernels, kernelsModule, KERNELS_MODULE } from '../../scripts/buildWasm';
+import { KERNELS_WASM_BASE64, KERNELS_WASM_BYTES } from '../../src/simd/kernels.wasm';
+import { simdSupported } from '../../src/simd/kernels';
+
+describe('wasm kernels build', () => {
+  it('rebuilding shaders/simd gives the committed bytes (run `npm run build:wasm` after editing the kernels)', async () => {
+    const bytes = await compileKernels();
+    expect(Buffer.from(bytes).toString('base64') === KERNELS_WASM_BASE64, 'src/simd/kernels.wasm.ts is stale').toBe(true);
+    expect(bytes.length).toBe(KERNELS_WASM_BYTES);
+    expect(readFileSync(KERNELS_MODULE, 'utf8')).toBe(kernelsModule(bytes));
+  }, 180_000);
+  it('the module uses simd128 and validates on this Node', () => {
+    expect(simdSupported()).toBe(true);
+    const bytes = Buffer.from(KERNELS_WASM_BASE64, 'base64');
+    // a module without simd instructions would validate anywhere: the 0xfd prefix marks them
+    expect(bytes.includes(0xfd)).toBe(true);
+  });
+});
