@@ -3,7 +3,7 @@
 // 4 keys at a time, outputs and gradients summed in local accumulators 4 lanes
 // at a time and written once. No allocation per call once scratch has grown.
 // Kernel twins: shaders/attention.wgsl, shaders/decode.wgsl; tests: test/gpu/nn.test.ts, test/gpu/decode.test.ts.
-import type { F } from './nn';
+import type { F } from './gemm';
 
 let S64 = new Float64Array(0); // [T, T] scores, then probabilities, of one (b, h)
 

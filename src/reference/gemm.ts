@@ -3,7 +3,8 @@
 // inner loops over contiguous memory, no allocation per call once scratch has
 // grown. The same code serves Float32Array and Float64Array.
 // Kernel twin: shaders/matmul.wgsl; test: test/gpu/matmul.test.ts.
-import type { F } from './nn';
+/** The element arrays the reference computes in (float32, or float64 for the finite-difference oracle). */
+export type F = Float32Array | Float64Array;
 
 // ---- scratch, grown on demand, one per element type so the kernels see a single array type per call ----
 let rowsScratch = new Int32Array(0);

@@ -7,7 +7,8 @@
 import { attentionBackward as attnBackward, attentionDecode as attnDecode, attentionForward as attnForward } from './attention';
 import { colSum, gemmDinp, gemmDweight, gemmNT, iota, nonzeroRows } from './gemm';
 
-export type F = Float32Array | Float64Array;
+import type { F } from './gemm';
+export type { F };
 export type I = Int32Array;
 
 // out[n,:] = wte[tokens[n],:] + wpe[n % T,:]

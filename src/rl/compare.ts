@@ -5,22 +5,13 @@ import { validateConfig, type RunConfig } from '../config';
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
 import { InputError } from '../errors';
-import { comparisonRow } from './interval';
+import { comparisonRow, type ComparisonRow } from './interval';
 import { messageParts } from './reward';
 import { sequencesByEpisode } from './rollout';
 import { Trainer } from './trainer';
 import { type TrainerSlots } from './slots';
 
-/** One arm of the comparison: accuracy with its 95% interval, and the tokens it cost. */
-export interface ComparisonRow {
-  name: string; // 'actor alone' | 'untrained collaborator' | 'trained collaborator'
-  n: number; // held-out problems
-  accuracy: number;
-  lo: number; // 95% interval (Wilson score)
-  hi: number;
-  tokens: number; // mean message tokens per episode
-  extras: Record<string, number>;
-}
+export type { ComparisonRow } from './interval';
 
 export interface Comparison { step: number; rows: ComparisonRow[] }
 

@@ -1,12 +1,22 @@
 // 95% intervals for the AgentPO comparison (docs/envs.md section 2): accuracy on
 // the held-out set with a Wilson score interval, and a normal-approximation
 // interval for a mean (for a non-binary measure).
-import type { ComparisonRow } from './compare';
 
 /** Two-sided 95% quantile of the standard normal. */
 export const Z95 = 1.959964;
 
 export interface Interval { lo: number; hi: number }
+
+/** One arm of the comparison: accuracy with its 95% interval, and the tokens it cost. */
+export interface ComparisonRow {
+  name: string; // 'actor alone' | 'untrained collaborator' | 'trained collaborator'
+  n: number; // held-out problems
+  accuracy: number;
+  lo: number; // 95% interval (Wilson score)
+  hi: number;
+  tokens: number; // mean message tokens per episode
+  extras: Record<string, number>;
+}
 
 /**
  * Wilson score interval for a proportion: unlike p +- z sqrt(p(1-p)/n), it

@@ -1,5 +1,5 @@
 // Bindings of shaders/residual.wgsl: 1 out, 2 a, 3 b.
-import { grid1D, type KernelContext } from '../runtime';
+import { grid1D, type KernelContext } from '../kernelContext';
 import type { GpuTensor } from '../tensor';
 
 const WG = 256;
