@@ -13,7 +13,8 @@ export interface Tolerance { rtol: number; atol: number }
 /** f32 on both sides, same formulas: differences come from summation order and transcendental functions. */
 export const TOL: Tolerance = { rtol: 1e-4, atol: 1e-5 };
 
-async function runOn(b: Backend, inputs: Record<string, HostArray>, op: (b: Backend, t: Tensors) => void, outputs: readonly string[]) {
+/** The op on backend `b` from host inputs; the named outputs read back (the twins' common step, WebGPU's and wasm's). */
+export async function runOn(b: Backend, inputs: Record<string, HostArray>, op: (b: Backend, t: Tensors) => void, outputs: readonly string[]) {
   const t: Tensors = {};
   for (const [name, data] of Object.entries(inputs)) {
     t[name] = b.alloc(data.length, data instanceof Int32Array ? 'i32' : 'f32');

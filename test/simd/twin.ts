@@ -1,33 +1,20 @@
 // Runs one op on the wasm engine and on the f32 reference with the same host inputs, then
 // compares the named outputs element by element: |wasm - ref| <= atol + rtol * |ref|.
 import { expect } from 'vitest';
-import type { Backend, Tensor } from '../../src/backend';
+import type { Backend } from '../../src/backend';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { WasmBackend } from '../../src/simd/wasmBackend';
 import { mulberry32 } from '../../src/model/random';
 
-export type HostArray = Float32Array | Int32Array;
-export type Tensors = Record<string, Tensor>;
-export interface Tolerance { rtol: number; atol: number }
+import { runOn, type HostArray, type Tensors, type Tolerance } from '../gpu/parity';
+
+export type { HostArray, Tensors, Tolerance };
 
 export const wasm = new WasmBackend();
 
 export function randn(n: number, seed: number, scale = 1): Float32Array {
   const r = mulberry32(seed);
   return Float32Array.from({ length: n }, () => (r() - 0.5) * 2 * scale);
-}
-
-async function runOn(b: Backend, inputs: Record<string, HostArray>, op: (b: Backend, t: Tensors) => void, outputs: readonly string[]) {
-  const t: Tensors = {};
-  for (const [name, data] of Object.entries(inputs)) {
-    t[name] = b.alloc(data.length, data instanceof Int32Array ? 'i32' : 'f32');
-    b.write(t[name], data);
-  }
-  op(b, t);
-  const result: Record<string, Float64Array> = {};
-  for (const name of outputs) result[name] = Float64Array.from(await b.read(t[name]));
-  for (const x of Object.values(t)) b.free(x);
-  return result;
 }
 
 export function expectClose(label: string, got: Float64Array, want: Float64Array, tol: Tolerance): void {
