@@ -168,16 +168,26 @@ async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: Populat
     if (!stillRunning()) { idx.forEach((i) => h.patchRun(i, { status: 'interrupted' })); return { problem: null, notStarted: false }; } // stopped while it loaded
     await client.api.start();
     states = await client.api.getStates();
-    for (let polls = 1; stillRunning() && states[0].status === 'running'; polls++) {
+    const anyRunning = () => states.some((st) => st.status === 'running'); // a tripped member pauses while the rest go on
+    let problem: string | null = null;
+    const ended = new Set<number>();
+    const endMembers = async (all: boolean) => { // a member that stopped is recorded at once, not when its lane ends
+      for (const [k, state] of states.entries()) {
+        if (ended.has(k) || (!all && state.status === 'running')) continue;
+        ended.add(k);
+        problem ??= await memberEnded(ctx, h, idx[k], state, ports[k]);
+      }
+    };
+    for (let polls = 1; stillRunning() && anyRunning(); polls++) {
       await sleep(h.pollMs);
       states = await client.api.getStates();
+      await endMembers(false);
       const shown = polls % EXAMPLE_EVERY === 0 ? exampleMember(h.sweep(), get().hoveredRun) : null;
       const k = states.findIndex((st) => st.runId === shown);
       if (k >= 0) await showExample(ctx, ports[k], shown!, h.sweep()!.runs[idx[k]].label);
     }
-    if (states[0].status === 'running') { await client.api.pause(); states = await client.api.getStates(); } // the sweep was stopped
-    let problem: string | null = null;
-    for (const [k, state] of states.entries()) problem ??= await memberEnded(ctx, h, idx[k], state, ports[k]);
+    if (anyRunning()) { await client.api.pause(); states = await client.api.getStates(); } // the sweep was stopped
+    await endMembers(true);
     return { problem, notStarted: false };
   } catch (e) {
     idx.forEach((i) => { if (h.sweep()?.runs[i].status === 'running') h.patchRun(i, { status: 'interrupted', finishedAt: deps.now() }); });

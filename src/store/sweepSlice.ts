@@ -1,6 +1,5 @@
-// The page's sweep: one run per value of lambda_tok (or the budget B). With a way
-// to spawn workers the runs train side by side as a population (sweepPopulation.ts),
-// else one after another in the training worker; every run lands in the runs table
+// The page's sweep: one run per value of lambda_tok (or the budget B), trained side
+// by side as a population (sweepPopulation.ts); every run lands in the runs table
 // like any other, and the sweep's record (which runs, which finished, their final
 // evals) is kept in the browser so a reload keeps the finished runs and marks
 // the interrupted ones.
@@ -11,7 +10,7 @@ import { clip, InputError } from '../errors';
 import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
 import { errorText, type StoreContext } from './context';
 import { RunFileError, sweepRecord } from './runSchema';
-import type { SweepSlice, TrainerClient } from './types';
+import type { SweepSlice } from './types';
 import { overridesOf } from './urlState';
 import { memberKey, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type PreparedMember } from './sweepPopulation';
 
@@ -71,8 +70,6 @@ export function initialSweep(kv: KeyValueStore): SweepState & { notice: string |
   return { sweep: restored, sweepDraft: null, sweepDraftError: null, sweepSelected: null, sweepExample: null, populationLoaded: 0, sweepLayout: null, notice: problem };
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSlice, keyof SweepState> {
   const { set, get, deps } = ctx;
   let running = false; // one runner loop at a time
@@ -109,70 +106,25 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   const overridesFor = (s: SweepRecord, value: number): Partial<RunConfig> =>
     ({ ...s.base, ...(s.axis === 'lambdaTok' ? { lambdaMode: 'manual', lambdaTok: value } : { lambdaMode: 'budget', budget: value }) });
 
-  /** Runs the sweep's pending and interrupted runs side by side (a population) until each is done or the sweep stops. */
-  const populationLoop = async (spawn: () => TrainerClient) => {
-    const hooks = { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take };
+  /**
+   * Runs the sweep's pending and interrupted runs side by side (a population in lanes of trainer workers)
+   * until each is done or the sweep stops. The main worker is left alone: its run stays the one it was.
+   */
+  const runLoop = async () => {
+    if (running) return;
+    running = true;
     let problem: string | null;
-    try { problem = await runPopulation(ctx, spawn, hooks); } catch (e) { problem = errorText(e); } // placement refused (memory, K)
+    try {
+      if (!deps.spawnTrainer) throw new InputError('this page cannot start trainer workers, so it cannot train a population');
+      const hooks = { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take };
+      problem = await runPopulation(ctx, deps.spawnTrainer, hooks);
+    } catch (e) { problem = errorText(e); } // placement refused (memory, K), or no workers
+    finally { running = false; }
     set({ sweepExample: null });
     const s = get().sweep;
     if (!s || s.status !== 'running') return;
     if (s.runs.every((r) => r.status === 'done')) save({ ...s, status: 'done', message: null });
-    else save({ ...s, status: 'stopped', message: problem ?? 'some runs did not finish' });
-  };
-
-  /** Runs the sweep's pending and interrupted runs (one after another without spawned workers) until done or stopped. */
-  const runLoop = async () => {
-    if (running) return;
-    running = true;
-    try {
-      if (deps.spawnTrainer) { await populationLoop(deps.spawnTrainer); return; }
-      for (;;) {
-        const s = get().sweep;
-        if (!s || s.status !== 'running') return;
-        const i = s.runs.findIndex((r) => r.status === 'pending' || r.status === 'interrupted');
-        if (i < 0) { save({ ...s, status: 'done', message: null }); return; }
-        const run = s.runs[i];
-        patchRun(i, { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null });
-        set({ error: null });
-        await ctx.initRun(s.preset, overridesFor(s, run.value));
-        const runId = get().runId;
-        if (get().error || !runId) {
-          patchRun(i, { status: 'interrupted' });
-          save({ ...get().sweep!, status: 'stopped', message: `run ${i + 1} could not start: ${get().error ?? 'no run'}` });
-          return;
-        }
-        patchRun(i, { runId });
-        if (ctx.meta(runId)) ctx.updateMeta(runId, { member: { sweep: s.id, axis: s.axis, value: run.value } }, true);
-        if (get().sweep?.status !== 'running') { patchRun(i, { status: 'interrupted' }); return; } // stopped while it loaded
-        ctx.applySnapshot(await ctx.api.start());
-        let state = ctx.get().trainer!;
-        while (get().sweep?.status === 'running') {
-          await sleep(POLL_MS);
-          state = await ctx.api.getState();
-          if (state.runId !== runId || state.status !== 'running') break;
-        }
-        if (state.runId === runId && state.status === 'running') state = await ctx.api.pause(); // the sweep was stopped
-        const last = state.evals[state.evals.length - 1];
-        const finished = state.runId === runId && state.status === 'idle' && (state.message ?? '').startsWith('finished') && last !== undefined;
-        ctx.applySnapshot(state);
-        const name = `${s.preset} sweep ${run.label}`;
-        if (ctx.meta(runId)) ctx.updateMeta(runId, { name }, true);
-        if (finished) {
-          patchRun(i, { status: 'done', accuracy: last.accuracy, tokens: last.tokens, finishedAt: deps.now() });
-        } else {
-          patchRun(i, { status: 'interrupted', finishedAt: deps.now() });
-          const cur = get().sweep!;
-          if (cur.status === 'running') save({ ...cur, status: 'stopped', message: `run ${i + 1} stopped before its last step (${state.message ?? state.status})` });
-          return;
-        }
-      }
-    } catch (e) {
-      const s = get().sweep;
-      if (s) save({ ...s, status: 'stopped', message: errorText(e), runs: s.runs.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' } : r)) });
-    } finally {
-      running = false;
-    }
+    else save({ ...s, status: 'stopped', message: problem ?? 'some runs did not finish', runs: s.runs.map((r) => (r.status === 'running' ? { ...r, status: 'interrupted' } : r)) });
   };
 
   return {
@@ -261,9 +213,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     async stopSweep() {
       const s = get().sweep;
       if (!s || s.status !== 'running') return;
-      save({ ...s, status: 'stopped', message: 'stopped by you' });
-      if (members.size) return; // the members pause at their next poll
-      await ctx.guard(async () => { if (get().status === 'running') ctx.applySnapshot(await ctx.api.pause()); }); // the runner stops at its next poll
+      save({ ...s, status: 'stopped', message: 'stopped by you' }); // the members pause at their next poll
     },
 
     async resumeSweep() {

@@ -1,6 +1,6 @@
-// The page's sweep against a fake worker whose runs finish by themselves: one run
-// per value with the right overrides, final evals recorded, the frontier by hand,
-// a reload that marks the interrupted run, resume, stop, and bad values.
+// The page's sweep against fake lane workers whose runs finish by themselves: one
+// member per value with the right overrides, final evals recorded, the frontier by
+// hand, a reload that marks the interrupted members, resume, stop, and bad values.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAppStore, memoryKv, type AppStore } from '../../src/store/appStore';
 import { MetricsHub } from '../../src/store/metricsHub';
@@ -8,17 +8,17 @@ import { MemoryRunStorage } from '../../src/store/runsDb';
 import { afterReload, parseSweepRecord, SWEEP_KEY, type KeyValueStore, type SweepRecord } from '../../src/store/sweepSlice';
 import { sweepPoints, secondsLeft } from '../../src/ui/SweepPanel';
 import { paretoFrontier as sweepFrontier } from '../../src/rl/pareto';
-import { FakeTrainer, fakeClient, settle } from './fakeClient';
+import { FakeTrainer, fakeClient, fakeLane } from './fakeClient';
 
 /** A fake whose started run finishes after a moment, with a final eval that depends on lambda_tok. */
 class FinishingTrainer extends FakeTrainer {
   finishAfterMs = 20;
   final = (lambda: number) => ({ accuracy: 1 - lambda, tokens: 4 - 10 * lambda });
-  hold = false; // when true, started runs never finish (a sweep to stop or reload)
+  constructor(private readonly hold: (lambda: number) => boolean) { super(); } // true: the run never finishes (a sweep to stop or reload)
   override async start() {
     const snap = await super.start();
     const runId = this.state.runId!;
-    if (!this.hold) {
+    if (!this.hold(this.state.lambdaTok)) {
       setTimeout(() => {
         if (this.state.runId !== runId || this.state.status !== 'running') return;
         this.finishRun(runId, this.final(this.state.lambdaTok));
@@ -31,15 +31,22 @@ class FinishingTrainer extends FakeTrainer {
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
 
-function world(kv: KeyValueStore = memoryKv(), fake = new FinishingTrainer()) {
-  const store = createAppStore({ client: fakeClient(fake), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv });
+function world(kv: KeyValueStore = memoryKv(), hold: (lambda: number) => boolean = () => false) {
+  const members: FinishingTrainer[] = [];
+  const main = new FakeTrainer();
+  const store = createAppStore({
+    client: fakeClient(main), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv,
+    spawnTrainer: () => fakeLane(() => { const m = new FinishingTrainer(hold); members.push(m); return m; }),
+  });
   stores.push(store);
-  return { store, fake, kv };
+  return { store, main, members, kv };
 }
+const inits = (members: FakeTrainer[]) => members.flatMap((m) => m.callsOf('init'));
+const until = async (cond: () => boolean) => { for (let i = 0; i < 200 && !cond(); i++) await new Promise((r) => setTimeout(r, 10)); };
 
 describe('sweep in the store', () => {
   it('runs one run per lambda_tok with that value, records each final eval, and draws the frontier', async () => {
-    const { store, fake, kv } = world();
+    const { store, members, kv } = world();
     await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
     store.getState().setSweepDraft('0, 0.1, 0.3');
     expect(store.getState().sweepDraftError).toBeNull();
@@ -47,9 +54,8 @@ describe('sweep in the store', () => {
     const s = store.getState().sweep!;
     expect(s.status).toBe('done');
     expect(s.runs.map((r) => r.status)).toEqual(['done', 'done', 'done']);
-    // the boot's run, then one init per value: manual lambda_tok = the value, the rest of the setup kept (steps=5)
-    const inits = fake.callsOf('init').slice(1);
-    expect(inits).toEqual([0, 0.1, 0.3].map((v) => ['relay-noisy-dr', { steps: 5, lambdaMode: 'manual', lambdaTok: v }]));
+    // one member per value: manual lambda_tok = the value, the rest of the setup kept (steps=5)
+    expect(inits(members).sort((a, b) => (a[1] as { lambdaTok: number }).lambdaTok - (b[1] as { lambdaTok: number }).lambdaTok)).toEqual([0, 0.1, 0.3].map((v) => ['relay-noisy-dr', { steps: 5, lambdaMode: 'manual', lambdaTok: v }]));
     expect(new Set(s.runs.map((r) => r.runId)).size).toBe(3);
     expect(s.runs.map((r) => r.accuracy)).toEqual([1, 0.9, 0.7]);
     expect(s.runs.map((r) => r.tokens)).toEqual([4, 3, 1]);
@@ -69,41 +75,34 @@ describe('sweep in the store', () => {
     expect(sweepFrontier(sweepPoints(s)).map((p) => p.value)).toEqual([0.1, 0.01]);
   });
 
-  it('a reload keeps finished runs, marks the running one interrupted, and Resume runs the rest', async () => {
+  it('a reload keeps finished runs, marks the running ones interrupted, and Resume runs the rest', async () => {
     const kv = memoryKv();
-    const first = world(kv);
+    const first = world(kv, (l) => l > 0); // only lambda 0 finishes: the page "closes" while the others train
     await first.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
     first.store.getState().setSweepDraft('0, 0.1, 0.3');
-    first.fake.final = (l) => ({ accuracy: 1 - l, tokens: 4 - 10 * l });
-    // the second run never finishes: the page "closes" while it trains
-    const origStart = first.fake.start.bind(first.fake);
-    let started = 0;
-    first.fake.start = async () => { started++; first.fake.hold = started >= 2; return origStart(); };
     const sweeping = first.store.getState().startSweep();
-    for (let i = 0; i < 100 && first.store.getState().sweep?.runs[1].status !== 'running'; i++) await new Promise((r) => setTimeout(r, 20));
-    await settle();
+    await until(() => { const r = parseSweepRecord(kv.get(SWEEP_KEY)).sweep?.runs; return r?.[0].status === 'done' && r[2].status === 'running'; });
     const stored = parseSweepRecord(kv.get(SWEEP_KEY)).sweep!;
-    expect(stored.runs.map((r) => r.status)).toEqual(['done', 'running', 'pending']);
+    expect(stored.runs.map((r) => r.status)).toEqual(['done', 'running', 'running']);
 
     const second = world(kv); // the reload
     const s = second.store.getState().sweep!;
     expect(s.status).toBe('interrupted');
-    expect(s.runs.map((r) => r.status)).toEqual(['done', 'interrupted', 'pending']);
+    expect(s.runs.map((r) => r.status)).toEqual(['done', 'interrupted', 'interrupted']);
     expect(s.runs[0].accuracy).toBe(1);
     await second.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
     await second.store.getState().resumeSweep();
     const after = second.store.getState().sweep!;
     expect(after.status).toBe('done');
     expect(after.runs.map((r) => r.status)).toEqual(['done', 'done', 'done']);
-    expect(second.fake.callsOf('init').slice(1).map((c) => (c[1] as { lambdaTok: number }).lambdaTok)).toEqual([0.1, 0.3]);
+    // the finished member is not trained again; the interrupted ones are (no checkpoint was stored: no eval before the reload)
+    expect(inits(second.members).map((c) => (c[1] as { lambdaTok: number }).lambdaTok).sort()).toEqual([0.1, 0.3]);
     await first.store.getState().stopSweep();
     await sweeping;
   });
 
-  it('Stop pauses the worker and marks the run it stopped; bad values name the entry and start nothing', async () => {
-    const fake = new FinishingTrainer();
-    fake.hold = true;
-    const { store } = world(memoryKv(), fake);
+  it('Stop pauses every member and marks them interrupted; bad values name the entry and start nothing', async () => {
+    const { store, members } = world(memoryKv(), () => true);
     await store.getState().boot('?v=1&preset=relay-noisy-dr');
     store.getState().setSweepDraft('0, x, 0.3');
     expect(store.getState().sweepDraftError).toMatch(/entry 2 \("x"\)/);
@@ -113,13 +112,25 @@ describe('sweep in the store', () => {
     expect(store.getState().sweepDraftError).toMatch(/lambdaTok must be in \[0, 10\]/);
     store.getState().setSweepDraft('0.05, 0.2');
     const sweeping = store.getState().startSweep();
-    for (let i = 0; i < 100 && fake.state.status !== 'running'; i++) await new Promise((r) => setTimeout(r, 20));
+    await until(() => members.length === 2 && members.every((m) => m.state.status === 'running'));
     await store.getState().stopSweep();
     await sweeping;
     const s = store.getState().sweep!;
     expect(s.status).toBe('stopped');
-    expect(s.runs.map((r) => r.status)).toEqual(['interrupted', 'pending']);
-    expect(fake.callsOf('pause').length).toBeGreaterThan(0);
+    expect(s.runs.map((r) => r.status)).toEqual(['interrupted', 'interrupted']);
+    expect(members.every((m) => m.callsOf('pause').length > 0)).toBe(true);
+  });
+
+  it('without a way to start trainer workers the sweep is refused with a reason, and the main run is left alone', async () => {
+    const main = new FakeTrainer();
+    const store = createAppStore({ client: fakeClient(main), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv: memoryKv() });
+    stores.push(store);
+    await store.getState().boot('?v=1&preset=relay-noisy-dr');
+    store.getState().setSweepDraft('0, 0.1');
+    await store.getState().startSweep();
+    expect(store.getState().sweep!.status).toBe('stopped');
+    expect(store.getState().sweep!.message).toMatch(/cannot start trainer workers/);
+    expect(main.callsOf('init')).toHaveLength(1); // the boot's
   });
 
   it('a stored record that does not check is dropped with a reason; an unfinished one reads as interrupted', () => {
