@@ -19,6 +19,7 @@ const store = createAppStore({
   download: downloadBlob,
   publishDelayMs: 150, // evals, checkpoints saved, snapshots: one store update for what arrives together
   checkpointIntervalMs: 10_000, // checkpoints while training: at most every 10 s (and at once when the run stops)
+  resumeIntervalMs: 8_000, // between evals too: a reload loses at most a few steps
   prefs: localPrefs(), // the backend chosen, the overlaid runs, the guide dismissed: kept across reloads
   spawnTrainer: connectTrainer, // a population's lanes: on WebGPU one worker holds every member that stacks; on the CPU one worker each
   population: {

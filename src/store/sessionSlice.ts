@@ -63,6 +63,18 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     } catch { /* the worker is busy restarting; the next event refreshes */ }
   };
 
+  // a reload resumes within a few steps, not from the last eval: the last checkpoint and resume state every resumeIntervalMs
+  const lastResumeSave = new Map<string, number>();
+  const saveBetweenEvals = (runId: string) => {
+    const every = deps.resumeIntervalMs;
+    if (!(every > 0)) return;
+    const at = lastResumeSave.get(runId);
+    if (at === undefined) { lastResumeSave.set(runId, deps.now()); return; } // the clock starts at the run's first step here
+    if (deps.now() - at < every) return;
+    lastResumeSave.set(runId, deps.now());
+    void ctx.saveCheckpoint(runId, 'last', true);
+  };
+
   const onEvent = (e: TelemetryEvent) => dispatchTelemetry(e, {
     metrics(m) {
       if (!ctx.meta(m.runId) && m.runId !== get().runId) return; // a run already forgotten
@@ -72,6 +84,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       if (!meta) return;
       ctx.recorder.queueMetrics(m.runId, m.data, m.rows);
       ctx.updateMeta(m.runId, { steps: stepsAfter(m.data, m.rows) }, false);
+      saveBetweenEvals(m.runId);
     },
     eval(ev) {
       const meta = ensureMeta(ev.runId);

@@ -42,11 +42,16 @@ export interface AppDeps {
   publishDelayMs?: number;
   /** While a run trains, its checkpoints are stored at most this often (ms); stopping stores them at once. */
   checkpointIntervalMs?: number;
+  /**
+   * Between evals, a training run's (and each member's) last checkpoint with its resume state is stored at most
+   * this often (ms), so a reload resumes within a few steps of where it was; 0 (the default): only at evals.
+   */
+  resumeIntervalMs?: number;
   /** Where the page's own choices persist across reloads (localStorage in the browser; memory by default). */
   prefs?: PrefsStore;
   /** Small records kept between page loads (the sweep): localStorage in the page, a map in tests. */
   kv?: KeyValueStore;
-  /** A new trainer worker for a population member; without it a sweep runs its runs one after another in the main worker. */
+  /** A new trainer worker for a population's lane; without it a sweep is refused (the main worker keeps the single run). */
   spawnTrainer?: () => TrainerClient;
   /** How large a population may be here (defaults: 2 cores, 1 GiB, 16 members). */
   population?: Partial<PopulationLimits>;

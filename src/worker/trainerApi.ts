@@ -207,7 +207,7 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
         throw new InputError(`resume: ${errorMessage(e)}`);
       }
       const step = checked[0].snapshot.step;
-      this.install(trainer, env, preset, checked.map((c, k) => ({ slots: slotOf(c.weights), source: `run ${members[k].runId}'s last checkpoint (step ${step})`, notices: [] })), members.map((m) => m.runId));
+      this.install(trainer, env, preset, checked.map((c) => ({ slots: slotOf(c.weights), source: `this run's own last checkpoint (step ${step}), resumed`, notices: [] })), members.map((m) => m.runId));
       this.resumePoints = await Promise.all(checked.map((c, k) => captureResumePoint(trainer, null, c.bestWeights, k)));
       const restarts = checked.map((c, k) => (c.optimizerNotice ? `${who(k)}${c.optimizerNotice}` : null)).filter((x) => x !== null);
       const opt = restarts.length ? `the optimizer restarts: ${restarts.join('; ')}` : 'optimizer state restored';
