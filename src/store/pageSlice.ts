@@ -53,6 +53,7 @@ export function pageActions(ctx: StoreContext): Omit<PageSlice, keyof PageState>
     async resume() {
       const r = get().resumable;
       if (!r) return;
+      if (r.members !== undefined) { set({ resumable: null }); await get().resumeSweep(); return; } // a population goes on as one
       await ctx.guard(async () => {
         const meta = ctx.meta(r.id);
         if (!meta) throw new Error(`"${r.name}" is no longer stored; it cannot be resumed`);

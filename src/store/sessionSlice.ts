@@ -14,11 +14,23 @@ import { bestBy } from './bestRule';
 import { parsePrefs } from './pagePrefs';
 import { readStoredRuns } from './storedRun';
 import type { Resumable } from './types';
+import type { SweepRecord } from './sweepSlice';
 
-/** The newest stored run that was training or paused when the page closed and has a last checkpoint. */
-export function resumableOf(runs: readonly RunMeta[]): Resumable | null {
-  const r = [...runs].sort((a, b) => b.updatedAt - a.updatedAt).find((m) => (m.status === 'interrupted' || m.status === 'paused') && m.checkpoints.last !== undefined);
-  return r ? { id: r.id, name: r.name, step: r.checkpoints.last!, status: r.status === 'paused' ? 'paused' : 'interrupted' } : null;
+/**
+ * The most recent work the page was doing when it closed: a lone run that was training or paused (with a last
+ * checkpoint), or a population interrupted by the close (its members resume together through the sweep), whichever
+ * was updated last. A population's members are never offered one by one.
+ */
+export function resumableOf(runs: readonly RunMeta[], sweep: SweepRecord | null = null): Resumable | null {
+  const r = [...runs].sort((a, b) => b.updatedAt - a.updatedAt).find((m) => !m.member && (m.status === 'interrupted' || m.status === 'paused') && m.checkpoints.last !== undefined);
+  const lone: Resumable | null = r ? { id: r.id, name: r.name, step: r.checkpoints.last!, status: r.status === 'paused' ? 'paused' : 'interrupted' } : null;
+  if (sweep?.status !== 'interrupted') return lone;
+  const left = sweep.runs.filter((x) => x.status === 'interrupted' || x.status === 'pending');
+  if (left.length === 0) return lone;
+  const metas = left.map((x) => runs.find((m) => m.id === x.runId));
+  const updated = Math.max(sweep.createdAt, ...metas.map((m) => m?.updatedAt ?? 0));
+  if (r && r.updatedAt > updated) return lone;
+  return { id: sweep.id, name: `${sweep.preset} population`, step: Math.min(...metas.map((m) => m?.checkpoints.last ?? 0)), status: 'interrupted', members: left.length };
 }
 
 export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
@@ -147,7 +159,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         if (stored.notice) set({ notice: [get().notice, stored.notice].filter(Boolean).join(' ') });
         runs.sort((a, b) => b.createdAt - a.createdAt);
         storedRuns = runs.length;
-        set({ runs, resumable: resumableOf(runs) });
+        set({ runs, resumable: resumableOf(runs, get().sweep) });
         // the overlaid runs of the last visit that still exist, with their metrics
         const pinned = prefs.pinned.filter((id) => runs.some((r) => r.id === id));
         const overlay = [...new Set([...prefs.overlay, ...pinned])].filter((id) => runs.some((r) => r.id === id));

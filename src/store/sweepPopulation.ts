@@ -137,6 +137,12 @@ async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: Populat
   const lane = await storedLane(ctx, s, idx);
   if (!lane) return { problem: 'its members resume from checkpoints of different steps', notStarted: true };
   const stored = lane.entries;
+  if (!stored) { // a member interrupted before any checkpoint was stored starts anew: its old record goes, so the table holds one run per member
+    for (const i of idx) {
+      const old = s.runs[i].runId;
+      if (s.runs[i].status === 'interrupted' && old && ctx.meta(old)) { ctx.dropRun(old); void deps.storage.deleteRun(old).catch(() => {}); }
+    }
+  }
   const before = idx.map((i) => s.runs[i].status);
   idx.forEach((i) => h.patchRun(i, stored ? { status: 'running', finishedAt: null } : { status: 'running', runId: null, accuracy: null, tokens: null, startedAt: deps.now(), finishedAt: null }));
   let pre = idx.length === 1 && !stored ? h.take?.(s.preset, overrides[0]) ?? null : null;

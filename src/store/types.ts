@@ -150,7 +150,11 @@ export interface RunsSlice {
 }
 
 /** A stored run that was training (or paused) when the page closed, with a last checkpoint to go on from. */
-export interface Resumable { id: string; name: string; step: number; /** paused by the person, or interrupted (training when the page closed) */ status: 'paused' | 'interrupted' }
+export interface Resumable {
+  id: string; name: string; step: number; /** paused by the person, or interrupted (training when the page closed) */ status: 'paused' | 'interrupted';
+  /** Set when what resumes is a population (the sweep `id`): how many members go on; `step` is the least of their stored steps. */
+  members?: number;
+}
 
 export interface PageSlice {
   /** The first-run guide was dismissed (it never comes back). */

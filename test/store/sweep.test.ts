@@ -31,11 +31,11 @@ class FinishingTrainer extends FakeTrainer {
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
 
-function world(kv: KeyValueStore = memoryKv(), hold: (lambda: number) => boolean = () => false) {
+function world(kv: KeyValueStore = memoryKv(), hold: (lambda: number) => boolean = () => false, storage = new MemoryRunStorage()) {
   const members: FinishingTrainer[] = [];
   const main = new FakeTrainer();
   const store = createAppStore({
-    client: fakeClient(main), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv,
+    client: fakeClient(main), storage, hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv,
     spawnTrainer: () => fakeLane(() => { const m = new FinishingTrainer(hold); members.push(m); return m; }),
   });
   stores.push(store);
@@ -76,8 +76,8 @@ describe('sweep in the store', () => {
   });
 
   it('a reload keeps finished runs, marks the running ones interrupted, and Resume runs the rest', async () => {
-    const kv = memoryKv();
-    const first = world(kv, (l) => l > 0); // only lambda 0 finishes: the page "closes" while the others train
+    const kv = memoryKv(), storage = new MemoryRunStorage();
+    const first = world(kv, (l) => l > 0, storage); // only lambda 0 finishes: the page "closes" while the others train
     await first.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
     first.store.getState().setSweepDraft('0, 0.1, 0.3');
     const sweeping = first.store.getState().startSweep();
@@ -85,18 +85,24 @@ describe('sweep in the store', () => {
     const stored = parseSweepRecord(kv.get(SWEEP_KEY)).sweep!;
     expect(stored.runs.map((r) => r.status)).toEqual(['done', 'running', 'running']);
 
-    const second = world(kv); // the reload
+    await first.store.ctx.recorder.flush();
+    const second = world(kv, () => false, storage); // the reload
     const s = second.store.getState().sweep!;
     expect(s.status).toBe('interrupted');
     expect(s.runs.map((r) => r.status)).toEqual(['done', 'interrupted', 'interrupted']);
     expect(s.runs[0].accuracy).toBe(1);
     await second.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
-    await second.store.getState().resumeSweep();
+    // one banner offers the population (not a member alone), named by its preset
+    expect(second.store.getState().resumable).toMatchObject({ id: s.id, name: 'relay-noisy-dr population', members: 2, step: 0 });
+    await second.store.getState().resume();
     const after = second.store.getState().sweep!;
     expect(after.status).toBe('done');
     expect(after.runs.map((r) => r.status)).toEqual(['done', 'done', 'done']);
     // the finished member is not trained again; the interrupted ones are (no checkpoint was stored: no eval before the reload)
     expect(inits(second.members).map((c) => (c[1] as { lambdaTok: number }).lambdaTok).sort()).toEqual([0.1, 0.3]);
+    // they started anew, so their old records went: one row per member in the runs table, no duplicate names
+    const rows = second.store.getState().runs.filter((m) => m.member?.sweep === s.id);
+    expect(rows.map((m) => m.name).sort()).toEqual(['relay-noisy-dr sweep lambda_tok=0', 'relay-noisy-dr sweep lambda_tok=0.1', 'relay-noisy-dr sweep lambda_tok=0.3']);
     await first.store.getState().stopSweep();
     await sweeping;
   });

@@ -50,6 +50,11 @@ describe('the Resume banner', () => {
     const t = text(render(Banners, { guideDismissed: true, resumable: { id: 'r', name: 'relay-silence #2', step: 40, status: 'interrupted' } }));
     expect(t).toMatch(/"relay-silence #2" was training when the page closed\./);
   });
+  it('an interrupted population is offered as one, by its preset, member count and least step', () => {
+    const t = text(render(Banners, { guideDismissed: true, resumable: { id: 's', name: 'relay-noisy-quick population', step: 12, status: 'interrupted', members: 4 } }));
+    expect(t).toMatch(/The relay-noisy-quick population \(4 members\) was training when the page closed\./);
+    expect(t).toMatch(/Resume it from step 12/);
+  });
 });
 
 describe('the device line', () => {
