@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { findPreset, presetConfig } from '../envs/presets';
 import type { RunConfig } from '../config';
-import type { ResumeExport, ResumeState, TelemetryEvent, TrainerState, Transcripts } from '../worker/protocol';
+import type { ResumeExport, ResumeState, StepAnatomy, TelemetryEvent, TrainerState, Transcripts } from '../worker/protocol';
 import { MemoryPrefs } from './pagePrefs';
 import { Recorder } from './recorder';
 import type { CheckpointKind } from './runsDb';
@@ -21,6 +21,8 @@ export interface MemberPort {
   /** `all`: the change goes to every member of the population (a shared field only applies so). */
   setHyperparams(partial: Partial<RunConfig>, all: boolean): Promise<TrainerState>;
   lastTranscripts(count: number): Promise<Transcripts>;
+  /** The anatomy of one group of its last step (a member alone in its lane; a stacked lane refuses, saying why). */
+  stepAnatomy(group: number): Promise<StepAnatomy>;
   /** Its last checkpoint and resume state, and its best checkpoint. */
   exportResume(): Promise<ResumeExport>;
   exportBest(): Promise<Uint8Array>;

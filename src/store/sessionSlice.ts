@@ -6,6 +6,7 @@ import { findPreset, presetConfig } from '../envs/presets';
 import { betterEval } from '../rl/pareto';
 import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
 import { errorText, runStatusOf, type StoreContext } from './context';
+import { shownMember } from './sweepPopulation';
 import { stepsAfter } from './recorder';
 import type { RunMeta } from './runTypes';
 import type { SessionSlice } from './types';
@@ -33,11 +34,11 @@ export function resumableOf(runs: readonly RunMeta[], sweep: SweepRecord | null 
   return { id: sweep.id, name: `${sweep.preset} population`, step: Math.min(...metas.map((m) => m?.checkpoints.last ?? 0)), status: 'interrupted', members: left.length };
 }
 
-export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError'>;
+export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError' | 'panelMember'>;
 
 export const initialSession = (): SessionState => ({
   stepWithin: null, gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
-  error: null, flags: [], speed: 'normal', transcripts: null, anatomy: null, anatomyGroup: 0, anatomyError: null,
+  error: null, flags: [], speed: 'normal', transcripts: null, anatomy: null, anatomyGroup: 0, anatomyError: null, panelMember: null,
 });
 
 export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof SessionState> {
@@ -270,22 +271,26 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     setSpeed(speed) { set({ speed }); },
 
     async loadTranscripts() {
-      await ctx.guard(async () => { set({ transcripts: await api().lastTranscripts(12) }); });
+      // while a population trains, its shown member's (the panels say whose); else the lone run's
+      const m = shownMember(get()), port = m ? ctx.members.get(m.runId) : undefined;
+      await ctx.guard(async () => { set({ transcripts: port ? await port.lastTranscripts(12) : await api().lastTranscripts(12), panelMember: port ? m : null }); });
     },
 
     async loadAnatomy(group, auto = false) {
       set({ anatomyGroup: group });
+      const m = shownMember(get()), port = m ? ctx.members.get(m.runId) : undefined;
+      const anatomyOf = (g: number) => (port ? port.stepAnatomy(g) : api().stepAnatomy(g));
       try {
-        let a = await api().stepAnatomy(group);
+        let a = await anatomyOf(group);
         // following the run (not the person's pick): a group without signal teaches little, so open one that has it
         const withSignal = a.signal?.findIndex((x) => x) ?? -1;
         if (auto && a.zeroStd && withSignal >= 0 && withSignal !== group) {
           set({ anatomyGroup: withSignal });
-          a = await api().stepAnatomy(withSignal);
+          a = await anatomyOf(withSignal);
         }
-        set({ anatomy: a, anatomyError: null });
+        set({ anatomy: a, anatomyError: null, panelMember: port ? m : null });
       } catch (e) {
-        set({ anatomy: null, anatomyError: errorText(e) });
+        set({ anatomy: null, anatomyError: errorText(e), panelMember: port ? m : null });
       }
     },
 

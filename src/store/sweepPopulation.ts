@@ -69,6 +69,7 @@ export function populationSize(s: SweepRecord, left: number, limits: PopulationL
 export const lanePort = (client: TrainerClient, runId: string): MemberPort => ({
   lane: client, setHyperparams: (p, all) => client.api.setHyperparams(p, all ? null : runId), lastTranscripts: (n) => client.api.lastTranscripts(n, runId),
   exportResume: () => client.api.exportResume(runId), exportBest: () => client.api.exportCheckpoint('best', runId),
+  stepAnatomy: (group) => client.api.stepAnatomy(group, runId),
 });
 
 /** The indices of the sweep's runs left to train (pending, or interrupted by a stop or a reload). */
@@ -188,7 +189,7 @@ async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: Populat
       await sleep(h.pollMs);
       states = await client.api.getStates();
       await endMembers(false);
-      const shown = polls % EXAMPLE_EVERY === 0 ? exampleMember(h.sweep(), get().hoveredRun) : null;
+      const shown = polls % EXAMPLE_EVERY === 0 ? exampleMember(h.sweep(), get().hoveredRun, get().sweepSelected) : null;
       const k = states.findIndex((st) => st.runId === shown);
       if (k >= 0) await showExample(ctx, ports[k], shown!, h.sweep()!.runs[idx[k]].label);
     }
@@ -231,10 +232,21 @@ export async function memberEnded(ctx: StoreContext, h: PopulationHooks, i: numb
   return h.sweep()?.status === 'running' ? `${label} stopped before its last step (${state.message ?? state.status})` : null;
 }
 
-/** Whose episode the task card shows while a population trains: the hovered member when it trains, else the first training one. */
-export function exampleMember(s: SweepRecord | null, hovered: string | null): string | null {
+/**
+ * The member the page shows while a population trains (task card, transcripts, anatomy, the live lambda_tok):
+ * the hovered member when it trains, else the one picked (a trail or a row clicked), else the first training one.
+ */
+export function exampleMember(s: SweepRecord | null, hovered: string | null, picked: string | null = null): string | null {
   const running = (s?.runs ?? []).filter((r) => r.status === 'running' && r.runId !== null);
-  return running.find((r) => r.runId === hovered)?.runId ?? running[0]?.runId ?? null;
+  return running.find((r) => r.runId === hovered)?.runId ?? running.find((r) => r.runId === picked)?.runId ?? running[0]?.runId ?? null;
+}
+
+/** The shown member of a running population with its sweep label (null: no population trains; the panels show the lone run). */
+export function shownMember(st: { sweep: SweepRecord | null; hoveredRun: string | null; sweepSelected: string | null }, hover = true): { runId: string; label: string } | null {
+  if (st.sweep?.status !== 'running') return null;
+  const runId = exampleMember(st.sweep, hover ? st.hoveredRun : null, st.sweepSelected);
+  const run = st.sweep.runs.find((r) => r.runId === runId);
+  return run && runId ? { runId, label: run.label } : null;
 }
 
 export async function showExample(ctx: StoreContext, port: MemberPort, runId: string, label: string): Promise<void> {

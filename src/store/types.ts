@@ -105,6 +105,8 @@ export interface SessionSlice {
   anatomy: StepAnatomy | null;
   anatomyGroup: number;
   anatomyError: string | null;
+  /** Whose transcripts and anatomy the panels hold: a population member (its sweep label), or null for the lone run. */
+  panelMember: { runId: string; label: string } | null;
   boot(search: string): Promise<void>;
   useCpu(): Promise<void>;
   /** Back to WebGPU after choosing the CPU (the choice is remembered across reloads, so it must be undoable). */

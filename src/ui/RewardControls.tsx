@@ -6,6 +6,7 @@ import { fmt } from './labels';
 import { ConfigField } from './ConfigField';
 import { EXPLAIN } from './explain';
 import { useApp, useHub, useHubFrame } from './storeContext';
+import { shownMember } from '../store/sweepPopulation';
 
 const DEBOUNCE_MS = 150;
 /** The slider's step, and PageUp/PageDown's (a person can land on 0.05 or 0.3 exactly). */
@@ -35,8 +36,14 @@ export function RewardControls() {
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => () => { if (timer.current) clearTimeout(timer.current); }, []);
 
-  const fromRun = runId ? hub.get(runId)?.last('lambda_tok') : undefined;
-  const live = mode === 'budget' ? (Number.isFinite(fromRun) ? fromRun! : trainerLambda ?? configured) : configured;
+  // while a population trains the slider is one member's (the picked one, else the first: hovering a trail to reach
+  // the slider would change it on the way), said beside it before it is moved
+  const memberId = useApp((s) => shownMember(s, false)?.runId ?? null);
+  const memberLabel = useApp((s) => shownMember(s, false)?.label ?? null);
+  const setMemberField = useApp((s) => s.setMemberField);
+  const followed = memberId ?? runId;
+  const fromRun = followed ? hub.get(followed)?.last('lambda_tok') : undefined;
+  const live = mode === 'budget' || memberId ? (Number.isFinite(fromRun) ? fromRun! : trainerLambda ?? configured) : configured;
   const value = draft ?? live;
   const max = value > 1 ? 10 : 1;
   const onChange = (v: number) => {
@@ -44,7 +51,8 @@ export function RewardControls() {
     if (timer.current) clearTimeout(timer.current);
     timer.current = setTimeout(() => {
       timer.current = null;
-      void setField('lambdaTok', v).finally(() => setDraft((d) => (d === v ? null : d))); // a newer drag keeps its value
+      const applied = memberId ? setMemberField(memberId, 'lambdaTok', String(v)) : setField('lambdaTok', v);
+      void applied.finally(() => setDraft((d) => (d === v ? null : d))); // a newer drag keeps its value
     }, DEBOUNCE_MS);
   };
   return (
@@ -52,14 +60,14 @@ export function RewardControls() {
       <h2 id={`${id}-h`}>Reward</h2>
       <p className="formula">r = r_task − λ_tok·tokens − λ_turn·turns − λ_rep·repetition</p>
       <div className={`field slider${error ? ' has-error' : ''}`}>
-        <label htmlFor={`${id}-lt`}>lambda_tok</label>
+        <label htmlFor={`${id}-lt`}>lambda_tok{memberLabel !== null && <span data-testid="lambda-member"> of member {memberLabel}</span>}</label>
         <input id={`${id}-lt`} type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
           aria-valuetext={fmt(value)} aria-invalid={error ? true : undefined} onChange={(e) => onChange(Number(e.target.value))}
           onKeyDown={(e) => { const v = lambdaAfterKey(e.key, value, max); if (v !== null) { e.preventDefault(); onChange(v); } }} />
         <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value">{fmt(value, 4)}</output>
         <small id={`${id}-lt-help`} className="help">
-          {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : 'penalty per message token; applies at the next step'}
-          {population && mode !== 'budget' ? ` (of one run; Start's population has its own: ${population.join(', ')}; a live change to them is in the Sweep panel)` : ''}
+          {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `moving it changes member ${memberLabel} only, from its next step (choose another in the Sweep panel, which can also change them all)` : 'penalty per message token; applies at the next step'}
+          {memberLabel !== null && mode !== 'budget' ? '' : population && mode !== 'budget' ? ` (of one run; Start's population has its own: ${population.join(', ')}; a live change to them is in the Sweep panel)` : ''}
         </small>
         {error && <small id={`${id}-lt-error`} role="alert" className="error">{error}</small>}
       </div>

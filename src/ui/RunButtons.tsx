@@ -8,6 +8,28 @@ import { StepProgress } from './StepProgress';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore, useHub, useHubFrame } from './storeContext';
 
+/** Each training member's steps done (its hub rows), in the sweep's order. */
+export function memberSteps(runs: readonly { label: string; runId: string | null; status: string }[], stepsOf: (runId: string) => number): { label: string; done: number }[] {
+  return runs.filter((r) => r.status === 'running' && r.runId !== null).map((r) => ({ label: r.label, done: stepsOf(r.runId!) }));
+}
+
+/** Where a population stands, beside Start: the least step of its training members (they step together), each one's on hover. */
+function PopulationWhere() {
+  const runs = useApp((s) => s.sweep?.runs ?? []);
+  const steps = useApp((s) => s.sweep?.steps ?? s.config.steps);
+  const hub = useHub();
+  useHubFrame();
+  const each = memberSteps(runs, (id) => { const x = hub.get(id); return x && x.rows > 0 ? x.last('step') + 1 : 0; });
+  const least = each.length ? Math.min(...each.map((m) => m.done)) : 0;
+  const title = each.map((m) => `${m.label}: step ${m.done}`).join('\n');
+  return (
+    <p className="where" aria-live="polite" data-testid="run-where" title={title}>
+      Population of {runs.length} · step <strong data-testid="step-count">{least}</strong> of {steps} · <span data-testid="run-status">{each.length ? `${each.length} training` : 'loading its members'}</span>
+      <span className="sr-only"> ({each.map((m) => `${m.label} at step ${m.done}`).join(', ')})</span>
+    </p>
+  );
+}
+
 export function RunButtons() {
   const id = useId();
   const status = useApp((s) => s.status);
@@ -56,9 +78,11 @@ export function RunButtons() {
           <button type="button" className="link" disabled={running} onClick={() => a.setPopulation(null)}>Train one run instead</button>
         </p>
       )}
-      <p className="where" aria-live="polite" data-testid="run-where">
-        Step <strong data-testid="step-count">{done}</strong> of {steps} · <span data-testid="run-status">{busy ?? status}</span>
-      </p>
+      {sweepRunning ? <PopulationWhere /> : (
+        <p className="where" aria-live="polite" data-testid="run-where">
+          Step <strong data-testid="step-count">{done}</strong> of {steps} · <span data-testid="run-status">{busy ?? status}</span>
+        </p>
+      )}
       {/* which warm start the run began from: shipped (it fits the setting, e.g. any channel noise its range covers) or made here */}
       {warmSource && <p className="muted small" data-testid="warm-source">Warm start: {warmSource}</p>}
       <StepProgress running={running} done={done} within={within} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />

@@ -5,7 +5,7 @@
 import { useId, useState } from 'react';
 import type { AnatomyEpisode, StepAnatomy as Anatomy } from '../worker/protocol';
 import { fmt } from './labels';
-import { useApp, useAppStore, useLiveSteps, useThrottledEffect } from './storeContext';
+import { useApp, useAppStore, usePanelRun, useThrottledEffect } from './storeContext';
 
 const f4 = (x: number) => fmt(x, 4);
 /** Sequence-level variants show s_i; token-level ones rho_t (anatomies from before the loss table carry no level). */
@@ -60,8 +60,8 @@ export function StepAnatomy() {
   const anatomy = useApp((s) => s.anatomy);
   const error = useApp((s) => s.anatomyError);
   const group = useApp((s) => s.anatomyGroup);
-  const stepCount = useLiveSteps();
-  const runId = useApp((s) => s.runId);
+  const { runId, label, steps: stepCount } = usePanelRun();
+  const held = useApp((s) => s.panelMember?.label ?? null);
   const fast = useApp((s) => s.speed === 'fast');
   const store = useAppStore();
   const [picked, setPicked] = useState(0);
@@ -85,7 +85,8 @@ export function StepAnatomy() {
         </div>
         <button type="button" onClick={() => void store.getState().loadAnatomy(group)}>Refresh</button>
       </div>
-      {stepCount === 0 && <p className="muted">Take a step first (Step or Start).</p>}
+      {label !== null && <p className="member-shown" data-testid="anatomy-member">Member <strong>{held ?? label}</strong> of the population training now (hover a trail, or choose one in the Sweep panel, to show another).</p>}
+      {stepCount === 0 && <p className="muted">{label !== null ? 'This member has not finished a step yet.' : 'Take a step first (Step or Start).'}</p>}
       {error && <p role="alert" className="error">{error}</p>}
       {anatomy && (
         <>

@@ -5,7 +5,7 @@ import { useId, useState } from 'react';
 import type { EpisodeTranscript, TranscriptTurn } from '../worker/protocol';
 import { fmt } from './labels';
 import { LogpLegend, TokenChips } from './TokenChips';
-import { useApp, useAppStore, useLiveSteps, useThrottledEffect } from './storeContext';
+import { useApp, useAppStore, usePanelRun, useThrottledEffect } from './storeContext';
 
 type Filter = 'all' | 'success' | 'failure' | 'silent';
 const success = (e: EpisodeTranscript) => e.score.rTask >= 0.5;
@@ -84,8 +84,8 @@ export function transcriptCount(which: 'train' | 'eval', block: { step: number; 
 export function Transcripts() {
   const id = useId();
   const transcripts = useApp((s) => s.transcripts);
-  const steps = useLiveSteps();
-  const runId = useApp((s) => s.runId);
+  const { runId, label, steps } = usePanelRun();
+  const held = useApp((s) => s.panelMember?.label ?? null); // whose transcripts the store holds now
   const fast = useApp((s) => s.speed === 'fast');
   const store = useAppStore();
   const [which, setWhich] = useState<'train' | 'eval'>('train');
@@ -111,7 +111,8 @@ export function Transcripts() {
         <button type="button" onClick={() => void store.getState().loadTranscripts()}>Refresh</button>
       </div>
       <LogpLegend />
-      {!block && <p className="muted">No {which === 'train' ? 'step' : 'eval'} yet: press Step or Start.</p>}
+      {label !== null && <p className="member-shown" data-testid="transcripts-member">Member <strong>{held ?? label}</strong> of the population training now (hover a trail, or choose one in the Sweep panel, to show another).</p>}
+      {!block && <p className="muted">{label !== null ? `No ${which === 'train' ? 'step' : 'eval'} of this member yet: its transcripts appear after its first step.` : `No ${which === 'train' ? 'step' : 'eval'} yet: press Step or Start.`}</p>}
       {block && <p className="muted" data-testid="transcript-count">{transcriptCount(which, block, shown.length, filter)}</p>}
       {shown.map((ep) => <Episode key={`${which}-${block!.step}-${ep.episode}`} ep={ep} />)}
     </section>

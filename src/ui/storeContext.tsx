@@ -6,6 +6,7 @@ import { useStore } from 'zustand';
 import type { AppStore } from '../store/appStore';
 import type { MetricsHub } from '../store/metricsHub';
 import type { AppState } from '../store/types';
+import { shownMember } from '../store/sweepPopulation';
 
 const StoreCtx = createContext<AppStore | null>(null);
 
@@ -85,6 +86,21 @@ export function useLiveSteps(): number {
   const fromSnapshot = useApp((s) => s.trainer?.stepCount ?? 0);
   const series = runId ? hub.get(runId) : undefined;
   return Math.max(fromSnapshot, series && series.rows > 0 ? series.last('step') + 1 : 0);
+}
+
+/**
+ * The run the Transcripts and Anatomy panels follow: while a population trains, its shown member (the hovered
+ * trail, else the one picked, else the first) with its sweep label and step; else the lone run (label null).
+ */
+export function usePanelRun(): { runId: string | null; label: string | null; steps: number } {
+  const lone = useLiveSteps();
+  const hub = useHub();
+  // primitives only: a selector returning a fresh object would re-render forever
+  const runId = useApp((s) => shownMember(s)?.runId ?? s.runId);
+  const label = useApp((s) => shownMember(s)?.label ?? null);
+  if (label === null || runId === null) return { runId, label: null, steps: lone };
+  const series = hub.get(runId);
+  return { runId, label, steps: series && series.rows > 0 ? series.last('step') + 1 : 0 };
 }
 
 /** Calls `fn` when `key` changes, at most once per `ms` (the last change always gets its call). */

@@ -299,7 +299,8 @@ export interface TrainerWorkerApi {
   /** The backend the next init() builds (a run on another backend is ended). */
   useBackend(prefer: BackendPreference): Promise<TrainerState>;
   /** Group `group` of the last step: rewards, advantages, ratios at the current weights, clipping, losses. */
-  stepAnatomy(group: number): Promise<StepAnatomy>;
+  /** `runId`: the member whose step it shows (default the first); a stacked population of several refuses, saying why. */
+  stepAnatomy(group: number, runId?: string): Promise<StepAnatomy>;
   /** Puts the weights of the best eval back into the run (it goes on from them). */
   restoreBest(runId?: string): Promise<TrainerState>;
   /** Puts back the weights of the eval at `step` (one a "best" rule can pick: the frontier or the highest reward). */

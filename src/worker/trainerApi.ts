@@ -252,9 +252,10 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
     });
   }
 
-  async stepAnatomy(group: number): Promise<StepAnatomy> {
+  async stepAnatomy(group: number, runId?: string): Promise<StepAnatomy> {
     const t0 = this.requireTrainer('stepAnatomy');
-    if (t0.K > 1) throw new InputError(`stepAnatomy: this run is a population of ${t0.K} members stepping together; the anatomy measures a lone run's group (open a member's run alone to see it)`);
+    if (runId !== undefined) this.memberOf('stepAnatomy', runId);
+    if (t0.K > 1) throw new InputError(`stepAnatomy: this member steps stacked with ${t0.K - 1} others in one worker (WebGPU); the anatomy replays a lone run's group, so it is shown for members that train alone (the CPU engine) or once the population ends`);
     if (!Number.isInteger(group) || group < 0) throw new InputError(`stepAnatomy: group must be an integer >= 0; got ${group}`);
     return this.exclusive(async () => {
       const t = this.trainer!;

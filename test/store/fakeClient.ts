@@ -110,10 +110,10 @@ export class FakeTrainer implements TrainerWorkerApi {
   }
   async loadCheckpoint(bytes: Uint8Array) { this.log('loadCheckpoint', bytes.length); return this.init('relay-silence'); }
   async telemetryPort() { /* the fake delivers through emit() */ }
-  async lastTranscripts() { return { train: null, eval: null }; }
+  async lastTranscripts() { this.log('lastTranscripts'); return { train: null, eval: null }; }
   async probe() { return this.gpu; }
   async useBackend(prefer: 'auto' | 'cpu') { this.log('useBackend', prefer); return this.snap(); }
-  async stepAnatomy(): Promise<never> { throw new Error('not in the fake'); }
+  async stepAnatomy(group: number, runId?: string): Promise<never> { this.log('stepAnatomy', group, runId); throw new Error('not in the fake'); }
   async restoreBest() { this.log('restoreBest'); return this.snap(); }
   async restoreEval(step: number) { this.log('restoreEval', step); return this.snap(); }
   async compare(): Promise<never> { throw new Error('not in the fake'); }
@@ -169,6 +169,7 @@ export function fakeLane(make: () => FakeTrainer, onDispose: (members: FakeTrain
     async exportCheckpoint(which, runId) { return of(runId ?? members[0].state.runId).exportCheckpoint(which, runId); },
     async exportResume(runId) { return of(runId).exportResume(runId); },
     async lastTranscripts(_n, runId) { return (runId === undefined ? members[0] : of(runId)).lastTranscripts(); },
+    async stepAnatomy(group, runId) { return (runId === undefined ? members[0] : of(runId)).stepAnatomy(group, runId); },
   };
   return { api: lane as TrainerWorkerApi, onTelemetry(fn) { listeners.add(fn); return () => { listeners.delete(fn); }; }, dispose: () => onDispose(members) };
 }

@@ -94,6 +94,10 @@ describe('page-facing TrainerApi methods', () => {
       });
     }
     await expect(a.stepAnatomy(4)).rejects.toThrow(/group must be an integer in \[0, 3\]/);
+    // addressed by run id (a member in a lane of its own): the same answer; another run's id is refused by name
+    const runId = (await a.getState()).runId!;
+    expect(await a.stepAnatomy(2, runId)).toEqual(await a.stepAnatomy(2));
+    await expect(a.stepAnatomy(0, 'run-elsewhere')).rejects.toThrow(/run-elsewhere/);
   });
 
   it('stepAnatomy after a real update: s_i = exp(mean log rho_t), and the clip rule of docs/rl.md section 4', async () => {

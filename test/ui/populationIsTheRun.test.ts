@@ -1,0 +1,64 @@
+// While a population trains it is the run the page shows: the line beside Start counts its
+// members' steps (the least, each one's in words), the Transcripts and Anatomy panels name the
+// member they show, and the lambda_tok slider is one member's, said before it is moved.
+import { describe, expect, it } from 'vitest';
+import { findPreset, presetConfig } from '../../src/envs/presets';
+import { MetricsHub } from '../../src/store/metricsHub';
+import type { SweepRecord } from '../../src/store/sweepSlice';
+import { METRIC_INDEX, METRIC_NAMES } from '../../src/worker/protocol';
+import { RunButtons } from '../../src/ui/RunButtons';
+import { RewardControls } from '../../src/ui/RewardControls';
+import { StepAnatomy } from '../../src/ui/StepAnatomy';
+import { Transcripts } from '../../src/ui/Transcripts';
+import { render, text } from './render';
+
+/** A hub where run `id` has done `steps` steps, its lambda_tok `lambda` at each. */
+function withSteps(hub: MetricsHub, id: string, steps: number, lambda: number) {
+  const C = METRIC_NAMES.length, rows = new Float64Array(steps * C);
+  for (let r = 0; r < steps; r++) { rows[r * C + METRIC_INDEX.step] = r; rows[r * C + METRIC_INDEX.lambda_tok] = lambda; }
+  hub.append(id, rows, steps);
+}
+
+const run = (label: string, value: number, runId: string | null, status: 'running' | 'pending' | 'done') =>
+  ({ label, value, status, runId, accuracy: null, tokens: null, startedAt: 0, finishedAt: null });
+const sweep: SweepRecord = {
+  id: 's', preset: 'relay-noisy-quick', axis: 'lambdaTok', base: {}, steps: 40, status: 'running', message: null, createdAt: 0,
+  runs: [run('lambda_tok=0', 0, 'a', 'running'), run('lambda_tok=0.1', 0.1, 'b', 'running'), run('lambda_tok=0.3', 0.3, 'c', 'running')],
+};
+
+describe('the population is the run', () => {
+  it('beside Start: the least step of the members, and each member by name', () => {
+    const hub = new MetricsHub();
+    withSteps(hub, 'a', 12, 0); withSteps(hub, 'b', 11, 0.1); withSteps(hub, 'c', 12, 0.3);
+    const t = text(render(RunButtons, { sweep, status: 'idle', runId: 'main' }, hub));
+    expect(t).toMatch(/Population of 3 · step 11 of 40 · 3 training/);
+    expect(t).toMatch(/lambda_tok=0\.1 at step 11/);
+    expect(t).not.toMatch(/idle/);
+    // no population: the lone run's line, as before
+    expect(text(render(RunButtons, { status: "idle", busy: null }, hub))).toMatch(/Step 0 of \d+ · idle/);
+  });
+
+  it('Transcripts and Anatomy name the member they show: the hovered one, else the chosen one, else the first', () => {
+    const hub = new MetricsHub();
+    withSteps(hub, 'a', 3, 0); withSteps(hub, 'b', 3, 0.1);
+    expect(text(render(Transcripts, { sweep }, hub))).toMatch(/Member lambda_tok=0 of the population/);
+    expect(text(render(Transcripts, { sweep, hoveredRun: 'b' }, hub))).toMatch(/Member lambda_tok=0\.1 of the population/);
+    expect(text(render(StepAnatomy, { sweep, sweepSelected: 'c' }, hub))).toMatch(/Member lambda_tok=0\.3 of the population/);
+    // member c has no step yet: the anatomy says so, not "Take a step first"
+    expect(text(render(StepAnatomy, { sweep, sweepSelected: 'c' }, hub))).toMatch(/has not finished a step yet/);
+    expect(text(render(Transcripts, { sweep: { ...sweep, status: 'stopped' } }, hub))).not.toMatch(/Member/);
+  });
+
+  it('the lambda_tok slider shows and moves the chosen member (hovering does not change it), and says so', () => {
+    const cfg = { ...presetConfig(findPreset('relay-noisy-quick')), lambdaMode: 'manual' as const, lambdaTok: 0.05 };
+    const hub = new MetricsHub();
+    withSteps(hub, 'a', 2, 0); withSteps(hub, 'b', 2, 0.1);
+    const h = render(RewardControls, { config: cfg, sweep, sweepSelected: 'b', hoveredRun: 'a', runId: 'main' }, hub);
+    expect(h).toMatch(/<input[^>]*type="range"[^>]*value="0.1"/);
+    expect(text(h)).toMatch(/lambda_tok of member lambda_tok=0\.1/);
+    expect(text(h)).toMatch(/changes member lambda_tok=0\.1 only/);
+    // nothing chosen: the first member; no population: the configured value, as before
+    expect(render(RewardControls, { config: cfg, sweep, runId: 'main' }, hub)).toMatch(/<input[^>]*type="range"[^>]*value="0"/);
+    expect(render(RewardControls, { config: cfg, runId: 'main' }, hub)).toMatch(/<input[^>]*type="range"[^>]*value="0.05"/);
+  });
+});
