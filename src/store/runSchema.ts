@@ -8,7 +8,7 @@ import type { BaselineResult } from '../envs/types';
 import type { Comparison, ComparisonRow } from '../rl/compare';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
 import type { CurriculumMark, RunMeta } from './runTypes';
-import type { SweepRecord, SweepRunRecord, SweepRunStatus, SweepStatus } from './sweepSlice';
+import type { SweepRecord, SweepRunRecord, SweepRunStatus, SweepStatus } from './sweepRecord';
 import { array, count, fail, field, finite, numberRecord, object, step, string } from '../recordSchema';
 
 // the primitives and the run record's evals and flags live beside config.ts (the worker reads resume states with them)

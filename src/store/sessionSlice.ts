@@ -15,7 +15,7 @@ import { bestBy } from './bestRule';
 import { parsePrefs } from './pagePrefs';
 import { readStoredRuns } from './storedRun';
 import type { Resumable } from './types';
-import type { SweepRecord } from './sweepSlice';
+import type { SweepRecord } from './sweepRecord';
 
 /**
  * The most recent work the page was doing when it closed: a lone run that was training or paused (with a last

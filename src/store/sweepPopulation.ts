@@ -15,7 +15,7 @@ import { slotNames } from '../rl/slots';
 import type { ResumeEntry, TrainerState } from '../worker/protocol';
 import { errorText, type MemberPort, type StoreContext } from './context';
 import type { RunMeta } from './runTypes';
-import type { SweepRecord, SweepRunRecord } from './sweepSlice';
+import type { SweepRecord, SweepRunRecord } from './sweepRecord';
 import type { PopulationLimits, TrainerClient } from './types';
 
 export const POPULATION_DEFAULTS: PopulationLimits = { cores: 2, memoryBytes: 2 ** 30, maxMembers: 16 };

@@ -10,23 +10,12 @@ import { clip, InputError } from '../errors';
 import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
 import { errorText, type StoreContext } from './context';
 import { RunFileError, sweepRecord } from './runSchema';
+import type { KeyValueStore, SweepRecord, SweepRunRecord } from './sweepRecord';
 import type { SweepSlice } from './types';
 import { overridesOf } from './urlState';
 import { memberKey, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type PreparedMember } from './sweepPopulation';
 
-export type SweepRunStatus = 'pending' | 'running' | 'done' | 'interrupted';
-export interface SweepRunRecord {
-  label: string; value: number; status: SweepRunStatus; runId: string | null;
-  accuracy: number | null; tokens: number | null; startedAt: number | null; finishedAt: number | null;
-}
-export type SweepStatus = 'running' | 'stopped' | 'done' | 'interrupted';
-export interface SweepRecord {
-  id: string; preset: string; axis: 'lambdaTok' | 'budget'; base: Partial<RunConfig>; steps: number;
-  runs: SweepRunRecord[]; status: SweepStatus; message: string | null; createdAt: number;
-}
-
-/** Where the record is kept between page loads (localStorage in the page, a map in tests). */
-export interface KeyValueStore { get(key: string): string | null; set(key: string, value: string): void; remove(key: string): void }
+export type { KeyValueStore, SweepRecord, SweepRunRecord, SweepRunStatus, SweepStatus } from './sweepRecord';
 export const SWEEP_KEY = 'gspo.sweep.v1';
 const POLL_MS = 400;
 

@@ -9,7 +9,7 @@ import type { MetricsHub } from './metricsHub';
 import type { PrefsStore } from './pagePrefs';
 import type { CheckpointKind, RunStorage } from './runsDb';
 import type { RunMeta } from './runTypes';
-import type { KeyValueStore, SweepRecord } from './sweepSlice';
+import type { KeyValueStore, SweepRecord } from './sweepRecord';
 
 /** The worker's API and its telemetry stream (comlink in the page; a fake in tests). */
 export interface TrainerClient {
