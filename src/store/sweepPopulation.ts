@@ -8,10 +8,8 @@
 import type { RunConfig } from '../config';
 import { findPreset, presetConfig } from '../envs/presets';
 import { createEnv } from '../envs/registry';
-import { inLanes, memberBytes, membersAtOnce } from '../rl/population';
+import { inLanes } from '../rl/population';
 import { placeMembers } from '../rl/placement';
-import { modelConfigFor } from '../rl/pretrain';
-import { slotNames } from '../rl/slots';
 import type { ResumeEntry, TrainerState } from '../worker/protocol';
 import { errorText, type MemberPort, type StoreContext } from './context';
 import type { RunMeta } from './runTypes';
@@ -52,17 +50,6 @@ export function prepareMember(spawn: () => TrainerClient, preset: string, overri
   })();
   ready.catch(() => {}); // a member that failed to load starts its own at Start
   return { key: memberKey(preset, overrides), client, ready };
-}
-
-/** How many members train at once: all the sweep's runs left, within the memory and member limits (throws when not one fits). */
-export function populationSize(s: SweepRecord, left: number, limits: PopulationLimits, overridesFor: PopulationHooks['overridesFor']): number {
-  const preset = findPreset(s.preset);
-  const perMember = Math.max(...s.runs.map((r) => {
-    const config = presetConfig(preset, overridesFor(s, r.value));
-    const env = createEnv(config);
-    return memberBytes(config, modelConfigFor(env, config), slotNames(env).length);
-  }));
-  return Math.min(limits.maxMembers, membersAtOnce(left, perMember, limits.memoryBytes));
 }
 
 /** A member in a lane's worker: every call names its run id, so a lane of one and a stacked lane answer alike. */

@@ -13,7 +13,9 @@ import { RunFileError, sweepRecord } from './runSchema';
 import type { KeyValueStore, SweepRecord, SweepRunRecord } from './sweepRecord';
 import type { SweepSlice } from './types';
 import { overridesOf } from './urlState';
-import { memberKey, POPULATION_DEFAULTS, populationSize, prepareMember, runPopulation, type PreparedMember } from './sweepPopulation';
+import { memberKey, POPULATION_DEFAULTS, prepareMember, runPopulation, type PreparedMember } from './sweepPopulation';
+import { placeMembers } from '../rl/placement';
+import { createEnv } from '../envs/registry';
 
 export type { KeyValueStore, SweepRecord, SweepRunRecord, SweepRunStatus, SweepStatus } from './sweepRecord';
 export const SWEEP_KEY = 'gspo.sweep.v1';
@@ -124,9 +126,9 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       // on the CPU backend, before the first sweep: what Start will train, loaded while the person reads the page
       let want = deps.spawnTrainer && population && backendChoice === 'cpu' && trainer?.config && sweep === null ? plannedOverrides() : [];
       if (want.length) { // as many as will train at once (the memory limit), not every value of a long list
-        const byValue = new Map(population!.map((v, i) => [v, want[i].overrides]));
-        let atOnce = 0;
-        try { atOnce = populationSize({ preset: want[0].preset, runs: population!.map((value) => ({ value })) } as SweepRecord, want.length, { ...POPULATION_DEFAULTS, ...deps.population }, (_s, v) => byValue.get(v)!); } catch { /* none fits: Start says why */ }
+        const limits = { ...POPULATION_DEFAULTS, ...deps.population }, configs = want.map((w) => presetConfig(findPreset(w.preset), w.overrides));
+        let atOnce = 0; // the rule Start places the members by (placement.ts): as many lanes as fit
+        try { atOnce = placeMembers(configs, createEnv(configs[0]), { backend: 'cpu', lanesAtOnce: limits.maxMembers, memoryBytes: limits.memoryBytes }).atOnce; } catch { /* none fits: Start says why */ }
         want = want.slice(0, atOnce);
       }
       const keys = want.map((w) => memberKey(w.preset, w.overrides));
