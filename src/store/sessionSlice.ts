@@ -34,6 +34,10 @@ export function resumableOf(runs: readonly RunMeta[], sweep: SweepRecord | null 
   return { id: sweep.id, name: `${sweep.preset} population`, step: Math.min(...metas.map((m) => m?.checkpoints.last ?? 0)), status: 'interrupted', members: left.length };
 }
 
+/** Between evals the resume state is stored every this many steps, but not more often than RESUME_MIN_MS. */
+export const RESUME_EVERY_STEPS = 5;
+const RESUME_MIN_MS = 1000;
+
 export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError' | 'panelMember'>;
 
 export const initialSession = (): SessionState => ({
@@ -76,15 +80,18 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     } catch { /* the worker is busy restarting; the next event refreshes */ }
   };
 
-  // a reload resumes within a few steps, not from the last eval: the last checkpoint and resume state every resumeIntervalMs
-  const lastResumeSave = new Map<string, number>();
-  const saveBetweenEvals = (runId: string) => {
+  // a reload resumes within a few steps, not from the last eval: the last checkpoint and resume state every
+  // RESUME_EVERY_STEPS steps (at most once a second: a fast run would write all the time), and at least every
+  // resumeIntervalMs while the run moves (a slow run's steps are far apart)
+  const lastResumeSave = new Map<string, { at: number; step: number }>();
+  const saveBetweenEvals = (runId: string, step: number) => {
     const every = deps.resumeIntervalMs;
     if (!(every > 0)) return;
-    const at = lastResumeSave.get(runId);
-    if (at === undefined) { lastResumeSave.set(runId, deps.now()); return; } // the clock starts at the run's first step here
-    if (deps.now() - at < every) return;
-    lastResumeSave.set(runId, deps.now());
+    const last = lastResumeSave.get(runId);
+    if (!last || step < last.step) { lastResumeSave.set(runId, { at: deps.now(), step }); return; } // the clock starts at the run's first step here
+    const ms = deps.now() - last.at, steps = step - last.step;
+    if (!((steps >= RESUME_EVERY_STEPS && ms >= Math.min(RESUME_MIN_MS, every)) || (steps > 0 && ms >= every))) return;
+    lastResumeSave.set(runId, { at: deps.now(), step });
     void ctx.saveCheckpoint(runId, 'last', true);
   };
 
@@ -96,8 +103,9 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       const meta = ensureMeta(m.runId);
       if (!meta) return;
       ctx.recorder.queueMetrics(m.runId, m.data, m.rows);
-      ctx.updateMeta(m.runId, { steps: stepsAfter(m.data, m.rows) }, false);
-      saveBetweenEvals(m.runId);
+      const steps = stepsAfter(m.data, m.rows);
+      ctx.updateMeta(m.runId, { steps }, false);
+      saveBetweenEvals(m.runId, steps);
     },
     eval(ev) {
       const meta = ensureMeta(ev.runId);

@@ -8,6 +8,12 @@ import { StepProgress } from './StepProgress';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore, useHub, useHubFrame } from './storeContext';
 
+/** The main chart when it lies below the first screen (a phone), else null. */
+export function chartBelow(doc: Pick<Document, 'querySelector'> = document, viewportHeight = window.innerHeight): Element | null {
+  const chart = doc.querySelector('section.chart.pareto');
+  return chart && chart.getBoundingClientRect().top > viewportHeight * 0.6 ? chart : null;
+}
+
 /** Each training member's steps done (its hub rows), in the sweep's order. */
 export function memberSteps(runs: readonly { label: string; runId: string | null; status: string }[], stepsOf: (runId: string) => number): { label: string; done: number }[] {
   return runs.filter((r) => r.status === 'running' && r.runId !== null).map((r) => ({ label: r.label, done: stepsOf(r.runId!) }));
@@ -60,7 +66,13 @@ export function RunButtons() {
   const off = !ready || busy !== null;
   const pick = bestBy(rule, target, evals ?? []);
   // after Start the Start button is disabled: focus goes to Pause (and back after Pause), not to the page
-  const start = async () => { await a.start(); pauseRef.current?.focus(); };
+  // on a phone the chart sits far below Start: bring it into view, so pressing Start visibly does something
+  const start = async () => {
+    await a.start();
+    const chart = chartBelow();
+    pauseRef.current?.focus({ preventScroll: chart !== null });
+    chart?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+  };
   const pause = async () => { await a.pause(); startRef.current?.focus(); };
   return (
     <section aria-labelledby={`${id}-h`} className="run-buttons">

@@ -708,7 +708,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
     }
   }, 900_000);
 
-  it('a population reloaded mid-run: Resume continues each member as the same run from its stored step, adding no run', async () => {
+  it('a population is the run: the line beside Start, the panels and the slider follow a member; reloaded mid-run, one banner resumes each member as the same run within a few steps, adding no run', async () => {
     const plain = await launchWithoutGpu();
     try {
       const page = await plain.newPage();
@@ -722,17 +722,35 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       const members = page.getByTestId('sweep-members');
       await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
       const memberSteps = async () => [...((await members.textContent()) ?? '').matchAll(/lambda_tok=[\d.]+ at step (\d+)/g)].map((m) => Number(m[1]));
-      // past the page's checkpoint interval (10 s): each member has stored a checkpoint of a later eval than its first
+      // the population is the run the page shows: beside Start, in the slider's label, in the panels
+      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 400 · 2 training/);
+      expect(await page.getByTestId('lambda-member').textContent()).toMatch(/of member lambda_tok=0(?![.\d])/);
+      await page.getByRole('tab', { name: 'Transcripts' }).click();
+      await expect.poll(() => page.getByTestId('transcripts-member').textContent(), { timeout: 30_000 }).toMatch(/Member lambda_tok=0 of the population/);
+      await expect.poll(() => page.getByRole('region', { name: 'Transcripts' }).getByTestId('transcript-count').textContent(), { timeout: 60_000 }).toMatch(/episodes of step \d+ \(sampled\)/);
+      // past the page's resume interval: each member has stored its state between evals (relay-noisy-dr evaluates every 20 steps)
       const t0 = Date.now();
       await expect.poll(async () => Date.now() - t0 > 12_000 && (await memberSteps()).every((n) => n >= 5), { timeout: 180_000, interval: 500 }).toBe(true);
+      const reached = Math.min(...(await memberSteps()));
       const record = async () => JSON.parse((await page.evaluate(() => localStorage.getItem('gspo.sweep.v1')))!) as { runs: { runId: string | null; status: string }[] };
       const before = (await record()).runs.map((r) => r.runId);
       expect(before.every((id) => id !== null)).toBe(true);
       await page.reload();
       const progress = page.getByTestId('sweep-progress');
       await expect.poll(() => progress.getAttribute('data-status'), { timeout: 60_000 }).toBe('interrupted');
-      await page.getByRole('button', { name: 'Resume sweep' }).click();
+      // one banner offers the population as one, within a few steps of where it was (its last eval was at step 0 or 20s:
+      // the state is stored every 5 steps, at most once a second, between evals)
+      const banner = page.getByRole('region', { name: 'Resume a run' });
+      expect(await banner.textContent()).toMatch(/The relay-noisy-dr population \(2 members\) was training when the page closed/);
+      const offered = Number(/Resume it from step (\d+)/.exec((await banner.textContent()) ?? '')?.[1]);
+      console.log(`population reload: the members had reached step ${reached}; the banner offers step ${offered}`);
+      expect(offered).toBeGreaterThanOrEqual(reached - 12);
+      await expect.poll(() => banner.getByRole('button', { name: /^Resume it from step/ }).isEnabled(), { timeout: 120_000 }).toBe(true);
+      await banner.getByRole('button', { name: /^Resume it from step/ }).click();
       await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
+      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 400/);
+      const least = Number(/step (\d+) of 400/.exec((await page.getByTestId('run-where').textContent()) ?? '')?.[1]);
+      expect(least).toBeGreaterThanOrEqual(offered); // the workers went on from the stored step, not from 0
       // the same runs go on: their ids, their history on the charts (not a run from step 0), no new rows in the runs table
       expect((await record()).runs.map((r) => r.runId)).toEqual(before);
       expect((await memberSteps()).every((n) => n >= 5), (await members.textContent()) ?? '').toBe(true);

@@ -10,11 +10,11 @@ import { FakeTrainer, fakeClient, fakeLane, settle } from './fakeClient';
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
 
-function world(storage: MemoryRunStorage, clock: { t: number }, members: FakeTrainer[] = []) {
+function world(storage: MemoryRunStorage, clock: { t: number }, members: FakeTrainer[] = [], resumeIntervalMs = 1_000) {
   const fake = new FakeTrainer();
   const store = createAppStore({
     client: fakeClient(fake), storage, hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, persistIntervalMs: 60_000, kv: memoryKv(),
-    now: () => clock.t, checkpointIntervalMs: 10_000, resumeIntervalMs: 1_000,
+    now: () => clock.t, checkpointIntervalMs: 10_000, resumeIntervalMs,
     spawnTrainer: () => fakeLane(() => { const m = new FakeTrainer(); members.push(m); return m; }),
   });
   stores.push(store);
@@ -49,6 +49,20 @@ describe('resume state between evals', () => {
     const b = world(storage, clock);
     await b.store.getState().boot('?preset=relay-silence');
     expect(b.store.getState().resumable).toMatchObject({ id, step: 9 });
+  });
+
+  it('a fast run is stored every few steps (not more than once a second), a slow one at least every resumeIntervalMs', async () => {
+    const storage = new MemoryRunStorage(), clock = { t: 0 };
+    const a = world(storage, clock, [], 8_000);
+    await a.store.getState().boot('?preset=relay-silence');
+    const id = a.store.getState().runId!;
+    const at = async (t: number, from: number, to: number) => { clock.t = t; a.fake.emitSteps(from, to); await settle(); return (await storage.getResumeState(id))?.step ?? null; };
+    expect(await at(0, 0, 2)).toBeNull(); // the first step starts the clock
+    expect(await at(400, 2, 8)).toBeNull(); // 6 steps, but 0.4 s after the last save: too soon
+    expect(await at(1_100, 8, 9)).toBe(9); // 7 steps and 1.1 s
+    expect(await at(1_500, 9, 11)).toBe(9); // 2 steps
+    expect(await at(9_000, 11, 12)).toBe(9); // 7.9 s: a slow run waits for the interval
+    expect(await at(9_200, 12, 13)).toBe(13); // 8.1 s and it moved
   });
 
   it('a population member is stored between its evals too, through its own lane', async () => {

@@ -6,7 +6,7 @@ import { findPreset, presetConfig } from '../../src/envs/presets';
 import { MetricsHub } from '../../src/store/metricsHub';
 import type { SweepRecord } from '../../src/store/sweepSlice';
 import { METRIC_INDEX, METRIC_NAMES } from '../../src/worker/protocol';
-import { RunButtons } from '../../src/ui/RunButtons';
+import { chartBelow, RunButtons } from '../../src/ui/RunButtons';
 import { RewardControls } from '../../src/ui/RewardControls';
 import { StepAnatomy } from '../../src/ui/StepAnatomy';
 import { Transcripts } from '../../src/ui/Transcripts';
@@ -60,5 +60,12 @@ describe('the population is the run', () => {
     // nothing chosen: the first member; no population: the configured value, as before
     expect(render(RewardControls, { config: cfg, sweep, runId: 'main' }, hub)).toMatch(/<input[^>]*type="range"[^>]*value="0"/);
     expect(render(RewardControls, { config: cfg, runId: 'main' }, hub)).toMatch(/<input[^>]*type="range"[^>]*value="0.05"/);
+  });
+
+  it('Start brings the chart into view only where it lies below the first screen (a phone)', () => {
+    const docWith = (top: number) => ({ querySelector: (q: string) => (q === 'section.chart.pareto' ? ({ getBoundingClientRect: () => ({ top }) } as Element) : null) });
+    expect(chartBelow(docWith(2000), 844)).not.toBeNull(); // 390x844: about 2,000 px below Start
+    expect(chartBelow(docWith(120), 800)).toBeNull(); // 1280x800: beside Start
+    expect(chartBelow({ querySelector: () => null }, 800)).toBeNull();
   });
 });
