@@ -8,8 +8,7 @@ import { totalmem } from 'node:os';
 import type { RunConfig } from '../config';
 import { InputError } from '../errors';
 import type { GPTConfig } from '../model/params';
-import { gpuBudget } from '../rl/memoryBudget';
-import { memberBytes } from '../rl/population';
+import { checkCpuMemory } from '../rl/memoryBudget';
 
 const MiB = 2 ** 20;
 const mib = (b: number) => `${Math.ceil(b / MiB)} MiB`;
@@ -28,13 +27,7 @@ export function cpuLimitBytes(flag: unknown, machineBytes = totalmem()): number 
   return flag * MiB;
 }
 
-/** Refuses, naming the estimate, the limit and what weighs most, a run whose estimate is over the limit. */
+/** Refuses, naming the estimate, the limit and what weighs most, a run whose estimate is over the limit (memoryBudget.ts). */
 export function checkCpuBudget(config: RunConfig, model: GPTConfig, slots: number, limitBytes: number, members = 1): number {
-  const one = memberBytes(config, model, slots), total = one * members;
-  if (total <= limitBytes) return total;
-  // the heaviest part and its setting, as the GPU budget names them (its sizes rounded to GPU size classes)
-  const { heaviest } = gpuBudget(config, model, slots, limitBytes);
-  const who = members > 1 ? `${members} runs at once need about ${mib(total)} (${mib(one)} each)` : `the run needs about ${mib(total)}`;
-  throw new InputError(`${who} of memory on the CPU (weights, optimizer state, activations, KV caches), more than the ${mib(limitBytes)} it may use `
-    + `(${Math.round(MACHINE_SHARE * 100)}% of this machine's ${mib(totalmem())}, or --memory-limit); most of it is ${heaviest.what}: ${heaviest.lower}`);
+  return checkCpuMemory(config, model, slots, limitBytes, members, `${Math.round(MACHINE_SHARE * 100)}% of this machine's ${Math.ceil(totalmem() / MiB)} MiB, or --memory-limit`);
 }

@@ -129,3 +129,16 @@ export function checkStackedBudget(config: RunConfig, model: GPTConfig, K: numbe
   }
   return { ...one, totalBytes: K * one.totalBytes, largest: { ...one.largest, bytes: K * one.largest.bytes } };
 }
+
+/**
+ * The CPU engines' budget (the CLI's share of the machine, the page's share of navigator.deviceMemory): the run's
+ * estimate (memberBytes, times its members) against `limitBytes`, refused up front with the estimate, the limit
+ * (`limitSays` says where it comes from) and the setting to lower, instead of an allocation failure part-way.
+ */
+export function checkCpuMemory(config: RunConfig, model: GPTConfig, slots: number, limitBytes: number, members: number, limitSays: string): number {
+  const one = memberBytes(config, model, slots), total = one * members;
+  if (total <= limitBytes) return total;
+  const { heaviest } = gpuBudget(config, model, slots, limitBytes); // its sizes rounded to GPU size classes: only the heaviest part's name is used
+  const who = members > 1 ? `${members} runs at once need about ${mib(total)} (${mib(one)} each)` : `the run needs about ${mib(total)}`;
+  throw new InputError(`${who} of memory on the CPU (weights, optimizer state, activations, KV caches), more than the ${mib(limitBytes)} it may use (${limitSays}); most of it is ${heaviest.what}: ${heaviest.lower}`);
+}

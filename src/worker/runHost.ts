@@ -9,7 +9,7 @@ import { presetSlots, type Preset } from '../envs/presets';
 import type { Environment } from '../envs/types';
 import type { RewardWeights } from '../rl/reward';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
-import { checkGpuBudget, checkStackedBudget, memoryShare } from '../rl/memoryBudget';
+import { checkCpuMemory, checkGpuBudget, checkStackedBudget, memoryShare } from '../rl/memoryBudget';
 import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/slots';
 import { Trainer } from '../rl/trainer';
@@ -171,11 +171,16 @@ export abstract class RunHost {
 
   /**
    * On WebGPU: the rows a rollout generates at once (Infinity: all; fewer when all would not fit), or throws (naming
-   * the setting to lower) when the run does not fit the device even so (memoryBudget.ts). The CPU: Infinity.
+   * the setting to lower) when the run does not fit the device even so (memoryBudget.ts). The CPU engines: Infinity,
+   * after the same estimate against the page's share of memory (a run that cannot fit is refused, not started).
    */
   protected checkMemory(backend: Backend, config: RunConfig, env: Environment, K = 1): number {
-    if (!(backend instanceof WebGpuBackend)) return Infinity;
     const deviceMemory = (globalThis.navigator as { deviceMemory?: number } | undefined)?.deviceMemory;
+    if (!(backend instanceof WebGpuBackend)) {
+      const share = memoryShare(deviceMemory);
+      checkCpuMemory(config, modelConfigFor(env, config), slotNames(env).length, share, K, `half the ${deviceMemory ? `${deviceMemory} GiB the browser reports` : '4 GiB assumed for this browser'}`);
+      return Infinity;
+    }
     if (K > 1) { checkStackedBudget(config, modelConfigFor(env, config), K, backend.limits, memoryShare(deviceMemory)); return Infinity; }
     return checkGpuBudget(config, modelConfigFor(env, config), slotNames(env).length, backend.limits, memoryShare(deviceMemory)).chunkRows;
   }

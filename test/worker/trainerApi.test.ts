@@ -67,6 +67,10 @@ describe('TrainerApi over comlink on a worker thread', () => {
     expect(s.stepCount).toBe(0);
     await expect(api.init('no-such-preset')).rejects.toThrow(/unknown preset "no-such-preset"/);
     await expect(api.init(PRESET, { nEmbd: 17 })).rejects.toThrow(/nEmbd/);
+    // the largest batch and eval on the CPU: refused up front with the estimate and what to lower (not an allocation
+    // failure part-way)
+    await expect(api.init(PRESET, { promptsPerStep: 256, groupSize: 64, evalEpisodes: 4096 })).rejects.toThrow(/the run needs about \d+ MiB of memory on the CPU .* more than the 2048 MiB it may use \(half the 4 GiB assumed for this browser\); most of it is .*lower/);
+    expect((await api.getState()).config).toBeNull(); // nothing started
   });
 
   it('init warm-starts a model of another size itself, reporting progress as status', async () => {
