@@ -13,7 +13,7 @@ import { DASHES, seriesColor } from './palette';
 import { changeMarks } from './changeMarks';
 import { ParetoChart } from './ParetoChart';
 import { CHART_GROUPS, EVAL_CORE_KEYS, TIME_SERIES, type ChartDef, type SeriesDef } from './seriesDefs';
-import { chartSignature, colorSweepMembers, shownRuns, type ShownRun } from './shownRuns';
+import { chartSignature, shownRuns, type ShownRun } from './shownRuns';
 import { liveTrail, type TrailPoint } from './liveTrail';
 import { emphasis, shownHovered } from './populations';
 import { SweepPanel } from './SweepPanel';
@@ -65,7 +65,7 @@ export function ChartsPanel() {
   const { shown, trainer, config, flags } = useMemo(() => {
     void signature;
     const s = store.getState();
-    return { shown: colorSweepMembers(shownRuns(s), s.sweep), trainer: s.trainer, config: s.config, flags: s.flags };
+    return { shown: shownRuns(s), trainer: s.trainer, config: s.config, flags: s.flags };
   }, [signature, store]);
   const current = shown.find((r) => r.current);
   const baselines = useMemo(() => current?.meta?.baselines ?? trainer?.baselines ?? [], [current, trainer]);

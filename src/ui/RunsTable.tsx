@@ -8,8 +8,8 @@ import { LOSS_IDS, LOSSES } from '../losses';
 import type { RunMeta } from '../store/runTypes';
 import { changeStep } from './changeMarks';
 import { fmt, pct } from './labels';
-import { runColor } from './palette';
 import { RowMenu } from './RowMenu';
+import { colorsOf } from './shownRuns';
 import { useApp, useAppStore } from './storeContext';
 
 function summary(m: RunMeta): string {
@@ -20,7 +20,7 @@ function summary(m: RunMeta): string {
 
 const evalText = (e: RunMeta['bestEval'] | undefined) => (e ? `${pct(e.accuracy)}, ${fmt(e.tokens)} tok (step ${e.step})` : '–');
 
-function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
+function RunRow({ m, current, color }: { m: RunMeta; current: boolean; color: string }) {
   const id = useId();
   const overlay = useApp((s) => s.overlay.includes(m.id));
   const pinned = useApp((s) => s.pinned.includes(m.id));
@@ -35,7 +35,7 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
   return (
     <tr className={current ? 'current' : ''}>
       <td>
-        {current ? <span className="swatch" style={{ background: runColor(m.colorIndex) }} title="the run in the trainer (always shown)" /> : (
+        {current ? <span className="swatch" style={{ background: color }} title="the run in the trainer (always shown)" /> : (
           <input type="checkbox" id={`${id}-show`} checked={overlay} onChange={() => void a.toggleOverlay(m.id)} aria-label={`Show ${m.name}`} />
         )}
         {/* overlays are cleared when a new run starts; a pinned run stays */}
@@ -53,7 +53,7 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
           </form>
         ) : (
           <>
-            <span className="swatch" style={{ background: runColor(m.colorIndex) }} /> {m.name}{current ? ' (this run)' : ''}
+            <span className="swatch" style={{ background: color }} /> {m.name}{current ? ' (this run)' : ''}
           </>
         )}
       </th>
@@ -95,6 +95,9 @@ export function RunsTable() {
   const id = useId();
   const runs = useApp((s) => s.runs);
   const runId = useApp((s) => s.runId);
+  const sweep = useApp((s) => s.sweep);
+  // the colours the charts use (one function for both)
+  const colors = colorsOf({ runs, runId, sweep });
   const a = useAppStore().getState();
   return (
     <section aria-labelledby={`${id}-h`} className="runs">
@@ -115,7 +118,7 @@ export function RunsTable() {
             <thead>
               <tr><th scope="col">shown</th><th scope="col">name</th><th scope="col">setup</th><th scope="col">steps</th><th scope="col">best eval</th><th scope="col">final eval</th><th scope="col">status</th><th scope="col">actions</th></tr>
             </thead>
-            <tbody>{runs.map((m) => <RunRow key={m.id} m={m} current={m.id === runId} />)}</tbody>
+            <tbody>{runs.map((m) => <RunRow key={m.id} m={m} current={m.id === runId} color={colors.get(m.id)!} />)}</tbody>
           </table>
         </div>
       )}
