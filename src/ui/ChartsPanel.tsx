@@ -73,7 +73,8 @@ export function ChartsPanel() {
   const comparison = current?.meta?.comparison ?? trainer?.comparison ?? null;
   const axis = useApp((s) => s.accuracyAxis);
   const setAxis = useApp((s) => s.setAccuracyAxis);
-  const changes = current?.meta?.changes;
+  // every shown run's live changes (an overlaid or imported run keeps its marks), named by run when it is not the current one
+  const changes = useMemo(() => shown.flatMap((r) => changeMarks(r.meta?.changes).map((m) => ({ ...m, run: r.current || shown.length === 1 ? '' : `${r.name}: ` }))), [shown]);
   const hoveredRun = useApp((s) => s.hoveredRun);
   const setHoveredRun = useApp((s) => s.setHoveredRun);
   const hovered = shownHovered(shown, hoveredRun);
@@ -86,7 +87,7 @@ export function ChartsPanel() {
     const marks: VMark[] = [
       ...curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })),
       ...[...new Set(flags.filter((f) => f.kind === 'nonfinite-update').map((f) => f.step + 1))].slice(-MAX_MARKS).map((s) => ({ x: s, label: 'skipped', color: '#c0392b' })),
-      ...changeMarks(changes).map((m) => ({ x: m.step, label: m.label, color: '#8e44ad', note: `changed live from step ${m.step}: ${m.label}` })),
+      ...changes.map((m) => ({ x: m.step, label: m.label, color: '#8e44ad', note: `${m.run}changed live from step ${m.step}: ${m.label}` })),
     ];
     return TIME_SERIES.map((def) => {
       const lines: ChartLine[] = [];

@@ -56,13 +56,16 @@ export function accuracyScale([lo, hi]: [number, number]): { domain: [number, nu
   return { domain: [lo, hi + span * 0.06], ticks };
 }
 
-/** The change series of the current run: a labelled point at the eval where each change took over. */
-export function changeSeries(run: ShownRun | undefined): LabelledSeries | null {
+/**
+ * A run's change series: a labelled point at the eval where each change took over. Every shown run's (an
+ * overlaid or imported run keeps its marks); `named`: the run's name in the legend, for a run not the current one.
+ */
+export function changeSeries(run: ShownRun | undefined, named = false): LabelledSeries | null {
   if (!run?.meta?.changes?.length) return null;
   const marked = markedEvals(changeMarks(run.meta.changes), run.evals);
   if (!marked.length) return null;
   return {
-    key: 'changes', name: 'live change', color: '#8e44ad',
+    key: run.current ? 'changes' : `changes-${run.id}`, name: named && !run.current ? `live change (${run.name})` : 'live change', color: '#8e44ad',
     points: marked.map(({ mark, at }) => ({ tokens: at.tokens, accuracy: at.accuracy, label: mark.label, note: `from step ${mark.step}: ${mark.label} (the eval at step ${at.step} is the first measured with it)` })),
   };
 }
@@ -159,8 +162,8 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   const warm = perRun.map((x) => ({ run: x.run, point: x.points.find((p) => p.step === 0) })).filter((x) => x.point);
   const current = runs.find((r) => r.current);
   const best = current?.meta?.bestEval;
-  const changes = changeSeries(current);
-  const labelled = [...(changes ? [changes] : []), ...extra];
+  const changes = runs.map((r) => changeSeries(r, runs.length > 1)).filter((x): x is LabelledSeries => x !== null);
+  const labelled = [...changes, ...extra];
   const domain = accuracyDomain([...all.map((p) => p.accuracy), ...heads.map((p) => p.accuracy), ...baselines.map((b) => b.accuracy), ...labelled.flatMap((s) => s.points.map((p) => p.accuracy))], axis);
   const scale = accuracyScale(domain);
   const legend: LegendItem[] = [
@@ -175,7 +178,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
     ...labelled.map((s) => ({ label: s.name, color: s.color, mark: 'dot' as const })),
   ];
   const caption = (
-    <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes?.points.length ?? 0}
+    <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes.reduce((a, c) => a + c.points.length, 0)}
       data-trails={live.length} data-heads={heads.map((h) => `${h.tokens.toFixed(3)}:${h.accuracy.toFixed(3)}`).join(' ')}
       data-head-frontier={headFront.length} data-groups={groups.map((g) => `${g.label}:${g.frontier.length}`).join(' ')} data-hovered={lit ?? ''}>
       {all.length} eval point{all.length === 1 ? '' : 's'} from {runs.filter((r) => r.evals.length).length} run{runs.length === 1 ? '' : 's'}; frontier: {front.length} point{front.length === 1 ? '' : 's'}
@@ -248,7 +251,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
             </Scatter>
           )}
           {labelled.map((s) => (
-            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape={shapes.ring} isAnimationActive={false} className={`labelled-${s.key}`}>
+            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape={shapes.ring} isAnimationActive={false} className={`labelled-${s.key.startsWith('changes') ? 'changes' : s.key}`}>
               <LabelList dataKey="label" position="top" fontSize={10} fill={s.color} />
             </Scatter>
           ))}
