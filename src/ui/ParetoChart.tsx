@@ -20,6 +20,7 @@ import { fmt, pct } from './labels';
 import type { ShownRun } from './shownRuns';
 import type { TrailPoint } from './liveTrail';
 import { emphasis, GROUP_STYLES, populationGroups, shownHovered } from './populations';
+import { TrailLabels } from './trailLabels';
 
 interface Point { tokens: number; accuracy: number; step: number; lambdaTok: number; run: string; note?: string }
 
@@ -234,10 +235,9 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
             </Scatter>
           )}
           {heads.some((h) => h.label) && (
-            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={head}>
-              <LabelList dataKey="label" position="right" fontSize={11} />
-            </Scatter>
+            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={head} />
           )}
+          {heads.some((h) => h.label) && <TrailLabels heads={heads} />}
           {perRun.map(({ run, points }) => (
             <Scatter key={run.id} name={run.name} data={points} fill={run.color} isAnimationActive={false} shape={shapes.dot}
               line={run.current ? { stroke: run.color, strokeWidth: 1.5 } : false} lineJointType="linear" />
