@@ -45,13 +45,14 @@ export function runLines(def: ChartDef, shown: readonly ShownRun[], series: (id:
   const colorOf = (r: ShownRun, i: number) => (single ? seriesColor(i) : r.color);
   const dashOf = (i: number) => (single ? undefined : DASHES[i % DASHES.length]);
   const nameOf = (r: ShownRun, label: string) => (single ? label : `${r.name} · ${label}`);
+  const tags = (r: ShownRun, label: string) => (single ? {} : { run: r.name, series: label });
   const lines: ChartLine[] = [];
   for (const r of shown) {
     const s = series(r.id);
     const e = emphasis(r.id, hovered);
-    def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis, ...e }));
-    if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true, ...e });
-    if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true, ...e });
+    def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), ...tags(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis, ...e }));
+    if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), ...tags(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true, ...e });
+    if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), ...tags(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true, ...e });
   }
   return lines;
 }
@@ -97,7 +98,7 @@ export function ChartsPanel() {
       if (def.id === 'accuracy') for (const b of baselines) hrefs.push({ y: b.accuracy, label: `${b.name} ${Math.round(b.accuracy * 100)}%`, color: '#555' });
       if (def.id === 'lambda' && budget !== null) {
         // the budget is in tokens: tokens on a second axis with B as its reference line
-        shown.forEach((r) => lines.push({ key: `${r.id}-lam-tok`, label: nameOf(r, 'tokens'), color: single ? seriesColor(1) : r.color, dash: '2 2', data: seriesXY(hub.get(r.id), { metric: 'tokens', label: 'tokens' }), axis: 'right' }));
+        shown.forEach((r) => lines.push({ key: `${r.id}-lam-tok`, label: nameOf(r, 'tokens'), ...(single ? {} : { run: r.name, series: 'tokens' }), color: single ? seriesColor(1) : r.color, dash: '2 2', data: seriesXY(hub.get(r.id), { metric: 'tokens', label: 'tokens' }), axis: 'right' }));
         hrefs.push({ y: budget, label: `budget B = ${budget}`, color: '#e67e22', axis: 'right' });
         rightLabel = 'tokens';
       }

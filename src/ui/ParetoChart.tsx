@@ -71,6 +71,10 @@ export function changeSeries(run: ShownRun | undefined, named = false): Labelled
   };
 }
 
+/** "12 eval points from 3 runs", each noun agreeing with its own number. */
+export const evalCountText = (points: number, runs: number): string =>
+  `${points} eval point${points === 1 ? '' : 's'} from ${runs} run${runs === 1 ? '' : 's'}`;
+
 type Hovered = (Point & { kind: 'eval' }) | { kind: 'baseline'; name: string; tokens: number; accuracy: number } | { kind: 'labelled'; label: string; note?: string; tokens: number; accuracy: number };
 type HoverAt = { what: Hovered; x: number; y: number; width: number };
 type OnHover = (h: HoverAt | null) => void;
@@ -182,7 +186,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
     <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes.reduce((a, c) => a + c.points.length, 0)}
       data-trails={live.length} data-heads={heads.map((h) => `${h.tokens.toFixed(3)}:${h.accuracy.toFixed(3)}`).join(' ')}
       data-head-frontier={headFront.length} data-groups={groups.map((g) => `${g.label}:${g.frontier.length}`).join(' ')} data-hovered={lit ?? ''}>
-      {all.length} eval point{all.length === 1 ? '' : 's'} from {runs.filter((r) => r.evals.length).length} run{runs.length === 1 ? '' : 's'}; frontier: {front.length} point{front.length === 1 ? '' : 's'}
+      {all.length === 0 ? 'No eval points yet' : `${evalCountText(all.length, runs.filter((r) => r.evals.length).length)}; frontier: ${front.length} point${front.length === 1 ? '' : 's'}`}
       {best ? `; best accuracy of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
       {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. Up and to the left is better: more accuracy for fewer tokens.'}
       {live.length > 0 ? ` The lighter lines move every step: accuracy and tokens of each step's sampled episodes (at the run's sampling temperature), smoothed; the dots are greedy evals.` : ''}

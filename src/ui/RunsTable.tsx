@@ -12,6 +12,13 @@ import { RowMenu } from './RowMenu';
 import { colorsOf } from './shownRuns';
 import { useApp, useAppStore } from './storeContext';
 
+/** A pushpin drawn inline (an emoji needs a colour-emoji font the page cannot count on). */
+const PinIcon = () => (
+  <svg className="pin-icon" width="12" height="14" viewBox="0 0 12 14" aria-hidden="true">
+    <path d="M3 1h6v1.2L8 3v3.2l2.2 2V9.5H6.6V13L6 14l-.6-1V9.5H1.8V8.2L4 6.2V3L3 2.2z" fill="currentColor" />
+  </svg>
+);
+
 function summary(m: RunMeta): string {
   const c = m.config;
   const lam = c.lambdaMode === 'budget' ? `budget B=${c.budget} (eta ${c.dualEta})` : `lambda_tok ${c.lambdaTok}`;
@@ -41,7 +48,7 @@ function RunRow({ m, current, color }: { m: RunMeta; current: boolean; color: st
         {/* overlays are cleared when a new run starts; a pinned run stays */}
         <button type="button" className={`pin${pinned ? ' on' : ''}`} aria-pressed={pinned} aria-label={`Pin ${m.name}`}
           title={pinned ? 'pinned: stays on the charts when a new run starts' : 'pin: keep it on the charts when a new run starts'} onClick={() => void a.togglePin(m.id)}>
-          <span aria-hidden="true">📌</span>
+          <PinIcon />
         </button>
       </td>
       <th scope="row">
