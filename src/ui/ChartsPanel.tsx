@@ -17,6 +17,7 @@ import { chartSignature, shownRuns, type ShownRun } from './shownRuns';
 import { liveTrail, type TrailPoint } from './liveTrail';
 import { emphasis, shownHovered } from './populations';
 import { SweepPanel } from './SweepPanel';
+import { ACCURACY } from './taskPicture';
 import { useApp, useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
 
@@ -128,7 +129,7 @@ export function ChartsPanel() {
   return (
     <div className="charts">
       <div className="top-charts">
-        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun} />
+        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun} accuracy={ACCURACY[config.env]} />
         <div className="side">
           <SweepPanel />
           <EvalTable run={current} />
@@ -142,7 +143,7 @@ export function ChartsPanel() {
           <div className="series-grid">
             {g.charts.map((def) => {
               const c = byId.get(def.id)!;
-              return <TimeSeriesChart key={def.id} title={def.title} unit={def.unit} lines={c.lines} hrefs={c.hrefs} yDomain={def.yDomain} rightLabel={c.rightLabel} marks={c.marks} />;
+              return <TimeSeriesChart key={def.id} title={def.title} unit={def.id === 'accuracy' ? ACCURACY[config.env].short : def.unit} lines={c.lines} hrefs={c.hrefs} yDomain={def.yDomain} rightLabel={c.rightLabel} marks={c.marks} />;
             })}
             {g.id === 'accuracy' && extras}
           </div>

@@ -20,6 +20,7 @@ import { fmt, pct } from './labels';
 import type { ShownRun } from './shownRuns';
 import type { TrailPoint } from './liveTrail';
 import { emphasis, GROUP_STYLES, populationGroups, shownHovered } from './populations';
+import type { AccuracyMeaning } from './taskPicture';
 import { TrailLabels } from './trailLabels';
 
 interface Point { tokens: number; accuracy: number; step: number; lambdaTok: number; run: string; note?: string }
@@ -134,8 +135,10 @@ function Tip({ h }: { h: Hovered }) {
   );
 }
 
-export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340, hovered = null, onHoverRun }: {
+export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340, hovered = null, onHoverRun, accuracy }: {
   runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null;
+  /** What eval accuracy measures in the environment (taskPicture.ts ACCURACY): on the axis and in the caption. */
+  accuracy?: AccuracyMeaning;
   /** The run under the mouse (its trail drawn over the others), and where hovering a run is reported. */
   hovered?: string | null; onHoverRun?: OnHoverRun;
   /** Each run's live trail (liveTrail.ts: sampled episodes, smoothed), by run id. */
@@ -190,6 +193,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
       {best ? `; best accuracy of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
       {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. Up and to the left is better: more accuracy for fewer tokens.'}
       {live.length > 0 ? ` The lighter lines move every step: accuracy and tokens of each step's sampled episodes (at the run's sampling temperature), smoothed; the dots are greedy evals.` : ''}
+      {accuracy ? ` Eval accuracy here is ${accuracy.long}.` : ''}
       {groups.length ? ` Two populations or more: each has its own frontier (${groups.map((g) => g.label).join(' vs ')}).` : ''}
       {axis === 'data' && all.length > 0 ? ` The accuracy axis is zoomed to the data (${pct(domain[0])} to ${pct(domain[1])}).` : ''}
     </p>
@@ -209,7 +213,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
           <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} allowDecimals padding={{ left: 10, right: 10 }}
             label={{ value: 'message tokens per episode (eval)', position: 'insideBottom', offset: -12 }} />
           <YAxis type="number" dataKey="accuracy" name="accuracy" domain={scale.domain} ticks={scale.ticks} allowDataOverflow tickFormatter={(v: number) => `${Math.round(v * 100)}%`}
-            label={{ value: 'eval accuracy', angle: -90, position: 'insideLeft', offset: 4, style: { textAnchor: 'middle' } }} width={56} />
+            label={{ value: accuracy ? `eval accuracy: ${accuracy.short}` : 'eval accuracy', angle: -90, position: 'insideLeft', offset: 4, style: { textAnchor: 'middle' } }} width={56} />
           {front.length > 0 && (
             <Line data={front} dataKey="accuracy" type="stepAfter" stroke="#444" strokeDasharray="5 3" dot={false} activeDot={false}
               isAnimationActive={false} name="Pareto frontier" legendType="plainline" tooltipType="none" />
