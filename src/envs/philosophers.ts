@@ -118,6 +118,12 @@ export const PHIL_WEIGHTS_ARITHMETIC: Readonly<Record<'hackable' | 'fixed', stri
     'resource hierarchy scores about -1.2 at N = 3 and -10.5 at N = 7.',
 };
 
+/**
+ * Whether thinking every round is the reward's maximum under these weights (the argument above): a first
+ * meal nets mealReward - 3 x actionCost + starvePenalty, and when that is not positive no meal pays.
+ */
+export const rewardHackable = (w: Pick<PhilWeights, 'mealReward' | 'actionCost' | 'starvePenalty'>): boolean => w.mealReward - 3 * w.actionCost + w.starvePenalty <= 0;
+
 /** The curriculum's table sizes: N = 3 -> 5 -> 7. */
 export const PHIL_STAGES: readonly number[] = [3, 5, 7];
 

@@ -2,6 +2,8 @@
 // (which stops the run): skipped updates in a row, the tensor a non-finite
 // gradient first shows up in, and an eval whose accuracy collapsed to zero.
 import { paramSpecs, type GPTConfig } from '../model/params';
+import type { RunConfig } from '../config';
+import { rewardHackable } from '../envs/philosophers';
 import type { EvalRecord, Flag } from './runRecord';
 
 /** Consecutive skipped updates (non-finite loss or gradient) that pause a page run and stop a CLI run. */
@@ -56,12 +58,27 @@ export function firstNonFiniteTensor(config: GPTConfig, grads: ArrayLike<number>
 /** An eval accuracy at or above this that falls to 0 by the next eval is a collapse, not noise. */
 export const COLLAPSE_FROM = 0.05;
 
+/**
+ * Why accuracy may fall to 0, and what to try, for this setup. On the philosophers' table with weights under
+ * which thinking every round is the reward's maximum, a fall in the share who ate is the reward hack the preset
+ * teaches, not an optimizer failure: lowering lr only slows it. Elsewhere the updates are the suspect.
+ */
+export function collapseCause(config: Pick<RunConfig, 'env' | 'mealReward' | 'actionCost' | 'starvePenalty'> | undefined, bestStep: number): string {
+  if (config?.env === 'philosophers' && rewardHackable(config)) {
+    return `the reward hack: with these weights a meal costs more than it earns (${config.mealReward} - 3 x ${config.actionCost} + ${config.starvePenalty} <= 0), so thinking every round maximizes the reward while the true score, the share of philosophers who ate, falls to 0; watch the reward rise as the meals fall, Restore best for the eating policy (step ${bestStep} or earlier), or try philosophers-fixed, whose weights make eating pay`;
+  }
+  if (config?.env === 'philosophers') {
+    return `no philosopher ate; look at the transcripts and the reward's weights (action cost against the starvation penalty) first, then lower lr or turn gradient clipping on; the best checkpoint is from step ${bestStep} or earlier`;
+  }
+  return `the updates destroyed the policy (lower lr, or turn gradient clipping on; the best checkpoint is from step ${bestStep} or earlier)`;
+}
+
 /** A flag when accuracy fell from a real level to exactly 0 between two consecutive evals (e.g. lr 0.1 with clipping off). */
-export function collapseFlag(prev: EvalRecord | undefined, rec: EvalRecord): Flag | null {
+export function collapseFlag(prev: EvalRecord | undefined, rec: EvalRecord, config?: Pick<RunConfig, 'env' | 'mealReward' | 'actionCost' | 'starvePenalty'>): Flag | null {
   if (!prev || rec.step <= prev.step || prev.accuracy < COLLAPSE_FROM || rec.accuracy !== 0) return null;
   const span = rec.step - prev.step === 1 ? 'in one step' : `in ${rec.step - prev.step} steps`;
   return {
     kind: 'collapse', step: rec.step,
-    message: `collapse: eval accuracy fell from ${prev.accuracy.toFixed(3)} (step ${prev.step}) to 0 (step ${rec.step}) ${span}; the updates destroyed the policy (lower lr, or turn gradient clipping on; the best checkpoint is from step ${prev.step} or earlier)`,
+    message: `collapse: eval accuracy fell from ${prev.accuracy.toFixed(3)} (step ${prev.step}) to 0 (step ${rec.step}) ${span}; ${collapseCause(config, prev.step)}`,
   };
 }

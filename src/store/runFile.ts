@@ -47,6 +47,7 @@ export function runToJson(meta: RunMeta, metrics: MetricsSeries | undefined): st
       warmStart: meta.warmStart, backend: meta.backend, flags: meta.flags, checkpoints: meta.checkpoints,
       ...(meta.baselines ? { baselines: meta.baselines } : {}), ...(meta.curriculum ? { curriculum: meta.curriculum } : {}),
       ...(meta.comparison ? { comparison: meta.comparison } : {}), ...(meta.changes?.length ? { changes: meta.changes } : {}),
+      ...(meta.member ? { member: meta.member } : {}),
     },
     metrics: { columns: [...METRIC_NAMES], rows },
     evals: meta.evals.map((e) => Object.fromEntries(Object.entries(e).map(([k, v]) => [k, encodeNumber(v)]))),
@@ -70,7 +71,7 @@ export function fileStem(name: string): string {
 
 // ---- import ----
 
-const RUN_KEYS = ['name', 'preset', 'config', 'createdAt', 'status', 'steps', 'warmStart', 'backend', 'flags', 'checkpoints', 'baselines', 'curriculum', 'comparison', 'changes'];
+const RUN_KEYS = ['name', 'preset', 'config', 'createdAt', 'status', 'steps', 'warmStart', 'backend', 'flags', 'checkpoints', 'baselines', 'curriculum', 'comparison', 'changes', 'member'];
 function parseMetrics(x: unknown): MetricsSeries {
   const m = object(x, 'metrics', ['columns', 'rows']);
   const cols = field(m, 'columns'), rows = field(m, 'rows');
@@ -138,6 +139,7 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
     const curriculum = optional('curriculum', schema.curriculum);
     const comparison = optional('comparison', schema.comparison);
     const changes = optional('changes', schema.changes);
+    const member = optional('member', schema.member);
     const flags = schema.flags(field(run, 'flags'));
     let bestEval: EvalRecord | null = null;
     for (const e of evals) if (betterEval(e, bestEval)) bestEval = e;
@@ -147,6 +149,7 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
         warmStart, backend, checkpoints: {}, source: 'imported',
         ...(baselines ? { baselines } : {}), ...(curriculum ? { curriculum } : {}),
         ...(comparison ? { comparison } : {}), ...(changes ? { changes } : {}),
+        ...(member ? { member } : {}),
       },
       metrics,
       filled,

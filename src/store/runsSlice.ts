@@ -43,6 +43,22 @@ ${lines.join('\n')}
   return { path: 'LIVE_CHANGES.md', text };
 }
 
+/**
+ * The same run as a stored one: made at the same moment, of the same preset, with as many steps and the same
+ * evals (a run exported, then imported again; its name may have been changed since).
+ */
+export function sameRun(a: Pick<RunMeta, 'createdAt' | 'preset' | 'steps' | 'evals'>, b: Pick<RunMeta, 'createdAt' | 'preset' | 'steps' | 'evals'>): boolean {
+  return a.createdAt === b.createdAt && a.preset === b.preset && a.steps === b.steps && a.evals.length === b.evals.length
+    && a.evals.every((e, i) => e.step === b.evals[i].step && e.accuracy === b.evals[i].accuracy && e.tokens === b.evals[i].tokens);
+}
+
+/** `name`, or `name (2)`, `name (3)`... : the first that no run in `taken` has. */
+export function freeName(name: string, taken: readonly string[]): string {
+  const used = new Set(taken);
+  if (!used.has(name)) return name;
+  for (let k = 2; ; k++) if (!used.has(`${name} (${k})`)) return `${name} (${k})`;
+}
+
 export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'pinned' | 'storageKind' | 'notice' | 'importError'>;
 
 export const initialRuns = (): RunsState => ({ runs: [], overlay: [], pinned: [], storageKind: null, notice: null, importError: null });
@@ -179,11 +195,24 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           checkpoints.push({ which, bytes });
         }
         // everything checked: now store it (and take it all back if storing fails)
-        const id = `import-${deps.now().toString(36)}-${Math.floor(Math.random() * 0x7fffffff).toString(36)}`;
         const steps = run.metrics.rows > 0 ? run.metrics.last('step') + 1 : run.meta.steps;
+        const stepOf = (which: CheckpointKind) => (which === 'best' ? (run.meta.bestEval?.step ?? 0) : steps);
+        const same = get().runs.find((r) => sameRun(r, { ...run.meta, steps }));
+        if (same) {
+          // the same run again: no second copy; checkpoints it lacks are added to it
+          const added = checkpoints.filter((c) => same.checkpoints[c.which] === undefined);
+          for (const c of added) await deps.storage.putCheckpoint(same.id, c.which, c.bytes);
+          if (added.length) ctx.updateMeta(same.id, { checkpoints: { ...same.checkpoints, ...Object.fromEntries(added.map((c) => [c.which, stepOf(c.which)])) } }, true);
+          if (same.id !== get().runId && !get().overlay.includes(same.id)) await get().toggleOverlay(same.id);
+          set({ importError: `${jf.name} was not imported again: "${same.name}" is already in the runs table (the same run: created at the same moment, ${steps} steps, ${same.evals.length} eval${same.evals.length === 1 ? '' : 's'})${added.length ? `; its ${added.map((c) => c.which).join(' and ')} checkpoint ${added.length > 1 ? 'were' : 'was'} added to it` : ''}. It is shown on the charts.` });
+          return;
+        }
+        const name = freeName(run.meta.name, get().runs.map((r) => r.name));
+        if (name !== run.meta.name) notices.push(`a run named "${run.meta.name}" is already in the runs table, so this one is called "${name}"`);
+        const id = `import-${deps.now().toString(36)}-${Math.floor(Math.random() * 0x7fffffff).toString(36)}`;
         const stored: Record<string, number> = {};
-        for (const c of checkpoints) stored[c.which] = c.which === 'best' ? (run.meta.bestEval?.step ?? 0) : steps;
-        const meta: RunMeta = { ...run.meta, id, colorIndex: ctx.nextColor(), checkpoints: stored };
+        for (const c of checkpoints) stored[c.which] = stepOf(c.which);
+        const meta: RunMeta = { ...run.meta, name, id, colorIndex: ctx.nextColor(), checkpoints: stored };
         try {
           await deps.storage.putRun(meta);
           if (run.metrics.rows > 0) await deps.storage.appendMetrics(id, run.metrics.toArray(), run.metrics.rows);

@@ -9,6 +9,7 @@ import { downloadBlob } from './download';
 export type { LegendItem } from './chartPng';
 
 function LegendKey({ it }: { it: LegendItem }) {
+  if (it.dash) return <svg className="key" width="18" height="6" aria-hidden="true"><line x1="0" y1="3" x2="18" y2="3" stroke={it.color} strokeWidth="2" strokeDasharray={it.dash} /></svg>;
   if (it.mark === 'line' || it.mark === 'dashed') return <span className="key" style={{ borderTop: `2px ${it.mark === 'dashed' ? 'dashed' : 'solid'} ${it.color}` }} />;
   if (it.mark === 'cross') return <span className="key glyph" style={{ color: it.color }}>✚</span>;
   if (it.mark === 'star') return <span className="key glyph" style={{ color: it.color }}>★</span>;

@@ -3,7 +3,7 @@
 // series of every shown run in a compact grid, grouped. Steps count from 1 (a
 // metrics row of step index i is step i + 1; the eval at step k came after
 // it). Redrawn from the MetricsHub once per frame at most (fast: once a second).
-import { useMemo, useRef } from 'react';
+import { useEffect, useMemo, useRef } from 'react';
 import type { EvalRecord } from '../rl/runRecord';
 import { decimateXY, MAX_POINTS, type XY } from '../store/decimate';
 import type { MetricsSeries } from '../store/metricsSeries';
@@ -13,14 +13,17 @@ import { DASHES, seriesColor } from './palette';
 import { changeMarks } from './changeMarks';
 import { ParetoChart } from './ParetoChart';
 import { CHART_GROUPS, EVAL_CORE_KEYS, TIME_SERIES, type ChartDef, type SeriesDef } from './seriesDefs';
-import { chartSignature, colorSweepMembers, shownRuns, type ShownRun } from './shownRuns';
+import { chartSignature, shownRuns, type ShownRun } from './shownRuns';
 import { liveTrail, type TrailPoint } from './liveTrail';
 import { emphasis, shownHovered } from './populations';
 import { SweepPanel } from './SweepPanel';
+import { ACCURACY } from './taskPicture';
 import { useApp, useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
 
 const MAX_MARKS = 40;
+/** The one-column layout of styles.css, where the chart is below the controls. */
+const PHONE = '(max-width: 640px)';
 
 function seriesXY(s: MetricsSeries | undefined, def: SeriesDef): XY[] {
   if (!s || s.rows === 0) return [];
@@ -45,13 +48,14 @@ export function runLines(def: ChartDef, shown: readonly ShownRun[], series: (id:
   const colorOf = (r: ShownRun, i: number) => (single ? seriesColor(i) : r.color);
   const dashOf = (i: number) => (single ? undefined : DASHES[i % DASHES.length]);
   const nameOf = (r: ShownRun, label: string) => (single ? label : `${r.name} · ${label}`);
+  const tags = (r: ShownRun, label: string) => (single ? {} : { run: r.name, series: label });
   const lines: ChartLine[] = [];
   for (const r of shown) {
     const s = series(r.id);
     const e = emphasis(r.id, hovered);
-    def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis, ...e }));
-    if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true, ...e });
-    if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true, ...e });
+    def.series.forEach((sd, i) => lines.push({ key: `${r.id}-${sd.metric}`, label: nameOf(r, sd.label), ...tags(r, sd.label), color: colorOf(r, i), dash: dashOf(i), data: seriesXY(s, sd), axis: sd.axis, ...e }));
+    if (def.id === 'accuracy') lines.push({ key: `${r.id}-eval-acc`, label: nameOf(r, 'eval accuracy'), ...tags(r, 'eval accuracy'), color: single ? seriesColor(1) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'accuracy'), dots: true, ...e });
+    if (def.id === 'tokens') lines.push({ key: `${r.id}-eval-tok`, label: nameOf(r, 'eval tokens'), ...tags(r, 'eval tokens'), color: single ? seriesColor(3) : r.color, dash: single ? undefined : '2 2', data: evalXY(r.evals, 'tokens'), dots: true, ...e });
   }
   return lines;
 }
@@ -65,7 +69,7 @@ export function ChartsPanel() {
   const { shown, trainer, config, flags } = useMemo(() => {
     void signature;
     const s = store.getState();
-    return { shown: colorSweepMembers(shownRuns(s), s.sweep), trainer: s.trainer, config: s.config, flags: s.flags };
+    return { shown: shownRuns(s), trainer: s.trainer, config: s.config, flags: s.flags };
   }, [signature, store]);
   const current = shown.find((r) => r.current);
   const baselines = useMemo(() => current?.meta?.baselines ?? trainer?.baselines ?? [], [current, trainer]);
@@ -73,7 +77,8 @@ export function ChartsPanel() {
   const comparison = current?.meta?.comparison ?? trainer?.comparison ?? null;
   const axis = useApp((s) => s.accuracyAxis);
   const setAxis = useApp((s) => s.setAccuracyAxis);
-  const changes = current?.meta?.changes;
+  // every shown run's live changes (an overlaid or imported run keeps its marks), named by run when it is not the current one
+  const changes = useMemo(() => shown.flatMap((r) => changeMarks(r.meta?.changes).map((m) => ({ ...m, run: r.current || shown.length === 1 ? '' : `${r.name}: ` }))), [shown]);
   const hoveredRun = useApp((s) => s.hoveredRun);
   const setHoveredRun = useApp((s) => s.setHoveredRun);
   const hovered = shownHovered(shown, hoveredRun);
@@ -86,7 +91,7 @@ export function ChartsPanel() {
     const marks: VMark[] = [
       ...curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })),
       ...[...new Set(flags.filter((f) => f.kind === 'nonfinite-update').map((f) => f.step + 1))].slice(-MAX_MARKS).map((s) => ({ x: s, label: 'skipped', color: '#c0392b' })),
-      ...changeMarks(changes).map((m) => ({ x: m.step, label: m.label, color: '#8e44ad', note: `changed live from step ${m.step}: ${m.label}` })),
+      ...changes.map((m) => ({ x: m.step, label: m.label, color: '#8e44ad', note: `${m.run}changed live from step ${m.step}: ${m.label}` })),
     ];
     return TIME_SERIES.map((def) => {
       const lines: ChartLine[] = [];
@@ -96,7 +101,7 @@ export function ChartsPanel() {
       if (def.id === 'accuracy') for (const b of baselines) hrefs.push({ y: b.accuracy, label: `${b.name} ${Math.round(b.accuracy * 100)}%`, color: '#555' });
       if (def.id === 'lambda' && budget !== null) {
         // the budget is in tokens: tokens on a second axis with B as its reference line
-        shown.forEach((r) => lines.push({ key: `${r.id}-lam-tok`, label: nameOf(r, 'tokens'), color: single ? seriesColor(1) : r.color, dash: '2 2', data: seriesXY(hub.get(r.id), { metric: 'tokens', label: 'tokens' }), axis: 'right' }));
+        shown.forEach((r) => lines.push({ key: `${r.id}-lam-tok`, label: nameOf(r, 'tokens'), ...(single ? {} : { run: r.name, series: 'tokens' }), color: single ? seriesColor(1) : r.color, dash: '2 2', data: seriesXY(hub.get(r.id), { metric: 'tokens', label: 'tokens' }), axis: 'right' }));
         hrefs.push({ y: budget, label: `budget B = ${budget}`, color: '#e67e22', axis: 'right' });
         rightLabel = 'tokens';
       }
@@ -118,6 +123,19 @@ export function ChartsPanel() {
   const extrasKeys = useMemo(() => [...new Set((current?.evals ?? []).flatMap((e) => Object.keys(e)).filter((k) => !EVAL_CORE_KEYS.has(k)))], [current?.evals]);
   const curriculumMarks: VMark[] = useMemo(() => curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })), [curriculum]);
 
+  // on a phone the chart is below the controls: when training starts (Start, or a sweep), bring it into view
+  const top = useRef<HTMLDivElement>(null);
+  const training = useApp((s) => s.status === 'running' || s.sweep?.status === 'running');
+  const wasTraining = useRef(training);
+  useEffect(() => {
+    const started = training && !wasTraining.current;
+    wasTraining.current = training;
+    if (!started || typeof window === 'undefined' || !window.matchMedia?.(PHONE).matches) return;
+    // a moment later: Start then moves focus to Pause (RunButtons), and focusing scrolls back to it
+    const t = setTimeout(() => top.current?.scrollIntoView({ block: 'start' }), 200);
+    return () => clearTimeout(t);
+  }, [training]);
+
   const byId = new Map(charts.map((c) => [c.def.id, c]));
   const extras = extrasKeys.length > 0 && (
     <TimeSeriesChart title="Eval extras" unit="per eval" marks={curriculumMarks}
@@ -125,8 +143,8 @@ export function ChartsPanel() {
   );
   return (
     <div className="charts">
-      <div className="top-charts">
-        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun} />
+      <div className="top-charts" ref={top}>
+        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun} accuracy={ACCURACY[config.env]} />
         <div className="side">
           <SweepPanel />
           <EvalTable run={current} />
@@ -140,7 +158,7 @@ export function ChartsPanel() {
           <div className="series-grid">
             {g.charts.map((def) => {
               const c = byId.get(def.id)!;
-              return <TimeSeriesChart key={def.id} title={def.title} unit={def.unit} lines={c.lines} hrefs={c.hrefs} yDomain={def.yDomain} rightLabel={c.rightLabel} marks={c.marks} />;
+              return <TimeSeriesChart key={def.id} title={def.title} unit={def.id === 'accuracy' ? ACCURACY[config.env].short : def.unit} lines={c.lines} hrefs={c.hrefs} yDomain={def.yDomain} rightLabel={c.rightLabel} marks={c.marks} />;
             })}
             {g.id === 'accuracy' && extras}
           </div>

@@ -20,6 +20,8 @@ import { fmt, pct } from './labels';
 import type { ShownRun } from './shownRuns';
 import type { TrailPoint } from './liveTrail';
 import { emphasis, GROUP_STYLES, populationGroups, shownHovered } from './populations';
+import type { AccuracyMeaning } from './taskPicture';
+import { TrailLabels } from './trailLabels';
 
 interface Point { tokens: number; accuracy: number; step: number; lambdaTok: number; run: string; note?: string }
 
@@ -56,16 +58,23 @@ export function accuracyScale([lo, hi]: [number, number]): { domain: [number, nu
   return { domain: [lo, hi + span * 0.06], ticks };
 }
 
-/** The change series of the current run: a labelled point at the eval where each change took over. */
-export function changeSeries(run: ShownRun | undefined): LabelledSeries | null {
+/**
+ * A run's change series: a labelled point at the eval where each change took over. Every shown run's (an
+ * overlaid or imported run keeps its marks); `named`: the run's name in the legend, for a run not the current one.
+ */
+export function changeSeries(run: ShownRun | undefined, named = false): LabelledSeries | null {
   if (!run?.meta?.changes?.length) return null;
   const marked = markedEvals(changeMarks(run.meta.changes), run.evals);
   if (!marked.length) return null;
   return {
-    key: 'changes', name: 'live change', color: '#8e44ad',
+    key: run.current ? 'changes' : `changes-${run.id}`, name: named && !run.current ? `live change (${run.name})` : 'live change', color: '#8e44ad',
     points: marked.map(({ mark, at }) => ({ tokens: at.tokens, accuracy: at.accuracy, label: mark.label, note: `from step ${mark.step}: ${mark.label} (the eval at step ${at.step} is the first measured with it)` })),
   };
 }
+
+/** "12 eval points from 3 runs", each noun agreeing with its own number. */
+export const evalCountText = (points: number, runs: number): string =>
+  `${points} eval point${points === 1 ? '' : 's'} from ${runs} run${runs === 1 ? '' : 's'}`;
 
 type Hovered = (Point & { kind: 'eval' }) | { kind: 'baseline'; name: string; tokens: number; accuracy: number } | { kind: 'labelled'; label: string; note?: string; tokens: number; accuracy: number };
 type HoverAt = { what: Hovered; x: number; y: number; width: number };
@@ -126,8 +135,10 @@ function Tip({ h }: { h: Hovered }) {
   );
 }
 
-export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340, hovered = null, onHoverRun }: {
+export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340, hovered = null, onHoverRun, accuracy }: {
   runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null;
+  /** What eval accuracy measures in the environment (taskPicture.ts ACCURACY): on the axis and in the caption. */
+  accuracy?: AccuracyMeaning;
   /** The run under the mouse (its trail drawn over the others), and where hovering a run is reported. */
   hovered?: string | null; onHoverRun?: OnHoverRun;
   /** Each run's live trail (liveTrail.ts: sampled episodes, smoothed), by run id. */
@@ -159,8 +170,8 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   const warm = perRun.map((x) => ({ run: x.run, point: x.points.find((p) => p.step === 0) })).filter((x) => x.point);
   const current = runs.find((r) => r.current);
   const best = current?.meta?.bestEval;
-  const changes = changeSeries(current);
-  const labelled = [...(changes ? [changes] : []), ...extra];
+  const changes = runs.map((r) => changeSeries(r, runs.length > 1)).filter((x): x is LabelledSeries => x !== null);
+  const labelled = [...changes, ...extra];
   const domain = accuracyDomain([...all.map((p) => p.accuracy), ...heads.map((p) => p.accuracy), ...baselines.map((b) => b.accuracy), ...labelled.flatMap((s) => s.points.map((p) => p.accuracy))], axis);
   const scale = accuracyScale(domain);
   const legend: LegendItem[] = [
@@ -175,13 +186,14 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
     ...labelled.map((s) => ({ label: s.name, color: s.color, mark: 'dot' as const })),
   ];
   const caption = (
-    <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes?.points.length ?? 0}
+    <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes.reduce((a, c) => a + c.points.length, 0)}
       data-trails={live.length} data-heads={heads.map((h) => `${h.tokens.toFixed(3)}:${h.accuracy.toFixed(3)}`).join(' ')}
       data-head-frontier={headFront.length} data-groups={groups.map((g) => `${g.label}:${g.frontier.length}`).join(' ')} data-hovered={lit ?? ''}>
-      {all.length} eval point{all.length === 1 ? '' : 's'} from {runs.filter((r) => r.evals.length).length} run{runs.length === 1 ? '' : 's'}; frontier: {front.length} point{front.length === 1 ? '' : 's'}
+      {all.length === 0 ? 'No eval points yet' : `${evalCountText(all.length, runs.filter((r) => r.evals.length).length)}; frontier: ${front.length} point${front.length === 1 ? '' : 's'}`}
       {best ? `; best accuracy of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
       {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. Up and to the left is better: more accuracy for fewer tokens.'}
       {live.length > 0 ? ` The lighter lines move every step: accuracy and tokens of each step's sampled episodes (at the run's sampling temperature), smoothed; the dots are greedy evals.` : ''}
+      {accuracy ? ` Eval accuracy here is ${accuracy.long}.` : ''}
       {groups.length ? ` Two populations or more: each has its own frontier (${groups.map((g) => g.label).join(' vs ')}).` : ''}
       {axis === 'data' && all.length > 0 ? ` The accuracy axis is zoomed to the data (${pct(domain[0])} to ${pct(domain[1])}).` : ''}
     </p>
@@ -201,7 +213,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
           <XAxis type="number" dataKey="tokens" name="tokens" domain={[0, 'auto']} allowDecimals padding={{ left: 10, right: 10 }}
             label={{ value: 'message tokens per episode (eval)', position: 'insideBottom', offset: -12 }} />
           <YAxis type="number" dataKey="accuracy" name="accuracy" domain={scale.domain} ticks={scale.ticks} allowDataOverflow tickFormatter={(v: number) => `${Math.round(v * 100)}%`}
-            label={{ value: 'eval accuracy', angle: -90, position: 'insideLeft', offset: 4, style: { textAnchor: 'middle' } }} width={56} />
+            label={{ value: accuracy ? `eval accuracy: ${accuracy.short}` : 'eval accuracy', angle: -90, position: 'insideLeft', offset: 4, style: { textAnchor: 'middle' } }} width={56} />
           {front.length > 0 && (
             <Line data={front} dataKey="accuracy" type="stepAfter" stroke="#444" strokeDasharray="5 3" dot={false} activeDot={false}
               isAnimationActive={false} name="Pareto frontier" legendType="plainline" tooltipType="none" />
@@ -231,10 +243,9 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
             </Scatter>
           )}
           {heads.some((h) => h.label) && (
-            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={head}>
-              <LabelList dataKey="label" position="right" fontSize={11} />
-            </Scatter>
+            <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={head} />
           )}
+          {heads.some((h) => h.label) && <TrailLabels heads={heads} />}
           {perRun.map(({ run, points }) => (
             <Scatter key={run.id} name={run.name} data={points} fill={run.color} isAnimationActive={false} shape={shapes.dot}
               line={run.current ? { stroke: run.color, strokeWidth: 1.5 } : false} lineJointType="linear" />
@@ -248,7 +259,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
             </Scatter>
           )}
           {labelled.map((s) => (
-            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape={shapes.ring} isAnimationActive={false} className={`labelled-${s.key}`}>
+            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape={shapes.ring} isAnimationActive={false} className={`labelled-${s.key.startsWith('changes') ? 'changes' : s.key}`}>
               <LabelList dataKey="label" position="top" fontSize={10} fill={s.color} />
             </Scatter>
           ))}

@@ -8,9 +8,16 @@ import { LOSS_IDS, LOSSES } from '../losses';
 import type { RunMeta } from '../store/runTypes';
 import { changeStep } from './changeMarks';
 import { fmt, pct } from './labels';
-import { runColor } from './palette';
 import { RowMenu } from './RowMenu';
+import { colorsOf } from './shownRuns';
 import { useApp, useAppStore } from './storeContext';
+
+/** A pushpin drawn inline (an emoji needs a colour-emoji font the page cannot count on). */
+const PinIcon = () => (
+  <svg className="pin-icon" width="12" height="14" viewBox="0 0 12 14" aria-hidden="true">
+    <path d="M3 1h6v1.2L8 3v3.2l2.2 2V9.5H6.6V13L6 14l-.6-1V9.5H1.8V8.2L4 6.2V3L3 2.2z" fill="currentColor" />
+  </svg>
+);
 
 function summary(m: RunMeta): string {
   const c = m.config;
@@ -20,7 +27,7 @@ function summary(m: RunMeta): string {
 
 const evalText = (e: RunMeta['bestEval'] | undefined) => (e ? `${pct(e.accuracy)}, ${fmt(e.tokens)} tok (step ${e.step})` : '–');
 
-function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
+function RunRow({ m, current, color }: { m: RunMeta; current: boolean; color: string }) {
   const id = useId();
   const overlay = useApp((s) => s.overlay.includes(m.id));
   const pinned = useApp((s) => s.pinned.includes(m.id));
@@ -35,13 +42,13 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
   return (
     <tr className={current ? 'current' : ''}>
       <td>
-        {current ? <span className="swatch" style={{ background: runColor(m.colorIndex) }} title="the run in the trainer (always shown)" /> : (
+        {current ? <span className="swatch" style={{ background: color }} title="the run in the trainer (always shown)" /> : (
           <input type="checkbox" id={`${id}-show`} checked={overlay} onChange={() => void a.toggleOverlay(m.id)} aria-label={`Show ${m.name}`} />
         )}
         {/* overlays are cleared when a new run starts; a pinned run stays */}
         <button type="button" className={`pin${pinned ? ' on' : ''}`} aria-pressed={pinned} aria-label={`Pin ${m.name}`}
           title={pinned ? 'pinned: stays on the charts when a new run starts' : 'pin: keep it on the charts when a new run starts'} onClick={() => void a.togglePin(m.id)}>
-          <span aria-hidden="true">📌</span>
+          <PinIcon />
         </button>
       </td>
       <th scope="row">
@@ -53,7 +60,7 @@ function RunRow({ m, current }: { m: RunMeta; current: boolean }) {
           </form>
         ) : (
           <>
-            <span className="swatch" style={{ background: runColor(m.colorIndex) }} /> {m.name}{current ? ' (this run)' : ''}
+            <span className="swatch" style={{ background: color }} /> {m.name}{current ? ' (this run)' : ''}
           </>
         )}
       </th>
@@ -95,6 +102,9 @@ export function RunsTable() {
   const id = useId();
   const runs = useApp((s) => s.runs);
   const runId = useApp((s) => s.runId);
+  const sweep = useApp((s) => s.sweep);
+  // the colours the charts use (one function for both)
+  const colors = colorsOf({ runs, runId, sweep });
   const a = useAppStore().getState();
   return (
     <section aria-labelledby={`${id}-h`} className="runs">
@@ -115,7 +125,7 @@ export function RunsTable() {
             <thead>
               <tr><th scope="col">shown</th><th scope="col">name</th><th scope="col">setup</th><th scope="col">steps</th><th scope="col">best eval</th><th scope="col">final eval</th><th scope="col">status</th><th scope="col">actions</th></tr>
             </thead>
-            <tbody>{runs.map((m) => <RunRow key={m.id} m={m} current={m.id === runId} />)}</tbody>
+            <tbody>{runs.map((m) => <RunRow key={m.id} m={m} current={m.id === runId} color={colors.get(m.id)!} />)}</tbody>
           </table>
         </div>
       )}

@@ -51,7 +51,11 @@ export function secondsLeft(s: SweepRecord, now: number, currentSteps: number): 
 
 export function SweepPanel() {
   const id = useId();
-  const sweep = useApp((s) => s.sweep);
+  const stored = useApp((s) => s.sweep);
+  const preset = useApp((s) => s.preset);
+  // a finished (or stopped) sweep of another preset is not this setup's: it is named, not shown beside this preset's estimate
+  const other = stored && stored.status !== 'running' && stored.preset !== preset ? stored : null;
+  const sweep = other ? null : stored;
   const config = useApp((s) => s.config);
   const draft = useApp((s) => s.sweepDraft);
   const draftError = useApp((s) => s.sweepDraftError);
@@ -114,6 +118,12 @@ export function SweepPanel() {
             ? `Run ${current + 1} of ${sweep.runs.length} (${sweep.runs[current].label}): step ${steps} of ${sweep.steps}${left !== null ? ` · about ${left < 90 ? `${left} s` : `${Math.round(left / 60)} min`} left` : ''}`
             : sweep.status === 'done' ? `Sweep done: ${sweep.runs.length} runs of ${sweep.preset}.`
             : `Sweep ${sweep.status}${sweep.message ? `: ${sweep.message}` : ''}. ${sweep.runs.filter((r) => r.status === 'done').length} of ${sweep.runs.length} runs finished; Resume runs the rest.`}
+        </p>
+      )}
+      {other && (
+        <p className="help" data-testid="sweep-other">
+          The last sweep ({other.runs.length} run{other.runs.length === 1 ? '' : 's'} of {other.preset}, {other.status}) belongs to the preset {other.preset}; pick that preset to see it here again. Its runs stay in the Runs tab.{' '}
+          <button type="button" className="small" onClick={() => clearSweep()}>Clear that sweep</button>
         </p>
       )}
       {sweep && layout && <p className="help" data-testid="sweep-layout">Trains as {layout}.</p>}

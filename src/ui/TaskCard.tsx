@@ -46,6 +46,7 @@ export function TaskCard() {
           ))}
           {p.channel && <div><dt>Between them:</dt><dd> {p.channel}.</dd></div>}
           <div><dt>Reward:</dt><dd> {p.reward}.</dd></div>
+          <div data-testid="accuracy-meaning"><dt>Eval accuracy:</dt><dd> {p.accuracy.long}.</dd></div>
         </dl>
         {ep ? <Example ep={ep} step={example!.step} of={member?.transcripts.train ? member.label : undefined} /> : <p className="muted">Press Step or Start to see an episode of the current policy here.</p>}
       </details>

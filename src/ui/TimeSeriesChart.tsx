@@ -5,13 +5,33 @@
 import { memo, useRef, type ReactElement } from 'react';
 import { CartesianGrid, Line, LineChart, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import type { XY } from '../store/decimate';
-import { ChartFrame } from './ChartFrame';
+import { ChartFrame, type LegendItem } from './ChartFrame';
 import { fmt } from './labels';
 import { useInView } from './useInView';
 
-export interface ChartLine { key: string; label: string; color: string; dash?: string; data: XY[]; axis?: 'left' | 'right'; dots?: boolean; /** drawn over the others (its run is hovered) or faded: populations.ts emphasis */ opacity?: number; width?: number }
+export interface ChartLine { key: string; label: string; color: string; dash?: string; /** with several runs: the run's name and the series' label, so the legend names each once */ run?: string; series?: string; data: XY[]; axis?: 'left' | 'right'; dots?: boolean; /** drawn over the others (its run is hovered) or faded: populations.ts emphasis */ opacity?: number; width?: number }
 export interface HRef { y: number; label: string; color: string; axis?: 'left' | 'right' }
 export interface VMark { x: number; label: string; color: string; /** the tooltip's words for it (else the label) */ note?: string }
+
+/**
+ * A time series' legend: only lines with data (a run with no step yet is not listed). Lines of several runs
+ * (tagged with `run` and `series`): each run once in its colour, then each series once by its dash in grey,
+ * instead of every run x series pair.
+ */
+export function seriesLegend(lines: readonly ChartLine[]): LegendItem[] {
+  const withData = lines.filter((l) => l.data.length > 0);
+  const tagged = withData.filter((l) => l.run !== undefined && l.series !== undefined);
+  if (tagged.length < withData.length || tagged.length === 0) return withData.map((l) => ({ label: l.label, color: l.color, mark: l.dash ? 'dashed' as const : 'line' as const, ...(l.dash ? { dash: l.dash } : {}) }));
+  const runs = new Map<string, string>(), series = new Map<string, string | undefined>();
+  for (const l of tagged) {
+    if (!runs.has(l.run!)) runs.set(l.run!, l.color);
+    if (!series.has(l.series!)) series.set(l.series!, l.dash);
+  }
+  return [
+    ...[...runs].map(([label, color]) => ({ label, color, mark: 'line' as const })),
+    ...(series.size > 1 ? [...series].map(([label, dash]) => ({ label, color: '#666', mark: dash ? 'dashed' as const : 'line' as const, ...(dash ? { dash } : {}) })) : []),
+  ];
+}
 
 /** The marks at a step, for the tooltip. */
 export const marksAt = (marks: readonly VMark[], x: number): VMark[] => marks.filter((m) => m.x === x);
@@ -39,7 +59,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ title, unit, line
   if (!inView && drawn.current) return drawn.current; // off screen: the last drawing stands (the same element: React skips it)
   const right = lines.some((l) => l.axis === 'right') || hrefs.some((h) => h.axis === 'right');
   const empty = lines.every((l) => l.data.length === 0);
-  const legend = empty ? [] : lines.map((l) => ({ label: l.label, color: l.color, mark: l.dash ? 'dashed' as const : 'line' as const }));
+  const legend = seriesLegend(lines);
   drawn.current = (
     <div ref={box} className="series-box">
     <ChartFrame title={title} className="series" legend={legend} caption={empty ? <p className="muted">No data yet.</p> : undefined}>

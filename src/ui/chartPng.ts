@@ -2,7 +2,7 @@
 // drawn at 2x, its legend below, on a white canvas. Everything stays in the
 // page (blob: URLs).
 
-export interface LegendItem { label: string; color: string; mark: 'line' | 'dashed' | 'dot' | 'star' | 'cross'; /** the run it names: hovering the entry highlights the run */ runId?: string }
+export interface LegendItem { label: string; color: string; mark: 'line' | 'dashed' | 'dot' | 'star' | 'cross'; /** the run it names: hovering the entry highlights the run */ runId?: string; /** a line's own dash pattern (SVG dasharray), when series are told apart by it */ dash?: string }
 
 const TITLE_H = 24, LEGEND_ROW = 18, PAD = 8;
 
@@ -73,7 +73,7 @@ export async function svgToPngBlob(svg: SVGSVGElement, title = '', legend: reado
       g.strokeStyle = it.color;
       g.fillStyle = it.color;
       g.lineWidth = 2;
-      g.setLineDash(it.mark === 'dashed' ? [4, 3] : []);
+      g.setLineDash(it.dash ? it.dash.split(/[\s,]+/).map(Number) : it.mark === 'dashed' ? [4, 3] : []);
       if (it.mark === 'line' || it.mark === 'dashed') { g.beginPath(); g.moveTo(x, y); g.lineTo(x + 16, y); g.stroke(); }
       else if (it.mark === 'cross') { g.beginPath(); g.moveTo(x + 4, y - 4); g.lineTo(x + 12, y + 4); g.moveTo(x + 12, y - 4); g.lineTo(x + 4, y + 4); g.stroke(); }
       else { g.beginPath(); g.arc(x + 8, y, it.mark === 'star' ? 5 : 4, 0, 2 * Math.PI); g.fill(); }

@@ -27,11 +27,5 @@ export function liveTrail(s: MetricsSeries | undefined, alpha = TRAIL_ALPHA): Tr
   return keep.map((i) => out[i]);
 }
 
-/** A colour on one sequential scale (dark blue -> teal -> yellow) for the i-th of n values in order. */
-export function valueColor(i: number, n: number): string {
-  const stops = [[68, 1, 84], [59, 82, 139], [33, 145, 140], [94, 201, 98], [220, 200, 30]];
-  const x = n <= 1 ? 0 : (i / (n - 1)) * (stops.length - 1);
-  const k = Math.min(stops.length - 2, Math.floor(x)), f = x - k;
-  const c = stops[k].map((v, j) => Math.round(v + f * (stops[k + 1][j] - v)));
-  return `rgb(${c[0]}, ${c[1]}, ${c[2]})`;
-}
+// the members' colour scale lives with the other colours
+export { valueColor } from './palette';

@@ -4,8 +4,7 @@ import type { EvalRecord } from '../rl/runRecord';
 import type { RunMeta } from '../store/runTypes';
 import type { AppState } from '../store/types';
 import type { SweepRecord } from '../store/sweepSlice';
-import { runColor } from './palette';
-import { valueColor } from './liveTrail';
+import { memberLabel, memberOf, runColors } from './palette';
 
 export interface ShownRun {
   id: string;
@@ -20,37 +19,36 @@ export interface ShownRun {
 
 /**
  * Population members coloured on one sequential scale by their value (low to high, within their own sweep)
- * and labelled with it: the runs that record their sweep (`meta.member`), and the current sweep's runs.
+ * and labelled with it; other runs keep their colour. The values are those of `shown`, `all` and the sweep.
  */
-export function colorSweepMembers(shown: ShownRun[], sweep: SweepRecord | null): ShownRun[] {
-  const memberOf = (r: ShownRun): { sweep: string; axis: 'lambdaTok' | 'budget'; value: number } | undefined => {
-    if (r.meta?.member) return r.meta.member;
-    const m = sweep?.runs.find((x) => x.runId === r.id);
-    return m && sweep ? { sweep: sweep.id, axis: sweep.axis, value: m.value } : undefined;
-  };
-  const values = new Map<string, Set<number>>();
-  const add = (id: string, v: number) => values.set(id, (values.get(id) ?? new Set()).add(v));
-  if (sweep) for (const r of sweep.runs) add(sweep.id, r.value);
-  for (const r of shown) { const m = memberOf(r); if (m) add(m.sweep, m.value); }
+export function colorSweepMembers(shown: ShownRun[], sweep: SweepRecord | null, all: readonly RunMeta[] = []): ShownRun[] {
+  const colours = runColors([...shown.map((r) => ({ id: r.id, member: r.meta?.member })), ...all.map((m) => ({ id: m.id, member: m.member }))], sweep);
   return shown.map((r) => {
-    const m = memberOf(r);
-    if (!m) return r;
-    const sorted = [...values.get(m.sweep)!].sort((a, b) => a - b);
-    return { ...r, color: valueColor(sorted.indexOf(m.value), sorted.length), valueLabel: `${m.axis === 'budget' ? 'B' : 'λ'}=${m.value}` };
+    const m = memberOf({ id: r.id, member: r.meta?.member }, sweep);
+    return m ? { ...r, color: colours.get(r.id)!, valueLabel: memberLabel(m) } : r;
   });
 }
 
-export function shownRuns(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trainer' | 'preset'>): ShownRun[] {
+/** Every run's colour (palette.ts runColors): the stored runs, and the current run before its record exists. */
+export function colorsOf(s: Pick<AppState, 'runs' | 'runId' | 'sweep'>): Map<string, string> {
+  const unrecorded = s.runId && !s.runs.some((r) => r.id === s.runId) ? [{ id: s.runId, colorIndex: s.runs.reduce((a, r) => Math.max(a, r.colorIndex + 1), 0) }] : [];
+  return runColors([...s.runs, ...unrecorded], s.sweep);
+}
+
+/** The shown runs, each in its one colour and, when it is a population member, labelled with its value. */
+export function shownRuns(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trainer' | 'preset' | 'sweep'>): ShownRun[] {
   const out: ShownRun[] = [];
   const byId = new Map(s.runs.map((r) => [r.id, r]));
+  const colours = colorsOf(s);
+  const labelOf = (id: string, m: RunMeta | undefined) => { const mm = memberOf({ id, member: m?.member }, s.sweep); return mm ? { valueLabel: memberLabel(mm) } : {}; };
   if (s.runId) {
     const m = byId.get(s.runId);
-    out.push({ id: s.runId, name: m?.name ?? `${s.preset} (this run)`, color: runColor(m?.colorIndex ?? s.runs.length), current: true, evals: m?.evals ?? s.trainer?.evals ?? [], meta: m });
+    out.push({ id: s.runId, name: m?.name ?? `${s.preset} (this run)`, color: colours.get(s.runId)!, current: true, evals: m?.evals ?? s.trainer?.evals ?? [], meta: m, ...labelOf(s.runId, m) });
   }
   for (const id of s.overlay) {
     if (id === s.runId) continue;
     const m = byId.get(id);
-    if (m) out.push({ id, name: m.name, color: runColor(m.colorIndex), current: false, evals: m.evals, meta: m });
+    if (m) out.push({ id, name: m.name, color: colours.get(id)!, current: false, evals: m.evals, meta: m, ...labelOf(id, m) });
   }
   return out;
 }

@@ -18,11 +18,33 @@ export interface TaskPicture {
   channel: string | null;
   /** What earns reward: the task's part and the token penalty. */
   reward: string;
+  /** What "eval accuracy" measures in this environment (its r_task on the held-out tasks). */
+  accuracy: AccuracyMeaning;
 }
+
+export interface AccuracyMeaning {
+  /** A few words, for the chart's axis: "eval accuracy: <short>". */
+  short: string;
+  /** One sentence, for the task card and the chart's caption. */
+  long: string;
+}
+
+/**
+ * What eval accuracy is in each environment: the mean of its r_task (src/envs: relay's score, addition's
+ * `correct`, philosophers' share who ate) over the held-out eval tasks, decoded greedily.
+ */
+export const ACCURACY: Readonly<Record<RunConfig['env'], AccuracyMeaning>> = {
+  relay: { short: 'Solver right', long: "the share of held-out episodes in which the Solver answers the asked digit of the secret correctly" },
+  addition: { short: 'sum right', long: "the share of held-out problems whose final sum, after any hint or critique, is correct" },
+  philosophers: {
+    short: 'share who ate',
+    long: 'the share of philosophers who ate at least once in the episode (one eating every round scores 1/N), averaged over the held-out tables; the true score, apart from the reward, which the weights may let the policy raise without eating',
+  },
+};
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
 
-function relay(c: RunConfig): TaskPicture {
+function relay(c: RunConfig): Omit<TaskPicture, 'accuracy'> {
   const k = c.digits, n = c.scouts, eps = c.channelNoise;
   const scout: TaskAgent = n > 1
     ? { name: `${n} Scouts`, knows: `each holds one part of a ${k}-digit secret, sees which digit is asked and whether the Solver already knows the secret`, does: `a message of up to ${c.maxMessage} tokens each, or silence (trained)` }
@@ -37,7 +59,7 @@ function relay(c: RunConfig): TaskPicture {
   };
 }
 
-function addition(c: RunConfig): TaskPicture {
+function addition(c: RunConfig): Omit<TaskPicture, 'accuracy'> {
   const helper: Record<RunConfig['topology'], TaskAgent | null> = {
     alone: null,
     hint: { name: 'Collaborator (hint writer)', knows: 'the problem a + b', does: 'a short hint for the Actor (CARRY, NOCARRY) or silence (trained)' },
@@ -55,7 +77,7 @@ function addition(c: RunConfig): TaskPicture {
   };
 }
 
-function philosophers(c: RunConfig): TaskPicture {
+function philosophers(c: RunConfig): Omit<TaskPicture, 'accuracy'> {
   const n = c.philosophers;
   return {
     title: `Dining philosophers: ${n} at a round table`,
@@ -65,11 +87,11 @@ function philosophers(c: RunConfig): TaskPicture {
   };
 }
 
-const PICTURES: Record<RunConfig['env'], (c: RunConfig) => TaskPicture> = { relay, addition, philosophers };
+const PICTURES: Record<RunConfig['env'], (c: RunConfig) => Omit<TaskPicture, 'accuracy'>> = { relay, addition, philosophers };
 
 /** `population`: the lambda_tok values a population trains (each run its own), said in the reward. */
 export function taskPicture(c: RunConfig, population: readonly number[] | null = null): TaskPicture {
-  const p = PICTURES[c.env](c);
+  const p = { ...PICTURES[c.env](c), accuracy: ACCURACY[c.env] };
   if (!population || c.lambdaMode === 'budget') return p;
   return { ...p, reward: p.reward.replace(`lambda_tok = ${c.lambdaTok}`, `lambda_tok (${population.join(', ')}: one value per run)`) };
 }

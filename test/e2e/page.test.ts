@@ -649,7 +649,13 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       expect(apart(heads, 12), `trail heads ${seconds.toFixed(1)} s after Start`).toBeGreaterThanOrEqual(3);
       expect(seconds).toBeLessThanOrEqual(30);
       // the heads are labelled with their values, and their frontier is drawn
-      expect(await pareto.locator('.recharts-label-list').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/λ=0(?![.\d])/), expect.stringMatching(/λ=0\.3/)]));
+      expect(await pareto.locator('.trail-labels text').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/λ=0(?![.\d])/), expect.stringMatching(/λ=0\.3/)]));
+      // and no two labels overlap (close heads' labels are moved a line apart, not piled up)
+      const labelBoxes = await pareto.locator('.trail-labels text').evaluateAll((ts) => ts.map((t) => { const r = t.getBoundingClientRect(); return { l: r.left, t: r.top, r: r.right, b: r.bottom }; }));
+      for (let i = 0; i < labelBoxes.length; i++) for (let j = i + 1; j < labelBoxes.length; j++) {
+        const [p, q] = [labelBoxes[i], labelBoxes[j]];
+        expect(p.l < q.r - 1 && q.l < p.r - 1 && p.t < q.b - 1 && q.t < p.b - 1, `labels ${i} and ${j} overlap: ${JSON.stringify([p, q])}`).toBe(false);
+      }
       await checkHeadFrontier(pareto, 4);
       // the task card shows a member's live episode
       await expect.poll(() => card.getByTestId('task-example').textContent(), { timeout: 30_000 }).toMatch(/one episode of step \d+ of the lambda_tok=[\d.]+ run.*reward/);
@@ -794,7 +800,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       const pareto = page.getByRole('region', { name: 'Accuracy vs tokens' });
       const paretoCaption = pareto.getByTestId('pareto-caption');
       expect(Number(await paretoCaption.getAttribute('data-trails'))).toBeGreaterThanOrEqual(3);
-      expect(await pareto.locator('.recharts-label-list').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/λ=0(?![.\d])/), expect.stringMatching(/λ=0\.1/), expect.stringMatching(/λ=0\.3/)]));
+      expect(await pareto.locator('.trail-labels text').allTextContents()).toEqual(expect.arrayContaining([expect.stringMatching(/λ=0(?![.\d])/), expect.stringMatching(/λ=0\.1/), expect.stringMatching(/λ=0\.3/)]));
       const caption = page.getByTestId('sweep-caption');
       expect(await caption.getAttribute('data-points')).toBe('3');
       expect(Number(await caption.getAttribute('data-frontier'))).toBeGreaterThanOrEqual(1);

@@ -183,17 +183,24 @@ describe('app store', () => {
     expect(store.getState().importError).toMatch(/^w\.safetensors was not imported: /);
     expect((await storage.listRuns()).length).toBe(before);
 
+    // into this browser, where it already is: recognised, no second copy (test/store/importAgain.test.ts)
     await store.getState().importFiles([file('r.run.json', json)]);
-    expect(store.getState().importError).toBeNull();
-    const imported = store.getState().runs.find((r) => r.source === 'imported')!;
+    expect(store.getState().importError).toMatch(/already in the runs table/);
+    expect((await storage.listRuns()).length).toBe(before);
+    // into another browser
+    const b = world();
+    await b.store.getState().boot(DEFAULT_LINK);
+    await b.store.getState().importFiles([file('r.run.json', json)]);
+    expect(b.store.getState().importError).toBeNull();
+    const imported = b.store.getState().runs.find((r) => r.source === 'imported')!;
     expect(imported.id).not.toBe(id);
     expect(imported.name).toBe('relay-silence #1');
     expect(imported.evals).toEqual(store.getState().runs.find((r) => r.id === id)!.evals);
-    expect(store.getState().overlay).toContain(imported.id);
+    expect(b.store.getState().overlay).toContain(imported.id);
     const hub = store.ctx.deps.hub;
-    expect(hub.get(imported.id)!.toArray()).toEqual(hub.get(id)!.toArray());
-    expect((await storage.loadMetrics(imported.id)).toArray()).toEqual(hub.get(id)!.toArray());
-    expect(store.getState().notice).toMatch(/Imported "relay-silence #1": 4 steps, 2 evals/);
+    expect(b.store.ctx.deps.hub.get(imported.id)!.toArray()).toEqual(hub.get(id)!.toArray());
+    expect((await b.storage.loadMetrics(imported.id)).toArray()).toEqual(hub.get(id)!.toArray());
+    expect(b.store.getState().notice).toMatch(/Imported "relay-silence #1": 4 steps, 2 evals/);
   });
 
   it('duplicate sets up a new run with the run\'s preset and settings (asking first when the current run has steps)', async () => {

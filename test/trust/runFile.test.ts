@@ -30,8 +30,10 @@ describe('finding 7: every field of a run file is checked', () => {
     expect(rejected(edit((d) => { d.run.curriculum = [{ step: 'x', stage: 1, label: 'N = 5' }]; }))).toBe('run.curriculum[0].step must be a whole number in [0, 10000000], got "x"');
     expect(rejected(edit((d) => { d.run.changes = [{ step: 3, field: 'constructor', value: 1 }]; }))).toBe('run.changes[0].field "constructor" is not a config field');
     expect(rejected(edit((d) => { d.run.changes = [{ step: 3, field: 'groupSize', value: 999 }]; }))).toBe('run.changes[0]: groupSize must be in [1, 64]; got 999');
-    expect(rejected(edit((d) => { d.run.extra = 1; }))).toBe('"run" has an unknown key "extra" (known: name, preset, config, createdAt, status, steps, warmStart, backend, flags, checkpoints, baselines, curriculum, comparison, changes)');
+    expect(rejected(edit((d) => { d.run.extra = 1; }))).toBe('"run" has an unknown key "extra" (known: name, preset, config, createdAt, status, steps, warmStart, backend, flags, checkpoints, baselines, curriculum, comparison, changes, member)');
     expect(rejected(edit((d) => { d.run.backend = 'tpu'; }))).toBe('run.backend "tpu" is not cpu, webgpu or null');
+    expect(rejected(edit((d) => { d.run.member = { sweep: 's', axis: 'lr', value: 1 }; }))).toBe('run.member.axis "lr" is not lambdaTok or budget');
+    expect(rejected(edit((d) => { d.run.member = { sweep: 's', axis: 'lambdaTok', value: 'NaN' }; }))).toBe('run.member.value must be a finite number, got "NaN"');
   });
 });
 

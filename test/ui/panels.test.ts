@@ -158,6 +158,16 @@ describe('runs and the Pareto chart', () => {
     expect(t).toMatch(/silenceKnown 0\.75/); // env extras shown generically
     const only = text(render(ChartsPanel, { runs: [run('cur', 'relay-silence #1', evals), other], runId: 'cur', overlay: [] }));
     expect(only).toMatch(/3 eval points from 1 run; frontier: 2 points/);
+    // two runs shown, one with evals: "from 1 run" (the noun agrees with the count, not with the runs shown)
+    const idle = run('idle', 'idle run', [], { colorIndex: 2 });
+    expect(text(render(ChartsPanel, { runs: [run('cur', 'relay-silence #1', evals), idle], runId: 'cur', overlay: ['idle'] }))).toMatch(/3 eval points from 1 run; frontier/);
+    // none yet: said plainly, with when they come
+    expect(text(render(ChartsPanel, { runs: [idle], runId: 'idle' }))).toMatch(/No eval points yet\. Points appear at every evaluation/);
+  });
+  it('the pin is drawn inline, not with an emoji (a colour-emoji font is not on every system)', () => {
+    const h = render(RunsTable, { runs: [run('a', 'a run', evals)], runId: 'other' });
+    expect(h).not.toMatch(/\u{1F4CC}/u);
+    expect(h).toMatch(/<button[^>]*aria-label="Pin a run"[^>]*><svg class="pin-icon"/);
   });
   it('the runs table shows setup, best and final eval, status and the actions', () => {
     const h = render(RunsTable, { runs: [run('cur', 'relay-silence #1', evals, { changes: [{ step: 4, field: 'lambdaTok', value: 0.3 }] })], runId: 'other' });

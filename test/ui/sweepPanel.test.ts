@@ -2,6 +2,7 @@
 // (by hand), and a pointer to the noisy presets when the clean relay would show a cliff.
 import { describe, expect, it } from 'vitest';
 import { findPreset, presetConfig } from '../../src/envs/presets';
+import type { SweepRecord } from '../../src/store/sweepSlice';
 import { SweepPanel, sweepEstimate } from '../../src/ui/SweepPanel';
 import { render, text } from './render';
 
@@ -20,5 +21,23 @@ describe('the sweep estimate', () => {
     expect(clean).toMatch(/the frontier is a cliff.*relay-noisy-dr/);
     const noisy = text(render(SweepPanel, { preset: 'relay-noisy-dr', config: presetConfig(findPreset('relay-noisy-dr')) }));
     expect(noisy).not.toMatch(/cliff/);
+  });
+});
+
+describe('a finished sweep and the preset on screen', () => {
+  const done: SweepRecord = {
+    id: 's1', preset: 'relay-noisy-quick', axis: 'lambdaTok', base: {}, steps: 40, status: 'done', message: null, createdAt: 0,
+    runs: [0, 0.03, 0.1, 0.3].map((value, i) => ({ label: `lambda_tok=${value}`, value, status: 'done' as const, runId: `m${i}`, accuracy: 0.9, tokens: 2, startedAt: 0, finishedAt: 1 })),
+  };
+  const panel = (preset: string) => text(render(SweepPanel, { sweep: done, preset, config: presetConfig(findPreset(preset)) }));
+  it('is shown with its preset', () => {
+    expect(panel('relay-noisy-quick')).toMatch(/Sweep done: 4 runs of relay-noisy-quick\./);
+  });
+  it('under another preset is named as that preset\'s, not shown beside the new estimate', () => {
+    const t = panel('relay-silence');
+    expect(t).not.toMatch(/Sweep done/);
+    expect(t).not.toMatch(/Same values on/);
+    expect(t).toMatch(/The last sweep \(4 runs of relay-noisy-quick, done\) belongs to the preset relay-noisy-quick/);
+    expect(t).toMatch(/5 runs of \d+ steps side by side/); // the new preset's estimate stays
   });
 });

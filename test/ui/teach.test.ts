@@ -144,6 +144,11 @@ describe('marks where the run changed', () => {
     const h = render(ChartsPanel, { runs: [run({ changes })], runId: 'cur' });
     expect(h).toMatch(/data-changes="2"/);
   });
+  it('an overlaid run (an imported one) keeps its change labels on the chart', () => {
+    const imported: RunMeta = { ...run({ changes }), id: 'imp', name: 'imported run', source: 'imported', status: 'imported' };
+    const h = render(ChartsPanel, { runs: [imported], overlay: ['imp'], runId: null });
+    expect(h).toMatch(/data-changes="2"/);
+  });
 });
 
 describe('the accuracy axis', () => {

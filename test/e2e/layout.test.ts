@@ -1,0 +1,93 @@
+// The first screen's layout in Chromium: at 1280x800 Start and the lambda_tok
+// slider stay on the first screen with several notices open (notices sit above
+// the charts, not above the controls), the sweep's values box shows its whole
+// list, and on a 390x844 phone Start brings the chart into view.
+// Under CI=true a missing Chromium fails; elsewhere it skips with a message.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build, preview, type PreviewServer } from 'vite';
+import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const haveChromium = existsSync(CHROMIUM);
+if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
+if (!haveChromium) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+
+const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
+const LONG = 300_000;
+
+describe.runIf(haveChromium)('the first screen\'s layout in Chromium', () => {
+  let server: PreviewServer;
+  let browser: Browser;
+  let url = '';
+
+  beforeAll(async () => {
+    const outDir = join(ROOT, 'dist-e2e-layout');
+    await build({ root: ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
+    server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+    url = server.resolvedUrls!.local[0];
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox',
+        '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    });
+  }, LONG);
+
+  afterAll(async () => {
+    await browser?.close();
+    await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
+  });
+
+  /** A page of the link, once its run is ready (idle), recording page and console errors. */
+  async function open(context: BrowserContext, query: string): Promise<{ page: Page; errors: string[] }> {
+    const page = await context.newPage();
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(e.message));
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(url + query);
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
+    return { page, errors };
+  }
+
+  async function boxOf(l: Locator): Promise<{ x: number; y: number; width: number; height: number }> {
+    let box = await l.boundingBox();
+    for (let i = 0; i < 100 && box === null; i++) { await new Promise((r) => setTimeout(r, 50)); box = await l.boundingBox(); }
+    if (box === null) throw new Error(`no box for ${String(l)}`);
+    return box;
+  }
+
+  it('at 1280x800 Start and lambda_tok are on the first screen whatever notices are open, and the sweep values are read whole; on a phone Start brings the chart into view', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // notices at once: the first-run guide, the link's problems (two bad parameters), and on SwiftShader the software-GPU offer
+    const { page, errors } = await open(context, '?preset=relay-noisy-quick&population=0,0.03,0.1,0.3&nope=1&lambdaTok=77');
+    await page.getByRole('region', { name: 'First steps' }).waitFor();
+    await page.getByTestId('url-problems').waitFor();
+    const notices = await page.locator('.banners > *').count();
+    console.log(`layout: ${notices} notices open`);
+    expect(notices).toBeGreaterThanOrEqual(2);
+    for (const [l, what] of [[page.getByRole('button', { name: 'Start', exact: true }), 'Start'], [page.getByRole('slider', { name: 'lambda_tok' }), 'the lambda_tok slider']] as const) {
+      const b = await boxOf(l);
+      expect(b.y, `${what} top`).toBeGreaterThanOrEqual(0);
+      expect(b.y + b.height, `${what} bottom`).toBeLessThanOrEqual(800);
+      expect(b.x + b.width, `${what} right`).toBeLessThanOrEqual(1280);
+    }
+    // the sweep's values box shows the whole list
+    const values = page.getByLabel('lambda_tok values to sweep');
+    expect(await values.inputValue()).toBe('0, 0.03, 0.1, 0.3');
+    expect(await values.evaluate((e) => (e as HTMLInputElement).scrollWidth <= (e as HTMLInputElement).clientWidth)).toBe(true);
+    await context.close();
+
+    // a phone: the chart is below the controls; Start scrolls it into view
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+    const p2 = await open(phone, `?preset=relay-silence&${SMALL}`);
+    const pareto = p2.page.getByRole('region', { name: 'Accuracy vs tokens' });
+    expect((await boxOf(pareto)).y, 'the chart starts below the first screen').toBeGreaterThan(844);
+    await p2.page.getByRole('button', { name: 'Start', exact: true }).click();
+    await expect.poll(async () => { const b = await boxOf(pareto); return b.y >= -1 && b.y < 844 / 2; }, { timeout: 30_000 }).toBe(true);
+    await p2.page.getByRole('button', { name: 'Pause' }).click();
+    expect([...errors, ...p2.errors]).toEqual([]);
+    await phone.close();
+  }, LONG);
+});
