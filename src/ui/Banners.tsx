@@ -4,6 +4,7 @@
 import type { Flag } from '../rl/runRecord';
 import { softwareRenderer } from '../store/adapter';
 import { useState } from 'react';
+import { flagAdvice } from './flagAdvice';
 import { useApp, useAppStore } from './storeContext';
 
 /** After choosing the CPU the banner with the button goes away: focus moves to Start (see RunButtons). */
@@ -130,6 +131,7 @@ const WHAT_TO_TRY: Record<Flag['kind'], string> = {
 
 function Flags() {
   const flags = useApp((s) => s.flags);
+  const config = useApp((s) => s.config);
   const skipped = flags.filter((f) => f.kind === 'nonfinite-update');
   const serious = flags.filter((f) => f.kind !== 'nonfinite-update');
   // a skipped update's step is the worker's index of the step it was in (from 0); the page (and its time series mark) count from 1
@@ -141,7 +143,7 @@ function Flags() {
         <>
           <h2>{last.kind === 'diverged' ? 'Training diverged' : 'The policy looks degenerate'} (step {last.step})</h2>
           <p>{last.message}</p>
-          <p>{WHAT_TO_TRY[last.kind]}</p>
+          <p>{flagAdvice(last.kind, config) ?? WHAT_TO_TRY[last.kind]}</p>
         </>
       )}
       {skipped.length > 0 && (

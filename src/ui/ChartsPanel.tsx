@@ -3,7 +3,7 @@
 // series of every shown run in a compact grid, grouped. Steps count from 1 (a
 // metrics row of step index i is step i + 1; the eval at step k came after
 // it). Redrawn from the MetricsHub once per frame at most (fast: once a second).
-import { useEffect, useMemo, useRef } from 'react';
+import { useMemo, useRef } from 'react';
 import type { EvalRecord } from '../rl/runRecord';
 import { decimateXY, MAX_POINTS, type XY } from '../store/decimate';
 import type { MetricsSeries } from '../store/metricsSeries';
@@ -23,7 +23,6 @@ import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSe
 
 const MAX_MARKS = 40;
 /** The one-column layout of styles.css, where the chart is below the controls. */
-const PHONE = '(max-width: 640px)';
 
 function seriesXY(s: MetricsSeries | undefined, def: SeriesDef): XY[] {
   if (!s || s.rows === 0) return [];
@@ -124,18 +123,6 @@ export function ChartsPanel() {
   const curriculumMarks: VMark[] = useMemo(() => curriculum.map((c) => ({ x: c.step, label: c.label, color: '#8e44ad' })), [curriculum]);
 
   // on a phone the chart is below the controls: when training starts (Start, or a sweep), bring it into view
-  const top = useRef<HTMLDivElement>(null);
-  const training = useApp((s) => s.status === 'running' || s.sweep?.status === 'running');
-  const wasTraining = useRef(training);
-  useEffect(() => {
-    const started = training && !wasTraining.current;
-    wasTraining.current = training;
-    if (!started || typeof window === 'undefined' || !window.matchMedia?.(PHONE).matches) return;
-    // a moment later: Start then moves focus to Pause (RunButtons), and focusing scrolls back to it
-    const t = setTimeout(() => top.current?.scrollIntoView({ block: 'start' }), 200);
-    return () => clearTimeout(t);
-  }, [training]);
-
   const byId = new Map(charts.map((c) => [c.def.id, c]));
   const extras = extrasKeys.length > 0 && (
     <TimeSeriesChart title="Eval extras" unit="per eval" marks={curriculumMarks}
@@ -143,7 +130,7 @@ export function ChartsPanel() {
   );
   return (
     <div className="charts">
-      <div className="top-charts" ref={top}>
+      <div className="top-charts">
         <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun} accuracy={ACCURACY[config.env]} />
         <div className="side">
           <SweepPanel />

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import { rewardHackable } from '../../src/envs/philosophers';
 import { collapseFlag } from '../../src/rl/faults';
+import { Banners } from '../../src/ui/Banners';
 import { ChartsPanel } from '../../src/ui/ChartsPanel';
 import { flagAdvice } from '../../src/ui/flagAdvice';
 import { TaskCard } from '../../src/ui/TaskCard';
@@ -36,6 +37,13 @@ describe('advice after a flag fits the environment', () => {
     expect(flagAdvice('collapse', fixed)).toBeNull();
     expect(flagAdvice('collapse', relay)).toBeNull();
     expect(flagAdvice('diverged', hackable)).toBeNull();
+  });
+  it('the flags banner on the hackable table shows that advice, not the generic learning-rate line', () => {
+    const flag = collapseFlag(ev(0, 0.6), ev(10, 0), hackable)!;
+    const t = text(render(Banners, { guideDismissed: true, config: hackable, flags: [flag] }));
+    expect(t).toMatch(/This is the reward hack the preset shows/);
+    expect(t).not.toMatch(/Try a lower learning rate \(lr\) or turn gradient clipping on/);
+    expect(text(render(Banners, { guideDismissed: true, config: relay, flags: [collapseFlag(ev(0, 0.6), ev(10, 0), relay)!] }))).toMatch(/Try a lower learning rate \(lr\) or turn gradient clipping on/);
   });
 });
 
