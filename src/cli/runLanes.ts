@@ -5,16 +5,18 @@
 import { totalmem } from 'node:os';
 import type { Backend } from '../backend';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
-import { checkStackedBudget, memoryShare } from '../rl/memoryBudget';
+import { checkGpuBudget, checkStackedBudget, memoryShare } from '../rl/memoryBudget';
 import { MAX_MEMBERS, placeMembers, type Placement } from '../rl/placement';
+import { InputError } from '../errors';
 import { inLanes, type MemberChange } from '../rl/population';
 import { modelConfigFor } from '../rl/pretrain';
+import { slotNames } from '../rl/slots';
 import type { WarmStarts } from '../rl/warmStart';
 import { cpuLimitBytes } from './cpuBudget';
-import { chooseBackend, cpuEngine } from './io';
+import { chooseBackend, cpuEngine, log } from './io';
 import { memoryLimit, runThread, type MemberJob, type MemberOutcome } from './memberPool';
 import type { RunSetup } from './commands/runSetup';
-import { trainMembers } from './commands/train';
+import { trainMembers, type TrainResult } from './commands/train';
 
 /** Where lanes train: WebGPU in this process, or a CPU engine in one thread per member. */
 export type LaneDevice = { gpu: WebGpuBackend } | { engine: 'cpu' | 'wasm' };
@@ -27,7 +29,8 @@ export interface LaneRun {
 
 /** The placement of every wave; `mode` and `membersAtOnce` as the summaries report them. */
 export interface LanePlan {
-  waves: { runs: number[]; placement: Placement }[];
+  /** `rolloutRows`: per lane, the rows a WebGPU lane of one generates at once (Infinity: all; as `train` chunks them). */
+  waves: { runs: number[]; placement: Placement; rolloutRows: number[] }[];
   /** stacked-population: lanes of several members; population: several lanes at once; sequential: one run at a time. */
   mode: 'stacked-population' | 'population' | 'sequential';
   membersAtOnce: number;
@@ -70,14 +73,16 @@ export function placeRuns(runs: readonly LaneRun[], device: LaneDevice, opts: { 
     const placement = placeMembers(wave.map((r) => r.s.config), wave.map((r) => r.s.env), {
       backend: gpu ? 'webgpu' : 'cpu', lanesAtOnce: gpu ? 1 : wave.length, memoryBytes, asked: opts.members as number | undefined, changes: laneChanges(wave),
     });
-    if (gpu) {
-      const budget = opts.memoryFlag !== undefined ? memoryLimit(opts.memoryFlag) : memoryShare(totalmem() / 2 ** 30);
-      for (const lane of placement.lanes) {
-        const s = wave[lane[0]].s;
-        checkStackedBudget(s.config, modelConfigFor(s.env, s.config), lane.length, gpu.limits, budget);
-      }
-    }
-    waves.push({ runs: idx, placement });
+    // a stacked lane must fit whole; a lone run may generate its rollouts in chunks, as `train` does
+    const budget = opts.memoryFlag !== undefined ? memoryLimit(opts.memoryFlag) : memoryShare(totalmem() / 2 ** 30);
+    const rolloutRows = placement.lanes.map((lane) => {
+      if (!gpu) return Infinity;
+      const s = wave[lane[0]].s, model = modelConfigFor(s.env, s.config);
+      if (lane.length === 1) return checkGpuBudget(s.config, model, slotNames(s.env).length, gpu.limits, budget).chunkRows;
+      checkStackedBudget(s.config, model, lane.length, gpu.limits, budget);
+      return Infinity;
+    });
+    waves.push({ runs: idx, placement, rolloutRows });
   }
   const widest = Math.max(...waves.map((w) => Math.max(...w.placement.lanes.map((l) => l.length))));
   const atOnce = Math.max(...waves.map((w) => Math.min(w.placement.atOnce, w.placement.lanes.length)));
@@ -100,7 +105,9 @@ export async function runLanes(runs: readonly LaneRun[], device: LaneDevice, pla
       if ('gpu' in device) {
         // a lone run keeps its changes as given (members named by their index in the plan, for its record)
         const changes = members.length === 1 ? members[0].changes : laneChanges(members);
-        const results = await trainMembers(device.gpu, members.map((r) => ({ s: r.s, out: r.out, warm: r.warm, label: r.label })), changes, { quiet: true });
+        const rolloutRows = wave.rolloutRows[l];
+        if (Number.isFinite(rolloutRows)) log(`${members[0].label}: the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
+        const results = await trainMembers(device.gpu, members.map((r) => ({ s: r.s, out: r.out, warm: r.warm, label: r.label })), changes, { quiet: true, rolloutRows });
         got = results.map((r) => ('fault' in r ? { ok: false, kind: 'fault', message: r.fault } : { ok: true, result: r }));
       } else {
         const r = members[0]; // the CPU never stacks: one member per lane
@@ -110,4 +117,12 @@ export async function runLanes(runs: readonly LaneRun[], device: LaneDevice, pla
     });
   }
   return out;
+}
+
+/** A run's result, or its fault (it stopped with its updates skipped); a run refused or broken throws, naming it. */
+export function settled(o: MemberOutcome, label: string): TrainResult | { fault: string } {
+  if (o.ok) return o.result;
+  if (o.kind === 'input') throw new InputError(`${label}: ${o.message}`);
+  if (o.kind === 'internal') throw new Error(`${label}: ${o.message}`);
+  return { fault: o.message };
 }

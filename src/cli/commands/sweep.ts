@@ -14,7 +14,7 @@ import { availableParallelism } from 'node:os';
 import { clip, hasKey, InputError, RunFault } from '../../errors';
 import { checkChangeSteps, confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { parseChange, changesFor, type MemberChange } from '../../rl/population';
-import { laneDevice, placeRuns, runLanes, type LanePlan, type LaneRun } from '../runLanes';
+import { laneDevice, placeRuns, runLanes, settled, type LanePlan, type LaneRun } from '../runLanes';
 import { warmKey } from '../warmPool';
 import { parseField, type RunConfig } from '../../config';
 import { defaultSweep, parseOver, parseValues, planSweep, type SweepRun, type SweepSpec } from '../../rl/sweep';
@@ -149,11 +149,10 @@ export async function sweep(argv: string[]): Promise<unknown> {
       },
     });
     return outcomes.map((o, i) => {
-      if (o.ok) return o.result;
-      if (o.kind === 'input') throw new InputError(`${wave[i].run.label}: ${o.message}`);
-      if (o.kind === 'internal') throw new Error(`${wave[i].run.label}: ${o.message}`);
-      failed.push({ label: wave[i].run.label, message: o.message });
-      log(`sweep: ${wave[i].run.label} stopped: ${o.message}`);
+      const r = settled(o, wave[i].run.label);
+      if (!('fault' in r)) return r;
+      failed.push({ label: wave[i].run.label, message: r.fault });
+      log(`sweep: ${wave[i].run.label} stopped: ${r.fault}`);
       return null;
     });
   };
