@@ -13,7 +13,7 @@ import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/slots';
 import type { WarmStarts } from '../rl/warmStart';
 import { cpuLimitBytes } from './cpuBudget';
-import { chooseBackend, cpuEngine, log } from './io';
+import { checkBackendFlag, chooseBackend, cpuEngine, log } from './io';
 import { memoryLimit, runThread, type MemberJob, type MemberOutcome } from './memberPool';
 import type { RunSetup } from './commands/runSetup';
 import { trainMembers, type TrainResult } from './commands/train';
@@ -41,6 +41,7 @@ export interface LanePlan {
  * adapter is found, as `train` chooses), and a backend in this process for the warm starts made here.
  */
 export async function laneDevice(flag: unknown, preferGpu = false): Promise<{ device: LaneDevice; backend: Backend }> {
+  checkBackendFlag(flag);
   if (flag === 'webgpu' || (flag === undefined && preferGpu)) {
     const backend = await chooseBackend(flag);
     if (backend instanceof WebGpuBackend) return { device: { gpu: backend }, backend };
