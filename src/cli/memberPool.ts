@@ -1,15 +1,12 @@
-// The CPU population of the CLI: each member's run on its own worker thread, at
-// most `atOnce` at a time (the next starts when one ends). Threads beyond the cores
-// are shared by the OS, which balances members of unequal cost better than a fixed
-// split would (5 equal members on 2 cores: 2.5 runs' time, not 3).
+// The CPU population's threads: each member's run on its own worker thread (runLanes.ts
+// starts them, as many at once as placement.ts says). Threads beyond the cores are shared
+// by the OS, which balances members of unequal cost better than a fixed split would
+// (5 equal members on 2 cores: 2.5 runs' time, not 3).
 import { Worker } from 'node:worker_threads';
 import { freemem } from 'node:os';
 import { InputError } from '../errors';
 import type { RunConfig } from '../config';
-import { inLanes, memberBytes, membersAtOnce, type MemberChange } from '../rl/population';
-import { modelConfigFor } from '../rl/pretrain';
-import { slotNames } from '../rl/slots';
-import type { RunSetup } from './commands/runSetup';
+import type { MemberChange } from '../rl/population';
 import type { WarmStarts } from '../rl/warmStart';
 import type { TrainResult } from './commands/train';
 
@@ -34,17 +31,8 @@ export function inThread<T>(entry: string, job: unknown, failed: (e: { message: 
   });
 }
 
-const runThread = (job: MemberJob) => inThread<MemberOutcome>('./memberThread.ts', job, (e) => ({ ok: false, kind: 'internal', message: e.stack ?? e.message }));
-
-/** Every job's outcome, in the jobs' order; `onDone` as each ends. */
-export async function runMembers(jobs: MemberJob[], atOnce: number, onDone?: (i: number, o: MemberOutcome) => void): Promise<MemberOutcome[]> {
-  const out: MemberOutcome[] = new Array(jobs.length);
-  await inLanes(jobs.length, atOnce, async (i) => {
-    out[i] = await runThread(jobs[i]);
-    onDone?.(i, out[i]);
-  });
-  return out;
-}
+/** One member's run in a thread of its own (memberThread.ts): its outcome, an internal failure when the thread dies. */
+export const runThread = (job: MemberJob) => inThread<MemberOutcome>('./memberThread.ts', job, (e) => ({ ok: false, kind: 'internal', message: e.stack ?? e.message }));
 
 /** Memory the population may use: the flag's MiB, else 3/4 of what the system has available now. */
 export function memoryLimit(flag: unknown): number {
@@ -54,10 +42,4 @@ export function memoryLimit(flag: unknown): number {
   }
   const avail = typeof process.availableMemory === 'function' ? process.availableMemory() : freemem();
   return Math.floor(avail * 0.75);
-}
-
-/** How many of these runs train at once (`--members`, else as many as fit `--memory-limit`), and the heaviest one's estimate. */
-export function populationSize(setups: RunSetup[], flags: Record<string, unknown>): { atOnce: number; perMember: number } {
-  const perMember = Math.max(...setups.map((s) => memberBytes(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length)));
-  return { atOnce: membersAtOnce(setups.length, perMember, memoryLimit(flags['memory-limit']), flags.members as number | undefined), perMember };
 }

@@ -41,177 +41,17 @@
 import { mulberry32 } from '../model/random';
 import { hashInts } from './hash';
 import type { Demonstration, Environment, RepertoireRate, Score, TranscriptLine, Turn } from './types';
+import { digitId, RELAY_DEFAULTS, RELAY_EOS, RELAY_ID, RELAY_VOCAB, type RelayParams, type RelayState, type RelayTask } from './relayVocab';
+import {
+  copyMessage, greedyVerboseMessage, holderOf, isEvalTask, messageOf, ownShortMessage, partMessage, reveals, scoutContext,
+  shortMessage, SHORT_FORMATS, solverContext, throughChannel, tokenText, truncate, withTargets, type DemoMessage,
+} from './relayMessages';
 
-export const RELAY_VOCAB = [
-  'PAD', // 0, never generated on purpose
-  'BOS', // 1
-  'EOS', // 2
-  'SCOUT', // 3
-  'SOLVER', // 4
-  'Q', // 5
-  'KNOWN', // 6
-  'UNKNOWN', // 7
-  'SEP', // 8
-  'ANS', // 9
-  'MASK', // 10
-  '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', // 11..20
-  'SECRET', // 21
-  'IS', // 22
-  'REPEAT', // 23
-  'NOTE', // 24
-  'POS', // 25
-  'DIGIT', // 26
-] as const;
-
-export type RelayToken = (typeof RELAY_VOCAB)[number];
-
-/** Token id of a vocabulary word. */
-export const RELAY_ID: Readonly<Record<RelayToken, number>> = Object.fromEntries(
-  RELAY_VOCAB.map((w, i) => [w, i]),
-) as Record<RelayToken, number>;
-
-export const RELAY_EOS = RELAY_ID.EOS; // 2
-/** Id of the digit d (0..9). */
-export const digitId = (d: number): number => RELAY_ID['0'] + d;
-
-export interface RelayParams {
-  digits: number; // k, length of the secret, 1..5
-  pKnown: number; // rate of KNOWN tasks in the eval stream, [0, 1]
-  pKnownTrain: number; // rate of KNOWN tasks in the train stream (and demos), [0, 1]
-  maxMessage: number; // M, longest Scout message (EOS excluded), 1..12
-  demoSilence?: number; // fraction of silent Scout demonstrations, [0, 1]
-  flagAwareDemos?: boolean; // verbose demo starts with NOTE instead of SECRET when the Solver knows
-  channelNoise?: number; // eps: each message token is erased (the Solver reads MASK) with this probability, [0, 0.9]
-  scouts?: number; // N Scouts, each holding a disjoint part of the secret, 1..6 (at most k)
-  /** Demos for a noisy channel: the verbose message is s_j repeated this many times; short ones 1-4 copies (0 = the secret protocol). */
-  demoCopies?: number;
-  /**
-   * Demos for a range of channels: each demo episode draws its own eps uniformly from [lo, hi] (null: the env's eps).
-   * A warm start made on them reads messages through any eps in the range, so it fits runs across it.
-   */
-  demoNoise?: readonly [number, number] | null;
-}
-
-export const RELAY_DEFAULTS: Required<RelayParams> = {
-  digits: 3,
-  pKnown: 0.3,
-  pKnownTrain: 0.5,
-  maxMessage: 8,
-  demoSilence: 0.1,
-  flagAwareDemos: true,
-  channelNoise: 0,
-  scouts: 1,
-  demoCopies: 0,
-  demoNoise: null,
-};
-
-export interface RelayTask {
-  secret: number[]; // k digits, each 0..9
-  j: number; // query position, 1..k
-  known: boolean; // the Solver sees the secret
-  noiseKey?: number; // seeds this task's channel erasures (default 0)
-}
-
-export interface RelayState {
-  task: RelayTask;
-  replica: number; // which episode of the task's group (erasures differ between them)
-  scoutGenerated: number[][] | null; // what each Scout generated (EOS included when generated)
-  messages: number[][] | null; // each Scout's message as sent: generated tokens before EOS, at most M
-  received: number[][] | null; // what the Solver reads of each: erased tokens are MASK
-  answer: number[] | null; // what the Solver generated
-}
+export * from './relayVocab';
+export { erased, greedyVerboseMessage, holderOf, isEvalTask, scoutContext, solverContext, throughChannel, tokenText } from './relayMessages';
 
 /** Share of verbose messages among non-silent Scout demonstrations; the rest are short formats. */
 const DEMO_VERBOSE_SHARE = 0.8;
-const EVAL_SHARE = 5; // 1 in EVAL_SHARE (secret, j) pairs is eval-only
-
-// ---------------------------------------------------------------- hashing
-
-/** 32-bit integer mixer (murmur3 finalizer). */
-/** True when the task belongs to the held-out eval stream (see the file header). */
-export function isEvalTask(task: RelayTask): boolean {
-  if (task.secret.length === 1) return (task.secret[0] + (task.known ? 3 : 0)) % 5 === 2;
-  let value = 0;
-  for (const d of task.secret) value = value * 10 + d;
-  return hashInts(0x5eed, value, task.j) % EVAL_SHARE === 0;
-}
-
-// ---------------------------------------------------------------- messages
-
-function truncate(msg: number[], maxMessage: number): number[] {
-  return msg.length > maxMessage ? msg.slice(0, maxMessage) : msg;
-}
-
-/** The verbose demo message (EOS excluded): SECRET|NOTE s_1..s_k REPEAT s_1..s_k, truncated to M. */
-export function greedyVerboseMessage(task: RelayTask, maxMessage = RELAY_DEFAULTS.maxMessage, flagAware = true): number[] {
-  const s = task.secret.map(digitId);
-  const head = flagAware && task.known ? RELAY_ID.NOTE : RELAY_ID.SECRET;
-  return truncate([head, ...s, RELAY_ID.REPEAT, ...s], maxMessage);
-}
-
-/** A demo message and where s_j sits in it (-1: nowhere; the first copy). */
-interface DemoMessage {
-  tokens: number[]; // EOS excluded
-  answerAt: number;
-  /** Every position holding s_j (default [answerAt]): with erasures, any surviving copy reveals it. */
-  copiesAt?: number[];
-}
-
-/** The short formats: POS j DIGIT s_j | DIGIT s_j | s_j | IS s_1..s_j | s_1..s_k. */
-function shortMessage(task: RelayTask, which: number): DemoMessage {
-  const s = task.secret.map(digitId);
-  const sj = s[task.j - 1];
-  switch (which) {
-    case 0: return { tokens: [RELAY_ID.POS, digitId(task.j), RELAY_ID.DIGIT, sj], answerAt: 3 };
-    case 1: return { tokens: [RELAY_ID.DIGIT, sj], answerAt: 1 };
-    case 2: return { tokens: [sj], answerAt: 0 };
-    case 3: return { tokens: [RELAY_ID.IS, ...s.slice(0, task.j)], answerAt: task.j };
-    default: return { tokens: s, answerAt: task.j - 1 };
-  }
-}
-const SHORT_FORMATS = 5;
-
-/** The Scout's message from what it generated: tokens before EOS, at most M. */
-function messageOf(generated: number[], maxMessage: number): number[] {
-  const end = generated.indexOf(RELAY_EOS);
-  return truncate(end < 0 ? generated.slice() : generated.slice(0, end), maxMessage);
-}
-
-// ---------------------------------------------------------------- contexts
-
-/** Which Scout (0..N-1) holds secret position p (0-based): contiguous parts, sizes differing by at most 1. */
-export function holderOf(p: number, digits: number, scouts: number): number {
-  return Math.floor((p * scouts) / digits);
-}
-
-/** Scout `scout`'s view: its part of the secret, MASK elsewhere (N = 1: the whole secret). */
-export function scoutContext(task: RelayTask, scout = 0, scouts = 1): number[] {
-  const k = task.secret.length;
-  const view = task.secret.map((d, p) => (holderOf(p, k, scouts) === scout ? digitId(d) : RELAY_ID.MASK));
-  return [
-    RELAY_ID.BOS, RELAY_ID.SCOUT, ...view,
-    RELAY_ID.Q, digitId(task.j), task.known ? RELAY_ID.KNOWN : RELAY_ID.UNKNOWN, RELAY_ID.SEP,
-  ];
-}
-
-/** The Solver's context; `messages` are what it receives from each Scout, in order (one message: the two-role relay). */
-export function solverContext(task: RelayTask, messages: number[] | number[][]): number[] {
-  const view = task.known ? task.secret.map(digitId) : task.secret.map(() => RELAY_ID.MASK);
-  const ms = (messages.length > 0 && Array.isArray(messages[0]) ? messages : [messages]) as number[][];
-  const joined = ms.flatMap((m, i) => (i === 0 ? m : [RELAY_ID.SEP, ...m]));
-  return [RELAY_ID.BOS, RELAY_ID.SOLVER, RELAY_ID.Q, digitId(task.j), ...view, RELAY_ID.SEP, ...joined, RELAY_ID.ANS];
-}
-
-/** True when the channel erases token `position` of Scout `scout`'s message in this episode. */
-export function erased(task: RelayTask, replica: number, scout: number, position: number, eps: number): boolean {
-  if (eps <= 0) return false;
-  return hashInts(task.noiseKey ?? 0, replica, scout, position) / 2 ** 32 < eps;
-}
-
-/** A message as the Solver receives it: erased tokens become MASK. */
-export function throughChannel(message: number[], task: RelayTask, replica: number, scout: number, eps: number): number[] {
-  return message.map((t, i) => (erased(task, replica, scout, i, eps) ? RELAY_ID.MASK : t));
-}
 
 // ---------------------------------------------------------------- params
 
@@ -249,46 +89,6 @@ export function relayBlockSize(digits: number, maxMessage: number, scouts = 1): 
   const scout = digits + 6 + maxMessage + 1;
   const solver = digits + 6 + scouts * maxMessage + (scouts - 1) + 2;
   return Math.ceil(Math.max(scout, solver) / 8) * 8;
-}
-
-// ---------------------------------------------------------------- demonstrations
-
-/** The copy protocol's messages (noisy channel): s_j repeated n times, NOTE first when the Solver knows (flag-aware). */
-function copyMessage(task: RelayTask, n: number, flagAware: boolean): DemoMessage {
-  const sj = digitId(task.secret[task.j - 1]);
-  const head = flagAware && task.known ? [RELAY_ID.NOTE] : [];
-  const tokens = [...head, ...Array.from({ length: n }, () => sj)];
-  return { tokens, answerAt: head.length, copiesAt: tokens.map((_, i) => i).filter((i) => i >= head.length) };
-}
-
-/** Scout `scout`'s verbose message for its own part: SECRET|NOTE part REPEAT part (N = 1: the whole secret). */
-function partMessage(task: RelayTask, scout: number, scouts: number, flagAware: boolean): DemoMessage {
-  const k = task.secret.length;
-  const held = task.secret.map((_, p) => p).filter((p) => holderOf(p, k, scouts) === scout);
-  const part = held.map((p) => digitId(task.secret[p]));
-  const head = flagAware && task.known ? RELAY_ID.NOTE : RELAY_ID.SECRET;
-  const at = held.indexOf(task.j - 1);
-  return { tokens: [head, ...part, RELAY_ID.REPEAT, ...part], answerAt: at < 0 ? -1 : 1 + at, copiesAt: at < 0 ? [] : [1 + at, 2 + part.length + at] };
-}
-
-/**
- * A Scout's short format about a digit it holds (one of its part, drawn from `rand`), for a Scout
- * that does not hold s_j: POS p DIGIT s_p | DIGIT s_p | s_p, the holder's formats (shortMessage 0-2)
- * about its own digit. It does not reveal s_j (answerAt -1).
- */
-function ownShortMessage(task: RelayTask, scout: number, scouts: number, which: number, rand: () => number): DemoMessage {
-  const k = task.secret.length;
-  const held = task.secret.map((_, p) => p).filter((p) => holderOf(p, k, scouts) === scout);
-  const p = held[Math.floor(rand() * held.length)];
-  const d = digitId(task.secret[p]);
-  const tokens = which === 0 ? [RELAY_ID.POS, digitId(p + 1), RELAY_ID.DIGIT, d] : which === 1 ? [RELAY_ID.DIGIT, d] : [d];
-  return { tokens, answerAt: -1, copiesAt: [] };
-}
-
-/** Does the received message still carry s_j (some copy inside M and not erased)? */
-function reveals(msg: DemoMessage, tokens: number[], received: number[]): boolean {
-  const at = msg.copiesAt ?? (msg.answerAt >= 0 ? [msg.answerAt] : []);
-  return at.some((i) => i < tokens.length && received[i] !== RELAY_ID.MASK);
 }
 
 // ---------------------------------------------------------------- environment
@@ -502,17 +302,4 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
     },
   };
   return env;
-}
-
-/** Context + generated part; targets exactly on the generated tokens. */
-function withTargets(context: number[], generated: number[]): Demonstration {
-  return {
-    tokens: [...context, ...generated],
-    target: [...context.map(() => 0), ...generated.map(() => 1)],
-  };
-}
-
-/** Readable text of token ids (unknown ids as <id>). */
-export function tokenText(tokens: number[]): string {
-  return tokens.map((t) => RELAY_VOCAB[t] ?? `<${t}>`).join(' ');
 }

@@ -11,7 +11,7 @@
 import type { RunConfig } from '../config';
 import type { Environment } from '../envs/types';
 import { InputError } from '../errors';
-import { memberBytes, membersAtOnce } from './population';
+import { memberBytes, membersAtOnce, type MemberChange } from './population';
 import { stackRefusal } from './populationPlan';
 import { modelConfigFor } from './pretrain';
 import { slotNames } from './slots';
@@ -26,10 +26,18 @@ export const MAX_MEMBERS = 64;
 
 export interface PlaceWhere {
   backend: 'webgpu' | 'cpu';
-  /** Lanes that may run at once (the page's workers; the CLI's --members). */
+  /** Lanes that may run at once (the page's workers; the CLI's one device on WebGPU). */
   lanesAtOnce: number;
   /** Bytes the members may use together (the page's share of memory, the CLI's --memory-limit). */
   memoryBytes: number;
+  /**
+   * Members a person asked to train at once (the CLI's --members; --sequential is 1): refused, naming the limit,
+   * when more than fit in memoryBytes (a cap such as lanesAtOnce is silently met instead); on WebGPU the most
+   * members one stacked lane holds, the lanes then running one after another.
+   */
+  asked?: number;
+  /** Live changes (member: an index into the configs): a shared field changed in one member keeps them apart. */
+  changes?: readonly MemberChange[];
 }
 
 export interface Placement {
@@ -39,21 +47,32 @@ export interface Placement {
   atOnce: number;
   /** Where they train, in words for the page and the CLI. */
   layout: string;
+  /** Why the members do not stack (null when they do, or when there is one). */
+  refusal: string | null;
+  /** The heaviest member's estimate in bytes (population.ts memberBytes). */
+  memberBytes: number;
 }
 
-export function placeMembers(configs: readonly RunConfig[], env: Environment<any, any>, where: PlaceWhere): Placement {
+/** `env`: the members' environment, or each member's (members of different presets stack only if they agree). */
+export function placeMembers(configs: readonly RunConfig[], env: Environment<any, any> | readonly Environment<any, any>[], where: PlaceWhere): Placement {
   const K = configs.length;
   if (K < 1 || K > MAX_MEMBERS) throw new InputError(`a population has 1 to ${MAX_MEMBERS} members; got ${K}`);
+  const envs: readonly Environment<any, any>[] = Array.isArray(env) ? env : configs.map(() => env as Environment<any, any>);
   const alone = configs.map((_, k) => [k]);
-  const refusal = K > 1 ? stackRefusal(configs, env) : null;
-  // throws, naming the limit, when not even one member fits the memory given (the GPU's own budget is checked where it runs)
-  const perMember = Math.max(...configs.map((c) => memberBytes(c, modelConfigFor(env, c), slotNames(env).length)));
-  const fit = membersAtOnce(K, perMember, where.memoryBytes);
-  if (where.backend === 'webgpu' && K > 1 && refusal === null) {
-    return { lanes: [alone.flat()], atOnce: 1, layout: `${K} members stacked in one worker on WebGPU: one set of dispatches per step for all of them` };
+  const refusal = K > 1 ? stackRefusal(configs, envs[0], where.changes) : null;
+  // throws, naming the limit, when not even one member fits the memory given, or fewer than asked (the GPU's own
+  // budget is checked where it runs)
+  const perMember = Math.max(...configs.map((c, k) => memberBytes(c, modelConfigFor(envs[k], c), slotNames(envs[k]).length)));
+  const fit = membersAtOnce(K, perMember, where.memoryBytes, where.asked);
+  const stack = where.asked ?? K;
+  if (where.backend === 'webgpu' && stack > 1 && refusal === null) {
+    const lanes = Array.from({ length: Math.ceil(K / stack) }, (_, l) => alone.flat().slice(l * stack, (l + 1) * stack));
+    const layout = lanes.length === 1 ? `${K} members stacked in one worker on WebGPU: one set of dispatches per step for all of them`
+      : `${K} members stacked ${stack} at a time on WebGPU: one set of dispatches per step for each ${stack}`;
+    return { lanes, atOnce: 1, layout, refusal, memberBytes: perMember };
   }
   const atOnce = Math.min(Math.max(1, where.lanesAtOnce), fit);
   const layout = where.backend === 'cpu' ? `one worker per member on the CPU backend, ${Math.min(atOnce, K)} at once`
     : refusal ? `one worker per member, as they cannot stack: ${refusal}` : 'one worker';
-  return { lanes: alone, atOnce, layout };
+  return { lanes: alone, atOnce, layout, refusal, memberBytes: perMember };
 }

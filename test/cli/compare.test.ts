@@ -42,5 +42,10 @@ describe('compare', () => {
     const noLosses = gspo(['compare', '--preset', 'relay-silence', '--backend', 'cpu']);
     expect(noLosses.code).toBe(2);
     expect(noLosses.stderr).toMatch(/--losses/);
+    const out = join(tempDir(), 'never');
+    const backend = gspo(['compare', '--preset', 'relay-silence', '--losses', 'gspo,grpo', '--backend', 'bogus', '--out', out]);
+    expect(backend.code).toBe(2);
+    expect(backend.stderr).toMatch(/--backend must be webgpu, cpu .* got "bogus"/);
+    expect(existsSync(out)).toBe(false);
   });
 });

@@ -1,8 +1,8 @@
 // A sweep as a population (one worker thread per member, CPU backend) against the
-// same sweep run one after another (--sequential) and against lone `train` runs:
-// bit for bit the same evals, weights and metrics (timings aside); a live change to
-// one member leaves the others as they were; a population that does not fit in the
-// memory limit is refused before anything is written.
+// same sweep run one after another (--sequential) and against lone `train` runs in
+// this process: bit for bit the same evals, weights and metrics (timings aside); a
+// live change to one member leaves the others as they were; a population that does
+// not fit in the memory limit is refused before anything is written.
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,14 +46,18 @@ describe('sweep as a population (CPU backend)', () => {
     expect(sp.frontier).toEqual(ss.frontier.map((f: { out: string }) => ({ ...f, out: f.out.replace(seq, pop) })));
   });
 
-  it('a member equals the lone train run of its config', () => {
-    const lone = join(root, 'lone');
-    const r = gspo(['train', '--preset', 'relay-noisy-dr', ...TINY, '--set', 'lambdaTok=0.1', '--out', lone]);
-    expect(r.code, r.stderr).toBe(0);
-    const member = JSON.parse(text(pop, 'sweep.json')).runs[1];
-    expect(member.label).toBe('lambda_tok=0.1');
-    expect(text(member.out, 'evals.jsonl')).toBe(text(lone, 'evals.jsonl'));
-    expect(bytes(member.out, 'last.safetensors').equals(bytes(lone, 'last.safetensors'))).toBe(true);
+  // --sequential runs in member threads too (one at a time), so `train` in this process is the independent oracle
+  it('every member equals the lone train run of its config', () => {
+    const members = JSON.parse(text(pop, 'sweep.json')).runs;
+    ['0', '0.1', '0.5'].forEach((lambda, i) => {
+      const lone = join(root, `lone-${lambda}`);
+      const r = gspo(['train', '--preset', 'relay-noisy-dr', ...TINY, '--set', `lambdaTok=${lambda}`, '--out', lone]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(members[i].label).toBe(`lambda_tok=${lambda}`);
+      expect(text(members[i].out, 'evals.jsonl')).toBe(text(lone, 'evals.jsonl'));
+      expect(bytes(members[i].out, 'last.safetensors').equals(bytes(lone, 'last.safetensors'))).toBe(true);
+      expect(metrics(members[i].out)).toEqual(metrics(lone));
+    });
   });
 
   it('a live change to one member applies from its step there and leaves the others untouched', () => {

@@ -4,21 +4,15 @@
 // The runs differ in the loss alone (src/losses.ts twinSettings: the clip range moves only when the
 // importance level changes between sequence and token scale), the page's runs-table twin in the CLI.
 import { join } from 'node:path';
-import { totalmem } from 'node:os';
-import { clip, InputError } from '../../errors';
-import { WebGpuBackend } from '../../gpu/webgpuBackend';
+import { clip, InputError, RunFault } from '../../errors';
 import { LOSS_IDS, twinSettings, type LossId } from '../../losses';
-import { checkGpuBudget, memoryShare } from '../../rl/memoryBudget';
-import { modelConfigFor } from '../../rl/pretrain';
-import { slotNames } from '../../rl/slots';
 import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log, prepareOutDir, writeAtomic } from '../io';
-import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
-import { trainRun } from './train';
+import { log, prepareOutDir, writeAtomic } from '../io';
+import { parseSets, setup, startSlots } from './runSetup';
+import { laneDevice, placeRuns, runLanes, settled, type LaneRun } from '../runLanes';
 import { checkShorthands } from '../flagChecks';
 import { readEvalsFile } from '../evalsFile';
-import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
 
 export const compareFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -52,23 +46,29 @@ export async function compare(argv: string[]): Promise<unknown> {
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   const base = setup(preset, overrides); // checks every override once, before any run
   // each run: the base config with the loss changed (every setting validated again by setup, the same table)
-  const runs: { loss: LossId; s: RunSetup }[] = losses.map((loss) => ({ loss, s: setup(preset, { ...overrides, ...twinSettings(base.config, loss) }) }));
+  const runs = losses.map((loss) => {
+    const own = { ...overrides, ...twinSettings(base.config, loss) };
+    return { loss, own, s: setup(preset, own) };
+  });
   const out = (flags.out as string | undefined) ?? join('runs', `compare-${preset}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['compare.json'], losses);
-  const backend = await chooseBackend(flags.backend);
+  // one run after another (--members 1) on the backend `train` would choose; every run is checked before the warm start
+  const { device, backend } = await laneDevice(flags.backend, true);
   try {
-    if (backend instanceof WebGpuBackend) checkGpuBudget(base.config, modelConfigFor(base.env, base.config), slotNames(base.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30));
-    else checkCpuBudget(base.config, modelConfigFor(base.env, base.config), slotNames(base.env).length, cpuLimitBytes(undefined));
+    const lanes: LaneRun[] = runs.map(({ loss, own, s }) => ({ s, preset, overrides: own as LaneRun['overrides'], out: join(out, loss), label: loss, changes: [] }));
+    const plan = placeRuns(lanes, device, { members: 1 });
     // one warm start for all: the loss changes nothing the warm start depends on
     const warm = await startSlots(backend, base);
-    const rows = [];
-    for (const { loss, s } of runs) {
-      log(`--- ${loss} (seed ${s.config.seed}, eps ${s.config.epsLow} / ${s.config.epsHigh}) ---`);
-      const dir = join(out, loss);
-      const r = await trainRun(backend, s, dir, { warm, label: loss, quiet: true });
-      const evals = readEvalsFile(join(dir, 'evals.jsonl')).map(evalPoint);
-      rows.push({ loss, algorithm: s.config.algorithm, epsLow: s.config.epsLow, epsHigh: s.config.epsHigh, seed: s.config.seed, out: dir, final: r.summary.final, best: r.summary.best, evals });
-    }
+    for (const l of lanes) l.warm = warm;
+    const outcomes = await runLanes(lanes, device, plan, {
+      started: ([i]) => log(`--- ${runs[i].loss} (seed ${runs[i].s.config.seed}, eps ${runs[i].s.config.epsLow} / ${runs[i].s.config.epsHigh}) ---`),
+    });
+    const rows = runs.map(({ loss, s }, i) => {
+      const r = settled(outcomes[i], loss);
+      if ('fault' in r) throw new RunFault(`compare: ${loss}: ${r.fault}`);
+      const evals = readEvalsFile(join(lanes[i].out, 'evals.jsonl')).map(evalPoint);
+      return { loss, algorithm: s.config.algorithm, epsLow: s.config.epsLow, epsHigh: s.config.epsHigh, seed: s.config.seed, out: lanes[i].out, final: r.summary.final, best: r.summary.best, evals };
+    });
     for (const r of rows) log(`${r.loss.padEnd(10)} final accuracy ${Number(r.final.accuracy).toFixed(3)} tokens ${Number(r.final.tokens).toFixed(2)}${r.best ? ` | best accuracy ${Number(r.best.accuracy).toFixed(3)} tokens ${Number(r.best.tokens).toFixed(2)} (step ${r.best.step})` : ''}`);
     const result = { preset, seed: base.config.seed, steps: base.config.steps, backend: backend.name, runs: rows, out };
     writeAtomic(join(out, 'compare.json'), JSON.stringify(result, null, 2) + '\n');

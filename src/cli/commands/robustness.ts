@@ -12,10 +12,10 @@ import type { EvalRecord } from '../../rl/runRecord';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
 import { parseFlags, type FlagSpec } from '../args';
 import { log, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
-import { populationSize, runMembers, type MemberJob } from '../memberPool';
+import type { MemberJob } from '../memberPool';
+import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { setup, type RunSetup } from './runSetup';
 import { checkExclusive } from '../flagChecks';
-import { cpuLimitBytes } from '../cpuBudget';
 
 export const robustnessFlags: FlagSpec = {
   grid: { kind: 'string', help: 'clean, noisy or clean,noisy (default both)' },
@@ -129,13 +129,14 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const out = (flags.out as string | undefined) ?? join('runs', `robustness-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['robustness.json', 'robustness.md'], cells.map((c) => c.label));
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
-  cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
-  const { atOnce, perMember } = populationSize(planned.map((p) => p.s), flags);
+  const device = { engine: 'cpu' } as const;
+  const lanes: LaneRun[] = planned.map(({ cell, s }) => ({ s, preset: cell.preset, overrides: cell.overrides as MemberJob['overrides'], out: join(out, cell.label), label: cell.label, changes: [] }));
+  const lanePlan = placeRuns(lanes, device, { members: flags.members, memoryFlag: flags['memory-limit'] });
+  const atOnce = lanePlan.membersAtOnce, perMember = Math.max(...lanePlan.waves.map((w) => w.placement.memberBytes));
   log(`robustness: ${cells.length} cells as a population, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
-  const jobs: MemberJob[] = planned.map(({ cell }) => ({ preset: cell.preset, overrides: cell.overrides as MemberJob['overrides'], out: join(out, cell.label), changes: [], label: cell.label }));
-  const outcomes = await runMembers(jobs, atOnce, (i, o) => log(`robustness: ${cells[i].label} ${o.ok ? 'done' : `stopped: ${o.message.split('\n')[0]}`}`));
+  const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`robustness: ${cells[i].label} ${o.ok ? 'done' : `stopped: ${o.message.split('\n')[0]}`}`) });
   const results: CellResult[] = planned.map(({ cell, s }, i) => {
     const o = outcomes[i];
     const base = { label: cell.label, grid: cell.grid, overrides: cell.overrides, out: join(out, cell.label) };

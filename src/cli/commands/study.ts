@@ -11,10 +11,10 @@ import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summa
 import { parseValues } from '../../rl/sweep';
 import { parseFlags, requireFlag, type Flags, type FlagSpec } from '../args';
 import { log, prepareOutDir, writeAtomic } from '../io';
-import { populationSize, runMembers, type MemberJob, type MemberOutcome } from '../memberPool';
+import type { MemberJob, MemberOutcome } from '../memberPool';
+import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { warmStartsFor } from '../warmPool';
 import { setup } from './runSetup';
-import { cpuLimitBytes } from '../cpuBudget';
 
 export const studyFlags: FlagSpec = {
   name: { kind: 'string', help: 'dual-static | scouts | philosophers (or the first argument)' },
@@ -130,16 +130,17 @@ export async function study(argv: string[]): Promise<unknown> {
   confirmRuns(`study ${name}`, runs.length, setups.reduce((n, x) => n + x.config.steps, 0), flags.yes === true);
   const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['study.json'], runs.map((r) => r.label));
-  cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
-  const { atOnce } = populationSize(setups, flags);
-  log(`study ${name}: ${runs.length} runs as a population, ${atOnce} at once (${availableParallelism()} cores), CPU backend`);
+  const device = { engine: 'cpu' } as const;
+  const lanes: LaneRun[] = runs.map((r, i) => ({ s: setups[i], preset: r.preset, overrides: r.overrides as MemberJob['overrides'], out: join(out, r.label), label: r.label, changes: [] }));
+  const lanePlan = placeRuns(lanes, device, { members: flags.members, memoryFlag: flags['memory-limit'] });
+  log(`study ${name}: ${runs.length} runs as a population, ${lanePlan.membersAtOnce} at once (${availableParallelism()} cores), CPU backend`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
-  const warm = await warmStartsFor(runs.map((r) => ({ preset: r.preset, overrides: r.overrides as Record<string, unknown> })), atOnce);
+  const warm = await warmStartsFor(runs.map((r) => ({ preset: r.preset, overrides: r.overrides as Record<string, unknown> })), lanePlan.membersAtOnce);
   const bad = warm.find((w) => !w.ok);
   if (bad && !bad.ok) throw new InputError(`study ${name}: a warm start could not be made: ${bad.message}`);
-  const jobs: MemberJob[] = runs.map((r, i) => ({ preset: r.preset, overrides: r.overrides as MemberJob['overrides'], out: join(out, r.label), warm: (warm[i] as { warm: MemberJob['warm'] }).warm, changes: [], label: r.label }));
-  const outcomes = await runMembers(jobs, atOnce, (i, o) => log(`study ${name}: ${runs[i].label} ${o.ok ? 'done' : `stopped: ${o.message.split('\n')[0]}`}`));
+  lanes.forEach((l, i) => { l.warm = (warm[i] as { warm: MemberJob['warm'] }).warm; });
+  const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`study ${name}: ${runs[i].label} ${o.ok ? 'done' : `stopped: ${o.message.split('\n')[0]}`}`) });
   const done = runs.map((run, i) => ({ run, outcome: outcomes[i] }));
   const { md, json } = name === 'dual-static' ? dualMarkdown(done) : name === 'scouts' ? scoutsMarkdown(done) : philosophersMarkdown(done);
   const wall = (performance.now() - t0) / 1000;

@@ -2,23 +2,19 @@
 // [--set k=v ...] [--at STEP:k=v[@M] ...] [--members N] [--sequential] [--out DIR]`: one `train` run per
 // (value, seed), each in its own folder, and sweep.json with every run's final and best eval, its wall
 // time, and the accuracy-vs-tokens frontier across the runs (final evals on the same held-out set).
-// By default the runs train side by side as a population (CPU backend: one worker thread per member, as
-// many at once as fit in memory, each bit for bit the run it would be alone; --backend webgpu: one stacked
-// population stepping in lock step in one set of dispatches, when the runs stack, each member its lone run
-// to float tolerance); --sequential runs them one after another on the chosen backend. --vs-static (with --budgets) follows each dual run with
-// a static run at the lambda_tok the dual settled on, and compares them.
+// The runs train where placement.ts puts them (runLanes.ts): on the CPU engines one worker thread per
+// member, as many at once as fit in memory, each bit for bit the run it would be alone; on --backend webgpu
+// one stacked population stepping in lock step in one set of dispatches when the runs stack (each member
+// its lone run to float tolerance), else one run after another. --sequential is one member at a time.
+// --vs-static (with --budgets) follows each dual run with a static run at the lambda_tok the dual settled
+// on, and compares them.
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
-import { availableParallelism, totalmem } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { clip, hasKey, InputError, RunFault } from '../../errors';
 import { checkChangeSteps, confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { parseChange, changesFor, type MemberChange } from '../../rl/population';
-import { stackRefusal } from '../../rl/populationPlan';
-import { checkStackedBudget, memoryShare } from '../../rl/memoryBudget';
-import { WebGpuBackend } from '../../gpu/webgpuBackend';
-import { modelConfigFor } from '../../rl/pretrain';
-import type { Backend } from '../../backend';
-import { memoryLimit, populationSize, runMembers, type MemberJob } from '../memberPool';
+import { laneDevice, placeRuns, runLanes, settled, type LanePlan, type LaneRun } from '../runLanes';
 import { warmKey } from '../warmPool';
 import { parseField, type RunConfig } from '../../config';
 import { defaultSweep, parseOver, parseValues, planSweep, type SweepRun, type SweepSpec } from '../../rl/sweep';
@@ -26,10 +22,9 @@ import { paretoFrontier } from '../../rl/pareto';
 import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { checkBackendFlag, chooseBackend, cpuEngine, log, prepareOutDir, writeAtomic } from '../io';
+import { checkBackendFlag, log, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
-import { trainMembers, trainRun, type TrainResult } from './train';
-import { cpuLimitBytes } from '../cpuBudget';
+import type { TrainResult } from './train';
 
 export const sweepFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -41,8 +36,8 @@ export const sweepFlags: FlagSpec = {
   set: { kind: 'list', help: 'config override key=value for every run (repeatable)' },
   out: { kind: 'string', help: 'output directory (default runs/sweep-<preset>-<time>)' },
   backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu, wasm: one thread per member on the reference or the WebAssembly SIMD engine; webgpu: one stacked population in lock step when the runs stack, else one run after another)' },
-  sequential: { kind: 'bool', help: 'one run after another (as before populations), on the chosen backend' },
-  members: { kind: 'int', help: 'members training at once (default: all that fit in memory)' },
+  sequential: { kind: 'bool', help: 'one run after another (--members 1), on the chosen backend' },
+  members: { kind: 'int', help: 'members training at once (default: all that fit in memory; webgpu: the most stacked in lock step)' },
   'memory-limit': { kind: 'int', help: 'MiB the population may use (default: 3/4 of the memory available now)' },
   at: { kind: 'list', help: 'a live change from a step on, to every member or to member M (plan order, from 0): STEP:key=value[@M] (repeatable)' },
   yes: { kind: 'bool', help: `start a sweep of more than ${RUNS_WITHOUT_YES} runs (without it, such a sweep prints its size and stops)` },
@@ -73,7 +68,10 @@ interface Planned { run: SweepRun; s: RunSetup; dir: string; changes: MemberChan
 
 const dirOf = (label: string) => label.replace(/[^A-Za-z0-9_.=-]+/g, '_');
 
-/** More runs than this in one sweep is a mistake (64 values x 64 seeds would be 4,096 runs). */
+/**
+ * More runs than this in one sweep is a mistake (64 values x 64 seeds would be 4,096 runs). Not the cap on a
+ * population (placement.ts MAX_MEMBERS): a sweep longer than one population trains in waves of at most that many.
+ */
 export const MAX_SWEEP_RUNS = 256;
 
 export async function sweep(argv: string[]): Promise<unknown> {
@@ -85,7 +83,6 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const vsStatic = flags['vs-static'] === true;
   if (vsStatic && spec.axis !== 'budget') throw new InputError('sweep: --vs-static needs --budgets (it compares each dual run with a static lambda_tok)');
   checkBackendFlag(flags.backend);
-  const engine = flags.backend === 'wasm' ? 'wasm' : 'cpu'; // the CPU engine of a threaded population
   const plan = planSweep(spec);
   if (plan.length * (vsStatic ? 2 : 1) > MAX_SWEEP_RUNS) throw new InputError(`sweep: ${plan.length * (vsStatic ? 2 : 1)} runs (${spec.values.length} values x ${Math.max(1, spec.seeds.length)} seeds${vsStatic ? ' x 2 with --vs-static' : ''}) is more than ${MAX_SWEEP_RUNS}; split it into smaller sweeps`);
   // a --set the plan overrides with another value would be silently lost
@@ -102,34 +99,24 @@ export async function sweep(argv: string[]): Promise<unknown> {
   confirmRuns('sweep', planned.length * (vsStatic ? 2 : 1), planned.reduce((n, p) => n + p.s.config.steps, 0) * (vsStatic ? 2 : 1), flags.yes === true);
   const out = (flags.out as string | undefined) ?? join('runs', `sweep-${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
   prepareOutDir(out, '--out', ['sweep.json'], planned.map((p) => p.dir));
-  const population = flags.sequential !== true && flags.backend !== 'webgpu';
-  // on WebGPU a plan whose runs stack trains as one stacked population (src/rl/populationPlan.ts says which do)
-  const refusal = flags.sequential !== true && flags.backend === 'webgpu' ? stackRefusal(planned.map((p) => p.s.config), planned[0].s.env, changes) : 'sequential';
-  const stacked = refusal === null;
-  if (flags.sequential !== true && flags.backend === 'webgpu' && !stacked) log(`sweep: on WebGPU the runs go one after another: ${refusal}`);
-  if (flags.sequential === true && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
-  let atOnce = 1;
-  if (population) {
-    cpuLimitBytes(flags['memory-limit']); // a limit past the machine's memory is refused, not taken as given
-    const size = populationSize(planned.map((p) => p.s), flags), perMember = size.perMember;
-    atOnce = size.atOnce;
-    log(`sweep: a population of ${plan.length} members, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${engine === 'wasm' ? 'WebAssembly SIMD engine' : 'CPU backend'}`);
+  const sequential = flags.sequential === true;
+  if (sequential && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
+  // --sequential is a population of one member at a time (without --backend on WebGPU when there is one, as train chooses)
+  const { device, backend } = await laneDevice(flags.backend, sequential);
+  const lanesOf = (wave: Planned[]): LaneRun[] => wave.map((p) => ({ s: p.s, preset: presetName, overrides: { ...sets, ...p.run.overrides }, out: join(out, p.dir), label: p.run.label, changes: p.changes }));
+  const placeFor = (wave: Planned[]) => placeRuns(lanesOf(wave), device, { members: sequential ? 1 : flags.members, memoryFlag: flags['memory-limit'] });
+  let lanePlan: LanePlan;
+  try {
+    lanePlan = placeFor(planned); // refused before the warm start, naming K and the limit
+  } catch (e) {
+    backend.destroy();
+    throw e;
   }
-  const backend: Backend = population ? cpuEngine(engine) : await chooseBackend(flags.backend);
-  if (stacked) {
-    try {
-      if (!(backend instanceof WebGpuBackend)) throw new InputError('sweep: a stacked population needs the WebGPU backend');
-      // refused before the warm start, naming K and the limit (host memory as the proxy for the device's share)
-      const c = planned[0].s.config, budget = flags['memory-limit'] !== undefined ? memoryLimit(flags['memory-limit']) : memoryShare(totalmem() / 2 ** 30);
-      atOnce = Math.min(plan.length, (flags.members as number | undefined) ?? plan.length);
-      if (!Number.isInteger(atOnce) || atOnce < 1) throw new InputError(`--members must be an integer >= 1, got ${String(flags.members)}`);
-      checkStackedBudget(c, modelConfigFor(planned[0].s.env, c), atOnce, backend.limits, budget);
-      log(`sweep: a stacked population of ${plan.length} members on WebGPU, ${atOnce} in lock step at once (one set of dispatches per step)`);
-    } catch (e) {
-      backend.destroy();
-      throw e;
-    }
-  }
+  const K = plan.length, first = lanePlan.waves[0].placement;
+  log(lanePlan.mode === 'stacked-population' ? `sweep: a stacked population of ${K} members on WebGPU, ${lanePlan.membersAtOnce} in lock step at once (one set of dispatches per step)`
+    : lanePlan.mode === 'population' ? `sweep: a population of ${K} members, ${lanePlan.membersAtOnce} at once (about ${Math.ceil(first.memberBytes / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${flags.backend === 'wasm' ? 'WebAssembly SIMD engine' : 'CPU backend'}`
+    : 'gpu' in device && first.refusal && !sequential ? `sweep: on WebGPU the runs go one after another: ${first.refusal}`
+    : `sweep: ${K} runs one after another on ${backend.name}`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
   const warm = new Map<string, WarmStarts>();
@@ -150,68 +137,28 @@ export async function sweep(argv: string[]): Promise<unknown> {
   });
   const logged = (rec: RunRecord) => log(`sweep: ${rec.label}: final accuracy ${rec.final.accuracy.toFixed(3)} tokens ${rec.final.tokens.toFixed(2)} (${rec.wallSeconds} s)`);
 
-  /** Trains a wave of runs (sequentially, or as a population) and returns each one's result, null where it stopped with a fault. */
-  const trainAll = async (wave: Planned[]): Promise<(TrainResult | null)[]> => {
-    if (stacked) {
-      const results: (TrainResult | null)[] = [];
-      for (let at = 0; at < wave.length; at += atOnce) {
-        const part = wave.slice(at, at + atOnce);
-        // the part's live changes: those to every member once, each member's own at its index in the part
-        const partChanges: MemberChange[] = [...new Set(part.flatMap((p) => p.changes.filter((c) => c.member === null)))];
-        part.forEach((p, j) => { for (const c of p.changes) if (c.member !== null) partChanges.push({ ...c, member: j }); });
-        const members = [];
-        for (const p of part) members.push({ s: p.s, out: join(out, p.dir), warm: await warmFor(p.s), label: p.run.label });
-        log(`sweep: training ${part.map((p) => p.run.label).join(', ')} as one stacked population`);
-        const outcomes = await trainMembers(backend, members, partChanges);
-        outcomes.forEach((o, i) => {
-          done++;
-          if ('summary' in o) { results.push(o); return; }
-          failed.push({ label: part[i].run.label, message: o.fault });
-          log(`sweep: ${part[i].run.label} stopped: ${o.fault}`);
-          results.push(null);
-        });
-      }
-      return results;
-    }
-    if (!population) {
-      const results: (TrainResult | null)[] = [];
-      for (const p of wave) {
+  /** Trains a wave of runs where the placement puts them; each one's result, null where it stopped with a fault. */
+  const trainAll = async (wave: Planned[], placed: LanePlan): Promise<(TrainResult | null)[]> => {
+    const lanes = lanesOf(wave);
+    for (const r of lanes) r.warm = await warmFor(r.s);
+    const outcomes = await runLanes(lanes, device, placed, {
+      started: (idx) => log(`sweep: training ${idx.map((i) => wave[i].run.label).join(', ')}${idx.length > 1 ? ' as one stacked population' : ''}`),
+      done: (i, o) => {
         done++;
-        const elapsed = (performance.now() - t0) / 1000;
-        const left = done > 1 ? ` (about ${Math.round((elapsed / (done - 1)) * (total - done + 1))} s left)` : '';
-        log(`sweep: run ${done}/${total}: ${p.run.label}${left}`);
-        try {
-          results.push(await trainRun(backend, p.s, join(out, p.dir), { quiet: true, warm: await warmFor(p.s), changes: p.changes }));
-        } catch (e) {
-          if (!(e instanceof RunFault)) throw e;
-          failed.push({ label: p.run.label, message: e.message });
-          log(`sweep: ${p.run.label} stopped: ${e.message}`);
-          results.push(null);
-        }
-      }
-      return results;
-    }
-    const jobs: MemberJob[] = [];
-    for (const p of wave) {
-      jobs.push({ preset: presetName, overrides: { ...sets, ...p.run.overrides }, out: join(out, p.dir), warm: await warmFor(p.s), changes: p.changes, label: p.run.label, engine });
-    }
-    log(`sweep: training ${wave.map((p) => p.run.label).join(', ')}`);
-    const outcomes = await runMembers(jobs, atOnce, (i, o) => {
-      done++;
-      log(`sweep: member ${wave[i].run.label} ${o.ok ? 'finished' : 'stopped'} (${done}/${total}, ${Math.round((performance.now() - t0) / 1000)} s)`);
+        log(`sweep: member ${wave[i].run.label} ${o.ok ? 'finished' : 'stopped'} (${done}/${total}, ${Math.round((performance.now() - t0) / 1000)} s)`);
+      },
     });
     return outcomes.map((o, i) => {
-      if (o.ok) return o.result;
-      if (o.kind === 'input') throw new InputError(`${wave[i].run.label}: ${o.message}`);
-      if (o.kind === 'internal') throw new Error(`${wave[i].run.label}: ${o.message}`);
-      failed.push({ label: wave[i].run.label, message: o.message });
-      log(`sweep: ${wave[i].run.label} stopped: ${o.message}`);
+      const r = settled(o, wave[i].run.label);
+      if (!('fault' in r)) return r;
+      failed.push({ label: wave[i].run.label, message: r.fault });
+      log(`sweep: ${wave[i].run.label} stopped: ${r.fault}`);
       return null;
     });
   };
 
   try {
-    const results = await trainAll(planned);
+    const results = await trainAll(planned, lanePlan);
     const statics: { dual: RunRecord; p: Planned; lambda: number }[] = [];
     results.forEach((r, i) => {
       if (!r) return;
@@ -227,7 +174,8 @@ export async function sweep(argv: string[]): Promise<unknown> {
       statics.push({ dual: rec, lambda, p: { run, s: setup(presetName, { ...sets, ...run.overrides }), dir, changes: p.changes } });
     });
     if (statics.length) {
-      const staticResults = await trainAll(statics.map((x) => x.p));
+      const wave = statics.map((x) => x.p);
+      const staticResults = await trainAll(wave, placeFor(wave));
       staticResults.forEach((r, i) => {
         if (!r) return;
         const { dual, p, lambda } = statics[i];
@@ -243,7 +191,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const points = runs.map((r) => ({ label: r.label, value: r.value, seed: r.seed, accuracy: r.final.accuracy, tokens: r.final.tokens, out: r.out }));
   const summary = {
     preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, set: sets, backend: backend.name,
-    mode: stacked ? 'stacked-population' : population ? 'population' : 'sequential', ...(population || stacked ? { membersAtOnce: atOnce } : {}),
+    mode: lanePlan.mode, membersAtOnce: lanePlan.membersAtOnce,
     wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
     runs, frontier: paretoFrontier(points), ...(vsStatic ? { dualVsStatic: pairs } : {}), ...(failed.length ? { failed } : {}),
   };
