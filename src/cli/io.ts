@@ -59,6 +59,9 @@ const isLink = (p: string): boolean => { try { return lstatSync(p).isSymbolicLin
  * removed); that none of `files` inside it is a folder and none of `folders` a file. Throws an
  * InputError naming `what` and the path. Call it before the first write.
  */
+/** Where a command writes when --out is not given: runs/<name>-<time>, the time with no ':' or '.' (valid on every file system). */
+export const outOrDefault = (flag: unknown, name: string): string => (flag as string | undefined) ?? join('runs', `${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+
 export function prepareOutDir(path: string, what = '--out', files: readonly string[] = [], folders: readonly string[] = []): void {
   const name = `${what} "${clip(path, 200)}"`;
   if (path === '') throw new InputError(`${what} is empty`);

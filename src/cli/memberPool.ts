@@ -4,7 +4,7 @@
 // (5 equal members on 2 cores: 2.5 runs' time, not 3).
 import { Worker } from 'node:worker_threads';
 import { freemem } from 'node:os';
-import { InputError } from '../errors';
+import { cpuLimitBytes, MACHINE_SHARE } from './cpuBudget';
 import type { RunConfig } from '../config';
 import type { MemberChange } from '../rl/population';
 import type { WarmStarts } from '../rl/warmStart';
@@ -34,12 +34,12 @@ export function inThread<T>(entry: string, job: unknown, failed: (e: { message: 
 /** One member's run in a thread of its own (memberThread.ts): its outcome, an internal failure when the thread dies. */
 export const runThread = (job: MemberJob) => inThread<MemberOutcome>('./memberThread.ts', job, (e) => ({ ok: false, kind: 'internal', message: e.stack ?? e.message }));
 
-/** Memory the population may use: the flag's MiB, else 3/4 of what the system has available now. */
+/**
+ * Memory runs side by side may use: --memory-limit (cpuBudget.ts: refused past the machine's memory), else 3/4 of what
+ * the system has available now (a lone run plans against the machine's total; several at once against what is free).
+ */
 export function memoryLimit(flag: unknown): number {
-  if (flag !== undefined) {
-    if (typeof flag !== 'number' || flag < 1) throw new InputError(`--memory-limit must be a positive number of MiB, got ${String(flag)}`);
-    return flag * 2 ** 20;
-  }
+  if (flag !== undefined) return cpuLimitBytes(flag);
   const avail = typeof process.availableMemory === 'function' ? process.availableMemory() : freemem();
-  return Math.floor(avail * 0.75);
+  return Math.floor(avail * MACHINE_SHARE);
 }

@@ -12,7 +12,6 @@ import { inLanes, type MemberChange } from '../rl/population';
 import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/slots';
 import type { WarmStarts } from '../rl/warmStart';
-import { cpuLimitBytes } from './cpuBudget';
 import { checkBackendFlag, chooseBackend, cpuEngine, log } from './io';
 import { memoryLimit, runThread, type MemberJob, type MemberOutcome } from './memberPool';
 import type { RunSetup } from './commands/runSetup';
@@ -66,7 +65,6 @@ function laneChanges(runs: readonly LaneRun[]): MemberChange[] {
  */
 export function placeRuns(runs: readonly LaneRun[], device: LaneDevice, opts: { members?: unknown; memoryFlag?: unknown } = {}): LanePlan {
   const gpu = 'gpu' in device ? device.gpu : null;
-  if (!gpu) cpuLimitBytes(opts.memoryFlag); // a limit past the machine's memory is refused, not taken as given
   const memoryBytes = gpu ? Infinity : memoryLimit(opts.memoryFlag);
   const waves: LanePlan['waves'] = [];
   for (let at = 0; at < runs.length; at += MAX_MEMBERS) {

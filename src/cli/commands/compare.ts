@@ -8,7 +8,7 @@ import { clip, InputError, RunFault } from '../../errors';
 import { LOSS_IDS, twinSettings, type LossId } from '../../losses';
 import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { log, prepareOutDir, writeAtomic } from '../io';
+import { log, outOrDefault, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots } from './runSetup';
 import { laneDevice, placeRuns, runLanes, settled, type LaneRun } from '../runLanes';
 import { checkShorthands } from '../flagChecks';
@@ -50,7 +50,7 @@ export async function compare(argv: string[]): Promise<unknown> {
     const own = { ...overrides, ...twinSettings(base.config, loss) };
     return { loss, own, s: setup(preset, own) };
   });
-  const out = (flags.out as string | undefined) ?? join('runs', `compare-${preset}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const out = outOrDefault(flags.out, `compare-${preset}`);
   prepareOutDir(out, '--out', ['compare.json'], losses);
   // one run after another (--members 1) on the backend `train` would choose; every run is checked before the warm start
   const { device, backend } = await laneDevice(flags.backend, true);

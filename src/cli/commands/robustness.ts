@@ -11,7 +11,7 @@ import { readEvalsFile } from '../evalsFile';
 import type { EvalRecord } from '../../rl/runRecord';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
 import { parseFlags, type FlagSpec } from '../args';
-import { log, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
+import { log, outOrDefault, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
 import type { MemberJob } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { setup, type RunSetup } from './runSetup';
@@ -126,7 +126,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
     if (flags.doc !== undefined) writeAtomic(String(flags.doc), md);
     return { judged: dir, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
   }
-  const out = (flags.out as string | undefined) ?? join('runs', `robustness-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const out = outOrDefault(flags.out, 'robustness');
   prepareOutDir(out, '--out', ['robustness.json', 'robustness.md'], cells.map((c) => c.label));
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
   const device = { engine: 'cpu' } as const;

@@ -10,7 +10,7 @@ import { confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summarizeDual, type Estimate, type Finished, type StudyRun } from '../../rl/studies';
 import { parseValues } from '../../rl/sweep';
 import { parseFlags, requireFlag, type Flags, type FlagSpec } from '../args';
-import { log, prepareOutDir, writeAtomic } from '../io';
+import { log, outOrDefault, prepareOutDir, writeAtomic } from '../io';
 import type { MemberJob, MemberOutcome } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { warmStartsFor } from '../warmPool';
@@ -128,7 +128,7 @@ export async function study(argv: string[]): Promise<unknown> {
   const runs = plan(name, flags);
   const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
   confirmRuns(`study ${name}`, runs.length, setups.reduce((n, x) => n + x.config.steps, 0), flags.yes === true);
-  const out = (flags.out as string | undefined) ?? join('runs', `study-${name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const out = outOrDefault(flags.out, `study-${name}`);
   prepareOutDir(out, '--out', ['study.json'], runs.map((r) => r.label));
   const device = { engine: 'cpu' } as const;
   const lanes: LaneRun[] = runs.map((r, i) => ({ s: setups[i], preset: r.preset, overrides: r.overrides as MemberJob['overrides'], out: join(out, r.label), label: r.label, changes: [] }));

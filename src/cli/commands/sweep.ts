@@ -22,7 +22,7 @@ import { paretoFrontier } from '../../rl/pareto';
 import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { checkBackendFlag, log, prepareOutDir, writeAtomic } from '../io';
+import { checkBackendFlag, log, outOrDefault, prepareOutDir, writeAtomic } from '../io';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import type { TrainResult } from './train';
 
@@ -97,7 +97,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const planned: Planned[] = plan.map((run, i) => ({ run, s: setup(presetName, { ...sets, ...run.overrides }), dir: dirOf(run.label), changes: changesFor(changes, i) }));
   checkChangeSteps('sweep', atTexts, changes, planned.map((p) => p.s.config.steps));
   confirmRuns('sweep', planned.length * (vsStatic ? 2 : 1), planned.reduce((n, p) => n + p.s.config.steps, 0) * (vsStatic ? 2 : 1), flags.yes === true);
-  const out = (flags.out as string | undefined) ?? join('runs', `sweep-${presetName}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const out = outOrDefault(flags.out, `sweep-${presetName}`);
   prepareOutDir(out, '--out', ['sweep.json'], planned.map((p) => p.dir));
   const sequential = flags.sequential === true;
   if (sequential && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');

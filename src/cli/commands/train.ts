@@ -10,7 +10,7 @@ import { slotNames } from '../../rl/slots';
 import { Trainer } from '../../rl/trainer';
 import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log as say, prepareOutDir, writeAtomic } from '../io';
+import { chooseBackend, log as say, outOrDefault, prepareOutDir, writeAtomic } from '../io';
 import { parseChange, type MemberChange } from '../../rl/population';
 import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
 import type { Backend } from '../../backend';
@@ -44,7 +44,7 @@ export async function train(argv: string[]): Promise<unknown> {
   const s = setup(requireFlag(flags, 'preset', 'train'), overrides);
   const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, 1, s.config));
   checkChangeSteps('train', (flags.at as string[] | undefined) ?? [], changes, [s.config.steps]);
-  const out = (flags.out as string | undefined) ?? join('runs', `${s.preset.name}-${new Date().toISOString().replace(/[:.]/g, '-')}`);
+  const out = outOrDefault(flags.out, s.preset.name);
   prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors']);
   const backend = await chooseBackend(flags.backend);
   try {
