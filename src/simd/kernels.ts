@@ -42,6 +42,19 @@ function bytes(): Uint8Array<ArrayBuffer> {
   return b;
 }
 
+// The smallest module using simd128: one function returning v128.const 0 (the usual feature probe).
+const TINY_SIMD = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11]);
+
+/** True where this JavaScript engine has WebAssembly with simd128 (a tiny module validates): cheap, for choosing an engine. */
+export function simdValidates(wasm: Pick<typeof WebAssembly, 'validate'> | null = globalThis.WebAssembly ?? null): boolean {
+  try {
+    return typeof wasm === 'object' && wasm !== null && wasm.validate(TINY_SIMD);
+  } catch {
+    return false;
+  }
+}
+
 /** True where this JavaScript engine validates the module (WebAssembly with simd128). */
 export function simdSupported(): boolean {
   try {
