@@ -36,7 +36,7 @@ export function DeviceInfo() {
   const [check, setCheck] = useState<Check>({ state: 'idle' });
   const runCheck = () => {
     setCheck({ state: 'running' });
-    engineClient().selfCheck().then((r) => setCheck({ state: 'done', r }), (e: Error) => setCheck({ state: 'error', message: e.message }));
+    engineClient().selfCheck(choice === 'cpu' ? 'cpu' : 'auto').then((r) => setCheck({ state: 'done', r }), (e: Error) => setCheck({ state: 'error', message: e.message }));
   };
   return (
     <details className="device">
