@@ -89,12 +89,13 @@ function CpuChosen() {
   const [hidden, setHidden] = useState(false);
   const soft = softwareOf(gpu);
   if (hidden || pref === 'cpu') return null;
+  // one thin line: on a first visit the task, Start, lambda_tok and the chart must stay on the first screen
   if (soft && choice === 'cpu' && pref === null) {
     return (
-      <section role="region" aria-label="No hardware GPU" className="banner info small" data-testid="cpu-chosen">
+      <section role="region" aria-label="No hardware GPU" className="banner info notice-line" data-testid="cpu-chosen">
         <p>
           No hardware GPU found ({soft}): training on {engineWords(engine)}.{' '}
-          <button type="button" onClick={() => void useGpu()}>Try WebGPU anyway</button>{' '}
+          <button type="button" className="link" onClick={() => void useGpu()}>Try WebGPU anyway</button>{' · '}
           <button type="button" className="link" onClick={() => setHidden(true)}>Dismiss</button>
         </p>
       </section>
@@ -102,19 +103,11 @@ function CpuChosen() {
   }
   if (gpu.state !== 'none' || choice === null) return null;
   return (
-    <section role="region" aria-label="No WebGPU" className="banner info small" data-testid="no-webgpu">
+    <section role="region" aria-label="No WebGPU" className="banner info notice-line" data-testid="no-webgpu">
       <p>
-        This browser did not give the page WebGPU ({gpu.reason}): training on {engineWords(engine)}.{' '}
+        This browser did not give the page WebGPU ({gpu.reason}): training on {engineWords(engine)}. Where WebGPU is available: This device, above.{' '}
         <button type="button" className="link" onClick={() => setHidden(true)}>Dismiss</button>
       </p>
-      <details>
-        <summary>Where WebGPU is available</summary>
-        <p>
-          WebGPU is on by default in Chrome and Edge 113 or newer (Windows, macOS, ChromeOS; Android 121+), in Safari 26 or newer
-          (and Safari Technology Preview), and in Firefox 141 or newer on Windows. Elsewhere it may be behind a flag, or the GPU may be
-          blocklisted by the browser.
-        </p>
-      </details>
     </section>
   );
 }

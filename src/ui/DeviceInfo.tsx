@@ -44,6 +44,13 @@ export function DeviceInfo() {
       {gpu.state === 'probing' && <p role="status">Looking for a WebGPU adapter…</p>}
       {gpu.state === 'ok' && <p role="status" data-testid="webgpu-status">WebGPU is available. Adapter: <strong>{gpu.adapter}</strong></p>}
       {gpu.state === 'none' && <p role="status" data-testid="webgpu-status">WebGPU is not available here: {gpu.reason}.</p>}
+      {gpu.state === 'none' && (
+        <p data-testid="webgpu-where">
+          WebGPU is on by default in Chrome and Edge 113 or newer (Windows, macOS, ChromeOS; Android 121+), in Safari 26 or newer
+          (and Safari Technology Preview), and in Firefox 141 or newer on Windows. Elsewhere it may be behind a flag, or the GPU may be
+          blocklisted by the browser.
+        </p>
+      )}
       <p data-testid="trains-on" data-engine={cpuEngine ?? backend ?? ''}>The run trains on: {backend ?? '–'}{cpuEngine ? ` (${cpuEngine === 'wasm' ? 'WebAssembly SIMD' : 'the reference'})` : ''}.</p>
       {backendNote && <p role="alert" data-testid="backend-note">{backendNote}</p>}
       {speed && (

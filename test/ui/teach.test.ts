@@ -80,7 +80,7 @@ describe('banners that teach', () => {
   it('the page chose the CPU engine on a software adapter: one small notice naming it, with WebGPU a click away', () => {
     const soft = { gpu: { state: 'ok', adapter: 'google swiftshader' }, backendChoice: 'cpu', backendPref: null, guideDismissed: true, busy: null } as const;
     const h = render(Banners, { ...soft, trainer: { cpuEngine: 'wasm' } as never });
-    expect(text(h)).toMatch(/^No hardware GPU found \(SwiftShader\): training on the CPU engine \(WebAssembly SIMD\)\. Try WebGPU anyway Dismiss$/);
+    expect(text(h)).toMatch(/^No hardware GPU found \(SwiftShader\): training on the CPU engine \(WebAssembly SIMD\)\. Try WebGPU anyway · Dismiss$/);
     expect(buttons(h)).toEqual(['Try WebGPU anyway', 'Dismiss']);
     expect(softwareRenderer('vendor x', true)).toBe('a fallback adapter'); // isFallbackAdapter without a known name
     expect(text(render(Banners, { ...soft, gpu: { state: 'ok', adapter: 'vendor x', fallback: true } }))).toMatch(/^No hardware GPU found \(a fallback adapter\)/);
