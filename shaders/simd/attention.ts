@@ -3,6 +3,7 @@
 // takes expf4 (exp.ts) over 4 keys at a time; weighted sums over keys are rowAccumulate (matmul.ts).
 // A decode step computes its row with the same function as the forward's row t, so the two
 // agree bit for bit, as the reference's do.
+import { madd } from './fma';
 import { dot, hsum4, rowAccumulate, tail4 } from './matmul';
 
 /**
@@ -16,8 +17,8 @@ function dot4(x: usize, y0: usize, stride: usize, h4: usize, hb: usize): v128 {
   let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
   for (let i: usize = 0; i < h4; i += 16) {
     const u = v128.load(x + i);
-    a0 = f32x4.add(a0, f32x4.mul(u, v128.load(y0 + i))); a1 = f32x4.add(a1, f32x4.mul(u, v128.load(y1 + i)));
-    a2 = f32x4.add(a2, f32x4.mul(u, v128.load(y2 + i))); a3 = f32x4.add(a3, f32x4.mul(u, v128.load(y3 + i)));
+    a0 = madd(u, v128.load(y0 + i), a0); a1 = madd(u, v128.load(y1 + i), a1);
+    a2 = madd(u, v128.load(y2 + i), a2); a3 = madd(u, v128.load(y3 + i), a3);
   }
   const r = hsum4(a0, a1, a2, a3);
   return h4 < hb ? f32x4.add(r, tail4(x, y0, y1, y2, y3, h4, hb)) : r;

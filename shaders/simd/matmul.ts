@@ -3,7 +3,9 @@
 // dot-product form (no transposed copy of the weight): 2 rows x 4 columns of f32x4 partial sums
 // over k, folded by hsum4. The backward pieces are the broadcast form: one output row, 32 columns
 // (8 accumulators) per pass, each step one splat times 8 contiguous loads; without FMA the mul +
-// add pair, not the loads, bounds a step, so one row per pass is enough.
+// add pair, not the loads, bounds a step, so one row per pass is enough. Every multiply-add is
+// madd (fma.ts): a fused relaxed_madd in the relaxed-simd build, a mul then an add otherwise.
+import { madd } from './fma';
 
 // @ts-ignore: decorator
 @inline
@@ -44,7 +46,7 @@ export function tail4(x: usize, y0: usize, y1: usize, y2: usize, y3: usize, k0: 
 @inline
 export function dot(x: usize, y: usize, k4: usize, kb: usize): f32 {
   let a = f32x4.splat(0);
-  for (let k: usize = 0; k < k4; k += 16) a = f32x4.add(a, f32x4.mul(v128.load(x + k), v128.load(y + k)));
+  for (let k: usize = 0; k < k4; k += 16) a = madd(v128.load(x + k), v128.load(y + k), a);
   return hsum1(a) + dotTail(x, y, k4, kb);
 }
 
@@ -87,10 +89,10 @@ export function matmulForward(out: usize, inp: usize, w: usize, bias: usize, res
       for (let k: usize = 0; k < k4; k += 16) {
         const u0 = v128.load(x0 + k), u1 = v128.load(x1 + k);
         const v0 = v128.load(y0 + k), v1 = v128.load(y1 + k), v2 = v128.load(y2 + k), v3 = v128.load(y3 + k);
-        a00 = f32x4.add(a00, f32x4.mul(u0, v0)); a01 = f32x4.add(a01, f32x4.mul(u0, v1));
-        a02 = f32x4.add(a02, f32x4.mul(u0, v2)); a03 = f32x4.add(a03, f32x4.mul(u0, v3));
-        a10 = f32x4.add(a10, f32x4.mul(u1, v0)); a11 = f32x4.add(a11, f32x4.mul(u1, v1));
-        a12 = f32x4.add(a12, f32x4.mul(u1, v2)); a13 = f32x4.add(a13, f32x4.mul(u1, v3));
+        a00 = madd(u0, v0, a00); a01 = madd(u0, v1, a01);
+        a02 = madd(u0, v2, a02); a03 = madd(u0, v3, a03);
+        a10 = madd(u1, v0, a10); a11 = madd(u1, v1, a11);
+        a12 = madd(u1, v2, a12); a13 = madd(u1, v3, a13);
       }
       let r0 = hsum4(a00, a01, a02, a03), r1 = hsum4(a10, a11, a12, a13);
       if (k4 < kb) {
@@ -114,8 +116,8 @@ export function matmulForward(out: usize, inp: usize, w: usize, bias: usize, res
       let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
       for (let k: usize = 0; k < k4; k += 16) {
         const u = v128.load(x0 + k);
-        a0 = f32x4.add(a0, f32x4.mul(u, v128.load(y0 + k))); a1 = f32x4.add(a1, f32x4.mul(u, v128.load(y1 + k)));
-        a2 = f32x4.add(a2, f32x4.mul(u, v128.load(y2 + k))); a3 = f32x4.add(a3, f32x4.mul(u, v128.load(y3 + k)));
+        a0 = madd(u, v128.load(y0 + k), a0); a1 = madd(u, v128.load(y1 + k), a1);
+        a2 = madd(u, v128.load(y2 + k), a2); a3 = madd(u, v128.load(y3 + k), a3);
       }
       let r = hsum4(a0, a1, a2, a3);
       if (k4 < kb) r = f32x4.add(r, tail4(x0, y0, y1, y2, y3, k4, kb));
@@ -142,10 +144,10 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
     for (let q = 0; q < Q; q++) {
       const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
       const a = v128.load32_splat(aBase + j * aStep), b = bBase + j * bStep + i;
-      s0 = f32x4.add(s0, f32x4.mul(a, v128.load(b))); s1 = f32x4.add(s1, f32x4.mul(a, v128.load(b, 16)));
-      s2 = f32x4.add(s2, f32x4.mul(a, v128.load(b, 32))); s3 = f32x4.add(s3, f32x4.mul(a, v128.load(b, 48)));
-      s4 = f32x4.add(s4, f32x4.mul(a, v128.load(b, 64))); s5 = f32x4.add(s5, f32x4.mul(a, v128.load(b, 80)));
-      s6 = f32x4.add(s6, f32x4.mul(a, v128.load(b, 96))); s7 = f32x4.add(s7, f32x4.mul(a, v128.load(b, 112)));
+      s0 = madd(a, v128.load(b), s0); s1 = madd(a, v128.load(b, 16), s1);
+      s2 = madd(a, v128.load(b, 32), s2); s3 = madd(a, v128.load(b, 48), s3);
+      s4 = madd(a, v128.load(b, 64), s4); s5 = madd(a, v128.load(b, 80), s5);
+      s6 = madd(a, v128.load(b, 96), s6); s7 = madd(a, v128.load(b, 112), s7);
     }
     const o = c + i;
     v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
@@ -160,8 +162,8 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
     for (let q = 0; q < Q; q++) {
       const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
       const a = v128.load32_splat(aBase + j * aStep), b = bBase + j * bStep + i;
-      s0 = f32x4.add(s0, f32x4.mul(a, v128.load(b))); s1 = f32x4.add(s1, f32x4.mul(a, v128.load(b, 16)));
-      s2 = f32x4.add(s2, f32x4.mul(a, v128.load(b, 32))); s3 = f32x4.add(s3, f32x4.mul(a, v128.load(b, 48)));
+      s0 = madd(a, v128.load(b), s0); s1 = madd(a, v128.load(b, 16), s1);
+      s2 = madd(a, v128.load(b, 32), s2); s3 = madd(a, v128.load(b, 48), s3);
     }
     const o = c + i;
     v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
@@ -171,7 +173,7 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
     let s = f32x4.splat(0);
     for (let q = 0; q < Q; q++) {
       const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
-      s = f32x4.add(s, f32x4.mul(v128.load32_splat(aBase + j * aStep), v128.load(bBase + j * bStep + i)));
+      s = madd(v128.load32_splat(aBase + j * aStep), v128.load(bBase + j * bStep + i), s);
     }
     v128.store(c + i, f32x4.add(v128.load(c + i), s));
   }
@@ -200,10 +202,10 @@ function rowAccumulate2(c0: usize, c1: usize, W: i32, a0Base: usize, a1Base: usi
       const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
       const a0 = v128.load32_splat(a0Base + j * aStep), a1 = v128.load32_splat(a1Base + j * aStep), b = bBase + j * bStep + i;
       const v0 = v128.load(b), v1 = v128.load(b, 16), v2 = v128.load(b, 32), v3 = v128.load(b, 48);
-      s0 = f32x4.add(s0, f32x4.mul(a0, v0)); s1 = f32x4.add(s1, f32x4.mul(a0, v1));
-      s2 = f32x4.add(s2, f32x4.mul(a0, v2)); s3 = f32x4.add(s3, f32x4.mul(a0, v3));
-      t0 = f32x4.add(t0, f32x4.mul(a1, v0)); t1 = f32x4.add(t1, f32x4.mul(a1, v1));
-      t2 = f32x4.add(t2, f32x4.mul(a1, v2)); t3 = f32x4.add(t3, f32x4.mul(a1, v3));
+      s0 = madd(a0, v0, s0); s1 = madd(a0, v1, s1);
+      s2 = madd(a0, v2, s2); s3 = madd(a0, v3, s3);
+      t0 = madd(a1, v0, t0); t1 = madd(a1, v1, t1);
+      t2 = madd(a1, v2, t2); t3 = madd(a1, v3, t3);
     }
     const o = c0 + i, p = c1 + i;
     v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);

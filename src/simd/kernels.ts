@@ -1,7 +1,11 @@
 // Instantiates the CPU engine's WebAssembly SIMD kernels (built from shaders/simd by
 // `npm run build:wasm`) from the bytes embedded in kernels.wasm.ts: synchronously, so a
 // backend is ready when constructed, in Node, vitest and a worker alike (no fetch, no loader).
+// Two builds of the same source: plain simd128, and relaxed-simd (kernelsFma.wasm.ts: fused
+// multiply-adds) where the engine validates it (Chrome 114+; Node 20 only with
+// --experimental-wasm-relaxed-simd).
 import { KERNELS_WASM_BASE64 } from './kernels.wasm';
+import { KERNELS_FMA_WASM_BASE64 } from './kernelsFma.wasm';
 
 /** The module's exports: pointers are byte addresses in `memory`, sizes count elements (see shaders/simd). */
 export interface Kernels {
@@ -33,33 +37,65 @@ export interface Kernels {
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;
 }
 
-let compiled: WebAssembly.Module | null = null;
+/** 'fma': the relaxed-simd build (relaxed_madd in every dot product and row accumulation); 'simd': plain simd128. */
+export type KernelVariant = 'simd' | 'fma';
 
-function bytes(): Uint8Array<ArrayBuffer> {
-  const s = atob(KERNELS_WASM_BASE64);
+const compiled = new Map<KernelVariant, WebAssembly.Module>();
+
+/** The module's bytes of one variant. */
+export function kernelBytes(variant: KernelVariant = 'simd'): Uint8Array<ArrayBuffer> {
+  const s = atob(variant === 'fma' ? KERNELS_FMA_WASM_BASE64 : KERNELS_WASM_BASE64);
   const b = new Uint8Array(s.length);
   for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
   return b;
 }
 
-/** True where this JavaScript engine validates the module (WebAssembly with simd128). */
-export function simdSupported(): boolean {
+// The smallest module using simd128: one function returning v128.const 0 (the usual feature probe).
+const TINY_SIMD = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 5, 1, 96, 0, 1, 123, 3, 2, 1, 0, 10, 22, 1, 20, 0, 253, 12,
+  0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 11]);
+
+/** True where this JavaScript engine has WebAssembly with simd128 (a tiny module validates): cheap, for choosing an engine. */
+export function simdValidates(wasm: Pick<typeof WebAssembly, 'validate'> | null = globalThis.WebAssembly ?? null): boolean {
   try {
-    return typeof WebAssembly === 'object' && WebAssembly.validate(bytes());
+    return typeof wasm === 'object' && wasm !== null && wasm.validate(TINY_SIMD);
   } catch {
     return false;
   }
 }
 
-/** A fresh instance (its own memory); the compiled module is shared. */
-export function instantiateKernels(): Kernels {
-  if (compiled === null) {
-    if (typeof WebAssembly !== 'object') throw new Error('wasm backend: this JavaScript engine has no WebAssembly');
-    const b = bytes();
-    if (!WebAssembly.validate(b)) throw new Error('wasm backend: this engine does not validate the kernels (WebAssembly SIMD, simd128, is needed: Node 20+, Chrome 91+, Firefox 89+, Safari 16.4+)');
-    compiled = new WebAssembly.Module(b);
+/** True where this JavaScript engine validates the module (WebAssembly with simd128). */
+export function simdSupported(): boolean {
+  try {
+    return typeof WebAssembly === 'object' && WebAssembly.validate(kernelBytes());
+  } catch {
+    return false;
   }
-  return new WebAssembly.Instance(compiled, { env: { abort: wasmAbort } }).exports as unknown as Kernels;
+}
+
+/** The variant to run: the relaxed-simd build where `validate` accepts it, else plain simd128. */
+export function kernelVariant(validate: (b: Uint8Array<ArrayBuffer>) => boolean = (b) => WebAssembly.validate(b)): KernelVariant {
+  try {
+    return validate(kernelBytes('fma')) ? 'fma' : 'simd';
+  } catch {
+    return 'simd';
+  }
+}
+
+/** A fresh instance (its own memory) of one variant; the compiled module is shared. */
+export function instantiateKernels(variant: KernelVariant = 'simd'): Kernels {
+  let module = compiled.get(variant);
+  if (module === undefined) {
+    if (typeof WebAssembly !== 'object') throw new Error('wasm backend: this JavaScript engine has no WebAssembly');
+    const b = kernelBytes(variant);
+    if (!WebAssembly.validate(b)) {
+      throw new Error(variant === 'fma'
+        ? 'wasm backend: this engine does not validate the relaxed-simd kernels (Chrome 114+; Node 20 needs --experimental-wasm-relaxed-simd)'
+        : 'wasm backend: this engine does not validate the kernels (WebAssembly SIMD, simd128, is needed: Node 20+, Chrome 91+, Firefox 89+, Safari 16.4+)');
+    }
+    module = new WebAssembly.Module(b);
+    compiled.set(variant, module);
+  }
+  return new WebAssembly.Instance(module, { env: { abort: wasmAbort } }).exports as unknown as Kernels;
 }
 
 function wasmAbort(): never {

@@ -11,7 +11,7 @@ import * as opt from '../reference/optim';
 import * as rl from '../reference/rl';
 import * as smp from '../reference/sample';
 import { Arena } from './arena';
-import { instantiateKernels, type Kernels } from './kernels';
+import { instantiateKernels, kernelVariant, type KernelVariant, type Kernels } from './kernels';
 
 /** A tensor: a byte offset and an element count in the engine's memory; views of it are rebuilt after the memory grows. */
 class WasmTensor implements Tensor {
@@ -41,8 +41,12 @@ export class WasmBackend implements Backend {
   private scratchAt = 0;
   private scratchCap = 0; // in 4-byte elements
 
-  constructor(opts: { maxBytes?: number } = {}) {
-    this.k = instantiateKernels();
+  /** Which build of the kernels runs: 'fma' (relaxed-simd) where the engine validates it, else 'simd'. */
+  readonly variant: KernelVariant;
+
+  constructor(opts: { maxBytes?: number; variant?: KernelVariant } = {}) {
+    this.variant = opts.variant ?? defaultVariant();
+    this.k = instantiateKernels(this.variant);
     this.arena = new Arena(this.k.memory, this.k.heapStart(), opts.maxBytes);
   }
 
@@ -339,6 +343,10 @@ export class WasmBackend implements Backend {
     rl.rlStats(f(stats), f(lossSeq), f(klSeq), f(clipSeq), f(ratio), f(tokRatio), f(mask), S, T, algorithm, beta);
   }
 }
+
+let chosenVariant: KernelVariant | null = null;
+/** Decided once per process or worker: whether relaxed-simd validates does not change. */
+const defaultVariant = (): KernelVariant => (chosenVariant ??= kernelVariant());
 
 /** The kernels split C into NH heads of C / NH. */
 function heads(C: number, NH: number): void {

@@ -43,7 +43,7 @@ export function createAppStore(deps: AppDeps, initial: Partial<AppState> = {}): 
 }
 
 export function prefsOf(s: AppState): PagePrefs {
-  return { backend: s.backendChoice, overlay: s.overlay, pinned: s.pinned, guideDismissed: s.guideDismissed, bestRule: s.bestRule, bestTarget: s.bestTarget, accuracyAxis: s.accuracyAxis };
+  return { backend: s.backendPref, overlay: s.overlay, pinned: s.pinned, guideDismissed: s.guideDismissed, bestRule: s.bestRule, bestTarget: s.bestTarget, accuracyAxis: s.accuracyAxis };
 }
 
 /** A key-value store that forgets on reload (where the page has no localStorage). */

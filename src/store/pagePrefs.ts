@@ -5,7 +5,8 @@
 import type { BestRule } from './bestRule';
 
 export interface PagePrefs {
-  backend: 'auto' | 'cpu' | null;
+  /** The backend the person chose (null: the page chooses). */
+  backend: 'cpu' | 'webgpu' | null;
   overlay: string[];
   /** Overlaid runs that stay shown when a new run starts (the others are cleared then). */
   pinned: string[];
@@ -29,7 +30,8 @@ export function parsePrefs(raw: unknown): PagePrefs {
   const p = { ...DEFAULT_PREFS, overlay: [] as string[], pinned: [] as string[] };
   if (typeof raw !== 'object' || raw === null) return p;
   const r = raw as Record<string, unknown>;
-  if (r.backend === 'auto' || r.backend === 'cpu') p.backend = r.backend;
+  // 'auto' (earlier pages wrote it whenever WebGPU answered, chosen or not) leaves the choice to the page
+  if (r.backend === 'webgpu' || r.backend === 'cpu') p.backend = r.backend;
   if (Array.isArray(r.overlay)) p.overlay = r.overlay.filter((x): x is string => typeof x === 'string').slice(0, 50);
   if (Array.isArray(r.pinned)) p.pinned = r.pinned.filter((x): x is string => typeof x === 'string').slice(0, 50);
   if (typeof r.guideDismissed === 'boolean') p.guideDismissed = r.guideDismissed;

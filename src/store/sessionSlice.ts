@@ -13,6 +13,7 @@ import type { SessionSlice } from './types';
 import { decodeSetup, FIRST_VISIT, isFirstVisit, overridesOf } from './urlState';
 import { bestBy } from './bestRule';
 import { parsePrefs } from './pagePrefs';
+import { softwareRenderer } from './adapter';
 import { readStoredRuns } from './storedRun';
 import type { Resumable } from './types';
 import type { SweepRecord } from './sweepRecord';
@@ -38,10 +39,10 @@ export function resumableOf(runs: readonly RunMeta[], sweep: SweepRecord | null 
 export const RESUME_EVERY_STEPS = 5;
 const RESUME_MIN_MS = 1000;
 
-export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError' | 'panelMember'>;
+export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'backendPref' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError' | 'panelMember'>;
 
 export const initialSession = (): SessionState => ({
-  stepWithin: null, gpu: { state: 'probing' }, backendChoice: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
+  stepWithin: null, gpu: { state: 'probing' }, backendChoice: null, backendPref: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
   error: null, flags: [], speed: 'normal', transcripts: null, anatomy: null, anatomyGroup: 0, anatomyError: null, panelMember: null,
 });
 
@@ -145,10 +146,10 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
   ctx.telemetry = onEvent;
 
-  /** Switches the worker's backend and starts the shown setup there. */
+  /** The person's choice: switches the worker's backend, remembers it, and starts the shown setup there. */
   const useBackend = (prefer: 'auto' | 'cpu') => ctx.guard(async () => {
     await api().useBackend(prefer);
-    set({ backendChoice: prefer });
+    set({ backendChoice: prefer, backendPref: prefer === 'cpu' ? 'cpu' : 'webgpu' });
     const { preset, config } = get();
     await ctx.initRun(preset, overridesOf(preset, config));
   });
@@ -159,7 +160,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       const savedPrefs = deps.prefs.load();
       const prefs = parsePrefs(savedPrefs);
       let storedRuns = 0;
-      set({ guideDismissed: prefs.guideDismissed, bestRule: prefs.bestRule, bestTarget: prefs.bestTarget, accuracyAxis: prefs.accuracyAxis });
+      set({ backendPref: prefs.backend, guideDismissed: prefs.guideDismissed, bestRule: prefs.bestRule, bestTarget: prefs.bestTarget, accuracyAxis: prefs.accuracyAxis });
       try {
         // through the run file's schema and migration: a run of an earlier version gets the defaults it lacked
         const stored = readStoredRuns(await deps.storage.listRuns());
@@ -188,19 +189,21 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       deps.client.onTelemetry(onEvent);
       let probe;
       try { probe = await api().probe(); } catch (e) { probe = { ok: false as const, reason: errorText(e) }; }
-      set({ gpu: probe.ok ? { state: 'ok', adapter: probe.adapter } : { state: 'none', reason: probe.reason } });
-      if (prefs.backend === 'cpu') { // the person chose the CPU last time: again, without asking
+      set({ gpu: probe.ok ? { state: 'ok', adapter: probe.adapter, ...(probe.fallback ? { fallback: true } : {}) } : { state: 'none', reason: probe.reason } });
+      // the person's choice, else WebGPU only on a hardware adapter: a software one (SwiftShader, llvmpipe, WARP) is slower
+      // than the CPU engine and would hold Start while its pipelines build, and no WebGPU leaves the CPU engine anyway
+      const soft = probe.ok ? softwareRenderer(probe.adapter, probe.fallback) : null;
+      const want = prefs.backend === 'cpu' ? 'cpu' : prefs.backend === 'webgpu' || (probe.ok && soft === null) ? 'auto' : 'cpu';
+      if (want === 'cpu') {
         await ctx.guard(async () => {
           await api().useBackend('cpu');
           set({ backendChoice: 'cpu' });
           await ctx.initRun(d.preset, d.overrides);
         });
         set({ busy: null });
-      } else if (probe.ok) {
+      } else {
         set({ backendChoice: 'auto' });
         await ctx.initRun(d.preset, d.overrides);
-      } else {
-        set({ busy: null });
       }
     },
 

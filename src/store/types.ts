@@ -85,13 +85,16 @@ export interface SetupSlice {
   dismissUrlProblems(): void;
 }
 
-export type GpuState = { state: 'probing' } | { state: 'ok'; adapter: string } | { state: 'none'; reason: string };
+export type GpuState = { state: 'probing' } | { state: 'ok'; adapter: string; fallback?: boolean } | { state: 'none'; reason: string };
 
 export interface SessionSlice {
   /** How far the step in flight is, when it is a long one (from the worker; null between steps). */
   stepWithin: StepWithin | null;
   gpu: GpuState;
+  /** What the worker was told: WebGPU when there is a usable adapter ('auto'), or the CPU engine. */
   backendChoice: 'auto' | 'cpu' | null;
+  /** The person's own choice (remembered across reloads); null: the page chooses (the CPU engine on a software or absent GPU). */
+  backendPref: 'cpu' | 'webgpu' | null;
   trainer: TrainerState | null;
   runId: string | null;
   status: WorkerStatus;
@@ -109,7 +112,7 @@ export interface SessionSlice {
   panelMember: { runId: string; label: string } | null;
   boot(search: string): Promise<void>;
   useCpu(): Promise<void>;
-  /** Back to WebGPU after choosing the CPU (the choice is remembered across reloads, so it must be undoable). */
+  /** WebGPU, after the person or the page chose the CPU (the choice is remembered across reloads, so it must be undoable). */
   useGpu(): Promise<void>;
   start(): Promise<void>;
   pause(): Promise<void>;

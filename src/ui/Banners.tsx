@@ -1,8 +1,8 @@
-// The states a person must never be left guessing in: no WebGPU (and the CPU
-// offered), a warm start loading (progress), URL parameters not applied, a
+// The states a person must never be left guessing in: the CPU engine chosen by the
+// page (no WebGPU, or only a software one: WebGPU offered), a warm start loading (progress), URL parameters not applied, a
 // diverged or degenerate run, a lost GPU device, errors and notices.
 import type { Flag } from '../rl/runRecord';
-import { softwareRenderer } from '../store/adapter';
+import { softwareOf } from '../store/adapter';
 import { useState } from 'react';
 import { flagAdvice } from './flagAdvice';
 import { useApp, useAppStore } from './storeContext';
@@ -57,13 +57,14 @@ function Resume() {
   );
 }
 
+/** The person chose WebGPU on a software adapter: the CPU engine is offered (the page would have chosen it). */
 function SoftwareGpu() {
   const gpu = useApp((s) => s.gpu);
   const choice = useApp((s) => s.backendChoice);
   const store = useAppStore();
   const [hidden, setHidden] = useState(false);
-  const soft = gpu.state === 'ok' ? softwareRenderer(gpu.adapter) : null;
-  if (!soft || choice === 'cpu' || hidden) return null;
+  const soft = softwareOf(gpu);
+  if (!soft || choice !== 'auto' || hidden) return null;
   return (
     <section role="region" aria-label="Software GPU" className="banner warn" data-testid="software-gpu">
       <p>
@@ -75,22 +76,40 @@ function SoftwareGpu() {
   );
 }
 
-function NoWebGpu() {
+/** The CPU engine the run trains on, in words. */
+function engineWords(engine: 'wasm' | 'reference' | null | undefined): string {
+  return engine === 'reference' ? 'the CPU reference (plain JavaScript: WebAssembly SIMD is not available here)' : 'the CPU engine (WebAssembly SIMD)';
+}
+
+/** The page chose the CPU engine itself (a software adapter, or no WebGPU): said once, small, undoable. */
+function CpuChosen() {
   const gpu = useApp((s) => s.gpu);
   const choice = useApp((s) => s.backendChoice);
-  const store = useAppStore();
-  if (gpu.state !== 'none' || choice === 'cpu') return null;
+  const pref = useApp((s) => s.backendPref);
+  const engine = useApp((s) => s.trainer?.cpuEngine);
+  const useGpu = useApp((s) => s.useGpu);
+  const [hidden, setHidden] = useState(false);
+  const soft = softwareOf(gpu);
+  if (hidden || pref === 'cpu') return null;
+  // one thin line: on a first visit the task, Start, lambda_tok and the chart must stay on the first screen
+  if (soft && choice === 'cpu' && pref === null) {
+    return (
+      <section role="region" aria-label="No hardware GPU" className="banner info notice-line" data-testid="cpu-chosen">
+        <p>
+          No hardware GPU found ({soft}): training on {engineWords(engine)}.{' '}
+          <button type="button" className="link" onClick={() => void useGpu()}>Try WebGPU anyway</button>{' · '}
+          <button type="button" className="link" onClick={() => setHidden(true)}>Dismiss</button>
+        </p>
+      </section>
+    );
+  }
+  if (gpu.state !== 'none' || choice === null) return null;
   return (
-    <section role="region" aria-label="No WebGPU" className="banner warn" data-testid="no-webgpu">
-      <h2>This browser did not give the page a WebGPU GPU</h2>
-      <p>Reason: {gpu.reason}.</p>
+    <section role="region" aria-label="No WebGPU" className="banner info notice-line" data-testid="no-webgpu">
       <p>
-        WebGPU is on by default in Chrome and Edge 113 or newer (Windows, macOS, ChromeOS; Android 121+), in Safari 26 or newer
-        (and Safari Technology Preview), and in Firefox 141 or newer on Windows. Elsewhere it may be behind a flag, or the GPU may be
-        blocklisted by the browser.
+        This browser did not give the page WebGPU ({gpu.reason}): training on {engineWords(engine)}. Where WebGPU is available: This device, above.{' '}
+        <button type="button" className="link" onClick={() => setHidden(true)}>Dismiss</button>
       </p>
-      <p>You can still train here on the CPU: the same code, about ten to a hundred times slower.</p>
-      <button type="button" className="primary" onClick={() => void useCpuThenFocusStart(store)}>Use the CPU backend</button>
     </section>
   );
 }
@@ -204,7 +223,7 @@ export function Banners() {
     <div className="banners">
       <FirstRunGuide />
       <Resume />
-      <NoWebGpu />
+      <CpuChosen />
       <SoftwareGpu />
       <UrlProblems />
       <Progress />

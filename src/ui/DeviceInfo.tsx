@@ -3,7 +3,7 @@
 // self-check (one training step compared with the CPU reference) on demand.
 import { useState } from 'react';
 import type { SelfCheckResult } from '../rl/selfCheck';
-import { softwareRenderer } from '../store/adapter';
+import { softwareOf } from '../store/adapter';
 import { engineClient } from '../store/engineClient';
 import type { GpuState } from '../store/types';
 import { runSpeed } from './runSpeed';
@@ -12,17 +12,20 @@ import { useApp, useHub, useHubFrame } from './storeContext';
 type Check = { state: 'idle' } | { state: 'running' } | { state: 'done'; r: SelfCheckResult & { adapter: string; note: string | null } } | { state: 'error'; message: string };
 
 /** The header's line, in the banner's words: WebGPU on a software adapter is said to be one (the GPU is emulated on the CPU). */
-export function deviceLine(backend: 'cpu' | 'webgpu' | null, gpu: GpuState): string {
+export function deviceLine(backend: 'cpu' | 'webgpu' | null, gpu: GpuState, cpuEngine: 'wasm' | 'reference' | null = null): string {
   if (backend === 'webgpu') {
-    const soft = gpu.state === 'ok' ? softwareRenderer(gpu.adapter) : null;
+    const soft = softwareOf(gpu);
     return soft ? `WebGPU on ${soft}, a software adapter (the GPU emulated on the CPU)` : 'WebGPU';
   }
-  return backend === 'cpu' ? 'CPU backend' : gpu.state === 'probing' ? 'looking for WebGPU…' : 'no run yet';
+  if (backend === 'cpu') return cpuEngine === 'wasm' ? 'CPU backend, WebAssembly SIMD' : cpuEngine === 'reference' ? 'CPU backend, plain JavaScript reference' : 'CPU backend';
+  return gpu.state === 'probing' ? 'looking for WebGPU…' : 'no run yet';
 }
 
 export function DeviceInfo() {
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.trainer?.backend ?? null);
+  const cpuEngine = useApp((s) => s.trainer?.cpuEngine ?? null);
+  const pref = useApp((s) => s.backendPref);
   const backendNote = useApp((s) => s.trainer?.backendNote ?? null);
   const choice = useApp((s) => s.backendChoice);
   const useGpu = useApp((s) => s.useGpu);
@@ -33,15 +36,22 @@ export function DeviceInfo() {
   const [check, setCheck] = useState<Check>({ state: 'idle' });
   const runCheck = () => {
     setCheck({ state: 'running' });
-    engineClient().selfCheck().then((r) => setCheck({ state: 'done', r }), (e: Error) => setCheck({ state: 'error', message: e.message }));
+    engineClient().selfCheck(choice === 'cpu' ? 'cpu' : 'auto').then((r) => setCheck({ state: 'done', r }), (e: Error) => setCheck({ state: 'error', message: e.message }));
   };
   return (
     <details className="device">
-      <summary>This device: {deviceLine(backend, gpu)}</summary>
+      <summary>This device: {deviceLine(backend, gpu, cpuEngine)}</summary>
       {gpu.state === 'probing' && <p role="status">Looking for a WebGPU adapter…</p>}
       {gpu.state === 'ok' && <p role="status" data-testid="webgpu-status">WebGPU is available. Adapter: <strong>{gpu.adapter}</strong></p>}
       {gpu.state === 'none' && <p role="status" data-testid="webgpu-status">WebGPU is not available here: {gpu.reason}.</p>}
-      <p>The run trains on: {backend ?? '–'}.</p>
+      {gpu.state === 'none' && (
+        <p data-testid="webgpu-where">
+          WebGPU is on by default in Chrome and Edge 113 or newer (Windows, macOS, ChromeOS; Android 121+), in Safari 26 or newer
+          (and Safari Technology Preview), and in Firefox 141 or newer on Windows. Elsewhere it may be behind a flag, or the GPU may be
+          blocklisted by the browser.
+        </p>
+      )}
+      <p data-testid="trains-on" data-engine={cpuEngine ?? backend ?? ''}>The run trains on: {backend ?? '–'}{cpuEngine ? ` (${cpuEngine === 'wasm' ? 'WebAssembly SIMD' : 'the reference'})` : ''}.</p>
       {backendNote && <p role="alert" data-testid="backend-note">{backendNote}</p>}
       {speed && (
         <p data-testid="run-speed" data-steps-per-s={speed.stepsPerSec} data-gflops={String(speed.gflops)}>
@@ -52,7 +62,7 @@ export function DeviceInfo() {
         </p>
       )}
       {choice === 'cpu' && gpu.state === 'ok' && (
-        <p><button type="button" onClick={() => void useGpu()}>Use WebGPU again</button> <small className="muted">(the CPU was chosen; this page remembers it)</small></p>
+        <p><button type="button" onClick={() => void useGpu()}>Use WebGPU again</button> <small className="muted">{pref === 'cpu' ? '(the CPU was chosen; this page remembers it)' : '(the page chose the CPU engine: this adapter is a software renderer)'}</small></p>
       )}
       <p>Engine self-check: one training step (forward, GSPO loss, backward, AdamW) on this device, compared with the CPU reference.</p>
       <button type="button" onClick={runCheck} disabled={check.state === 'running'}>Run self-check</button>

@@ -1,20 +1,26 @@
 // What the trainer worker in the browser computes on and loads from: WebGPU when navigator.gpu offers an adapter whose pipelines build and
-// whose self-check passes (unless the CPU was asked for), else the CPU reference; warm starts
+// whose self-check passes (unless the CPU was asked for), else the CPU engine (WebAssembly SIMD; the reference where
+// simd128 does not validate); warm starts
 // fetched from this origin's /checkpoints/ (public/checkpoints).
 import type { Backend } from '../backend';
 import { shaders } from '../gpu/shaders.browser';
-import { CpuBackend } from '../reference/cpuBackend';
+import { cpuEngine } from './cpuEngine';
 import { chooseBackend, indexedDbVerdictStore } from './gpuChoice';
 import type { BackendPreference } from './protocol';
 
-// Why WebGPU was there but the CPU was chosen (pipelines failing at load, or the engine self-check), for the page.
+// Why WebGPU was there but the CPU was chosen (pipelines failing at load, or the engine self-check), or why the CPU
+// engine is the reference, for the page.
 let note: string | null = null;
 
 export const backendNote = (): string | null => note;
 
 export async function makeBackend(prefer: BackendPreference): Promise<Backend> {
   note = null;
-  if (prefer === 'cpu') return new CpuBackend();
+  if (prefer === 'cpu') {
+    const cpu = cpuEngine();
+    note = cpu.note;
+    return cpu.backend;
+  }
   const choice = await chooseBackend({ gpu: self.navigator.gpu, shaders, store: indexedDbVerdictStore(self.indexedDB) });
   note = choice.note;
   if (choice.note) console.warn(choice.note);

@@ -1,11 +1,11 @@
 // Which backend a worker computes on: WebGPU only when its pipelines all build at load and, the first
 // time this adapter runs this version of the shaders, the engine self-check (each kernel, then a whole
-// step, against the CPU reference) agrees; else the CPU reference, with a message naming what failed.
+// step, against the CPU reference) agrees; else the CPU engine (cpuEngine.ts), with a message naming what failed.
 // The verdict is remembered per (adapter, shader sources), so later loads skip the check.
 import type { Backend } from '../backend';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
-import { CpuBackend } from '../reference/cpuBackend';
 import { verifyEngine } from '../rl/selfCheck';
+import { cpuEngine } from './cpuEngine';
 
 export interface StoredVerdict {
   ok: boolean;
@@ -50,7 +50,10 @@ export interface ChooseOptions {
   create?: (gpu: GPU, shaders: Record<string, string>) => Promise<WebGpuBackend>;
 }
 
-const onCpu = (note: string | null, checked = false): BackendChoice => ({ backend: new CpuBackend(), note, checked });
+function onCpu(note: string | null, checked = false): BackendChoice {
+  const cpu = cpuEngine();
+  return { backend: cpu.backend, note: [note, cpu.note].filter((n) => n !== null).join('; ') || null, checked };
+}
 
 export async function chooseBackend({ gpu, shaders, store, create = WebGpuBackend.create }: ChooseOptions): Promise<BackendChoice> {
   if (!gpu) return onCpu(null);

@@ -119,6 +119,8 @@ export interface TrainerState {
   status: RunStatus;
   message: string | null; // the last status message
   backend: 'cpu' | 'webgpu' | null;
+  /** On the CPU: the WebAssembly SIMD engine, or the plain JavaScript reference (where simd128 does not validate). */
+  cpuEngine?: 'wasm' | 'reference' | null;
   /** Why WebGPU was available but the CPU was chosen (pipelines failing at load, or the self-check, naming the kernel). */
   backendNote?: string | null;
   warmStart: string | null; // where the weights the run started from came from
@@ -157,7 +159,7 @@ export interface ResumeExport { checkpoint: Uint8Array; state: ResumeState }
 /** A lost GPU device: the run went back to the checkpoint of `step` (taken at its last eval) and goes on from there. */
 export interface Recovery { step: number; lostAtStep: number; reason: string; count: number }
 
-/** Which backend init() builds: WebGPU when there is an adapter (else the CPU), or the CPU reference. */
+/** Which backend init() builds: WebGPU when there is an adapter (else the CPU), or the CPU engine (WebAssembly SIMD, else the reference). */
 export type BackendPreference = 'auto' | 'cpu';
 
 /** One generated turn: the tokens the policy sampled (EOS included) and each one's log-prob at sampling time. */

@@ -27,6 +27,7 @@ import { TelemetryBatcher } from './telemetry';
 import { KeptWeights } from './keptWeights';
 import { type TranscriptSource } from './transcripts';
 import { runCheckpointBytes } from './checkpointBytes';
+import { cpuEngineOf } from './cpuEngine';
 
 /** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
 export type BackendFactory = (prefer: BackendPreference) => Promise<Backend>;
@@ -42,6 +43,7 @@ export type WarmStart = WarmStarts;
 export abstract class RunHost {
   protected backend: Promise<Backend> | null = null;
   protected backendName: 'cpu' | 'webgpu' | null = null;
+  protected cpuEngine: 'wasm' | 'reference' | null = null;
   protected trainer: Trainer | null = null;
   protected env: Environment | null = null;
   protected preset: Preset | null = null;
@@ -163,8 +165,8 @@ export abstract class RunHost {
     if (!this.backend) {
       const made = this.makeBackend(this.prefer);
       this.backend = made;
-      // the page names both CPU engines (reference and wasm) 'cpu'
-      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; }, () => { this.backend = null; });
+      // the page names both CPU engines (reference and wasm) 'cpu', and says which in cpuEngine
+      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; this.cpuEngine = cpuEngineOf(b); }, () => { this.backend = null; });
     }
     return this.backend;
   }
@@ -276,7 +278,7 @@ export abstract class RunHost {
     const t = this.trainer, m = t?.members[k], pending = this.pending[k] ?? {};
     return {
       runId: this.runIds[k] ?? null, preset: this.preset?.name ?? null, config: t ? this.effectiveConfig(t, k) : null, pending: { ...pending },
-      status: this.status, message: this.message, backend: this.backendName, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
+      status: this.status, message: this.message, backend: this.backendName, cpuEngine: this.cpuEngine, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
       stepCount: t?.stepCount ?? 0, lambdaTok: pending.lambdaTok ?? m?.lambdaTok ?? 0,
       evals: m ? m.evals.map((e) => ({ ...e })) : [], bestEval: m?.bestEval ? { ...m.bestEval } : null,
       flags: m ? m.flags.map((f) => ({ ...f })) : [], skippedUpdates: m?.skippedUpdates ?? 0,

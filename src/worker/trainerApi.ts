@@ -246,8 +246,9 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
       if (this.backend) (await this.backend.catch(() => null))?.destroy();
       this.backend = null;
       this.backendName = null;
+      this.cpuEngine = null;
       this.warmCache.clear();
-      this.setStatus('idle', `the next run trains on ${prefer === 'cpu' ? 'the CPU' : 'WebGPU when there is an adapter'}; init() a preset`);
+      this.setStatus('idle', `the next run trains on ${prefer === 'cpu' ? 'the CPU engine' : 'WebGPU when there is an adapter'}; init() a preset`);
       return this.snapshot();
     });
   }

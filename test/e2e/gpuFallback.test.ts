@@ -2,7 +2,9 @@
 // shader (each 16-wide K block of a tile skips its last k: the same break as test/gpu/gpuChoice.test.ts
 // makes over Dawn), opened in Chromium with WebGPU (SwiftShader when there is no GPU). The first load
 // runs the engine self-check on the adapter, which must catch the bad kernel: the page says it computes
-// on the CPU, the alert names matmulForward, and a training step on the CPU fallback succeeds.
+// on the CPU, the alert names matmulForward, and a training step on the CPU fallback (the CPU engine,
+// WebAssembly SIMD) succeeds. The page opens as a person who chose WebGPU: on a software adapter it
+// would otherwise train on the CPU engine without building any pipeline (cpuDefault.test.ts).
 // (That the shipped shaders pass and choose WebGPU is page.test.ts's "This device: WebGPU".)
 // Under CI=true a missing Chromium fails; elsewhere it skips with a message.
 import { existsSync } from 'node:fs';
@@ -11,6 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, preview, type Plugin, type PreviewServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { preferWebGpu } from './webgpuPref';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -80,6 +83,7 @@ describe.runIf(haveChromium)('a broken matmul tile in the built page', () => {
 
   it('the self-check catches it at the first load: the CPU, an alert naming matmul, and training on the CPU works', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await preferWebGpu(context);
     const page = await context.newPage();
     const errors: string[] = [], warnings: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
@@ -93,9 +97,9 @@ describe.runIf(haveChromium)('a broken matmul tile in the built page', () => {
     // WebGPU was there (an adapter, its pipelines built, the check ran on it), and the run is on the CPU
     expect(await page.getByTestId('webgpu-status').textContent()).toMatch(/WebGPU is available/);
     const summary = page.getByText(/^This device:/);
-    expect(await summary.textContent()).toBe('This device: CPU backend');
+    expect(await summary.textContent()).toBe('This device: CPU backend, WebAssembly SIMD');
     await summary.click();
-    await page.getByText('The run trains on: cpu.').waitFor();
+    await page.getByText('The run trains on: cpu (WebAssembly SIMD).').waitFor();
     const note = page.getByTestId('backend-note');
     await note.waitFor();
     expect(await note.getAttribute('role')).toBe('alert');
@@ -120,12 +124,14 @@ describe.runIf(haveChromium)('a broken matmul tile in the built page', () => {
     expect(verdicts[0].ok).toBe(false);
     expect(verdicts[0].message).toMatch(/matmulForward/);
 
-    // the engine worker's self-check (the button) takes the stored verdict: the CPU, with the same note
+    // the engine worker's self-check (the button) takes the stored verdict: the CPU engine, with the same note
     await page.getByRole('button', { name: 'Run self-check' }).click();
     const result = page.getByTestId('self-check');
     await result.waitFor({ timeout: 120_000 });
-    expect(await result.getAttribute('data-backend')).toBe('cpu');
-    expect(Number(await result.getAttribute('data-grad-error'))).toBe(0); // the CPU against itself
+    expect(await result.getAttribute('data-backend')).toBe('wasm');
+    const gradError = Number(await result.getAttribute('data-grad-error')); // f32 SIMD against the reference: rounding only
+    expect(gradError).toBeGreaterThanOrEqual(0);
+    expect(gradError).toBeLessThan(1e-4);
     expect(await page.getByRole('alert').filter({ hasText: /matmulForward/ }).count()).toBe(2); // the run's note and the check's
 
     // training on the fallback: Start runs steps, each with its eval
@@ -134,7 +140,7 @@ describe.runIf(haveChromium)('a broken matmul tile in the built page', () => {
     await page.getByRole('button', { name: 'Pause' }).click();
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('paused');
     await expect.poll(async () => Number(await page.getByTestId('pareto-caption').getAttribute('data-points')), { timeout: 60_000 }).toBeGreaterThanOrEqual(2); // step 0 and step 1
-    expect(await summary.textContent()).toBe('This device: CPU backend');
+    expect(await summary.textContent()).toBe('This device: CPU backend, WebAssembly SIMD');
     expect(errors).toEqual([]);
     await context.close();
   }, LONG);

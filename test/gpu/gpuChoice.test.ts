@@ -59,7 +59,7 @@ describe.skipIf(noGpu)('choosing WebGPU or the CPU at load', () => {
     const broken = replaced('matmul', 'for (var k = 0u; k < BK; k++) {', 'for (var k = 0u; k + 1u < BK; k++) {');
     const store = recording();
     const choice = await chooseBackend({ gpu, shaders: broken, store, create });
-    expect(choice.backend.name).toBe('cpu');
+    expect(choice.backend.name).toBe('wasm'); // the CPU engine (WebAssembly SIMD)
     expect(choice.checked).toBe(true);
     expect(choice.note).toMatch(/^WebGPU is not used on this adapter: .*matmulForward \(matmul\.wgsl, error .*matmulBackward \(matmul\.wgsl/);
     expect(choice.note).not.toMatch(/layernorm|attention|gelu/); // only the broken kernel is named
@@ -69,7 +69,7 @@ describe.skipIf(noGpu)('choosing WebGPU or the CPU at load', () => {
     expect(store.writes).toEqual([verdictKey(adapter, broken)]);
     expect(verdictKey(adapter, broken)).not.toBe(verdictKey(adapter, shaders));
     const again = await chooseBackend({ gpu, shaders: broken, store, create });
-    expect(again.backend.name).toBe('cpu');
+    expect(again.backend.name).toBe('wasm');
     expect(again.checked).toBe(false);
     expect(again.note).toMatch(/matmulForward/);
   });
@@ -80,7 +80,7 @@ describe.skipIf(noGpu)('choosing WebGPU or the CPU at load', () => {
     const broken = replaced('gelu', '@workgroup_size(WG)\nfn gelu_forward', '@workgroup_size(WG, 2)\nfn gelu_forward');
     const store = recording();
     const choice = await chooseBackend({ gpu, shaders: broken, store, create });
-    expect(choice.backend.name).toBe('cpu');
+    expect(choice.backend.name).toBe('wasm'); // the CPU engine (WebAssembly SIMD)
     expect(choice.checked).toBe(false);
     expect(choice.note).toMatch(/^WebGPU failed at load \(WebGPU pipelines failed at load: gelu:gelu_forward:\{"WG":256\} \(/);
     expect(choice.note).not.toMatch(/gelu_backward/);

@@ -1,16 +1,22 @@
-// The committed kernels module is what shaders/simd compiles to today: a stale binary fails here.
+// The committed kernels modules are what shaders/simd compiles to today (plain simd128, and the
+// relaxed-simd build with fused multiply-adds): a stale binary fails here.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { compileKernels, kernelsModule, KERNELS_MODULE } from '../../scripts/buildWasm';
+import { compileKernels, kernelsModule, KERNELS_FMA_MODULE, KERNELS_MODULE } from '../../scripts/buildWasm';
 import { KERNELS_WASM_BASE64, KERNELS_WASM_BYTES } from '../../src/simd/kernels.wasm';
+import { KERNELS_FMA_WASM_BASE64, KERNELS_FMA_WASM_BYTES } from '../../src/simd/kernelsFma.wasm';
 import { simdSupported } from '../../src/simd/kernels';
 
 describe('wasm kernels build', () => {
-  it('rebuilding shaders/simd gives the committed bytes (run `npm run build:wasm` after editing the kernels)', async () => {
+  it('rebuilding shaders/simd gives the committed bytes of both builds (run `npm run build:wasm` after editing the kernels)', async () => {
     const bytes = await compileKernels();
     expect(Buffer.from(bytes).toString('base64') === KERNELS_WASM_BASE64, 'src/simd/kernels.wasm.ts is stale').toBe(true);
     expect(bytes.length).toBe(KERNELS_WASM_BYTES);
     expect(readFileSync(KERNELS_MODULE, 'utf8')).toBe(kernelsModule(bytes));
+    const fma = await compileKernels('fma');
+    expect(Buffer.from(fma).toString('base64') === KERNELS_FMA_WASM_BASE64, 'src/simd/kernelsFma.wasm.ts is stale').toBe(true);
+    expect(fma.length).toBe(KERNELS_FMA_WASM_BYTES);
+    expect(readFileSync(KERNELS_FMA_MODULE, 'utf8')).toBe(kernelsModule(fma, 'fma'));
   }, 180_000);
   it('the module uses simd128 and validates on this Node', () => {
     expect(simdSupported()).toBe(true);

@@ -49,17 +49,15 @@ describe('app store', () => {
     expect(s.gpu).toEqual({ state: 'ok', adapter: 'fake adapter' });
   });
 
-  it('without WebGPU it waits for the person to choose the CPU, then starts there', async () => {
+  it('without WebGPU it starts on the CPU engine at once, no click needed, and remembers no choice of the person', async () => {
     const fake = new FakeTrainer();
     fake.gpu = { ok: false, reason: 'navigator.gpu found no adapter' };
     const { store } = world(undefined, fake);
     await store.getState().boot(DEFAULT_LINK);
     expect(store.getState().gpu).toEqual({ state: 'none', reason: 'navigator.gpu found no adapter' });
-    expect(fake.callsOf('init')).toEqual([]);
-    await store.getState().useCpu();
     expect(fake.callsOf('useBackend')).toEqual([['cpu']]);
     expect(fake.callsOf('init')).toHaveLength(1);
-    expect(store.getState().backendChoice).toBe('cpu');
+    expect(store.getState()).toMatchObject({ backendChoice: 'cpu', backendPref: null, busy: null });
   });
 
   it('live fields go to setHyperparams at once; bad values are reported by name and not sent', async () => {

@@ -45,7 +45,8 @@ describe('what a reload keeps', () => {
     noGpu.gpu = { ok: false, reason: 'no adapter' };
     const a = world(undefined, prefs, noGpu);
     await a.store.getState().boot(DEFAULT_LINK);
-    expect(noGpu.callsOf('init')).toEqual([]);
+    expect(noGpu.callsOf('useBackend')).toEqual([['cpu']]); // the page's own choice: not remembered as the person's
+    expect(parsePrefs(prefs.value).backend).toBeNull();
     await a.store.getState().useCpu();
     expect(parsePrefs(prefs.value).backend).toBe('cpu');
 
@@ -242,7 +243,57 @@ describe('the CPU choice can be undone', () => {
     await a.store.getState().useGpu();
     expect(a.fake.callsOf('useBackend')).toEqual([['cpu'], ['auto']]);
     expect(a.fake.callsOf('init')).toHaveLength(2);
-    expect(parsePrefs(prefs.value).backend).toBe('auto');
+    expect(parsePrefs(prefs.value).backend).toBe('webgpu');
+  });
+});
+
+describe('the page chooses the CPU engine on a software adapter', () => {
+  const swiftShader = (): FakeTrainer => Object.assign(new FakeTrainer(), { gpu: { ok: true, adapter: 'google swiftshader' } });
+
+  it('SwiftShader: the CPU engine without asking, Start ready, and nothing remembered as the person\'s choice', async () => {
+    const prefs = new MemoryPrefs();
+    const a = world(undefined, prefs, swiftShader());
+    await a.store.getState().boot(DEFAULT_LINK);
+    expect(a.fake.callsOf('useBackend')).toEqual([['cpu']]);
+    expect(a.fake.callsOf('init')).toHaveLength(1);
+    expect(a.store.getState()).toMatchObject({ backendChoice: 'cpu', backendPref: null, busy: null });
+    expect(a.store.getState().trainer?.config).not.toBeNull(); // Start's condition
+    expect(parsePrefs(prefs.value).backend).toBeNull();
+  });
+
+  it('an adapter the browser flags as its fallback counts as software, whatever its name', async () => {
+    const fake = Object.assign(new FakeTrainer(), { gpu: { ok: true, adapter: 'some vendor', fallback: true } });
+    const a = world(undefined, new MemoryPrefs(), fake);
+    await a.store.getState().boot(DEFAULT_LINK);
+    expect(a.store.getState().gpu).toEqual({ state: 'ok', adapter: 'some vendor', fallback: true });
+    expect(fake.callsOf('useBackend')).toEqual([['cpu']]);
+  });
+
+  it('a hardware adapter: WebGPU, no useBackend call', async () => {
+    const a = world(undefined, new MemoryPrefs()); // the fake's 'fake adapter'
+    await a.store.getState().boot(DEFAULT_LINK);
+    expect(a.fake.callsOf('useBackend')).toEqual([]);
+    expect(a.store.getState().backendChoice).toBe('auto');
+  });
+
+  it('"Try WebGPU anyway" is the person\'s choice: WebGPU now and on the next visit, on the same software adapter', async () => {
+    const prefs = new MemoryPrefs();
+    const a = world(undefined, prefs, swiftShader());
+    await a.store.getState().boot(DEFAULT_LINK);
+    await a.store.getState().useGpu();
+    expect(a.fake.callsOf('useBackend')).toEqual([['cpu'], ['auto']]);
+    expect(parsePrefs(prefs.value).backend).toBe('webgpu');
+    const b = world(undefined, prefs, swiftShader());
+    await b.store.getState().boot(DEFAULT_LINK);
+    expect(b.fake.callsOf('useBackend')).toEqual([]);
+    expect(b.store.getState()).toMatchObject({ backendChoice: 'auto', backendPref: 'webgpu' });
+  });
+
+  it('a stored "auto" (written by earlier pages whether or not the person chose) leaves the choice to the page', async () => {
+    const a = world(undefined, new MemoryPrefs({ backend: 'auto' }), swiftShader());
+    await a.store.getState().boot(DEFAULT_LINK);
+    expect(a.fake.callsOf('useBackend')).toEqual([['cpu']]);
+    expect(a.store.getState().backendPref).toBeNull();
   });
 });
 

@@ -10,19 +10,26 @@ import { ConfirmDialog } from '../../src/ui/ConfirmDialog';
 import { RunsTable } from '../../src/ui/RunsTable';
 import { StepAnatomy } from '../../src/ui/StepAnatomy';
 import { Transcripts } from '../../src/ui/Transcripts';
+import { DeviceInfo } from '../../src/ui/DeviceInfo';
 import { buttons, render, text } from './render';
 
 const config = presetConfig(findPreset('relay-silence'));
 
 describe('banners', () => {
-  it('no WebGPU: says why, names the browsers that have it, offers the CPU', () => {
-    const t = text(render(Banners, { gpu: { state: 'none', reason: 'navigator.gpu found no adapter' } }));
-    expect(t).toMatch(/Reason: navigator\.gpu found no adapter/);
-    expect(t).toMatch(/Chrome and Edge 113 or newer/);
-    expect(t).toMatch(/Safari 26 or newer/);
-    expect(t).toMatch(/Firefox 141 or newer on Windows/);
-    expect(buttons(render(Banners, { gpu: { state: 'none', reason: 'x' } }))).toContain('Use the CPU backend');
-    expect(text(render(Banners, { gpu: { state: 'none', reason: 'x' }, backendChoice: 'cpu' }))).not.toMatch(/Use the CPU backend/);
+  it('no WebGPU: the page trains on the CPU engine without asking, says why in one line; the device panel names the browsers that have it', () => {
+    const none = { gpu: { state: 'none', reason: 'navigator.gpu found no adapter' }, backendChoice: 'cpu' } as const;
+    const t = text(render(Banners, { ...none, trainer: { cpuEngine: 'wasm' } as never }));
+    expect(t).toMatch(/did not give the page WebGPU \(navigator\.gpu found no adapter\): training on the CPU engine \(WebAssembly SIMD\)/);
+    const d = text(render(DeviceInfo, none));
+    expect(d).toMatch(/Chrome and Edge 113 or newer/);
+    expect(d).toMatch(/Safari 26 or newer/);
+    expect(d).toMatch(/Firefox 141 or newer on Windows/);
+    expect(buttons(render(Banners, none))).not.toContain('Use the CPU backend'); // nothing to choose: it already trains there
+    // where simd128 does not validate, the notice names the reference
+    expect(text(render(Banners, { ...none, trainer: { cpuEngine: 'reference' } as never }))).toMatch(/training on the CPU reference \(plain JavaScript: WebAssembly SIMD is not available here\)/);
+    // the person chose the CPU: nothing to say; before boot chose anything: nothing yet
+    expect(text(render(Banners, { ...none, backendPref: 'cpu', busy: null }))).not.toMatch(/WebGPU/);
+    expect(text(render(Banners, { gpu: none.gpu, backendChoice: null, busy: null }))).not.toMatch(/WebGPU/);
   });
 
   it('lists URL parameters not applied, shows warm-start progress, a lost device and a diverged run with what to try', () => {

@@ -74,8 +74,17 @@ describe('banners that teach', () => {
     const h = render(Banners, { gpu: { state: 'ok', adapter: 'google swiftshader' }, backendChoice: 'auto', guideDismissed: true });
     expect(text(h)).toMatch(/WebGPU here is SwiftShader ?, a software renderer: .* the CPU backend is often faster/);
     expect(buttons(h)).toContain('Use the CPU backend');
-    expect(text(render(Banners, { gpu: { state: 'ok', adapter: 'google swiftshader' }, backendChoice: 'cpu', guideDismissed: true, busy: null }))).toBe('');
+    expect(text(render(Banners, { gpu: { state: 'ok', adapter: 'google swiftshader' }, backendChoice: 'cpu', backendPref: 'cpu', guideDismissed: true, busy: null }))).toBe('');
     expect(text(render(Banners, { gpu: { state: 'ok', adapter: 'apple m2' }, backendChoice: 'auto', guideDismissed: true, busy: null }))).toBe('');
+  });
+  it('the page chose the CPU engine on a software adapter: one small notice naming it, with WebGPU a click away', () => {
+    const soft = { gpu: { state: 'ok', adapter: 'google swiftshader' }, backendChoice: 'cpu', backendPref: null, guideDismissed: true, busy: null } as const;
+    const h = render(Banners, { ...soft, trainer: { cpuEngine: 'wasm' } as never });
+    expect(text(h)).toMatch(/^No hardware GPU found \(SwiftShader\): training on the CPU engine \(WebAssembly SIMD\)\. Try WebGPU anyway · Dismiss$/);
+    expect(buttons(h)).toEqual(['Try WebGPU anyway', 'Dismiss']);
+    expect(softwareRenderer('vendor x', true)).toBe('a fallback adapter'); // isFallbackAdapter without a known name
+    expect(text(render(Banners, { ...soft, gpu: { state: 'ok', adapter: 'vendor x', fallback: true } }))).toMatch(/^No hardware GPU found \(a fallback adapter\)/);
+    expect(text(render(Banners, { ...soft, gpu: { state: 'ok', adapter: 'apple m2' } }))).toBe(''); // a hardware GPU the person turned down
   });
   it('a run that was training is offered for resuming, from its step', () => {
     const h = render(Banners, { guideDismissed: true, resumable: { id: 'r', name: 'relay-silence #2', step: 40, status: 'interrupted' } });

@@ -9,7 +9,7 @@ import { findPreset, presetConfig } from '../../src/envs/presets';
 import { createEnv } from '../../src/envs/registry';
 import { LOSSES } from '../../src/losses';
 import { readCheckpoint } from '../../src/model/checkpoint';
-import { CpuBackend } from '../../src/reference/cpuBackend';
+import { WasmBackend } from '../../src/simd/wasmBackend';
 import type { BackendPreference } from '../../src/worker/protocol';
 import { TrainerApi } from '../../src/worker/trainerApi';
 
@@ -17,8 +17,8 @@ const PRESET = 'relay-silence';
 const SMALL: Partial<RunConfig> = { promptsPerStep: 4, groupSize: 4, minibatches: 2, evalEpisodes: 16, evalEvery: 1, nLayer: 1, nHead: 2, nEmbd: 16, steps: 1000 };
 const WARM = { warmStartSteps: 3 };
 
-/** The CPU backend with a switch that makes it behave like a lost WebGPU device (every read fails). */
-class LosableBackend extends CpuBackend {
+/** The CPU engine (WebAssembly SIMD: the reference's oracle tests are elsewhere) with a switch that makes it behave like a lost WebGPU device (every read fails). */
+class LosableBackend extends WasmBackend {
   lost = false;
   override async read(t: Tensor, offset?: number, size?: number) {
     if (this.lost) throw new Error('WebGPU device lost (test: unknown: the device went away)');

@@ -1,4 +1,4 @@
-// A run of K = 2 members in the one worker API (TrainerApi), on the CPU backend in process:
+// A run of K = 2 members in the one worker API (TrainerApi), on the CPU engine (WebAssembly SIMD) in process:
 // every guarantee of a lone run holds per member. A member that diverges pauses the run and
 // is named (its flag, not the other's); a lost device resumes every member from its last
 // eval with its optimizer state (the retried step equals the first try, member by member);
@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { MemberStack, Tensor } from '../../src/backend';
 import type { RunConfig } from '../../src/config';
 import { readCheckpoint } from '../../src/model/checkpoint';
-import { CpuBackend } from '../../src/reference/cpuBackend';
+import { WasmBackend } from '../../src/simd/wasmBackend';
 import { TrainerApi } from '../../src/worker/trainerApi';
 
 const PRESET = 'relay-silence';
@@ -15,8 +15,8 @@ const SMALL: Partial<RunConfig> = { promptsPerStep: 4, groupSize: 4, minibatches
 const MEMBERS: Partial<RunConfig>[] = [{ ...SMALL, seed: 1, lambdaTok: 0.05 }, { ...SMALL, seed: 2, lambdaTok: 0.3 }];
 const WARM = { warmStartSteps: 3 };
 
-/** The CPU backend that can act as a lost device (every read fails) or make one member's gradient norm NaN. */
-class FaultyBackend extends CpuBackend {
+/** The CPU engine (WebAssembly SIMD) that can act as a lost device (every read fails) or make one member's gradient norm NaN. */
+class FaultyBackend extends WasmBackend {
   lost = false;
   poisonMember: number | null = null;
   override async read(t: Tensor, offset?: number, size?: number) {

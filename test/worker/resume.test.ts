@@ -1,10 +1,10 @@
 // Resume after a page reload (docs/trust.md): a run's last checkpoint and
 // the state stored with it (counters, dual lambda, AdamW's moments) put into a
 // fresh TrainerApi continue the same run. The oracle is the uninterrupted twin:
-// the same TrainerApi stepping on, on the CPU backend, bit for bit.
+// the same TrainerApi stepping on, on the CPU engine (WebAssembly SIMD), bit for bit.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RunConfig } from '../../src/config';
-import { CpuBackend } from '../../src/reference/cpuBackend';
+import { WasmBackend } from '../../src/simd/wasmBackend';
 import type { StepMetrics } from '../../src/rl/runRecord';
 import type { ResumeExport } from '../../src/worker/protocol';
 import { TrainerApi } from '../../src/worker/trainerApi';
@@ -15,7 +15,7 @@ const SMALL: Partial<RunConfig> = {
 };
 const untimed = ({ step_time_ms: _a, tokens_per_s: _b, ...m }: StepMetrics) => m;
 const apis: TrainerApi[] = [];
-const newApi = () => { const a = new TrainerApi(async () => new CpuBackend(), async () => null); apis.push(a); return a; };
+const newApi = () => { const a = new TrainerApi(async () => new WasmBackend(), async () => null); apis.push(a); return a; };
 afterEach(async () => { for (const a of apis.splice(0)) await a.destroy(); });
 
 /** A run stepped 3 steps (an eval at step 2), and what the page stores at that point (cloned as IndexedDB would). */
