@@ -10,7 +10,7 @@ import { useId } from 'react';
 import { paretoFrontier } from '../rl/pareto';
 import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from '../store/sweepSlice';
 import { fmt, pct } from './labels';
-import { useApp, useAppStore, useHub, useLiveSteps } from './storeContext';
+import { useApp, useAppStore, useHub } from './storeContext';
 import { SweepMembers } from './SweepMembers';
 import { sistersOf } from './sisters';
 
@@ -36,19 +36,6 @@ export function sweepEstimate(recentStepMs: readonly number[], steps: number, K:
 
 const duration = (s: number) => (s < 90 ? `${s} s` : `${Math.round(s / 60)} min`);
 
-/** Seconds left: the mean duration of finished runs times what is left (the current run by its steps). */
-export function secondsLeft(s: SweepRecord, now: number, currentSteps: number): number | null {
-  const done = s.runs.filter((r) => r.status === 'done' && r.startedAt !== null && r.finishedAt !== null);
-  const cur = s.runs.find((r) => r.status === 'running');
-  const pending = s.runs.filter((r) => r.status === 'pending' || r.status === 'interrupted').length;
-  let perRun: number | null = null;
-  if (done.length) perRun = done.reduce((a, r) => a + (r.finishedAt! - r.startedAt!), 0) / done.length;
-  else if (cur?.startedAt && currentSteps > 0) perRun = ((now - cur.startedAt) / currentSteps) * s.steps;
-  if (perRun === null) return null;
-  const curLeft = cur?.startedAt ? Math.max(0, perRun - (now - cur.startedAt)) : 0;
-  return Math.round((curLeft + pending * perRun) / 1000);
-}
-
 export function SweepPanel() {
   const id = useId();
   const stored = useApp((s) => s.sweep);
@@ -73,14 +60,11 @@ export function SweepPanel() {
   const setHoveredRun = useApp((s) => s.setHoveredRun);
   const population = useApp((s) => s.population);
   const layout = useApp((s) => s.sweepLayout);
-  const steps = useLiveSteps();
   const axis = sweepAxisOf(config);
   const running = sweep?.status === 'running';
   const text = draft ?? (population ? population.join(', ') : defaultDraft(config));
   const points = sweep ? sweepPoints(sweep) : [];
   const front = paretoFrontier(points);
-  const current = sweep?.runs.findIndex((r) => r.status === 'running') ?? -1;
-  const left = sweep && running ? secondsLeft(sweep, Date.now(), steps) : null;
   const nameOf = (runId: string | null) => runs.find((r) => r.id === runId)?.name ?? null;
   const store = useAppStore();
   const hub = useHub();
@@ -112,10 +96,8 @@ export function SweepPanel() {
       </div>
       {sweep && (
         <p role="status" data-testid="sweep-progress" data-status={sweep.status} data-done={sweep.runs.filter((r) => r.status === 'done').length}>
-          {running && sweep.runs.filter((r) => r.status === 'running').length > 1
+          {running
             ? `${sweep.runs.filter((r) => r.status === 'running').length} of ${sweep.runs.length} runs training at once; ${sweep.runs.filter((r) => r.status === 'done').length} finished.`
-            : running && current >= 0
-            ? `Run ${current + 1} of ${sweep.runs.length} (${sweep.runs[current].label}): step ${steps} of ${sweep.steps}${left !== null ? ` · about ${left < 90 ? `${left} s` : `${Math.round(left / 60)} min`} left` : ''}`
             : sweep.status === 'done' ? `Sweep done: ${sweep.runs.length} runs of ${sweep.preset}.`
             : `Sweep ${sweep.status}${sweep.message ? `: ${sweep.message}` : ''}. ${sweep.runs.filter((r) => r.status === 'done').length} of ${sweep.runs.length} runs finished; Resume runs the rest.`}
         </p>

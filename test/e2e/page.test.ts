@@ -727,7 +727,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       const page = await plain.newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      await page.goto(`${url}?v=1&preset=relay-noisy-dr&groupSize=2&promptsPerStep=2&minibatches=1&evalEpisodes=8&steps=400`);
+      await page.goto(`${url}?v=1&preset=relay-noisy-dr&groupSize=2&promptsPerStep=2&minibatches=1&evalEpisodes=8&steps=3000`);
       await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
       await page.getByRole('textbox', { name: 'lambda_tok values to sweep' }).fill('0, 0.3');
       await page.getByRole('button', { name: 'Run sweep' }).click();
@@ -735,14 +735,15 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
       const memberSteps = async () => [...((await members.textContent()) ?? '').matchAll(/lambda_tok=[\d.]+ at step (\d+)/g)].map((m) => Number(m[1]));
       // the population is the run the page shows: beside Start, in the slider's label, in the panels
-      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 400 · 2 training/);
+      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 3000 · 2 training/);
       expect(await page.getByTestId('lambda-member').textContent()).toMatch(/of member lambda_tok=0(?![.\d])/);
       await page.getByRole('tab', { name: 'Transcripts' }).click();
       await expect.poll(() => page.getByTestId('transcripts-member').textContent(), { timeout: 30_000 }).toMatch(/Member lambda_tok=0 of the population/);
       await expect.poll(() => page.getByRole('region', { name: 'Transcripts' }).getByTestId('transcript-count').textContent(), { timeout: 60_000 }).toMatch(/episodes of step \d+ \(sampled\)/);
-      // past the page's resume interval: each member has stored its state between evals (relay-noisy-dr evaluates every 20 steps)
+      // a few seconds on: each member has stored its state between evals (relay-noisy-dr evaluates every 20 steps; the
+      // state goes every 5 steps, at most once a second; the CPU engine takes tens of steps a second at this size)
       const t0 = Date.now();
-      await expect.poll(async () => Date.now() - t0 > 12_000 && (await memberSteps()).every((n) => n >= 5), { timeout: 180_000, interval: 500 }).toBe(true);
+      await expect.poll(async () => Date.now() - t0 > 3_000 && (await memberSteps()).every((n) => n >= 5), { timeout: 180_000, interval: 500 }).toBe(true);
       const reached = Math.min(...(await memberSteps()));
       const record = async () => JSON.parse((await page.evaluate(() => localStorage.getItem('gspo.sweep.v1')))!) as { runs: { runId: string | null; status: string }[] };
       const before = (await record()).runs.map((r) => r.runId);
@@ -760,8 +761,8 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await expect.poll(() => banner.getByRole('button', { name: /^Resume it from step/ }).isEnabled(), { timeout: 120_000 }).toBe(true);
       await banner.getByRole('button', { name: /^Resume it from step/ }).click();
       await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
-      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 400/);
-      const least = Number(/step (\d+) of 400/.exec((await page.getByTestId('run-where').textContent()) ?? '')?.[1]);
+      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 3000/);
+      const least = Number(/step (\d+) of 3000/.exec((await page.getByTestId('run-where').textContent()) ?? '')?.[1]);
       expect(least).toBeGreaterThanOrEqual(offered); // the workers went on from the stored step, not from 0
       // the same runs go on: their ids, their history on the charts (not a run from step 0), no new rows in the runs table
       expect((await record()).runs.map((r) => r.runId)).toEqual(before);

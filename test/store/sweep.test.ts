@@ -6,7 +6,7 @@ import { createAppStore, memoryKv, type AppStore } from '../../src/store/appStor
 import { MetricsHub } from '../../src/store/metricsHub';
 import { MemoryRunStorage } from '../../src/store/runsDb';
 import { afterReload, parseSweepRecord, SWEEP_KEY, type KeyValueStore, type SweepRecord } from '../../src/store/sweepSlice';
-import { sweepPoints, secondsLeft } from '../../src/ui/SweepPanel';
+import { sweepPoints } from '../../src/ui/SweepPanel';
 import { paretoFrontier as sweepFrontier } from '../../src/rl/pareto';
 import { FakeTrainer, fakeClient, fakeLane } from './fakeClient';
 
@@ -150,14 +150,5 @@ describe('sweep in the store', () => {
     expect(parseSweepRecord(JSON.stringify(s)).sweep).toEqual(s);
     expect(parseSweepRecord(JSON.stringify({ ...s, preset: 'p' })).problem).toMatch(/sweep\.preset "p" is not one of/);
     expect(afterReload(s)!.runs[0].status).toBe('interrupted');
-  });
-
-  it('time left: the mean finished run times what is left', () => {
-    const run = (status: 'done' | 'running' | 'pending', startedAt: number | null, finishedAt: number | null) =>
-      ({ label: '', value: 0, status, runId: null, accuracy: null, tokens: null, startedAt, finishedAt });
-    const s: SweepRecord = { id: 's', preset: 'p', axis: 'lambdaTok', base: {}, steps: 10, status: 'running', message: null, createdAt: 0,
-      runs: [run('done', 0, 10_000), run('running', 10_000, null), run('pending', null, null)] };
-    // finished runs took 10 s; the current one started 4 s ago (6 s left), one more pending (10 s)
-    expect(secondsLeft(s, 14_000, 4)).toBe(16);
   });
 });
