@@ -21,7 +21,10 @@ gspo_ref's parameter names, float32):
      a backward, global-norm clipping and AdamW; the loss is read back (one sync, as the project does).
 Generation path: --gen-path recompute (a forward over the whole prefix per new token, no cache; the
 project's path before its KV cache) or kvcache (the prefix once, then one position per token).
-Output: {"ms_per_step", "steps", "device", "device_name", "torch", "generation_path", "phases_ms", "shapes", ...}.
+--threads N: torch.set_num_threads(N) and the OpenMP/BLAS pools sized N (0: torch's default); the
+JSON says the threads torch ran with and the BLAS library it loaded ("blas").
+Output: {"ms_per_step", "steps", "device", "device_name", "torch", "generation_path", "phases_ms", "shapes",
+"threads", "blas", ...}.
 """
 import argparse
 import json
@@ -71,6 +74,7 @@ def build_parser():
     ap.add_argument("--steps", type=int, default=5, help="timed steps")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
     ap.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads (torch.set_num_threads and the BLAS's); 0: torch's default")
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--eps-low", type=float, default=3e-4)
     ap.add_argument("--eps-high", type=float, default=4e-4)
@@ -88,6 +92,8 @@ def plan(a):
             raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(a, name)}")
     if a.warmup < 0:
         raise PlanError(f"--warmup must be at least 0, got {a.warmup}")
+    if a.threads < 0:
+        raise PlanError(f"--threads must be at least 0 (0: torch's default), got {a.threads}")
     if a.n_embd % a.n_head:
         raise PlanError(f"--n-embd ({a.n_embd}) must be divisible by --n-head ({a.n_head})")
     if not a.temperature > 0:
@@ -246,6 +252,26 @@ def rl_step(torch, a, p, cfg, W, opt, device, gen):
     return {"rollout": (t1 - t0) * 1e3, "reward": (t2 - t1) * 1e3, "update": (t3 - t2) * 1e3}, sum(losses) / max(1, len(losses))
 
 
+def limit_threads(n):
+    """Before torch is imported: OpenMP and the BLAS size their pools from these at load time, and
+    OpenBLAS built with pthreads ignores torch.set_num_threads, so a one-thread figure needs both."""
+    if n > 0:
+        for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+            os.environ[k] = str(n)
+
+
+def blas_library():
+    """The BLAS shared object this process loaded (Linux: /proc/self/maps), or a word saying why not.
+    Debian's python3-torch calls whatever libblas.so.3 points to: the reference Netlib BLAS is
+    tens of times slower than OpenBLAS, so the figure needs the name beside it."""
+    try:
+        with open("/proc/self/maps") as f:
+            libs = sorted({line.split()[-1] for line in f if "blas" in line.rsplit("/", 1)[-1].lower()})
+    except OSError:
+        return "unknown (no /proc/self/maps)"
+    return ", ".join(libs) if libs else "none loaded (torch's own or MKL's kernels)"
+
+
 def pick_device(torch, which):
     if which == "cuda" and not torch.cuda.is_available():
         raise PlanError("--device cuda: torch.cuda.is_available() is False")
@@ -256,6 +282,8 @@ def pick_device(torch, which):
 
 def cmd_time(a, p):
     import torch
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
     device, name = pick_device(torch, a.device)
     torch.manual_seed(a.seed)
     cfg = p["model"]
@@ -288,6 +316,7 @@ def cmd_time(a, p):
         "generation_path": ("recompute: a forward over the whole prefix per new token, no KV cache" if a.gen_path == "recompute"
                             else "kvcache: the prefix once, then one position per new token"),
         "phases_ms": phases, "last_loss": loss, "shapes": shapes,
+        "threads": torch.get_num_threads(), "blas": blas_library(),
     }
 
 
@@ -355,6 +384,7 @@ def torch_import_error():
 def main(argv=None):
     ap = build_parser()
     a = ap.parse_args(argv)
+    limit_threads(a.threads)
     if a.probe:
         err = torch_import_error()
         if err:
@@ -363,7 +393,7 @@ def main(argv=None):
         import torch
         cuda = torch.cuda.is_available()
         print(json.dumps({"torch": torch.__version__, "device": "cuda" if cuda else "cpu",
-                          "device_name": torch.cuda.get_device_name(0) if cuda else "cpu"}))
+                          "device_name": torch.cuda.get_device_name(0) if cuda else "cpu", "blas": blas_library()}))
         return 0
     try:
         p = plan(a)
