@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { findTorch, type CaseResult, type CompareResult, type TorchCompare } from '../../src/cli/commands/benchCompare';
+import { DEFAULT_PYTHONS, findTorch, type CaseResult, type CompareResult, type TorchCompare } from '../../src/cli/commands/benchCompare';
 import { formatEngines, parseEngineList, sideRows, type EnginesResult } from '../../src/cli/commands/benchEngines';
 import { gspo, ROOT, tempDir } from './run';
 
@@ -105,6 +105,18 @@ describe('bench --backend lists and --threads', () => {
     const r = spawnSync('python3', [SCRIPT, '--plan', '--threads', '-1'], { encoding: 'utf8' });
     expect(r.status).toBe(2);
     expect(r.stderr).toMatch(/--threads must be at least 0/);
+  });
+});
+
+// where this machine has torch (never required): the real script honours --device cpu --threads 1 and names its BLAS
+const real = findTorch(DEFAULT_PYTHONS, SCRIPT);
+describe.skipIf(!real.status.available)('scripts/torch_rl_step.py with torch', () => {
+  it('--device cpu --threads 1: one thread, on the CPU, the BLAS named', () => {
+    const r = spawnSync(real.python, [SCRIPT, '--device', 'cpu', '--threads', '1', '--prompts', '1', '--group', '2', '--steps', '1', '--warmup', '0'], { encoding: 'utf8', timeout: 120_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const o = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    expect([o.device, o.threads, o.steps]).toEqual(['cpu', 1, 1]);
+    expect(o.blas).toMatch(/\S/);
   });
 });
 
