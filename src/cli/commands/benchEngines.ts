@@ -49,17 +49,24 @@ export function sideRows(results: CompareResult[], torch: TorchCompare): SideRow
   });
 }
 
-async function open(engine: BackendChoice): Promise<{ backend: Backend | null; reason: string }> {
+async function open(engine: BackendChoice, quick: boolean): Promise<{ backend: Backend | null; reason: string }> {
   if (engine !== 'webgpu') return { backend: cpuEngine(engine), reason: '' };
-  return webgpuBackend();
+  const r = await webgpuBackend();
+  const info = (r.backend as { adapterInfo?: string } | null)?.adapterInfo ?? '';
+  // Dawn falls back to a CPU renderer where there is no GPU: not GPU speed, and hours at the full sizes
+  if (r.backend && !quick && /swiftshader|llvmpipe|lavapipe/i.test(info)) {
+    r.backend.destroy();
+    return { backend: null, reason: `the adapter is a CPU renderer (${info}), not a GPU; --quick measures it anyway` };
+  }
+  return r;
 }
 
 export async function benchEngines(engines: BackendChoice[], opts: CompareOptions): Promise<EnginesResult> {
   const results: CompareResult[] = [], skipped: EnginesResult['skipped'] = [];
   for (const e of engines) {
-    const { backend, reason } = await open(e);
-    // "where present": a run that lists webgpu still measures the CPU engines on a machine without an adapter
-    if (!backend) { log(`notice: no WebGPU adapter (${reason}); bench --compare goes on without webgpu`); skipped.push({ engine: e, reason }); continue; }
+    const { backend, reason } = await open(e, opts.quick);
+    // "where present": a run that lists webgpu still measures the CPU engines on a machine without a GPU
+    if (!backend) { log(`notice: webgpu not measured (${reason}); bench --compare goes on without it`); skipped.push({ engine: e, reason }); continue; }
     try { results.push(await measureEngine(backend, opts.quick)); } finally { backend.destroy(); }
   }
   const threads = opts.threads ?? 1;
