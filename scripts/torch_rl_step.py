@@ -21,10 +21,8 @@ gspo_ref's parameter names, float32):
      a backward, global-norm clipping and AdamW; the loss is read back (one sync, as the project does).
 Generation path: --gen-path recompute (a forward over the whole prefix per new token, no cache; the
 project's path before its KV cache) or kvcache (the prefix once, then one position per token).
---threads N: torch.set_num_threads(N) and the OpenMP/BLAS pools sized N (0: torch's default); the
-JSON says the threads torch ran with and the BLAS library it loaded ("blas").
-Output: {"ms_per_step", "steps", "device", "device_name", "torch", "generation_path", "phases_ms", "shapes",
-"threads", "blas", ...}.
+--threads N: torch.set_num_threads(N) and the OpenMP/BLAS pools sized N (0: torch's default).
+Output: {"ms_per_step", "steps", "device", "device_name", "torch", "generation_path", "phases_ms", "threads", "blas", ...}.
 """
 import argparse
 import json
@@ -90,10 +88,9 @@ def plan(a):
     for name in ["n_layer", "n_head", "n_embd", "vocab_size", "block_size", "prompts", "group", "minibatches", "steps"]:
         if getattr(a, name) < 1:
             raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(a, name)}")
-    if a.warmup < 0:
-        raise PlanError(f"--warmup must be at least 0, got {a.warmup}")
-    if a.threads < 0:
-        raise PlanError(f"--threads must be at least 0 (0: torch's default), got {a.threads}")
+    for name in ("warmup", "threads"):  # --threads 0: torch's default
+        if getattr(a, name) < 0:
+            raise PlanError(f"--{name} must be at least 0, got {getattr(a, name)}")
     if a.n_embd % a.n_head:
         raise PlanError(f"--n-embd ({a.n_embd}) must be divisible by --n-head ({a.n_head})")
     if not a.temperature > 0:
@@ -252,26 +249,6 @@ def rl_step(torch, a, p, cfg, W, opt, device, gen):
     return {"rollout": (t1 - t0) * 1e3, "reward": (t2 - t1) * 1e3, "update": (t3 - t2) * 1e3}, sum(losses) / max(1, len(losses))
 
 
-def limit_threads(n):
-    """Before torch is imported: OpenMP and the BLAS size their pools from these at load time, and
-    OpenBLAS built with pthreads ignores torch.set_num_threads, so a one-thread figure needs both."""
-    if n > 0:
-        for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-            os.environ[k] = str(n)
-
-
-def blas_library():
-    """The BLAS shared object this process loaded (Linux: /proc/self/maps), or a word saying why not.
-    Debian's python3-torch calls whatever libblas.so.3 points to: the reference Netlib BLAS is
-    tens of times slower than OpenBLAS, so the figure needs the name beside it."""
-    try:
-        with open("/proc/self/maps") as f:
-            libs = sorted({line.split()[-1] for line in f if "blas" in line.rsplit("/", 1)[-1].lower()})
-    except OSError:
-        return "unknown (no /proc/self/maps)"
-    return ", ".join(libs) if libs else "none loaded (torch's own or MKL's kernels)"
-
-
 def pick_device(torch, which):
     if which == "cuda" and not torch.cuda.is_available():
         raise PlanError("--device cuda: torch.cuda.is_available() is False")
@@ -282,6 +259,7 @@ def pick_device(torch, which):
 
 def cmd_time(a, p):
     import torch
+    from gspo_torch import blas_library
     if a.threads > 0:
         torch.set_num_threads(a.threads)
     device, name = pick_device(torch, a.device)
@@ -315,8 +293,7 @@ def cmd_time(a, p):
         "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32) if device.type == "cuda" else False,
         "generation_path": ("recompute: a forward over the whole prefix per new token, no KV cache" if a.gen_path == "recompute"
                             else "kvcache: the prefix once, then one position per new token"),
-        "phases_ms": phases, "last_loss": loss, "shapes": shapes,
-        "threads": torch.get_num_threads(), "blas": blas_library(),
+        "phases_ms": phases, "last_loss": loss, "shapes": shapes, "threads": torch.get_num_threads(), "blas": blas_library(),
     }
 
 
@@ -373,24 +350,27 @@ def cmd_selfcheck():
 
 # ---------------------------------------------------------------- main
 
-def torch_import_error():
+def no_torch():
+    """True, having said so in one line on stderr, when torch does not import."""
     try:
         import torch  # noqa: F401
-        return None
+        return False
     except Exception as e:  # ImportError, or a broken install
-        return f"{type(e).__name__}: {e}"
+        print(f"torch is not installed for {sys.executable} ({type(e).__name__}: {e})", file=sys.stderr)
+        return True
 
 
 def main(argv=None):
     ap = build_parser()
     a = ap.parse_args(argv)
-    limit_threads(a.threads)
+    # before torch loads: OpenMP and the BLAS size their pools at load, and a pthreads OpenBLAS ignores set_num_threads
+    for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS") if a.threads > 0 else ():
+        os.environ[k] = str(a.threads)
     if a.probe:
-        err = torch_import_error()
-        if err:
-            print(f"torch is not installed for {sys.executable} ({err})", file=sys.stderr)
+        if no_torch():
             return 3
         import torch
+        from gspo_torch import blas_library
         cuda = torch.cuda.is_available()
         print(json.dumps({"torch": torch.__version__, "device": "cuda" if cuda else "cpu",
                           "device_name": torch.cuda.get_device_name(0) if cuda else "cpu", "blas": blas_library()}))
@@ -402,9 +382,7 @@ def main(argv=None):
     if a.plan:
         print(json.dumps(p))
         return 0
-    err = torch_import_error()
-    if err:
-        print(f"torch is not installed for {sys.executable} ({err})", file=sys.stderr)
+    if no_torch():
         return 3
     if a.selfcheck:
         return cmd_selfcheck()
