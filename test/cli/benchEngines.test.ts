@@ -93,6 +93,7 @@ describe('bench --backend lists and --threads', () => {
       [['bench', '--threads', '2'], /--threads only applies with --compare/],
       [['bench', '--compare', '--threads', '0'], /--threads must be at least 1, got 0/],
       [['bench', '--compare', '--threads', '1.5'], /--threads must be an integer, got "1\.5"/],
+      [['bench', '--compare', '--backend', 'webgpu', '--threads', '2'], /--threads applies beside a CPU engine/],
     ];
     for (const [args, message] of cases) {
       const r = gspo(args);

@@ -3,7 +3,8 @@
 // default model size. With no --backend, every backend (the CPU reference, the wasm
 // engine, WebGPU where present) runs in one process so their ratios are measured under the same load.
 // `bench --compare`: the RL step at the page's model sizes against the dispatch floor
-// and PyTorch (benchCompare.ts; docs/speed.md).
+// and PyTorch (benchCompare.ts; docs/speed.md); with `--backend cpu,wasm` several engines
+// and PyTorch side by side (benchEngines.ts).
 import type { Backend, Tensor } from '../../backend';
 import { CpuBackend } from '../../reference/cpuBackend';
 import { GPT } from '../../model/gpt';
@@ -160,6 +161,7 @@ export async function bench(argv: string[]): Promise<unknown> {
   const engines = which?.includes(',') ? parseEngineList(which) : undefined;
   if (engines && flags.compare !== true) throw new InputError(`bench: --backend takes a list ("${which}") only with --compare; without --compare leave --backend out to run every engine`);
   if (!engines) checkBackendFlag(which);
+  if (which === 'webgpu' && flags.threads !== undefined) throw new InputError('bench: --threads applies beside a CPU engine (cpu, wasm); beside webgpu PyTorch runs on its default device');
   const opts: CompareOptions = {
     quick: flags.quick === true, pythons: flags.python !== undefined ? [flags.python as string] : DEFAULT_PYTHONS,
     script: (flags['torch-script'] as string | undefined) ?? TORCH_SCRIPT, threads: flags.threads as number | undefined,

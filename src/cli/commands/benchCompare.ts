@@ -298,7 +298,9 @@ export const torchPlace = (engine: string, threads: number | undefined): TorchPl
 
 export async function benchCompare(b: Counted, opts: CompareOptions): Promise<CompareResult> {
   const r = await measureEngine(b, opts.quick);
-  return { ...r, torch: compareTorch(r.cases, opts, torchPlace(b.name, opts.threads)) };
+  const place = torchPlace(b.name, opts.threads);
+  if (!place && opts.threads !== undefined) log(`notice: --threads ignored: beside ${b.name} PyTorch runs on its default device`);
+  return { ...r, torch: compareTorch(r.cases, opts, place) };
 }
 
 const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
