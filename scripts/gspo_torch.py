@@ -13,6 +13,17 @@ import torch.nn.functional as F
 LN_EPS = 1e-5
 
 
+def blas_library():
+    """The BLAS shared objects this process loaded (Linux: /proc/self/maps). Debian's torch calls whatever
+    libblas.so.3 points to, and its default (Netlib's reference BLAS) is tens of times slower than OpenBLAS."""
+    try:
+        with open("/proc/self/maps") as f:
+            libs = sorted({line.split()[-1] for line in f if "blas" in line.rsplit("/", 1)[-1].lower()})
+    except OSError:
+        return "unknown (no /proc/self/maps)"
+    return ", ".join(libs) if libs else "none loaded (torch's own or MKL's kernels)"
+
+
 def forward_logits(cfg, W, tokens, cache=None):
     """W: dict name -> tensor (gspo_ref.param_names, lm_head tied to wte). tokens: long [N, T].
     Returns logits [N, T, V].

@@ -21,7 +21,8 @@ gspo_ref's parameter names, float32):
      a backward, global-norm clipping and AdamW; the loss is read back (one sync, as the project does).
 Generation path: --gen-path recompute (a forward over the whole prefix per new token, no cache; the
 project's path before its KV cache) or kvcache (the prefix once, then one position per token).
-Output: {"ms_per_step", "steps", "device", "device_name", "torch", "generation_path", "phases_ms", "shapes", ...}.
+--threads N: torch.set_num_threads(N) and the OpenMP/BLAS pools sized N (0: torch's default).
+Output: {"ms_per_step", "steps", "device", "device_name", "torch", "generation_path", "phases_ms", "threads", "blas", ...}.
 """
 import argparse
 import json
@@ -71,6 +72,7 @@ def build_parser():
     ap.add_argument("--steps", type=int, default=5, help="timed steps")
     ap.add_argument("--warmup", type=int, default=1, help="untimed steps first")
     ap.add_argument("--device", choices=["auto", "cuda", "cpu"], default="auto")
+    ap.add_argument("--threads", type=int, default=0, help="CPU threads (torch.set_num_threads and the BLAS's); 0: torch's default")
     ap.add_argument("--lr", type=float, default=3e-4)
     ap.add_argument("--eps-low", type=float, default=3e-4)
     ap.add_argument("--eps-high", type=float, default=4e-4)
@@ -86,8 +88,9 @@ def plan(a):
     for name in ["n_layer", "n_head", "n_embd", "vocab_size", "block_size", "prompts", "group", "minibatches", "steps"]:
         if getattr(a, name) < 1:
             raise PlanError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(a, name)}")
-    if a.warmup < 0:
-        raise PlanError(f"--warmup must be at least 0, got {a.warmup}")
+    for name in ("warmup", "threads"):  # --threads 0: torch's default
+        if getattr(a, name) < 0:
+            raise PlanError(f"--{name} must be at least 0, got {getattr(a, name)}")
     if a.n_embd % a.n_head:
         raise PlanError(f"--n-embd ({a.n_embd}) must be divisible by --n-head ({a.n_head})")
     if not a.temperature > 0:
@@ -256,6 +259,9 @@ def pick_device(torch, which):
 
 def cmd_time(a, p):
     import torch
+    from gspo_torch import blas_library
+    if a.threads > 0:
+        torch.set_num_threads(a.threads)
     device, name = pick_device(torch, a.device)
     torch.manual_seed(a.seed)
     cfg = p["model"]
@@ -287,7 +293,7 @@ def cmd_time(a, p):
         "tf32_matmul": bool(torch.backends.cuda.matmul.allow_tf32) if device.type == "cuda" else False,
         "generation_path": ("recompute: a forward over the whole prefix per new token, no KV cache" if a.gen_path == "recompute"
                             else "kvcache: the prefix once, then one position per new token"),
-        "phases_ms": phases, "last_loss": loss, "shapes": shapes,
+        "phases_ms": phases, "last_loss": loss, "shapes": shapes, "threads": torch.get_num_threads(), "blas": blas_library(),
     }
 
 
@@ -344,26 +350,30 @@ def cmd_selfcheck():
 
 # ---------------------------------------------------------------- main
 
-def torch_import_error():
+def no_torch():
+    """True, having said so in one line on stderr, when torch does not import."""
     try:
         import torch  # noqa: F401
-        return None
+        return False
     except Exception as e:  # ImportError, or a broken install
-        return f"{type(e).__name__}: {e}"
+        print(f"torch is not installed for {sys.executable} ({type(e).__name__}: {e})", file=sys.stderr)
+        return True
 
 
 def main(argv=None):
     ap = build_parser()
     a = ap.parse_args(argv)
+    # before torch loads: OpenMP and the BLAS size their pools at load, and a pthreads OpenBLAS ignores set_num_threads
+    for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS") if a.threads > 0 else ():
+        os.environ[k] = str(a.threads)
     if a.probe:
-        err = torch_import_error()
-        if err:
-            print(f"torch is not installed for {sys.executable} ({err})", file=sys.stderr)
+        if no_torch():
             return 3
         import torch
+        from gspo_torch import blas_library
         cuda = torch.cuda.is_available()
         print(json.dumps({"torch": torch.__version__, "device": "cuda" if cuda else "cpu",
-                          "device_name": torch.cuda.get_device_name(0) if cuda else "cpu"}))
+                          "device_name": torch.cuda.get_device_name(0) if cuda else "cpu", "blas": blas_library()}))
         return 0
     try:
         p = plan(a)
@@ -372,9 +382,7 @@ def main(argv=None):
     if a.plan:
         print(json.dumps(p))
         return 0
-    err = torch_import_error()
-    if err:
-        print(f"torch is not installed for {sys.executable} ({err})", file=sys.stderr)
+    if no_torch():
         return 3
     if a.selfcheck:
         return cmd_selfcheck()

@@ -176,6 +176,8 @@ describe('bench --compare --quick', () => {
     const logged = readFileSync(argsLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
     expect(logged.map((a) => [flag(a, '--n-layer'), flag(a, '--n-embd'), flag(a, '--prompts'), flag(a, '--group')])).toEqual([['2', '64', '1', '2'], ['2', '64', '4', '4'], ['8', '256', '1', '2']]);
     expect(logged.map((a) => flag(a, '--train-rows'))).toEqual(j.cases.map((c: CaseResult) => String(c.shape.trainRows)));
+    // beside a CPU engine PyTorch runs on the CPU at one thread (the engine's)
+    for (const a of logged) expect([flag(a, '--device'), flag(a, '--threads')]).toEqual(['cpu', '1']);
     // the population case: K members on threads, each step timed until every member has stepped
     const pop = j.population as PopulationResult;
     expect(pop.rows.map((x) => x.K)).toEqual([1, 2, 4]);

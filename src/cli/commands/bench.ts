@@ -3,7 +3,8 @@
 // default model size. With no --backend, every backend (the CPU reference, the wasm
 // engine, WebGPU where present) runs in one process so their ratios are measured under the same load.
 // `bench --compare`: the RL step at the page's model sizes against the dispatch floor
-// and PyTorch (benchCompare.ts; docs/speed.md).
+// and PyTorch (benchCompare.ts; docs/speed.md); with `--backend cpu,wasm` several engines
+// and PyTorch side by side (benchEngines.ts).
 import type { Backend, Tensor } from '../../backend';
 import { CpuBackend } from '../../reference/cpuBackend';
 import { GPT } from '../../model/gpt';
@@ -19,16 +20,18 @@ import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
 import { checkBackendFlag, chooseBackend, log, webgpuBackend } from '../io';
 import { WasmBackend } from '../../simd/wasmBackend';
-import { benchCompare, checkCompareFlags, formatCompare, TORCH_SCRIPT } from './benchCompare';
+import { benchCompare, checkCompareFlags, DEFAULT_PYTHONS, formatCompare, TORCH_SCRIPT, type CompareOptions } from './benchCompare';
+import { benchEngines, formatEngines, parseEngineList } from './benchEngines';
 import { benchPopulation, formatPopulation } from './benchPopulation';
 
 export const benchFlags: FlagSpec = {
-  backend: { kind: 'string', help: 'cpu | wasm | webgpu (default: all three; cpu is the reference, wasm the WebAssembly SIMD engine)' },
+  backend: { kind: 'string', help: 'cpu | wasm | webgpu (default: all three; cpu is the reference, wasm the WebAssembly SIMD engine); with --compare a list, e.g. cpu,wasm: the engines side by side' },
   json: { kind: 'bool', help: 'print JSON instead of a table' },
   quick: { kind: 'bool', help: 'smaller sizes, fewer repetitions' },
   compare: { kind: 'bool', help: 'RL step at the page\'s model sizes: phases, GFLOP/s, GPU work, % of the dispatch floor, PyTorch side by side (docs/speed.md)' },
   'torch-script': { kind: 'string', help: 'with --compare: the PyTorch twin to run (default scripts/torch_rl_step.py)' },
-  python: { kind: 'string', help: 'with --compare: the Python that runs it (default python3)' },
+  python: { kind: 'string', help: 'with --compare: the Python that runs it (default: python3, else /usr/bin/python3, the first whose torch imports)' },
+  threads: { kind: 'int', help: 'with --compare beside a CPU engine: PyTorch\'s CPU threads, torch.set_num_threads (default 1, as the CPU engines)' },
 };
 
 export const BENCH_MODEL: GPTConfig = { nLayer: 2, nHead: 4, nEmbd: 64, blockSize: 48, vocabSize: 32 };
@@ -154,12 +157,25 @@ async function time(b: Counted, c: Case, minSeconds: number, maxReps: number): P
 export async function bench(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, benchFlags, 'bench');
   const which = flags.backend as string | undefined;
-  checkBackendFlag(which);
   checkCompareFlags(flags);
+  const engines = which?.includes(',') ? parseEngineList(which) : undefined;
+  if (engines && flags.compare !== true) throw new InputError(`bench: --backend takes a list ("${which}") only with --compare; without --compare leave --backend out to run every engine`);
+  if (!engines) checkBackendFlag(which);
+  if (which === 'webgpu' && flags.threads !== undefined) throw new InputError('bench: --threads applies beside a CPU engine (cpu, wasm); beside webgpu PyTorch runs on its default device');
+  const opts: CompareOptions = {
+    quick: flags.quick === true, pythons: flags.python !== undefined ? [flags.python as string] : DEFAULT_PYTHONS,
+    script: (flags['torch-script'] as string | undefined) ?? TORCH_SCRIPT, threads: flags.threads as number | undefined,
+  };
+  if (engines) {
+    const r = await benchEngines(engines, opts);
+    if (flags.json) return r;
+    process.stdout.write(formatEngines(r));
+    return undefined;
+  }
   if (flags.compare === true) {
     const b = await chooseBackend(which);
     try {
-      const r = await benchCompare(b, { quick: flags.quick === true, python: (flags.python as string | undefined) ?? 'python3', script: (flags['torch-script'] as string | undefined) ?? TORCH_SCRIPT });
+      const r = await benchCompare(b, opts);
       const population = await benchPopulation(b, flags.quick === true);
       if (flags.json) return { ...r, population };
       process.stdout.write(formatCompare(r) + formatPopulation(population));

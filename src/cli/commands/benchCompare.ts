@@ -72,6 +72,12 @@ export interface CaseResult {
   perStep?: Record<string, number>;
   floorMs?: number; pctOfFloor?: number;
   generation: { path: string; fedTokens: number; forwardRows: number };
+  /**
+   * What `flops` counts, per step: tokens fed in generation (each sequence's context + generated - 1) and the sum
+   * of n (n + 1) over those sequences' n; loss positions (rows x T per minibatch) and the sum of rows x T (T + 1).
+   * flops = (fed + 3 loss) (24 L C^2 + 2 C V) + 2 L C (fedPairs + 3 lossPairs), 4 for 3 with a reference forward.
+   */
+  counted: { fedTokens: number; fedPairs: number; lossPositions: number; lossPairs: number; refForward: boolean };
   shape: { gen: GenBatch[]; trainRows: number; T: number; minibatches: number };
   /** The optimizer and loss settings of the step (relay-silence's), passed to the PyTorch twin. */
   settings: { lr: number; epsLow: number; epsHigh: number; gradClip: number; weightDecay: number; temperature: number };
@@ -97,16 +103,21 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     await trainer.step(); // warm-up: pipelines, buffers
     const before = b.counters ? { ...b.counters } : undefined;
     const phases = { rollout: 0, reward: 0, update: 0 };
-    let flops = 0, fed = 0, lossRows = 0, lossPositions = 0;
+    let flops = 0, fed = 0, fedPairs = 0, lossRows = 0, lossPositions = 0, lossPairs = 0;
     fwd.reset();
     const t0 = performance.now();
     for (let i = 0; i < reps; i++) {
       const m = await trainer.step();
       flops += m.step_flops;
       for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += trainer.phases[k];
-      fed += trainer.lastRollout!.rollout.sequences.reduce((a, q) => a + (q.generated.length > 0 ? q.context.length + q.generated.length - 1 : 0), 0);
+      for (const q of trainer.lastRollout!.rollout.sequences) {
+        const n = q.generated.length > 0 ? q.context.length + q.generated.length - 1 : 0;
+        fed += n;
+        fedPairs += n * (n + 1);
+      }
       lossRows += trainer.lossRows;
       lossPositions += trainer.lossShapes.reduce((a, s) => a + s.rows * s.T, 0);
+      lossPairs += trainer.lossShapes.reduce((a, s) => a + s.rows * s.T * (s.T + 1), 0);
     }
     const ms = (performance.now() - t0) / reps;
     const after = b.counters;
@@ -135,6 +146,7 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
       flops: stepFlops, gflops: stepFlops / ms / 1e6, perStep,
       floorMs, pctOfFloor: floorMs ? (100 * ms) / floorMs : undefined,
       generation: { path, fedTokens: fed, forwardRows: genRows },
+      counted: { fedTokens: fed, fedPairs: fedPairs / reps, lossPositions: lossPositions / reps, lossPairs: lossPairs / reps, refForward: cfg.beta > 0 },
       shape: { gen, trainRows: Math.round(lossRows / reps), T, minibatches: cfg.minibatches },
       settings: { lr: cfg.lr, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, gradClip: cfg.gradClip, weightDecay: cfg.weightDecay, temperature: cfg.temperature },
     };
@@ -149,7 +161,7 @@ export const TORCH_SCRIPT = join(import.meta.dirname, '..', '..', '..', 'scripts
 
 export interface TorchResult {
   ms_per_step: number; steps: number; device: string; device_name: string; torch: string; generation_path: string;
-  phases_ms?: Record<string, number>;
+  phases_ms?: Record<string, number>; threads?: number; blas?: string;
 }
 
 /** Checks the script's JSON (stdout); throws with what is wrong. */
@@ -165,8 +177,11 @@ export function parseTorchResult(stdout: string): TorchResult {
   return r as unknown as TorchResult;
 }
 
+/** Where PyTorch runs: a CPU engine is compared with PyTorch on the CPU at a set thread count; WebGPU with its default (CUDA where present). */
+export interface TorchPlace { device: 'cpu'; threads: number }
+
 /** The script's arguments for one case: the same model, batch, sequence lengths, generation path and optimizer settings. */
-export function torchArgs(c: CaseResult, reps: number, seed: number): string[] {
+export function torchArgs(c: CaseResult, reps: number, seed: number, place?: TorchPlace): string[] {
   const [nLayer, nHead, nEmbd] = c.model.split('x');
   return [
     '--n-layer', nLayer, '--n-head', nHead, '--n-embd', nEmbd, '--vocab-size', String(c.vocabSize), '--block-size', String(c.blockSize),
@@ -176,10 +191,11 @@ export function torchArgs(c: CaseResult, reps: number, seed: number): string[] {
     '--lr', String(c.settings.lr), '--eps-low', String(c.settings.epsLow), '--eps-high', String(c.settings.epsHigh),
     '--grad-clip', String(c.settings.gradClip), '--weight-decay', String(c.settings.weightDecay), '--temperature', String(c.settings.temperature),
     '--steps', String(reps), '--warmup', '1', '--seed', String(seed),
+    ...(place ? ['--device', place.device, '--threads', String(place.threads)] : []),
   ];
 }
 
-export type TorchStatus = { available: true; version: string; device: string } | { available: false; reason: string };
+export type TorchStatus = { available: true; version: string; device: string; blas?: string } | { available: false; reason: string };
 
 function run(python: string, args: string[], timeoutMs: number) {
   return spawnSync(python, args, { encoding: 'utf8', timeout: timeoutMs, maxBuffer: 16 << 20 });
@@ -191,12 +207,29 @@ export function probeTorch(python: string, script: string): TorchStatus {
   if (r.error) return { available: false, reason: `${python} could not be run (${(r.error as NodeJS.ErrnoException).code ?? r.error.message})` };
   if (r.status !== 0) return { available: false, reason: (r.stderr.trim().split('\n').pop() || `${script} --probe exited ${r.status}`) };
   try {
-    const o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { torch?: unknown; device_name?: unknown };
+    const o = JSON.parse(r.stdout.trim().split('\n').pop() ?? '') as { torch?: unknown; device_name?: unknown; blas?: unknown };
     if (typeof o.torch !== 'string') throw new Error('no torch version');
-    return { available: true, version: o.torch, device: String(o.device_name ?? '?') };
+    return { available: true, version: o.torch, device: String(o.device_name ?? '?'), ...(typeof o.blas === 'string' ? { blas: o.blas } : {}) };
   } catch (e) {
     return { available: false, reason: `${script} --probe printed something else (${(e as Error).message})` };
   }
+}
+
+/**
+ * The Pythons tried when --python is not given: the first on PATH, then the system's. A pyenv or
+ * venv python3 often lacks torch while Debian's python3-torch is under /usr/bin/python3.
+ */
+export const DEFAULT_PYTHONS = ['python3', '/usr/bin/python3'];
+
+/** The first of `pythons` whose torch imports; else every reason, so a missing torch is reported in words. */
+export function findTorch(pythons: string[], script: string): { python: string; status: TorchStatus } {
+  const reasons: string[] = [];
+  for (const python of [...new Set(pythons)]) {
+    const status = probeTorch(python, script);
+    if (status.available) return { python, status };
+    reasons.push(status.reason);
+  }
+  return { python: pythons[0], status: { available: false, reason: `PyTorch was not found: ${reasons.join('; ')}` } };
 }
 
 export function runTorch(python: string, script: string, args: string[]): TorchResult {
@@ -213,37 +246,61 @@ export interface CompareResult {
   floor: Floor | null;
   cases: CaseResult[];
   batchRatio: { stepTime: number; gflops: number; of: string } | null;
-  torch: { available: boolean; reason?: string; version?: string; results: { case: string; ms?: number; ratio?: number; error?: string; result?: TorchResult }[] };
+  /** Absent where the PyTorch comparison is made once beside several engines (benchEngines.ts). */
+  torch?: TorchCompare;
 }
 
-export async function benchCompare(b: Counted, opts: { quick: boolean; python: string; script: string }): Promise<CompareResult> {
-  const reps = opts.quick ? 1 : 3;
+export interface TorchCompare {
+  available: boolean; reason?: string; version?: string; python?: string; blas?: string; place?: TorchPlace;
+  results: { case: string; ms?: number; ratio?: number; error?: string; result?: TorchResult }[];
+}
+
+export interface CompareOptions { quick: boolean; pythons: string[]; script: string; threads?: number }
+
+export const compareReps = (quick: boolean) => (quick ? 1 : 3);
+
+/** This project's figures on one engine, without PyTorch. */
+export async function measureEngine(b: Counted, quick: boolean): Promise<CompareResult> {
+  const reps = compareReps(quick);
   log(`bench --compare on ${b.name}${b.adapterInfo ? ` (${b.adapterInfo})` : ''}: measuring the dispatch floor`);
-  const floor = await measureFloor(b, opts.quick);
+  const floor = await measureFloor(b, quick);
   const cases: CaseResult[] = [];
-  for (const c of compareCases(opts.quick)) {
+  for (const c of compareCases(quick)) {
     log(`bench --compare: ${c.name} ${c.nLayer}x${c.nHead}x${c.nEmbd} P${c.P} G${c.G}`);
-    cases.push(await measureCase(b, c, reps, floor, opts.quick));
+    cases.push(await measureCase(b, c, reps, floor, quick));
   }
   const base = cases[0], grown = cases[1];
   const batchRatio = { stepTime: grown.ms / base.ms, gflops: grown.gflops / base.gflops, of: `P${grown.P} G${grown.G} / P${base.P} G${base.G}` };
-  const torch: CompareResult['torch'] = { available: false, results: [] };
-  const probe = probeTorch(opts.python, opts.script);
-  if (!probe.available) torch.reason = probe.reason;
-  else {
-    torch.available = true;
-    torch.version = probe.version;
-    for (const c of cases) {
-      log(`bench --compare: PyTorch ${c.name} (${probe.device})`);
-      try {
-        const r = runTorch(opts.python, opts.script, torchArgs(c, reps, 0));
-        torch.results.push({ case: c.name, ms: r.ms_per_step, ratio: c.ms / r.ms_per_step, result: r });
-      } catch (e) {
-        torch.results.push({ case: c.name, error: (e as Error).message });
-      }
+  return { backend: b.name, device: b.adapterInfo ?? b.name, floor, cases, batchRatio };
+}
+
+/** PyTorch's time for each case at the case's shapes; `ratio` is the case's ms over PyTorch's. */
+export function compareTorch(cases: CaseResult[], opts: CompareOptions, place: TorchPlace | undefined): TorchCompare {
+  const torch: TorchCompare = { available: false, results: [] };
+  const { python, status } = findTorch(opts.pythons, opts.script);
+  if (!status.available) { torch.reason = status.reason; return torch; }
+  Object.assign(torch, { available: true, version: status.version, python, blas: status.blas, place });
+  for (const c of cases) {
+    log(`bench --compare: PyTorch ${c.name} (${python}, ${place ? `${place.device}, ${place.threads} thread(s)` : status.device})`);
+    try {
+      const r = runTorch(python, opts.script, torchArgs(c, compareReps(opts.quick), 0, place));
+      torch.results.push({ case: c.name, ms: r.ms_per_step, ratio: c.ms / r.ms_per_step, result: r });
+    } catch (e) {
+      torch.results.push({ case: c.name, error: (e as Error).message });
     }
   }
-  return { backend: b.name, device: b.adapterInfo ?? b.name, floor, cases, batchRatio, torch };
+  return torch;
+}
+
+/** PyTorch beside a CPU engine runs on the CPU at `threads` (default 1: the engines here are single-threaded). */
+export const torchPlace = (engine: string, threads: number | undefined): TorchPlace | undefined =>
+  engine === 'cpu' || engine === 'wasm' ? { device: 'cpu', threads: threads ?? 1 } : undefined;
+
+export async function benchCompare(b: Counted, opts: CompareOptions): Promise<CompareResult> {
+  const r = await measureEngine(b, opts.quick);
+  const place = torchPlace(b.name, opts.threads);
+  if (!place && opts.threads !== undefined) log(`notice: --threads ignored: beside ${b.name} PyTorch runs on its default device`);
+  return { ...r, torch: compareTorch(r.cases, opts, place) };
 }
 
 const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
@@ -269,20 +326,24 @@ export function formatCompare(r: CompareResult): string {
   out += '(phase and eval times in ms; eval: one greedy evaluation of (N) episodes, not part of the step; GPU work per step)\n';
   if (r.batchRatio) out += `batch x8 (${r.batchRatio.of}): step time ${r.batchRatio.stepTime.toFixed(2)}x, GFLOP/s ${r.batchRatio.gflops.toFixed(2)}x\n`;
   out += `generation here: ${r.cases[0]?.generation.path}\n`;
-  if (!r.torch.available) out += `PyTorch: not compared (${r.torch.reason})\n`;
+  const torch = r.torch;
+  if (!torch) return out;
+  if (!torch.available) out += `PyTorch: not compared (${torch.reason})\n`;
   else {
     const rows = r.cases.map((c) => {
-      const t = r.torch.results.find((x) => x.case === c.name);
+      const t = torch.results.find((x) => x.case === c.name);
       return [c.name, c.model, `${c.P} x ${c.G}`, fmt(c.ms), t?.ms === undefined ? '-' : fmt(t.ms), t?.ratio === undefined ? (t?.error ? `error: ${t.error}` : '-') : `${t.ratio.toFixed(2)}x`];
     });
-    const first = r.torch.results.find((x) => x.result)?.result;
-    out += `\nPyTorch ${r.torch.version}${first ? ` on ${first.device} (${first.device_name}); generation there: ${first.generation_path}` : ''}\n`;
+    const first = torch.results.find((x) => x.result)?.result;
+    out += `\nPyTorch ${torch.version}${first ? ` on ${first.device} (${first.device_name}); generation there: ${first.generation_path}` : ''}\n`;
+    if (first?.blas && first.device === 'cpu') out += `BLAS: ${first.blas}\n`;
     out += table(['case', 'model', 'P x G', 'this ms', 'torch ms', 'this / torch'], rows);
   }
   return out;
 }
 
 export function checkCompareFlags(flags: Record<string, unknown>): void {
-  for (const k of ['torch-script', 'python']) if (flags[k] !== undefined && flags.compare !== true) throw new InputError(`bench: --${k} only applies with --compare`);
+  for (const k of ['torch-script', 'python', 'threads']) if (flags[k] !== undefined && flags.compare !== true) throw new InputError(`bench: --${k} only applies with --compare`);
   for (const k of ['torch-script', 'python']) if (flags[k] === '') throw new InputError(`bench: --${k} needs a non-empty value`);
+  if (flags.threads !== undefined && !((flags.threads as number) >= 1)) throw new InputError(`bench: --threads must be at least 1, got ${flags.threads}`);
 }
