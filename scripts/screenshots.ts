@@ -1,26 +1,29 @@
-// Screenshots of the page's first screen at 1280x800 and 800x800 (and 390 px
-// wide, full page), for the docs and for review:
-//   npx tsx scripts/screenshots.ts [OUT_DIR] [--steps N] [--cpu] [--trail-seconds S]
+// Screenshots of the page, for the docs and for review:
+//   npx tsx scripts/screenshots.ts [OUT_DIR] [--docs] [--steps N] [--trail-seconds S]
 // Builds the page, serves it, opens it in Chromium (CHROMIUM_PATH, default
-// /usr/bin/chromium; WebGPU on SwiftShader when there is no GPU).
-// First a first visit (a bare link, a fresh profile) on the CPU backend, as on
-// a laptop: saves first-visit.png (the population over lambda_tok, the task
-// picture, Start), presses Start and after S seconds (default 30) saves
-// trails-30s.png with where the trail heads are. Then a small relay run (--cpu:
-// on the CPU backend) trains a few steps, moving lambda_tok once so a live
-// change is marked, and saves first-screen-1280x800.png, first-screen-800.png
-// and phone-390.png. Prints each width's document width (it must equal the
-// viewport's: nothing scrolls sideways).
+// /usr/bin/chromium; WebGPU on SwiftShader when there is no GPU, where the page
+// picks the CPU engine by itself, as on a laptop without a hardware GPU).
+// First a first visit (a bare link, a fresh profile) at 1280x800: saves
+// first-visit.png (the population over lambda_tok, the task picture, Start),
+// presses Start and after S seconds (default 30) saves
+// first-visit-1280x800.png with where the trail heads are; then the same on a
+// 390x844 phone (Start scrolls the chart into view): first-visit-390x844.png.
+// With --docs only these two after-Start pictures (docs/page.md shows them).
+// Otherwise a small relay run then trains a few steps, moving
+// lambda_tok once so a live change is marked, and saves
+// first-screen-1280x800.png, first-screen-800.png and phone-390.png. Prints
+// each width's document width (it must equal the viewport's: nothing scrolls
+// sideways).
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { build, preview } from 'vite';
 
 const ROOT = join(import.meta.dirname, '..');
 const args = process.argv.slice(2);
 const out = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? join(ROOT, 'screenshots');
 const steps = Number(args[args.indexOf('--steps') + 1] ?? 0) || 3;
-const cpu = args.includes('--cpu');
+const docsOnly = args.includes('--docs');
 const trailSeconds = Number(args[args.indexOf('--trail-seconds') + 1] ?? 0) || 30;
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
 
@@ -34,6 +37,29 @@ async function ready(page: Page) {
 
 const docWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 
+/** A first visit at width x height: the population ready, `first-visit.png` (at 1280, without --docs), Start, and after the trail seconds `name`. */
+async function firstVisit(browser: Browser, url: string, width: number, height: number, name: string) {
+  const phone = width < 640;
+  const context = await browser.newContext({ viewport: { width, height }, isMobile: phone, hasTouch: phone });
+  const visit = await context.newPage();
+  visit.on('pageerror', (e) => console.error('page error:', e.message));
+  await visit.goto(url);
+  // no click: without a hardware GPU the page trains on the CPU engine by itself
+  await visit.getByText('This device: CPU backend').waitFor({ timeout: 120_000 });
+  await ready(visit);
+  await visit.waitForFunction(() => document.querySelector('[data-testid="population-note"]')?.getAttribute('data-loaded') === '4', null, { timeout: 180_000 });
+  if (!phone && !docsOnly) {
+    await visit.screenshot({ path: join(out, 'first-visit.png') });
+    console.log(`first visit (${new URL(visit.url()).search}): document width ${await docWidth(visit)} at ${width} -> ${join(out, 'first-visit.png')}`);
+  }
+  await visit.getByRole('button', { name: 'Start', exact: true }).click();
+  await visit.waitForTimeout(trailSeconds * 1000);
+  const heads = await visit.locator('circle.trail-head').evaluateAll((cs) => cs.map((c) => { const r = c.getBoundingClientRect(); return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; }));
+  await visit.screenshot({ path: join(out, name) });
+  console.log(`${width}x${height}, ${trailSeconds} s after Start: document width ${await docWidth(visit)}; trail heads at ${JSON.stringify(heads)} -> ${join(out, name)}`);
+  await context.close(); // closing stops the run
+}
+
 async function main() {
   await mkdir(out, { recursive: true });
   const outDir = join(ROOT, 'dist-shots');
@@ -45,25 +71,9 @@ async function main() {
     args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox', '--no-first-run'],
   });
   try {
-    // a first visit: the population over lambda_tok, on the CPU backend (whichever banner offers it)
-    const first = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const visit = await first.newPage();
-    visit.on('pageerror', (e) => console.error('page error:', e.message));
-    await visit.goto(url);
-    const useCpu = visit.getByRole('button', { name: 'Use the CPU backend' }).first();
-    await useCpu.waitFor({ timeout: 120_000 });
-    await useCpu.click();
-    await visit.getByText('This device: CPU backend').waitFor({ timeout: 120_000 });
-    await ready(visit);
-    await visit.screenshot({ path: join(out, 'first-visit.png') });
-    console.log(`first visit (${new URL(visit.url()).search}): document width ${await docWidth(visit)} at 1280 -> ${join(out, 'first-visit.png')}`);
-    await visit.getByRole('button', { name: 'Start', exact: true }).click();
-    await visit.waitForTimeout(trailSeconds * 1000);
-    await visit.screenshot({ path: join(out, 'trails-30s.png') });
-    const heads = await visit.locator('circle.trail-head').evaluateAll((cs) => cs.map((c) => { const r = c.getBoundingClientRect(); return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; }));
-    console.log(`${trailSeconds} s after Start: trail heads at ${JSON.stringify(heads)} -> ${join(out, 'trails-30s.png')}`);
-    await visit.getByRole('button', { name: 'Pause' }).click();
-    await first.close();
+    await firstVisit(browser, url, 1280, 800, 'first-visit-1280x800.png');
+    await firstVisit(browser, url, 390, 844, 'first-visit-390x844.png');
+    if (docsOnly) return;
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await context.newPage();
@@ -71,10 +81,6 @@ async function main() {
     await page.goto(`${url}?preset=relay-silence&${SMALL}`);
     await ready(page);
     await page.getByRole('button', { name: 'Got it' }).click();
-    if (cpu) {
-      await page.getByRole('region', { name: 'Software GPU' }).getByRole('button', { name: 'Use the CPU backend' }).click();
-      await ready(page);
-    }
     const count = async () => Number(await page.getByTestId('step-count').textContent());
     for (let i = 0; i < steps; i++) {
       if (i === Math.floor(steps / 2)) { // a live change, marked on the charts

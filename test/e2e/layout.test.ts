@@ -1,7 +1,9 @@
 // The first screen's layout in Chromium: at 1280x800 Start and the lambda_tok
 // slider stay on the first screen with several notices open (notices sit above
 // the charts, not above the controls), the sweep's values box shows its whole
-// list, and on a 390x844 phone Start brings the chart into view.
+// list, and on a 390x844 phone Start brings the chart into view. A first visit
+// at 390, 800, 1280 and 1920 px never scrolls sideways, and from 1280 px up
+// Start and the lambda_tok slider are on the first screen.
 // Under CI=true a missing Chromium fails; elsewhere it skips with a message.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -89,5 +91,35 @@ describe.runIf(haveChromium)('the first screen\'s layout in Chromium', () => {
     await p2.page.getByRole('button', { name: 'Pause' }).click();
     expect([...errors, ...p2.errors]).toEqual([]);
     await phone.close();
+  }, LONG);
+
+  it('a first visit at 390, 800, 1280 and 1920 px: no sideways scroll; from 1280 px Start and lambda_tok on the first screen', async () => {
+    for (const [width, height] of [[390, 844], [800, 800], [1280, 800], [1920, 1080]] as const) {
+      const phone = width < 640;
+      const context = await browser.newContext({ viewport: { width, height }, isMobile: phone, hasTouch: phone });
+      const { page, errors } = await open(context, ''); // a bare link in a fresh profile
+      const doc = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, client: document.documentElement.clientWidth, body: document.body.scrollWidth, y: scrollY }));
+      console.log(`layout at ${width}x${height}: ${JSON.stringify(doc)}`);
+      // a classic scrollbar may take a few pixels of the width; the page must fit what is left
+      expect(doc.client, `${width}: layout width`).toBeGreaterThan(width - 20);
+      expect(doc.scroll, `${width}: document scroll width`).toBe(doc.client);
+      expect(doc.body, `${width}: body scroll width`).toBeLessThanOrEqual(doc.client);
+      if (width >= 1280) {
+        expect(doc.y, `${width}: the page opens unscrolled`).toBe(0);
+        for (const [l, what] of [[page.getByRole('button', { name: 'Start', exact: true }), 'Start'],
+          [page.getByRole('slider', { name: 'lambda_tok' }), 'the lambda_tok slider']] as const) {
+          expect(await l.isVisible(), `${width}: ${what} visible`).toBe(true);
+          const b = await boxOf(l);
+          expect(b.y, `${width}: ${what} top`).toBeGreaterThanOrEqual(0);
+          expect(b.y + b.height, `${width}: ${what} bottom`).toBeLessThanOrEqual(height);
+          expect(b.x, `${width}: ${what} left`).toBeGreaterThanOrEqual(0);
+          expect(b.x + b.width, `${width}: ${what} right`).toBeLessThanOrEqual(doc.client);
+          // nothing (a notice, a menu) lies over its centre
+          expect(await l.evaluate((e) => { const r = e.getBoundingClientRect(); const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2); return at === e || e.contains(at); }), `${width}: ${what} uncovered`).toBe(true);
+        }
+      }
+      expect(errors, `${width}`).toEqual([]);
+      await context.close();
+    }
   }, LONG);
 });
