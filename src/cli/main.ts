@@ -1,6 +1,7 @@
 // The headless CLI: `npm run gspo -- <command> [flags]`. Progress to stderr, one JSON
 // document to stdout; bad input exits 2 with one line naming the problem.
 import { clip, hasKey, InputError, RunFault } from '../errors';
+import { checkResult } from './resultCheck';
 import { SafetensorsError } from '../model/safetensors';
 import { bench, benchFlags } from './commands/bench';
 import { grad, gradFlags } from './commands/grad';
@@ -57,6 +58,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const out = await cmd.run(rest);
+  checkResult(name, out); // a NaN would print as null, as if it were a result
   if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');
   return 0;
 }

@@ -2,6 +2,7 @@
 // before anything is allocated and refused, naming the estimate and the setting to lower, when it is
 // over 3/4 of the machine's memory; --memory-limit may lower that, not raise it past the machine.
 import { totalmem } from 'node:os';
+import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkCpuBudget, cpuLimitBytes, MACHINE_SHARE } from '../../src/cli/cpuBudget';
 import { InputError } from '../../src/errors';
@@ -52,5 +53,14 @@ describe('the CPU memory budget', () => {
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/the run needs about \d+ MiB of memory on the CPU/);
     expect(Date.now() - t0).toBeLessThan(30_000);
+  }, 60_000);
+
+  it.skipIf(totalmem() >= 64 * GiB)('pretrain of the largest run on the CPU (its last step builds the run and evaluates): exit 2 up front, nothing written', () => {
+    const sets = Object.entries(LARGEST).flatMap(([k, v]) => ['--set', `${k}=${v}`]);
+    const out = tempDir() + '/w.safetensors';
+    const r = gspo(['pretrain', '--preset', 'relay-silence', '--backend', 'cpu', '--steps', '1', ...sets, '--out', out]);
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/the run needs about \d+ MiB of memory on the CPU/);
+    expect(existsSync(out)).toBe(false);
   }, 60_000);
 });

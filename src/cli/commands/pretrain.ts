@@ -13,6 +13,8 @@ import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log, prepareOutFile, writeAtomic } from '../io';
 import { CHECKPOINT_DIR, parseSets, setup, startSlots } from './runSetup';
 import { InputError } from '../../errors';
+import { WebGpuBackend } from '../../gpu/webgpuBackend';
+import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
 
 export const pretrainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'preset whose warm start(s) to make' },
@@ -38,6 +40,8 @@ export async function pretrainCmd(argv: string[]): Promise<unknown> {
   if (flags.out !== undefined) prepareOutFile(String(flags.out));
   const backend = await chooseBackend(flags.backend);
   try {
+    // its last step builds the run's Trainer and evaluates: on the CPU that run's estimate must fit, as train's does
+    if (!(backend instanceof WebGpuBackend)) checkCpuBudget(s.config, modelConfigFor(s.env, s.config), all.length, cpuLimitBytes(undefined));
     const t0 = performance.now();
     const made: Record<string, unknown> = {};
     const start: TrainerSlots = {};
