@@ -7,7 +7,7 @@
 // a laptop: saves first-visit.png (the population over lambda_tok, the task
 // picture, Start), presses Start and after S seconds (default 30) saves
 // trails-30s.png with where the trail heads are. Then a small relay run (--cpu:
-// on the CPU backend) trains a few steps, moving lambda_tok once so a live
+// on the CPU engine; else on WebGPU, chosen as a person would) trains a few steps, moving lambda_tok once so a live
 // change is marked, and saves first-screen-1280x800.png, first-screen-800.png
 // and phone-390.png. Prints each width's document width (it must equal the
 // viewport's: nothing scrolls sideways).
@@ -45,14 +45,11 @@ async function main() {
     args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox', '--no-first-run'],
   });
   try {
-    // a first visit: the population over lambda_tok, on the CPU backend (whichever banner offers it)
+    // a first visit: the population over lambda_tok, on the CPU engine (the page's own choice without a hardware GPU)
     const first = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const visit = await first.newPage();
     visit.on('pageerror', (e) => console.error('page error:', e.message));
     await visit.goto(url);
-    const useCpu = visit.getByRole('button', { name: 'Use the CPU backend' }).first();
-    await useCpu.waitFor({ timeout: 120_000 });
-    await useCpu.click();
     await visit.getByText('This device: CPU backend').waitFor({ timeout: 120_000 });
     await ready(visit);
     await visit.screenshot({ path: join(out, 'first-visit.png') });
@@ -66,15 +63,13 @@ async function main() {
     await first.close();
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // without --cpu: WebGPU, as a person who chose it (on SwiftShader the page would pick the CPU engine itself)
+    if (!cpu) await context.addInitScript(() => localStorage.setItem('gspo-playground.page.v1', JSON.stringify({ backend: 'webgpu' })));
     const page = await context.newPage();
     page.on('pageerror', (e) => console.error('page error:', e.message));
     await page.goto(`${url}?preset=relay-silence&${SMALL}`);
     await ready(page);
     await page.getByRole('button', { name: 'Got it' }).click();
-    if (cpu) {
-      await page.getByRole('region', { name: 'Software GPU' }).getByRole('button', { name: 'Use the CPU backend' }).click();
-      await ready(page);
-    }
     const count = async () => Number(await page.getByTestId('step-count').textContent());
     for (let i = 0; i < steps; i++) {
       if (i === Math.floor(steps / 2)) { // a live change, marked on the charts
