@@ -106,7 +106,7 @@ function CpuChosen() {
   return (
     <section role="region" aria-label="No WebGPU" className="banner info notice-line" data-testid="no-webgpu">
       <p>
-        This browser did not give the page WebGPU ({gpu.reason}): training on {engineWords(engine)}. Which browsers have WebGPU: This device, at the top.{' '}
+        This browser did not give the page WebGPU ({gpu.reason}): training on {engineWords(engine)}.{' '}
         <button type="button" className="link" onClick={() => setHidden(true)}>Dismiss</button>
       </p>
     </section>
