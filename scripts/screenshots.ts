@@ -1,5 +1,5 @@
 // Screenshots of the page, for the docs and for review:
-//   npx tsx scripts/screenshots.ts [OUT_DIR] [--docs] [--steps N] [--trail-seconds S]
+//   npx tsx scripts/screenshots.ts [OUT_DIR] [--docs] [--steps N] [--cpu] [--trail-seconds S]
 // Builds the page, serves it, opens it in Chromium (CHROMIUM_PATH, default
 // /usr/bin/chromium; WebGPU on SwiftShader when there is no GPU, where the page
 // picks the CPU engine by itself, as on a laptop without a hardware GPU).
@@ -24,6 +24,7 @@ const args = process.argv.slice(2);
 const out = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? join(ROOT, 'screenshots');
 const steps = Number(args[args.indexOf('--steps') + 1] ?? 0) || 3;
 const docsOnly = args.includes('--docs');
+const cpu = args.includes('--cpu'); // the relay run on the CPU engine; else on WebGPU, as a person who chose it
 const trailSeconds = Number(args[args.indexOf('--trail-seconds') + 1] ?? 0) || 30;
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
 
@@ -76,6 +77,8 @@ async function main() {
     if (docsOnly) return;
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    // without --cpu: WebGPU, as a person who chose it (on SwiftShader the page would pick the CPU engine itself)
+    if (!cpu) await context.addInitScript(() => localStorage.setItem('gspo-playground.page.v1', JSON.stringify({ backend: 'webgpu' })));
     const page = await context.newPage();
     page.on('pageerror', (e) => console.error('page error:', e.message));
     await page.goto(`${url}?preset=relay-silence&${SMALL}`);

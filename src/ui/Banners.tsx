@@ -1,6 +1,7 @@
-// The states a person must never be left guessing in: the CPU engine chosen by the
-// page (no WebGPU, or only a software one: WebGPU offered), a warm start loading (progress), URL parameters not applied, a
-// diverged or degenerate run, a lost GPU device, errors and notices.
+// The states a person must never be left guessing in: the CPU engine chosen by
+// the page (no WebGPU, or only a software one: WebGPU offered), a warm start
+// loading (progress), URL parameters not applied, a diverged or degenerate
+// run, a lost GPU device, errors and notices.
 import type { Flag } from '../rl/runRecord';
 import { softwareOf } from '../store/adapter';
 import { useState } from 'react';
@@ -107,7 +108,7 @@ function CpuChosen() {
   return (
     <section role="region" aria-label="No WebGPU" className="banner info notice-line" data-testid="no-webgpu">
       <p>
-        This browser did not give the page WebGPU ({gpu.reason}): training on {engineWords(engine)}. Where WebGPU is available: This device, above.{' '}
+        This browser did not give the page WebGPU ({gpu.reason}): training on {engineWords(engine)}.{' '}
         <button type="button" className="link" onClick={() => setHidden(true)}>Dismiss</button>
       </p>
     </section>
