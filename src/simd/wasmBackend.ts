@@ -10,8 +10,12 @@ import * as mem from '../reference/members';
 import * as opt from '../reference/optim';
 import * as rl from '../reference/rl';
 import * as smp from '../reference/sample';
-import { Arena } from './arena';
+import { Arena, MAX_BYTES } from './arena';
 import { instantiateKernels, kernelVariant, type KernelVariant, type Kernels } from './kernels';
+import { checkThreads, OP_BACKWARD, OP_FORWARD, ThreadPool, threadsKernelModule } from './threads';
+
+/** Multiply-adds below which a matmul stays on the calling thread: waking the workers would cost more than it saves. */
+export const THREAD_MIN_WORK = 1 << 18;
 
 /** A tensor: a byte offset and an element count in the engine's memory; views of it are rebuilt after the memory grows. */
 class WasmTensor implements Tensor {
@@ -44,9 +48,33 @@ export class WasmBackend implements Backend {
   /** Which build of the kernels runs: 'fma' (relaxed-simd) where the engine validates it, else 'simd'. */
   readonly variant: KernelVariant;
 
-  constructor(opts: { maxBytes?: number; variant?: KernelVariant } = {}) {
-    this.variant = opts.variant ?? defaultVariant();
-    this.k = instantiateKernels(this.variant);
+  /** Threads the matmul family runs on (1: the calling thread only, the single-thread build). */
+  readonly threads: number;
+  private readonly pool: ThreadPool | null = null;
+  private readonly minWork: number;
+
+  /**
+   * threads > 1: the threaded build (plain simd128) on a shared memory, the matmul family split over worker threads
+   * (src/simd/threads.ts); results equal one thread's bit for bit. threadMinWork: multiply-adds below which an op
+   * stays on the calling thread (tests set 0 to split the smallest shapes); threadCallerIdle (tests): the calling
+   * thread runs no chunk, so every chunk runs in a worker.
+   */
+  constructor(opts: { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean } = {}) {
+    this.threads = checkThreads(opts.threads ?? 1);
+    this.minWork = opts.threadMinWork ?? THREAD_MIN_WORK;
+    if (!(this.minWork >= 0)) throw new Error(`wasm backend: threadMinWork must be a number >= 0, got ${opts.threadMinWork}`);
+    if (this.threads > 1) {
+      if (opts.variant === 'fma') throw new Error('wasm backend: threads > 1 runs the plain simd build only (variant \'fma\' is one thread for now)');
+      this.variant = 'simd';
+      const maximum = Math.min(65536, Math.ceil((opts.maxBytes ?? MAX_BYTES) / 65536));
+      const memory = new WebAssembly.Memory({ initial: 2, maximum, shared: true });
+      this.k = new WebAssembly.Instance(threadsKernelModule(), { env: { memory } }).exports as unknown as Kernels;
+      this.pool = new ThreadPool(this.threads, memory, this.k as unknown as ConstructorParameters<typeof ThreadPool>[2],
+        opts.threadCallerIdle ?? false);
+    } else {
+      this.variant = opts.variant ?? defaultVariant();
+      this.k = instantiateKernels(this.variant);
+    }
     this.arena = new Arena(this.k.memory, this.k.heapStart(), opts.maxBytes);
   }
 
@@ -80,7 +108,10 @@ export class WasmBackend implements Backend {
   }
   submit(): void {}
   async sync(): Promise<void> {}
-  destroy(): void {}
+  /** Chunks of split ops that worker threads ran so far (0 on one thread). */
+  get workerChunks(): number { return this.pool?.workerChunks ?? 0; }
+  /** Stops the worker threads (threads > 1); the backend's ops then refuse to run the split kernels. */
+  destroy(): void { this.pool?.close(); }
 
   private own(t: Tensor): WasmTensor {
     if (!(t instanceof WasmTensor) || t.engine !== this) throw new Error('wasm backend: expected a tensor of this backend');
@@ -137,6 +168,11 @@ export class WasmBackend implements Backend {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
       if (rows === 0) continue;
       const at = r0 * OC * 4;
+      if (this.pool && rows * IC * OC >= this.minWork && rows > this.pool.chunk) {
+        this.pool.run(OP_FORWARD, Math.ceil(rows / this.pool.chunk), o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at,
+          pp && pp + at, rows, IC, OC);
+        continue;
+      }
       this.k.matmulForward(o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at, pp && pp + at, rows, IC, OC);
     }
   }
@@ -157,8 +193,14 @@ export class WasmBackend implements Backend {
       const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
       const R = this.k.nonzeroRows(rowsAt, gk, rows, OC);
       if (R === 0) continue;
-      this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC);
-      this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
+      if (this.pool && R * IC * OC >= this.minWork) {
+        // dinp's chunks (listed rows) then dweight's (output features): one hand-out, disjoint outputs
+        const ch = this.pool.chunk;
+        this.pool.run(OP_BACKWARD, Math.ceil(R / ch) + Math.ceil(OC / ch), dik, dwp + k * ws * 4, gk, xk, wp + k * ws * 4, rowsAt, R, IC, OC);
+      } else {
+        this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC);
+        this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
+      }
       if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
     }
   }
