@@ -13,6 +13,9 @@ import type { GPTConfig } from '../../src/model/params';
 import { PolicyObjective } from '../../src/rl/objective';
 import { randomPolicyBatch } from '../../src/rl/randomBatch';
 import { expectClose, randn } from './twin';
+import { cpuEngine, wasmThreads } from '../../src/cli/io';
+import { gspo, ROOT } from '../cli/run';
+import { join } from 'node:path';
 
 const one = new WasmBackend({ variant: 'simd' });
 // threadMinWork 0: even the small shapes are split; threadCallerIdle: every chunk runs in a worker (else the caller, done
@@ -134,4 +137,25 @@ describe('options and shutdown', () => {
     b.destroy(); // twice is harmless
     expect(() => b.matmulForward(t, t, t, null, 32, 64, 64)).toThrow(/thread pool was shut down/);
   });
+});
+
+describe('GSPO_THREADS (the CLI\'s --backend wasm)', () => {
+  it('sets the thread count; a bad value names the variable', () => {
+    expect(wasmThreads({})).toBe(1);
+    expect(wasmThreads({ GSPO_THREADS: '' })).toBe(1);
+    expect(wasmThreads({ GSPO_THREADS: '3' })).toBe(3);
+    for (const bad of ['0', '-2', '1.5', 'two', '65']) expect(() => wasmThreads({ GSPO_THREADS: bad })).toThrow(`GSPO_THREADS must be an integer from 1 to 64, got "${bad}"`);
+    const b = cpuEngine('wasm', { GSPO_THREADS: '2' }) as WasmBackend;
+    expect(b.threads).toBe(2);
+    b.destroy();
+    expect((cpuEngine('wasm', {}) as WasmBackend).threads).toBe(1);
+  });
+  it('a CLI run on 2 threads prints what 1 thread prints; GSPO_THREADS=0 exits with the message', () => {
+    const args = ['logprobs', '--checkpoint', join(ROOT, 'public/checkpoints/relay-warm.safetensors'), '--tokens', '1,5,7,2,3,9', '--backend', 'wasm'];
+    const one = gspo(args, { GSPO_THREADS: '1' }), two = gspo(args, { GSPO_THREADS: '2' }), bad = gspo(args, { GSPO_THREADS: '0' });
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stdout).toBe(one.stdout);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('GSPO_THREADS must be an integer from 1 to 64, got "0"');
+  }, 120_000);
 });
