@@ -21,7 +21,9 @@ export const OP_BACKWARD = 2;
 export const MAX_THREADS = 64;
 
 // control block, Int32 slots
-const GEN = 0, OP = 1, CHUNKS = 2, NEXT = 3, ACKS = 4, FAILED = 5, BY_WORKERS = 6;
+const GEN = 0, OP = 1, CHUNKS = 2, NEXT = 3, ACKS = 4, FAILED = 5, BY_WORKERS = 6, READY = 7;
+/** How long a backend waits for its workers to start (each compiles nothing: the module is passed in). */
+const START_MS = 30_000;
 const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
 const NARGS = 9;
 
@@ -56,6 +58,8 @@ try {
 } catch (e) {
   Atomics.store(ctl, ${FAILED}, 1);
 }
+Atomics.add(ctl, ${READY}, 1);
+Atomics.notify(ctl, ${READY});
 for (;;) {
   Atomics.wait(ctl, ${GEN}, gen);
   gen = Atomics.load(ctl, ${GEN});
@@ -78,7 +82,7 @@ for (;;) {
 `;
 
 type NodeWorker = { terminate(): Promise<number>; unref(): void };
-type NodeWorkerCtor = new (src: string, opts: { eval: true; workerData: unknown }) => NodeWorker;
+type NodeWorkerCtor = new (src: string, opts: { eval: true; workerData: unknown; execArgv: string[] }) => NodeWorker;
 
 /** Node's worker_threads, without a static import so this module stays loadable in a page (no threads there yet). */
 function nodeWorkerCtor(): NodeWorkerCtor {
@@ -106,9 +110,20 @@ export class ThreadPool {
     this.chunk = k.CHUNK.value as number;
     const module = threadsKernelModule();
     for (let i = 1; i < threads; i++) {
-      const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, memory, control } });
+      // execArgv []: the program is plain CommonJS and needs no loader; inherited flags (--input-type=module, a loader) would break it
+      const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, memory, control }, execArgv: [] });
       w.unref(); // a backend never destroyed must not keep the process alive
       this.workers.push(w);
+    }
+    // every worker has its instance before the first op: a worker that cannot start is an error here, not a hang later
+    const end = Date.now() + START_MS;
+    for (let r = Atomics.load(this.ctl, READY); r < threads - 1 && Date.now() < end; r = Atomics.load(this.ctl, READY)) {
+      Atomics.wait(this.ctl, READY, r, 100);
+    }
+    const failed = Atomics.load(this.ctl, READY) < threads - 1 || Atomics.load(this.ctl, FAILED) !== 0;
+    if (failed) {
+      void this.close();
+      throw new Error(`wasm backend: ${threads - 1} worker threads did not all start (an instance on the shared memory failed, or ${START_MS / 1000} s passed)`);
     }
   }
 
@@ -132,13 +147,16 @@ export class ThreadPool {
   /** Chunks the workers (not the calling thread) have run so far: tests check the split is real. */
   get workerChunks(): number { return Atomics.load(this.ctl, BY_WORKERS); }
 
-  /** Stops the workers (they leave their loop) and terminates them; idempotent. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    Atomics.store(this.ctl, OP, 0);
-    Atomics.add(this.ctl, GEN, 1);
-    Atomics.notify(this.ctl, GEN);
-    for (const w of this.workers) void w.terminate();
+  /** Stops the workers (they leave their loop) and terminates them; resolves when all have exited. Idempotent. */
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      Atomics.store(this.ctl, OP, 0);
+      Atomics.add(this.ctl, GEN, 1);
+      Atomics.notify(this.ctl, GEN);
+      this.exited = Promise.all(this.workers.map((w) => w.terminate())).then(() => undefined);
+    }
+    return this.exited;
   }
+  private exited: Promise<void> = Promise.resolve();
 }

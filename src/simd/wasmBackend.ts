@@ -111,7 +111,9 @@ export class WasmBackend implements Backend {
   /** Chunks of split ops that worker threads ran so far (0 on one thread). */
   get workerChunks(): number { return this.pool?.workerChunks ?? 0; }
   /** Stops the worker threads (threads > 1); the backend's ops then refuse to run the split kernels. */
-  destroy(): void { this.pool?.close(); }
+  destroy(): void { void this.pool?.close(); }
+  /** destroy(), resolving when the worker threads have exited (at once on one thread). */
+  async destroyAndWait(): Promise<void> { await this.pool?.close(); }
 
   private own(t: Tensor): WasmTensor {
     if (!(t instanceof WasmTensor) || t.engine !== this) throw new Error('wasm backend: expected a tensor of this backend');

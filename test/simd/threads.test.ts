@@ -16,6 +16,7 @@ import { expectClose, randn } from './twin';
 import { cpuEngine, wasmThreads } from '../../src/cli/io';
 import { gspo, ROOT } from '../cli/run';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 
 const one = new WasmBackend({ variant: 'simd' });
 // threadMinWork 0: even the small shapes are split; threadCallerIdle: every chunk runs in a worker (else the caller, done
@@ -130,13 +131,24 @@ describe('options and shutdown', () => {
     expect(() => new WasmBackend({ threads: 2, variant: 'fma' })).toThrow(/threads > 1 runs the plain simd build/);
   });
   it('a destroyed backend refuses a split op; its workers exit', async () => {
-    const b = new WasmBackend({ threads: 2, threadMinWork: 0 });
+    const b = new WasmBackend({ threads: 3, threadMinWork: 0, threadCallerIdle: true });
     const t = b.alloc(64 * 64);
-    b.matmulForward(t, t, t, null, 32, 64, 64); // runs on 2 threads
+    b.matmulForward(t, t, t, null, 32, 64, 64); // runs on the workers
+    expect(b.workerChunks).toBe(2);
     b.destroy();
     b.destroy(); // twice is harmless
+    await b.destroyAndWait(); // resolves: every worker exited
     expect(() => b.matmulForward(t, t, t, null, 32, 64, 64)).toThrow(/thread pool was shut down/);
   });
+  it('a process that never destroys its threaded backend still exits', () => {
+    const code = `const { WasmBackend } = await import(${JSON.stringify(join(ROOT, 'src/simd/wasmBackend.ts'))});
+      const b = new WasmBackend({ threads: 2, threadMinWork: 0 }); const t = b.alloc(4096);
+      b.matmulForward(t, t, t, null, 32, 64, 64); console.log('ran');`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.error, 'the child did not exit within 60 s').toBeUndefined();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('ran');
+  }, 70_000);
 });
 
 describe('GSPO_THREADS (the CLI\'s --backend wasm)', () => {
