@@ -15,8 +15,10 @@ interface ThreadExports {
   CHUNK: WebAssembly.Global;
 }
 
-export const OP_FORWARD = 1;
-export const OP_BACKWARD = 2;
+const OP_FORWARD = 1;
+const OP_BACKWARD = 2;
+/** Multiply-adds below which a matmul stays on the calling thread: waking the workers would cost more than it saves. */
+export const THREAD_MIN_WORK = 1 << 18;
 /** The most threads a backend may ask for (the control block's acknowledgements and the sanity of a setting). */
 export const MAX_THREADS = 64;
 
@@ -100,9 +102,17 @@ export class ThreadPool {
   private readonly workers: NodeWorker[] = [];
   private closed = false;
 
-  /** callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
-  constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly callerIdle = false,
-    Worker = nodeWorkerCtor()) {
+  /** The threaded build's instance on a shared memory (of at most maxBytes), its kernels, and a pool of `threads` over it. */
+  static create(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false): { kernels: unknown; pool: ThreadPool } {
+    if (!(minWork >= 0)) throw new Error(`wasm backend: threadMinWork must be a number >= 0, got ${minWork}`);
+    const memory = new WebAssembly.Memory({ initial: 2, maximum: Math.min(65536, Math.ceil(maxBytes / 65536)), shared: true });
+    const kernels = new WebAssembly.Instance(threadsKernelModule(), { env: { memory } }).exports;
+    return { kernels, pool: new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle) };
+  }
+
+  /** minWork: see THREAD_MIN_WORK; callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
+  constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly minWork = THREAD_MIN_WORK,
+    readonly callerIdle = false, Worker = nodeWorkerCtor()) {
     checkThreads(threads);
     const control = new SharedArrayBuffer(ARGS_AT + 8 * NARGS);
     this.ctl = new Int32Array(control, 0, 16);
@@ -127,8 +137,21 @@ export class ThreadPool {
     }
   }
 
+  /** matmulForward split by rows over the threads, if it is worth it (else false: the caller runs it). */
+  forward(out: number, inp: number, w: number, bias: number, residual: number, pre: number, N: number, K: number, M: number): boolean {
+    if (N * K * M < this.minWork || N <= this.chunk) return false;
+    this.run(OP_FORWARD, Math.ceil(N / this.chunk), out, inp, w, bias, residual, pre, N, K, M);
+    return true;
+  }
+  /** matmulDinp and matmulDweight over the R listed rows, split by dinp rows then dweight features (disjoint outputs: one hand-out), if it is worth it. */
+  backward(dinp: number, dw: number, dout: number, inp: number, w: number, rows: number, R: number, IC: number, OC: number): boolean {
+    if (R * IC * OC < this.minWork) return false;
+    this.run(OP_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(OC / this.chunk), dinp, dw, dout, inp, w, rows, R, IC, OC);
+    return true;
+  }
+
   /** Runs chunks 0..n-1 of an op over every thread; returns when all are done. */
-  run(op: number, n: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void {
+  private run(op: number, n: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void {
     if (this.closed) throw new Error('wasm backend: the thread pool was shut down (the backend was destroyed)');
     const ctl = this.ctl, w = this.workers.length;
     this.args.set([p0, p1, p2, p3, p4, p5, a, b, d]);

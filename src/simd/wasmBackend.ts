@@ -3,6 +3,7 @@
 // AdamW, the sum of squares, the residual add and row copies run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
 // reference code (src/reference) on Float32Array views of the same memory, so the engine is
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
+// With threads > 1 the matmul family is split over worker threads (src/simd/threads.ts).
 // Twin tests: test/simd/*.test.ts.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
@@ -12,10 +13,7 @@ import * as rl from '../reference/rl';
 import * as smp from '../reference/sample';
 import { Arena, MAX_BYTES } from './arena';
 import { instantiateKernels, kernelVariant, type KernelVariant, type Kernels } from './kernels';
-import { checkThreads, OP_BACKWARD, OP_FORWARD, ThreadPool, threadsKernelModule } from './threads';
-
-/** Multiply-adds below which a matmul stays on the calling thread: waking the workers would cost more than it saves. */
-export const THREAD_MIN_WORK = 1 << 18;
+import { checkThreads, ThreadPool } from './threads';
 
 /** A tensor: a byte offset and an element count in the engine's memory; views of it are rebuilt after the memory grows. */
 class WasmTensor implements Tensor {
@@ -51,7 +49,6 @@ export class WasmBackend implements Backend {
   /** Threads the matmul family runs on (1: the calling thread only, the single-thread build). */
   readonly threads: number;
   private readonly pool: ThreadPool | null = null;
-  private readonly minWork: number;
 
   /**
    * threads > 1: the threaded build (plain simd128) on a shared memory, the matmul family split over worker threads
@@ -61,16 +58,12 @@ export class WasmBackend implements Backend {
    */
   constructor(opts: { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean } = {}) {
     this.threads = checkThreads(opts.threads ?? 1);
-    this.minWork = opts.threadMinWork ?? THREAD_MIN_WORK;
-    if (!(this.minWork >= 0)) throw new Error(`wasm backend: threadMinWork must be a number >= 0, got ${opts.threadMinWork}`);
     if (this.threads > 1) {
       if (opts.variant === 'fma') throw new Error('wasm backend: threads > 1 runs the plain simd build only (variant \'fma\' is one thread for now)');
       this.variant = 'simd';
-      const maximum = Math.min(65536, Math.ceil((opts.maxBytes ?? MAX_BYTES) / 65536));
-      const memory = new WebAssembly.Memory({ initial: 2, maximum, shared: true });
-      this.k = new WebAssembly.Instance(threadsKernelModule(), { env: { memory } }).exports as unknown as Kernels;
-      this.pool = new ThreadPool(this.threads, memory, this.k as unknown as ConstructorParameters<typeof ThreadPool>[2],
-        opts.threadCallerIdle ?? false);
+      const { kernels, pool } = ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle);
+      this.k = kernels as Kernels;
+      this.pool = pool;
     } else {
       this.variant = opts.variant ?? defaultVariant();
       this.k = instantiateKernels(this.variant);
@@ -170,12 +163,8 @@ export class WasmBackend implements Backend {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
       if (rows === 0) continue;
       const at = r0 * OC * 4;
-      if (this.pool && rows * IC * OC >= this.minWork && rows > this.pool.chunk) {
-        this.pool.run(OP_FORWARD, Math.ceil(rows / this.pool.chunk), o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at,
-          pp && pp + at, rows, IC, OC);
-        continue;
-      }
-      this.k.matmulForward(o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at, pp && pp + at, rows, IC, OC);
+      const args = [o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at, pp && pp + at, rows, IC, OC] as const;
+      if (!this.pool?.forward(...args)) this.k.matmulForward(...args);
     }
   }
   matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number,
@@ -195,11 +184,7 @@ export class WasmBackend implements Backend {
       const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
       const R = this.k.nonzeroRows(rowsAt, gk, rows, OC);
       if (R === 0) continue;
-      if (this.pool && R * IC * OC >= this.minWork) {
-        // dinp's chunks (listed rows) then dweight's (output features): one hand-out, disjoint outputs
-        const ch = this.pool.chunk;
-        this.pool.run(OP_BACKWARD, Math.ceil(R / ch) + Math.ceil(OC / ch), dik, dwp + k * ws * 4, gk, xk, wp + k * ws * 4, rowsAt, R, IC, OC);
-      } else {
+      if (!this.pool?.backward(dik, dwp + k * ws * 4, gk, xk, wp + k * ws * 4, rowsAt, R, IC, OC)) {
         this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC);
         this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
       }

@@ -129,6 +129,7 @@ describe('options and shutdown', () => {
   it('a bad thread count names the option', () => {
     for (const bad of [0, -1, 1.5, 65, Number.NaN]) expect(() => new WasmBackend({ threads: bad })).toThrow(/threads must be an integer from 1 to 64/);
     expect(() => new WasmBackend({ threads: 2, variant: 'fma' })).toThrow(/threads > 1 runs the plain simd build/);
+    expect(() => new WasmBackend({ threads: 2, threadMinWork: -1 })).toThrow(/threadMinWork must be a number >= 0, got -1/);
   });
   it('a destroyed backend refuses a split op; its workers exit', async () => {
     const b = new WasmBackend({ threads: 3, threadMinWork: 0, threadCallerIdle: true });
