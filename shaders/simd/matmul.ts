@@ -193,7 +193,7 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
  */
 // @ts-ignore: decorator
 @inline
-function rowAccumulate2(c0: usize, c1: usize, W: i32, a0Base: usize, a1Base: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32): void {
+export function rowAccumulate2(c0: usize, c1: usize, W: i32, a0Base: usize, a1Base: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32): void {
   const w16 = <usize>(W & ~15) << 2;
   for (let i: usize = 0; i < w16; i += 64) {
     let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
@@ -236,7 +236,7 @@ export function matmulDinp(dinp: usize, dout: usize, w: usize, rows: usize, R: i
 }
 
 /** Rows per tile of dweight: a tile's dout and inp rows stay in cache while every output row reads them. */
-const ROW_TILE = 64;
+export const ROW_TILE = 64;
 
 /** dw[o,:] += sum over the R listed rows r of dout[r,o] * inp[r,:]; tiles of rows, each tile's sum added once; o in pairs. */
 export function matmulDweight(dw: usize, dout: usize, inp: usize, rows: usize, R: i32, IC: i32, OC: i32): void {

@@ -4,6 +4,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Backend } from '../backend';
 import { clip, InputError } from '../errors';
 import { CpuBackend } from '../reference/cpuBackend';
+import { checkThreads, MAX_THREADS } from '../simd/threads';
 import { WasmBackend } from '../simd/wasmBackend';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { SafetensorsError } from '../model/safetensors';
@@ -138,9 +139,24 @@ export function checkBackendFlag(flag: unknown): asserts flag is BackendChoice |
   if (flag !== undefined && flag !== 'webgpu' && flag !== 'cpu' && flag !== 'wasm') throw new InputError(`--backend must be ${BACKEND_CHOICES}, got "${String(flag)}"`);
 }
 
-/** A CPU engine: the plain TypeScript reference ('cpu') or the WebAssembly SIMD engine ('wasm'). */
-export function cpuEngine(choice: 'cpu' | 'wasm' = 'cpu'): Backend {
-  return choice === 'wasm' ? new WasmBackend() : new CpuBackend();
+/** A CPU engine: the plain TypeScript reference ('cpu') or the WebAssembly SIMD engine ('wasm', on GSPO_THREADS threads). */
+export function cpuEngine(choice: 'cpu' | 'wasm' = 'cpu', env: Record<string, string | undefined> = process.env): Backend {
+  return choice === 'wasm' ? new WasmBackend({ threads: wasmThreads(env) }) : new CpuBackend();
+}
+
+/**
+ * The wasm engine's thread count from the GSPO_THREADS environment variable (unset or empty: 1): an env variable
+ * rather than a flag, so every command that takes --backend gets it without a new option in each parser.
+ */
+export function wasmThreads(env: Record<string, string | undefined> = process.env): number {
+  const v = env.GSPO_THREADS;
+  if (v === undefined || v.trim() === '') return 1;
+  const n = Number(v);
+  try {
+    return checkThreads(/^\s*\d+\s*$/.test(v) ? n : Number.NaN, 'GSPO_THREADS');
+  } catch {
+    throw new InputError(`GSPO_THREADS must be an integer from 1 to ${MAX_THREADS}, got "${v}"`);
+  }
 }
 
 export async function webgpuBackend(): Promise<{ backend: Backend | null; reason: string }> {

@@ -3,6 +3,7 @@
 // AdamW, the sum of squares, the residual add and row copies run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
 // reference code (src/reference) on Float32Array views of the same memory, so the engine is
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
+// With threads > 1 the matmul family is split over worker threads (src/simd/threads.ts).
 // Twin tests: test/simd/*.test.ts.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
@@ -10,8 +11,9 @@ import * as mem from '../reference/members';
 import * as opt from '../reference/optim';
 import * as rl from '../reference/rl';
 import * as smp from '../reference/sample';
-import { Arena } from './arena';
+import { Arena, MAX_BYTES } from './arena';
 import { instantiateKernels, kernelVariant, type KernelVariant, type Kernels } from './kernels';
+import { checkThreads, ThreadPool } from './threads';
 
 /** A tensor: a byte offset and an element count in the engine's memory; views of it are rebuilt after the memory grows. */
 class WasmTensor implements Tensor {
@@ -44,9 +46,28 @@ export class WasmBackend implements Backend {
   /** Which build of the kernels runs: 'fma' (relaxed-simd) where the engine validates it, else 'simd'. */
   readonly variant: KernelVariant;
 
-  constructor(opts: { maxBytes?: number; variant?: KernelVariant } = {}) {
-    this.variant = opts.variant ?? defaultVariant();
-    this.k = instantiateKernels(this.variant);
+  /** Threads the matmul family runs on (1: the calling thread only, the single-thread build). */
+  readonly threads: number;
+  private readonly pool: ThreadPool | null = null;
+
+  /**
+   * threads > 1: the threaded build (plain simd128) on a shared memory, the matmul family split over worker threads
+   * (src/simd/threads.ts); results equal one thread's bit for bit. threadMinWork: multiply-adds below which an op
+   * stays on the calling thread (tests set 0 to split the smallest shapes); threadCallerIdle (tests): the calling
+   * thread runs no chunk, so every chunk runs in a worker.
+   */
+  constructor(opts: { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean } = {}) {
+    this.threads = checkThreads(opts.threads ?? 1);
+    if (this.threads > 1) {
+      if (opts.variant === 'fma') throw new Error('wasm backend: threads > 1 runs the plain simd build only (variant \'fma\' is one thread for now)');
+      this.variant = 'simd';
+      const { kernels, pool } = ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle);
+      this.k = kernels as Kernels;
+      this.pool = pool;
+    } else {
+      this.variant = opts.variant ?? defaultVariant();
+      this.k = instantiateKernels(this.variant);
+    }
     this.arena = new Arena(this.k.memory, this.k.heapStart(), opts.maxBytes);
   }
 
@@ -80,7 +101,12 @@ export class WasmBackend implements Backend {
   }
   submit(): void {}
   async sync(): Promise<void> {}
-  destroy(): void {}
+  /** Chunks of split ops that worker threads ran so far (0 on one thread). */
+  get workerChunks(): number { return this.pool?.workerChunks ?? 0; }
+  /** Stops the worker threads (threads > 1); the backend's ops then refuse to run the split kernels. */
+  destroy(): void { void this.pool?.close(); }
+  /** destroy(), resolving when the worker threads have exited (at once on one thread). */
+  async destroyAndWait(): Promise<void> { await this.pool?.close(); }
 
   private own(t: Tensor): WasmTensor {
     if (!(t instanceof WasmTensor) || t.engine !== this) throw new Error('wasm backend: expected a tensor of this backend');
@@ -137,7 +163,8 @@ export class WasmBackend implements Backend {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
       if (rows === 0) continue;
       const at = r0 * OC * 4;
-      this.k.matmulForward(o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at, pp && pp + at, rows, IC, OC);
+      const args = [o + at, x + r0 * IC * 4, wp + k * ws * 4, bp && bp + k * bs * 4, rp && rp + at, pp && pp + at, rows, IC, OC] as const;
+      if (!this.pool?.forward(...args)) this.k.matmulForward(...args);
     }
   }
   matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number,
@@ -157,8 +184,10 @@ export class WasmBackend implements Backend {
       const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
       const R = this.k.nonzeroRows(rowsAt, gk, rows, OC);
       if (R === 0) continue;
-      this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC);
-      this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
+      if (!this.pool?.backward(dik, dwp + k * ws * 4, gk, xk, wp + k * ws * 4, rowsAt, R, IC, OC)) {
+        this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC);
+        this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
+      }
       if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
     }
   }

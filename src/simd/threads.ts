@@ -1,0 +1,185 @@
+// Worker threads for the CPU engine: every worker instantiates the threaded build of the kernels
+// (kernelsThreads.wasm.ts) on the engine's shared WebAssembly.Memory, so a kernel in any thread
+// reads and writes the same tensors. An op is handed out through a control block (a small
+// SharedArrayBuffer): the caller writes the op and its arguments, bumps a generation counter and
+// notifies; every thread, the caller included, claims chunk indices from a shared counter
+// (Atomics.add) and runs them (threadChunk in shaders/simd/threads.ts); each worker acknowledges
+// the generation when no chunk is left, and the caller waits for all of them. No postMessage per
+// op. Which thread runs a chunk varies; what a chunk computes does not (fixed chunks of the
+// output), so results do not depend on the number of threads.
+import { KERNELS_THREADS_WASM_BASE64 } from './kernelsThreads.wasm';
+
+/** The threaded build's exports that the pool calls (the rest are those of Kernels). */
+interface ThreadExports {
+  threadChunk(op: number, c: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void;
+  CHUNK: WebAssembly.Global;
+}
+
+const OP_FORWARD = 1;
+const OP_BACKWARD = 2;
+/** Multiply-adds below which a matmul stays on the calling thread: waking the workers would cost more than it saves. */
+export const THREAD_MIN_WORK = 1 << 18;
+/** The most threads a backend may ask for (the control block's acknowledgements and the sanity of a setting). */
+export const MAX_THREADS = 64;
+
+// control block, Int32 slots
+const GEN = 0, OP = 1, CHUNKS = 2, NEXT = 3, ACKS = 4, FAILED = 5, BY_WORKERS = 6, READY = 7;
+/** How long a backend waits for its workers to start (each compiles nothing: the module is passed in). */
+const START_MS = 30_000;
+const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
+const NARGS = 9;
+
+let threadsModule: WebAssembly.Module | null = null;
+/** The threaded build, compiled once per process or worker. */
+export function threadsKernelModule(): WebAssembly.Module {
+  if (threadsModule === null) {
+    const s = atob(KERNELS_THREADS_WASM_BASE64), b = new Uint8Array(s.length);
+    for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
+    threadsModule = new WebAssembly.Module(b);
+  }
+  return threadsModule;
+}
+
+/** Checks a thread count: an integer from 1 to MAX_THREADS, or an error naming the option. */
+export function checkThreads(n: unknown, option = 'threads'): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > MAX_THREADS) {
+    throw new Error(`wasm backend: ${option} must be an integer from 1 to ${MAX_THREADS}, got ${String(n)}`);
+  }
+  return n;
+}
+
+// The worker's whole program (a string: it runs under `eval` in Node and, later, from a Blob URL in a
+// Web Worker; it imports nothing from the project). A kernel that throws marks FAILED and still acknowledges.
+const WORKER_SOURCE = `
+const { workerData } = require('node:worker_threads');
+const { module, memory, control } = workerData;
+const ctl = new Int32Array(control, 0, 16), arg = new Float64Array(control, ${ARGS_AT}, ${NARGS});
+let k = null, gen = 0;
+try {
+  k = new WebAssembly.Instance(module, { env: { memory } }).exports;
+} catch (e) {
+  Atomics.store(ctl, ${FAILED}, 1);
+}
+Atomics.add(ctl, ${READY}, 1);
+Atomics.notify(ctl, ${READY});
+for (;;) {
+  Atomics.wait(ctl, ${GEN}, gen);
+  gen = Atomics.load(ctl, ${GEN});
+  const op = Atomics.load(ctl, ${OP});
+  if (op === 0) break;
+  try {
+    if (k === null) throw new Error('no instance');
+    const n = Atomics.load(ctl, ${CHUNKS});
+    const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8]];
+    for (let c = Atomics.add(ctl, ${NEXT}, 1); c < n; c = Atomics.add(ctl, ${NEXT}, 1)) {
+      k.threadChunk(op, c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+      Atomics.add(ctl, ${BY_WORKERS}, 1);
+    }
+  } catch (e) {
+    Atomics.store(ctl, ${FAILED}, 1);
+  }
+  Atomics.add(ctl, ${ACKS}, 1);
+  Atomics.notify(ctl, ${ACKS});
+}
+`;
+
+type NodeWorker = { terminate(): Promise<number>; unref(): void };
+type NodeWorkerCtor = new (src: string, opts: { eval: true; workerData: unknown; execArgv: string[] }) => NodeWorker;
+
+/** Node's worker_threads, without a static import so this module stays loadable in a page (no threads there yet). */
+function nodeWorkerCtor(): NodeWorkerCtor {
+  const proc = (globalThis as { process?: { getBuiltinModule?: (n: string) => unknown } }).process;
+  const wt = proc?.getBuiltinModule?.('node:worker_threads') as { Worker?: NodeWorkerCtor } | undefined;
+  if (!wt?.Worker) throw new Error('wasm backend: threads > 1 needs Node 20.16+ worker_threads (threads in the page are not built yet)');
+  return wt.Worker;
+}
+
+/** A pool of threads - 1 workers; the calling thread is the n-th. */
+export class ThreadPool {
+  readonly chunk: number;
+  private readonly ctl: Int32Array;
+  private readonly args: Float64Array;
+  private readonly workers: NodeWorker[] = [];
+  private closed = false;
+
+  /** The threaded build's instance on a shared memory (of at most maxBytes), its kernels, and a pool of `threads` over it. */
+  static create(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false): { kernels: unknown; pool: ThreadPool } {
+    if (!(minWork >= 0)) throw new Error(`wasm backend: threadMinWork must be a number >= 0, got ${minWork}`);
+    const memory = new WebAssembly.Memory({ initial: 2, maximum: Math.min(65536, Math.ceil(maxBytes / 65536)), shared: true });
+    const kernels = new WebAssembly.Instance(threadsKernelModule(), { env: { memory } }).exports;
+    return { kernels, pool: new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle) };
+  }
+
+  /** minWork: see THREAD_MIN_WORK; callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
+  constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly minWork = THREAD_MIN_WORK,
+    readonly callerIdle = false, Worker = nodeWorkerCtor()) {
+    checkThreads(threads);
+    const control = new SharedArrayBuffer(ARGS_AT + 8 * NARGS);
+    this.ctl = new Int32Array(control, 0, 16);
+    this.args = new Float64Array(control, ARGS_AT, NARGS);
+    this.chunk = k.CHUNK.value as number;
+    const module = threadsKernelModule();
+    for (let i = 1; i < threads; i++) {
+      // execArgv []: the program is plain CommonJS and needs no loader; inherited flags (--input-type=module, a loader) would break it
+      const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, memory, control }, execArgv: [] });
+      w.unref(); // a backend never destroyed must not keep the process alive
+      this.workers.push(w);
+    }
+    // every worker has its instance before the first op: a worker that cannot start is an error here, not a hang later
+    const end = Date.now() + START_MS;
+    for (let r = Atomics.load(this.ctl, READY); r < threads - 1 && Date.now() < end; r = Atomics.load(this.ctl, READY)) {
+      Atomics.wait(this.ctl, READY, r, 100);
+    }
+    const failed = Atomics.load(this.ctl, READY) < threads - 1 || Atomics.load(this.ctl, FAILED) !== 0;
+    if (failed) {
+      void this.close();
+      throw new Error(`wasm backend: ${threads - 1} worker threads did not all start (an instance on the shared memory failed, or ${START_MS / 1000} s passed)`);
+    }
+  }
+
+  /** matmulForward split by rows over the threads, if it is worth it (else false: the caller runs it). */
+  forward(out: number, inp: number, w: number, bias: number, residual: number, pre: number, N: number, K: number, M: number): boolean {
+    if (N * K * M < this.minWork || N <= this.chunk) return false;
+    this.run(OP_FORWARD, Math.ceil(N / this.chunk), out, inp, w, bias, residual, pre, N, K, M);
+    return true;
+  }
+  /** matmulDinp and matmulDweight over the R listed rows, split by dinp rows then dweight features (disjoint outputs: one hand-out), if it is worth it. */
+  backward(dinp: number, dw: number, dout: number, inp: number, w: number, rows: number, R: number, IC: number, OC: number): boolean {
+    if (R * IC * OC < this.minWork) return false;
+    this.run(OP_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(OC / this.chunk), dinp, dw, dout, inp, w, rows, R, IC, OC);
+    return true;
+  }
+
+  /** Runs chunks 0..n-1 of an op over every thread; returns when all are done. */
+  private run(op: number, n: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void {
+    if (this.closed) throw new Error('wasm backend: the thread pool was shut down (the backend was destroyed)');
+    const ctl = this.ctl, w = this.workers.length;
+    this.args.set([p0, p1, p2, p3, p4, p5, a, b, d]);
+    Atomics.store(ctl, OP, op);
+    Atomics.store(ctl, CHUNKS, n);
+    Atomics.store(ctl, NEXT, 0);
+    Atomics.store(ctl, ACKS, 0);
+    Atomics.add(ctl, GEN, 1);
+    Atomics.notify(ctl, GEN);
+    if (!this.callerIdle) for (let c = Atomics.add(ctl, NEXT, 1); c < n; c = Atomics.add(ctl, NEXT, 1)) this.k.threadChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d);
+    // every worker acknowledges this generation (a late one finds no chunk left): then no chunk is still running
+    for (let acks = Atomics.load(ctl, ACKS); acks < w; acks = Atomics.load(ctl, ACKS)) Atomics.wait(ctl, ACKS, acks, 10_000);
+    if (Atomics.load(ctl, FAILED) !== 0) throw new Error('wasm backend: a worker thread failed (its instance or a kernel); the result is incomplete');
+  }
+
+  /** Chunks the workers (not the calling thread) have run so far: tests check the split is real. */
+  get workerChunks(): number { return Atomics.load(this.ctl, BY_WORKERS); }
+
+  /** Stops the workers (they leave their loop) and terminates them; resolves when all have exited. Idempotent. */
+  close(): Promise<void> {
+    if (!this.closed) {
+      this.closed = true;
+      Atomics.store(this.ctl, OP, 0);
+      Atomics.add(this.ctl, GEN, 1);
+      Atomics.notify(this.ctl, GEN);
+      this.exited = Promise.all(this.workers.map((w) => w.terminate())).then(() => undefined);
+    }
+    return this.exited;
+  }
+  private exited: Promise<void> = Promise.resolve();
+}

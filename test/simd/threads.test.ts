@@ -1,0 +1,174 @@
+// The threaded CPU engine (src/simd/threads.ts, shaders/simd/threads.ts): the matmul family split
+// over worker threads on a shared memory equals the one-thread engine bit for bit at 1, 2 and 3
+// threads (and the reference within the twin tolerance); training steps give the same weights on
+// 1 and 2 threads; bad options are named; destroyed pools stop their workers (vitest exits).
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Backend, Tensor } from '../../src/backend';
+import { membersOf } from '../../src/backend';
+import { CpuBackend } from '../../src/reference/cpuBackend';
+import { WasmBackend } from '../../src/simd/wasmBackend';
+import { GPT } from '../../src/model/gpt';
+import { AdamW } from '../../src/model/optimizer';
+import type { GPTConfig } from '../../src/model/params';
+import { PolicyObjective } from '../../src/rl/objective';
+import { randomPolicyBatch } from '../../src/rl/randomBatch';
+import { expectClose, randn } from './twin';
+import { cpuEngine, wasmThreads } from '../../src/cli/io';
+import { gspo, ROOT } from '../cli/run';
+import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+
+const one = new WasmBackend({ variant: 'simd' });
+// threadMinWork 0: even the small shapes are split; threadCallerIdle: every chunk runs in a worker (else the caller, done
+// with a small op before a worker wakes, would run them all and the comparison would test nothing)
+const pools = [1, 2, 3].map((threads) => new WasmBackend({ threads, threadMinWork: 0, threadCallerIdle: threads > 1 }));
+const ref = new CpuBackend();
+afterAll(() => { for (const b of pools) b.destroy(); });
+
+// [N, IC, OC]: rows and features not multiples of the 16-row chunk (nor of 2 or 4: every kernel tail), one chunk, many
+const SHAPES: [number, number, number][] = [[1, 3, 5], [17, 13, 9], [37, 33, 35], [50, 64, 47], [16, 8, 16], [67, 40, 130]];
+
+type Host = Record<string, Float32Array>;
+/** Runs op on backend b over copies of inputs; the named outputs, as read back. */
+async function run(b: Backend, inputs: Host, op: (b: Backend, t: Record<string, Tensor>) => void, outs: string[]): Promise<Host> {
+  const t: Record<string, Tensor> = {};
+  for (const [k, v] of Object.entries(inputs)) { t[k] = b.alloc(v.length); b.write(t[k], v); }
+  op(b, t);
+  const got: Host = {};
+  for (const k of outs) got[k] = (await b.read(t[k])) as Float32Array;
+  for (const x of Object.values(t)) b.free(x);
+  return got;
+}
+
+/** Bit-for-bit equality, with the first differing index in the message. */
+function expectBits(label: string, got: Float32Array, want: Float32Array): void {
+  expect(got.length).toBe(want.length);
+  const g = new Uint32Array(got.buffer, got.byteOffset, got.length), w = new Uint32Array(want.buffer, want.byteOffset, want.length);
+  let bad = -1;
+  for (let i = 0; i < g.length && bad < 0; i++) if (g[i] !== w[i]) bad = i;
+  expect(bad, `${label}: first differing element ${bad} (${got[bad]} vs ${want[bad]})`).toBe(-1);
+}
+
+/** dout with masked (all-zero) rows, which the backward skips: the listed rows are not 0..N-1. */
+function dout(N: number, OC: number, seed: number): Float32Array {
+  const d = randn(N * OC, seed);
+  for (let n = 1; n < N; n += 4) d.fill(0, n * OC, (n + 1) * OC);
+  return d;
+}
+
+/** splits: the op is split over the workers (a forward of at most one chunk of rows runs on the calling thread). */
+async function expectSame(inputs: Host, op: (b: Backend, t: Record<string, Tensor>) => void, outs: string[], K: number, splits = true): Promise<void> {
+  const want = await run(one, inputs, op, outs);
+  const oracle = await run(ref, inputs, op, outs);
+  for (const k of outs) expectClose(`${k} vs reference`, Float64Array.from(want[k]), Float64Array.from(oracle[k]), { rtol: 1e-5, atol: 2e-7 * K + 1e-6 });
+  for (const b of pools) {
+    const before = b.workerChunks;
+    const got = await run(b, inputs, op, outs);
+    if (b.threads > 1) expect(b.workerChunks > before, 'chunks run by workers').toBe(splits);
+    for (const k of outs) expectBits(`${k} on ${b.threads} threads`, got[k], want[k]);
+  }
+}
+
+describe('threaded matmul family equals one thread bit for bit (1, 2, 3 threads)', () => {
+  for (const [N, IC, OC] of SHAPES) {
+    it(`${N}x${IC}x${OC}: forward (bias, residual, gelu), backward (dinp, dweight, dbias)`, async () => {
+      const fwd = { out: randn(N * OC, 1), pre: randn(N * OC, 2), inp: randn(N * IC, 3), w: randn(OC * IC, 4, 0.5), bias: randn(OC, 5), res: randn(N * OC, 6) };
+      await expectSame(fwd, (b, t) => b.matmulForward(t.out, t.inp, t.w, t.bias, N, IC, OC), ['out'], IC, N > 16);
+      await expectSame(fwd, (b, t) => b.matmulResidualForward(t.out, t.inp, t.w, null, t.res, N, IC, OC), ['out'], IC, N > 16);
+      await expectSame(fwd, (b, t) => b.matmulGeluForward(t.pre, t.out, t.inp, t.w, t.bias, N, IC, OC), ['pre', 'out'], IC, N > 16);
+      const bwd = { dinp: randn(N * IC, 7), dw: randn(OC * IC, 8), db: randn(OC, 9), dout: dout(N, OC, 10), inp: randn(N * IC, 11), w: randn(OC * IC, 12) };
+      await expectSame(bwd, (b, t) => b.matmulBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC), ['dinp', 'dw', 'db'], Math.max(N, OC));
+    });
+  }
+  it('members (a weight per member, an empty member): forward and backward', async () => {
+    const [N, IC, OC] = [41, 24, 37];
+    const withMembers = (f: (b: Backend, t: Record<string, Tensor>, m: ReturnType<typeof membersOf>) => void) => (b: Backend, t: Record<string, Tensor>) => {
+      const host = Int32Array.from([0, 19, 19, N]), rs = b.alloc(4, 'i32');
+      b.write(rs, host);
+      f(b, t, membersOf(rs, host, OC * IC));
+      b.free(rs);
+    };
+    const inputs = { out: randn(N * OC, 1), inp: randn(N * IC, 2), w: randn(3 * OC * IC, 3, 0.5), bias: randn(3 * OC * IC, 4),
+      dinp: randn(N * IC, 5), dw: randn(3 * OC * IC, 6), dout: dout(N, OC, 7) };
+    await expectSame(inputs, withMembers((b, t, m) => b.matmulForward(t.out, t.inp, t.w, null, N, IC, OC, m)), ['out'], IC);
+    await expectSame(inputs, withMembers((b, t, m) => b.matmulBackward(t.dinp, t.dw, null, t.dout, t.inp, t.w, N, IC, OC, m)), ['dinp', 'dw'], N);
+  });
+});
+
+describe('training on threads', () => {
+  const CONFIG: GPTConfig = { nLayer: 2, nHead: 2, nEmbd: 32, blockSize: 11, vocabSize: 13 };
+  async function train(b: Backend): Promise<{ init: Float32Array; params: Float32Array }> {
+    const model = new GPT(b, CONFIG, undefined, 4), obj = new PolicyObjective(b);
+    const init = (await b.read(model.params)) as Float32Array;
+    const opt = new AdamW(b, model, { lr: 3e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, gradClip: 0.5 });
+    for (let k = 0; k < 3; k++) {
+      const mb = randomPolicyBatch({ vocabSize: CONFIG.vocabSize, S: 12, T: CONFIG.blockSize - 1, groupSize: 3, maskFrom: 3, oldLogpNoise: 0.3, seed: 100 + k });
+      model.zeroGrad();
+      obj.record(model, mb, { algorithm: 'gspo', epsLow: 3e-4, epsHigh: 4e-4, beta: 0, advantage: 'group', temperature: 1 });
+      opt.measure();
+      opt.apply();
+      b.submit();
+    }
+    const params = (await b.read(model.params)) as Float32Array;
+    obj.destroy(); opt.destroy(); model.destroy();
+    return { init, params };
+  }
+  it('3 GSPO steps: the same weights bit for bit on 1 and 2 threads (and on the one-thread engine)', async () => {
+    const two = new WasmBackend({ threads: 2, threadMinWork: 0, threadCallerIdle: true }), single = new WasmBackend({ threads: 1 });
+    try {
+      const want = await train(single), got = await train(two);
+      expectBits('initial weights', got.init, want.init);
+      expect(want.params.some((x, i) => Math.abs(x - want.init[i]) > 1e-3)).toBe(true); // the steps moved the weights
+      expectBits('weights after 3 steps', got.params, want.params);
+      expect(two.workerChunks).toBeGreaterThan(100);
+    } finally { two.destroy(); single.destroy(); }
+  });
+});
+
+describe('options and shutdown', () => {
+  it('a bad thread count names the option', () => {
+    for (const bad of [0, -1, 1.5, 65, Number.NaN]) expect(() => new WasmBackend({ threads: bad })).toThrow(/threads must be an integer from 1 to 64/);
+    expect(() => new WasmBackend({ threads: 2, variant: 'fma' })).toThrow(/threads > 1 runs the plain simd build/);
+    expect(() => new WasmBackend({ threads: 2, threadMinWork: -1 })).toThrow(/threadMinWork must be a number >= 0, got -1/);
+  });
+  it('a destroyed backend refuses a split op; its workers exit', async () => {
+    const b = new WasmBackend({ threads: 3, threadMinWork: 0, threadCallerIdle: true });
+    const t = b.alloc(64 * 64);
+    b.matmulForward(t, t, t, null, 32, 64, 64); // runs on the workers
+    expect(b.workerChunks).toBe(2);
+    b.destroy();
+    b.destroy(); // twice is harmless
+    await b.destroyAndWait(); // resolves: every worker exited
+    expect(() => b.matmulForward(t, t, t, null, 32, 64, 64)).toThrow(/thread pool was shut down/);
+  });
+  it('a process that never destroys its threaded backend still exits', () => {
+    const code = `const { WasmBackend } = await import(${JSON.stringify(join(ROOT, 'src/simd/wasmBackend.ts'))});
+      const b = new WasmBackend({ threads: 2, threadMinWork: 0 }); const t = b.alloc(4096);
+      b.matmulForward(t, t, t, null, 32, 64, 64); console.log('ran');`;
+    const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.error, 'the child did not exit within 60 s').toBeUndefined();
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout.trim()).toBe('ran');
+  }, 70_000);
+});
+
+describe('GSPO_THREADS (the CLI\'s --backend wasm)', () => {
+  it('sets the thread count; a bad value names the variable', () => {
+    expect(wasmThreads({})).toBe(1);
+    expect(wasmThreads({ GSPO_THREADS: '' })).toBe(1);
+    expect(wasmThreads({ GSPO_THREADS: '3' })).toBe(3);
+    for (const bad of ['0', '-2', '1.5', 'two', '65']) expect(() => wasmThreads({ GSPO_THREADS: bad })).toThrow(`GSPO_THREADS must be an integer from 1 to 64, got "${bad}"`);
+    const b = cpuEngine('wasm', { GSPO_THREADS: '2' }) as WasmBackend;
+    expect(b.threads).toBe(2);
+    b.destroy();
+    expect((cpuEngine('wasm', {}) as WasmBackend).threads).toBe(1);
+  });
+  it('a CLI run on 2 threads prints what 1 thread prints; GSPO_THREADS=0 exits with the message', () => {
+    const args = ['logprobs', '--checkpoint', join(ROOT, 'public/checkpoints/relay-warm.safetensors'), '--tokens', '1,5,7,2,3,9', '--backend', 'wasm'];
+    const one = gspo(args, { GSPO_THREADS: '1' }), two = gspo(args, { GSPO_THREADS: '2' }), bad = gspo(args, { GSPO_THREADS: '0' });
+    expect(two.code, two.stderr).toBe(0);
+    expect(two.stdout).toBe(one.stdout);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('GSPO_THREADS must be an integer from 1 to 64, got "0"');
+  }, 120_000);
+});
