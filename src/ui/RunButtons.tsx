@@ -71,7 +71,7 @@ export function RunButtons() {
     await a.start();
     const chart = chartBelow();
     pauseRef.current?.focus({ preventScroll: chart !== null });
-    chart?.scrollIntoView({ behavior: 'smooth', block: 'start' });
+    chart?.scrollIntoView({ block: 'start' }); // at once: a smooth scroll is cut short when the page redraws under load
   };
   const pause = async () => { await a.pause(); startRef.current?.focus(); };
   return (
