@@ -52,6 +52,8 @@ const TABLE = {
   budget: { kind: 'number', min: 0, max: 64, default: 4, group: 'reward', live: true, help: 'B: token budget per episode (budget mode)' },
   dualEta: { kind: 'number', min: 0, max: 1, default: 0.005, group: 'reward', live: true, help: 'eta: dual step size, lambda per token of excess' },
   lambdaMax: { kind: 'number', min: 0, max: 10, default: 1, group: 'reward', live: true, help: 'upper clamp of lambda_tok in budget mode' },
+  lambdaStart: { kind: 'number', min: 0, max: 10, default: 0, group: 'reward', live: true, help: 'manual mode: the token penalty of the first lambdaHold steps (a recipe starts at the strongest penalty with the same optimum, then settles at lambda_tok)' },
+  lambdaHold: { kind: 'int', min: 0, max: 100000, default: 0, group: 'reward', live: true, help: 'manual mode: steps trained at lambdaStart before lambda_tok applies (0 = off)' },
   evalEvery: { kind: 'int', min: 1, max: 10000, default: 10, group: 'evaluation', help: 'steps between greedy evaluations' },
   evalEpisodes: { kind: 'int', min: 1, max: 4096, default: 256, group: 'evaluation', help: 'held-out tasks per evaluation' },
   steps: { kind: 'int', min: 0, max: 100000, default: 100, group: 'evaluation', help: 'training steps' },

@@ -12,7 +12,11 @@ import { PHIL_WEIGHTS, PHIL_WEIGHTS_ARITHMETIC } from './philosophers';
  * pretrains until it does, up to a cap (src/rl/warmStart.ts). Absent where the warm start is
  * meant to be weak (AgentPO's untrained collaborators) or accuracy is not the env's measure.
  */
-export interface WarmStartSpec { file: string; demo: DemoOptions; seed: number; steps: number; target?: number }
+export interface WarmStartSpec {
+  file: string; demo: DemoOptions; seed: number; steps: number; target?: number;
+  /** Shipped files of the same demonstrations for task options `file` does not fit (tried in order; how each was made: docs/robustness.md). */
+  variants?: string[];
+}
 /** A policy slot of a preset: trainable or frozen, and where its weights start. */
 export interface SlotSpec { trainable: boolean; warmStart: WarmStartSpec }
 
@@ -32,7 +36,10 @@ export function presetSlots(p: Preset): Record<string, SlotSpec> {
   return p.slots ?? { policy: { trainable: true, warmStart: p.warmStart } };
 }
 
-const RELAY_WARM = { file: 'relay-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1, steps: 1500, target: 0.95 };
+// 4 and 5 digits ship too: made on the spot they would take a while, and pretraining for 5 digits
+// is sensitive to the schedule's length (docs/robustness.md)
+const RELAY_WARM: WarmStartSpec = { file: 'relay-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true }, seed: 1, steps: 1500, target: 0.95,
+  variants: ['relay-warm-digits4.safetensors', 'relay-warm-digits5.safetensors'] };
 const RELAY_BASE: Partial<RunConfig> = {
   env: 'relay', algorithm: 'gspo', groupSize: 8, promptsPerStep: 32, minibatches: 4, lr: 3e-4, epsLow: 3e-4, epsHigh: 4e-4,
   temperature: 1, advantage: 'group', gradClip: 1, lambdaTok: 0.1, lambdaMode: 'manual', pKnown: 0.3, pKnownTrain: 0.5,

@@ -107,6 +107,12 @@ export function mappingRows(c: RunConfig): MappingRow[] {
         ? 'TRL: the LambdaTokBudget callback moves lambda_tok (the tokens reward weight) after each generation; verl: no hook, lambda_tok stays at its start value'
         : 'manual: lambda_tok stays fixed',
     },
+    {
+      field: 'lambdaStart, lambdaHold', value: `${c.lambdaStart}, ${c.lambdaHold}`, trl: {}, verl: {},
+      note: c.lambdaMode === 'manual' && c.lambdaHold > 0
+        ? `not in the recipe: the playground trains the first ${c.lambdaHold} steps at lambda_tok ${c.lambdaStart}, then at ${c.lambdaTok}; neither target has a schedule for a reward weight (TRL: a callback like LambdaTokBudget could set it; verl: two runs, the second resuming the first)`
+        : 'off: lambda_tok from the first step',
+    },
     { field: 'seed', value: String(c.seed), trl: { seed: c.seed }, verl: { 'data.seed': c.seed } },
     {
       field: 'evalEvery, evalEpisodes', value: `${c.evalEvery}, ${c.evalEpisodes}`,

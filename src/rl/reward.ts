@@ -69,6 +69,11 @@ export function reward(rTask: number, parts: MessageParts, w: RewardWeights, rEn
 }
 
 /** docs/rl.md section 5: lambda_tok <- clamp(lambda_tok + eta (mean_tokens - B), 0, lambda_max). */
+/** The token penalty a step trains with: lambdaStart during the first lambdaHold steps (manual mode), else the live lambda_tok. */
+export function lambdaAt(c: { lambdaMode: string; lambdaStart: number; lambdaHold: number }, step: number, lambdaTok: number): number {
+  return c.lambdaMode === 'manual' && step < c.lambdaHold ? c.lambdaStart : lambdaTok;
+}
+
 export function dualUpdate(lambdaTok: number, meanTokens: number, budget: number, eta: number, lambdaMax: number): number {
   return Math.min(lambdaMax, Math.max(0, lambdaTok + eta * (meanTokens - budget)));
 }

@@ -15,7 +15,7 @@ import { mulberry32 } from '../model/random';
 import type { RunConfig } from '../config';
 import { InputError } from '../errors';
 import { PolicyObjective, type MemberSplit, type ObjectiveStats } from './objective';
-import { dualUpdate, messageParts, reward, rewardWeights, type RewardParts } from './reward';
+import { dualUpdate, lambdaAt, messageParts, reward, rewardWeights, type RewardParts } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
 import { firstNonFiniteTensor } from './faults';
@@ -208,7 +208,8 @@ export class Trainer<Task = unknown, State = unknown> {
     if (!this.policies.some((p) => p.trainable)) throw new Error('no trainable policy slot: this run can only be evaluated');
     if (c0.beta > 0 && !this.ref) { this.ref = b.alloc(K * this.model.numParams); b.copy(this.ref, this.model.params); }
     const P = c0.promptsPerStep, G = c0.groupSize;
-    const ws = this.members.map((m) => rewardWeights(m.config, m.lambdaTok));
+    const lambdas = this.members.map((m, k) => lambdaAt(cs[k], step, m.lambdaTok));
+    const ws = this.members.map((m, k) => rewardWeights(m.config, lambdas[k]));
     const partsOf = (r: Rollout<State>, k: number) => sequencesByEpisode(r).map((seqs, e) => reward(r.scores[e].rTask, messageParts(seqs, this.env.eos, cs[k].overlongCache), ws[k], r.scores[e].reward));
     let ro = await this.rolloutAll(cs.flatMap((c) => this.env.sampleTasks('train', P, c.seed, step * P)), G, c0.temperature, c0.seed, step * 4096);
     let mine = K === 1 ? [ro] : this.members.map((_, k) => memberRollout(ro, k, P * G));
@@ -297,7 +298,7 @@ export class Trainer<Task = unknown, State = unknown> {
     Object.assign(this.phases, { rollout: tRollout - t0, reward: tReward - tRollout, update: tUpdate - tReward });
     const ms = performance.now() - t0;
     return this.members.map((m, k) => {
-      const c = cs[k], lambdaUsed = m.lambdaTok;
+      const c = cs[k], lambdaUsed = lambdas[k];
       if (c.lambdaMode === 'budget') m.lambdaTok = dualUpdate(m.lambdaTok, mean(parts[k].map((p) => p.tokens)), c.budget, c.dualEta, c.lambdaMax);
       return stepMetricsOf(m, {
         step, ms, parts: parts[k], rollout: mine[k], eos: this.env.eos, lambdaUsed, model: this.model.config, refForward: this.ref !== null,

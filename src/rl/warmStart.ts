@@ -184,22 +184,28 @@ export async function warmStarts(backend: Backend, preset: Preset, config: RunCo
   for (const slot of slotNames(env)) {
     const spec = specs[slot];
     if (!spec) throw new Error(`preset ${preset.name} gives no warm start for slot "${slot}" of ${env.id}`);
-    const file = spec.warmStart.file;
-    let why = '';
-    let bytes: Uint8Array | null = null;
-    try { bytes = await load(file); } catch (e) { why = `loading ${file} failed (${errorMessage(e)})`; }
-    if (bytes) {
-      const fit = fitCheckpoint(bytes, file, config, env, { slot, demo: spec.warmStart.demo });
-      if ('weights' in fit) {
-        slots[slot] = { trainable: spec.trainable, weights: fit.weights };
-        sources.push(`checkpoints/${file}${fit.notice ? ` (notice: ${fit.notice})` : ''}`);
-        if (fit.notice) progress(`warm start: notice: ${fit.notice}`, 1);
-        continue;
+    // the shipped file, then its variants for other task options (the first that fits wins)
+    const whys: string[] = [];
+    let found = false;
+    for (const file of [spec.warmStart.file, ...(spec.warmStart.variants ?? [])]) {
+      let bytes: Uint8Array | null = null, why = '';
+      try { bytes = await load(file); } catch (e) { why = `loading ${file} failed (${errorMessage(e)})`; }
+      if (bytes) {
+        const fit = fitCheckpoint(bytes, file, config, env, { slot, demo: spec.warmStart.demo });
+        if ('weights' in fit) {
+          slots[slot] = { trainable: spec.trainable, weights: fit.weights };
+          sources.push(`checkpoints/${file}${fit.notice ? ` (notice: ${fit.notice})` : ''}`);
+          if (fit.notice) progress(`warm start: notice: ${fit.notice}`, 1);
+          found = true;
+          break;
+        }
+        why = fit.why;
       }
-      why = fit.why;
-    } else {
-      why ||= `there is no shipped ${file}`;
+      whys.push(why || `there is no shipped ${file}`);
     }
+    if (found) continue;
+    const variants = spec.warmStart.variants ?? [];
+    const why = whys[0] + (variants.length ? `; nor does a shipped variant (${variants.join(', ')})` : '');
     const who = slot === 'policy' ? '' : ` (${slot})`;
     const cap = steps ?? CAP_FACTOR * spec.warmStart.steps;
     const goal = spec.warmStart.target;

@@ -4,6 +4,7 @@
 import { isConfigKey, LIVE_FIELDS, parseField, validateConfig, type RunConfig } from '../config';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
 import { quote } from '../errors';
+import { recipeFor, withRecipe } from '../rl/recipe';
 import { errorText, type StoreContext } from './context';
 import type { ConfigField, SetupSlice } from './types';
 import { DEFAULT_PRESET, overridesOf } from './urlState';
@@ -92,6 +93,25 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
       const c = get().confirm;
       set({ confirm: null });
       if (ok && c) await ctx.guard(c.onConfirm);
+    },
+
+    async applyRecipe() {
+      const { preset, config } = get();
+      let p;
+      try { p = findPreset(preset); } catch (e) { set({ error: errorText(e) }); return; }
+      const recipe = recipeFor(p, presetConfig(p), config);
+      if (recipe.lines.length === 0) return;
+      const next = validateConfig(withRecipe(config, recipe), config);
+      if (!get().trainer?.config) { // no run yet: the setup takes the recipe, and the URL with it
+        set({ config: next, fieldErrors: {} });
+        ctx.syncUrl();
+        return;
+      }
+      await ctx.askFirst({
+        title: 'Start a new run with the recipe?',
+        body: `The recipe changes ${recipe.lines.map((l) => l.field).join(', ')}, which need a new run. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+        confirmLabel: 'Start with the recipe',
+      }, async () => { set({ fieldErrors: {} }); ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, next)); }, newRunNeeded());
     },
 
     dismissUrlProblems() { set({ urlProblems: [] }); },

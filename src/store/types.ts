@@ -82,6 +82,8 @@ export interface SetupSlice {
   choosePreset(name: string): Promise<void>;
   chooseEnv(env: RunConfig['env']): Promise<void>;
   answerConfirm(ok: boolean): Promise<void>;
+  /** Sets the fields the current setting's recipe asks for (src/rl/recipe.ts); with a run under way, asks before a new run. */
+  applyRecipe(): Promise<void>;
   dismissUrlProblems(): void;
 }
 

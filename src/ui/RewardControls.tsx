@@ -4,6 +4,7 @@
 import { useEffect, useId, useRef, useState } from 'react';
 import { fmt } from './labels';
 import { ConfigField } from './ConfigField';
+import { RecipeNote } from './RecipeNote';
 import { EXPLAIN } from './explain';
 import { useApp, useHub, useHubFrame } from './storeContext';
 import { shownMember } from '../store/sweepPopulation';
@@ -72,11 +73,18 @@ export function RewardControls() {
         {error && <small id={`${id}-lt-error`} role="alert" className="error">{error}</small>}
       </div>
       <p className="explain small">{EXPLAIN.lambda}</p>
+      <RecipeNote />
       <ConfigField name="lambdaTurn" />
       <ConfigField name="lambdaRep" />
       <ConfigField name="overlongCache" />
       <ConfigField name="overlongPenalty" />
       <ConfigField name="lambdaMode" />
+      {mode !== 'budget' && (
+        <>
+          <ConfigField name="lambdaStart" />
+          <ConfigField name="lambdaHold" />
+        </>
+      )}
       {mode === 'budget' && (
         <>
           <ConfigField name="budget" />

@@ -7,7 +7,7 @@ export const FIELD_LABELS: Partial<Record<keyof RunConfig, string>> = {
   env: 'Environment', algorithm: 'Algorithm', groupSize: 'Group size', promptsPerStep: 'Prompts per step', minibatches: 'Minibatches',
   lr: 'Learning rate', epsLow: 'eps_low', epsHigh: 'eps_high', delta: 'delta (two-sided clip)', beta: 'beta (KL)', temperature: 'Temperature', advantage: 'Advantage mode', dynamicSampling: 'Dynamic sampling',
   gradClip: 'Gradient clip', weightDecay: 'Weight decay', lambdaTok: 'lambda_tok', lambdaTurn: 'lambda_turn', lambdaRep: 'lambda_rep', overlongCache: 'Overlong L_cache', overlongPenalty: 'Overlong penalty', refillRounds: 'Refill rounds',
-  lambdaMode: 'lambda mode', budget: 'Budget B', dualEta: 'eta', lambdaMax: 'lambda_max', evalEvery: 'Eval every', evalEpisodes: 'Eval episodes',
+  lambdaMode: 'lambda mode', budget: 'Budget B', dualEta: 'eta', lambdaMax: 'lambda_max', lambdaStart: 'lambda at start', lambdaHold: 'steps at start', evalEvery: 'Eval every', evalEpisodes: 'Eval episodes',
   steps: 'Steps', seed: 'Seed', nLayer: 'Layers', nHead: 'Heads', nEmbd: 'Width', channelNoise: 'Channel noise', scouts: 'Scouts',
 };
 

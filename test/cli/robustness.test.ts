@@ -20,7 +20,7 @@ describe('robustness --judge', () => {
     cell('noisy-eps=0.3-lambda=0.3', [warm, { step: 80, accuracy: 0.5, tokens: 0.3, silenceKnown: 1, tokensUnknown: 0.4 }]); // optimum 1 copy, 0.811: accuracy fails
     cell('noisy-eps=0.1-lambda=0.1', [warm, { step: 40, accuracy: 0.94, tokens: 1, silenceKnown: 1, tokensUnknown: 1 }]); // stopped at step 40 of 80
     const doc = join(dir, 'robustness.md');
-    const r = gspo(['robustness', '--grid', 'noisy', '--judge', dir, '--doc', doc]);
+    const r = gspo(['robustness', '--grid', 'noisy', '--shipped', '--judge', dir, '--doc', doc]);
     expect(r.code, r.stderr).toBe(0);
     const verdict = (label: string) => r.json.cells.find((c: { label: string }) => c.label === label);
     expect(verdict('noisy-eps=0.3-lambda=0.1')).toEqual({ label: 'noisy-eps=0.3-lambda=0.1', pass: true, why: '' });
@@ -28,6 +28,11 @@ describe('robustness --judge', () => {
     expect(verdict('noisy-eps=0.1-lambda=0.1').why).toBe('not finished: its last eval is at step 40 of 80');
     expect(verdict('noisy-eps=0.5-lambda=0.01').why).toMatch(/^not finished: no eval yet/);
     expect(r.json.pass).toBe(1);
+    // judged with the recipe (no --shipped), the lambda 0.3 cell wants 160 steps: 80 at the start penalty, 80 at 0.3
+    const withRecipe = gspo(['robustness', '--grid', 'noisy', '--judge', dir]);
+    expect(withRecipe.code, withRecipe.stderr).toBe(0);
+    expect(withRecipe.json.cells.find((c: { label: string }) => c.label === 'noisy-eps=0.3-lambda=0.3').why).toBe('not finished: its last eval is at step 80 of 160');
+    expect(withRecipe.json.cells.find((c: { label: string }) => c.label === 'noisy-eps=0.3-lambda=0.1').pass).toBe(true); // the calibrated point: no recipe
     const md = readFileSync(doc, 'utf8');
     expect(md).toContain('12 cells, 1 pass, 11 fail.');
     expect(md).toContain('- **noisy-eps=0.3-lambda=0.3**: accuracy 0.500, needs 0.811 +- 0.03 (the optimum)');

@@ -7,7 +7,7 @@ import { envIds, fieldEnv } from '../../src/store/modelInfo';
 describe('the config table', () => {
   it('live fields are the reward settings, G, P and the optimizer/objective knobs, nothing else', () => {
     expect([...LIVE_FIELDS].sort()).toEqual([
-      'lambdaTok', 'lambdaTurn', 'lambdaRep', 'overlongCache', 'overlongPenalty', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax', 'groupSize', 'promptsPerStep',
+      'lambdaTok', 'lambdaTurn', 'lambdaRep', 'overlongCache', 'overlongPenalty', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax', 'lambdaStart', 'lambdaHold', 'groupSize', 'promptsPerStep',
       'lr', 'epsLow', 'epsHigh', 'delta', 'beta', 'temperature', 'minibatches', 'advantage', 'dynamicSampling', 'refillRounds', 'gradClip',
     ].sort());
   });

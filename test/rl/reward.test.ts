@@ -1,6 +1,6 @@
 // reward.ts against docs/rl.md sections 2 and 5; every expected value is worked out by hand.
 import { describe, expect, it } from 'vitest';
-import { dualUpdate, messageParts, overlongFraction, reward } from '../../src/rl/reward';
+import { dualUpdate, lambdaAt, messageParts, overlongFraction, reward } from '../../src/rl/reward';
 import { parseField } from '../../src/config';
 import type { Sequence } from '../../src/rl/rollout';
 
@@ -127,5 +127,14 @@ describe('dualUpdate (docs/rl.md section 5)', () => {
     let lam = 0;
     const got = means.map((m) => (lam = dualUpdate(lam, m, 4, 0.25, 2)));
     expect(got).toEqual(want);
+  });
+});
+
+describe('lambdaAt', () => {
+  it('trains the first lambdaHold steps at lambdaStart in manual mode, then at the live lambda_tok; budget mode ignores the hold', () => {
+    const c = { lambdaMode: 'manual', lambdaStart: 0.073, lambdaHold: 2 };
+    expect([0, 1, 2, 3].map((s) => lambdaAt(c, s, 0.01))).toEqual([0.073, 0.073, 0.01, 0.01]);
+    expect(lambdaAt({ ...c, lambdaHold: 0 }, 0, 0.01)).toBe(0.01);
+    expect(lambdaAt({ ...c, lambdaMode: 'budget' }, 0, 0.02)).toBe(0.02);
   });
 });

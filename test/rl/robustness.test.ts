@@ -59,9 +59,12 @@ describe('the grid', () => {
       label, grid: 'noisy', overrides: {}, out: '', wallSeconds: 1, warmStart: { accuracy: 1, tokens: 6 },
       final: { accuracy: 0.9, tokens: 2, tokensUnknown: 2.5, silenceKnown: 0.9 }, checks: [], pass, why, warmStartSource: '',
     });
-    const md = robustnessMarkdown([r('a', true), r('b', false, 'accuracy 0.900, needs 0.943 +- 0.03')], 'npm run gspo -- robustness', 10);
-    expect(md).toContain('2 cells, 1 pass, 1 fail');
-    expect(md).toContain('| b | 1.000 / 6.000 |');
+    const withRecipe = { ...r('c', true), overrides: { channelNoise: 0.1, lambdaTok: 0.01, steps: 180, temperature: 0.7, lambdaStart: 0.073, lambdaHold: 100 } };
+    const md = robustnessMarkdown([r('a', true), r('b', false, 'accuracy 0.900, needs 0.943 +- 0.03'), withRecipe], 'npm run gspo -- robustness', 10);
+    expect(md).toContain('3 cells, 2 pass, 1 fail');
+    expect(md).toContain('| b | as shipped | 1.000 / 6.000 |');
+    // the recipe column: what the recipe set beyond the cell's own settings
+    expect(md).toContain('| c | 180 steps, T 0.7, lambda 0.073 for 100 steps | 1.000 / 6.000 |');
     expect(md).toContain('- **b**: accuracy 0.900, needs 0.943 +- 0.03');
     expect(md).not.toContain('- **a**');
   });

@@ -61,6 +61,25 @@ describe('warm starts made on the spot', () => {
     }
   });
 
+  it('a shipped variant that fits the run is used when the main file does not (relay-silence at 4 digits)', async () => {
+    const config = presetConfig(findPreset('relay-silence'), { ...TINY, digits: 4 }), env = createEnv(config);
+    const tiny = modelConfigFor(env, config);
+    const made = (digits: number, seed: number) => writeCheckpoint({ config: tiny, weights: initParams(tiny, seed), vocab: [...env.vocab],
+      extras: { env: 'relay', env_options: JSON.stringify({ digits, maxMessage: 8, channelNoise: 0, scouts: 1 }), demo: JSON.stringify({ demoSilence: 0.1, flagAwareDemos: true }) } });
+    const files: Record<string, Uint8Array> = { 'relay-warm.safetensors': made(3, 1), 'relay-warm-digits4.safetensors': made(4, 2), 'relay-warm-digits5.safetensors': made(5, 3) };
+    const asked: string[] = [], messages: string[] = [];
+    const backend = new CpuBackend();
+    try {
+      const w = await warmStarts(backend, findPreset('relay-silence'), config, env, async (f) => { asked.push(f); return files[f] ?? null; }, 3, (m) => messages.push(m));
+      expect(asked).toEqual(['relay-warm.safetensors', 'relay-warm-digits4.safetensors']); // in order, stopping at the first that fits
+      expect(w.source).toBe('checkpoints/relay-warm-digits4.safetensors');
+      expect(bytes(w.slots.policy.weights!)).toEqual(bytes(initParams(tiny, 2)));
+      expect(messages.filter((m) => m.includes('pretraining'))).toEqual([]);
+    } finally {
+      backend.destroy();
+    }
+  });
+
   it('short of the target after the cap: the warm start is used, and a notice names the accuracy reached', async () => {
     const config = presetConfig(findPreset('relay-silence'), { ...TINY, digits: 4 }), env = createEnv(config);
     const tiny = modelConfigFor(env, config);
@@ -68,8 +87,8 @@ describe('warm starts made on the spot', () => {
     const messages: string[] = [];
     const backend = new CpuBackend();
     try {
-      const w = await warmStarts(backend, findPreset('relay-silence'), config, env, async () => recorded, 3, (m) => messages.push(m));
-      expect(messages[0]).toBe('warm start: relay-warm.safetensors: it was made for digits 3; the run has digits 4; pretraining until held-out greedy accuracy reaches 0.95 and, at temperature 1, it samples what its demonstrations hold (checked every 200 steps, at most 3) on the demonstrations');
+      const w = await warmStarts(backend, findPreset('relay-silence'), config, env, async (f) => (f === 'relay-warm.safetensors' ? recorded : null), 3, (m) => messages.push(m));
+      expect(messages[0]).toBe('warm start: relay-warm.safetensors: it was made for digits 3; the run has digits 4; nor does a shipped variant (relay-warm-digits4.safetensors, relay-warm-digits5.safetensors); pretraining until held-out greedy accuracy reaches 0.95 and, at temperature 1, it samples what its demonstrations hold (checked every 200 steps, at most 3) on the demonstrations');
       expect(w.notices[0]).toMatch(/^warm start: after 3 pretraining steps its held-out greedy accuracy is 0\.\d{3}, below the 0\.95 relay-silence expects; the run may not behave as the preset describes$/);
       // the repertoire measured again on the weights returned: each rate short of its share is named in a second notice
       const spec = presetSlots(findPreset('relay-silence')).policy.warmStart;

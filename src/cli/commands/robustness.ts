@@ -14,7 +14,7 @@ import { parseFlags, type FlagSpec } from '../args';
 import { log, outOrDefault, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
 import type { MemberJob } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
-import { setup, type RunSetup } from './runSetup';
+import { recipeOverrides, setup, type RunSetup } from './runSetup';
 import { checkExclusive } from '../flagChecks';
 
 export const robustnessFlags: FlagSpec = {
@@ -23,6 +23,8 @@ export const robustnessFlags: FlagSpec = {
   doc: { kind: 'string', help: 'also write the table as markdown to this file (e.g. docs/robustness.md)' },
   members: { kind: 'int', help: 'cells training at once (default: as many as fit in memory)' },
   'memory-limit': { kind: 'number', help: 'MiB the population may use (default 3/4 of the available memory)' },
+  shipped: { kind: 'bool', help: 'run every cell as its preset ships, without the setting\'s recipe (docs/recipe.md)' },
+  backend: { kind: 'string', help: 'the CPU engine the cells train on: wasm (default, the WebAssembly SIMD engine) or cpu (the reference)' },
   judge: { kind: 'string', help: 'train nothing: judge the cells already in this folder (an earlier --out); a cell without its final eval is listed as not finished' },
 };
 
@@ -42,14 +44,24 @@ function parseGrids(flag: unknown): Grid[] {
 
 const fmt = (v: number | undefined) => (v === undefined || !Number.isFinite(v) ? '-' : Math.abs(v) >= 10 ? v.toFixed(1) : v.toFixed(3));
 
+/** What the recipe set in a cell (its overrides beyond the grid's own settings), short: "160 steps, T 0.7, lambda 0.073 for 80 steps". */
+export function recipeText(o: Record<string, unknown>): string {
+  const parts: string[] = [];
+  if (o.steps !== undefined) parts.push(`${String(o.steps)} steps`);
+  if (o.temperature !== undefined) parts.push(`T ${String(o.temperature)}`);
+  if (o.lambdaHold !== undefined && Number(o.lambdaHold) > 0) parts.push(`lambda ${String(o.lambdaStart)} for ${String(o.lambdaHold)} steps`);
+  for (const k of ['lr', 'groupSize', 'promptsPerStep', 'epsLow', 'epsHigh']) if (o[k] !== undefined) parts.push(`${k} ${String(o[k])}`);
+  return parts.length ? parts.join(', ') : 'as shipped';
+}
+
 /** The markdown table of one grid: a row per cell, its measures, PASS or the failed criteria. */
 function table(results: CellResult[], grid: Grid): string {
   const rows = results.filter((r) => r.grid === grid);
   const keys = grid === 'clean' ? ['accuracy', 'tokens', 'silenceKnown', 'silenceUnknown'] : ['accuracy', 'tokens', 'tokensUnknown', 'silenceKnown'];
-  const head = `| cell | warm start acc / tokens | ${keys.join(' | ')} | verdict |\n|---|---|${keys.map(() => '---').join('|')}|---|`;
+  const head = `| cell | recipe | warm start acc / tokens | ${keys.join(' | ')} | verdict |\n|---|---|---|${keys.map(() => '---').join('|')}|---|`;
   const body = rows.map((r) => {
     const w = r.warmStart ? `${fmt(r.warmStart.accuracy)} / ${fmt(r.warmStart.tokens)}` : '-';
-    return `| ${r.label} | ${w} | ${keys.map((k) => fmt(r.final?.[k])).join(' | ')} | ${r.pass ? 'PASS' : `FAIL: ${r.why}`} |`;
+    return `| ${r.label} | ${recipeText(r.overrides)} | ${w} | ${keys.map((k) => fmt(r.final?.[k])).join(' | ')} | ${r.pass ? 'PASS' : `FAIL: ${r.why}`} |`;
   });
   return [head, ...body].join('\n');
 }
@@ -68,7 +80,8 @@ export function robustnessMarkdown(results: CellResult[], command: string, wallS
     '```',
     '',
     `${results.length} cells, ${results.length - failed.length} pass, ${failed.length} fail${Number.isFinite(wallSeconds) ? `; ${Math.round(wallSeconds)} s wall on ${availableParallelism()} cores` : ''}.`,
-    'Every figure is the final greedy eval (512 or 256 held-out tasks, the preset\'s steps); the criteria are in `src/rl/robustness.ts`.',
+    'Every figure is the final greedy eval (512 or 256 held-out tasks, at the cell\'s last step); the criteria are in `src/rl/robustness.ts`;',
+    'each cell runs with its setting\'s recipe (`src/rl/recipe.ts`, docs/recipe.md) unless the command says --shipped.',
   ];
   if (grids.includes('clean')) {
     parts.push('', '## Clean relay (relay-silence): digits and the known-task mix', '',
@@ -114,14 +127,19 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, robustnessFlags, 'robustness');
   const cells = robustnessCells(parseGrids(flags.grid));
   // every cell's config is checked before anything runs
-  const planned: { cell: RobustnessCell; s: RunSetup }[] = cells.map((cell) => ({ cell, s: setup(cell.preset, cell.overrides as Record<string, unknown>) }));
-  checkExclusive('robustness', flags, 'judge', ['out', 'members', 'memory-limit']);
+  // each cell with its setting's recipe (the cell's own overrides stay), unless --shipped
+  const withRecipe = (cell: RobustnessCell): RobustnessCell => flags.shipped === true ? cell
+    : { ...cell, overrides: recipeOverrides(cell.preset, cell.overrides as Record<string, unknown>).overrides as RobustnessCell['overrides'] };
+  const planned: { cell: RobustnessCell; s: RunSetup }[] = cells.map(withRecipe).map((cell) => ({ cell, s: setup(cell.preset, cell.overrides as Record<string, unknown>) }));
+  const engine = flags.backend === undefined ? 'wasm' : String(flags.backend);
+  if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be wasm or cpu (robustness trains on a CPU engine); got "${clip(engine, 40)}"`);
+  checkExclusive('robustness', flags, 'judge', ['out', 'members', 'memory-limit', 'backend']);
   if (flags.judge !== undefined) {
     const dir = String(flags.judge);
     if (!isFolder(dir)) throw new InputError(`--judge: "${clip(dir, 200)}" is not a folder`);
     if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
     const results = judgeFolder(dir, planned);
-    const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}`;
+    const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}`;
     const md = robustnessMarkdown(results, command, NaN);
     if (flags.doc !== undefined) writeAtomic(String(flags.doc), md);
     return { judged: dir, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
@@ -129,11 +147,11 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const out = outOrDefault(flags.out, 'robustness');
   prepareOutDir(out, '--out', ['robustness.json', 'robustness.md'], cells.map((c) => c.label));
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
-  const device = { engine: 'cpu' } as const;
+  const device = { engine } as const;
   const lanes: LaneRun[] = planned.map(({ cell, s }) => ({ s, preset: cell.preset, overrides: cell.overrides as MemberJob['overrides'], out: join(out, cell.label), label: cell.label, changes: [] }));
   const lanePlan = placeRuns(lanes, device, { members: flags.members, memoryFlag: flags['memory-limit'] });
   const atOnce = lanePlan.membersAtOnce, perMember = Math.max(...lanePlan.waves.map((w) => w.placement.memberBytes));
-  log(`robustness: ${cells.length} cells as a population, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), CPU backend`);
+  log(`robustness: ${cells.length} cells as a population, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${engine === 'wasm' ? 'the WebAssembly SIMD engine' : 'the CPU reference'}${flags.shipped === true ? ', as the presets ship' : ', each with its recipe'}`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
   const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`robustness: ${cells[i].label} ${o.ok ? 'done' : `stopped: ${o.message.split('\n')[0]}`}`) });
@@ -146,7 +164,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
       { wallSeconds: sum.wallSeconds, warmStartSource: String(sum.warmStartSource ?? '') });
   });
   const wall = (performance.now() - t0) / 1000;
-  const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.doc !== undefined ? ` --doc ${String(flags.doc)}` : ''}`;
+  const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}${flags.backend !== undefined ? ` --backend ${engine}` : ''}${flags.doc !== undefined ? ` --doc ${String(flags.doc)}` : ''}`;
   const md = robustnessMarkdown(results, command, wall);
   writeAtomic(join(out, 'robustness.md'), md);
   writeAtomic(join(out, 'robustness.json'), JSON.stringify({ cells: results, wallSeconds: wall, membersAtOnce: atOnce }, null, 2) + '\n');

@@ -10,6 +10,7 @@ import { FIELDS, isConfigKey, type RunConfig } from '../../config';
 import { log, MAX_CHECKPOINT_BYTES, readFileChecked } from '../io';
 import type { Backend } from '../../backend';
 import { warmStarts, type CheckpointLoader, type WarmStarts } from '../../rl/warmStart';
+import { recipeFor, type RecipeLine } from '../../rl/recipe';
 
 export const CHECKPOINT_DIR = fileURLToPath(new URL('../../../public/checkpoints/', import.meta.url));
 
@@ -32,6 +33,17 @@ export function setup(presetName: string, overrides: Record<string, unknown>): R
   const preset = findPreset(presetName);
   const config = presetConfig(preset, overrides);
   return { preset, config, env: createEnv(config) };
+}
+
+/**
+ * The overrides with the setting's recipe added (src/rl/recipe.ts): each recipe field not set by hand, and
+ * the lines applied (a field given by hand stays, and is named in `kept`).
+ */
+export function recipeOverrides(presetName: string, overrides: Record<string, unknown>): { overrides: Record<string, unknown>; applied: RecipeLine[]; kept: RecipeLine[] } {
+  const s = setup(presetName, overrides);
+  const recipe = recipeFor(s.preset, presetConfig(s.preset), s.config);
+  const applied = recipe.lines.filter((l) => !(l.field in overrides)), kept = recipe.lines.filter((l) => l.field in overrides);
+  return { overrides: { ...overrides, ...Object.fromEntries(applied.map((l) => [l.field, l.value])) }, applied, kept };
 }
 
 /** public/checkpoints/<file>, read from disk (null when absent). */

@@ -12,7 +12,7 @@ import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log as say, outOrDefault, prepareOutDir, writeAtomic } from '../io';
 import { parseChange, type MemberChange } from '../../rl/population';
-import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
+import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './runSetup';
 import type { Backend } from '../../backend';
 import type { WarmStarts } from '../../rl/warmStart';
 import type { StepPoint } from '../../rl/dualStatic';
@@ -30,6 +30,7 @@ export const trainFlags: FlagSpec = {
   seed: { kind: 'int', help: 'run seed' },
   out: { kind: 'string', help: 'output directory (default runs/<preset>-<time>)' },
   backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
+  recipe: { kind: 'bool', help: 'apply the setting\'s recipe (steps, temperature, a start penalty: docs/recipe.md); fields given with --set or --steps stay' },
   at: { kind: 'list', help: 'a live change from a step on, STEP:key=value (repeatable), e.g. 50:lambdaTok=0.1' },
 };
 
@@ -41,7 +42,15 @@ export async function train(argv: string[]): Promise<unknown> {
   checkShorthands('train', flags, overrides, { steps: 'steps', seed: 'seed' });
   if (flags.steps !== undefined) overrides.steps = flags.steps;
   if (flags.seed !== undefined) overrides.seed = flags.seed;
-  const s = setup(requireFlag(flags, 'preset', 'train'), overrides);
+  const presetName = requireFlag(flags, 'preset', 'train');
+  if (flags.recipe === true) {
+    const r = recipeOverrides(presetName, overrides);
+    for (const l of r.applied) say(`recipe: ${l.field} = ${l.value}: ${l.why}`);
+    for (const l of r.kept) say(`recipe: ${l.field} kept at your ${String(overrides[l.field])} (the recipe says ${l.value}: ${l.why})`);
+    if (r.applied.length + r.kept.length === 0) say('recipe: this setting is the preset\'s calibrated point (or one the rule does not cover): nothing to change');
+    Object.assign(overrides, r.overrides);
+  }
+  const s = setup(presetName, overrides);
   const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, 1, s.config));
   checkChangeSteps('train', (flags.at as string[] | undefined) ?? [], changes, [s.config.steps]);
   const out = outOrDefault(flags.out, s.preset.name);

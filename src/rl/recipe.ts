@@ -1,0 +1,82 @@
+// A recipe that follows the setting: the presets are calibrated at one point (relay-noisy-dr at
+// eps 0.3, lambda_tok 0.1; relay-silence at 3 digits), and a person who moves a slider off it
+// gets the steps, temperature and token-penalty schedule that setting needs, chosen by a rule
+// with its reasons (docs/recipe.md). The preset's own point is a fixed point: its recipe changes
+// nothing. The page shows it and applies it on a click; the CLI applies it with --recipe, and
+// `robustness` runs every cell with it.
+import type { RunConfig } from '../config';
+import type { Preset } from '../envs/presets';
+
+export interface RecipeLine { field: keyof RunConfig; value: number; why: string }
+export interface Recipe {
+  /** The fields the recipe sets, each with why; empty when the setting is the preset's calibrated point. */
+  lines: RecipeLine[];
+  /** The steps the setting needs (the preset's when no line changes them). */
+  steps: number;
+}
+
+/** Sampling temperature of small-penalty settings: low enough that a sampled copy is rarely the Scout's own error. */
+export const SMALL_PENALTY_TEMPERATURE = 0.7;
+/** How far inside its interval the start penalty sits (a penalty at the edge ties two optima). */
+const INSIDE = 0.1;
+
+/** The marginal accuracy of the n-th copy on a task the Solver does not know: 0.9 eps^(n-1) (1 - eps) (n = 1..maxCopies, else 0). */
+export function copyValue(eps: number, n: number, maxCopies: number): number {
+  return n >= 1 && n <= maxCopies ? 0.9 * eps ** (n - 1) * (1 - eps) : 0;
+}
+
+/**
+ * The penalties with the same optimum as lambda_tok: copies pay while their marginal accuracy exceeds the
+ * penalty, so n* copies are optimal for every lambda in (value of copy n*+1, value of copy n*]
+ * (hi is Infinity when n* = 0: silence is optimal for every larger penalty).
+ */
+export function sameOptimum(eps: number, lambdaTok: number, maxCopies: number): { copies: number; lo: number; hi: number } {
+  let n = 0;
+  while (n < maxCopies && copyValue(eps, n + 1, maxCopies) > lambdaTok) n++;
+  return { copies: n, lo: copyValue(eps, n + 1, maxCopies), hi: n === 0 ? Infinity : copyValue(eps, n, maxCopies) };
+}
+
+/** The noisy relay with advantage r - mean: start at the penalty nearest the calibrated one with the same optimum, then settle. */
+function noisyRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
+  const lines: RecipeLine[] = [];
+  const lambdaRef = calibrated.lambdaTok, base = calibrated.steps;
+  const { copies, lo, hi } = sameOptimum(c.channelNoise, c.lambdaTok, c.maxMessage);
+  const start = round3(Math.min(hi * (1 - INSIDE), Math.max(lo * (1 + INSIDE), lambdaRef)));
+  if (Math.abs(start - c.lambdaTok) > 0.05 * c.lambdaTok) {
+    const range = `${lo.toFixed(3)}-${Number.isFinite(hi) ? hi.toFixed(3) : 'inf'}`;
+    // a weaker signal than the calibrated one needs more episodes to average the group's reward noise: the
+    // measured need grows about as the square root of the signal's shortfall (docs/recipe.md)
+    const hold = Math.ceil((base * Math.sqrt(Math.max(1, lambdaRef / start))) / 10) * 10;
+    const why = `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start} is the one nearest the calibrated ${lambdaRef}, so each episode carries the strongest signal that still leads there`;
+    lines.push({ field: 'lambdaStart', value: start, why: `start at lambda_tok ${start}: ${why}` });
+    lines.push({ field: 'lambdaHold', value: hold, why: `hold it ${hold} steps (the calibrated ${base}${hold > base ? `, times sqrt(${lambdaRef} / ${start}) for the weaker signal` : ''}), then settle at ${c.lambdaTok}` });
+    lines.push({ field: 'steps', value: hold + base, why: `${hold} steps at the start penalty and ${base} more at ${c.lambdaTok}` });
+  }
+  if (c.lambdaTok < lambdaRef && c.temperature > SMALL_PENALTY_TEMPERATURE) {
+    lines.push({
+      field: 'temperature', value: SMALL_PENALTY_TEMPERATURE,
+      why: `at temperature 1 the warm start's sampled messages are wrong about 5% of the time, so an extra copy hedges the Scout's own errors; below lambda_tok ${lambdaRef} that hedge is worth more than the copy costs and sampling keeps copies the greedy policy does not need`,
+    });
+  }
+  return lines;
+}
+
+const round3 = (x: number): number => Math.round(x * 1000) / 1000;
+
+/**
+ * The recipe of `config` under `preset` (the preset's own config is the calibrated point). Settings the rule
+ * does not cover (other presets, a mode the rule was not made for) get no lines.
+ */
+export function recipeFor(preset: Preset, calibrated: RunConfig, config: RunConfig): Recipe {
+  let lines: RecipeLine[] = [];
+  if (preset.name === 'relay-noisy-dr' && config.lambdaMode === 'manual' && config.advantage === 'none' && config.channelNoise > 0) {
+    lines = noisyRecipe(calibrated, config);
+  }
+  const steps = lines.find((l) => l.field === 'steps')?.value ?? config.steps;
+  return { lines, steps };
+}
+
+/** The config with the recipe's fields set. */
+export function withRecipe(config: RunConfig, recipe: Recipe): RunConfig {
+  return { ...config, ...Object.fromEntries(recipe.lines.map((l) => [l.field, l.value])) };
+}

@@ -1,0 +1,43 @@
+// The setting's recipe (src/rl/recipe.ts) beside the reward controls: when a slider moves off the
+// preset's calibrated point, how many steps the setting needs and about how long that takes on this
+// engine, what the recipe changes and why, and one click to use it.
+import { findPreset, presetConfig } from '../envs/presets';
+import { recipeFor } from '../rl/recipe';
+import { fmt, labelOf } from './labels';
+import { runSpeed } from './runSpeed';
+import { useApp, useHub, useHubFrame } from './storeContext';
+
+/** "about 40 s" / "about 3 min" from seconds. */
+export function aboutDuration(seconds: number): string {
+  if (!Number.isFinite(seconds) || seconds <= 0) return '';
+  return seconds < 90 ? `about ${Math.max(1, Math.round(seconds))} s` : `about ${Math.round(seconds / 60)} min`;
+}
+
+export function RecipeNote() {
+  const presetName = useApp((s) => s.preset);
+  const config = useApp((s) => s.config);
+  const runId = useApp((s) => s.runId);
+  const applyRecipe = useApp((s) => s.applyRecipe);
+  const hub = useHub();
+  useHubFrame(); // the speed follows the run
+  let preset;
+  try { preset = findPreset(presetName); } catch { return null; }
+  const recipe = recipeFor(preset, presetConfig(preset), config);
+  if (recipe.lines.length === 0) return null;
+  const applied = recipe.lines.every((l) => config[l.field] === l.value);
+  const speed = runSpeed(runId ? hub.get(runId) : undefined);
+  const time = speed ? aboutDuration(recipe.steps / speed.stepsPerSec) : '';
+  return (
+    <div className="recipe-note" data-testid="recipe-note" role="note">
+      <p>
+        <strong>This setting needs about {recipe.steps} steps</strong>
+        {time ? `: ${time} here, at this run's speed` : ''}
+        {applied ? ' (its recipe is in use).' : `; the preset's calibrated point takes ${presetConfig(preset).steps}.`}
+      </p>
+      <ul className="small">
+        {recipe.lines.map((l) => <li key={l.field}><b>{labelOf(l.field)} {fmt(l.value, 4)}</b>: {l.why}</li>)}
+      </ul>
+      {!applied && <button type="button" data-testid="recipe-apply" onClick={() => void applyRecipe()}>Use the recipe</button>}
+    </div>
+  );
+}

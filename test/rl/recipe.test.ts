@@ -1,0 +1,79 @@
+// The setting's recipe against hand-worked cases: the interval of penalties with the same optimum
+// (the n-th copy adds 0.9 eps^(n-1) (1 - eps) of accuracy on an unknown task), the start penalty
+// nearest the calibrated 0.1 inside it, the hold, and the calibrated point as a fixed point.
+import { describe, expect, it } from 'vitest';
+import { copyValue, recipeFor, sameOptimum, withRecipe, SMALL_PENALTY_TEMPERATURE } from '../../src/rl/recipe';
+import { noisyOptimum } from '../../src/rl/robustness';
+import { findPreset, presetConfig, PRESETS } from '../../src/envs/presets';
+
+const noisy = findPreset('relay-noisy-dr');
+const calibrated = presetConfig(noisy);
+const at = (eps: number, lambdaTok: number) => recipeFor(noisy, calibrated, presetConfig(noisy, { channelNoise: eps, lambdaTok }));
+const field = (r: ReturnType<typeof at>, f: string) => r.lines.find((l) => l.field === f)?.value;
+
+describe('sameOptimum', () => {
+  it('brackets lambda_tok between the values of the copy after the optimum and the optimum\'s last copy', () => {
+    // eps 0.3: copies add 0.63, 0.189, 0.0567, 0.0170, 0.0051
+    expect(sameOptimum(0.3, 0.1, 8)).toEqual({ copies: 2, lo: 0.9 * 0.3 ** 2 * 0.7, hi: 0.9 * 0.3 * 0.7 });
+    // eps 0.5, lambda 0.3: one copy (0.45), the second adds 0.225
+    expect(sameOptimum(0.5, 0.3, 8)).toEqual({ copies: 1, lo: 0.225, hi: 0.45 });
+    // eps 0.1, lambda 0.01: two copies (0.081 for the second, 0.0081 for the third)
+    const s = sameOptimum(0.1, 0.01, 8);
+    expect(s.copies).toBe(2);
+    expect(s.lo).toBeCloseTo(0.0081, 12);
+    expect(s.hi).toBeCloseTo(0.081, 12);
+    // silence: no copy is worth 1 per token, and every larger penalty keeps it
+    expect(sameOptimum(0.3, 1, 8)).toEqual({ copies: 0, lo: 0.63, hi: Infinity });
+    // the message limit binds: at eps 0.5 lambda 0.001 every one of 4 copies pays, and none after
+    expect(sameOptimum(0.5, 0.001, 4)).toEqual({ copies: 4, lo: 0, hi: copyValue(0.5, 4, 4) });
+  });
+
+  it('agrees with the robustness grid\'s optimum (a separate count) on every setting of a fine grid', () => {
+    for (const eps of [0.05, 0.1, 0.2, 0.3, 0.4, 0.5, 0.7]) {
+      for (const lambdaTok of [0.001, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2, 0.3, 0.5, 1]) {
+        expect(sameOptimum(eps, lambdaTok, 8).copies, `eps ${eps} lambda ${lambdaTok}`).toBe(noisyOptimum(eps, lambdaTok, 0.3, 8).copies);
+      }
+    }
+  });
+});
+
+describe('recipeFor', () => {
+  it('changes nothing at a preset\'s calibrated point', () => {
+    for (const p of PRESETS) expect(recipeFor(p, presetConfig(p), presetConfig(p)).lines, p.name).toEqual([]);
+    expect(at(0.3, 0.1).lines).toEqual([]);
+  });
+
+  it('starts at the penalty nearest 0.1 with the same optimum, holds it longer the weaker it is, then settles', () => {
+    // eps 0.1, lambda 0.01: same optimum on (0.0081, 0.081]; 10% inside the top: 0.0729 -> 0.073
+    const r = at(0.1, 0.01);
+    expect(field(r, 'lambdaStart')).toBe(0.073);
+    expect(field(r, 'lambdaHold')).toBe(100); // 80 sqrt(0.1 / 0.073) = 93.6, up to a multiple of 10
+    expect(field(r, 'steps')).toBe(180);
+    expect(r.steps).toBe(180);
+    expect(field(r, 'temperature')).toBe(SMALL_PENALTY_TEMPERATURE);
+    // eps 0.5, lambda 0.3: same optimum on (0.225, 0.45]; 0.1 is below it, so 10% inside the bottom: 0.2475 -> 0.248 (rounded to 3 places)
+    const big = at(0.5, 0.3);
+    expect(field(big, 'lambdaStart')).toBeCloseTo(0.248, 12);
+    expect(field(big, 'lambdaHold')).toBe(80); // a stronger signal than the calibrated one needs no more steps
+    expect(field(big, 'temperature')).toBeUndefined(); // lambda above the calibrated one: temperature 1 stays
+    // eps 0.1, lambda 0.3: 0.1 itself has the same optimum (one copy on (0.081, 0.81])
+    expect(field(at(0.1, 0.3), 'lambdaStart')).toBe(0.1);
+  });
+
+  it('the recipe\'s start penalty always has the same optimum as the setting', () => {
+    for (const eps of [0.1, 0.2, 0.3, 0.4, 0.5]) {
+      for (const lambdaTok of [0.005, 0.01, 0.03, 0.05, 0.1, 0.2, 0.3, 0.6]) {
+        const start = field(at(eps, lambdaTok), 'lambdaStart');
+        if (start !== undefined) expect(noisyOptimum(eps, start, 0.3, 8).copies, `eps ${eps} lambda ${lambdaTok}`).toBe(noisyOptimum(eps, lambdaTok, 0.3, 8).copies);
+      }
+    }
+  });
+
+  it('withRecipe sets exactly the recipe\'s fields', () => {
+    const c = presetConfig(noisy, { channelNoise: 0.3, lambdaTok: 0.03 });
+    const r = recipeFor(noisy, calibrated, c), next = withRecipe(c, r);
+    for (const l of r.lines) expect(next[l.field]).toBe(l.value);
+    const changed = Object.keys(c).filter((k) => (c as Record<string, unknown>)[k] !== (next as Record<string, unknown>)[k]);
+    expect(changed.sort()).toEqual(r.lines.map((l) => l.field).sort());
+  });
+});
