@@ -33,6 +33,16 @@ class WasmTensor implements Tensor {
   }
 }
 
+export interface WasmBackendOptions {
+  maxBytes?: number;
+  variant?: KernelVariant;
+  threads?: number;
+  threadMinWork?: number;
+  threadCallerIdle?: boolean;
+  /** A started pool with its kernels (WasmBackend.start passes it; its thread count wins). */
+  pool?: { kernels: unknown; pool: ThreadPool };
+}
+
 export class WasmBackend implements Backend {
   readonly name = 'wasm' as const;
   readonly viewAlign = 64; // the reference's rule, so layouts are identical
@@ -56,12 +66,13 @@ export class WasmBackend implements Backend {
    * stays on the calling thread (tests set 0 to split the smallest shapes); threadCallerIdle (tests): the calling
    * thread runs no chunk, so every chunk runs in a worker.
    */
-  constructor(opts: { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean } = {}) {
-    this.threads = checkThreads(opts.threads ?? 1);
+  constructor(opts: WasmBackendOptions = {}) {
+    this.threads = checkThreads(opts.pool?.pool.threads ?? opts.threads ?? 1);
     if (this.threads > 1) {
       if (opts.variant === 'fma') throw new Error('wasm backend: threads > 1 runs the plain simd build only (variant \'fma\' is one thread for now)');
       this.variant = 'simd';
-      const { kernels, pool } = ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle);
+      // in Node the pool starts here (a blocking wait); a page's comes from WasmBackend.start (an asynchronous one)
+      const { kernels, pool } = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle);
       this.k = kernels as Kernels;
       this.pool = pool;
     } else {
@@ -69,6 +80,18 @@ export class WasmBackend implements Backend {
       this.k = instantiateKernels(this.variant);
     }
     this.arena = new Arena(this.k.memory, this.k.heapStart(), opts.maxBytes);
+  }
+
+  /**
+   * The engine on any host, its thread pool started without blocking the calling thread (a page's worker must not
+   * block while its thread workers start: they would not). Rejects when the pool does not start (its workers ended).
+   */
+  static async start(opts: Omit<WasmBackendOptions, 'pool'> = {}): Promise<WasmBackend> {
+    const threads = checkThreads(opts.threads ?? 1);
+    if (threads === 1) return new WasmBackend(opts);
+    if (opts.variant === 'fma') throw new Error('wasm backend: threads > 1 runs the plain simd build only (variant \'fma\' is one thread for now)');
+    const pool = await ThreadPool.start(threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle);
+    return new WasmBackend({ ...opts, pool });
   }
 
   get memory(): WebAssembly.Memory { return this.k.memory; }

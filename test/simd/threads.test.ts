@@ -123,6 +123,15 @@ describe('training on threads', () => {
       expect(two.workerChunks).toBeGreaterThan(100);
     } finally { two.destroy(); single.destroy(); }
   });
+  it('WasmBackend.start (the page\'s asynchronous start-up, here on Node\'s threads): the same weights, chunks on the workers', async () => {
+    const two = await WasmBackend.start({ threads: 2, threadMinWork: 0, threadCallerIdle: true }), single = await WasmBackend.start({ threads: 1 });
+    try {
+      expect([two.threads, single.threads]).toEqual([2, 1]);
+      const want = await train(single), got = await train(two);
+      expectBits('weights after 3 steps', got.params, want.params);
+      expect(two.workerChunks).toBeGreaterThan(100);
+    } finally { await two.destroyAndWait(); single.destroy(); }
+  });
 });
 
 describe('options and shutdown', () => {
@@ -130,6 +139,11 @@ describe('options and shutdown', () => {
     for (const bad of [0, -1, 1.5, 65, Number.NaN]) expect(() => new WasmBackend({ threads: bad })).toThrow(/threads must be an integer from 1 to 64/);
     expect(() => new WasmBackend({ threads: 2, variant: 'fma' })).toThrow(/threads > 1 runs the plain simd build/);
     expect(() => new WasmBackend({ threads: 2, threadMinWork: -1 })).toThrow(/threadMinWork must be a number >= 0, got -1/);
+    return Promise.all([
+      expect(WasmBackend.start({ threads: 65 })).rejects.toThrow(/threads must be an integer from 1 to 64/),
+      expect(WasmBackend.start({ threads: 2, variant: 'fma' })).rejects.toThrow(/threads > 1 runs the plain simd build/),
+      expect(WasmBackend.start({ threads: 2, threadMinWork: -1 })).rejects.toThrow(/threadMinWork must be a number >= 0, got -1/),
+    ]);
   });
   it('a destroyed backend refuses a split op; its workers exit', async () => {
     const b = new WasmBackend({ threads: 3, threadMinWork: 0, threadCallerIdle: true });
