@@ -1,5 +1,5 @@
 // Worker threads for the CPU engine: every worker instantiates the threaded build of the kernels
-// (kernelsThreads.wasm.ts) on the engine's shared WebAssembly.Memory, so a kernel in any thread
+// (kernelsThreads.wasm.ts, or kernelsThreadsFma.wasm.ts with relaxed-simd) on the engine's shared WebAssembly.Memory, so a kernel in any thread
 // reads and writes the same tensors. An op is handed out through a control block (a small
 // SharedArrayBuffer): the caller writes the op and its arguments, bumps a generation counter and
 // notifies; every thread, the caller included, claims chunk indices from a shared counter
@@ -9,7 +9,9 @@
 // output), so results do not depend on the number of threads. The workers are Node's worker_threads
 // or, in a page, Web Workers from a Blob URL (shared memory needs a cross-origin isolated page:
 // docs/cpu-engine.md, "Threads in the page").
+import type { KernelVariant } from './kernels';
 import { KERNELS_THREADS_WASM_BASE64 } from './kernelsThreads.wasm';
+import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 
 /** The threaded build's exports that the pool calls (the rest are those of Kernels). */
 interface ThreadExports {
@@ -31,15 +33,21 @@ const START_MS = 30_000;
 const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
 const NARGS = 9;
 
-let threadsModule: WebAssembly.Module | null = null;
-/** The threaded build, compiled once per process or worker. */
-export function threadsKernelModule(): WebAssembly.Module {
-  if (threadsModule === null) {
-    const s = atob(KERNELS_THREADS_WASM_BASE64), b = new Uint8Array(s.length);
+const threadsModules = new Map<KernelVariant, WebAssembly.Module>();
+/**
+ * The threaded build of one variant ('fma': relaxed-simd, as the one-thread engine picks where it validates, so that
+ * a page's results do not depend on its thread count), compiled once per process or worker.
+ */
+export function threadsKernelModule(variant: KernelVariant = 'simd'): WebAssembly.Module {
+  let m = threadsModules.get(variant);
+  if (!m) {
+    const s = atob(variant === 'fma' ? KERNELS_THREADS_FMA_WASM_BASE64 : KERNELS_THREADS_WASM_BASE64), b = new Uint8Array(s.length);
     for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
-    threadsModule = new WebAssembly.Module(b);
+    if (variant === 'fma' && !WebAssembly.validate(b)) throw new Error('wasm backend: this engine does not validate the threaded relaxed-simd build (variant \'fma\'; Node 20 needs --experimental-wasm-relaxed-simd)');
+    m = new WebAssembly.Module(b);
+    threadsModules.set(variant, m);
   }
-  return threadsModule;
+  return m;
 }
 
 /** Checks a thread count: an integer from 1 to MAX_THREADS, or an error naming the option. */
@@ -150,10 +158,10 @@ export class ThreadPool {
    * The threaded build's instance on a shared memory (of at most maxBytes), its kernels, and a pool of `threads` over
    * it, in Node: the start-up wait blocks (Atomics.wait), which Node's threads allow.
    */
-  static create(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false): { kernels: unknown; pool: ThreadPool } {
+  static create(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd'): { kernels: unknown; pool: ThreadPool } {
     const Worker = nodeWorkerCtor();
     if (!Worker) throw new Error('wasm backend: ThreadPool.create needs Node 20.16+ worker_threads; in a page, await ThreadPool.start');
-    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle);
+    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant);
     pool.workers = spawnNode(Worker, threads - 1, pool.startData);
     const end = Date.now() + START_MS;
     for (let r = pool.ready; r < threads - 1 && Date.now() < end && pool.failure === null; r = pool.ready) Atomics.wait(pool.ctl, READY, r, 100);
@@ -166,9 +174,9 @@ export class ThreadPool {
    * browser a worker may not start while the thread that created it blocks in Atomics.wait. Rejects (the workers
    * terminated) when one does not start within 30 s or fails; the per-op waits later block, as a worker may.
    */
-  static async start(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false): Promise<{ kernels: unknown; pool: ThreadPool }> {
+  static async start(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd'): Promise<{ kernels: unknown; pool: ThreadPool }> {
     const Worker = nodeWorkerCtor();
-    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle);
+    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant);
     if (Worker) pool.workers = spawnNode(Worker, threads - 1, pool.startData);
     else if (typeof globalThis.Worker === 'function') pool.workers = spawnWeb(threads - 1, pool.startData, (why) => { pool.failure ??= why; });
     else throw new Error('wasm backend: threads > 1 needs workers (Node worker_threads or Web Workers), and this host has neither');
@@ -178,12 +186,13 @@ export class ThreadPool {
     return { kernels: pool.kernels, pool };
   }
 
-  private static unstarted(threads: number, maxBytes: number, minWork: number, callerIdle: boolean): ThreadPool {
+  private static unstarted(threads: number, maxBytes: number, minWork: number, callerIdle: boolean, variant: KernelVariant): ThreadPool {
     checkThreads(threads);
     if (!(minWork >= 0)) throw new Error(`wasm backend: threadMinWork must be a number >= 0, got ${minWork}`);
+    const module = threadsKernelModule(variant);
     const memory = new WebAssembly.Memory({ initial: 2, maximum: Math.min(65536, Math.ceil(maxBytes / 65536)), shared: true });
-    const kernels = new WebAssembly.Instance(threadsKernelModule(), { env: { memory } }).exports;
-    return new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle);
+    const kernels = new WebAssembly.Instance(module, { env: { memory } }).exports;
+    return new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle, module);
   }
 
   /** Why a worker failed to load (a page's worker error event), null while none has. */
@@ -192,12 +201,12 @@ export class ThreadPool {
 
   /** minWork: see THREAD_MIN_WORK; callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
   private constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly minWork: number,
-    readonly callerIdle: boolean) {
+    readonly callerIdle: boolean, module: WebAssembly.Module) {
     const control = new SharedArrayBuffer(ARGS_AT + 8 * NARGS);
     this.ctl = new Int32Array(control, 0, 16);
     this.args = new Float64Array(control, ARGS_AT, NARGS);
     this.chunk = k.CHUNK.value as number;
-    this.startData = { module: threadsKernelModule(), memory, control };
+    this.startData = { module, memory, control };
   }
 
   /** The calling thread's instance of the threaded build (the backend's kernels). */

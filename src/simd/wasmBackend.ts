@@ -40,7 +40,7 @@ export interface WasmBackendOptions {
   threadMinWork?: number;
   threadCallerIdle?: boolean;
   /** A started pool with its kernels (WasmBackend.start passes it; its thread count wins). */
-  pool?: { kernels: unknown; pool: ThreadPool };
+  pool?: { kernels: unknown; pool: ThreadPool; variant: KernelVariant };
 }
 
 export class WasmBackend implements Backend {
@@ -61,7 +61,7 @@ export class WasmBackend implements Backend {
   private readonly pool: ThreadPool | null = null;
 
   /**
-   * threads > 1: the threaded build (plain simd128) on a shared memory, the matmul family split over worker threads
+   * threads > 1: the threaded build (of the same variant) on a shared memory, the matmul family split over worker threads
    * (src/simd/threads.ts); results equal one thread's bit for bit. threadMinWork: multiply-adds below which an op
    * stays on the calling thread (tests set 0 to split the smallest shapes); threadCallerIdle (tests): the calling
    * thread runs no chunk, so every chunk runs in a worker.
@@ -69,10 +69,10 @@ export class WasmBackend implements Backend {
   constructor(opts: WasmBackendOptions = {}) {
     this.threads = checkThreads(opts.pool?.pool.threads ?? opts.threads ?? 1);
     if (this.threads > 1) {
-      if (opts.variant === 'fma') throw new Error('wasm backend: threads > 1 runs the plain simd build only (variant \'fma\' is one thread for now)');
-      this.variant = 'simd';
+      // the same variant as one thread would run (the threaded build has both), so results do not depend on the thread count
+      this.variant = opts.pool?.variant ?? opts.variant ?? defaultVariant();
       // in Node the pool starts here (a blocking wait); a page's comes from WasmBackend.start (an asynchronous one)
-      const { kernels, pool } = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle);
+      const { kernels, pool } = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, this.variant);
       this.k = kernels as Kernels;
       this.pool = pool;
     } else {
@@ -89,9 +89,9 @@ export class WasmBackend implements Backend {
   static async start(opts: Omit<WasmBackendOptions, 'pool'> = {}): Promise<WasmBackend> {
     const threads = checkThreads(opts.threads ?? 1);
     if (threads === 1) return new WasmBackend(opts);
-    if (opts.variant === 'fma') throw new Error('wasm backend: threads > 1 runs the plain simd build only (variant \'fma\' is one thread for now)');
-    const pool = await ThreadPool.start(threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle);
-    return new WasmBackend({ ...opts, pool });
+    const variant = opts.variant ?? defaultVariant();
+    const pool = await ThreadPool.start(threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, variant);
+    return new WasmBackend({ ...opts, pool: { ...pool, variant } });
   }
 
   get memory(): WebAssembly.Memory { return this.k.memory; }
