@@ -73,11 +73,11 @@ export async function startCpuEngine({ threads = 1, threadNote = null, startThre
   return { backend: engine.backend, note: [why, engine.note].filter((n) => n !== null).join('; ') || null };
 }
 
-/** Threads the CPU engine backend `b` runs on (null: not the WebAssembly engine), and the chunks its worker threads ran. */
-export function cpuThreadsOf(b: Backend): { count: number; workerChunks: number } | null {
+/** Threads the CPU engine backend `b` runs on (null: not the WebAssembly engine), the chunks its worker threads ran, and its kernels' build. */
+export function cpuThreadsOf(b: Backend): { count: number; workerChunks: number; variant: 'simd' | 'fma' } | null {
   if (b.name !== 'wasm') return null;
-  const w = b as unknown as { threads?: number; workerChunks?: number };
-  return { count: w.threads ?? 1, workerChunks: w.workerChunks ?? 0 };
+  const w = b as unknown as { threads?: number; workerChunks?: number; variant?: 'simd' | 'fma' };
+  return { count: w.threads ?? 1, workerChunks: w.workerChunks ?? 0, variant: w.variant ?? 'simd' };
 }
 
 /** Which CPU engine a backend is (null: not a CPU engine). */

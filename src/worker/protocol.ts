@@ -121,8 +121,11 @@ export interface TrainerState {
   backend: 'cpu' | 'webgpu' | null;
   /** On the CPU: the WebAssembly SIMD engine, or the plain JavaScript reference (where simd128 does not validate). */
   cpuEngine?: 'wasm' | 'reference' | null;
-  /** The WebAssembly engine's threads (count) and the chunks of split matmuls its worker threads ran so far (null: not on it). */
-  cpuThreads?: { count: number; workerChunks: number } | null;
+  /**
+   * The WebAssembly engine's threads (count), the chunks of split matmuls its worker threads ran so far, and its kernels'
+   * build ('fma': relaxed-simd, where the browser validates it) (null: not on it).
+   */
+  cpuThreads?: { count: number; workerChunks: number; variant: 'simd' | 'fma' } | null;
   /** Why WebGPU was available but the CPU was chosen (pipelines failing at load, or the self-check, naming the kernel). */
   backendNote?: string | null;
   warmStart: string | null; // where the weights the run started from came from

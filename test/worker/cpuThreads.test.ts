@@ -46,7 +46,7 @@ describe('startCpuEngine', () => {
     const c = await startCpuEngine({ threads: 2, warn });
     try {
       expect(c.note).toBeNull();
-      expect(cpuThreadsOf(c.backend)).toEqual({ count: 2, workerChunks: 0 });
+      expect(cpuThreadsOf(c.backend)).toEqual({ count: 2, workerChunks: 0, variant: 'simd' }); // Node 20: no relaxed-simd without a flag
       expect(warn).not.toHaveBeenCalled();
     } finally { await (c.backend as WasmBackend).destroyAndWait(); }
   });
@@ -56,7 +56,7 @@ describe('startCpuEngine', () => {
     const a = await startCpuEngine({ threads: 1, threadNote: NOT_ISOLATED_NOTE, warn }), b = await startCpuEngine({ threads: 1, threadNote: NOT_ISOLATED_NOTE, warn });
     expect(a.note).toBe(NOT_ISOLATED_NOTE);
     expect(b.note).toBe(NOT_ISOLATED_NOTE); // every run's state keeps it
-    expect(cpuThreadsOf(a.backend)).toEqual({ count: 1, workerChunks: 0 });
+    expect(cpuThreadsOf(a.backend)).toEqual({ count: 1, workerChunks: 0, variant: 'simd' });
     expect(warn.mock.calls).toEqual([[NOT_ISOLATED_NOTE]]);
   });
   it('a pool that does not start: one thread, saying why, losing nothing', async () => {
@@ -85,7 +85,7 @@ describe('the trainer worker', () => {
       await api.useBackend('cpu', 3);
       await api.init('relay-silence', SMALL, { warmStartSteps: 1 });
       expect(asked).toEqual([['cpu', 3]]);
-      expect((await api.getState()).cpuThreads).toEqual({ count: 2, workerChunks: expect.any(Number) });
+      expect((await api.getState()).cpuThreads).toEqual({ count: 2, workerChunks: expect.any(Number), variant: 'simd' });
     } finally {
       await api.destroy();
     }
