@@ -135,6 +135,32 @@ describe('training on threads', () => {
   });
 });
 
+describe('the relaxed-simd build on threads', () => {
+  // Node 20 validates relaxed-simd only with a flag: a child Node started with it (V8 flags are the process's, its threads' too)
+  it('matmuls forward and backward on 2 threads equal the one-thread fused engine bit for bit', () => {
+    const code = `const { WasmBackend } = await import(${JSON.stringify(join(ROOT, 'src/simd/wasmBackend.ts'))});
+      const one = new WasmBackend({ variant: 'fma' }), two = new WasmBackend({ threads: 2, variant: 'fma', threadMinWork: 0, threadCallerIdle: true });
+      const N = 67, K = 40, M = 130; let s = 7; const r = (n) => Array.from({ length: n }, () => ((s = (s * 16807) % 2147483647) / 2147483647) - 0.5);
+      const inp = r(N * K), w = r(M * K), dout = r(N * M), outs = [];
+      for (const b of [one, two]) {
+        const t = (d) => { const x = b.alloc(d.length); b.write(x, d); return x; };
+        const ti = t(inp), tw = t(w), to = b.alloc(N * M), td = t(dout), di = b.alloc(N * K), dw = b.alloc(M * K);
+        b.matmulForward(to, ti, tw, null, N, K, M);
+        b.matmulBackward(di, dw, null, td, ti, tw, N, K, M);
+        outs.push([...(await b.read(to)), ...(await b.read(di)), ...(await b.read(dw))]);
+      }
+      const bits = (a) => Buffer.from(new Float32Array(a).buffer).toString('hex');
+      console.log(JSON.stringify({ variants: [one.variant, two.variant], same: bits(outs[0]) === bits(outs[1]), chunks: two.workerChunks }));
+      two.destroy();`;
+    const r = spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const got = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { variants: string[]; same: boolean; chunks: number };
+    expect(got.variants).toEqual(['fma', 'fma']);
+    expect(got.chunks).toBeGreaterThan(0);
+    expect(got.same).toBe(true);
+  }, 70_000);
+});
+
 describe('options and shutdown', () => {
   it('a bad thread count names the option', () => {
     for (const bad of [0, -1, 1.5, 65, Number.NaN]) expect(() => new WasmBackend({ threads: bad })).toThrow(/threads must be an integer from 1 to 64/);
