@@ -49,7 +49,7 @@ describe.runIf(haveChromium)('the CPU engine on threads in a cross-origin isolat
     if (downloads) await rm(downloads, { recursive: true, force: true });
   });
 
-  interface Trained { coi: boolean; cores: number; threads: number; workerChunks: number; variant: string | null; note: string | null; checkpoint: Buffer; errors: string[] }
+  interface Trained { headers: (string | null)[]; coi: boolean; cores: number; threads: number; workerChunks: number; variant: string | null; note: string | null; checkpoint: Buffer; errors: string[] }
 
   /** Opens the page from `server`, trains STEPS steps on the CPU engine, and returns what the device panel says and the checkpoint's bytes. */
   async function train(server: PreviewServer, name: string): Promise<Trained> {
@@ -58,7 +58,8 @@ describe.runIf(haveChromium)('the CPU engine on threads in a cross-origin isolat
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));
     page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    await page.goto(server.resolvedUrls!.local[0] + QUERY);
+    const res = await page.goto(server.resolvedUrls!.local[0] + QUERY);
+    const headers = await res!.allHeaders();
     const start = page.getByRole('button', { name: 'Start', exact: true });
     await expect.poll(() => start.isEnabled(), { timeout: 120_000, interval: 200 }).toBe(true);
     const steps = async (p: Page) => Number(await p.getByTestId('step-count').textContent());
@@ -78,6 +79,7 @@ describe.runIf(haveChromium)('the CPU engine on threads in a cross-origin isolat
       variant: await on.getAttribute('data-variant'),
       note: (await note.count()) ? await note.textContent() : null,
       text: await on.textContent(),
+      headers: [headers['cross-origin-opener-policy'] ?? null, headers['cross-origin-embedder-policy'] ?? null],
     };
     console.log(`${name}: crossOriginIsolated ${out.coi}, ${out.cores} cores, ${out.threads} threads (${out.variant} build), ${out.workerChunks} chunks on worker threads; "${out.text}"`);
     await page.getByRole('tab', { name: /^Runs/ }).click();
@@ -95,6 +97,7 @@ describe.runIf(haveChromium)('the CPU engine on threads in a cross-origin isolat
 
   it('isolated: more than one thread, chunks run on them; not isolated: one thread and the note; the same checkpoint bytes', async () => {
     const many = await train(isolated, 'isolated');
+    expect(many.headers).toEqual(['same-origin', 'require-corp']);
     expect(many.coi).toBe(true);
     expect(many.threads).toBe(Math.min(many.cores, 8));
     expect(many.threads).toBeGreaterThan(1); // this machine has 2 or more cores (Chromium reports them)
@@ -103,6 +106,7 @@ describe.runIf(haveChromium)('the CPU engine on threads in a cross-origin isolat
     expect(many.errors).toEqual([]);
 
     const one = await train(plain, 'not isolated');
+    expect(one.headers).toEqual([null, null]);
     expect(one.coi).toBe(false);
     expect(one.threads).toBe(1);
     expect(one.workerChunks).toBe(0);
