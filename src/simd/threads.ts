@@ -95,7 +95,7 @@ function serve({ module, memory, control }) {
 `;
 const NODE_WORKER_SOURCE = `${SERVE}serve(require('node:worker_threads').workerData);`;
 /** In a page: the start data is the first message; the worker then blocks in Atomics.wait, which a worker may. */
-export const WEB_WORKER_SOURCE = `${SERVE}self.onmessage = (e) => { self.onmessage = null; serve(e.data); };`;
+const WEB_WORKER_SOURCE = `${SERVE}self.onmessage = (e) => { self.onmessage = null; serve(e.data); };`;
 
 /** What the pool needs of a worker, in Node or in a page. */
 type PoolWorker = { terminate(): unknown };
@@ -192,7 +192,7 @@ export class ThreadPool {
     const module = threadsKernelModule(variant);
     const memory = new WebAssembly.Memory({ initial: 2, maximum: Math.min(65536, Math.ceil(maxBytes / 65536)), shared: true });
     const kernels = new WebAssembly.Instance(module, { env: { memory } }).exports;
-    return new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle, module);
+    return new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle, module, variant);
   }
 
   /** Why a worker failed to load (a page's worker error event), null while none has. */
@@ -201,7 +201,7 @@ export class ThreadPool {
 
   /** minWork: see THREAD_MIN_WORK; callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
   private constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly minWork: number,
-    readonly callerIdle: boolean, module: WebAssembly.Module) {
+    readonly callerIdle: boolean, module: WebAssembly.Module, readonly variant: KernelVariant) {
     const control = new SharedArrayBuffer(ARGS_AT + 8 * NARGS);
     this.ctl = new Int32Array(control, 0, 16);
     this.args = new Float64Array(control, ARGS_AT, NARGS);

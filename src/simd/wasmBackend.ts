@@ -33,15 +33,8 @@ class WasmTensor implements Tensor {
   }
 }
 
-export interface WasmBackendOptions {
-  maxBytes?: number;
-  variant?: KernelVariant;
-  threads?: number;
-  threadMinWork?: number;
-  threadCallerIdle?: boolean;
-  /** A started pool with its kernels (WasmBackend.start passes it; its thread count wins). */
-  pool?: { kernels: unknown; pool: ThreadPool; variant: KernelVariant };
-}
+/** pool: a started one (WasmBackend.start passes it; its thread count and variant win). */
+export interface WasmBackendOptions { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean; pool?: ThreadPool }
 
 export class WasmBackend implements Backend {
   readonly name = 'wasm' as const;
@@ -67,14 +60,13 @@ export class WasmBackend implements Backend {
    * thread runs no chunk, so every chunk runs in a worker.
    */
   constructor(opts: WasmBackendOptions = {}) {
-    this.threads = checkThreads(opts.pool?.pool.threads ?? opts.threads ?? 1);
+    this.threads = checkThreads(opts.pool?.threads ?? opts.threads ?? 1);
     if (this.threads > 1) {
-      // the same variant as one thread would run (the threaded build has both), so results do not depend on the thread count
-      this.variant = opts.pool?.variant ?? opts.variant ?? defaultVariant();
-      // in Node the pool starts here (a blocking wait); a page's comes from WasmBackend.start (an asynchronous one)
-      const { kernels, pool } = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, this.variant);
-      this.k = kernels as Kernels;
-      this.pool = pool;
+      // the variant one thread would run (the threaded build has both), so results do not depend on the thread count;
+      // in Node the pool starts here (a blocking wait), a page's in WasmBackend.start (an asynchronous one)
+      this.pool = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant()).pool;
+      this.variant = this.pool.variant;
+      this.k = this.pool.kernels as Kernels;
     } else {
       this.variant = opts.variant ?? defaultVariant();
       this.k = instantiateKernels(this.variant);
@@ -89,9 +81,8 @@ export class WasmBackend implements Backend {
   static async start(opts: Omit<WasmBackendOptions, 'pool'> = {}): Promise<WasmBackend> {
     const threads = checkThreads(opts.threads ?? 1);
     if (threads === 1) return new WasmBackend(opts);
-    const variant = opts.variant ?? defaultVariant();
-    const pool = await ThreadPool.start(threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, variant);
-    return new WasmBackend({ ...opts, pool: { ...pool, variant } });
+    const { pool } = await ThreadPool.start(threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant());
+    return new WasmBackend({ ...opts, pool });
   }
 
   get memory(): WebAssembly.Memory { return this.k.memory; }
