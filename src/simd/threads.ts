@@ -119,19 +119,24 @@ function spawnNode(Worker: NodeWorkerCtor, n: number, data: StartData): PoolWork
   });
 }
 
-/** Web Workers from a Blob URL (the CSP's worker-src allows blob:); `onFail` hears a worker that could not load. */
-function spawnWeb(n: number, data: StartData, onFail: (why: string) => void): PoolWorker[] {
-  const url = URL.createObjectURL(new Blob([WEB_WORKER_SOURCE], { type: 'text/javascript' }));
+/**
+ * Web Workers from `url` (a Blob URL of WEB_WORKER_SOURCE: the CSP's worker-src allows blob:); `onFail` hears a worker
+ * that could not load. A constructor that throws (a policy refusing the worker) terminates those already made.
+ */
+function spawnWeb(url: string, n: number, data: StartData, onFail: (why: string) => void): PoolWorker[] {
+  const made: Worker[] = [];
   try {
-    return Array.from({ length: n }, () => {
+    for (let i = 0; i < n; i++) {
       const w = new Worker(url, { name: 'gspo-cpu-thread' });
+      made.push(w);
       w.onerror = (e) => { e.preventDefault(); onFail(e.message || 'a thread worker failed to load'); };
       w.onmessageerror = () => onFail('a thread worker could not receive the shared memory (is the page cross-origin isolated?)');
       w.postMessage(data); // the module and the shared memory and control block: shared, not copied
-      return w;
-    });
-  } finally {
-    URL.revokeObjectURL(url); // the workers have their scripts' URL already
+    }
+    return made;
+  } catch (e) {
+    for (const w of made) w.terminate();
+    throw e;
   }
 }
 
@@ -176,12 +181,16 @@ export class ThreadPool {
    */
   static async start(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd'): Promise<{ kernels: unknown; pool: ThreadPool }> {
     const Worker = nodeWorkerCtor();
+    if (!Worker && typeof globalThis.Worker !== 'function') throw new Error('wasm backend: threads > 1 needs workers (Node worker_threads or Web Workers), and this host has neither');
     const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant);
-    if (Worker) pool.workers = spawnNode(Worker, threads - 1, pool.startData);
-    else if (typeof globalThis.Worker === 'function') pool.workers = spawnWeb(threads - 1, pool.startData, (why) => { pool.failure ??= why; });
-    else throw new Error('wasm backend: threads > 1 needs workers (Node worker_threads or Web Workers), and this host has neither');
-    const end = Date.now() + START_MS;
-    for (let r = pool.ready; r < threads - 1 && Date.now() < end && pool.failure === null; r = pool.ready) await readyChanged(pool.ctl, r, 100);
+    const url = Worker ? null : URL.createObjectURL(new Blob([WEB_WORKER_SOURCE], { type: 'text/javascript' }));
+    try {
+      pool.workers = Worker ? spawnNode(Worker, threads - 1, pool.startData) : spawnWeb(url!, threads - 1, pool.startData, (why) => { pool.failure ??= why; });
+      const end = Date.now() + START_MS;
+      for (let r = pool.ready; r < threads - 1 && Date.now() < end && pool.failure === null; r = pool.ready) await readyChanged(pool.ctl, r, 100);
+    } finally {
+      if (url) URL.revokeObjectURL(url); // every worker has loaded its script, or failed
+    }
     pool.checkStarted();
     return { kernels: pool.kernels, pool };
   }
