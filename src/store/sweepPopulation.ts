@@ -153,7 +153,8 @@ async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: Populat
   try {
     if (!loaded) {
       try {
-        if (get().backendChoice === 'cpu') await client.api.useBackend('cpu', atOnce);
+        // 'auto' too: a lane whose worker falls back to the CPU engine (no adapter, a failed check) shares the cores as well
+        await client.api.useBackend(get().backendChoice === 'cpu' ? 'cpu' : 'auto', atOnce);
         if (stored) {
           // the stored metrics on the charts; the worker's rows from the checkpoint's step on replace any after it
           for (const e of stored) if (!deps.hub.has(e.runId)) deps.hub.set(e.runId, await deps.storage.loadMetrics(e.runId));

@@ -90,4 +90,15 @@ describe('the trainer worker', () => {
       await api.destroy();
     }
   });
+  it('useBackend(\'auto\', lanes) on a worker already on auto keeps the lanes for the backend it builds (a lane that may fall back to the CPU)', async () => {
+    const asked: unknown[][] = [];
+    const api = new TrainerApi(async (prefer, lanes) => { asked.push([prefer, lanes]); return new WasmBackend(); }, async () => null);
+    try {
+      await api.useBackend('auto', 2);
+      await api.init('relay-silence', SMALL, { warmStartSteps: 1 });
+      expect(asked).toEqual([['auto', 2]]);
+    } finally {
+      await api.destroy();
+    }
+  });
 });
