@@ -27,12 +27,16 @@ export interface ThreadChoice {
   note: string | null;
 }
 
-/** threads = max(1, floor(min(cores, cap) / lanes)) in a cross-origin isolated page with SharedArrayBuffer; else 1, with the reason. */
+/**
+ * threads = max(1, floor(min(cores, cap) / lanes)) in a cross-origin isolated page with SharedArrayBuffer; else 1, with
+ * the reason when it costs something (where the share is one thread anyway, one core or many lanes, nothing is said).
+ */
 export function pageThreads({ isolated, sharedMemory, cores, lanes }: ThreadHost, cap = PAGE_THREAD_CAP): ThreadChoice {
-  if (!isolated || !sharedMemory) return { threads: 1, note: NOT_ISOLATED_NOTE };
   const usable = Math.min(Number.isInteger(cores) && cores > 0 ? cores : 1, cap);
   const share = Number.isInteger(lanes) && lanes > 0 ? lanes : 1;
-  return { threads: Math.max(1, Math.floor(usable / share)), note: null };
+  const threads = Math.max(1, Math.floor(usable / share));
+  if (!isolated || !sharedMemory) return { threads: 1, note: threads > 1 ? NOT_ISOLATED_NOTE : null };
+  return { threads, note: null };
 }
 
 /** This worker's (or page's) host, for pageThreads. */

@@ -27,9 +27,13 @@ describe('pageThreads', () => {
     expect(pageThreads(host(Number.NaN, 1)).threads).toBe(1);
     expect(pageThreads(host(4, 0)).threads).toBe(4);
   });
-  it('one thread, with the reason, where the page is not cross-origin isolated or has no SharedArrayBuffer', () => {
+  it('one thread where the page is not cross-origin isolated or has no SharedArrayBuffer, with the reason where threads would have run', () => {
     expect(pageThreads(host(16, 1, false))).toEqual({ threads: 1, note: NOT_ISOLATED_NOTE });
     expect(pageThreads(host(16, 1, true, false))).toEqual({ threads: 1, note: NOT_ISOLATED_NOTE });
+    expect(pageThreads(host(2, 1, false))).toEqual({ threads: 1, note: NOT_ISOLATED_NOTE });
+    // where the share would be one thread anyway (one core, or as many lanes as cores) there is nothing to say
+    expect(pageThreads(host(1, 1, false))).toEqual({ threads: 1, note: null });
+    expect(pageThreads(host(4, 4, false))).toEqual({ threads: 1, note: null });
     expect(NOT_ISOLATED_NOTE).toMatch(/^one thread: this page is not cross-origin isolated \(.*COOP and COEP headers.*\); see docs\/cpu-engine\.md/);
   });
   it('threadHost reads crossOriginIsolated, SharedArrayBuffer and hardwareConcurrency', () => {
