@@ -1,13 +1,17 @@
 // Worker threads for the CPU engine: every worker instantiates the threaded build of the kernels
-// (kernelsThreads.wasm.ts) on the engine's shared WebAssembly.Memory, so a kernel in any thread
+// (kernelsThreads.wasm.ts, or kernelsThreadsFma.wasm.ts with relaxed-simd) on the engine's shared WebAssembly.Memory, so a kernel in any thread
 // reads and writes the same tensors. An op is handed out through a control block (a small
 // SharedArrayBuffer): the caller writes the op and its arguments, bumps a generation counter and
 // notifies; every thread, the caller included, claims chunk indices from a shared counter
 // (Atomics.add) and runs them (threadChunk in shaders/simd/threads.ts); each worker acknowledges
 // the generation when no chunk is left, and the caller waits for all of them. No postMessage per
 // op. Which thread runs a chunk varies; what a chunk computes does not (fixed chunks of the
-// output), so results do not depend on the number of threads.
+// output), so results do not depend on the number of threads. The workers are Node's worker_threads
+// or, in a page, Web Workers from a Blob URL (shared memory needs a cross-origin isolated page:
+// docs/cpu-engine.md, "Threads in the page").
+import type { KernelVariant } from './kernels';
 import { KERNELS_THREADS_WASM_BASE64 } from './kernelsThreads.wasm';
+import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 
 /** The threaded build's exports that the pool calls (the rest are those of Kernels). */
 interface ThreadExports {
@@ -29,15 +33,21 @@ const START_MS = 30_000;
 const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
 const NARGS = 9;
 
-let threadsModule: WebAssembly.Module | null = null;
-/** The threaded build, compiled once per process or worker. */
-export function threadsKernelModule(): WebAssembly.Module {
-  if (threadsModule === null) {
-    const s = atob(KERNELS_THREADS_WASM_BASE64), b = new Uint8Array(s.length);
+const threadsModules = new Map<KernelVariant, WebAssembly.Module>();
+/**
+ * The threaded build of one variant ('fma': relaxed-simd, as the one-thread engine picks where it validates, so that
+ * a page's results do not depend on its thread count), compiled once per process or worker.
+ */
+export function threadsKernelModule(variant: KernelVariant = 'simd'): WebAssembly.Module {
+  let m = threadsModules.get(variant);
+  if (!m) {
+    const s = atob(variant === 'fma' ? KERNELS_THREADS_FMA_WASM_BASE64 : KERNELS_THREADS_WASM_BASE64), b = new Uint8Array(s.length);
     for (let i = 0; i < s.length; i++) b[i] = s.charCodeAt(i);
-    threadsModule = new WebAssembly.Module(b);
+    if (variant === 'fma' && !WebAssembly.validate(b)) throw new Error('wasm backend: this engine does not validate the threaded relaxed-simd build (variant \'fma\'; Node 20 needs --experimental-wasm-relaxed-simd)');
+    m = new WebAssembly.Module(b);
+    threadsModules.set(variant, m);
   }
-  return threadsModule;
+  return m;
 }
 
 /** Checks a thread count: an integer from 1 to MAX_THREADS, or an error naming the option. */
@@ -48,50 +58,97 @@ export function checkThreads(n: unknown, option = 'threads'): number {
   return n;
 }
 
-// The worker's whole program (a string: it runs under `eval` in Node and, later, from a Blob URL in a
-// Web Worker; it imports nothing from the project). A kernel that throws marks FAILED and still acknowledges.
-const WORKER_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const { module, memory, control } = workerData;
-const ctl = new Int32Array(control, 0, 16), arg = new Float64Array(control, ${ARGS_AT}, ${NARGS});
-let k = null, gen = 0;
-try {
-  k = new WebAssembly.Instance(module, { env: { memory } }).exports;
-} catch (e) {
-  Atomics.store(ctl, ${FAILED}, 1);
-}
-Atomics.add(ctl, ${READY}, 1);
-Atomics.notify(ctl, ${READY});
-for (;;) {
-  Atomics.wait(ctl, ${GEN}, gen);
-  gen = Atomics.load(ctl, ${GEN});
-  const op = Atomics.load(ctl, ${OP});
-  if (op === 0) break;
+// The worker's program (a string: it imports nothing from the project). serve() is the same in Node and in a
+// Web Worker; only how the start data arrives differs (workerData in Node, the first message in a page, where the
+// worker runs from a Blob URL). A kernel that throws marks FAILED and still acknowledges.
+const SERVE = `
+function serve({ module, memory, control }) {
+  const ctl = new Int32Array(control, 0, 16), arg = new Float64Array(control, ${ARGS_AT}, ${NARGS});
+  let k = null, gen = 0;
   try {
-    if (k === null) throw new Error('no instance');
-    const n = Atomics.load(ctl, ${CHUNKS});
-    const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8]];
-    for (let c = Atomics.add(ctl, ${NEXT}, 1); c < n; c = Atomics.add(ctl, ${NEXT}, 1)) {
-      k.threadChunk(op, c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
-      Atomics.add(ctl, ${BY_WORKERS}, 1);
-    }
+    k = new WebAssembly.Instance(module, { env: { memory } }).exports;
   } catch (e) {
     Atomics.store(ctl, ${FAILED}, 1);
   }
-  Atomics.add(ctl, ${ACKS}, 1);
-  Atomics.notify(ctl, ${ACKS});
+  Atomics.add(ctl, ${READY}, 1);
+  Atomics.notify(ctl, ${READY});
+  for (;;) {
+    Atomics.wait(ctl, ${GEN}, gen);
+    gen = Atomics.load(ctl, ${GEN});
+    const op = Atomics.load(ctl, ${OP});
+    if (op === 0) break;
+    try {
+      if (k === null) throw new Error('no instance');
+      const n = Atomics.load(ctl, ${CHUNKS});
+      const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8]];
+      for (let c = Atomics.add(ctl, ${NEXT}, 1); c < n; c = Atomics.add(ctl, ${NEXT}, 1)) {
+        k.threadChunk(op, c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+        Atomics.add(ctl, ${BY_WORKERS}, 1);
+      }
+    } catch (e) {
+      Atomics.store(ctl, ${FAILED}, 1);
+    }
+    Atomics.add(ctl, ${ACKS}, 1);
+    Atomics.notify(ctl, ${ACKS});
+  }
 }
 `;
+const NODE_WORKER_SOURCE = `${SERVE}serve(require('node:worker_threads').workerData);`;
+/** In a page: the start data is the first message; the worker then blocks in Atomics.wait, which a worker may. */
+const WEB_WORKER_SOURCE = `${SERVE}self.onmessage = (e) => { self.onmessage = null; serve(e.data); };`;
 
-type NodeWorker = { terminate(): Promise<number>; unref(): void };
+/** What the pool needs of a worker, in Node or in a page. */
+type PoolWorker = { terminate(): unknown };
+type NodeWorker = PoolWorker & { unref(): void };
 type NodeWorkerCtor = new (src: string, opts: { eval: true; workerData: unknown; execArgv: string[] }) => NodeWorker;
+interface StartData { module: WebAssembly.Module; memory: WebAssembly.Memory; control: SharedArrayBuffer }
 
-/** Node's worker_threads, without a static import so this module stays loadable in a page (no threads there yet). */
-function nodeWorkerCtor(): NodeWorkerCtor {
+/** Node's worker_threads (null in a page), without a static import so this module stays loadable in a page. */
+function nodeWorkerCtor(): NodeWorkerCtor | null {
   const proc = (globalThis as { process?: { getBuiltinModule?: (n: string) => unknown } }).process;
   const wt = proc?.getBuiltinModule?.('node:worker_threads') as { Worker?: NodeWorkerCtor } | undefined;
-  if (!wt?.Worker) throw new Error('wasm backend: threads > 1 needs Node 20.16+ worker_threads (threads in the page are not built yet)');
-  return wt.Worker;
+  return wt?.Worker ?? null;
+}
+
+function spawnNode(Worker: NodeWorkerCtor, n: number, data: StartData): PoolWorker[] {
+  return Array.from({ length: n }, () => {
+    // execArgv []: the program is plain CommonJS and needs no loader; inherited flags (--input-type=module, a loader) would break it
+    const w = new Worker(NODE_WORKER_SOURCE, { eval: true, workerData: data, execArgv: [] });
+    w.unref(); // a backend never destroyed must not keep the process alive
+    return w;
+  });
+}
+
+/**
+ * Web Workers from `url` (a Blob URL of WEB_WORKER_SOURCE: the CSP's worker-src allows blob:); `onFail` hears a worker
+ * that could not load. A constructor that throws (a policy refusing the worker) terminates those already made.
+ */
+function spawnWeb(url: string, n: number, data: StartData, onFail: (why: string) => void): PoolWorker[] {
+  const made: Worker[] = [];
+  try {
+    for (let i = 0; i < n; i++) {
+      const w = new Worker(url, { name: 'gspo-cpu-thread' });
+      made.push(w);
+      w.onerror = (e) => { e.preventDefault(); onFail(e.message || 'a thread worker failed to load'); };
+      w.onmessageerror = () => onFail('a thread worker could not receive the shared memory (is the page cross-origin isolated?)');
+      w.postMessage(data); // the module and the shared memory and control block: shared, not copied
+    }
+    return made;
+  } catch (e) {
+    for (const w of made) w.terminate();
+    throw e;
+  }
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Resolves when READY changes from r, or after ms: Atomics.waitAsync where the engine has it, else a short poll. */
+async function readyChanged(ctl: Int32Array, r: number, ms: number): Promise<void> {
+  const waitAsync = (Atomics as unknown as { waitAsync?: (a: Int32Array, i: number, v: number, t: number) => { async: boolean; value: Promise<string> | string } }).waitAsync;
+  if (waitAsync) {
+    const w = waitAsync(ctl, READY, r, ms);
+    if (w.async) await w.value;
+  } else await sleep(Math.min(ms, 10));
 }
 
 /** A pool of threads - 1 workers; the calling thread is the n-th. */
@@ -99,41 +156,79 @@ export class ThreadPool {
   readonly chunk: number;
   private readonly ctl: Int32Array;
   private readonly args: Float64Array;
-  private readonly workers: NodeWorker[] = [];
+  private workers: PoolWorker[] = [];
   private closed = false;
 
-  /** The threaded build's instance on a shared memory (of at most maxBytes), its kernels, and a pool of `threads` over it. */
-  static create(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false): { kernels: unknown; pool: ThreadPool } {
-    if (!(minWork >= 0)) throw new Error(`wasm backend: threadMinWork must be a number >= 0, got ${minWork}`);
-    const memory = new WebAssembly.Memory({ initial: 2, maximum: Math.min(65536, Math.ceil(maxBytes / 65536)), shared: true });
-    const kernels = new WebAssembly.Instance(threadsKernelModule(), { env: { memory } }).exports;
-    return { kernels, pool: new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle) };
+  /**
+   * The threaded build's instance on a shared memory (of at most maxBytes), its kernels, and a pool of `threads` over
+   * it, in Node: the start-up wait blocks (Atomics.wait), which Node's threads allow.
+   */
+  static create(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd'): { kernels: unknown; pool: ThreadPool } {
+    const Worker = nodeWorkerCtor();
+    if (!Worker) throw new Error('wasm backend: ThreadPool.create needs Node 20.16+ worker_threads; in a page, await ThreadPool.start');
+    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant);
+    pool.workers = spawnNode(Worker, threads - 1, pool.startData);
+    const end = Date.now() + START_MS;
+    for (let r = pool.ready; r < threads - 1 && Date.now() < end && pool.failure === null; r = pool.ready) Atomics.wait(pool.ctl, READY, r, 100);
+    pool.checkStarted();
+    return { kernels: pool.kernels, pool };
   }
 
-  /** minWork: see THREAD_MIN_WORK; callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
-  constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly minWork = THREAD_MIN_WORK,
-    readonly callerIdle = false, Worker = nodeWorkerCtor()) {
+  /**
+   * The same, for any host: Node's worker_threads, else Web Workers. The start-up wait is asynchronous, since in a
+   * browser a worker may not start while the thread that created it blocks in Atomics.wait. Rejects (the workers
+   * terminated) when one does not start within 30 s or fails; the per-op waits later block, as a worker may.
+   */
+  static async start(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd'): Promise<{ kernels: unknown; pool: ThreadPool }> {
+    const Worker = nodeWorkerCtor();
+    if (!Worker && typeof globalThis.Worker !== 'function') throw new Error('wasm backend: threads > 1 needs workers (Node worker_threads or Web Workers), and this host has neither');
+    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant);
+    const url = Worker ? null : URL.createObjectURL(new Blob([WEB_WORKER_SOURCE], { type: 'text/javascript' }));
+    try {
+      pool.workers = Worker ? spawnNode(Worker, threads - 1, pool.startData) : spawnWeb(url!, threads - 1, pool.startData, (why) => { pool.failure ??= why; });
+      const end = Date.now() + START_MS;
+      for (let r = pool.ready; r < threads - 1 && Date.now() < end && pool.failure === null; r = pool.ready) await readyChanged(pool.ctl, r, 100);
+    } finally {
+      if (url) URL.revokeObjectURL(url); // every worker has loaded its script, or failed
+    }
+    pool.checkStarted();
+    return { kernels: pool.kernels, pool };
+  }
+
+  private static unstarted(threads: number, maxBytes: number, minWork: number, callerIdle: boolean, variant: KernelVariant): ThreadPool {
     checkThreads(threads);
+    if (!(minWork >= 0)) throw new Error(`wasm backend: threadMinWork must be a number >= 0, got ${minWork}`);
+    const module = threadsKernelModule(variant);
+    const memory = new WebAssembly.Memory({ initial: 2, maximum: Math.min(65536, Math.ceil(maxBytes / 65536)), shared: true });
+    const kernels = new WebAssembly.Instance(module, { env: { memory } }).exports;
+    return new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle, module, variant);
+  }
+
+  /** Why a worker failed to load (a page's worker error event), null while none has. */
+  private failure: string | null = null;
+  private readonly startData: StartData;
+
+  /** minWork: see THREAD_MIN_WORK; callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
+  private constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly minWork: number,
+    readonly callerIdle: boolean, module: WebAssembly.Module, readonly variant: KernelVariant) {
     const control = new SharedArrayBuffer(ARGS_AT + 8 * NARGS);
     this.ctl = new Int32Array(control, 0, 16);
     this.args = new Float64Array(control, ARGS_AT, NARGS);
     this.chunk = k.CHUNK.value as number;
-    const module = threadsKernelModule();
-    for (let i = 1; i < threads; i++) {
-      // execArgv []: the program is plain CommonJS and needs no loader; inherited flags (--input-type=module, a loader) would break it
-      const w = new Worker(WORKER_SOURCE, { eval: true, workerData: { module, memory, control }, execArgv: [] });
-      w.unref(); // a backend never destroyed must not keep the process alive
-      this.workers.push(w);
-    }
-    // every worker has its instance before the first op: a worker that cannot start is an error here, not a hang later
-    const end = Date.now() + START_MS;
-    for (let r = Atomics.load(this.ctl, READY); r < threads - 1 && Date.now() < end; r = Atomics.load(this.ctl, READY)) {
-      Atomics.wait(this.ctl, READY, r, 100);
-    }
-    const failed = Atomics.load(this.ctl, READY) < threads - 1 || Atomics.load(this.ctl, FAILED) !== 0;
-    if (failed) {
+    this.startData = { module, memory, control };
+  }
+
+  /** The calling thread's instance of the threaded build (the backend's kernels). */
+  get kernels(): unknown { return this.k; }
+  private get ready(): number { return Atomics.load(this.ctl, READY); }
+
+  /** Every worker has its instance before the first op: a worker that cannot start is an error here, not a hang later. */
+  private checkStarted(): void {
+    const n = this.threads - 1;
+    if (this.ready < n || Atomics.load(this.ctl, FAILED) !== 0 || this.failure !== null) {
       void this.close();
-      throw new Error(`wasm backend: ${threads - 1} worker threads did not all start (an instance on the shared memory failed, or ${START_MS / 1000} s passed)`);
+      const why = this.failure ?? (this.ready < n ? `${START_MS / 1000} s passed with ${this.ready} started` : 'an instance on the shared memory failed');
+      throw new Error(`wasm backend: ${n} worker threads did not all start (${why})`);
     }
   }
 

@@ -33,6 +33,9 @@ class WasmTensor implements Tensor {
   }
 }
 
+/** pool: a started one (WasmBackend.start passes it; its thread count and variant win). */
+export interface WasmBackendOptions { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean; pool?: ThreadPool }
+
 export class WasmBackend implements Backend {
   readonly name = 'wasm' as const;
   readonly viewAlign = 64; // the reference's rule, so layouts are identical
@@ -51,24 +54,35 @@ export class WasmBackend implements Backend {
   private readonly pool: ThreadPool | null = null;
 
   /**
-   * threads > 1: the threaded build (plain simd128) on a shared memory, the matmul family split over worker threads
+   * threads > 1: the threaded build (of the same variant) on a shared memory, the matmul family split over worker threads
    * (src/simd/threads.ts); results equal one thread's bit for bit. threadMinWork: multiply-adds below which an op
    * stays on the calling thread (tests set 0 to split the smallest shapes); threadCallerIdle (tests): the calling
    * thread runs no chunk, so every chunk runs in a worker.
    */
-  constructor(opts: { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean } = {}) {
-    this.threads = checkThreads(opts.threads ?? 1);
+  constructor(opts: WasmBackendOptions = {}) {
+    this.threads = checkThreads(opts.pool?.threads ?? opts.threads ?? 1);
     if (this.threads > 1) {
-      if (opts.variant === 'fma') throw new Error('wasm backend: threads > 1 runs the plain simd build only (variant \'fma\' is one thread for now)');
-      this.variant = 'simd';
-      const { kernels, pool } = ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle);
-      this.k = kernels as Kernels;
-      this.pool = pool;
+      // the variant one thread would run (the threaded build has both), so results do not depend on the thread count;
+      // in Node the pool starts here (a blocking wait), a page's in WasmBackend.start (an asynchronous one)
+      this.pool = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant()).pool;
+      this.variant = this.pool.variant;
+      this.k = this.pool.kernels as Kernels;
     } else {
       this.variant = opts.variant ?? defaultVariant();
       this.k = instantiateKernels(this.variant);
     }
     this.arena = new Arena(this.k.memory, this.k.heapStart(), opts.maxBytes);
+  }
+
+  /**
+   * The engine on any host, its thread pool started without blocking the calling thread (a page's worker must not
+   * block while its thread workers start: they would not). Rejects when the pool does not start (its workers ended).
+   */
+  static async start(opts: Omit<WasmBackendOptions, 'pool'> = {}): Promise<WasmBackend> {
+    const threads = checkThreads(opts.threads ?? 1);
+    if (threads === 1) return new WasmBackend(opts);
+    const { pool } = await ThreadPool.start(threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant());
+    return new WasmBackend({ ...opts, pool });
   }
 
   get memory(): WebAssembly.Memory { return this.k.memory; }

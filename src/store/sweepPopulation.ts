@@ -39,11 +39,14 @@ export interface PreparedMember { key: string; client: TrainerClient; ready: Pro
 /** What tells prepared members apart: the preset and the member's overrides (the order startSweep writes them in). */
 export const memberKey = (preset: string, overrides: Partial<RunConfig>): string => JSON.stringify([preset, overrides]);
 
-/** Loads a member's run in a new worker ahead of Start: its backend, the warm start, and the warm start's eval. */
-export function prepareMember(spawn: () => TrainerClient, preset: string, overrides: Partial<RunConfig>, cpu: boolean): PreparedMember {
+/**
+ * Loads a member's run in a new worker ahead of Start: its backend, the warm start, and the warm start's eval.
+ * lanes: the members that will train at once (the CPU engine's threads are the cores divided among them).
+ */
+export function prepareMember(spawn: () => TrainerClient, preset: string, overrides: Partial<RunConfig>, cpu: boolean, lanes = 1): PreparedMember {
   const client = spawn();
   const ready = (async () => {
-    if (cpu) await client.api.useBackend('cpu');
+    if (cpu) await client.api.useBackend('cpu', lanes);
     await client.api.init(preset, overrides);
     await client.api.evaluate(); // the point every member starts from: done now, not after Start
     return client.api.getState();
@@ -105,20 +108,25 @@ export async function runPopulation(ctx: StoreContext, spawn: () => TrainerClien
   const stillRunning = () => h.sweep()?.status === 'running';
   const note = (p: string | null) => { problem ??= p; };
   const lanes = place.lanes.map((lane) => lane.map((j) => todo[j]));
+  const atOnce = Math.min(place.atOnce, lanes.length);
   await inLanes(lanes.length, place.atOnce, async (l) => {
-    const out = await runLane(ctx, spawn, h, lanes[l]);
+    const out = await runLane(ctx, spawn, h, lanes[l], atOnce);
     // a stacked lane that could not start (memory, members resuming from different steps): its members go one worker each
     if (out.notStarted && lanes[l].length > 1) {
       ctx.set({ sweepLayout: `one worker per member, as the stacked population could not start: ${out.problem}` });
-      await inLanes(lanes[l].length, Math.min(limits.maxMembers, lanes[l].length), async (k) => note((await runLane(ctx, spawn, h, [lanes[l][k]])).problem), stillRunning);
+      const split = Math.min(limits.maxMembers, lanes[l].length);
+      await inLanes(lanes[l].length, split, async (k) => note((await runLane(ctx, spawn, h, [lanes[l][k]], split)).problem), stillRunning);
     } else note(out.problem);
   }, stillRunning);
   await ctx.recorder.flush();
   return problem;
 }
 
-/** One lane: the sweep's runs `idx` in one worker, loaded (or resumed) together and stepping together until they end. */
-async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: PopulationHooks, idx: number[]): Promise<{ problem: string | null; notStarted: boolean }> {
+/**
+ * One lane: the sweep's runs `idx` in one worker, loaded (or resumed) together and stepping together until they end.
+ * atOnce: lanes training at once (a CPU engine's threads are the cores divided among them).
+ */
+async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: PopulationHooks, idx: number[], atOnce: number): Promise<{ problem: string | null; notStarted: boolean }> {
   const { get, deps } = ctx, members = ctx.members;
   const s = h.sweep()!, stillRunning = () => h.sweep()?.status === 'running';
   const overrides = idx.map((i) => h.overridesFor(s, s.runs[i].value));
@@ -145,7 +153,8 @@ async function runLane(ctx: StoreContext, spawn: () => TrainerClient, h: Populat
   try {
     if (!loaded) {
       try {
-        if (get().backendChoice === 'cpu') await client.api.useBackend('cpu');
+        // 'auto' too: a lane whose worker falls back to the CPU engine (no adapter, a failed check) shares the cores as well
+        await client.api.useBackend(get().backendChoice === 'cpu' ? 'cpu' : 'auto', atOnce);
         if (stored) {
           // the stored metrics on the charts; the worker's rows from the checkpoint's step on replace any after it
           for (const e of stored) if (!deps.hub.has(e.runId)) deps.hub.set(e.runId, await deps.storage.loadMetrics(e.runId));

@@ -136,7 +136,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       prepared = prepared.filter((p) => keys.includes(p.key));
       for (const [i, w] of want.entries()) {
         if (prepared.some((p) => p.key === keys[i])) continue;
-        const p = prepareMember(deps.spawnTrainer!, w.preset, w.overrides, true);
+        const p = prepareMember(deps.spawnTrainer!, w.preset, w.overrides, true, want.length); // the members train at once: they share the cores
         prepared.push(p);
         p.ready.then(() => { loaded.add(p); countLoaded(); }, () => {});
       }

@@ -25,6 +25,9 @@ export function DeviceInfo() {
   const gpu = useApp((s) => s.gpu);
   const backend = useApp((s) => s.trainer?.backend ?? null);
   const cpuEngine = useApp((s) => s.trainer?.cpuEngine ?? null);
+  const threads = useApp((s) => s.trainer?.cpuThreads?.count ?? null);
+  const workerChunks = useApp((s) => s.trainer?.cpuThreads?.workerChunks ?? null);
+  const variant = useApp((s) => s.trainer?.cpuThreads?.variant ?? null);
   const pref = useApp((s) => s.backendPref);
   const backendNote = useApp((s) => s.trainer?.backendNote ?? null);
   const choice = useApp((s) => s.backendChoice);
@@ -51,7 +54,9 @@ export function DeviceInfo() {
           blocklisted by the browser.
         </p>
       )}
-      <p data-testid="trains-on" data-engine={cpuEngine ?? backend ?? ''}>The run trains on: {backend ?? '–'}{cpuEngine ? ` (${cpuEngine === 'wasm' ? 'WebAssembly SIMD' : 'the reference'})` : ''}.</p>
+      <p data-testid="trains-on" data-engine={cpuEngine ?? backend ?? ''} data-threads={threads ?? ''} data-worker-chunks={workerChunks ?? ''} data-variant={variant ?? ''}>
+        The run trains on: {backend ?? '–'}{cpuEngine ? ` (${cpuEngine === 'wasm' ? `WebAssembly SIMD${threads !== null && threads > 1 ? `, ${threads} threads` : ''}` : 'the reference'})` : ''}.
+      </p>
       {backendNote && <p role="alert" data-testid="backend-note">{backendNote}</p>}
       {speed && (
         <p data-testid="run-speed" data-steps-per-s={speed.stepsPerSec} data-gflops={String(speed.gflops)}>

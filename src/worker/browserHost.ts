@@ -1,10 +1,11 @@
 // What the trainer worker in the browser computes on and loads from: WebGPU when navigator.gpu offers an adapter whose pipelines build and
-// whose self-check passes (unless the CPU was asked for), else the CPU engine (WebAssembly SIMD; the reference where
-// simd128 does not validate); warm starts
+// whose self-check passes (unless the CPU was asked for), else the CPU engine (WebAssembly SIMD, on several threads
+// where the page is cross-origin isolated; the reference where simd128 does not validate); warm starts
 // fetched from this origin's /checkpoints/ (public/checkpoints).
 import type { Backend } from '../backend';
 import { shaders } from '../gpu/shaders.browser';
-import { cpuEngine } from './cpuEngine';
+import { startCpuEngine, type CpuEngine } from './cpuEngine';
+import { pageThreads, threadHost } from './cpuThreads';
 import { chooseBackend, indexedDbVerdictStore } from './gpuChoice';
 import type { BackendPreference } from './protocol';
 
@@ -14,14 +15,19 @@ let note: string | null = null;
 
 export const backendNote = (): string | null => note;
 
-export async function makeBackend(prefer: BackendPreference): Promise<Backend> {
+/** lanes: the training workers running at once on this page (this one included), among which the cores are divided. */
+export async function makeBackend(prefer: BackendPreference, lanes = 1): Promise<Backend> {
   note = null;
+  const cpu = (): Promise<CpuEngine> => {
+    const { threads, note: threadNote } = pageThreads(threadHost(lanes));
+    return startCpuEngine({ threads, threadNote });
+  };
   if (prefer === 'cpu') {
-    const cpu = cpuEngine();
-    note = cpu.note;
-    return cpu.backend;
+    const engine = await cpu();
+    note = engine.note;
+    return engine.backend;
   }
-  const choice = await chooseBackend({ gpu: self.navigator.gpu, shaders, store: indexedDbVerdictStore(self.indexedDB) });
+  const choice = await chooseBackend({ gpu: self.navigator.gpu, shaders, store: indexedDbVerdictStore(self.indexedDB), cpu });
   note = choice.note;
   if (choice.note) console.warn(choice.note);
   return choice.backend;

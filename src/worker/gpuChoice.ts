@@ -5,7 +5,7 @@
 import type { Backend } from '../backend';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
 import { verifyEngine } from '../rl/selfCheck';
-import { cpuEngine } from './cpuEngine';
+import { cpuEngine, type CpuEngine } from './cpuEngine';
 
 export interface StoredVerdict {
   ok: boolean;
@@ -48,34 +48,36 @@ export interface ChooseOptions {
   store: VerdictStore;
   /** The WebGPU backend's constructor (tests pass one over Node's Dawn). */
   create?: (gpu: GPU, shaders: Record<string, string>) => Promise<WebGpuBackend>;
+  /** The CPU engine when WebGPU is not used (the browser host passes its threaded start; default one thread). */
+  cpu?: () => Promise<CpuEngine>;
 }
 
-function onCpu(note: string | null, checked = false): BackendChoice {
-  const cpu = cpuEngine();
+async function onCpu(start: () => Promise<CpuEngine>, note: string | null, checked = false): Promise<BackendChoice> {
+  const cpu = await start();
   return { backend: cpu.backend, note: [note, cpu.note].filter((n) => n !== null).join('; ') || null, checked };
 }
 
-export async function chooseBackend({ gpu, shaders, store, create = WebGpuBackend.create }: ChooseOptions): Promise<BackendChoice> {
-  if (!gpu) return onCpu(null);
+export async function chooseBackend({ gpu, shaders, store, create = WebGpuBackend.create, cpu = async () => cpuEngine() }: ChooseOptions): Promise<BackendChoice> {
+  if (!gpu) return onCpu(cpu, null);
   let backend: WebGpuBackend;
   try {
     backend = await create(gpu, shaders);
   } catch (e) {
-    if ((e as Error).name === 'NoAdapterError') return onCpu(null);
-    return onCpu(`WebGPU failed at load (${(e as Error).message}); computing on the CPU`);
+    if ((e as Error).name === 'NoAdapterError') return onCpu(cpu, null);
+    return onCpu(cpu, `WebGPU failed at load (${(e as Error).message}); computing on the CPU`);
   }
   const key = verdictKey(backend.adapterInfo, shaders);
   const stored = await store.get(key).catch(() => undefined); // a store that fails only costs a re-check
   if (stored?.ok) return { backend, note: null, checked: false };
   if (stored) {
     backend.destroy();
-    return onCpu(`WebGPU is not used on this adapter: ${stored.message}; computing on the CPU`);
+    return onCpu(cpu, `WebGPU is not used on this adapter: ${stored.message}; computing on the CPU`);
   }
   const verdict = await verifyEngine(backend);
   await store.set(key, { ok: verdict.ok, message: verdict.message, at: Date.now() }).catch(() => undefined);
   if (verdict.ok) return { backend, note: null, checked: true };
   backend.destroy();
-  return onCpu(`WebGPU is not used on this adapter: ${verdict.message}; computing on the CPU`, true);
+  return onCpu(cpu, `WebGPU is not used on this adapter: ${verdict.message}; computing on the CPU`, true);
 }
 
 /** The verdicts in IndexedDB (the workers' storage; localStorage is the page's alone). */

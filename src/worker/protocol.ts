@@ -121,6 +121,11 @@ export interface TrainerState {
   backend: 'cpu' | 'webgpu' | null;
   /** On the CPU: the WebAssembly SIMD engine, or the plain JavaScript reference (where simd128 does not validate). */
   cpuEngine?: 'wasm' | 'reference' | null;
+  /**
+   * The WebAssembly engine's threads (count), the chunks of split matmuls its worker threads ran so far, and its kernels'
+   * build ('fma': relaxed-simd, where the browser validates it) (null: not on it).
+   */
+  cpuThreads?: { count: number; workerChunks: number; variant: 'simd' | 'fma' } | null;
   /** Why WebGPU was available but the CPU was chosen (pipelines failing at load, or the self-check, naming the kernel). */
   backendNote?: string | null;
   warmStart: string | null; // where the weights the run started from came from
@@ -298,8 +303,11 @@ export interface TrainerWorkerApi {
   lastTranscripts(count?: number, runId?: string): Promise<Transcripts>;
   /** Whether this host offers a WebGPU adapter, in words a person can read. */
   probe(): Promise<GpuProbe>;
-  /** The backend the next init() builds (a run on another backend is ended). */
-  useBackend(prefer: BackendPreference): Promise<TrainerState>;
+  /**
+   * The backend the next init() builds (a run on another backend is ended). lanes: how many training workers run at
+   * once on the page, this one included (a population's lanes; default 1): the next CPU engine divides the cores among them.
+   */
+  useBackend(prefer: BackendPreference, lanes?: number): Promise<TrainerState>;
   /** Group `group` of the last step: rewards, advantages, ratios at the current weights, clipping, losses. */
   /** `runId`: the member whose step it shows (default the first); a stacked population of several refuses, saying why. */
   stepAnatomy(group: number, runId?: string): Promise<StepAnatomy>;

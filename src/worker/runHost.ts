@@ -27,10 +27,11 @@ import { TelemetryBatcher } from './telemetry';
 import { KeptWeights } from './keptWeights';
 import { type TranscriptSource } from './transcripts';
 import { runCheckpointBytes } from './checkpointBytes';
-import { cpuEngineOf } from './cpuEngine';
+import { cpuEngineOf, cpuThreadsOf } from './cpuEngine';
 
 /** Makes the backend: 'auto' is WebGPU when there is an adapter, else the CPU; 'cpu' is the CPU reference. */
-export type BackendFactory = (prefer: BackendPreference) => Promise<Backend>;
+/** lanes: training workers running at once on the page, this one included (the CPU engine divides the cores among them). */
+export type BackendFactory = (prefer: BackendPreference, lanes: number) => Promise<Backend>;
 /** Whether the host offers WebGPU (the browser entry asks navigator.gpu). */
 export type GpuProber = () => Promise<GpuProbe>;
 /** The bytes of a shipped warm start (public/checkpoints/<file>), or null when there is none. */
@@ -44,6 +45,10 @@ export abstract class RunHost {
   protected backend: Promise<Backend> | null = null;
   protected backendName: 'cpu' | 'webgpu' | null = null;
   protected cpuEngine: 'wasm' | 'reference' | null = null;
+  /** The CPU engine's backend, whose thread count and worker chunks the state reports (null: none, or not built yet). */
+  protected cpuBackend: Backend | null = null;
+  /** Training workers running at once on the page (useBackend's lanes): the next CPU engine's share of the cores. */
+  protected lanes = 1;
   protected trainer: Trainer | null = null;
   protected env: Environment | null = null;
   protected preset: Preset | null = null;
@@ -163,10 +168,10 @@ export abstract class RunHost {
 
   protected getBackend(): Promise<Backend> {
     if (!this.backend) {
-      const made = this.makeBackend(this.prefer);
+      const made = this.makeBackend(this.prefer, this.lanes);
       this.backend = made;
       // the page names both CPU engines (reference and wasm) 'cpu', and says which in cpuEngine
-      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; this.cpuEngine = cpuEngineOf(b); }, () => { this.backend = null; });
+      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; this.cpuEngine = cpuEngineOf(b); this.cpuBackend = b; }, () => { this.backend = null; });
     }
     return this.backend;
   }
@@ -278,7 +283,8 @@ export abstract class RunHost {
     const t = this.trainer, m = t?.members[k], pending = this.pending[k] ?? {};
     return {
       runId: this.runIds[k] ?? null, preset: this.preset?.name ?? null, config: t ? this.effectiveConfig(t, k) : null, pending: { ...pending },
-      status: this.status, message: this.message, backend: this.backendName, cpuEngine: this.cpuEngine, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
+      status: this.status, message: this.message, backend: this.backendName, cpuEngine: this.cpuEngine,
+      cpuThreads: this.cpuBackend ? cpuThreadsOf(this.cpuBackend) : null, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
       stepCount: t?.stepCount ?? 0, lambdaTok: pending.lambdaTok ?? m?.lambdaTok ?? 0,
       evals: m ? m.evals.map((e) => ({ ...e })) : [], bestEval: m?.bestEval ? { ...m.bestEval } : null,
       flags: m ? m.flags.map((f) => ({ ...f })) : [], skippedUpdates: m?.skippedUpdates ?? 0,

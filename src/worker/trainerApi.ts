@@ -234,8 +234,10 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
     return this.probeGpu();
   }
 
-  async useBackend(prefer: BackendPreference): Promise<TrainerState> {
+  async useBackend(prefer: BackendPreference, lanes?: number): Promise<TrainerState> {
     if (prefer !== 'auto' && prefer !== 'cpu') throw new InputError(`useBackend: expected "auto" or "cpu"; got ${quote(prefer)}`);
+    if (lanes !== undefined && !(Number.isInteger(lanes) && lanes >= 1 && lanes <= 1024)) throw new InputError(`useBackend: lanes must be an integer from 1 to 1024; got ${String(lanes)}`);
+    if (lanes !== undefined) this.lanes = lanes; // the next backend built takes its share; a built one keeps its threads
     if (prefer === this.prefer) return this.snapshot();
     await this.stopLoop();
     return this.exclusive(async () => {
@@ -247,6 +249,7 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
       this.backend = null;
       this.backendName = null;
       this.cpuEngine = null;
+      this.cpuBackend = null;
       this.warmCache.clear();
       this.setStatus('idle', `the next run trains on ${prefer === 'cpu' ? 'the CPU engine' : 'WebGPU when there is an adapter'}; init() a preset`);
       return this.snapshot();

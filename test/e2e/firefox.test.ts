@@ -1,7 +1,8 @@
 // The built page in a real Firefox ESR (Debian's firefox-esr: no WebGPU on Linux), driven by puppeteer-core over
 // WebDriver BiDi. A first visit (a fresh profile, a bare link) must train on the CPU engine (WebAssembly SIMD)
 // by itself: Start enabled within 5 s of load, the choice said in one notice, and after Start the four members'
-// trails apart on the main chart. No console errors, no request off this origin. Also a 390 px phone.
+// trails apart on the main chart. No console errors, no request off this origin. Also a 390 px phone, and a single
+// run on the CPU engine's threads (the preview sends COOP and COEP: the page is cross-origin isolated).
 // Under CI=true a missing Firefox fails; elsewhere it skips with a message.
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -133,6 +134,25 @@ describe.runIf(haveFirefox)('the page in Firefox ESR (no WebGPU: the CPU engine)
     await page.click('aria/Pause[role="button"]');
     expect(errors).toEqual([]);
     expect(offsite).toEqual([]); // nothing loaded from outside
+    await page.browserContext().close();
+  }, LONG);
+
+  it('a single run: the preview is cross-origin isolated, so the CPU engine runs on threads (Web Workers on its shared memory)', async () => {
+    const { page, errors } = await recorded(1280, 800);
+    await page.goto(`${url}?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8`);
+    await page.waitForSelector('#start-button:not([disabled])', { timeout: 60_000 });
+    expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+    await page.evaluate(() => [...document.querySelectorAll('button')].find((b) => b.textContent === 'Step')!.click());
+    await page.waitForFunction(() => document.querySelector('[data-testid="step-count"]')?.textContent === '1', { timeout: 120_000 });
+    const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+    const threads = Number(await attr(page, '[data-testid="trains-on"]', 'data-threads'));
+    const chunks = Number(await attr(page, '[data-testid="trains-on"]', 'data-worker-chunks'));
+    console.log(`Firefox: ${cores} cores, ${threads} threads, ${chunks} chunks on worker threads after a step`);
+    expect(threads).toBe(Math.min(cores, 8));
+    expect(threads).toBeGreaterThan(1);
+    expect(chunks).toBeGreaterThan(0);
+    expect(await page.$('[data-testid="backend-note"]')).toBeNull();
+    expect(errors).toEqual([]);
     await page.browserContext().close();
   }, LONG);
 

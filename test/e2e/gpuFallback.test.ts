@@ -99,7 +99,7 @@ describe.runIf(haveChromium)('a broken matmul tile in the built page', () => {
     const summary = page.getByText(/^This device:/);
     expect(await summary.textContent()).toBe('This device: CPU backend, WebAssembly SIMD');
     await summary.click();
-    await page.getByText('The run trains on: cpu (WebAssembly SIMD).').waitFor();
+    await page.getByText(/^The run trains on: cpu \(WebAssembly SIMD(, \d+ threads)?\)\.$/).waitFor(); // threads where the page is cross-origin isolated
     const note = page.getByTestId('backend-note');
     await note.waitFor();
     expect(await note.getAttribute('role')).toBe('alert');

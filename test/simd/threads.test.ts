@@ -17,6 +17,7 @@ import { cpuEngine, wasmThreads } from '../../src/cli/io';
 import { gspo, ROOT } from '../cli/run';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { KERNELS_THREADS_FMA_WASM_BASE64 } from '../../src/simd/kernelsThreadsFma.wasm';
 
 const one = new WasmBackend({ variant: 'simd' });
 // threadMinWork 0: even the small shapes are split; threadCallerIdle: every chunk runs in a worker (else the caller, done
@@ -123,13 +124,53 @@ describe('training on threads', () => {
       expect(two.workerChunks).toBeGreaterThan(100);
     } finally { two.destroy(); single.destroy(); }
   });
+  it('WasmBackend.start (the page\'s asynchronous start-up, here on Node\'s threads): the same weights, chunks on the workers', async () => {
+    const two = await WasmBackend.start({ threads: 2, threadMinWork: 0, threadCallerIdle: true }), single = await WasmBackend.start({ threads: 1 });
+    try {
+      expect([two.threads, single.threads]).toEqual([2, 1]);
+      const want = await train(single), got = await train(two);
+      expectBits('weights after 3 steps', got.params, want.params);
+      expect(two.workerChunks).toBeGreaterThan(100);
+    } finally { await two.destroyAndWait(); single.destroy(); }
+  });
+});
+
+describe('the relaxed-simd build on threads', () => {
+  // Node 20 validates relaxed-simd only with a flag: a child Node started with it (V8 flags are the process's, its threads' too)
+  it('matmuls forward and backward on 2 threads equal the one-thread fused engine bit for bit', () => {
+    const code = `const { WasmBackend } = await import(${JSON.stringify(join(ROOT, 'src/simd/wasmBackend.ts'))});
+      const one = new WasmBackend({ variant: 'fma' }), two = new WasmBackend({ threads: 2, variant: 'fma', threadMinWork: 0, threadCallerIdle: true });
+      const N = 67, K = 40, M = 130; let s = 7; const r = (n) => Array.from({ length: n }, () => ((s = (s * 16807) % 2147483647) / 2147483647) - 0.5);
+      const inp = r(N * K), w = r(M * K), dout = r(N * M), outs = [];
+      for (const b of [one, two]) {
+        const t = (d) => { const x = b.alloc(d.length); b.write(x, d); return x; };
+        const ti = t(inp), tw = t(w), to = b.alloc(N * M), td = t(dout), di = b.alloc(N * K), dw = b.alloc(M * K);
+        b.matmulForward(to, ti, tw, null, N, K, M);
+        b.matmulBackward(di, dw, null, td, ti, tw, N, K, M);
+        outs.push([...(await b.read(to)), ...(await b.read(di)), ...(await b.read(dw))]);
+      }
+      const bits = (a) => Buffer.from(new Float32Array(a).buffer).toString('hex');
+      console.log(JSON.stringify({ variants: [one.variant, two.variant], same: bits(outs[0]) === bits(outs[1]), chunks: two.workerChunks }));
+      two.destroy();`;
+    const r = spawnSync(process.execPath, ['--experimental-wasm-relaxed-simd', '--import', 'tsx', '--input-type=module', '-e', code], { cwd: ROOT, encoding: 'utf8', timeout: 60_000 });
+    expect(r.status, r.stderr).toBe(0);
+    const got = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { variants: string[]; same: boolean; chunks: number };
+    expect(got.variants).toEqual(['fma', 'fma']);
+    expect(got.chunks).toBeGreaterThan(0);
+    expect(got.same).toBe(true);
+  }, 70_000);
 });
 
 describe('options and shutdown', () => {
   it('a bad thread count names the option', () => {
     for (const bad of [0, -1, 1.5, 65, Number.NaN]) expect(() => new WasmBackend({ threads: bad })).toThrow(/threads must be an integer from 1 to 64/);
-    expect(() => new WasmBackend({ threads: 2, variant: 'fma' })).toThrow(/threads > 1 runs the plain simd build/);
+    // the threaded relaxed-simd build needs an engine that validates it (Node 20: a flag; the page's Chromium: yes, tested in test/e2e/cpuThreads.test.ts)
+    if (!WebAssembly.validate(Buffer.from(KERNELS_THREADS_FMA_WASM_BASE64, 'base64'))) expect(() => new WasmBackend({ threads: 2, variant: 'fma' })).toThrow(/does not validate the threaded relaxed-simd build/);
     expect(() => new WasmBackend({ threads: 2, threadMinWork: -1 })).toThrow(/threadMinWork must be a number >= 0, got -1/);
+    return Promise.all([
+      expect(WasmBackend.start({ threads: 65 })).rejects.toThrow(/threads must be an integer from 1 to 64/),
+      expect(WasmBackend.start({ threads: 2, threadMinWork: -1 })).rejects.toThrow(/threadMinWork must be a number >= 0, got -1/),
+    ]);
   });
   it('a destroyed backend refuses a split op; its workers exit', async () => {
     const b = new WasmBackend({ threads: 3, threadMinWork: 0, threadCallerIdle: true });

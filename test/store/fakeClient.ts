@@ -112,7 +112,8 @@ export class FakeTrainer implements TrainerWorkerApi {
   async telemetryPort() { /* the fake delivers through emit() */ }
   async lastTranscripts() { this.log('lastTranscripts'); return { train: null, eval: null }; }
   async probe() { return this.gpu; }
-  async useBackend(prefer: 'auto' | 'cpu') { this.log('useBackend', prefer); return this.snap(); }
+  /** lanes is logged only when given (a population's lane workers are told how many train at once). */
+  async useBackend(prefer: 'auto' | 'cpu', lanes?: number) { this.log('useBackend', prefer, ...(lanes === undefined ? [] : [lanes])); return this.snap(); }
   async stepAnatomy(group: number, runId?: string): Promise<never> { this.log('stepAnatomy', group, runId); throw new Error('not in the fake'); }
   async restoreBest() { this.log('restoreBest'); return this.snap(); }
   async restoreEval(step: number) { this.log('restoreEval', step); return this.snap(); }
@@ -135,6 +136,7 @@ export function fakeLane(make: () => FakeTrainer, onDispose: (members: FakeTrain
   const listeners = new Set<(e: TelemetryEvent) => void>();
   let members: FakeTrainer[] = [];
   let prefer: 'auto' | 'cpu' | null = null;
+  let lanes: number | undefined;
   const adopt = (m: FakeTrainer) => { m.listeners = listeners; return m; };
   const of = (runId?: string | null) => {
     const m = members.find((x) => x.state.runId === runId);
@@ -146,17 +148,17 @@ export function fakeLane(make: () => FakeTrainer, onDispose: (members: FakeTrain
     async init(preset, overrides = {}) {
       const list = Array.isArray(overrides) ? overrides : [overrides];
       members = list.map(() => adopt(make()));
-      if (prefer) await all((m) => m.useBackend(prefer!));
+      if (prefer) await all((m) => m.useBackend(prefer!, lanes));
       const states = await Promise.all(members.map((m, k) => m.init(preset, list[k])));
       return states[0];
     },
     async resumeMembers(entries) {
       members = entries.map(() => adopt(make()));
-      if (prefer) await all((m) => m.useBackend(prefer!));
+      if (prefer) await all((m) => m.useBackend(prefer!, lanes));
       const states = await Promise.all(entries.map((e, k) => members[k].resume(e.runId, e.last, e.best, e.state)));
       return states[0];
     },
-    async useBackend(p) { prefer = p; await all((m) => m.useBackend(p)); return members[0]?.getState() ?? new FakeTrainer().getState(); },
+    async useBackend(p, n) { prefer = p; lanes = n; await all((m) => m.useBackend(p, n)); return members[0]?.getState() ?? new FakeTrainer().getState(); },
     async getStates() { return all((m) => m.getState()); },
     async getState() { return members[0].getState(); },
     async start() { return (await all((m) => m.start()))[0]; },

@@ -127,7 +127,8 @@ describe('members loaded ahead of Start', () => {
     await until(() => store.getState().populationLoaded === 4);
     expect(store.getState().populationLoaded).toBe(4);
     expect(members.map((m) => m.calls.map((c) => c.method).filter((x) => x !== 'getState'))).toEqual(members.map(() => ['useBackend', 'init']));
-    expect(members.map((m) => m.callsOf('useBackend')[0])).toEqual(members.map(() => ['cpu']));
+    // the four train at once: each is told so (its CPU engine takes a quarter of the cores' threads)
+    expect(members.map((m) => m.callsOf('useBackend')[0])).toEqual(members.map(() => ['cpu', 4]));
     expect(members.map((m) => m.callsOf('init')[0])).toEqual([0, 0.03, 0.1, 0.3].map((v) => ['relay-noisy-quick', { lambdaMode: 'manual', lambdaTok: v }]));
     await store.getState().start();
     await until(() => store.getState().sweep!.runs.every((r) => r.runId !== null) && members.every((m) => m.state.status === 'running'));

@@ -114,6 +114,19 @@ describe('the page sweep as a population', () => {
     await settle();
   });
 
+  it('on the CPU each lane\'s worker is told how many lanes train at once (their engines share the cores)', async () => {
+    const { store, members, release } = world({ maxMembers: 2 });
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    await store.getState().useCpu();
+    store.getState().setSweepDraft('0, 0.1, 0.3');
+    const done = store.getState().startSweep();
+    await until(() => members.length === 2 && members.every((m) => m.startedAt >= 0));
+    release();
+    await done;
+    expect(store.getState().sweep!.status).toBe('done');
+    expect(members.map((m) => m.callsOf('useBackend'))).toEqual([0, 1, 2].map(() => [['cpu', 2]])); // 3 members, 2 at once
+  });
+
   it('refuses a population that does not fit in memory, naming the limit; no worker is spawned', async () => {
     const { store, members } = world({ memoryBytes: 1024 });
     await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');

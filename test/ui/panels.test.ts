@@ -32,6 +32,17 @@ describe('banners', () => {
     expect(text(render(Banners, { gpu: none.gpu, backendChoice: null, busy: null }))).not.toMatch(/WebGPU/);
   });
 
+  it('the device panel names the CPU engine\'s threads, and the note of a page that is not cross-origin isolated', () => {
+    const none = { gpu: { state: 'none', reason: 'navigator.gpu found no adapter' }, backendChoice: 'cpu' } as const;
+    const on = (count: number, note: string | null) => render(DeviceInfo, { ...none, trainer: { backend: 'cpu', cpuEngine: 'wasm', cpuThreads: { count, workerChunks: 12, variant: 'fma' }, backendNote: note } as never });
+    const two = on(2, null);
+    expect(text(two)).toMatch(/The run trains on: cpu \(WebAssembly SIMD, 2 threads\)\./);
+    expect(two).toMatch(/data-threads="2" data-worker-chunks="12" data-variant="fma"/);
+    const one = on(1, 'one thread: this page is not cross-origin isolated');
+    expect(text(one)).toMatch(/The run trains on: cpu \(WebAssembly SIMD\)\./);
+    expect(text(one)).toMatch(/one thread: this page is not cross-origin isolated/);
+  });
+
   it('lists URL parameters not applied, shows warm-start progress, a lost device and a diverged run with what to try', () => {
     const h = render(Banners, {
       urlProblems: ['groupSize must be in [1, 64]; got 999; not applied', 'unknown parameter "bogus" (not a config field)'],
