@@ -1,6 +1,6 @@
 // 95% intervals for the AgentPO comparison (docs/envs.md section 2): accuracy on
-// the held-out set with a Wilson score interval, and a normal-approximation
-// interval for a mean (for a non-binary measure).
+// the held-out set with a Wilson score interval, and a Student-t
+// interval for a mean over a few seeds (for a non-binary measure).
 
 /** Two-sided 95% quantile of the standard normal. */
 export const Z95 = 1.959964;
@@ -37,16 +37,27 @@ export function wilson95(successes: number, n: number): Interval {
   };
 }
 
+/** Two-sided 95% quantiles of Student's t, t(0.975, df), for df = 1..30 (standard tables); larger df: the normal's. */
+const T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.16, 2.145, 2.131,
+  2.12, 2.11, 2.101, 2.093, 2.086, 2.08, 2.074, 2.069, 2.064, 2.06, 2.056, 2.052, 2.048, 2.045, 2.042];
+
+/** t(0.975, df): the table to df 30, then the normal quantile (within 2% from df 31 on). */
+export function t95(df: number): number {
+  if (!(df >= 1) || !Number.isInteger(df)) throw new Error(`t95: df must be an integer >= 1, got ${df}`);
+  return df <= T95.length ? T95[df - 1] : Z95;
+}
+
 /**
- * Mean with a normal-approximation 95% interval, mean +- z s / sqrt(n), s the
- * sample standard deviation (n - 1). Undefined (NaN bounds) below two values.
+ * Mean with a 95% interval, mean +- t(0.975, n - 1) s / sqrt(n), s the sample standard deviation (n - 1):
+ * Student's t, not the normal, because studies have 3-5 seeds (with 3 the normal's interval would be
+ * 2.2x too narrow). Undefined (NaN bounds) below two values.
  */
 export function meanCI95(values: number[]): { mean: number } & Interval {
   const n = values.length;
   const mean = n === 0 ? NaN : values.reduce((a, v) => a + v, 0) / n;
   if (n < 2) return { mean, lo: NaN, hi: NaN };
   const variance = values.reduce((a, v) => a + (v - mean) ** 2, 0) / (n - 1);
-  const half = (Z95 * Math.sqrt(variance)) / Math.sqrt(n);
+  const half = (t95(n - 1) * Math.sqrt(variance)) / Math.sqrt(n);
   return { mean, lo: mean - half, hi: mean + half };
 }
 
@@ -57,7 +68,7 @@ export function overlaps(a: Interval, b: Interval): boolean {
 
 /**
  * One arm of the comparison from its eval episodes: accuracy = mean rTask with
- * a Wilson interval when every rTask is 0 or 1 (else the mean's normal
+ * a Wilson interval when every rTask is 0 or 1 (else the mean's t
  * interval), and the mean message tokens per episode.
  */
 export function comparisonRow(name: string, scores: { rTask: number }[], tokens: number[],

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { comparisonRow, meanCI95, overlaps, wilson95 } from '../../src/rl/interval';
+import { comparisonRow, meanCI95, overlaps, t95, wilson95 } from '../../src/rl/interval';
 
 describe('wilson95 against published values', () => {
   // 4-decimal values from textbooks and Newcombe (1998), Stat Med 17:857, method 3 (Wilson, no continuity correction)
@@ -37,20 +37,28 @@ describe('wilson95 against published values', () => {
   });
 });
 
-describe('meanCI95 by hand', () => {
-  it('[1, 2, 3, 4]: mean 2.5, s^2 = 5/3, half width 1.959964 sqrt(5/3) / 2', () => {
+describe('meanCI95 by hand (Student t)', () => {
+  it('[1, 2, 3, 4]: mean 2.5, s^2 = 5/3, half width t(0.975, 3) = 3.182 x sqrt(5/3) / 2', () => {
     const ci = meanCI95([1, 2, 3, 4]);
-    const half = (1.959964 * Math.sqrt(5 / 3)) / 2; // 1.265151
+    const half = (3.182 * Math.sqrt(5 / 3)) / 2; // 2.053963
     expect(ci.mean).toBe(2.5);
     expect(ci.lo).toBeCloseTo(2.5 - half, 10);
     expect(ci.hi).toBeCloseTo(2.5 + half, 10);
-    expect(ci.lo).toBeCloseTo(1.23485, 5);
+    expect(ci.lo).toBeCloseTo(0.44603, 5);
   });
 
-  it('[0, 1, 1, 1, 0]: mean 0.6, s^2 = 0.3 (n - 1), half 1.959964 sqrt(0.3 / 5)', () => {
+  it('[0, 1, 1, 1, 0]: mean 0.6, s^2 = 0.3 (n - 1), half t(0.975, 4) = 2.776 x sqrt(0.3 / 5)', () => {
     const ci = meanCI95([0, 1, 1, 1, 0]);
     expect(ci.mean).toBeCloseTo(0.6, 12);
-    expect(ci.hi - ci.mean).toBeCloseTo(1.959964 * Math.sqrt(0.3 / 5), 10);
+    expect(ci.hi - ci.mean).toBeCloseTo(2.776 * Math.sqrt(0.3 / 5), 10);
+  });
+
+  it('three seeds: t(0.975, 2) = 4.303, 2.2x the normal quantile', () => {
+    const ci = meanCI95([1, 2, 3]); // s = 1
+    expect(ci.hi - ci.mean).toBeCloseTo(4.303 / Math.sqrt(3), 10);
+    expect(t95(2) / 1.959964).toBeGreaterThan(2.19);
+    expect(t95(1000)).toBeCloseTo(1.959964, 6);
+    expect(() => t95(0)).toThrow(/df/);
   });
 
   it('zero width for constant values; undefined below two values', () => {
@@ -83,9 +91,9 @@ describe('comparisonRow', () => {
     expect(row.extras).toEqual({ okWhenRight: 0.9 });
   });
 
-  it('non-binary rTask falls back to the normal interval of the mean', () => {
+  it('non-binary rTask falls back to the t interval of the mean', () => {
     const row = comparisonRow('x', [1, 2, 3, 4].map((rTask) => ({ rTask: rTask / 4 })), [0, 0, 0, 0]);
-    const half = (1.959964 * Math.sqrt(5 / 3)) / 2 / 4;
+    const half = (3.182 * Math.sqrt(5 / 3)) / 2 / 4;
     expect(row.accuracy).toBeCloseTo(0.625, 12);
     expect(row.lo).toBeCloseTo(0.625 - half, 10);
     expect(row.hi).toBeCloseTo(0.625 + half, 10);

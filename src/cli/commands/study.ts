@@ -18,7 +18,8 @@ import { setup } from './runSetup';
 
 export const studyFlags: FlagSpec = {
   name: { kind: 'string', help: 'dual-static | scouts | philosophers (or the first argument)' },
-  seeds: { kind: 'string', help: 'seeds (default 1,2,3 for dual-static, 1,2 otherwise)' },
+  seeds: { kind: 'string', help: 'seeds (default 1,2,3: three seeds give a Student-t 95% interval)' },
+  backend: { kind: 'string', help: 'the CPU engine the runs train on: wasm (default, the WebAssembly SIMD engine) or cpu (the reference)' },
   budgets: { kind: 'string', help: 'dual-static: budgets B (default 1,2,3)' },
   lambdas: { kind: 'string', help: 'dual-static: the static frontier\'s lambda_tok values (default 0,0.01,0.03,0.1,0.3)' },
   scouts: { kind: 'string', help: 'scouts: the numbers of Scouts (default 1,2,3,4)' },
@@ -43,10 +44,10 @@ function plan(name: StudyName, flags: Record<string, unknown>): StudyRun[] {
   if (name === 'dual-static') {
     return planDualStatic(parseValues(String(flags.budgets ?? '1,2,3'), 'budget', '--budgets'), parseValues(String(flags.lambdas ?? '0,0.01,0.03,0.1,0.3'), 'lambdaTok', '--lambdas'), ints('seeds', '1,2,3', 'seed'));
   }
-  if (name === 'scouts') return planScouts(ints('scouts', '1,2,3,4', 'scouts'), ints('seeds', '1,2', 'seed'));
+  if (name === 'scouts') return planScouts(ints('scouts', '1,2,3,4', 'scouts'), ints('seeds', '1,2,3', 'seed'));
   const steps = (flags.steps as number | undefined) ?? 60;
   if (steps < 1) throw new InputError(`--steps must be >= 1, got ${steps}`);
-  return planPhilosophers(ints('seeds', '1,2', 'seed'), steps);
+  return planPhilosophers(ints('seeds', '1,2,3', 'seed'), steps);
 }
 
 type Done = { run: StudyRun; outcome: MemberOutcome };
@@ -103,11 +104,20 @@ function philosophersMarkdown(done: Done[]): { md: string; json: unknown } {
       final: r.final.mealsPerPhilosopher, best: r.best?.mealsPerPhilosopher ?? NaN, hierarchy, ate: r.final.ate, deadlock: r.final.deadlockRate,
     };
   });
+  // per arm over the seeds, with Student-t intervals: the curriculum against the scripted resource hierarchy
+  const arms = [...new Set(rows.map((r) => r.arm))];
+  const per = arms.map((arm) => {
+    const of = rows.filter((r) => r.arm === arm), e = (f: (r: typeof rows[number]) => number) => estimate(of.map(f));
+    return { arm, final: e((r) => r.final), vsHierarchy: e((r) => r.final - r.hierarchy), best: e((r) => r.best), deadlock: e((r) => r.deadlock) };
+  });
   const md = [
+    '| arm | seeds | meals per philosopher, final | final - resource hierarchy | best eval | deadlock |', '|---|---|---|---|---|---|',
+    ...per.map((p) => `| ${p.arm} | ${p.final.n} | ${ci(p.final)} | ${ci(p.vsHierarchy)} | ${ci(p.best)} | ${ci(p.deadlock)} |`),
+    '', 'Per run:', '',
     '| arm | seed | table at the end | meals per philosopher, final | best eval (checkpoint discipline) | resource hierarchy | final - hierarchy | ate | deadlock |', '|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.arm} | ${r.seed} | ${r.stage} | ${f3(r.final)} | ${f3(r.best)} | ${f3(r.hierarchy)} | ${f3(r.final - r.hierarchy)} | ${f3(r.ate)} | ${f3(r.deadlock)} |`),
   ].join('\n');
-  return { md, json: { rows } };
+  return { md, json: { rows, per } };
 }
 
 /** The study named (first argument or --name, not two different ones) and its flags, none of another study. */
@@ -130,10 +140,12 @@ export async function study(argv: string[]): Promise<unknown> {
   confirmRuns(`study ${name}`, runs.length, setups.reduce((n, x) => n + x.config.steps, 0), flags.yes === true);
   const out = outOrDefault(flags.out, `study-${name}`);
   prepareOutDir(out, '--out', ['study.json'], runs.map((r) => r.label));
-  const device = { engine: 'cpu' } as const;
+  const engine = flags.backend === undefined ? 'wasm' : String(flags.backend);
+  if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be wasm or cpu (a study trains on a CPU engine); got "${clip(engine, 40)}"`);
+  const device = { engine } as const;
   const lanes: LaneRun[] = runs.map((r, i) => ({ s: setups[i], preset: r.preset, overrides: r.overrides as MemberJob['overrides'], out: join(out, r.label), label: r.label, changes: [] }));
   const lanePlan = placeRuns(lanes, device, { members: flags.members, memoryFlag: flags['memory-limit'] });
-  log(`study ${name}: ${runs.length} runs as a population, ${lanePlan.membersAtOnce} at once (${availableParallelism()} cores), CPU backend`);
+  log(`study ${name}: ${runs.length} runs as a population, ${lanePlan.membersAtOnce} at once (${availableParallelism()} cores), ${engine === 'wasm' ? 'the WebAssembly SIMD engine' : 'the CPU reference'}`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
   const warm = await warmStartsFor(runs.map((r) => ({ preset: r.preset, overrides: r.overrides as Record<string, unknown> })), lanePlan.membersAtOnce);
