@@ -7,7 +7,7 @@ export { warmKey };
 import { inThread } from './memberPool';
 import { setup } from './commands/runSetup';
 
-export interface WarmJob { preset: string; overrides: Record<string, unknown> }
+export interface WarmJob { preset: string; overrides: Record<string, unknown>; engine?: 'cpu' | 'wasm' }
 export type WarmOutcome = { ok: true; warm: WarmStarts } | { ok: false; message: string };
 
 

@@ -148,7 +148,7 @@ export async function study(argv: string[]): Promise<unknown> {
   log(`study ${name}: ${runs.length} runs as a population, ${lanePlan.membersAtOnce} at once (${availableParallelism()} cores), ${engine === 'wasm' ? 'the WebAssembly SIMD engine' : 'the CPU reference'}`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
-  const warm = await warmStartsFor(runs.map((r) => ({ preset: r.preset, overrides: r.overrides as Record<string, unknown> })), lanePlan.membersAtOnce);
+  const warm = await warmStartsFor(runs.map((r) => ({ preset: r.preset, overrides: r.overrides as Record<string, unknown>, engine })), lanePlan.membersAtOnce);
   const bad = warm.find((w) => !w.ok);
   if (bad && !bad.ok) throw new InputError(`study ${name}: a warm start could not be made: ${bad.message}`);
   lanes.forEach((l, i) => { l.warm = (warm[i] as { warm: MemberJob['warm'] }).warm; });
