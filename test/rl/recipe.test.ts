@@ -69,6 +69,15 @@ describe('recipeFor', () => {
     }
   });
 
+  it('the clean relay past 3 digits: lr x 2/(k - 1) and steps x (k - 2)^2; 2 and 3 digits as calibrated', () => {
+    const silence = findPreset('relay-silence'), base = presetConfig(silence);
+    const lines = (digits: number) => recipeFor(silence, base, presetConfig(silence, { digits })).lines.map((l) => [l.field, l.value]);
+    expect(lines(2)).toEqual([]);
+    expect(lines(3)).toEqual([]);
+    expect(lines(4)).toEqual([['lr', 2e-4], ['steps', 400]]); // 3e-4 x 2/3, 100 x 2^2
+    expect(lines(5)).toEqual([['lr', 1.5e-4], ['steps', 900]]); // 3e-4 x 2/4, 100 x 3^2
+  });
+
   it('withRecipe sets exactly the recipe\'s fields', () => {
     const c = presetConfig(noisy, { channelNoise: 0.3, lambdaTok: 0.03 });
     const r = recipeFor(noisy, calibrated, c), next = withRecipe(c, r);
