@@ -72,8 +72,9 @@ export function robustnessMarkdown(results: CellResult[], command: string, wallS
   const parts = [
     '# Robustness: the relay lessons off their calibrated point',
     '',
-    'Made by one command (a CPU population, one thread per cell; the warm starts that do not ship are',
-    'pretrained in their cell\'s thread until held-out greedy accuracy 0.95 and the repertoire hold):',
+    'Made by one command (a population on a CPU engine, the WebAssembly SIMD one unless the command says',
+    '--backend cpu: one thread per cell; a warm start that does not ship is pretrained in its cell\'s thread',
+    'until held-out greedy accuracy 0.95 and the repertoire hold):',
     '',
     '```sh',
     command,
