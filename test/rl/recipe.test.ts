@@ -50,7 +50,12 @@ describe('recipeFor', () => {
     expect(field(r, 'lambdaHold')).toBe(100); // 80 sqrt(0.1 / 0.073) = 93.6, up to a multiple of 10
     expect(field(r, 'steps')).toBe(180);
     expect(r.steps).toBe(180);
-    expect(field(r, 'temperature')).toBe(SMALL_PENALTY_TEMPERATURE);
+    // copy 4 adds 0.81 x 0.01 x 0.1 = 0.00081, under a third of 0.01: the hedge cannot tip it, temperature 1 stays
+    expect(field(r, 'temperature')).toBeUndefined();
+    // eps 0.5, lambda 0.03: n* = 4, copy 6 adds 0.45 x 0.5^5 = 0.0141 >= 0.01: temperature 0.7
+    expect(field(at(0.5, 0.03), 'temperature')).toBe(SMALL_PENALTY_TEMPERATURE);
+    // eps 0.3, lambda 0.01: n* = 4, copy 6 adds 0.63 x 0.3^5 = 0.0015 < 0.0033: temperature 1 (0.7 starves silence there)
+    expect(field(at(0.3, 0.01), 'temperature')).toBeUndefined();
     // eps 0.5, lambda 0.3: same optimum on (0.225, 0.45]; 0.1 is below it, so 10% inside the bottom: 0.2475 -> 0.248 (rounded to 3 places)
     const big = at(0.5, 0.3);
     expect(field(big, 'lambdaStart')).toBeCloseTo(0.248, 12);

@@ -25,7 +25,7 @@ describe('the recipe note', () => {
     const t = text(h);
     expect(t).toMatch(/This setting needs about 180 steps ?; the preset's calibrated point takes 80\./); // 100 at 0.073, 80 at 0.01
     expect(t).toMatch(/lambda at start 0\.073 ?: start at lambda_tok 0\.073/);
-    expect(t).toMatch(/Temperature 0\.7 ?: /);
+    expect(t).toMatch(/Steps 180 ?: 100 steps at the start penalty and 80 more at 0\.01/);
     expect(h).toContain('data-testid="recipe-apply"');
   });
 
