@@ -176,9 +176,10 @@ export async function bench(argv: string[]): Promise<unknown> {
     const b = await chooseBackend(which);
     try {
       const r = await benchCompare(b, opts);
+      if (!flags.json) process.stdout.write(formatCompare(r)); // the cases first: the population's rows come after
       const population = await benchPopulation(b, flags.quick === true);
       if (flags.json) return { ...r, population };
-      process.stdout.write(formatCompare(r) + formatPopulation(population));
+      process.stdout.write(formatPopulation(population));
       return undefined;
     } finally {
       b.destroy();

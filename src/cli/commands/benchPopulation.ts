@@ -15,7 +15,7 @@ import { log } from '../io';
 
 type Counted = Backend & { counters?: Readonly<Record<string, number>> };
 
-export interface PopulationRow { K: number; ms: number; ratio: number; gflops: number; perStep?: Record<string, number> }
+export interface PopulationRow { K: number; ms: number; ratio: number; gflops: number; perStep?: Record<string, number>; error?: string }
 export interface PopulationResult { how: string; model: string; P: number; G: number; steps: number; cores: number; rows: PopulationRow[] }
 
 function caseConfig(quick: boolean, seed: number): RunConfig {
@@ -69,7 +69,14 @@ export async function benchPopulation(b: Counted, quick: boolean): Promise<Popul
   const rows: PopulationRow[] = [];
   for (const K of Ks) {
     log(`bench --compare: population K=${K} (${cpu ? 'one thread per member' : 'one stacked population on the device'})`);
-    const r: { ms: number; flops: number; perStep?: Record<string, number> } = cpu ? await threaded(K, reps, quick) : await stacked(b, K, reps, quick);
+    let r: { ms: number; flops: number; perStep?: Record<string, number> };
+    try {
+      r = cpu ? await threaded(K, reps, quick) : await stacked(b, K, reps, quick);
+    } catch (e) {
+      // a K that does not fit (the wasm engine's 4 GiB, a GPU's budget) is a row of the table, not the end of the run
+      rows.push({ K, ms: Number.NaN, ratio: Number.NaN, gflops: Number.NaN, error: (e as Error).message });
+      break;
+    }
     rows.push({ K, ms: r.ms, ratio: rows.length ? r.ms / rows[0].ms : 1, gflops: r.flops / r.ms / 1e6, perStep: r.perStep });
   }
   const c = caseConfig(quick, 1);
@@ -83,10 +90,12 @@ const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFini
 
 export function formatPopulation(p: PopulationResult): string {
   const head = ['K', 'step ms', 'x K=1', 'per member ms', 'GFLOP/s', 'dispatch', 'submit', 'readback/minibatch'];
-  const body = p.rows.map((r) => [String(r.K), fmt(r.ms), `${r.ratio.toFixed(2)}x`, fmt(r.ms / r.K), fmt(r.gflops, 2), fmt(r.perStep?.dispatches, 0), fmt(r.perStep?.submissions, 0),
+  const ok = p.rows.filter((r) => r.error === undefined);
+  const body = ok.map((r) => [String(r.K), fmt(r.ms), `${r.ratio.toFixed(2)}x`, fmt(r.ms / r.K), fmt(r.gflops, 2), fmt(r.perStep?.dispatches, 0), fmt(r.perStep?.submissions, 0),
     fmt(r.perStep?.readbacksPerMinibatch, 2)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
   return `\npopulation: K members of ${p.model} at P${p.P} x G${p.G}, ${p.how}, ${p.cores} cores; step = every member takes one step (mean of ${p.steps})\n`
-    + [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n';
+    + [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n'
+    + p.rows.filter((r) => r.error !== undefined).map((r) => `K=${r.K}: not measured: ${r.error}\n`).join('');
 }
