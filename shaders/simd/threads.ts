@@ -1,18 +1,29 @@
 // The threaded build's entry (scripts/buildWasm.ts 'threads'): every kernel of index.ts, on a memory
 // imported from the host and shared with the worker threads (src/simd/threads.ts), plus
-// threadChunk, which runs one fixed chunk of a matmul-family op. Chunks are cut from the output
-// (CHUNK rows of out or dinp, CHUNK output features of dweight), never from a sum, and their size does
-// not depend on the thread count: each output element is summed by one call, over the same terms
-// in the same order as the one-thread kernel, so results are bit for bit those of any thread count.
+// threadChunk, which runs one fixed chunk of a split op: the matmul family, attention (forward,
+// backward, decode) and the GELU backward. Chunks are cut from the output (CHUNK rows of out or dinp,
+// CHUNK output features of dweight, one sequence of attention, GELU_CHUNK elements), never from a sum,
+// and their size does not depend on the thread count: each output element is summed by one call, over
+// the same terms in the same order as the one-thread kernel, so results are bit for bit those of any
+// thread count.
 export * from './index';
 import { matmulForward, matmulDinp, rowAccumulate, rowAccumulate2, ROW_TILE } from './matmul';
+import { attentionForward, attentionBackward, attentionDecode } from './attention';
+import { geluBackward } from './gelu';
 
 /** Rows (forward, dinp) or output features (dweight) per chunk: even, so the kernels' pairs of rows are the one-thread pairs. */
 export const CHUNK = 16;
 
+/** Elements per chunk of the GELU backward: a multiple of 4, so every chunk's vector part is the one-thread kernel's. */
+export const GELU_CHUNK = 4096;
+
 /** Ops of threadChunk. */
 const FORWARD = 1;
 const BACKWARD = 2;
+const ATTENTION_FORWARD = 3;
+const ATTENTION_BACKWARD = 4;
+const ATTENTION_DECODE = 5;
+const GELU_BACKWARD = 6;
 
 /**
  * One chunk c of an op. FORWARD (p0..p5 = out, inp, w, bias, residual, pre; a = N, b = K, d = M): rows
@@ -20,6 +31,10 @@ const BACKWARD = 2;
  * the first ceil(R / CHUNK) chunks are CHUNK listed rows of dinp, the rest CHUNK output features of dw.
  */
 export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32): void {
+  if (op >= ATTENTION_FORWARD) {
+    otherChunk(op, c, p0, p1, p2, p3, p4, a, b, d);
+    return;
+  }
   if (op == FORWARD) {
     const r0 = c * CHUNK, n = min(CHUNK, a - r0), ob = <usize>r0 * (<usize>d << 2);
     matmulForward(p0 + ob, p1 + <usize>r0 * (<usize>b << 2), p2, p3, p4 ? p4 + ob : 0, p5 ? p5 + ob : 0, n, b, d);
@@ -46,4 +61,24 @@ function dweightFeatures(dw: usize, dout: usize, inp: usize, rows: usize, R: i32
     }
     if (o < o1) rowAccumulate(dw + <usize>o * ib, IC, dout + (<usize>o << 2), ob, inp, ib, list, tile);
   }
+}
+
+/**
+ * The chunks of the ops outside the matmul family. Attention (a = T, b = C, d = NH): chunk c is sequence c, the
+ * one-thread kernel called with B = 1 on that sequence's rows (sequences never share an output). ATTENTION_FORWARD:
+ * p0..p2 = out, att, qkv. ATTENTION_BACKWARD: p0..p4 = dqkv, dpreatt, dout, qkv, att. ATTENTION_DECODE: p0..p4 = out,
+ * qkvCache, qkvNew, pos, scratch (T floats per sequence: each chunk its own). GELU_BACKWARD (p0..p2 = dinp, inp, dout;
+ * a = n): elements [c * GELU_CHUNK, +GELU_CHUNK).
+ */
+function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, a: i32, b: i32, d: i32): void {
+  if (op == GELU_BACKWARD) {
+    const e0 = c * GELU_CHUNK, at = <usize>e0 << 2;
+    geluBackward(p0 + at, p1 + at, p2 + at, min(GELU_CHUNK, a - e0));
+    return;
+  }
+  const T = <usize>a, C = <usize>b, NH = <usize>d, seq = <usize>c;
+  const rows3 = (seq * T * 3 * C) << 2, rows = (seq * T * C) << 2, att = (seq * NH * T * T) << 2;
+  if (op == ATTENTION_FORWARD) attentionForward(p0 + rows, p1 + att, p2 + rows3, 1, a, b, d);
+  else if (op == ATTENTION_BACKWARD) attentionBackward(p0 + rows3, p1 + att, p2 + rows, p3 + rows3, p4 + att, 1, a, b, d);
+  else attentionDecode(p0 + ((seq * C) << 2), p1 + rows3, p2 + ((seq * 3 * C) << 2), p3 + (seq << 2), p4 + ((seq * T) << 2), 1, a, b, d);
 }

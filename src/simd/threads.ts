@@ -17,10 +17,17 @@ import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 interface ThreadExports {
   threadChunk(op: number, c: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void;
   CHUNK: WebAssembly.Global;
+  GELU_CHUNK: WebAssembly.Global;
 }
 
 const OP_FORWARD = 1;
 const OP_BACKWARD = 2;
+const OP_ATTENTION_FORWARD = 3;
+const OP_ATTENTION_BACKWARD = 4;
+const OP_ATTENTION_DECODE = 5;
+const OP_GELU_BACKWARD = 6;
+/** Multiply-adds a GELU backward element is counted as against minWork (a tanh, its derivative and a few products). */
+const GELU_WORK = 16;
 /** Multiply-adds below which a matmul stays on the calling thread: waking the workers would cost more than it saves. */
 export const THREAD_MIN_WORK = 1 << 18;
 /** The most threads a backend may ask for (the control block's acknowledgements and the sanity of a setting). */
@@ -154,6 +161,7 @@ async function readyChanged(ctl: Int32Array, r: number, ms: number): Promise<voi
 /** A pool of threads - 1 workers; the calling thread is the n-th. */
 export class ThreadPool {
   readonly chunk: number;
+  readonly geluChunk: number;
   private readonly ctl: Int32Array;
   private readonly args: Float64Array;
   private workers: PoolWorker[] = [];
@@ -215,6 +223,7 @@ export class ThreadPool {
     this.ctl = new Int32Array(control, 0, 16);
     this.args = new Float64Array(control, ARGS_AT, NARGS);
     this.chunk = k.CHUNK.value as number;
+    this.geluChunk = k.GELU_CHUNK.value as number;
     this.startData = { module, memory, control };
   }
 
@@ -242,6 +251,31 @@ export class ThreadPool {
   backward(dinp: number, dw: number, dout: number, inp: number, w: number, rows: number, R: number, IC: number, OC: number): boolean {
     if (R * IC * OC < this.minWork) return false;
     this.run(OP_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(OC / this.chunk), dinp, dw, dout, inp, w, rows, R, IC, OC);
+    return true;
+  }
+
+  /** Attention forward (out, att, qkv) split by sequence, if it is worth it (about B T^2 C multiply-adds). */
+  attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): boolean {
+    if (B < 2 || B * T * T * C < this.minWork) return false;
+    this.run(OP_ATTENTION_FORWARD, B, out, att, qkv, 0, 0, 0, T, C, NH);
+    return true;
+  }
+  /** Attention backward (dqkv, dpreatt, dout, qkv, att) split by sequence, if it is worth it. */
+  attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): boolean {
+    if (B < 2 || B * T * T * C < this.minWork) return false;
+    this.run(OP_ATTENTION_BACKWARD, B, dqkv, dpreatt, dout, qkv, att, 0, T, C, NH);
+    return true;
+  }
+  /** One decode step split by sequence; `scratch` holds T floats per sequence. If it is worth it (about B T C multiply-adds). */
+  attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, scratch: number, B: number, T: number, C: number, NH: number): boolean {
+    if (B < 2 || B * T * C < this.minWork) return false;
+    this.run(OP_ATTENTION_DECODE, B, out, qkvCache, qkvNew, pos, scratch, 0, T, C, NH);
+    return true;
+  }
+  /** dinp += dout * gelu'(inp) over n elements, split into fixed GELU_CHUNK blocks, if it is worth it. */
+  geluBackward(dinp: number, inp: number, dout: number, n: number): boolean {
+    if (n <= this.geluChunk || n * GELU_WORK < this.minWork) return false;
+    this.run(OP_GELU_BACKWARD, Math.ceil(n / this.geluChunk), dinp, inp, dout, 0, 0, 0, n, 0, 0);
     return true;
   }
 

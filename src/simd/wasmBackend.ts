@@ -3,7 +3,7 @@
 // AdamW, the sum of squares, the residual add and row copies run as f32x4 kernels (shaders/simd, instantiated by kernels.ts); every other op runs the
 // reference code (src/reference) on Float32Array views of the same memory, so the engine is
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
-// With threads > 1 the matmul family is split over worker threads (src/simd/threads.ts).
+// With threads > 1 the matmul family, attention and the GELU backward are split over worker threads (src/simd/threads.ts).
 // Twin tests: test/simd/*.test.ts.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
@@ -327,28 +327,33 @@ export class WasmBackend implements Backend {
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
     const BT = B * T;
-    this.k.attentionForward(this.ptr(out, BT * C, 'out'), this.ptr(att, BT * NH * T, 'att'), this.ptr(qkv, BT * 3 * C, 'qkv'), B, T, C, NH);
+    const args = [this.ptr(out, BT * C, 'out'), this.ptr(att, BT * NH * T, 'att'), this.ptr(qkv, BT * 3 * C, 'qkv'), B, T, C, NH] as const;
+    if (!this.pool?.attentionForward(...args)) this.k.attentionForward(...args);
   }
   attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
     const BT = B * T;
-    this.k.attentionBackward(this.ptr(dqkv, BT * 3 * C, 'dqkv'), this.ptr(dpreatt, BT * NH * T, 'dpreatt'), this.ptr(dout, BT * C, 'dout'),
-      this.ptr(qkv, BT * 3 * C, 'qkv'), this.ptr(att, BT * NH * T, 'att'), B, T, C, NH);
+    const args = [this.ptr(dqkv, BT * 3 * C, 'dqkv'), this.ptr(dpreatt, BT * NH * T, 'dpreatt'), this.ptr(dout, BT * C, 'dout'),
+      this.ptr(qkv, BT * 3 * C, 'qkv'), this.ptr(att, BT * NH * T, 'att'), B, T, C, NH] as const;
+    if (!this.pool?.attentionBackward(...args)) this.k.attentionBackward(...args);
   }
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
-    const p = this.scratch(Math.max(1, T)); // before any view: growth would detach them
+    // T floats of scratch per sequence (threads: each its own), taken before any view: growth would detach them
+    const p = this.scratch(Math.max(1, this.pool ? B * T : T));
     const at = this.i32(pos);
     if (at.length < B) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${B}`);
     for (let b = 0; b < B; b++) if (!(at[b] >= 1 && at[b] <= T)) throw new Error(`attentionDecode: pos[${b}] = ${at[b]} outside 1..${T}`);
-    this.k.attentionDecode(this.ptr(out, B * C, 'out'), this.ptr(qkvCache, B * T * 3 * C, 'qkvCache'), this.ptr(qkvNew, B * 3 * C, 'qkvNew'),
-      (pos as WasmTensor).ptr, p, B, T, C, NH);
+    const args = [this.ptr(out, B * C, 'out'), this.ptr(qkvCache, B * T * 3 * C, 'qkvCache'), this.ptr(qkvNew, B * 3 * C, 'qkvNew'),
+      (pos as WasmTensor).ptr, p, B, T, C, NH] as const;
+    if (!this.pool?.attentionDecode(...args)) this.k.attentionDecode(...args);
   }
   geluForward(out: Tensor, inp: Tensor, n: number): void {
     this.k.geluForward(this.ptr(out, n, 'out'), this.ptr(inp, n, 'inp'), n);
   }
   geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void {
-    this.k.geluBackward(this.ptr(dinp, n, 'dinp'), this.ptr(inp, n, 'inp'), this.ptr(dout, n, 'dout'), n);
+    const args = [this.ptr(dinp, n, 'dinp'), this.ptr(inp, n, 'inp'), this.ptr(dout, n, 'dout'), n] as const;
+    if (!this.pool?.geluBackward(...args)) this.k.geluBackward(...args);
   }
 
   // ---- the reference code on views of wasm memory (not in wasm yet) ----

@@ -1,5 +1,5 @@
-// The threaded CPU engine (src/simd/threads.ts, shaders/simd/threads.ts): the matmul family split
-// over worker threads on a shared memory equals the one-thread engine bit for bit at 1, 2 and 3
+// The threaded CPU engine (src/simd/threads.ts, shaders/simd/threads.ts): the matmul family, attention
+// (by sequence) and the GELU backward (by fixed blocks) split over worker threads on a shared memory equals the one-thread engine bit for bit at 1, 2 and 3
 // threads (and the reference within the twin tolerance); training steps give the same weights on
 // 1 and 2 threads; bad options are named; destroyed pools stop their workers (vitest exits).
 import { afterAll, describe, expect, it } from 'vitest';
@@ -94,6 +94,36 @@ describe('threaded matmul family equals one thread bit for bit (1, 2, 3 threads)
     await expectSame(inputs, withMembers((b, t, m) => b.matmulForward(t.out, t.inp, t.w, null, N, IC, OC, m)), ['out'], IC);
     await expectSame(inputs, withMembers((b, t, m) => b.matmulBackward(t.dinp, t.dw, null, t.dout, t.inp, t.w, N, IC, OC, m)), ['dinp', 'dw'], N);
   });
+});
+
+describe('threaded attention and GELU backward equal one thread bit for bit (1, 2, 3 threads)', () => {
+  // [B, T, C, NH]: head sizes 4, 5 and 3 (the kernels' vector part and tails), one sequence (not split) and several
+  const SHAPES_ATT: [number, number, number, number][] = [[1, 6, 8, 2], [3, 7, 10, 2], [5, 9, 12, 4], [4, 13, 16, 4]];
+  for (const [B, T, C, NH] of SHAPES_ATT) {
+    it(`B${B} T${T} C${C} NH${NH}: forward, backward (dqkv accumulated), decode`, async () => {
+      const inputs = { out: randn(B * T * C, 1), att: randn(B * NH * T * T, 2), qkv: randn(B * T * 3 * C, 3), dqkv: randn(B * T * 3 * C, 4),
+        dpre: randn(B * NH * T * T, 5), dout: randn(B * T * C, 6) };
+      await expectSame(inputs, (b, t) => b.attentionForward(t.out, t.att, t.qkv, B, T, C, NH), ['out', 'att'], T, B > 1);
+      // the backward reads att as the forward wrote it
+      await expectSame(inputs, (b, t) => { b.attentionForward(t.out, t.att, t.qkv, B, T, C, NH); b.attentionBackward(t.dqkv, t.dpre, t.dout, t.qkv, t.att, B, T, C, NH); },
+        ['dqkv', 'dpre'], T * C, B > 1);
+      // decode: sequence b's new row goes to position pos[b] (every position 1..T over the sequences)
+      const pos = Int32Array.from({ length: B }, (_, b) => 1 + ((b * 5) % T));
+      const withPos = (f: (b: Backend, t: Record<string, Tensor>, p: Tensor) => void) => (b: Backend, t: Record<string, Tensor>) => {
+        const p = b.alloc(B, 'i32');
+        b.write(p, pos);
+        f(b, t, p);
+        b.free(p);
+      };
+      const dec = { out: randn(B * C, 7), cache: randn(B * T * 3 * C, 8), fresh: randn(B * 3 * C, 9) };
+      await expectSame(dec, withPos((b, t, p) => b.attentionDecode(t.out, t.cache, t.fresh, p, B, T, C, NH)), ['out', 'cache'], T, B > 1);
+    });
+  }
+  for (const n of [4096, 4097, 3 * 4096 + 5, 10_003]) {
+    it(`GELU backward over ${n} elements (chunks of 4096 and a tail)`, async () => {
+      await expectSame({ dinp: randn(n, 1), inp: randn(n, 2), dout: randn(n, 3) }, (b, t) => b.geluBackward(t.dinp, t.inp, t.dout, n), ['dinp'], 1, n > 4096);
+    });
+  }
 });
 
 describe('training on threads', () => {
