@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { formatPopulation, type PopulationResult } from '../../src/cli/commands/benchPopulation';
+import { benchPopulation, formatPopulation, type PopulationResult } from '../../src/cli/commands/benchPopulation';
+import { WasmBackend } from '../../src/simd/wasmBackend';
 import { formatCompare, parseTorchResult, torchArgs, type CaseResult, type CompareResult } from '../../src/cli/commands/benchCompare';
 import { trainFlops } from '../../src/model/flops';
 import { gspo, ROOT, tempDir } from './run';
@@ -193,5 +194,22 @@ describe('bench --compare --quick', () => {
     expect(out).toMatch(/K members of 2x4x64 at P32 x G8, members in turn on one device/);
     expect(out).toMatch(/^1 +40\.0 +1\.00x +40\.0 +2\.00 +600 +5 +1\.00$/m);
     expect(out).toMatch(/^4 +100\.0 +2\.50x +25\.0 +3\.20 +2400 +20 +-$/m); // no readback count: a dash
+  });
+  it('a K that does not fit is a row saying why, after the Ks that ran; the bench goes on', async () => {
+    const out = formatPopulation({ how: 'one stacked population', model: '2x4x64', P: 32, G: 8, steps: 3, cores: 2, rows: [
+      { K: 1, ms: 40, ratio: 1, gflops: 2 },
+      { K: 16, ms: Number.NaN, ratio: Number.NaN, gflops: Number.NaN, error: 'wasm backend: 4108.6 MiB of tensors do not fit' },
+    ] });
+    expect(out).toMatch(/^1 +40\.0 +1\.00x/m);
+    expect(out).not.toMatch(/^16 /m);
+    expect(out).toMatch(/^K=16: not measured: wasm backend: 4108\.6 MiB of tensors do not fit$/m);
+    // a real engine too small for even one member: the result names the refusal instead of throwing
+    const b = new WasmBackend({ maxBytes: 2 ** 20 });
+    try {
+      const r = await benchPopulation(b, true);
+      expect(r.rows).toHaveLength(1);
+      expect(r.rows[0].K).toBe(1);
+      expect(r.rows[0].error).toMatch(/do not fit/);
+    } finally { b.destroy(); }
   });
 });
