@@ -61,6 +61,32 @@ describe('sweep', () => {
     expect(pair.dual.budgetGap).toBeCloseTo(tokens.reduce((a: number, t: number) => a + Math.abs(t - 1), 0) / tokens.length, 9);
   });
 
+  it('--recipe gives each member its own setting\'s recipe; a field given with --set stays', () => {
+    const out = join(tempDir(), 'sweep');
+    const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--recipe', '--set', 'channelNoise=0.5', ...TINY, '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const cfg = (label: string) => JSON.parse(readFileSync(join(out, label, 'config.json'), 'utf8')).config;
+    // by hand (docs/recipe.md): copy n is worth 0.9 x 0.5^(n-1) x 0.5. lambda 0.03 keeps 4 copies, as every penalty in
+    // (0.028125, 0.05625] does: start 10% under the top, 0.050625 -> 0.051, held ceil(80 sqrt(0.1 / 0.051) / 10) x 10 = 120
+    // steps; copy 6 adds 0.0141 >= 0.03 / 3, so temperature 0.7
+    const small = cfg('lambda_tok=0.03');
+    expect(small.lambdaTok).toBe(0.03);
+    expect(small.lambdaStart).toBe(0.051);
+    expect(small.lambdaHold).toBe(120);
+    expect(small.temperature).toBe(0.7);
+    expect(small.steps).toBe(3); // --set steps=3 stays (the recipe says 200)
+    // lambda 0.3 keeps 1 copy, as (0.225, 0.45] does: 0.1 is below, so 10% over the bottom: 0.2475 -> 0.248, held 80; temperature 1
+    const big = cfg('lambda_tok=0.3');
+    expect(big.lambdaStart).toBe(0.248);
+    expect(big.lambdaHold).toBe(80);
+    expect(big.temperature).toBe(1);
+    expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] steps kept at your 3 \(the recipe says 200\)/);
+    // without --recipe the members keep the preset's schedule
+    const plain = join(tempDir(), 'plain');
+    expect(gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', ...TINY, '--out', plain]).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(plain, 'lambda_tok=0.03', 'config.json'), 'utf8')).config.lambdaHold).toBe(0);
+  });
+
   it('rejects bad values with exit 2 and one line naming them, before any run', () => {
     const bad = (args: string[], pattern: RegExp) => {
       const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--backend', 'wasm', ...args]);
@@ -72,6 +98,7 @@ describe('sweep', () => {
     bad(['--lambdas', '0,20'], /lambdaTok must be in \[0, 10\]; got 20/);
     bad(['--lambdas', '0.1', '--budgets', '2'], /one of --lambdas, --budgets, --over/);
     bad(['--lambdas', '0.1', '--vs-static'], /--vs-static needs --budgets/);
+    bad(['--budgets', '1', '--vs-static', '--recipe'], /--recipe and --vs-static/);
     bad(['--over', 'scouts=1,9'], /scouts must be in \[1, 6\]/);
     bad(['--over', 'scouts=4', '--set', 'digits=3'], /scouts \(4\) must be at most digits \(3\)/);
     bad(['--over', 'hasOwnProperty=1'], /config key/);

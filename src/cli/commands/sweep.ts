@@ -23,7 +23,7 @@ import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { checkBackendFlag, log, outOrDefault, prepareOutDir, writeAtomic } from '../io';
-import { parseSets, setup, startSlots, type RunSetup } from './runSetup';
+import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './runSetup';
 import type { TrainResult } from './train';
 
 export const sweepFlags: FlagSpec = {
@@ -40,6 +40,7 @@ export const sweepFlags: FlagSpec = {
   members: { kind: 'int', help: 'members training at once (default: all that fit in memory; webgpu: the most stacked in lock step)' },
   'memory-limit': { kind: 'int', help: 'MiB the population may use (default: 3/4 of the memory available now)' },
   at: { kind: 'list', help: 'a live change from a step on, to every member or to member M (plan order, from 0): STEP:key=value[@M] (repeatable)' },
+  recipe: { kind: 'bool', help: 'each run with its own setting\'s recipe (docs/recipe.md: steps, temperature, a start penalty); fields given with --set stay' },
   yes: { kind: 'bool', help: `start a sweep of more than ${RUNS_WITHOUT_YES} runs (without it, such a sweep prints its size and stops)` },
 };
 
@@ -63,8 +64,8 @@ interface RunRecord {
   final: Record<string, number>; best: Record<string, number> | null; settle: SettleReport; changes: MemberChange[];
 }
 
-/** A planned run with its checked setup, folder and live changes. */
-interface Planned { run: SweepRun; s: RunSetup; dir: string; changes: MemberChange[] }
+/** A planned run with its overrides (the recipe's too, with --recipe), checked setup, folder and live changes. */
+interface Planned { run: SweepRun; overrides: Record<string, unknown>; s: RunSetup; dir: string; changes: MemberChange[] }
 
 const dirOf = (label: string) => label.replace(/[^A-Za-z0-9_.=-]+/g, '_');
 
@@ -82,6 +83,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const spec = specFrom(flags, base.config);
   const vsStatic = flags['vs-static'] === true;
   if (vsStatic && spec.axis !== 'budget') throw new InputError('sweep: --vs-static needs --budgets (it compares each dual run with a static lambda_tok)');
+  if (vsStatic && flags.recipe === true) throw new InputError('sweep: --recipe and --vs-static: the static runs must train as many steps as the dual runs they are compared with, and the recipe would change them; give one');
   checkBackendFlag(flags.backend);
   const plan = planSweep(spec);
   if (plan.length * (vsStatic ? 2 : 1) > MAX_SWEEP_RUNS) throw new InputError(`sweep: ${plan.length * (vsStatic ? 2 : 1)} runs (${spec.values.length} values x ${Math.max(1, spec.seeds.length)} seeds${vsStatic ? ' x 2 with --vs-static' : ''}) is more than ${MAX_SWEEP_RUNS}; split it into smaller sweeps`);
@@ -94,7 +96,19 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const atTexts = (flags.at as string[] | undefined) ?? [];
   const changes = atTexts.map((t) => parseChange(t, plan.length, base.config));
   // every run's config is checked before anything runs, so a bad combination fails at once
-  const planned: Planned[] = plan.map((run, i) => ({ run, s: setup(presetName, { ...sets, ...run.overrides }), dir: dirOf(run.label), changes: changesFor(changes, i) }));
+  const overridesOf = (run: SweepRun): Record<string, unknown> => {
+    const given = { ...sets, ...run.overrides };
+    if (flags.recipe !== true) return given;
+    const r = recipeOverrides(presetName, given); // each member its own setting's recipe
+    for (const l of r.applied) log(`recipe: [${run.label}] ${l.field} = ${l.value}: ${l.why}`);
+    for (const l of r.kept) log(`recipe: [${run.label}] ${l.field} kept at your ${String(given[l.field])} (the recipe says ${l.value})`);
+    if (r.applied.length + r.kept.length === 0) log(`recipe: [${run.label}] the preset's calibrated point (or a setting the rule does not cover): nothing to change`);
+    return r.overrides;
+  };
+  const planned: Planned[] = plan.map((run, i) => {
+    const overrides = overridesOf(run);
+    return { run, overrides, s: setup(presetName, overrides), dir: dirOf(run.label), changes: changesFor(changes, i) };
+  });
   checkChangeSteps('sweep', atTexts, changes, planned.map((p) => p.s.config.steps));
   confirmRuns('sweep', planned.length * (vsStatic ? 2 : 1), planned.reduce((n, p) => n + p.s.config.steps, 0) * (vsStatic ? 2 : 1), flags.yes === true);
   const out = outOrDefault(flags.out, `sweep-${presetName}`);
@@ -103,7 +117,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   if (sequential && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
   // --sequential is a population of one member at a time (without --backend on WebGPU when there is one, as train chooses)
   const { device, backend } = await laneDevice(flags.backend, sequential);
-  const lanesOf = (wave: Planned[]): LaneRun[] => wave.map((p) => ({ s: p.s, preset: presetName, overrides: { ...sets, ...p.run.overrides }, out: join(out, p.dir), label: p.run.label, changes: p.changes }));
+  const lanesOf = (wave: Planned[]): LaneRun[] => wave.map((p) => ({ s: p.s, preset: presetName, overrides: p.overrides, out: join(out, p.dir), label: p.run.label, changes: p.changes }));
   const placeFor = (wave: Planned[]) => placeRuns(lanesOf(wave), device, { members: sequential ? 1 : flags.members, memoryFlag: flags['memory-limit'] });
   let lanePlan: LanePlan;
   try {
@@ -171,7 +185,8 @@ export async function sweep(argv: string[]): Promise<unknown> {
       const run: SweepRun = { ...p.run, label: `static lambda_tok=${lambda} (for B=${p.run.value})${p.run.seed !== null ? ` seed ${p.run.seed}` : ''}`,
         overrides: { ...p.run.overrides, lambdaMode: 'manual', lambdaTok: parseField('lambdaTok', lambda) } };
       const dir = `static-B=${p.run.value}${p.run.seed !== null ? `_seed_${p.run.seed}` : ''}`;
-      statics.push({ dual: rec, lambda, p: { run, s: setup(presetName, { ...sets, ...run.overrides }), dir, changes: p.changes } });
+      const overrides = { ...sets, ...run.overrides };
+      statics.push({ dual: rec, lambda, p: { run, overrides, s: setup(presetName, overrides), dir, changes: p.changes } });
     });
     if (statics.length) {
       const wave = statics.map((x) => x.p);
