@@ -101,3 +101,27 @@ export function recipeFor(preset: Preset, calibrated: RunConfig, config: RunConf
 export function withRecipe(config: RunConfig, recipe: Recipe): RunConfig {
   return { ...config, ...Object.fromEntries(recipe.lines.map((l) => [l.field, l.value])) };
 }
+
+/** The fields a preset's rule may set (reset to the calibrated point's before a member's own recipe applies). */
+export function recipeFields(preset: Preset): (keyof RunConfig)[] {
+  if (preset.name === 'relay-noisy-dr') return ['lambdaStart', 'lambdaHold', 'steps', 'temperature'];
+  if (preset.name === 'relay-silence') return ['lr', 'steps'];
+  return [];
+}
+
+/** The config carries its setting's recipe: the rule has lines for it, and every one is applied. */
+export function recipeInUse(preset: Preset, calibrated: RunConfig, config: RunConfig): boolean {
+  const lines = recipeFor(preset, calibrated, config).lines;
+  return lines.length > 0 && lines.every((l) => config[l.field] === l.value);
+}
+
+/**
+ * A population member's config with its own setting's recipe, when the population's shared setup carries the
+ * recipe of another setting (the one on screen): the rule's fields go back to the calibrated point's, then the
+ * member's recipe applies, so each lambda_tok gets its own start penalty, hold, steps and temperature.
+ */
+export function memberRecipe(preset: Preset, calibrated: RunConfig, member: RunConfig): RunConfig {
+  const reset: RunConfig = { ...member, ...Object.fromEntries(recipeFields(preset).map((f) => [f, calibrated[f]])) };
+  return withRecipe(reset, recipeFor(preset, calibrated, reset));
+}
+

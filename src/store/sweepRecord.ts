@@ -12,6 +12,8 @@ export type SweepStatus = 'running' | 'stopped' | 'done' | 'interrupted';
 export interface SweepRecord {
   id: string; preset: string; axis: 'lambdaTok' | 'budget'; base: Partial<RunConfig>; steps: number;
   runs: SweepRunRecord[]; status: SweepStatus; message: string | null; createdAt: number;
+  /** Each member trains with its own setting's recipe (src/rl/recipe.ts memberRecipe): the setup carried one when the sweep started. */
+  recipe?: boolean;
 }
 
 /** Where the record is kept between page loads (localStorage in the page, a map in tests). */

@@ -15,6 +15,7 @@ import type { SweepSlice } from './types';
 import { overridesOf } from './urlState';
 import { memberKey, POPULATION_DEFAULTS, prepareMember, runPopulation, type PreparedMember } from './sweepPopulation';
 import { placeMembers } from '../rl/placement';
+import { memberRecipe, recipeInUse } from '../rl/recipe';
 import { createEnv } from '../envs/registry';
 
 export type { KeyValueStore, SweepRecord, SweepRunRecord, SweepRunStatus, SweepStatus } from './sweepRecord';
@@ -26,6 +27,14 @@ export type SweepState = Pick<SweepSlice, 'sweep' | 'sweepDraft' | 'sweepDraftEr
 /** The axis a preset's sweep moves: the budget in budget mode, else lambda_tok. */
 export const sweepAxisOf = (c: RunConfig): 'lambdaTok' | 'budget' => (defaultSweep(c).axis === 'budget' ? 'budget' : 'lambdaTok');
 export const defaultDraft = (c: RunConfig): string => defaultSweep(c).values.join(', ');
+
+/** The setup on screen carries its setting's recipe (so a population of it gives each member its own). */
+export function carriesRecipe(preset: string, config: RunConfig): boolean {
+  try {
+    const p = findPreset(preset);
+    return recipeInUse(p, presetConfig(p), config);
+  } catch { return false; }
+}
 
 /**
  * A stored record back, checked by the same schema as run files (runSchema.ts); a record that
@@ -81,7 +90,8 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     const base = { ...overridesOf(preset, config) };
     delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
     const axis = sweepAxisOf(config);
-    return population.map((value) => ({ preset, overrides: overridesFor({ base, axis } as SweepRecord, value) }));
+    const recipe = carriesRecipe(preset, config);
+    return population.map((value) => ({ preset, overrides: overridesFor({ preset, base, axis, recipe } as SweepRecord, value) }));
   };
 
   const save = (sweep: SweepRecord | null) => {
@@ -94,8 +104,12 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     const s = get().sweep;
     if (s) save({ ...s, runs: s.runs.map((r, j) => (j === i ? { ...r, ...patch } : r)) });
   };
-  const overridesFor = (s: SweepRecord, value: number): Partial<RunConfig> =>
-    ({ ...s.base, ...(s.axis === 'lambdaTok' ? { lambdaMode: 'manual', lambdaTok: value } : { lambdaMode: 'budget', budget: value }) });
+  const overridesFor = (s: SweepRecord, value: number): Partial<RunConfig> => {
+    const o: Partial<RunConfig> = { ...s.base, ...(s.axis === 'lambdaTok' ? { lambdaMode: 'manual', lambdaTok: value } : { lambdaMode: 'budget', budget: value }) };
+    if (!s.recipe) return o;
+    const p = findPreset(s.preset); // the setup carried its recipe: each member its own (a value elsewhere has another optimum)
+    return overridesOf(s.preset, memberRecipe(p, presetConfig(p), presetConfig(p, o)));
+  };
 
   /**
    * Runs the sweep's pending and interrupted runs side by side (a population in lanes of trainer workers)
@@ -171,6 +185,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
       save({
         id: `sweep-${deps.now()}`, preset, axis: axis as 'lambdaTok' | 'budget', base, steps: config.steps, status: 'running', message: null, createdAt: deps.now(),
+        ...(carriesRecipe(preset, config) ? { recipe: true } : {}),
         runs: plan.map((r) => ({ label: r.label, value: r.value, status: 'pending', runId: null, accuracy: null, tokens: null, startedAt: null, finishedAt: null })),
       });
       set({ sweepDraftError: null, sweepSelected: null });

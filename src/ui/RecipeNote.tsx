@@ -2,7 +2,7 @@
 // preset's calibrated point, how many steps the setting needs and about how long that takes on this
 // engine, what the recipe changes and why, and one click to use it.
 import { findPreset, presetConfig } from '../envs/presets';
-import { recipeFor } from '../rl/recipe';
+import { memberRecipe, recipeFor } from '../rl/recipe';
 import { fmt, labelOf } from './labels';
 import { runSpeed } from './runSpeed';
 import { useApp, useHub, useHubFrame } from './storeContext';
@@ -18,6 +18,7 @@ export function RecipeNote() {
   const config = useApp((s) => s.config);
   const runId = useApp((s) => s.runId);
   const applyRecipe = useApp((s) => s.applyRecipe);
+  const population = useApp((s) => s.population);
   const hub = useHub();
   useHubFrame(); // the speed follows the run
   let preset;
@@ -26,6 +27,10 @@ export function RecipeNote() {
   if (recipe.lines.length === 0) return null;
   const applied = recipe.lines.every((l) => config[l.field] === l.value);
   const speed = runSpeed(runId ? hub.get(runId) : undefined);
+  // a population over lambda_tok: each member gets its own recipe (the store's sweep applies memberRecipe)
+  const cal = presetConfig(preset);
+  const members = population && population.length > 1 && config.lambdaMode === 'manual'
+    ? population.map((v) => ({ v, c: memberRecipe(preset, cal, { ...config, lambdaTok: v }) })) : [];
   const time = speed ? aboutDuration(recipe.steps / speed.stepsPerSec) : '';
   return (
     <div className="recipe-note" data-testid="recipe-note" role="note">
@@ -37,6 +42,12 @@ export function RecipeNote() {
       <ul className="small">
         {recipe.lines.map((l) => <li key={l.field}><b>{labelOf(l.field)} {fmt(l.value, 4)}</b>: {l.why}</li>)}
       </ul>
+      {members.length > 0 && (
+        <p className="small" data-testid="recipe-members">
+          {applied ? 'Each member of the population trains with its own recipe: ' : 'With the recipe, each member of the population gets its own: '}
+          {members.map(({ v, c }) => `lambda_tok ${fmt(v, 4)}: ${c.lambdaHold > 0 ? `start ${fmt(c.lambdaStart, 4)} for ${c.lambdaHold} steps, ` : ''}${c.steps} steps${c.temperature !== cal.temperature ? `, temperature ${fmt(c.temperature, 4)}` : ''}`).join('; ')}.
+        </p>
+      )}
       {!applied && <button type="button" data-testid="recipe-apply" onClick={() => void applyRecipe()}>Use the recipe</button>}
     </div>
   );

@@ -14,15 +14,17 @@ export function SweepMembers({ sweep }: { sweep: SweepRecord }) {
   const [target, setTarget] = useState<string>('all');
   const [field, setField] = useState<keyof RunConfig>('lambdaTok');
   const [value, setValue] = useState('');
+  const runs = useApp((s) => s.runs); // with the recipe each member has its own length (src/rl/recipe.ts memberRecipe)
   const running = sweep.runs.filter((r) => r.status === 'running' && r.runId !== null);
   if (running.length === 0) return null;
   const stepOf = (runId: string) => { const s = hub.get(runId); return s && s.rows > 0 ? s.last('step') + 1 : 0; };
+  const stepsOf = (runId: string) => runs.find((m) => m.id === runId)?.config.steps ?? sweep.steps;
   const fields = LIVE_FIELDS.filter((k) => !(k === 'lambdaTok' && sweep.axis === 'lambdaTok' && target === 'all'));
   return (
     <div className="sweep-members" data-testid="sweep-members" data-running={running.length}>
       <p className="help">
         {running.length} member{running.length === 1 ? '' : 's'} training side by side:{' '}
-        {running.map((r) => `${r.label} at step ${stepOf(r.runId!)}`).join(' · ')} (of {sweep.steps}).
+        {running.map((r) => `${r.label} at step ${stepOf(r.runId!)} of ${stepsOf(r.runId!)}`).join(' · ')}.
       </p>
       <form className="inline" onSubmit={(e) => { e.preventDefault(); void setMemberField(target === 'all' ? null : target, field, value); }}>
         <label htmlFor={`${id}-t`}>Live change for</label>

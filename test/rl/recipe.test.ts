@@ -2,7 +2,7 @@
 // (the n-th copy adds 0.9 eps^(n-1) (1 - eps) of accuracy on an unknown task), the start penalty
 // nearest the calibrated 0.1 inside it, the hold, and the calibrated point as a fixed point.
 import { describe, expect, it } from 'vitest';
-import { copyValue, recipeFor, sameOptimum, withRecipe, SMALL_PENALTY_TEMPERATURE } from '../../src/rl/recipe';
+import { copyValue, memberRecipe, recipeFor, recipeInUse, sameOptimum, withRecipe, SMALL_PENALTY_TEMPERATURE } from '../../src/rl/recipe';
 import { noisyOptimum } from '../../src/rl/robustness';
 import { findPreset, presetConfig, PRESETS } from '../../src/envs/presets';
 
@@ -91,3 +91,30 @@ describe('recipeFor', () => {
     expect(changed.sort()).toEqual(r.lines.map((l) => l.field).sort());
   });
 });
+
+describe('a population member\'s own recipe (memberRecipe)', () => {
+  // the setup on screen: eps 0.5 at lambda 0.03 with its recipe applied (start 0.051 for 120 steps, 200 steps, temperature 0.7; by hand
+  // in test/cli/sweep.test.ts); its members at other lambdas must not inherit that schedule
+  const shown = withRecipe(presetConfig(noisy, { channelNoise: 0.5, lambdaTok: 0.03 }), recipeFor(noisy, calibrated, presetConfig(noisy, { channelNoise: 0.5, lambdaTok: 0.03 })));
+
+  it('recipeInUse: true once every line is applied, false before or when a line is changed by hand', () => {
+    expect(recipeInUse(noisy, calibrated, shown)).toBe(true);
+    expect(recipeInUse(noisy, calibrated, presetConfig(noisy, { channelNoise: 0.5, lambdaTok: 0.03 }))).toBe(false);
+    expect(recipeInUse(noisy, calibrated, { ...shown, lambdaHold: 50 })).toBe(false);
+    expect(recipeInUse(noisy, calibrated, calibrated)).toBe(false); // the calibrated point has no lines
+  });
+
+  it('each lambda its own start, hold, steps and temperature (hand-computed); the shown member keeps its own', () => {
+    // lambda 0.3 at eps 0.5: one copy on (0.225, 0.45]; start 0.2475 -> 0.248, held 80 steps, 160 in all, temperature back to 1
+    const big = memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.3 });
+    expect([big.lambdaStart, big.lambdaHold, big.steps, big.temperature]).toEqual([0.248, 80, 160, 1]);
+    // lambda 0.1 at eps 0.5: n* = 3 on (0.05625, 0.1125]: 0.1 itself is inside, so no start schedule: the calibrated 80 steps
+    const mid = memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.1 });
+    expect([mid.lambdaStart, mid.lambdaHold, mid.steps, mid.temperature]).toEqual([0, 0, 80, 1]);
+    const same = memberRecipe(noisy, calibrated, shown);
+    expect([same.lambdaStart, same.lambdaHold, same.steps, same.temperature]).toEqual([0.051, 120, 200, 0.7]);
+    // fields the rule does not set stay as the member has them
+    expect(memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.3, lr: 1e-4 }).lr).toBe(1e-4);
+  });
+});
+

@@ -8,6 +8,7 @@ import { createAppStore, memoryKv, type AppStore } from '../../src/store/appStor
 import { MetricsHub } from '../../src/store/metricsHub';
 import { MemoryRunStorage } from '../../src/store/runsDb';
 import type { PopulationLimits } from '../../src/store/types';
+import { parseSweepRecord } from '../../src/store/sweepSlice';
 import { FakeTrainer, fakeClient, fakeLane, settle } from './fakeClient';
 
 /** A member worker: emits a step of metrics when started, and finishes (final eval from lambda_tok) when released. */
@@ -78,6 +79,34 @@ describe('the page sweep as a population', () => {
       expect(await storage.getCheckpoint(r.runId!, 'last')).toEqual(members[i].checkpointBytes);
       expect(members[i].disposed).toBe(true);
     }
+  });
+
+  it('a setup that carries its recipe gives each member its own (not the schedule of the lambda on screen); the record keeps it', async () => {
+    const { store, members, release } = world();
+    // eps 0.5 at lambda 0.03 with its recipe applied (by hand: test/cli/sweep.test.ts)
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&channelNoise=0.5&lambdaTok=0.03&lambdaStart=0.051&lambdaHold=120&steps=200&temperature=0.7');
+    store.getState().setSweepDraft('0.03, 0.3');
+    const done = store.getState().startSweep();
+    await until(() => members.length === 2 && members.every((m) => m.startedAt >= 0));
+    const got = members.map((m) => { const c = m.state.config!; return [c.channelNoise, c.lambdaTok, c.lambdaStart, c.lambdaHold, c.steps, c.temperature]; });
+    // lambda 0.3 keeps one copy on (0.225, 0.45]: start 0.2475 -> 0.248 held 80 steps, 160 in all, temperature 1
+    expect(got).toEqual([[0.5, 0.03, 0.051, 120, 200, 0.7], [0.5, 0.3, 0.248, 80, 160, 1]]);
+    const s = store.getState().sweep!;
+    expect(s.recipe).toBe(true);
+    expect(parseSweepRecord(JSON.stringify(s)).sweep!.recipe).toBe(true); // a reload resumes the members with their own recipes
+    expect(parseSweepRecord(JSON.stringify({ ...s, recipe: 'yes' })).problem).toMatch(/sweep\.recipe "yes" is not true or false/);
+    release();
+    await done;
+    // without the recipe on screen (a start penalty set by hand) every member keeps the setup's schedule
+    const plain = world();
+    await plain.store.getState().boot('?v=1&preset=relay-noisy-dr&channelNoise=0.5&lambdaStart=0.2&lambdaHold=10&steps=5');
+    plain.store.getState().setSweepDraft('0.03, 0.3');
+    const done2 = plain.store.getState().startSweep();
+    await until(() => plain.members.length === 2 && plain.members.every((m) => m.startedAt >= 0));
+    expect(plain.members.map((m) => [m.state.config!.lambdaStart, m.state.config!.lambdaHold, m.state.config!.steps])).toEqual([[0.2, 10, 5], [0.2, 10, 5]]);
+    expect(plain.store.getState().sweep!.recipe).toBeUndefined();
+    plain.release();
+    await done2;
   });
 
   it('a live change reaches one member, or every member, and each records it', async () => {

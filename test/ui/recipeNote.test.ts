@@ -3,11 +3,15 @@
 // and "Use the recipe" sets exactly those fields; at the calibrated point nothing is shown.
 import { describe, expect, it } from 'vitest';
 import { findPreset, presetConfig } from '../../src/envs/presets';
-import { recipeFor } from '../../src/rl/recipe';
+import { recipeFor, withRecipe } from '../../src/rl/recipe';
 import { createAppStore } from '../../src/store/appStore';
 import { MetricsHub } from '../../src/store/metricsHub';
 import { MemoryRunStorage } from '../../src/store/runsDb';
 import { aboutDuration, RecipeNote } from '../../src/ui/RecipeNote';
+import { SweepMembers } from '../../src/ui/SweepMembers';
+import type { SweepRecord } from '../../src/store/sweepSlice';
+import type { RunMeta } from '../../src/store/runTypes';
+import { createElement } from 'react';
 import { METRIC_INDEX, METRIC_NAMES } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient } from '../store/fakeClient';
 import { render, text } from './render';
@@ -29,6 +33,17 @@ describe('the recipe note', () => {
     expect(h).toContain('data-testid="recipe-apply"');
   });
 
+  it('with a population over lambda_tok: each member\'s own recipe, before and after it is in use', () => {
+    const at003 = presetConfig(preset, { channelNoise: 0.5, lambdaTok: 0.03 });
+    const before = text(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003, population: [0.03, 0.3] }));
+    expect(before).toMatch(/With the recipe, each member of the population gets its own: /);
+    // by hand (test/rl/recipe.test.ts): 0.03 starts at 0.051 for 120 of 200 steps at temperature 0.7; 0.3 at 0.248 for 80 of 160
+    expect(before).toMatch(/lambda_tok 0\.03 ?: start 0\.051 for 120 steps, 200 steps, temperature 0\.7; lambda_tok 0\.3 ?: start 0\.248 for 80 steps, 160 steps\./);
+    const inUse = withRecipe(at003, recipeFor(preset, presetConfig(preset), at003));
+    expect(text(render(RecipeNote, { preset: 'relay-noisy-dr', config: inUse, population: [0.03, 0.3] }))).toMatch(/Each member of the population trains with its own recipe: /);
+    expect(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003 })).not.toContain('recipe-members'); // no population: no list
+  });
+
   it('with a run\'s speed, about how long here: 180 steps at 4 steps/s is about 45 s', () => {
     const hub = new MetricsHub(), C = METRIC_NAMES.length, rows = new Float64Array(3 * C);
     for (let r = 0; r < 3; r++) { rows[r * C + METRIC_INDEX.step] = r; rows[r * C + METRIC_INDEX.step_time_ms] = 250; }
@@ -48,5 +63,20 @@ describe('the recipe note', () => {
     const h = render(RecipeNote, { preset: 'relay-noisy-dr', config: next });
     expect(text(h)).toMatch(/its recipe is in use/);
     expect(h).not.toContain('data-testid="recipe-apply"');
+  });
+
+  it('while the members train, each one\'s step is given of its own length (members with their own recipes differ)', () => {
+    const hub = new MetricsHub(), C = METRIC_NAMES.length;
+    const meta = (id: string, steps: number) => ({ id, config: presetConfig(preset, { steps }) }) as unknown as RunMeta;
+    for (const [id, step] of [['a', 11], ['b', 4]] as const) {
+      const row = new Float64Array(C);
+      row[METRIC_INDEX.step] = step;
+      hub.append(id, row, 1);
+    }
+    const run = (label: string, value: number, runId: string) => ({ label, value, status: 'running' as const, runId, accuracy: null, tokens: null, startedAt: 0, finishedAt: null });
+    const sweep: SweepRecord = { id: 's', preset: 'relay-noisy-dr', axis: 'lambdaTok', base: {}, steps: 200, status: 'running', message: null, createdAt: 0, recipe: true,
+      runs: [run('lambda_tok=0.03', 0.03, 'a'), run('lambda_tok=0.3', 0.3, 'b')] };
+    const t = text(render(() => createElement(SweepMembers, { sweep }), { runs: [meta('a', 200), meta('b', 160)] }, hub));
+    expect(t).toMatch(/lambda_tok=0\.03 at step 12 of 200 · lambda_tok=0\.3 at step 5 of 160\./);
   });
 });
