@@ -1,5 +1,5 @@
 // A recipe that follows the setting: the presets are calibrated at one point (relay-noisy-dr at
-// eps 0.3, lambda_tok 0.1; relay-silence at 3 digits), and a person who moves a slider off it
+// eps 0.3, lambda_tok 0.1), and a person who moves a slider off it
 // gets the steps, temperature and token-penalty schedule that setting needs, chosen by a rule
 // with its reasons (docs/recipe.md). The preset's own point is a fixed point: its recipe changes
 // nothing. The page shows it and applies it on a click; the CLI applies it with --recipe, and
@@ -64,22 +64,6 @@ function noisyRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
   return lines;
 }
 
-/**
- * The clean relay with more digits than the calibrated 3: the Scout must learn to send the one asked digit
- * of k, while sampling at temperature 1 gets more of the longer messages wrong (the group's reward noise
- * grows): a smaller step, lr x 2/(k - 1) (the other digits it could send: 2 at the calibrated 3), and more of
- * them, steps x (k - 2)^2 (measured at 4 digits: docs/recipe.md).
- */
-function digitsRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
-  const k = c.digits, k0 = calibrated.digits;
-  if (k <= k0) return [];
-  const lr = Number((calibrated.lr * (k0 - 1) / (k - 1)).toPrecision(3)), steps = calibrated.steps * (k - k0 + 1) ** 2;
-  return [
-    { field: 'lr', value: lr, why: `a smaller step at ${k} digits (the calibrated ${calibrated.lr} x ${k0 - 1}/${k - 1}, the other digits the Scout could send): compressing faster than it learns which digit is asked loses accuracy` },
-    { field: 'steps', value: steps, why: `${k - k0 + 1}^2 x the calibrated ${calibrated.steps}: at temperature 1 more of the longer messages are sampled wrong, so the group's reward is noisier and each step carries less` },
-  ];
-}
-
 const round3 = (x: number): number => Math.round(x * 1000) / 1000;
 
 /**
@@ -90,9 +74,8 @@ export function recipeFor(preset: Preset, calibrated: RunConfig, config: RunConf
   let lines: RecipeLine[] = [];
   if (preset.name === 'relay-noisy-dr' && config.lambdaMode === 'manual' && config.advantage === 'none' && config.channelNoise > 0) {
     lines = noisyRecipe(calibrated, config);
-  } else if (preset.name === 'relay-silence' && config.scouts === 1) {
-    lines = digitsRecipe(calibrated, config);
   }
+  // relay-silence past 3 digits needs no line: its shipped 4- and 5-digit warm starts carry it (docs/recipe.md, "Rule 2, withdrawn")
   const steps = lines.find((l) => l.field === 'steps')?.value ?? config.steps;
   return { lines, steps };
 }
@@ -104,9 +87,7 @@ export function withRecipe(config: RunConfig, recipe: Recipe): RunConfig {
 
 /** The fields a preset's rule may set (reset to the calibrated point's before a member's own recipe applies). */
 export function recipeFields(preset: Preset): (keyof RunConfig)[] {
-  if (preset.name === 'relay-noisy-dr') return ['lambdaStart', 'lambdaHold', 'steps', 'temperature'];
-  if (preset.name === 'relay-silence') return ['lr', 'steps'];
-  return [];
+  return preset.name === 'relay-noisy-dr' ? ['lambdaStart', 'lambdaHold', 'steps', 'temperature'] : [];
 }
 
 /** The config carries its setting's recipe: the rule has lines for it, and every one is applied. */
