@@ -256,20 +256,20 @@ export class ThreadPool {
 
   /** Attention forward (out, att, qkv) split by sequence, if it is worth it (about B T^2 C multiply-adds). */
   attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): boolean {
-    if (B < 2 || B * T * T * C < this.minWork) return false;
-    this.run(OP_ATTENTION_FORWARD, B, out, att, qkv, 0, 0, 0, T, C, NH);
-    return true;
+    return this.bySequence(OP_ATTENTION_FORWARD, B * T * T * C, [out, att, qkv, 0, 0], B, T, C, NH);
   }
   /** Attention backward (dqkv, dpreatt, dout, qkv, att) split by sequence, if it is worth it. */
   attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): boolean {
-    if (B < 2 || B * T * T * C < this.minWork) return false;
-    this.run(OP_ATTENTION_BACKWARD, B, dqkv, dpreatt, dout, qkv, att, 0, T, C, NH);
-    return true;
+    return this.bySequence(OP_ATTENTION_BACKWARD, B * T * T * C, [dqkv, dpreatt, dout, qkv, att], B, T, C, NH);
   }
   /** One decode step split by sequence; `scratch` holds T floats per sequence. If it is worth it (about B T C multiply-adds). */
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, scratch: number, B: number, T: number, C: number, NH: number): boolean {
-    if (B < 2 || B * T * C < this.minWork) return false;
-    this.run(OP_ATTENTION_DECODE, B, out, qkvCache, qkvNew, pos, scratch, 0, T, C, NH);
+    return this.bySequence(OP_ATTENTION_DECODE, B * T * C, [out, qkvCache, qkvNew, pos, scratch], B, T, C, NH);
+  }
+  /** An attention op, one chunk per sequence, when there are several and `work` multiply-adds are worth waking the workers. */
+  private bySequence(op: number, work: number, p: [number, number, number, number, number], B: number, T: number, C: number, NH: number): boolean {
+    if (B < 2 || work < this.minWork) return false;
+    this.run(op, B, p[0], p[1], p[2], p[3], p[4], 0, T, C, NH);
     return true;
   }
   /** dinp += dout * gelu'(inp) over n elements, split into fixed GELU_CHUNK blocks, if it is worth it. */
