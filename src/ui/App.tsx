@@ -2,8 +2,13 @@
 // lambda_tok first) on the left, beside them the middle column with the
 // accuracy-vs-tokens chart on top and the time series below (a Runs tab
 // beside Charts), and the inspector (transcripts, anatomy) on the right.
-// Narrower, the inspector goes below; at phone width everything stacks.
+// Narrower, the inspector goes below; at phone width (<= 640 px) everything
+// stacks, the inspector becomes a third tab of the middle column ("Inspect",
+// beside Charts and Runs), the tab bar sticks to the top while the middle
+// column is on screen, and the lambda_tok slider docks at the foot of the
+// screen (styles.css), so the chart and the slider are seen together.
 // Banners (first-run guide, resume, no/software GPU...) sit above.
+import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
 import { Banners } from './Banners';
 import { ChartsPanel } from './ChartsPanel';
 import { ConfirmDialog } from './ConfirmDialog';
@@ -14,20 +19,52 @@ import { RunsTable } from './RunsTable';
 import { useApp } from './storeContext';
 import { Tabs } from './Tabs';
 
-function Middle() {
-  const tab = useApp((s) => s.middleTab);
+/** The phone layout's width (styles.css uses the same query). */
+export const PHONE_QUERY = '(max-width: 640px)';
+
+const watchPhone = (onChange: () => void) => {
+  const m = window.matchMedia(PHONE_QUERY);
+  m.addEventListener('change', onChange);
+  return () => m.removeEventListener('change', onChange);
+};
+
+/** Whether the page is laid out for a phone (one column); false where there is no window (server rendering). */
+export function usePhone(): boolean {
+  return useSyncExternalStore(watchPhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
+}
+
+function Middle({ phone }: { phone: boolean }) {
+  const stored = useApp((s) => s.middleTab);
   const setTab = useApp((s) => s.setMiddleTab);
   const n = useApp((s) => s.runs.length);
+  // the Inspect tab exists on a phone only (wider, the inspector has its own column): the page's own state, not the store's
+  const [inspect, setInspect] = useState(false);
+  const tab = phone && inspect ? 'inspect' : stored;
+  const ref = useRef<HTMLElement>(null);
+  // the tab bar sticks to the top on a phone: a new tab starts at its top, not wherever the last one was scrolled to
+  const first = useRef(true);
+  useEffect(() => {
+    if (first.current) { first.current = false; return; }
+    const el = ref.current;
+    if (phone && el && el.getBoundingClientRect().top < 0) el.scrollIntoView({ block: 'start' });
+  }, [tab, phone]);
+  const onSelect = (k: 'charts' | 'runs' | 'inspect') => {
+    setInspect(k === 'inspect');
+    if (k !== 'inspect') setTab(k);
+  };
+  const tabs: { key: 'charts' | 'runs' | 'inspect'; label: string }[] = [{ key: 'charts', label: 'Charts' }, { key: 'runs', label: `Runs (${n})` }];
+  if (phone) tabs.push({ key: 'inspect', label: 'Inspect' });
   return (
-    <main className="middle" aria-label="Charts and runs">
-      <Tabs label="Charts and runs" selected={tab} onSelect={setTab} tabs={[{ key: 'charts', label: 'Charts' }, { key: 'runs', label: `Runs (${n})` }]}>
-        {tab === 'charts' ? <ChartsPanel /> : <RunsTable />}
+    <main ref={ref} className="middle" aria-label={phone ? 'Charts, runs and inspector' : 'Charts and runs'}>
+      <Tabs label={phone ? 'Charts, runs and inspector' : 'Charts and runs'} selected={tab} onSelect={onSelect} tabs={tabs}>
+        {tab === 'charts' ? <ChartsPanel /> : tab === 'runs' ? <RunsTable /> : <Inspector />}
       </Tabs>
     </main>
   );
 }
 
 export function App() {
+  const phone = usePhone();
   return (
     <div className="app">
       <header className="top">
@@ -37,8 +74,8 @@ export function App() {
       </header>
       <Banners />
       <Controls />
-      <Middle />
-      <Inspector />
+      <Middle phone={phone} />
+      {!phone && <Inspector />}
       <ConfirmDialog />
     </div>
   );

@@ -3,7 +3,10 @@
 // the charts, not above the controls), the sweep's values box shows its whole
 // list, and on a 390x844 phone Start brings the chart into view. A first visit
 // at 390, 800, 1280 and 1920 px never scrolls sideways, and from 1280 px up
-// Start and the lambda_tok slider are on the first screen.
+// Start and the lambda_tok slider are on the first screen. On a 390x844 phone,
+// after Start the chart and the lambda_tok slider (docked at the foot) are on
+// the screen together and the slider moves by keyboard, and one tap on the
+// middle column's Inspect tab shows the task card, the transcripts within a screen.
 // Under CI=true a missing Chromium fails; elsewhere it skips with a message.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -121,5 +124,63 @@ describe.runIf(haveChromium)('the first screen\'s layout in Chromium', () => {
       expect(errors, `${width}`).toEqual([]);
       await context.close();
     }
+  }, LONG);
+
+  it('a 390x844 phone, first visit: after Start the chart and the lambda_tok slider are on screen together and the slider moves by keyboard; one tap on Inspect brings the task card and transcripts within a screen', async () => {
+    const H = 844;
+    const context = await browser.newContext({ viewport: { width: 390, height: H }, isMobile: true, hasTouch: true });
+    const { page, errors } = await open(context, ''); // a bare link in a fresh profile
+    const plot = page.getByRole('region', { name: 'Accuracy vs tokens' }).locator('svg.recharts-surface').first();
+    const slider = page.getByRole('slider', { name: /^lambda_tok/ });
+    /** How much of the box lies inside the viewport's height (px), and its box. */
+    const onScreen = async (l: Locator) => { const b = await boxOf(l); return { ...b, shown: Math.max(0, Math.min(b.y + b.height, H) - Math.max(b.y, 0)) }; };
+    /** The element at the centre of the box is the element itself (nothing lies over it). */
+    const uncovered = (l: Locator) => l.evaluate((e) => { const r = e.getBoundingClientRect(); const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2); return at === e || e.contains(at); });
+    const both = async (when: string) => {
+      const [c, s] = [await onScreen(plot), await onScreen(slider)];
+      console.log(`phone ${when}: chart svg y=${Math.round(c.y)} h=${Math.round(c.height)} (${Math.round(c.shown)} px shown); slider y=${Math.round(s.y)} h=${Math.round(s.height)} (${Math.round(s.shown)} px shown); scrollY=${await page.evaluate(() => Math.round(scrollY))}`);
+      expect(c.shown, `${when}: the chart on screen`).toBeGreaterThan(Math.min(c.height, 150));
+      expect(s.shown, `${when}: the whole slider on screen`).toBeGreaterThanOrEqual(s.height - 1);
+      expect(s.x, `${when}: slider left`).toBeGreaterThanOrEqual(0);
+      expect(s.x + s.width, `${when}: slider right`).toBeLessThanOrEqual(390);
+      expect(await uncovered(slider), `${when}: nothing over the slider`).toBe(true);
+    };
+    await page.getByRole('button', { name: 'Start', exact: true }).click();
+    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 60_000 }).not.toBe('idle');
+    await page.waitForTimeout(500); // Start's scroll to the chart
+    await both('after Start');
+    // the keyboard moves the slider while chart and slider both stay on screen
+    const before = await slider.inputValue();
+    await slider.focus();
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('ArrowRight');
+    await expect.poll(() => slider.inputValue()).not.toBe(before);
+    console.log(`phone: lambda_tok ${before} -> ${await slider.inputValue()} by keyboard`);
+    await both('after the keys');
+
+    // the inspector: one tap on the middle column's Inspect tab, then within one screen of scroll
+    const card = page.locator('.task-card');
+    const transcripts = page.getByRole('tab', { name: 'Transcripts' });
+    const docY = async (l: Locator) => (await boxOf(l)).y + await page.evaluate(() => scrollY);
+    if (await card.count()) console.log(`phone: the task card at document y=${Math.round(await docY(card))} before the tap`);
+    const inspect = page.getByRole('tab', { name: 'Inspect' });
+    expect(await inspect.count(), 'an Inspect tab beside Charts').toBe(1);
+    expect((await onScreen(inspect)).shown, 'the Inspect tab is on screen beside the chart').toBeGreaterThan(0);
+    await inspect.tap();
+    await expect.poll(() => card.count()).toBe(1);
+    await page.waitForTimeout(300);
+    for (const [l, what] of [[card, 'the task card'], [transcripts, 'the Transcripts tab']] as const) {
+      const b = await boxOf(l);
+      console.log(`phone after the Inspect tap: ${what} at y=${Math.round(b.y)} (document y=${Math.round(await docY(l))})`);
+      // on screen now, or after at most one screen of scroll
+      expect(b.y, `${what} not above the screen`).toBeGreaterThanOrEqual(0);
+      expect(b.y + Math.min(b.height, 40), `${what} within one screen of scroll`).toBeLessThanOrEqual(2 * H);
+    }
+    expect((await boxOf(card)).y, 'the task card on the screen the tap leaves').toBeLessThan(H);
+    // the page never scrolls sideways with the inspector in the middle column
+    expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    expect(errors).toEqual([]);
+    await context.close();
   }, LONG);
 });
