@@ -56,7 +56,7 @@ const TABLE = {
   lambdaHold: { kind: 'int', min: 0, max: 100000, default: 0, group: 'reward', live: true, help: 'manual mode: steps trained at lambdaStart before lambda_tok applies (0 = off)' },
   evalEvery: { kind: 'int', min: 1, max: 10000, default: 10, group: 'evaluation', help: 'steps between greedy evaluations' },
   evalEpisodes: { kind: 'int', min: 1, max: 4096, default: 256, group: 'evaluation', help: 'held-out tasks per evaluation' },
-  steps: { kind: 'int', min: 0, max: 100000, default: 100, group: 'evaluation', help: 'training steps' },
+  steps: { kind: 'int', min: 0, max: 100000, default: 100, group: 'evaluation', live: true, help: 'training steps (may be raised or lowered during a run: Continue trains on to the new count)' },
   seed: { kind: 'int', min: 0, max: 2 ** 31 - 1, default: 0, group: 'evaluation', help: 'run seed (sampling, tasks)' },
   nLayer: { kind: 'int', min: 1, max: 8, default: 2, group: 'model', help: 'transformer layers' },
   nHead: { kind: 'int', min: 1, max: 16, default: 4, group: 'model', help: 'attention heads' },

@@ -3,6 +3,8 @@
 // React reads it through useApp (one value at a time).
 import { createStore, type StoreApi } from 'zustand/vanilla';
 import { StoreContext } from './context';
+import { populationRun } from './currentRun';
+import { releaseLanes } from './sweepPopulation';
 import { initialPage, pageActions } from './pageSlice';
 import { type PagePrefs } from './pagePrefs';
 import { initialRuns, runsActions } from './runsSlice';
@@ -30,6 +32,11 @@ export function createAppStore(deps: AppDeps, initial: Partial<AppState> = {}): 
   store.subscribe((s) => {
     const key = JSON.stringify([s.population, s.preset, s.config, s.backendChoice, s.trainer?.config != null, s.busy === null, s.sweep === null]);
     if (key !== planned) { planned = key; s.preparePopulation(); }
+  });
+  // the current population's kept workers go when it is no longer the current run (one run, or another population)
+  store.subscribe((s) => {
+    const kept = ctx.lanes;
+    if (kept && s.sweep?.status !== 'running' && populationRun(s)?.id !== kept.sweepId) releaseLanes(ctx);
   });
   // the page's own choices are saved when they change (after boot has read them back)
   let saved = '';

@@ -11,6 +11,10 @@ import type { CheckpointKind } from './runsDb';
 import type { RunMeta, RunStatus } from './runTypes';
 import type { AppDeps, AppState, ConfirmRequest } from './types';
 import { encodeSetup } from './urlState';
+import type { KeptLanes } from './sweepPopulation';
+
+/** The step count of a run that trains until paused (sweepPopulation.ts MAX_STEPS: the config's largest). */
+const MAX_STEPS_SEEN = 100_000;
 
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
@@ -26,6 +30,10 @@ export interface MemberPort {
   /** Its last checkpoint and resume state, and its best checkpoint. */
   exportResume(): Promise<ResumeExport>;
   exportBest(): Promise<Uint8Array>;
+  /** Its weights back to an eval's: its best (no step), or the eval at `step`. */
+  restore(step?: number): Promise<TrainerState>;
+  /** Its state now. */
+  state(): Promise<TrainerState>;
 }
 
 /** The running members, by run id. */
@@ -36,6 +44,8 @@ export class StoreContext {
   readonly recorder: Recorder;
   /** A population's running members (their checkpoints are stored at evals through these, like the current run's). */
   readonly members: Members = new Map();
+  /** The current population's lane workers, kept while it is paused or finished (sweepPopulation.ts). */
+  lanes: KeptLanes | null = null;
   /** Newer versions of run records than the store shows (steps move with every metrics batch; the table catches up on rare events). */
   private readonly latest = new Map<string, RunMeta>();
   private lastQuery: string | null = null;
@@ -71,17 +81,19 @@ export class StoreContext {
 
   /** The URL follows the setup: replaced only when its query changes (never once per step). */
   syncUrl(): void {
-    const { preset, config, population } = this.get();
-    const q = encodeSetup(preset, config, population);
+    const { preset, config, population, untilPaused } = this.get();
+    const q = encodeSetup(preset, config, population, untilPaused);
     if (q === this.lastQuery) return;
     this.lastQuery = q;
     this.deps.replaceUrl(q);
   }
 
   applySnapshot(s: TrainerState): void {
+    // until paused, the worker's step count is MAX_STEPS: the setup keeps the person's count (and the URL with it)
+    const config = s.config && s.config.steps === MAX_STEPS_SEEN ? { ...s.config, steps: this.get().config.steps } : s.config;
     this.set({
       trainer: s, runId: s.runId, status: s.status, message: s.message, flags: s.flags,
-      ...(s.config ? { config: s.config } : {}), ...(s.preset ? { preset: s.preset } : {}),
+      ...(config ? { config } : {}), ...(s.preset ? { preset: s.preset } : {}),
       ...(s.status === 'running' || s.status === 'paused' ? {} : { progress: null }),
     });
     this.syncUrl();

@@ -6,7 +6,9 @@ import { findPreset, presetConfig } from '../envs/presets';
 import { betterEval } from '../rl/pareto';
 import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
 import { errorText, runStatusOf, type StoreContext } from './context';
-import { shownMember } from './sweepPopulation';
+import { MAX_STEPS, shownMember } from './sweepPopulation';
+import { populationRun, shortLabel } from './currentRun';
+import type { SweepRecord as PopRecord } from './sweepRecord';
 import { stepsAfter } from './recorder';
 import type { RunMeta } from './runTypes';
 import type { SessionSlice } from './types';
@@ -154,6 +156,14 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     await ctx.initRun(preset, overridesOf(preset, config));
   });
 
+  /** The population record was made from the setup on screen (its fixed fields; steps and the axis may differ). */
+  const sameBase = (pop: PopRecord): boolean => {
+    const { preset, config } = get();
+    const now: Partial<Record<string, unknown>> = { ...overridesOf(preset, config) }, then: Partial<Record<string, unknown>> = { ...pop.base };
+    for (const o of [now, then]) { delete o.lambdaTok; delete o.budget; delete o.lambdaMode; delete o.steps; }
+    return pop.preset === preset && JSON.stringify(Object.entries(now).sort()) === JSON.stringify(Object.entries(then).sort());
+  };
+
   return {
     async boot(search) {
       set({ storageKind: deps.storage.kind });
@@ -181,9 +191,9 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       ctx.booted = true;
       // a first visit opens on the lesson: a population over lambda_tok that Start trains side by side
       const d = isFirstVisit(search, savedPrefs, storedRuns, get().sweep !== null)
-        ? { preset: FIRST_VISIT.preset, overrides: {}, population: FIRST_VISIT.population, problems: [] }
+        ? { preset: FIRST_VISIT.preset, overrides: {}, population: FIRST_VISIT.population, untilPaused: FIRST_VISIT.untilPaused, problems: [] }
         : decodeSetup(search);
-      set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), population: d.population, urlProblems: d.problems });
+      set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), population: d.population, untilPaused: d.untilPaused, urlProblems: d.problems });
       ctx.setQueryKnown(search.replace(/^\?/, ''));
       ctx.syncUrl();
       deps.client.onTelemetry(onEvent);
@@ -212,15 +222,26 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     async useGpu() { await useBackend('auto'); },
 
     async start() {
-      const { population, sweep, preset } = get();
-      if (population) { // the setup is a population: Start trains it (a stopped one of the same values goes on)
-        const same = sweep && sweep.preset === preset && sweep.runs.length === population.length && sweep.runs.every((r, i) => r.value === population[i]);
+      const { population, sweep } = get();
+      if (population) { // the current run is a population: Start trains it, and a paused or finished one goes on (Continue)
+        const pop = populationRun(get());
         // not awaited: the population trains until it ends or Pause stops it (the record says it is running at once)
-        if (same && (sweep.status === 'stopped' || sweep.status === 'interrupted')) void get().resumeSweep();
-        else if (sweep?.status !== 'running') { get().setSweepDraft(population.join(', ')); void get().startSweep(); }
+        if (pop && pop.status !== 'running' && sameBase(pop)) void get().resumeSweep();
+        else if (sweep?.status !== 'running') {
+          if (sweep) ctx.overlayForNewRun(); // a new population's trails replace the last one's (a pinned run stays)
+          get().setSweepDraft(population.join(', '));
+          void get().startSweep();
+        }
         return;
       }
-      await ctx.guard(async () => ctx.applySnapshot(await api().start()));
+      await ctx.guard(async () => {
+        const { trainer, untilPaused, config } = get();
+        const finished = get().status === 'idle' && (trainer?.message ?? '').startsWith('finished');
+        // until paused: the count no one reaches; a finished run goes on for the setup's count more (Continue)
+        const steps = untilPaused ? MAX_STEPS : finished && trainer ? trainer.stepCount + config.steps : null;
+        if (steps !== null && trainer?.config) await api().setHyperparams({ steps });
+        ctx.applySnapshot(await api().start());
+      });
     },
 
     async pause() {
@@ -229,6 +250,12 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     },
 
     async stepOnce() {
+      if (get().population) { // every member of the population steps once (a population not started yet begins paused)
+        const pop = populationRun(get());
+        if (pop && sameBase(pop)) await get().stepSweep();
+        else if (get().sweep?.status !== 'running') { get().setSweepDraft(get().population!.join(', ')); await get().startSweep('step'); }
+        return;
+      }
       await ctx.guard(async () => {
         await api().step(1);
         ctx.applySnapshot(await api().getState());
@@ -259,9 +286,17 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
     async restoreBest() {
       await ctx.guard(async () => {
-        const { bestRule, bestTarget, trainer } = get();
+        const { bestRule, bestTarget } = get();
+        const m = get().population ? shownMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
+        if (m && !port) throw new Error(`member ${m.label} is not loaded: press Step or Continue first`);
+        const trainer = port ? await port.state() : get().trainer;
         const pick = bestBy(bestRule, bestTarget, trainer?.evals ?? []);
         const byAccuracy = bestRule === 'accuracy' || !pick || pick.step === trainer?.bestEval?.step;
+        if (port && m) { // the chosen member's weights, in its own worker
+          const st = await port.restore(byAccuracy ? undefined : pick.step);
+          set({ notice: `${shortLabel(m.label)}: ${st.message ?? 'restored the best weights'}` });
+          return;
+        }
         ctx.applySnapshot(await (byAccuracy ? api().restoreBest() : api().restoreEval(pick.step)));
         set({ notice: get().trainer?.message ?? 'restored the best weights' });
       });
@@ -283,13 +318,16 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
     async loadTranscripts() {
       // while a population trains, its shown member's (the panels say whose); else the lone run's
-      const m = shownMember(get()), port = m ? ctx.members.get(m.runId) : undefined;
+      const m = get().population ? shownMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
+      if (m && !port) { set({ transcripts: null, panelMember: m }); return; } // not loaded (after a reload): the panel says so
+      if (get().population && !m) { set({ transcripts: null, panelMember: null }); return; } // a population not started yet
       await ctx.guard(async () => { set({ transcripts: port ? await port.lastTranscripts(12) : await api().lastTranscripts(12), panelMember: port ? m : null }); });
     },
 
     async loadAnatomy(group, auto = false) {
       set({ anatomyGroup: group });
-      const m = shownMember(get()), port = m ? ctx.members.get(m.runId) : undefined;
+      const m = get().population ? shownMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
+      if (get().population && !port) { set({ anatomy: null, anatomyError: m ? `member ${shortLabel(m.label)} is not loaded: press Step or Continue` : 'Start or Step the population first', panelMember: m }); return; }
       const anatomyOf = (g: number) => (port ? port.stepAnatomy(g) : api().stepAnatomy(g));
       try {
         let a = await anatomyOf(group);

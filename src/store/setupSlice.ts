@@ -8,11 +8,13 @@ import { recipeFor, withRecipe } from '../rl/recipe';
 import { errorText, type StoreContext } from './context';
 import type { ConfigField, SetupSlice } from './types';
 import { DEFAULT_PRESET, overridesOf } from './urlState';
+import { populationRun } from './currentRun';
+import { MAX_STEPS } from './sweepPopulation';
 
-export type SetupState = Pick<SetupSlice, 'preset' | 'config' | 'urlProblems' | 'fieldErrors' | 'confirm' | 'population'>;
+export type SetupState = Pick<SetupSlice, 'preset' | 'config' | 'urlProblems' | 'fieldErrors' | 'confirm' | 'population' | 'untilPaused'>;
 
 export const initialSetup = (): SetupState => ({
-  preset: DEFAULT_PRESET, config: presetConfig(findPreset(DEFAULT_PRESET)), urlProblems: [], fieldErrors: {}, confirm: null, population: null,
+  preset: DEFAULT_PRESET, config: presetConfig(findPreset(DEFAULT_PRESET)), urlProblems: [], fieldErrors: {}, confirm: null, population: null, untilPaused: false,
 });
 
 export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupState> {
@@ -44,6 +46,18 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
         ctx.syncUrl();
         return;
       }
+      // a population with members loaded (training, paused or finished): a live field goes to every member, the
+      // setup (and the URL) show it; another field starts a new population at the next Start (the members keep theirs)
+      const pop = get().population ? populationRun(get()) : null;
+      if (pop && ctx.members.size > 0) {
+        if (LIVE_FIELDS.includes(key)) {
+          await get().setMemberField(null, key, value);
+          if (get().error?.startsWith('the change was not applied')) return fieldError(key, `${get().error}`);
+        } else set({ notice: `${key} = ${String(value)} is for a new population: Start trains one (the current members keep theirs).` });
+        set({ config: next });
+        ctx.syncUrl();
+        return;
+      }
       if (LIVE_FIELDS.includes(key)) {
         try {
           ctx.applySnapshot(await ctx.api.setHyperparams({ [key]: value }));
@@ -62,6 +76,16 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
       }, async () => { ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, next)); }, newRunNeeded());
     },
 
+    async setUntilPaused(on) {
+      set({ untilPaused: on });
+      ctx.syncUrl();
+      const { trainer, config, population, sweep } = get();
+      if (population && sweep && populationRun(get()) === sweep) { await get().sweepUntilPaused(on); return; }
+      if (!trainer?.config) return;
+      // the lone run: from its next step it trains to MAX_STEPS, or to the setup's count (at least the step it is at)
+      await ctx.guard(async () => { ctx.applySnapshot(await ctx.api.setHyperparams({ steps: on ? MAX_STEPS : Math.max(config.steps, trainer.stepCount) })); });
+    },
+
     setPopulation(values) {
       set({ population: values && values.length >= 2 ? [...values] : null });
       ctx.syncUrl();
@@ -70,7 +94,8 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
     async choosePreset(name) {
       let preset;
       try { preset = findPreset(name); } catch (e) { set({ error: errorText(e) }); return; }
-      set({ population: null }); // a preset picked by hand is one run (a population is one click away in the Sweep panel)
+      // a preset picked by hand is one run (a population is one click away in the Sweep panel), to the preset's step count
+      set({ population: null, untilPaused: false });
       if (!get().trainer?.config) {
         set({ preset: name, config: presetConfig(preset), fieldErrors: {} });
         ctx.syncUrl();

@@ -14,6 +14,8 @@ export interface SweepRecord {
   runs: SweepRunRecord[]; status: SweepStatus; message: string | null; createdAt: number;
   /** Each member trains with its own setting's recipe (src/rl/recipe.ts memberRecipe): the setup carried one when the sweep started. */
   recipe?: boolean;
+  /** It trains until paused (its members' step count is MAX_STEPS); `steps` is then the setup's count, not a target. */
+  untilPaused?: boolean;
 }
 
 /** Where the record is kept between page loads (localStorage in the page, a map in tests). */

@@ -13,7 +13,8 @@ import { RunFileError, sweepRecord } from './runSchema';
 import type { KeyValueStore, SweepRecord, SweepRunRecord } from './sweepRecord';
 import type { SweepSlice } from './types';
 import { overridesOf } from './urlState';
-import { memberKey, POPULATION_DEFAULTS, prepareMember, runPopulation, type PreparedMember } from './sweepPopulation';
+import { memberKey, POPULATION_DEFAULTS, prepareMember, releaseLanes, runPopulation, showExample, shownMember, stepPopulation, setLaneSteps, type PreparedMember } from './sweepPopulation';
+import { STOPPED_BY_YOU } from './currentRun';
 import { placeMembers } from '../rl/placement';
 import { memberRecipe, recipeInUse } from '../rl/recipe';
 import { createEnv } from '../envs/registry';
@@ -111,6 +112,30 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     return overridesOf(s.preset, memberRecipe(p, presetConfig(p), presetConfig(p, o)));
   };
 
+  const hooks = { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take };
+  /** The chosen member's last episode for the task card (between polls: after a Step, or a choice while paused). */
+  const showChosen = async () => {
+    const m = shownMember(get()), port = m ? members.get(m.runId) : undefined;
+    if (m && port) await showExample(ctx, port, m.runId, m.label);
+  };
+
+  /**
+   * A finished population goes on (Continue): its members are paused again, and a fixed step count is raised by the
+   * setup's count from where they are; a population that trains until paused keeps MAX_STEPS.
+   */
+  const reopen = (s: SweepRecord): SweepRecord => {
+    const { config, untilPaused } = get();
+    // where each member is: its kept worker's count, else its record's (stored with its last checkpoint)
+    const kept = ctx.lanes?.sweepId === s.id ? ctx.lanes.lanes.flatMap((l) => l.states) : [];
+    const steps = s.runs.map((r) => kept.find((st) => st.runId === r.runId)?.stepCount ?? (r.runId ? Math.max(ctx.meta(r.runId)?.steps ?? 0, ctx.meta(r.runId)?.checkpoints.last ?? 0) : 0));
+    const done = s.status === 'done';
+    return {
+      ...s, untilPaused: untilPaused || undefined, status: 'stopped', message: STOPPED_BY_YOU,
+      steps: done && !untilPaused ? Math.max(...steps) + config.steps : s.steps,
+      runs: s.runs.map((r) => (r.status === 'done' ? { ...r, status: 'interrupted' } : r)),
+    };
+  };
+
   /**
    * Runs the sweep's pending and interrupted runs side by side (a population in lanes of trainer workers)
    * until each is done or the sweep stops. The main worker is left alone: its run stays the one it was.
@@ -121,11 +146,9 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     let problem: string | null;
     try {
       if (!deps.spawnTrainer) throw new InputError('this page cannot start trainer workers, so it cannot train a population');
-      const hooks = { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take };
       problem = await runPopulation(ctx, deps.spawnTrainer, hooks);
     } catch (e) { problem = errorText(e); } // placement refused (memory, K), or no workers
     finally { running = false; }
-    set({ sweepExample: null });
     const s = get().sweep;
     if (!s || s.status !== 'running') return;
     if (s.runs.every((r) => r.status === 'done')) save({ ...s, status: 'done', message: null });
@@ -168,7 +191,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       }
     },
 
-    async startSweep() {
+    async startSweep(mode = 'train') {
       const { preset, config, sweep, sweepDraft } = get();
       if (running || sweep?.status === 'running') { set({ error: 'a sweep is already running' }); return; }
       const axis: SweepAxis = sweepAxisOf(config);
@@ -183,13 +206,25 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       const plan = planSweep({ axis, values, seeds: [] });
       const base = { ...overridesOf(preset, config) };
       delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
+      releaseLanes(ctx); // the last population's workers: this one is the current run now
       save({
         id: `sweep-${deps.now()}`, preset, axis: axis as 'lambdaTok' | 'budget', base, steps: config.steps, status: 'running', message: null, createdAt: deps.now(),
-        ...(carriesRecipe(preset, config) ? { recipe: true } : {}),
+        ...(carriesRecipe(preset, config) ? { recipe: true } : {}), ...(get().untilPaused ? { untilPaused: true } : {}),
+        ...(mode === 'step' ? { status: 'stopped' as const, message: STOPPED_BY_YOU } : {}),
         runs: plan.map((r) => ({ label: r.label, value: r.value, status: 'pending', runId: null, accuracy: null, tokens: null, startedAt: null, finishedAt: null })),
       });
       set({ sweepDraftError: null, sweepSelected: null });
-      await runLoop();
+      if (JSON.stringify(get().population) !== JSON.stringify(values)) get().setPopulation(values); // the sweep is the page's current run
+      if (mode === 'step') await get().stepSweep(); else await runLoop();
+    },
+
+    async sweepUntilPaused(on) {
+      const s = get().sweep;
+      if (!s) return;
+      save({ ...s, untilPaused: on || undefined });
+      try {
+        for (const lane of ctx.lanes?.sweepId === s.id ? ctx.lanes.lanes : []) await setLaneSteps(lane, get().sweep!);
+      } catch (e) { set({ error: `the step count was not changed: ${errorText(e)}` }); }
     },
 
     async setMemberField(runId, key, raw) {
@@ -219,18 +254,34 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     async stopSweep() {
       const s = get().sweep;
       if (!s || s.status !== 'running') return;
-      save({ ...s, status: 'stopped', message: 'stopped by you' }); // the members pause at their next poll
+      save({ ...s, status: 'stopped', message: STOPPED_BY_YOU }); // the members pause at their next poll
     },
 
     async resumeSweep() {
       const s = get().sweep;
-      if (!s || s.status === 'running' || s.status === 'done') return;
-      save({ ...s, status: 'running', message: null });
+      if (!s || s.status === 'running') return;
+      save({ ...reopen(s), status: 'running', message: null });
       await runLoop();
+    },
+
+    async stepSweep() {
+      const s = get().sweep;
+      if (!s || s.status === 'running' || running) return;
+      if (!deps.spawnTrainer) { set({ error: 'this page cannot start trainer workers, so it cannot step a population' }); return; }
+      save(reopen(s));
+      running = true;
+      try {
+        const problem = await stepPopulation(ctx, deps.spawnTrainer, hooks);
+        if (problem) set({ error: `the population could not step: ${problem}` });
+        else await showChosen();
+      } catch (e) {
+        set({ error: `the population could not step: ${errorText(e)}` });
+      } finally { running = false; }
     },
 
     clearSweep() {
       if (get().sweep?.status === 'running') { set({ error: 'stop the sweep first' }); return; }
+      releaseLanes(ctx);
       save(null);
       set({ sweepSelected: null, sweepLayout: null });
     },
@@ -254,6 +305,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
 
     async selectSweepRun(runId) {
       set({ sweepSelected: runId });
+      await showChosen();
       if (runId !== get().runId && !get().overlay.includes(runId) && ctx.meta(runId)) await get().toggleOverlay(runId);
     },
   };

@@ -75,6 +75,9 @@ export interface SetupSlice {
   confirm: ConfirmRequest | null;
   /** The values (of lambda_tok, or of B in budget mode) that Start trains side by side as a population; null: Start trains one run. In the URL. */
   population: number[] | null;
+  /** Start trains until Pause (the first visit does), not to config.steps. In the URL (`until=paused`). */
+  untilPaused: boolean;
+  setUntilPaused(on: boolean): Promise<void>;
   /** Makes the setup a population over these values, or (null) one run again. */
   setPopulation(values: number[] | null): void;
   /** Sets one field: live fields at the next step; the others ask before a new run. */
@@ -211,12 +214,16 @@ export interface SweepSlice {
    */
   preparePopulation(): void;
   /** One run per value, each to its last step: side by side as a population (one worker each) when the page can spawn workers. */
-  startSweep(): Promise<void>;
+  startSweep(mode?: 'train' | 'step'): Promise<void>;
+  /** Trains the population until paused (MAX_STEPS) or to its step count again; from its members' next step. */
+  sweepUntilPaused(on: boolean): Promise<void>;
   /** A live change to one running member of the sweep (its run id), or to every running member (null); recorded in each run's changes. */
   setMemberField(runId: string | null, key: ConfigField, raw: unknown): Promise<void>;
   stopSweep(): Promise<void>;
-  /** Runs the interrupted and pending runs of a stopped or interrupted sweep. */
+  /** Continues the population: its paused and pending members, and a finished one's members past their step count. */
   resumeSweep(): Promise<void>;
+  /** Steps every member of a paused or finished population once (Step on the current run). */
+  stepSweep(): Promise<void>;
   clearSweep(): void;
   selectSweepRun(runId: string): Promise<void>;
   /**

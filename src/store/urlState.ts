@@ -18,7 +18,7 @@ export const DEFAULT_PRESET = 'relay-silence';
  * noisy channel, where the token penalty trades accuracy for tokens along a curve, small enough that
  * its trails move apart within seconds on a laptop CPU.
  */
-export const FIRST_VISIT = { preset: 'relay-noisy-quick', population: [0, 0.03, 0.1, 0.3] as number[] };
+export const FIRST_VISIT = { preset: 'relay-noisy-quick', population: [0, 0.03, 0.1, 0.3] as number[], untilPaused: true };
 
 /** A first visit: the link names nothing, and the page remembers nothing (no prefs saved, no runs, no sweep). */
 export function isFirstVisit(search: string, savedPrefs: unknown, storedRuns: number, hasSweep: boolean): boolean {
@@ -53,6 +53,8 @@ export interface DecodedSetup {
   overrides: Partial<RunConfig>;
   /** The values Start trains side by side (null: one run). */
   population: number[] | null;
+  /** `until=paused`: Start trains until Pause, not to `steps`. */
+  untilPaused: boolean;
   /** One line per parameter that was not applied, naming it and why. */
   problems: string[];
 }
@@ -61,7 +63,7 @@ const keys = Object.keys(FIELDS) as (keyof RunConfig)[];
 const errorText = (e: unknown) => (e instanceof Error ? e.message : String(e));
 
 /** Every name a link may hold, longest first (so a run-together "presetrelay" finds preset, not a shorter name). */
-const NAMES = ['v', 'preset', 'population', ...keys].sort((a, b) => b.length - a.length);
+const NAMES = ['v', 'preset', 'population', 'until', ...keys].sort((a, b) => b.length - a.length);
 
 /**
  * Why a parameter name is not one the page reads, with the likely intent: "presetrelay-noisy" (no
@@ -80,13 +82,14 @@ function unknownParameter(k: string, bare: boolean): string {
 }
 
 /** The query string (without '?') for a preset and the config in force. */
-export function encodeSetup(preset: string, config: RunConfig, population: readonly number[] | null = null): string {
+export function encodeSetup(preset: string, config: RunConfig, population: readonly number[] | null = null, untilPaused = false): string {
   const base = presetConfig(findPreset(preset));
   const q = new URLSearchParams();
   q.set('v', String(URL_VERSION));
   q.set('preset', preset);
   for (const k of keys) if (config[k] !== base[k]) q.set(k, String(config[k]));
   if (population) q.set('population', populationParam(population));
+  if (untilPaused) q.set('until', 'paused');
   return q.toString();
 }
 
@@ -101,7 +104,7 @@ export function overridesOf(preset: string, config: RunConfig): Partial<RunConfi
 export function decodeSetup(search: string): DecodedSetup {
   const text = search.startsWith('?') ? search.slice(1) : search;
   if (text.length > MAX_QUERY_CHARS) {
-    return { preset: DEFAULT_PRESET, overrides: {}, population: null, problems: [`the link's parameters are ${text.length} characters long, more than ${MAX_QUERY_CHARS}; none was read (a shared setup is at most a few hundred)`] };
+    return { preset: DEFAULT_PRESET, overrides: {}, population: null, untilPaused: false, problems: [`the link's parameters are ${text.length} characters long, more than ${MAX_QUERY_CHARS}; none was read (a shared setup is at most a few hundred)`] };
   }
   const q = new URLSearchParams(text);
   const problems: string[] = [];
@@ -138,7 +141,7 @@ export function decodeSetup(search: string): DecodedSetup {
 
   const overrides: Record<string, unknown> = {};
   for (const k of seen) {
-    if (k === 'v' || k === 'preset' || k === 'population') continue;
+    if (k === 'v' || k === 'preset' || k === 'population' || k === 'until') continue;
     if (!isConfigKey(k)) { problems.push(unknownParameter(k, bare.has(k))); continue; }
     if (bare.has(k)) { problems.push(`${k} has no "=" and no value (a link's parameters are name=value); not applied`); continue; }
     try {
@@ -155,7 +158,7 @@ export function decodeSetup(search: string): DecodedSetup {
     const named = Object.keys(overrides).map((k) => ({ k, at: why.search(new RegExp(`\\b${k}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at);
     if (named.length === 0) { // no override is to blame (cannot happen with a valid preset): none applies
       problems.push(`${why}; every parameter ignored`);
-      return { preset, overrides: {}, population: null, problems: summarize(problems) };
+      return { preset, overrides: {}, population: null, untilPaused: false, problems: summarize(problems) };
     }
     delete overrides[named[0].k];
     problems.push(`${why}; ${named[0].k} not applied`);
@@ -166,7 +169,9 @@ export function decodeSetup(search: string): DecodedSetup {
   if (pop !== undefined) {
     try { population = parsePopulation(pop, presetConfig(findPreset(preset), overrides)); } catch (e) { problems.push(`${errorText(e)}; Start trains one run`); }
   }
-  return { preset, overrides: overrides as Partial<RunConfig>, population, problems: summarize(problems) };
+  const until = first.get('until');
+  if (until !== undefined && until !== 'paused') problems.push(`until=${clip(until)}: the one value read is until=paused; Start trains to steps`);
+  return { preset, overrides: overrides as Partial<RunConfig>, population, untilPaused: until === 'paused', problems: summarize(problems) };
 }
 
 /** The first MAX_PROBLEMS lines, then how many more there were. */

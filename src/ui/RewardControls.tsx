@@ -8,6 +8,8 @@ import { RecipeNote } from './RecipeNote';
 import { EXPLAIN } from './explain';
 import { useApp, useHub, useHubFrame } from './storeContext';
 import { shownMember } from '../store/sweepPopulation';
+import { shortLabel } from '../store/currentRun';
+import { MemberChips } from './MemberChips';
 
 const DEBOUNCE_MS = 150;
 /** The slider's step, and PageUp/PageDown's (a person can land on 0.05 or 0.3 exactly). */
@@ -37,23 +39,34 @@ export function RewardControls() {
   const timer = useRef<ReturnType<typeof setTimeout> | null>(null);
   useEffect(() => () => { if (timer.current) clearTimeout(timer.current); }, []);
 
-  // while a population trains the slider is one member's (the picked one, else the first: hovering a trail to reach
-  // the slider would change it on the way), said beside it before it is moved
-  const memberId = useApp((s) => shownMember(s, false)?.runId ?? null);
-  const memberLabel = useApp((s) => shownMember(s, false)?.label ?? null);
+  // a population's slider is its chosen member's (chosen with the chips below or on the chart; hovering never moves it)
+  const memberId = useApp((s) => (s.population ? shownMember(s)?.runId ?? null : null));
+  const memberLabel = useApp((s) => (s.population ? shownMember(s)?.label ?? null : null));
+  // the member's setting: its last live change, else its config (not the last step's value, which lags a change by a step)
+  const memberSetting = useApp((s) => {
+    const m = memberId ? s.runs.find((r) => r.id === memberId) : undefined;
+    if (!m) return null;
+    const c = [...(m.changes ?? [])].reverse().find((x) => x.field === 'lambdaTok');
+    return c ? Number(c.value) : m.config.lambdaTok;
+  });
   const setMemberField = useApp((s) => s.setMemberField);
-  const followed = memberId ?? runId;
-  const fromRun = followed ? hub.get(followed)?.last('lambda_tok') : undefined;
-  const live = mode === 'budget' || memberId ? (Number.isFinite(fromRun) ? fromRun! : trainerLambda ?? configured) : configured;
+  const fromRun = runId ? hub.get(runId)?.last('lambda_tok') : undefined;
+  const live = memberId ? memberSetting ?? configured : mode === 'budget' ? (Number.isFinite(fromRun) ? fromRun! : trainerLambda ?? configured) : configured;
   const value = draft ?? live;
   const max = value > 1 ? 10 : 1;
+  // a drag (or a key held) is bound to the member it began on, from press to release, whatever is chosen meanwhile
+  const bound = useRef<string | null>(null);
+  const bind = () => { bound.current = memberId; };
+  const unbind = () => { if (!timer.current) bound.current = null; };
   const onChange = (v: number) => {
     setDraft(v);
+    const target = bound.current ?? memberId;
     if (timer.current) clearTimeout(timer.current);
     timer.current = setTimeout(() => {
       timer.current = null;
-      const applied = memberId ? setMemberField(memberId, 'lambdaTok', String(v)) : setField('lambdaTok', v);
-      void applied.finally(() => setDraft((d) => (d === v ? null : d))); // a newer drag keeps its value
+      const applied = target ? setMemberField(target, 'lambdaTok', String(v)) : setField('lambdaTok', v);
+      // the draft stays until the setting it was sent as is in the store (no jump back to the old value meanwhile)
+      void applied.finally(() => { setDraft((d) => (d === v ? null : d)); if (!timer.current) bound.current = null; });
     }, DEBOUNCE_MS);
   };
   return (
@@ -61,16 +74,18 @@ export function RewardControls() {
       <h2 id={`${id}-h`}>Reward</h2>
       <p className="formula">r = r_task − λ_tok·tokens − λ_turn·turns − λ_rep·repetition</p>
       <div className={`field slider${error ? ' has-error' : ''}`}>
-        <label htmlFor={`${id}-lt`}>lambda_tok{memberLabel !== null && <span data-testid="lambda-member"> of member {memberLabel}</span>}</label>
+        <label htmlFor={`${id}-lt`} className="one-line">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}</label>
         <input id={`${id}-lt`} type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
           aria-valuetext={fmt(value)} aria-invalid={error ? true : undefined} onChange={(e) => onChange(Number(e.target.value))}
-          onKeyDown={(e) => { const v = lambdaAfterKey(e.key, value, max); if (v !== null) { e.preventDefault(); onChange(v); } }} />
+          onPointerDown={bind} onPointerUp={unbind} onPointerCancel={unbind} onKeyUp={unbind} onBlur={unbind}
+          onKeyDown={(e) => { if (bound.current === null) bind(); const v = lambdaAfterKey(e.key, value, max); if (v !== null) { e.preventDefault(); onChange(v); } }} />
         <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value">{fmt(value, 4)}</output>
         <small id={`${id}-lt-help`} className="help">
-          {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `moving it changes member ${memberLabel} only, from its next step (choose another in the Sweep panel, which can also change them all)` : 'penalty per message token; applies at the next step'}
+          {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `changes ${shortLabel(memberLabel)} only, from its next step; choose the member below or on the chart (the Sweep panel changes them all)` : 'penalty per message token; applies at the next step'}
           {memberLabel !== null && mode !== 'budget' ? '' : population && mode !== 'budget' ? ` (of one run; Start's population has its own: ${population.join(', ')}; a live change to them is in the Sweep panel)` : ''}
         </small>
         {error && <small id={`${id}-lt-error`} role="alert" className="error">{error}</small>}
+        <MemberChips />
       </div>
       <p className="explain small">{EXPLAIN.lambda}</p>
       <RecipeNote />

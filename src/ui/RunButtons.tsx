@@ -7,6 +7,8 @@ import { EXPLAIN } from './explain';
 import { StepProgress } from './StepProgress';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore, useHub, useHubFrame } from './storeContext';
+import { lifecycleOf, populationRun, shortLabel, type Lifecycle } from '../store/currentRun';
+import { shownMember } from '../store/sweepPopulation';
 
 /** The main chart when it lies below the first screen (a phone), else null. */
 export function chartBelow(doc: Pick<Document, 'querySelector'> = document, viewportHeight = window.innerHeight): Element | null {
@@ -14,24 +16,30 @@ export function chartBelow(doc: Pick<Document, 'querySelector'> = document, view
   return chart && chart.getBoundingClientRect().top > viewportHeight * 0.6 ? chart : null;
 }
 
-/** Each training member's steps done (its hub rows), in the sweep's order. */
-export function memberSteps(runs: readonly { label: string; runId: string | null; status: string }[], stepsOf: (runId: string) => number): { label: string; done: number }[] {
-  return runs.filter((r) => r.status === 'running' && r.runId !== null).map((r) => ({ label: r.label, done: stepsOf(r.runId!) }));
+/** Each member's steps done (its hub rows), in the sweep's order. */
+export function memberSteps(runs: readonly { label: string; runId: string | null }[], stepsOf: (runId: string) => number): { label: string; done: number }[] {
+  return runs.filter((r) => r.runId !== null).map((r) => ({ label: r.label, done: stepsOf(r.runId!) }));
 }
 
-/** Where a population stands, beside Start: the least step of its training members (they step together), each one's on hover. */
-function PopulationWhere() {
-  const runs = useApp((s) => s.sweep?.runs ?? []);
-  const steps = useApp((s) => s.sweep?.steps ?? s.config.steps);
+/** "of 40", or "until paused" (the words after the step number). */
+const ofSteps = (untilPaused: boolean, steps: number) => (untilPaused ? ' · until paused' : ` of ${steps}`);
+
+/** Where the current population stands, beside Start: the least step of its members (they step together), each one's on hover. */
+function PopulationWhere({ lifecycle }: { lifecycle: Lifecycle }) {
+  const size = useApp((s) => s.population?.length ?? 0);
+  const runs = useApp((s) => (s.population ? populationRun(s)?.runs : undefined));
+  const steps = useApp((s) => (s.population ? populationRun(s)?.steps : undefined) ?? s.config.steps);
+  const untilPaused = useApp((s) => (s.population ? populationRun(s)?.untilPaused ?? s.untilPaused : s.untilPaused));
+  const busy = useApp((s) => s.busy);
   const hub = useHub();
   useHubFrame();
-  const each = memberSteps(runs, (id) => { const x = hub.get(id); return x && x.rows > 0 ? x.last('step') + 1 : 0; });
+  const each = memberSteps(runs ?? [], (id) => { const x = hub.get(id); return x && x.rows > 0 ? x.last('step') + 1 : 0; });
   const least = each.length ? Math.min(...each.map((m) => m.done)) : 0;
-  const title = each.map((m) => `${m.label}: step ${m.done}`).join('\n');
+  const title = each.map((m) => `${shortLabel(m.label)}: step ${m.done}`).join('\n');
   return (
-    <p className="where" aria-live="polite" data-testid="run-where" title={title}>
-      Population of {runs.length} · step <strong data-testid="step-count">{least}</strong> of {steps} · <span data-testid="run-status">{each.length ? `${each.length} training` : 'loading its members'}</span>
-      <span className="sr-only"> ({each.map((m) => `${m.label} at step ${m.done}`).join(', ')})</span>
+    <p className="where" aria-live="polite" data-testid="run-where" data-lifecycle={lifecycle} title={title}>
+      Population of {size} · step <strong data-testid="step-count">{least}</strong>{ofSteps(untilPaused, steps)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
+      <span className="sr-only"> ({each.map((m) => `${shortLabel(m.label)} at step ${m.done}`).join(', ')})</span>
     </p>
   );
 }
@@ -50,6 +58,8 @@ export function RunButtons() {
   const target = useApp((s) => s.bestTarget);
   const population = useApp((s) => s.population);
   const sweepRunning = useApp((s) => s.sweep?.status === 'running');
+  const untilPaused = useApp((s) => s.untilPaused);
+  const memberEvals = useApp((s) => { const m = s.population ? shownMember(s) : null; return m ? s.runs.find((r) => r.id === m.runId)?.evals : undefined; });
   const loaded = useApp((s) => s.populationLoaded);
   const cpu = useApp((s) => s.backendChoice === 'cpu');
   const axis = useApp((s) => (s.config.lambdaMode === 'budget' ? 'B' : 'lambda_tok'));
@@ -61,10 +71,11 @@ export function RunButtons() {
   useHubFrame();
   const series = runId ? hub.get(runId) : undefined;
   const done = series && series.rows > 0 ? series.last('step') + 1 : 0;
+  const lifecycle = useApp((s) => lifecycleOf(s, done));
   // a population trains in workers of its own: Start and Pause follow it
-  const running = status === 'running' || sweepRunning;
+  const running = lifecycle === 'training' || status === 'running' || sweepRunning;
   const off = !ready || busy !== null;
-  const pick = bestBy(rule, target, evals ?? []);
+  const pick = bestBy(rule, target, (population ? memberEvals : evals) ?? []);
   // after Start the Start button is disabled: focus goes to Pause (and back after Pause), not to the page
   // on a phone the chart sits far below Start: bring it into view, so pressing Start visibly does something
   const start = async () => {
@@ -78,7 +89,8 @@ export function RunButtons() {
     <section aria-labelledby={`${id}-h`} className="run-buttons">
       <h2 id={`${id}-h`}>Run</h2>
       <div className="buttons">
-        <button ref={startRef} id="start-button" type="button" className="primary" disabled={off || running} onClick={() => void start()}>Start</button>
+        <button ref={startRef} id="start-button" type="button" className="primary" disabled={off || running} onClick={() => void start()}
+          title={lifecycle === 'idle' ? undefined : 'goes on from where the run is, with what was changed meanwhile'}>{lifecycle === 'idle' ? 'Start' : 'Continue'}</button>
         <button ref={pauseRef} type="button" disabled={off || !running} onClick={() => void pause()}>Pause</button>
         <button type="button" disabled={off || running} onClick={() => void a.stepOnce()}>Step</button>
         <button type="button" disabled={off} onClick={() => void a.reset()}>Reset</button>
@@ -90,11 +102,15 @@ export function RunButtons() {
           <button type="button" className="link" disabled={running} onClick={() => a.setPopulation(null)}>Train one run instead</button>
         </p>
       )}
-      {sweepRunning ? <PopulationWhere /> : (
-        <p className="where" aria-live="polite" data-testid="run-where">
-          Step <strong data-testid="step-count">{done}</strong> of {steps} · <span data-testid="run-status">{busy ?? status}</span>
+      {population ? <PopulationWhere lifecycle={lifecycle} /> : (
+        <p className="where" aria-live="polite" data-testid="run-where" data-lifecycle={lifecycle}>
+          Step <strong data-testid="step-count">{done}</strong>{ofSteps(untilPaused, steps)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
         </p>
       )}
+      <label className="until small" htmlFor={`${id}-until`}>
+        <input id={`${id}-until`} type="checkbox" checked={untilPaused} disabled={off} onChange={(e) => void a.setUntilPaused(e.target.checked)} data-testid="until-paused" />
+        {' '}train until paused (else to steps = {steps}, in Evaluation)
+      </label>
       {/* which warm start the run began from: shipped (it fits the setting, e.g. any channel noise its range covers) or made here */}
       {warmSource && <p className="muted small" data-testid="warm-source">Warm start: {warmSource}</p>}
       <StepProgress running={running} done={done} within={within} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />

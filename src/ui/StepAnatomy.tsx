@@ -6,6 +6,7 @@ import { useId, useState } from 'react';
 import type { AnatomyEpisode, StepAnatomy as Anatomy } from '../worker/protocol';
 import { fmt } from './labels';
 import { useApp, useAppStore, usePanelRun, useThrottledEffect } from './storeContext';
+import { shortLabel } from '../store/currentRun';
 
 const f4 = (x: number) => fmt(x, 4);
 /** Sequence-level variants show s_i; token-level ones rho_t (anatomies from before the loss table carry no level). */
@@ -85,7 +86,7 @@ export function StepAnatomy() {
         </div>
         <button type="button" onClick={() => void store.getState().loadAnatomy(group)}>Refresh</button>
       </div>
-      {label !== null && <p className="member-shown" data-testid="anatomy-member">Member <strong>{held ?? label}</strong> of the population training now (hover a trail, or choose one in the Sweep panel, to show another).</p>}
+      {label !== null && <p className="member-shown" data-testid="anatomy-member">Member <strong>{shortLabel(held ?? label)}</strong> of the population, at its step {stepCount} (choose another under the lambda_tok slider or on the chart).</p>}
       {stepCount === 0 && <p className="muted">{label !== null ? 'This member has not finished a step yet.' : 'Take a step first (Step or Start).'}</p>}
       {error && <p role="alert" className="error">{error}</p>}
       {anatomy && (

@@ -7,13 +7,15 @@ import { useId } from 'react';
 import type { EpisodeTranscript } from '../worker/protocol';
 import { fmt } from './labels';
 import { useApp } from './storeContext';
+import { shortLabel } from '../store/currentRun';
+import { shownMember } from '../store/sweepPopulation';
 import { taskPicture } from './taskPicture';
 import { TokenChips } from './TokenChips';
 
 function Example({ ep, step, of }: { ep: EpisodeTranscript; step: number; of?: string }) {
   return (
     <div className="task-example" data-testid="task-example">
-      <h3>Now, one episode of step {step + 1}{of ? ` of the ${of} run` : ''}</h3>
+      <h3>Now, one episode of {of ? `${shortLabel(of)}'s step ${step + 1}` : `step ${step + 1}`}</h3>
       <ol className="lines">
         {ep.turns.map((t, i) => (
           <li key={i}><span className="role">{t.role}{ep.turns.some((u) => u.role === t.role && u !== t && u.turn === t.turn) ? ` ${t.agent}` : ''}</span> <TokenChips turn={t} /></li>
@@ -28,8 +30,11 @@ export function TaskCard() {
   const id = useId();
   const config = useApp((s) => s.config);
   const own = useApp((s) => s.transcripts?.train ?? null);
-  const member = useApp((s) => (s.sweep?.status === 'running' ? s.sweepExample : null));
-  const example = member?.transcripts.train ?? own;
+  // a population's chosen member's episode (kept when it pauses or finishes); the lone run's own
+  const isPopulation = useApp((s) => s.population !== null);
+  const chosen = useApp((s) => (s.population ? shownMember(s)?.runId ?? null : null));
+  const member = useApp((s) => (s.population && s.sweepExample?.runId === chosen ? s.sweepExample : null));
+  const example = member?.transcripts.train ?? (isPopulation ? null : own);
   const population = useApp((s) => s.population);
   const p = taskPicture(config, population);
   const ep = example?.episodes[0];

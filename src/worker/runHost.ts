@@ -79,6 +79,7 @@ export abstract class RunHost {
       t.rolloutRows = this.pendingRows;
       this.pending = this.pending.map(() => ({}));
     },
+    plannedSteps: () => this.effectiveConfig(this.trainer!).steps,
     stepWeights: (w) => { this.lastStepWeights = w; },
     runEval: () => this.runEval(),
     sendNewFlags: () => this.sendNewFlags(),

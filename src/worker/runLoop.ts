@@ -30,6 +30,8 @@ export interface LoopHost {
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Hyperparameters set since the last step go in before the next. */
   applyPending(t: Trainer): void;
+  /** The step count the run trains to, a pending change included (Continue raises it before start). */
+  plannedSteps(): number;
   /** The reward weights a step used (the step's anatomy reads them). */
   stepWeights(w: RewardWeights): void;
   runEval(): Promise<EvalRecord[]>;
@@ -98,7 +100,7 @@ export class RunLoop {
       for (let i = 0; i < max; i++) {
         if (this.stopRequested) break;
         const t = h.trainer();
-        if (untilDone && t.stepCount >= t.config.steps) break;
+        if (untilDone && t.stepCount >= h.plannedSteps()) break;
         try {
           metrics.push(await h.exclusive(() => this.oneStep()));
           this.recoveriesInARow = 0;
@@ -122,7 +124,7 @@ export class RunLoop {
         t.members[k].flags.push({ kind: 'diverged', step: t.stepCount, message });
         h.sendNewFlags();
         h.setStatus('paused', message);
-      } else if (!this.stopRequested && untilDone && t.stepCount >= t.config.steps) {
+      } else if (!this.stopRequested && untilDone && t.stepCount >= h.plannedSteps()) {
         if (t.evals[t.evals.length - 1]?.step !== t.stepCount) await h.exclusive(() => h.runEval());
         h.setStatus('idle', `finished ${t.stepCount} steps`);
       } else {

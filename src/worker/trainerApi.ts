@@ -77,8 +77,9 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
   async start(): Promise<TrainerState> {
     const t = this.requireTrainer('start');
     if (this.runner.running) return this.snapshot();
-    if (t.stepCount >= t.config.steps) {
-      this.setStatus('idle', `the run is at its ${t.config.steps} steps; step() goes on past them, reset() starts over`);
+    const steps = this.effectiveConfig(t).steps;
+    if (t.stepCount >= steps) {
+      this.setStatus('idle', `the run is at its ${steps} steps; step() goes on past them, setHyperparams({ steps }) raises the count, reset() starts over`);
       return this.snapshot();
     }
     this.runner.start();

@@ -170,6 +170,9 @@ export function fakeLane(make: () => FakeTrainer, onDispose: (members: FakeTrain
     },
     async exportCheckpoint(which, runId) { return of(runId ?? members[0].state.runId).exportCheckpoint(which, runId); },
     async exportResume(runId) { return of(runId).exportResume(runId); },
+    async step(n = 1) { return (await all((m) => m.step(n))).flat(); },
+    async restoreBest(runId) { return of(runId ?? members[0].state.runId).restoreBest(); },
+    async restoreEval(step, runId) { return of(runId ?? members[0].state.runId).restoreEval(step); },
     async lastTranscripts(_n, runId) { return (runId === undefined ? members[0] : of(runId)).lastTranscripts(); },
     async stepAnatomy(group, runId) { return (runId === undefined ? members[0] : of(runId)).stepAnatomy(group, runId); },
   };

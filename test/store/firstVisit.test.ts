@@ -48,7 +48,7 @@ describe('a first visit', () => {
     expect(s.config.channelNoise).toBe(0.3);
     expect(s.config.advantage).toBe('none'); // r - mean: lambda_tok keeps its units, so the runs spread along a curve
     expect(main.callsOf('init')).toEqual([['relay-noisy-quick', {}]]); // the task card's policy, loaded
-    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick&population=0%2C0.03%2C0.1%2C0.3');
+    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick&population=0%2C0.03%2C0.1%2C0.3&until=paused');
   });
 
   it('a return visit with a bare link opens on the default preset, one run', async () => {
@@ -91,11 +91,11 @@ describe('a first visit', () => {
     await store.getState().boot('');
     store.getState().setSweepDraft('0, 0.2');
     expect(store.getState().population).toEqual([0, 0.2]);
-    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick&population=0%2C0.2');
+    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick&population=0%2C0.2&until=paused');
     store.getState().setSweepDraft('0, x'); // not valid: the population stays
     expect(store.getState().population).toEqual([0, 0.2]);
-    store.getState().setPopulation(null);
-    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick');
+    store.getState().setPopulation(null); // one run, still until paused (the page's choice, kept)
+    expect(urls.at(-1)).toBe('v=1&preset=relay-noisy-quick&until=paused');
   });
 });
 
@@ -160,7 +160,14 @@ describe('a population in a link', () => {
   it('round-trips, on the axis of the preset (budgets in budget mode)', () => {
     const q = encodeSetup('relay-noisy-dr', presetConfig(findPreset('relay-noisy-dr')), [0, 0.1, 0.3]);
     expect(q).toBe('v=1&preset=relay-noisy-dr&population=0%2C0.1%2C0.3');
-    expect(decodeSetup(`?${q}`)).toEqual({ preset: 'relay-noisy-dr', overrides: {}, population: [0, 0.1, 0.3], problems: [] });
+    expect(decodeSetup(`?${q}`)).toEqual({ preset: 'relay-noisy-dr', overrides: {}, population: [0, 0.1, 0.3], untilPaused: false, problems: [] });
+    // training until paused travels in the link too; any other value of until is reported by name
+    const open = encodeSetup('relay-noisy-dr', presetConfig(findPreset('relay-noisy-dr')), [0, 0.1], true);
+    expect(open).toBe('v=1&preset=relay-noisy-dr&population=0%2C0.1&until=paused');
+    expect(decodeSetup(`?${open}`).untilPaused).toBe(true);
+    const bad = decodeSetup('?preset=relay-noisy-dr&until=forever');
+    expect(bad.untilPaused).toBe(false);
+    expect(bad.problems).toEqual(['until=forever: the one value read is until=paused; Start trains to steps']);
     expect(decodeSetup('?preset=relay-budget&population=4,2,1').population).toEqual([4, 2, 1]);
     expect(decodeSetup(`?preset=${FIRST_VISIT.preset}&population=0,0.03,0.1,0.3`).population).toEqual(FIRST_VISIT.population);
   });

@@ -1,6 +1,6 @@
-// The Transcripts and Anatomy panels follow the population while it trains: the store asks the
-// shown member's own worker (the hovered member, else the chosen one, else the first), says whose
-// answer it holds, and goes back to the lone run when the population ends.
+// The Transcripts and Anatomy panels follow the current population, training or paused: the store
+// asks the chosen member's own worker (the first until one is chosen; hovering changes nothing),
+// says whose answer it holds, and goes back to the lone run when the setup is one run again.
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAppStore, memoryKv, type AppStore } from '../../src/store/appStore';
 import { MetricsHub } from '../../src/store/metricsHub';
@@ -26,13 +26,17 @@ describe('panels during a population', () => {
     const [a, b] = store.getState().sweep!.runs.map((r) => r.runId!);
     const of = (id: string) => members.find((m) => m.state.runId === id)!;
 
-    await store.getState().loadTranscripts(); // nothing hovered or chosen: the first member
+    await store.getState().loadTranscripts(); // nothing chosen: the first member
     expect(of(a).callsOf('lastTranscripts')).toHaveLength(1);
     expect(store.getState().panelMember).toEqual({ runId: a, label: 'lambda_tok=0' });
-    store.getState().setHoveredRun(b);
+    store.getState().setHoveredRun(b); // hovering a trail only highlights it: the panels stay on the chosen member
+    await store.getState().loadTranscripts();
+    expect(of(a).callsOf('lastTranscripts')).toHaveLength(2);
+    expect(of(b).callsOf('lastTranscripts')).toHaveLength(0);
+    await store.getState().selectSweepRun(b); // choosing it does
     await store.getState().loadTranscripts();
     await store.getState().loadAnatomy(1);
-    expect(of(b).callsOf('lastTranscripts')).toHaveLength(1);
+    expect(of(b).callsOf('lastTranscripts').length).toBeGreaterThanOrEqual(1);
     expect(of(b).callsOf('stepAnatomy')).toEqual([[1, b]]);
     expect(store.getState().panelMember).toEqual({ runId: b, label: 'lambda_tok=0.3' });
     expect(main.callsOf('lastTranscripts')).toHaveLength(0);
@@ -40,8 +44,16 @@ describe('panels during a population', () => {
 
     await store.getState().stopSweep();
     await sweeping;
-    await store.getState().loadTranscripts(); // the population ended: the lone run again
+    const before = of(b).callsOf('lastTranscripts').length;
+    await store.getState().loadTranscripts(); // paused, the population is still the current run: its chosen member's worker answers
+    expect(of(b).callsOf('lastTranscripts')).toHaveLength(before + 1);
+    expect(store.getState().panelMember).toEqual({ runId: b, label: 'lambda_tok=0.3' });
+    expect(main.callsOf('lastTranscripts')).toHaveLength(0);
+    store.getState().setPopulation(null); // one run again: the lone run's worker, and the members' workers let go
+    await store.getState().loadTranscripts();
     expect(main.callsOf('lastTranscripts')).toHaveLength(1);
     expect(store.getState().panelMember).toBeNull();
+    expect(store.ctx.lanes).toBeNull();
+    expect(store.ctx.members.size).toBe(0);
   });
 });

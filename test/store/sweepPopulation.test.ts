@@ -77,8 +77,10 @@ describe('the page sweep as a population', () => {
       expect(hub.get(r.runId!)?.rows).toBe(1); // its step's metrics reached the hub
       expect(store.getState().overlay).toContain(r.runId); // its trail is drawn
       expect(await storage.getCheckpoint(r.runId!, 'last')).toEqual(members[i].checkpointBytes);
-      expect(members[i].disposed).toBe(true);
+      expect(members[i].disposed).toBe(false); // kept while the population is the current run (Step, Continue, the panels)
     }
+    store.getState().setPopulation(null); // one run again: the members' workers go
+    expect(members.map((m) => m.disposed)).toEqual([true, true, true]);
   });
 
   it('a setup that carries its recipe gives each member its own (not the schedule of the lambda on screen); the record keeps it', async () => {

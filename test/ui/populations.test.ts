@@ -137,9 +137,9 @@ describe('the first screen of a population', () => {
       id: 's', preset: 'relay-noisy-quick', axis: 'lambdaTok', base: {}, steps: 40, status: 'running', message: null, createdAt: 0,
       runs: [{ label: 'lambda_tok=0.1', value: 0.1, status: 'running', runId: 'm', accuracy: null, tokens: null, startedAt: 0, finishedAt: null }],
     };
-    const t = text(render(TaskCard, { population, config, sweep, sweepExample: { runId: 'm', label: 'lambda_tok=0.1', transcripts } }));
+    const t = text(render(TaskCard, { preset: 'relay-noisy-quick', population, config, sweep, sweepExample: { runId: 'm', label: 'lambda_tok=0.1', transcripts } }));
     expect(t).toMatch(/minus lambda_tok \(0, 0\.03, 0\.1, 0\.3: one value per run\) per message token/);
-    expect(t).toMatch(/Now, one episode of step 4 of the lambda_tok=0\.1 run scout 4 4 EOS solver 4 EOS right \(r_task 1\) · 2 tokens · reward 0\.8/);
+    expect(t).toMatch(/Now, one episode of λ=0\.1's step 4 scout 4 4 EOS solver 4 EOS right \(r_task 1\) · 2 tokens · reward 0\.8/);
     // the population stopped: its member's episode is no longer the current policy's
     expect(text(render(TaskCard, { population, config, sweep: { ...sweep, status: 'stopped' }, sweepExample: { runId: 'm', label: 'lambda_tok=0.1', transcripts } }))).toMatch(/Press Step or Start to see an episode/);
   });
