@@ -10,7 +10,7 @@
 // shows the point under the mouse; hovering a trail, its head or its legend
 // entry highlights that run here and on the time series.
 import { memo, useMemo, useState } from 'react';
-import { CartesianGrid, ComposedChart, LabelList, Line, ReferenceLine, ResponsiveContainer, Scatter, XAxis, YAxis } from 'recharts';
+import { CartesianGrid, ComposedChart, Line, ReferenceLine, ResponsiveContainer, Scatter, XAxis, YAxis } from 'recharts';
 import type { BaselineResult } from '../envs/types';
 import { decimateIndices, MAX_POINTS } from '../store/decimate';
 import { frontier } from '../store/modelInfo';
@@ -21,7 +21,7 @@ import type { ShownRun } from './shownRuns';
 import type { TrailPoint } from './liveTrail';
 import { emphasis, GROUP_STYLES, populationGroups, shownHovered } from './populations';
 import type { AccuracyMeaning } from './taskPicture';
-import { TrailLabels } from './trailLabels';
+import { ChartLabels, type ChartLabel, type ChartMark } from './trailLabels';
 
 interface Point { tokens: number; accuracy: number; step: number; lambdaTok: number; run: string; note?: string }
 
@@ -109,16 +109,50 @@ function hoverShape(kind: 'dot' | 'star' | 'cross' | 'ring', what: (payload: Rec
 
 type OnHoverRun = (id: string | null) => void;
 
+/** The class of a labelled series' labels: every run's live changes in one ("labelled-changes"). */
+const labelledGroup = (s: LabelledSeries) => (s.key.startsWith('changes') ? 'changes' : s.key);
+
+/**
+ * Every text label of the chart and every mark its labels must keep clear of (radii as drawn, strokes
+ * included). Groups in the order they are placed: the heads' values first, then the populations' names,
+ * the live changes (and other labelled series), the baselines' names.
+ */
+function labelsAndMarks({ heads, groups, labelled, baselines, points, warm }: {
+  heads: readonly { id: string; tokens: number; accuracy: number; label: string }[];
+  groups: ReturnType<typeof populationGroups>; labelled: readonly LabelledSeries[]; baselines: readonly BaselineResult[];
+  points: readonly Point[]; warm: readonly Point[];
+}): { groups: string[]; labels: ChartLabel[]; marks: ChartMark[] } {
+  // a head as drawn when hovered (r 5, its stroke 0.75), hovered or not: hovering a head does not move the labels
+  const HEAD_R = 5.75;
+  const labels: ChartLabel[] = [
+    ...heads.filter((h) => h.label).map((h) => ({ id: `head-${h.id}`, group: 'trail-labels', tokens: h.tokens, accuracy: h.accuracy, text: h.label, r: HEAD_R, runId: h.id })),
+    ...groups.map((g, i) => {
+      const last = g.frontier[g.frontier.length - 1]; // a member's head: the population's name above it
+      return { id: `group-${g.key}`, group: 'group-labels', tokens: last.tokens, accuracy: last.accuracy, text: g.label, r: HEAD_R, bold: true, color: GROUP_STYLES[i % GROUP_STYLES.length].color, side: 'top' as const };
+    }),
+    ...labelled.flatMap((s) => s.points.map((p, i) => ({ id: `${s.key}-${i}`, group: `labelled-${labelledGroup(s)}`, tokens: p.tokens, accuracy: p.accuracy, text: p.label, r: 8.25, size: 10, color: s.color, side: 'top' as const }))),
+    ...baselines.map((b, i) => ({ id: `baseline-${i}`, group: 'baseline-labels', tokens: b.tokens, accuracy: b.accuracy, text: b.name, r: 6.5, color: '#555' })),
+  ];
+  const marks: ChartMark[] = [
+    ...points.map((p) => ({ tokens: p.tokens, accuracy: p.accuracy, r: 4.5 })),
+    ...warm.map((p) => ({ tokens: p.tokens, accuracy: p.accuracy, r: 8.5 })),
+    ...heads.map((h) => ({ tokens: h.tokens, accuracy: h.accuracy, r: HEAD_R })),
+    ...baselines.map((b) => ({ tokens: b.tokens, accuracy: b.accuracy, r: 6.5 })),
+    ...labelled.flatMap((s) => s.points.map((p) => ({ tokens: p.tokens, accuracy: p.accuracy, r: 8.25 }))),
+  ];
+  return { groups: [...new Set(labels.map((l) => l.group))], labels, marks };
+}
+
 /**
  * A trail's head: a small open circle (its label beside it) that names its run and highlights it under the
  * mouse. Made once per chart (a new function per render would rebuild the series).
  */
 function headShape(onHoverRun: OnHoverRun | undefined) {
   return function HeadShape(p: unknown) {
-    const { cx, cy, payload } = p as { cx?: number; cy?: number; payload?: { id?: string; hovered?: boolean } };
+    const { cx, cy, payload } = p as { cx?: number; cy?: number; payload?: { id?: string; hovered?: boolean; tokens?: number; accuracy?: number } };
     if (cx === undefined || cy === undefined) return <g />;
     const id = payload?.id;
-    return <circle cx={cx} cy={cy} r={payload?.hovered ? 5 : 3} fill="#fff" stroke="#789" strokeWidth={1.5} className="trail-head" data-run-id={id}
+    return <circle cx={cx} cy={cy} r={payload?.hovered ? 5 : 3} fill="#fff" stroke="#789" strokeWidth={1.5} className="trail-head" data-run-id={id} data-tokens={payload?.tokens} data-accuracy={payload?.accuracy}
       onMouseEnter={id && onHoverRun ? () => onHoverRun(id) : undefined} onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined} />;
   };
 }
@@ -174,6 +208,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   const labelled = [...changes, ...extra];
   const domain = accuracyDomain([...all.map((p) => p.accuracy), ...heads.map((p) => p.accuracy), ...baselines.map((b) => b.accuracy), ...labelled.flatMap((s) => s.points.map((p) => p.accuracy))], axis);
   const scale = accuracyScale(domain);
+  const chartLabels = labelsAndMarks({ heads, groups, labelled, baselines, points: all, warm: warm.map((w) => w.point!) });
   const legend: LegendItem[] = [
     ...(front.length > 0 ? [{ label: 'Pareto frontier', color: '#444', mark: 'dashed' as const }] : []),
     // a run with nothing drawn yet (the idle run beside a training population) is not in the legend
@@ -236,16 +271,9 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
                 isAnimationActive={false} legendType="none" tooltipType="none" className="group-frontier" name={`${g.label} frontier`} />
             );
           })}
-          {groups.length > 0 && (
-            <Scatter name="population labels" data={groups.map((g, i) => ({ ...g.frontier[g.frontier.length - 1], label: g.label, fill: GROUP_STYLES[i % GROUP_STYLES.length].color }))}
-              fill="none" shape={() => <g />} isAnimationActive={false} legendType="none" className="group-labels">
-              <LabelList dataKey="label" position="top" fontSize={11} fontWeight={600} />
-            </Scatter>
-          )}
           {heads.some((h) => h.label) && (
             <Scatter name="live positions" data={heads} fill="#9aa" isAnimationActive={false} legendType="none" shape={head} />
           )}
-          {heads.some((h) => h.label) && <TrailLabels heads={heads} />}
           {perRun.map(({ run, points }) => (
             <Scatter key={run.id} name={run.name} data={points} fill={run.color} isAnimationActive={false} shape={shapes.dot}
               line={run.current ? { stroke: run.color, strokeWidth: 1.5 } : false} lineJointType="linear" />
@@ -254,15 +282,13 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
             <Scatter key={`warm-${run.id}`} name={`warm start (${run.name})`} data={[point!]} fill={run.color} shape={shapes.star} legendType="none" isAnimationActive={false} />
           ))}
           {baselines.length > 0 && (
-            <Scatter name="baselines" data={baselines.map((b) => ({ tokens: b.tokens, accuracy: b.accuracy, name: b.name }))} fill="#555" shape={shapes.cross} legendType="cross" isAnimationActive={false}>
-              <LabelList dataKey="name" position="right" fontSize={11} />
-            </Scatter>
+            <Scatter name="baselines" data={baselines.map((b) => ({ tokens: b.tokens, accuracy: b.accuracy, name: b.name }))} fill="#555" shape={shapes.cross} legendType="cross" isAnimationActive={false} />
           )}
           {labelled.map((s) => (
-            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape={shapes.ring} isAnimationActive={false} className={`labelled-${s.key.startsWith('changes') ? 'changes' : s.key}`}>
-              <LabelList dataKey="label" position="top" fontSize={10} fill={s.color} />
-            </Scatter>
+            <Scatter key={s.key} name={s.name} data={s.points} fill="none" stroke={s.color} strokeWidth={2} shape={shapes.ring} isAnimationActive={false} className={`labelled-${labelledGroup(s)}`} />
           ))}
+          {/* every text label, placed together in pixels: clear of each other and of every mark (trailLabels.tsx) */}
+          {chartLabels.labels.length > 0 && <ChartLabels groups={chartLabels.groups} labels={chartLabels.labels} marks={chartLabels.marks} />}
           {budget !== null && <ReferenceLine x={budget} stroke="#e67e22" strokeDasharray="4 2" label={{ value: `B = ${budget}`, position: 'top', fontSize: 11 }} />}
         </ComposedChart>
       </ResponsiveContainer>
