@@ -147,6 +147,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     try {
       if (!deps.spawnTrainer) throw new InputError('this page cannot start trainer workers, so it cannot train a population');
       problem = await runPopulation(ctx, deps.spawnTrainer, hooks);
+      await showChosen(); // its last state on the task card (a short run can end between two of its polls)
     } catch (e) { problem = errorText(e); } // placement refused (memory, K), or no workers
     finally { running = false; }
     const s = get().sweep;
@@ -254,7 +255,10 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     async stopSweep() {
       const s = get().sweep;
       if (!s || s.status !== 'running') return;
-      save({ ...s, status: 'stopped', message: STOPPED_BY_YOU }); // the members pause at their next poll
+      save({ ...s, status: 'stopped', message: STOPPED_BY_YOU }); // the lanes' polls see it and record their members
+      // and the kept workers pause now (each at its next minibatch), not at their next poll
+      const lanes = ctx.lanes?.sweepId === s.id ? ctx.lanes.lanes : [];
+      await Promise.all(lanes.map((l) => l.client.api.pause().catch(() => {})));
     },
 
     async resumeSweep() {

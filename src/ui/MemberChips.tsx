@@ -9,13 +9,21 @@ export function MemberChips() {
   const pop = useApp((s) => (s.population ? populationRun(s) : null));
   const chosen = useApp((s) => (s.population ? shownMember(s)?.runId ?? null : null));
   const choose = useApp((s) => s.selectSweepRun);
-  const members = (pop?.runs ?? []).filter((r) => r.runId !== null);
-  if (members.length < 2) return null;
+  // each member's lambda_tok now (its last live change, else its config): shown when it moved off its value
+  const settings = useApp((s) => JSON.stringify((pop?.runs ?? []).map((r) => {
+    const m = r.runId ? s.runs.find((x) => x.id === r.runId) : undefined;
+    const c = [...(m?.changes ?? [])].reverse().find((x) => x.field === 'lambdaTok');
+    return c && pop?.axis === 'lambdaTok' ? Number(c.value) : r.value;
+  })));
+  const setting: number[] = JSON.parse(settings);
+  if ((pop?.runs ?? []).filter((r) => r.runId !== null).length < 2) return null;
   return (
     <div className="member-chips" role="group" aria-label="Choose the member" data-testid="member-chips">
-      {members.map((r) => (
-        <button key={r.runId} type="button" className="chip" aria-pressed={r.runId === chosen} data-run-id={r.runId!}
-          onClick={() => void choose(r.runId!)}>{shortLabel(r.label)}</button>
+      {(pop?.runs ?? []).map((r, i) => r.runId !== null && (
+        <button key={r.runId} type="button" className="chip" aria-pressed={r.runId === chosen} data-run-id={r.runId} data-setting={setting[i]}
+          title={`member ${shortLabel(r.label)}: lambda_tok ${setting[i]} now`} onClick={() => void choose(r.runId!)}>
+          {shortLabel(r.label)}{setting[i] !== r.value ? ` → ${setting[i]}` : ''}
+        </button>
       ))}
     </div>
   );
