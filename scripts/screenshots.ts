@@ -1,14 +1,15 @@
 // Screenshots of the page, for the docs and for review:
-//   npx tsx scripts/screenshots.ts [OUT_DIR] [--docs] [--steps N] [--cpu] [--trail-seconds S]
+//   npx tsx scripts/screenshots.ts [OUT_DIR] [--docs] [--steps N] [--cpu] [--at 2,10,60]
 // Builds the page, serves it, opens it in Chromium (CHROMIUM_PATH, default
 // /usr/bin/chromium; WebGPU on SwiftShader when there is no GPU, where the page
 // picks the CPU engine by itself, as on a laptop without a hardware GPU).
 // First a first visit (a bare link, a fresh profile) at 1280x800: saves
 // first-visit.png (the population over lambda_tok, the task picture, Start),
-// presses Start and after S seconds (default 30) saves
-// first-visit-1280x800.png with where the trail heads are; then the same on a
-// 390x844 phone (Start scrolls the chart into view): first-visit-390x844.png.
-// With --docs only these two after-Start pictures (docs/page.md shows them).
+// presses Start and saves first-visit-1280x800-<s>s.png at each of the --at
+// seconds (default 2, 10 and 60; the last also as first-visit-1280x800.png),
+// printing the status line and where the trail heads are; then a 390x844 phone
+// at the last of them (first-visit-390x844.png). The first visit trains until
+// paused. With --docs only these after-Start pictures (docs/page.md shows them).
 // Otherwise a small relay run then trains a few steps, moving
 // lambda_tok once so a live change is marked, and saves
 // first-screen-1280x800.png, first-screen-800.png and phone-390.png. Prints
@@ -25,7 +26,10 @@ const out = args.find((a) => !a.startsWith('--') && !/^\d+$/.test(a)) ?? join(RO
 const steps = Number(args[args.indexOf('--steps') + 1] ?? 0) || 3;
 const docsOnly = args.includes('--docs');
 const cpu = args.includes('--cpu'); // the relay run on the CPU engine; else on WebGPU, as a person who chose it
-const trailSeconds = Number(args[args.indexOf('--trail-seconds') + 1] ?? 0) || 30;
+// the seconds after Start at which the 1280x800 first visit is saved (first-visit-1280x800-<s>s.png; the last also as
+// first-visit-1280x800.png); the phone is saved at the last of them
+const atSeconds = (args.includes('--at') ? args[args.indexOf('--at') + 1] : args.includes('--trail-seconds') ? args[args.indexOf('--trail-seconds') + 1] : '2,10,60')
+  .split(',').map(Number).filter((x) => x > 0).sort((a, b) => a - b);
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
 
 async function ready(page: Page) {
@@ -38,8 +42,8 @@ async function ready(page: Page) {
 
 const docWidth = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth);
 
-/** A first visit at width x height: the population ready, `first-visit.png` (at 1280, without --docs), Start, and after the trail seconds `name`. */
-async function firstVisit(browser: Browser, url: string, width: number, height: number, name: string) {
+/** A first visit at width x height: the population ready, `first-visit.png` (at 1280, without --docs), Start, and at each of `at` seconds `name`-<s>s.png (the last also `name`.png). */
+async function firstVisit(browser: Browser, url: string, width: number, height: number, name: string, at: number[]) {
   const phone = width < 640;
   const context = await browser.newContext({ viewport: { width, height }, isMobile: phone, hasTouch: phone });
   const visit = await context.newPage();
@@ -54,10 +58,15 @@ async function firstVisit(browser: Browser, url: string, width: number, height: 
     console.log(`first visit (${new URL(visit.url()).search}): document width ${await docWidth(visit)} at ${width} -> ${join(out, 'first-visit.png')}`);
   }
   await visit.getByRole('button', { name: 'Start', exact: true }).click();
-  await visit.waitForTimeout(trailSeconds * 1000);
-  const heads = await visit.locator('circle.trail-head').evaluateAll((cs) => cs.map((c) => { const r = c.getBoundingClientRect(); return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; }));
-  await visit.screenshot({ path: join(out, name) });
-  console.log(`${width}x${height}, ${trailSeconds} s after Start: document width ${await docWidth(visit)}; trail heads at ${JSON.stringify(heads)} -> ${join(out, name)}`);
+  const t0 = Date.now();
+  for (const [i, sec] of at.entries()) {
+    await visit.waitForTimeout(Math.max(0, t0 + sec * 1000 - Date.now()));
+    const heads = await visit.locator('circle.trail-head').evaluateAll((cs) => cs.map((c) => { const r = c.getBoundingClientRect(); return [Math.round(r.x + r.width / 2), Math.round(r.y + r.height / 2)]; }));
+    const where = await visit.getByTestId('run-where').textContent();
+    const files = [`${name}-${sec}s.png`, ...(i === at.length - 1 ? [`${name}.png`] : [])];
+    for (const f of files) await visit.screenshot({ path: join(out, f) });
+    console.log(`${width}x${height}, ${sec} s after Start ("${where}"): document width ${await docWidth(visit)}; trail heads at ${JSON.stringify(heads)} -> ${files.map((f) => join(out, f)).join(', ')}`);
+  }
   await context.close(); // closing stops the run
 }
 
@@ -72,8 +81,8 @@ async function main() {
     args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox', '--no-first-run'],
   });
   try {
-    await firstVisit(browser, url, 1280, 800, 'first-visit-1280x800.png');
-    await firstVisit(browser, url, 390, 844, 'first-visit-390x844.png');
+    await firstVisit(browser, url, 1280, 800, 'first-visit-1280x800', atSeconds);
+    await firstVisit(browser, url, 390, 844, 'first-visit-390x844', atSeconds.slice(-1));
     if (docsOnly) return;
 
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });

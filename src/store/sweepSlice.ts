@@ -143,13 +143,19 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   const runLoop = async () => {
     if (running) return;
     running = true;
+    let ended!: () => void;
+    loopEnd = new Promise<void>((r) => { ended = r; });
+    try { await loopBody(); } finally { running = false; ended(); }
+  };
+  /** Resolves when the runner loop in flight (if any) has recorded its members: Pause returns before that. */
+  let loopEnd: Promise<void> = Promise.resolve();
+  const loopBody = async () => {
     let problem: string | null;
     try {
       if (!deps.spawnTrainer) throw new InputError('this page cannot start trainer workers, so it cannot train a population');
       problem = await runPopulation(ctx, deps.spawnTrainer, hooks);
       await showChosen(); // its last state on the task card (a short run can end between two of its polls)
     } catch (e) { problem = errorText(e); } // placement refused (memory, K), or no workers
-    finally { running = false; }
     const s = get().sweep;
     if (!s || s.status !== 'running') return;
     if (s.runs.every((r) => r.status === 'done')) save({ ...s, status: 'done', message: null });
@@ -194,7 +200,8 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
 
     async startSweep(mode = 'train') {
       const { preset, config, sweep, sweepDraft } = get();
-      if (running || sweep?.status === 'running') { set({ error: 'a sweep is already running' }); return; }
+      if (sweep?.status === 'running') { set({ error: 'a sweep is already running' }); return; }
+      if (running) await loopEnd; // a population just paused: its members are recorded before the new one starts
       const axis: SweepAxis = sweepAxisOf(config);
       let values: number[];
       try {
@@ -262,6 +269,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     },
 
     async resumeSweep() {
+      if (running) await loopEnd; // a Pause just pressed: its members are recorded first
       const s = get().sweep;
       if (!s || s.status === 'running') return;
       save({ ...reopen(s), status: 'running', message: null });
@@ -269,6 +277,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
     },
 
     async stepSweep() {
+      if (running) await loopEnd;
       const s = get().sweep;
       if (!s || s.status === 'running' || running) return;
       if (!deps.spawnTrainer) { set({ error: 'this page cannot start trainer workers, so it cannot step a population' }); return; }

@@ -16,11 +16,16 @@ function LegendKey({ it }: { it: LegendItem }) {
   return <span className="key dot" style={{ background: it.color }} />;
 }
 
-export function Legend({ items, onHoverRun }: { items: readonly LegendItem[]; onHoverRun?: (runId: string | null) => void }) {
+export function Legend({ items, onHoverRun, onChooseRun, chosen = null }: {
+  items: readonly LegendItem[]; onHoverRun?: (runId: string | null) => void;
+  /** A click on a run's entry chooses it (a population's member); the chosen one is marked. */
+  onChooseRun?: (runId: string) => void; chosen?: string | null;
+}) {
   return (
     <ul className="legend">
       {items.map((it, i) => (
-        <li key={`${i}-${it.label}`} {...(it.runId && onHoverRun ? { 'data-run-id': it.runId, className: 'hoverable', onMouseEnter: () => onHoverRun(it.runId!), onMouseLeave: () => onHoverRun(null) } : {})}>
+        <li key={`${i}-${it.label}`} {...(it.runId && onHoverRun ? { 'data-run-id': it.runId, className: `hoverable${it.runId === chosen ? ' chosen' : ''}`, onMouseEnter: () => onHoverRun(it.runId!), onMouseLeave: () => onHoverRun(null) } : {})}
+          {...(it.runId && onChooseRun ? { onClick: () => onChooseRun(it.runId!), 'aria-current': it.runId === chosen ? true : undefined } : {})}>
           <LegendKey it={it} />{it.label}
         </li>
       ))}
@@ -28,10 +33,11 @@ export function Legend({ items, onHoverRun }: { items: readonly LegendItem[]; on
   );
 }
 
-export function ChartFrame({ title, caption, legend = [], children, className = '', tools, onHoverRun }: {
+export function ChartFrame({ title, caption, legend = [], children, className = '', tools, onHoverRun, onChooseRun, chosen }: {
   title: string; caption?: ReactNode; legend?: readonly LegendItem[]; children: ReactNode; className?: string; tools?: ReactNode;
   /** A legend entry naming a run was entered (its id) or left (null). */
   onHoverRun?: (runId: string | null) => void;
+  onChooseRun?: (runId: string) => void; chosen?: string | null;
 }) {
   const ref = useRef<HTMLDivElement>(null);
   const [error, setError] = useState<string | null>(null);
@@ -58,7 +64,7 @@ export function ChartFrame({ title, caption, legend = [], children, className = 
         </span>
       </header>
       <div ref={ref} className="plot">{children}</div>
-      {legend.length > 0 && <Legend items={legend} onHoverRun={onHoverRun} />}
+      {legend.length > 0 && <Legend items={legend} onHoverRun={onHoverRun} onChooseRun={onChooseRun} chosen={chosen} />}
       {caption && <div className="caption">{caption}</div>}
       {error && <small role="alert" className="error">PNG: {error}</small>}
     </section>

@@ -3,7 +3,7 @@
 // series of every shown run in a compact grid, grouped. Steps count from 1 (a
 // metrics row of step index i is step i + 1; the eval at step k came after
 // it). Redrawn from the MetricsHub once per frame at most (fast: once a second).
-import { useMemo, useRef } from 'react';
+import { useCallback, useMemo, useRef } from 'react';
 import type { EvalRecord } from '../rl/runRecord';
 import { decimateXY, MAX_POINTS, type XY } from '../store/decimate';
 import type { MetricsSeries } from '../store/metricsSeries';
@@ -18,6 +18,8 @@ import { liveTrail, type TrailPoint } from './liveTrail';
 import { emphasis, shownHovered } from './populations';
 import { SweepPanel } from './SweepPanel';
 import { ACCURACY } from './taskPicture';
+import { populationRun } from '../store/currentRun';
+import { shownMember } from '../store/sweepPopulation';
 import { useApp, useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
 
@@ -80,6 +82,11 @@ export function ChartsPanel() {
   const changes = useMemo(() => shown.flatMap((r) => changeMarks(r.meta?.changes).map((m) => ({ ...m, run: r.current || shown.length === 1 ? '' : `${r.name}: ` }))), [shown]);
   const hoveredRun = useApp((s) => s.hoveredRun);
   const setHoveredRun = useApp((s) => s.setHoveredRun);
+  // a click on a member of the current population (its head, trail or legend entry) chooses it; other runs are not members
+  const chosen = useApp((s) => (s.population ? shownMember(s)?.runId ?? null : null));
+  const memberIds = useApp((s) => (s.population ? (populationRun(s)?.runs ?? []).map((r) => r.runId).join(' ') : ''));
+  const selectSweepRun = useApp((s) => s.selectSweepRun);
+  const chooseMember = useCallback((id: string | null) => { if (id && memberIds.split(' ').includes(id)) void selectSweepRun(id); }, [memberIds, selectSweepRun]);
   const hovered = shownHovered(shown, hoveredRun);
   const budget = config.lambdaMode === 'budget' ? config.budget : null;
 
@@ -131,7 +138,8 @@ export function ChartsPanel() {
   return (
     <div className="charts">
       <div className="top-charts">
-        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun} accuracy={ACCURACY[config.env]} />
+        <ParetoChart runs={shown} trails={trails} baselines={baselines} budget={budget} axis={axis} onAxis={setAxis} hovered={hovered} onHoverRun={setHoveredRun}
+          chosen={chosen} onChooseRun={chooseMember} accuracy={ACCURACY[config.env]} />
         <div className="side">
           <SweepPanel />
           <EvalTable run={current} />

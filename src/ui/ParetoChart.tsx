@@ -147,12 +147,15 @@ function labelsAndMarks({ heads, groups, labelled, baselines, points, warm }: {
  * A trail's head: a small open circle (its label beside it) that names its run and highlights it under the
  * mouse. Made once per chart (a new function per render would rebuild the series).
  */
-function headShape(onHoverRun: OnHoverRun | undefined) {
+function headShape(onHoverRun: OnHoverRun | undefined, onChooseRun: OnHoverRun | undefined, chosen: string | null) {
   return function HeadShape(p: unknown) {
     const { cx, cy, payload } = p as { cx?: number; cy?: number; payload?: { id?: string; hovered?: boolean; tokens?: number; accuracy?: number } };
     if (cx === undefined || cy === undefined) return <g />;
-    const id = payload?.id;
-    return <circle cx={cx} cy={cy} r={payload?.hovered ? 5 : 3} fill="#fff" stroke="#789" strokeWidth={1.5} className="trail-head" data-run-id={id} data-tokens={payload?.tokens} data-accuracy={payload?.accuracy}
+    const id = payload?.id, isChosen = id !== undefined && id === chosen;
+    // the chosen member's head (the slider moves it) is ringed in the accent colour; a click on a head chooses its member
+    return <circle cx={cx} cy={cy} r={payload?.hovered || isChosen ? 5 : 3} fill="#fff" stroke={isChosen ? '#1f6feb' : '#789'} strokeWidth={isChosen ? 2.5 : 1.5}
+      className={`trail-head${isChosen ? ' chosen' : ''}`} data-run-id={id} data-tokens={payload?.tokens} data-accuracy={payload?.accuracy}
+      style={onChooseRun ? { cursor: 'pointer' } : undefined} onClick={id && onChooseRun ? () => onChooseRun(id) : undefined}
       onMouseEnter={id && onHoverRun ? () => onHoverRun(id) : undefined} onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined} />;
   };
 }
@@ -169,12 +172,14 @@ function Tip({ h }: { h: Hovered }) {
   );
 }
 
-export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340, hovered = null, onHoverRun, accuracy }: {
+export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baselines, budget, axis = 'data', onAxis, extra = [], height = 340, hovered = null, onHoverRun, chosen = null, onChooseRun, accuracy }: {
   runs: ShownRun[]; baselines: BaselineResult[]; budget: number | null;
   /** What eval accuracy measures in the environment (taskPicture.ts ACCURACY): on the axis and in the caption. */
   accuracy?: AccuracyMeaning;
   /** The run under the mouse (its trail drawn over the others), and where hovering a run is reported. */
   hovered?: string | null; onHoverRun?: OnHoverRun;
+  /** The population's chosen member (drawn ringed), and where a click on a member's head, trail or legend entry chooses one. */
+  chosen?: string | null; onChooseRun?: OnHoverRun;
   /** Each run's live trail (liveTrail.ts: sampled episodes, smoothed), by run id. */
   trails?: Record<string, TrailPoint[]>;
   axis?: 'data' | 'full'; onAxis?: (a: 'data' | 'full') => void;
@@ -188,7 +193,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
     cross: hoverShape('cross', (p) => ({ kind: 'baseline', name: String(p.name), tokens: Number(p.tokens), accuracy: Number(p.accuracy) }), setHover),
     ring: hoverShape('ring', (p) => ({ kind: 'labelled', label: String(p.label), note: p.note as string | undefined, tokens: Number(p.tokens), accuracy: Number(p.accuracy) }), setHover),
   }), []);
-  const head = useMemo(() => headShape(onHoverRun), [onHoverRun]);
+  const head = useMemo(() => headShape(onHoverRun, onChooseRun, chosen), [onHoverRun, onChooseRun, chosen]);
   const lit = shownHovered(runs, hovered);
   const perRun = runs.map((r) => ({ run: r, points: pointsOf(r) }));
   const all = perRun.flatMap((x) => x.points);
@@ -223,12 +228,13 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
   const caption = (
     <p data-testid="pareto-caption" data-points={all.length} data-frontier={front.length} data-changes={changes.reduce((a, c) => a + c.points.length, 0)}
       data-trails={live.length} data-heads={heads.map((h) => `${h.tokens.toFixed(3)}:${h.accuracy.toFixed(3)}`).join(' ')}
-      data-head-frontier={headFront.length} data-groups={groups.map((g) => `${g.label}:${g.frontier.length}`).join(' ')} data-hovered={lit ?? ''}>
+      data-head-frontier={headFront.length} data-groups={groups.map((g) => `${g.label}:${g.frontier.length}`).join(' ')} data-hovered={lit ?? ''} data-chosen={chosen ?? ''}>
       {all.length === 0 ? 'No eval points yet' : `${evalCountText(all.length, runs.filter((r) => r.evals.length).length)}; frontier: ${front.length} point${front.length === 1 ? '' : 's'}`}
       {best ? `; best accuracy of this run: ${pct(best.accuracy)} at ${fmt(best.tokens)} tokens (step ${best.step})` : ''}
       {all.length === 0 ? '. Points appear at every evaluation (the first, step 0, is the warm start).' : '. Up and to the left is better: more accuracy for fewer tokens.'}
       {live.length > 0 ? ` The lighter lines move every step: accuracy and tokens of each step's sampled episodes (at the run's sampling temperature), smoothed; the dots are greedy evals.` : ''}
       {accuracy ? ` Eval accuracy here is ${accuracy.long}.` : ''}
+      {chosen && live.some((x) => x.run.id === chosen) ? ` The ringed head is the chosen member, the one the lambda_tok slider moves (click another head, trail or legend entry to choose it).` : ''}
       {groups.length ? ` Two populations or more: each has its own frontier (${groups.map((g) => g.label).join(' vs ')}).` : ''}
       {axis === 'data' && all.length > 0 ? ` The accuracy axis is zoomed to the data (${pct(domain[0])} to ${pct(domain[1])}).` : ''}
     </p>
@@ -239,7 +245,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
     </button>
   );
   return (
-    <ChartFrame title="Accuracy vs tokens" caption={caption} legend={legend} className="pareto" tools={tools} onHoverRun={onHoverRun}>
+    <ChartFrame title="Accuracy vs tokens" caption={caption} legend={legend} className="pareto" tools={tools} onHoverRun={onHoverRun} onChooseRun={onChooseRun} chosen={chosen}>
       {/* leaving the plot clears the hovered run: a head redrawn under a still mouse never reports its own leave */}
       <div className="pareto-plot" onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined}>
       <ResponsiveContainer width="100%" height={height}>
@@ -258,6 +264,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
             return (
               <Line key={`trail-${run.id}`} data={trail} dataKey="accuracy" type="linear" stroke={run.color} strokeOpacity={e.opacity} strokeWidth={e.width} dot={false} activeDot={false}
                 isAnimationActive={false} legendType="none" tooltipType="none" className={`live-trail${run.id === lit ? ' hovered' : ''}`}
+                onClick={onChooseRun ? () => onChooseRun(run.id) : undefined}
                 onMouseEnter={onHoverRun ? () => onHoverRun(run.id) : undefined} onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined} />
             );
           })}

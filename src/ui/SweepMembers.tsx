@@ -24,7 +24,7 @@ export function SweepMembers({ sweep }: { sweep: SweepRecord }) {
     <div className="sweep-members" data-testid="sweep-members" data-running={running.length}>
       <p className="help">
         {running.length} member{running.length === 1 ? '' : 's'} training side by side:{' '}
-        {running.map((r) => `${r.label} at step ${stepOf(r.runId!)} of ${stepsOf(r.runId!)}`).join(' · ')}.
+        {running.map((r) => `${r.label} at step ${stepOf(r.runId!)}${sweep.untilPaused ? '' : ` of ${stepsOf(r.runId!)}`}`).join(' · ')}{sweep.untilPaused ? ', until paused' : ''}.
       </p>
       <form className="inline" onSubmit={(e) => { e.preventDefault(); void setMemberField(target === 'all' ? null : target, field, value); }}>
         <label htmlFor={`${id}-t`}>Live change for</label>

@@ -91,7 +91,7 @@ export function SweepPanel() {
       <div className="buttons">
         {!running && <button type="button" onClick={() => void startSweep()} disabled={busy !== null || draftError !== null}>Run sweep</button>}
         {running && <button type="button" onClick={() => void stopSweep()}>Stop sweep</button>}
-        {sweep && (sweep.status === 'stopped' || sweep.status === 'interrupted') && <button type="button" onClick={() => void resumeSweep()}>Resume sweep</button>}
+        {sweep && sweep.status !== 'running' && sweep.status !== 'done' && <button type="button" onClick={() => void resumeSweep()}>Continue the sweep</button>}
         {sweep && !running && <button type="button" className="small" onClick={() => clearSweep()}>Clear sweep</button>}
       </div>
       {sweep && (
@@ -99,7 +99,7 @@ export function SweepPanel() {
           {running
             ? `${sweep.runs.filter((r) => r.status === 'running').length} of ${sweep.runs.length} runs training at once; ${sweep.runs.filter((r) => r.status === 'done').length} finished.`
             : sweep.status === 'done' ? `Sweep done: ${sweep.runs.length} runs of ${sweep.preset}.`
-            : `Sweep ${sweep.status}${sweep.message ? `: ${sweep.message}` : ''}. ${sweep.runs.filter((r) => r.status === 'done').length} of ${sweep.runs.length} runs finished; Resume runs the rest.`}
+            : `Sweep ${sweep.message === 'paused by you' || sweep.message === 'stopped by you' ? 'paused' : sweep.status === 'interrupted' ? 'interrupted by a reload' : `stopped${sweep.message ? `: ${sweep.message}` : ''}`}. ${sweep.runs.filter((r) => r.status === 'done').length} of ${sweep.runs.length} runs finished; Continue trains them on.`}
         </p>
       )}
       {other && (
@@ -128,7 +128,7 @@ export function SweepPanel() {
             {sweep.runs.map((r) => (
               <tr key={r.label} className={r.runId !== null && r.runId === selected ? 'selected' : undefined}
                 onMouseEnter={r.runId ? () => setHoveredRun(r.runId) : undefined} onMouseLeave={r.runId ? () => setHoveredRun(null) : undefined}>
-                <td>{r.runId && r.status === 'done'
+                <td>{r.runId
                   ? <button type="button" className="link" onClick={() => void selectSweepRun(r.runId!)} aria-label={`Show ${nameOf(r.runId) ?? r.label} on the charts`}>{fmt(r.value)}</button>
                   : fmt(r.value)}</td>
                 <td>{r.status}</td>

@@ -130,9 +130,12 @@ describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () 
       const runs = await runsCount(page);
       expect(runs).toBe(2);
       const ids = await chips(page).evaluateAll((bs) => bs.map((b) => b.getAttribute('data-run-id')!));
-      // choose the second member on its chip, move its lambda_tok, Continue: the same two runs go on
-      await chips(page).nth(1).click();
+      // choose the second member by clicking its trail head on the chart (the chart rings it, its chip is pressed),
+      // move its lambda_tok, Continue: the same two runs go on
+      await page.locator(`circle.trail-head[data-run-id="${ids[1]}"]`).click();
       await expect.poll(() => chosen(page)).toBe(ids[1]);
+      expect(await page.getByTestId('pareto-caption').getAttribute('data-chosen')).toBe(ids[1]);
+      expect(await page.locator('circle.trail-head.chosen').getAttribute('data-run-id')).toBe(ids[1]);
       const head = await headTokens(page, ids[1]);
       await slider(page).focus();
       await page.keyboard.press('PageDown'); await page.keyboard.press('PageDown'); // 0.3 -> 0.1

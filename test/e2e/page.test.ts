@@ -667,7 +667,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       }
       await checkHeadFrontier(pareto, 4);
       // the task card shows a member's live episode
-      await expect.poll(() => card.getByTestId('task-example').textContent(), { timeout: 30_000 }).toMatch(/one episode of step \d+ of the lambda_tok=[\d.]+ run.*reward/);
+      await expect.poll(() => card.getByTestId('task-example').textContent(), { timeout: 30_000 }).toMatch(/one episode of λ=[\d.]+'s step \d+.*reward/);
 
       // hovering a trail's head highlights that run (its trail drawn over the others)
       // (a step may move the head or redraw it under a still mouse: its box is read again and the mouse moved onto it until it answers)
