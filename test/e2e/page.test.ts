@@ -741,10 +741,10 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
       const memberSteps = async () => [...((await members.textContent()) ?? '').matchAll(/lambda_tok=[\d.]+ at step (\d+)/g)].map((m) => Number(m[1]));
       // the population is the run the page shows: beside Start, in the slider's label, in the panels
-      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 20000 · 2 training/);
-      expect(await page.getByTestId('lambda-member').textContent()).toMatch(/of member lambda_tok=0(?![.\d])/);
+      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 20000 · training/);
+      expect(await page.getByTestId('lambda-member').textContent()).toMatch(/of λ=0(?![.\d])/);
       await page.getByRole('tab', { name: 'Transcripts' }).click();
-      await expect.poll(() => page.getByTestId('transcripts-member').textContent(), { timeout: 30_000 }).toMatch(/Member lambda_tok=0 of the population/);
+      await expect.poll(() => page.getByTestId('transcripts-member').textContent(), { timeout: 30_000 }).toMatch(/Member λ=0 of the population/);
       await expect.poll(() => page.getByRole('region', { name: 'Transcripts' }).getByTestId('transcript-count').textContent(), { timeout: 60_000 }).toMatch(/episodes of step \d+ \(sampled\)/);
       // a few seconds on: each member has stored its state between evals (relay-noisy-dr evaluates every 20 steps; the
       // state goes every 5 steps, at most once a second; the CPU engine takes tens of steps a second at this size)
