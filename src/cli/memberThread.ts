@@ -2,7 +2,7 @@
 // Trainer on a CPU engine (the reference, or wasm when the job says), writing its own folder. The result (or why it stopped)
 // goes back to the pool; a member that stops never stops the others.
 import { parentPort, workerData } from 'node:worker_threads';
-import { InputError, RunFault } from '../errors';
+import { failure } from './jobRuns';
 import { setup } from './commands/runSetup';
 import { trainRun } from './commands/train';
 import { cpuEngine } from './io';
@@ -15,8 +15,7 @@ try {
   const result = await trainRun(backend, setup(job.preset, job.overrides), job.out, { quiet: true, warm: job.warm, changes: job.changes, label: job.label });
   outcome = { ok: true, result };
 } catch (e) {
-  const kind = e instanceof RunFault ? 'fault' : e instanceof InputError ? 'input' : 'internal';
-  outcome = { ok: false, kind, message: e instanceof Error ? (kind === 'internal' ? e.stack ?? e.message : e.message) : String(e) };
+  outcome = failure(e);
 } finally {
   backend.destroy();
 }

@@ -7,7 +7,7 @@ import type { Backend } from '../backend';
 import { WebGpuBackend } from '../gpu/webgpuBackend';
 import { checkGpuBudget, checkStackedBudget, memoryShare } from '../rl/memoryBudget';
 import { MAX_MEMBERS, placeMembers, type Placement } from '../rl/placement';
-import { InputError } from '../errors';
+import { failure, oneLine } from './jobRuns';
 import { inLanes, type MemberChange } from '../rl/population';
 import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/slots';
@@ -106,8 +106,14 @@ export async function runLanes(runs: readonly LaneRun[], device: LaneDevice, pla
         const changes = members.length === 1 ? members[0].changes : laneChanges(members);
         const rolloutRows = wave.rolloutRows[l];
         if (Number.isFinite(rolloutRows)) log(`${members[0].label}: the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
-        const results = await trainMembers(device.gpu, members.map((r) => ({ s: r.s, out: r.out, warm: r.warm, label: r.label })), changes, { quiet: true, rolloutRows });
-        got = results.map((r) => ('fault' in r ? { ok: false, kind: 'fault', message: r.fault } : { ok: true, result: r }));
+        try {
+          const results = await trainMembers(device.gpu, members.map((r) => ({ s: r.s, out: r.out, warm: r.warm, label: r.label })), changes, { quiet: true, rolloutRows });
+          got = results.map((r) => ('fault' in r ? { ok: false, kind: 'fault', message: r.fault } : { ok: true, result: r }));
+        } catch (e) {
+          // the lane stopped (a file it could not write, say): each of its runs failed, the other lanes go on
+          const o = failure(e);
+          got = members.map(() => o);
+        }
       } else {
         const r = members[0]; // the CPU never stacks: one member per lane
         got = [await runThread({ preset: r.preset, overrides: r.overrides, out: r.out, warm: r.warm, changes: r.changes, label: r.label, engine: device.engine })];
@@ -118,10 +124,8 @@ export async function runLanes(runs: readonly LaneRun[], device: LaneDevice, pla
   return out;
 }
 
-/** A run's result, or its fault (it stopped with its updates skipped); a run refused or broken throws, naming it. */
-export function settled(o: MemberOutcome, label: string): TrainResult | { fault: string } {
+/** A run's result, or why it failed on one line (a fault, a file it could not write, a thread that died): jobRuns.ts's rule. */
+export function settled(o: MemberOutcome): TrainResult | { fault: string } {
   if (o.ok) return o.result;
-  if (o.kind === 'input') throw new InputError(`${label}: ${o.message}`);
-  if (o.kind === 'internal') throw new Error(`${label}: ${o.message}`);
-  return { fault: o.message };
+  return { fault: oneLine(o.message) };
 }

@@ -4,7 +4,8 @@
 // The runs differ in the loss alone (src/losses.ts twinSettings: the clip range moves only when the
 // importance level changes between sequence and token scale), the page's runs-table twin in the CLI.
 import { join } from 'node:path';
-import { clip, InputError, RunFault } from '../../errors';
+import { clip, InputError } from '../../errors';
+import { checkRuns, type FailedRun } from '../jobRuns';
 import { LOSS_IDS, twinSettings, type LossId } from '../../losses';
 import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
@@ -63,15 +64,17 @@ export async function compare(argv: string[]): Promise<unknown> {
     const outcomes = await runLanes(lanes, device, plan, {
       started: ([i]) => log(`--- ${runs[i].loss} (seed ${runs[i].s.config.seed}, eps ${runs[i].s.config.epsLow} / ${runs[i].s.config.epsHigh}) ---`),
     });
-    const rows = runs.map(({ loss, s }, i) => {
-      const r = settled(outcomes[i], loss);
-      if ('fault' in r) throw new RunFault(`compare: ${loss}: ${r.fault}`);
+    const failed: FailedRun[] = [];
+    const rows = runs.flatMap(({ loss, s }, i) => {
+      const r = settled(outcomes[i]);
+      if ('fault' in r) { failed.push({ label: loss, message: r.fault }); log(`${loss}: failed: ${r.fault}`); return []; }
       const evals = readEvalsFile(join(lanes[i].out, 'evals.jsonl')).map(evalPoint);
-      return { loss, algorithm: s.config.algorithm, epsLow: s.config.epsLow, epsHigh: s.config.epsHigh, seed: s.config.seed, out: lanes[i].out, final: r.summary.final, best: r.summary.best, evals };
+      return [{ loss, algorithm: s.config.algorithm, epsLow: s.config.epsLow, epsHigh: s.config.epsHigh, seed: s.config.seed, out: lanes[i].out, final: r.summary.final, best: r.summary.best, evals }];
     });
     for (const r of rows) log(`${r.loss.padEnd(10)} final accuracy ${Number(r.final.accuracy).toFixed(3)} tokens ${Number(r.final.tokens).toFixed(2)}${r.best ? ` | best accuracy ${Number(r.best.accuracy).toFixed(3)} tokens ${Number(r.best.tokens).toFixed(2)} (step ${r.best.step})` : ''}`);
-    const result = { preset, seed: base.config.seed, steps: base.config.steps, backend: backend.name, runs: rows, out };
+    const result = { preset, seed: base.config.seed, steps: base.config.steps, backend: backend.name, runs: rows, out, ...(failed.length ? { failed } : {}) };
     writeAtomic(join(out, 'compare.json'), JSON.stringify(result, null, 2) + '\n');
+    checkRuns('compare', runs.length, failed, join(out, 'compare.json'));
     return result;
   } finally {
     backend.destroy();

@@ -16,6 +16,7 @@ import type { MemberJob } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { recipeOverrides, setup, type RunSetup } from './runSetup';
 import { checkExclusive } from '../flagChecks';
+import { checkRuns, failedRuns, oneLine } from '../jobRuns';
 
 export const robustnessFlags: FlagSpec = {
   grid: { kind: 'string', help: 'clean, noisy or clean,noisy (default both)' },
@@ -155,11 +156,11 @@ export async function robustness(argv: string[]): Promise<unknown> {
   log(`robustness: ${cells.length} cells as a population, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${engine === 'wasm' ? 'the WebAssembly SIMD engine' : 'the CPU reference'}${flags.shipped === true ? ', as the presets ship' : ', each with its recipe'}`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
-  const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`robustness: ${cells[i].label} ${o.ok ? 'done' : `stopped: ${o.message.split('\n')[0]}`}`) });
+  const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`robustness: ${cells[i].label} ${o.ok ? 'done' : `failed: ${oneLine(o.message)}`}`) });
   const results: CellResult[] = planned.map(({ cell, s }, i) => {
     const o = outcomes[i];
     const base = { label: cell.label, grid: cell.grid, overrides: cell.overrides, out: join(out, cell.label) };
-    if (!o.ok) return { ...base, wallSeconds: null, warmStart: null, final: null, checks: [], pass: false, why: `the run stopped: ${o.message.split('\n')[0]}`, warmStartSource: null };
+    if (!o.ok) return { ...base, wallSeconds: null, warmStart: null, final: null, checks: [], pass: false, why: `the run failed: ${oneLine(o.message)}`, warmStartSource: null };
     const sum = o.result.summary;
     return judged(cell, s, base.out, sum.warmStart as Record<string, number>, sum.final, (sum.warmStartNotices as string[] | undefined) ?? [],
       { wallSeconds: sum.wallSeconds, warmStartSource: String(sum.warmStartSource ?? '') });
@@ -168,8 +169,10 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}${flags.backend !== undefined ? ` --backend ${engine}` : ''}${flags.doc !== undefined ? ` --doc ${String(flags.doc)}` : ''}`;
   const md = robustnessMarkdown(results, command, wall);
   writeAtomic(join(out, 'robustness.md'), md);
-  writeAtomic(join(out, 'robustness.json'), JSON.stringify({ cells: results, wallSeconds: wall, membersAtOnce: atOnce }, null, 2) + '\n');
+  const failed = failedRuns(cells.map((c) => c.label), outcomes);
+  writeAtomic(join(out, 'robustness.json'), JSON.stringify({ cells: results, wallSeconds: wall, membersAtOnce: atOnce, ...(failed.length ? { failed } : {}) }, null, 2) + '\n');
   if (flags.doc !== undefined) writeAtomic(String(flags.doc), md);
   log(`robustness: ${results.filter((r) => r.pass).length} of ${results.length} cells pass; table in ${join(out, 'robustness.md')}`);
+  checkRuns('robustness', cells.length, failed, join(out, 'robustness.json'));
   return { out, wallSeconds: wall, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
 }

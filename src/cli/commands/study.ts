@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { clip, InputError } from '../../errors';
 import { confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
+import { checkRuns, failedRuns, oneLine } from '../jobRuns';
 import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summarizeDual, type Estimate, type Finished, type StudyRun } from '../../rl/studies';
 import { parseValues } from '../../rl/sweep';
 import { parseFlags, requireFlag, type Flags, type FlagSpec } from '../args';
@@ -152,16 +153,17 @@ export async function study(argv: string[]): Promise<unknown> {
   const bad = warm.find((w) => !w.ok);
   if (bad && !bad.ok) throw new InputError(`study ${name}: a warm start could not be made: ${bad.message}`);
   lanes.forEach((l, i) => { l.warm = (warm[i] as { warm: MemberJob['warm'] }).warm; });
-  const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`study ${name}: ${runs[i].label} ${o.ok ? 'done' : `stopped: ${o.message.split('\n')[0]}`}`) });
+  const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`study ${name}: ${runs[i].label} ${o.ok ? 'done' : `failed: ${oneLine(o.message)}`}`) });
   const done = runs.map((run, i) => ({ run, outcome: outcomes[i] }));
   const { md, json } = name === 'dual-static' ? dualMarkdown(done) : name === 'scouts' ? scoutsMarkdown(done) : philosophersMarkdown(done);
   const wall = (performance.now() - t0) / 1000;
-  const failed = done.filter((d) => !d.outcome.ok).map((d) => ({ label: d.run.label, message: (d.outcome as { message: string }).message.split('\n')[0] }));
+  const failed = failedRuns(runs.map((r) => r.label), outcomes);
   // the command that remakes the table: the flags as given, without where this copy went
   const given = argv.slice(positional ? 1 : 0), kept = given.filter((a, i) => a !== '--out' && given[i - 1] !== '--out' && !a.startsWith('--out='));
   const command = ['npm run gspo -- study', name, ...kept].join(' ');
   const markdown = `${command}\n\n${md}\n${failed.length ? `\nStopped runs: ${failed.map((f) => `${f.label} (${f.message})`).join('; ')}\n` : ''}\n${Math.round(wall)} s wall on ${availableParallelism()} cores.\n`;
   writeAtomic(join(out, 'study.json'), JSON.stringify({ study: name, command, wallSeconds: wall, failed, ...json as object, markdown }, null, 2) + '\n');
   log(`study ${name}: done in ${Math.round(wall)} s; ${join(out, 'study.json')}\n${markdown}`);
+  checkRuns(`study ${name}`, runs.length, failed, join(out, 'study.json'));
   return { out, wallSeconds: wall, failed };
 }

@@ -11,7 +11,8 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { clip, hasKey, InputError, RunFault } from '../../errors';
+import { clip, hasKey, InputError } from '../../errors';
+import { checkRuns, type FailedRun } from '../jobRuns';
 import { checkChangeSteps, confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { parseChange, changesFor, type MemberChange } from '../../rl/population';
 import { laneDevice, placeRuns, runLanes, settled, type LanePlan, type LaneRun } from '../runLanes';
@@ -140,7 +141,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
     return warm.get(key)!;
   };
   const runs: RunRecord[] = [];
-  const failed: { label: string; message: string }[] = [];
+  const failed: FailedRun[] = [];
   const pairs: unknown[] = [];
   const total = plan.length * (vsStatic ? 2 : 1);
   let done = 0;
@@ -163,7 +164,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
       },
     });
     return outcomes.map((o, i) => {
-      const r = settled(o, wave[i].run.label);
+      const r = settled(o);
       if (!('fault' in r)) return r;
       failed.push({ label: wave[i].run.label, message: r.fault });
       log(`sweep: ${wave[i].run.label} stopped: ${r.fault}`);
@@ -212,7 +213,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   };
   writeAtomic(join(out, 'sweep.json'), JSON.stringify(summary, null, 2) + '\n');
   log(`sweep: wrote ${join(out, 'sweep.json')}`);
-  if (failed.length) throw new RunFault(`sweep: ${failed.length} of ${total} runs stopped (${failed.map((f) => f.label).join(', ')}); the others are in ${join(out, 'sweep.json')}`);
+  checkRuns('sweep', total, failed, join(out, 'sweep.json'));
   return summary;
 }
 
