@@ -9,7 +9,8 @@ import { checkRuns, type FailedRun } from '../jobRuns';
 import { LOSS_IDS, twinSettings, type LossId } from '../../losses';
 import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { log, outOrDefault, prepareOutDir, writeAtomic } from '../io';
+import { log, outOrDefault, writeAtomic } from '../io';
+import { prepareJobTree } from '../outputTree';
 import { parseSets, setup, startSlots } from './runSetup';
 import { laneDevice, placeRuns, runLanes, settled, type LaneRun } from '../runLanes';
 import { checkShorthands } from '../flagChecks';
@@ -52,7 +53,7 @@ export async function compare(argv: string[]): Promise<unknown> {
     return { loss, own, s: setup(preset, own) };
   });
   const out = outOrDefault(flags.out, `compare-${preset}`);
-  prepareOutDir(out, '--out', ['compare.json'], losses);
+  prepareJobTree(out, ['compare.json'], losses); // every variant's folder and file, before anything trains
   // one run after another (--members 1) on the backend `train` would choose; every run is checked before the warm start
   const { device, backend } = await laneDevice(flags.backend, true);
   try {

@@ -11,7 +11,8 @@ import { readEvalsFile } from '../evalsFile';
 import type { EvalRecord } from '../../rl/runRecord';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
 import { parseFlags, type FlagSpec } from '../args';
-import { log, outOrDefault, prepareOutDir, prepareOutFile, writeAtomic } from '../io';
+import { log, outOrDefault, prepareOutFile, writeAtomic } from '../io';
+import { prepareJobTree } from '../outputTree';
 import type { MemberJob } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { recipeOverrides, setup, type RunSetup } from './runSetup';
@@ -147,7 +148,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
     return { judged: dir, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
   }
   const out = outOrDefault(flags.out, 'robustness');
-  prepareOutDir(out, '--out', ['robustness.json', 'robustness.md'], cells.map((c) => c.label));
+  prepareJobTree(out, ['robustness.json', 'robustness.md'], cells.map((c) => c.label)); // every cell's folder and file, before anything trains
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
   const device = { engine } as const;
   const lanes: LaneRun[] = planned.map(({ cell, s }) => ({ s, preset: cell.preset, overrides: cell.overrides as MemberJob['overrides'], out: join(out, cell.label), label: cell.label, changes: [] }));

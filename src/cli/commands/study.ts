@@ -11,7 +11,8 @@ import { checkRuns, failedRuns, oneLine } from '../jobRuns';
 import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summarizeDual, type Estimate, type Finished, type StudyRun } from '../../rl/studies';
 import { parseValues } from '../../rl/sweep';
 import { parseFlags, requireFlag, type Flags, type FlagSpec } from '../args';
-import { log, outOrDefault, prepareOutDir, writeAtomic } from '../io';
+import { log, outOrDefault, writeAtomic } from '../io';
+import { prepareJobTree } from '../outputTree';
 import type { MemberJob, MemberOutcome } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { warmStartsFor } from '../warmPool';
@@ -140,7 +141,7 @@ export async function study(argv: string[]): Promise<unknown> {
   const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
   confirmRuns(`study ${name}`, runs.length, setups.reduce((n, x) => n + x.config.steps, 0), flags.yes === true);
   const out = outOrDefault(flags.out, `study-${name}`);
-  prepareOutDir(out, '--out', ['study.json'], runs.map((r) => r.label));
+  prepareJobTree(out, ['study.json'], runs.map((r) => r.label)); // every member folder and file, before anything trains
   const engine = flags.backend === undefined ? 'wasm' : String(flags.backend);
   if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be wasm or cpu (a study trains on a CPU engine); got "${clip(engine, 40)}"`);
   const device = { engine } as const;

@@ -23,7 +23,8 @@ import { paretoFrontier } from '../../rl/pareto';
 import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { checkBackendFlag, log, outOrDefault, prepareOutDir, writeAtomic } from '../io';
+import { checkBackendFlag, log, outOrDefault, writeAtomic } from '../io';
+import { prepareJobTree } from '../outputTree';
 import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './runSetup';
 import type { TrainResult } from './train';
 
@@ -69,6 +70,8 @@ interface RunRecord {
 interface Planned { run: SweepRun; overrides: Record<string, unknown>; s: RunSetup; dir: string; changes: MemberChange[] }
 
 const dirOf = (label: string) => label.replace(/[^A-Za-z0-9_.=-]+/g, '_');
+/** The folder of a dual run's static twin (--vs-static). */
+const staticDir = (run: SweepRun) => `static-B=${run.value}${run.seed !== null ? `_seed_${run.seed}` : ''}`;
 
 /**
  * More runs than this in one sweep is a mistake (64 values x 64 seeds would be 4,096 runs). Not the cap on a
@@ -113,7 +116,8 @@ export async function sweep(argv: string[]): Promise<unknown> {
   checkChangeSteps('sweep', atTexts, changes, planned.map((p) => p.s.config.steps));
   confirmRuns('sweep', planned.length * (vsStatic ? 2 : 1), planned.reduce((n, p) => n + p.s.config.steps, 0) * (vsStatic ? 2 : 1), flags.yes === true);
   const out = outOrDefault(flags.out, `sweep-${presetName}`);
-  prepareOutDir(out, '--out', ['sweep.json'], planned.map((p) => p.dir));
+  // the whole tree before anything trains: every member folder (the static twins' too) and every file a run writes
+  prepareJobTree(out, ['sweep.json'], [...planned.map((p) => p.dir), ...(vsStatic ? planned.map((p) => staticDir(p.run)) : [])]);
   const sequential = flags.sequential === true;
   if (sequential && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
   // --sequential is a population of one member at a time (without --backend on WebGPU when there is one, as train chooses)
@@ -185,7 +189,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
       const lambda = Number(rec.settle.meanLambdaLastThird.toFixed(4));
       const run: SweepRun = { ...p.run, label: `static lambda_tok=${lambda} (for B=${p.run.value})${p.run.seed !== null ? ` seed ${p.run.seed}` : ''}`,
         overrides: { ...p.run.overrides, lambdaMode: 'manual', lambdaTok: parseField('lambdaTok', lambda) } };
-      const dir = `static-B=${p.run.value}${p.run.seed !== null ? `_seed_${p.run.seed}` : ''}`;
+      const dir = staticDir(p.run);
       const overrides = { ...sets, ...run.overrides };
       statics.push({ dual: rec, lambda, p: { run, overrides, s: setup(presetName, overrides), dir, changes: p.changes } });
     });
