@@ -5,6 +5,7 @@
 import { FIELDS } from './config';
 import { clip, hasKey, quote } from './errors';
 import type { EvalRecord, Flag } from './rl/runRecord';
+import { evalMetricProblem } from './rl/evalRanges';
 
 export class RunFileError extends Error {
   override name = 'RunFileError';
@@ -117,11 +118,11 @@ export function evalRecord(x: unknown, where: string): EvalRecord {
     return [k, decodeNumber(v, `${where}.${clip(k, 40)}`)];
   }));
   step(out.step, `${where}.step`);
-  finite(out.accuracy, `${where}.accuracy`, 0, 1);
-  finite(out.tokens, `${where}.tokens`, 0);
-  finite(out.turns, `${where}.turns`, 0);
-  finite(out.lambdaTok, `${where}.lambdaTok`, 0, LAMBDA_TOK_MAX);
-  if (hasKey(out, 'reward')) finite(out.reward, `${where}.reward`);
+  // every figure against its range in the one table (src/rl/evalRanges.ts), the writer's too
+  for (const [k, v] of Object.entries(out)) {
+    const problem = evalMetricProblem(k, v);
+    if (problem) fail(`${where}.${clip(k, 40)} ${problem}`);
+  }
   return out as EvalRecord;
 }
 

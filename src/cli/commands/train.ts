@@ -19,6 +19,7 @@ import type { StepPoint } from '../../rl/dualStatic';
 import { comparePlayers } from '../../rl/compare';
 import { SkipStreak } from '../../rl/faults';
 import { RunFault } from '../../errors';
+import { evalRecordProblem } from '../../rl/evalRanges';
 import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 import { checkChangeSteps, checkShorthands } from '../flagChecks';
 import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
@@ -117,6 +118,9 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
       writeFileSync(join(m.out, 'evals.jsonl'), '');
     }
     const logEvals = (recs: EvalRecord[]) => recs.forEach((e, k) => {
+      // the writer checks what every reader checks (src/rl/evalRanges.ts): a figure out of its range is never written
+      const bad = evalRecordProblem(e as unknown as Record<string, number>);
+      if (bad) throw new RunFault(`eval at step ${e.step}: ${bad}; the run's figures cannot be trusted, so it stops`);
       appendFileSync(join(members[k].out, 'evals.jsonl'), JSON.stringify(e) + '\n');
       logs[k](`eval step ${e.step}: accuracy ${e.accuracy.toFixed(3)} tokens ${e.tokens.toFixed(2)} reward ${e.reward.toFixed(3)} ${Object.entries(e).filter(([x]) => !['step', 'accuracy', 'tokens', 'turns', 'lambdaTok', 'reward'].includes(x)).map(([x, v]) => `${x} ${v.toFixed(2)}`).join(' ')}`);
       for (const c of trainer.curriculum.filter((x) => x.step === e.step)) logs[k](`curriculum: ${c.label} from step ${c.step}`);
