@@ -10,7 +10,7 @@ export function toyTasksPy(c: RunConfig): string {
   const env = ENV_PYTHON[c.env];
   return `"""A GSPO Playground environment as a dataset generator and a scorer (generated; see README.md).
 
-python toy_tasks.py train 1000 > train.jsonl   # rows of {"prompt", "task"}
+python toy_tasks.py train 1000 [words|tokens] > train.jsonl   # rows of {"prompt", "task"}
 """
 import json
 import random
@@ -23,22 +23,25 @@ def hash_ints(xs):
     for x in xs:
         h = ((h ^ (int(x) & 0xFFFFFFFF)) * 16777619) & 0xFFFFFFFF
     return h
-${PY_MESSAGE_TERMS}${env.tasks(c)}${env.outcome(c)}
+${PY_MESSAGE_TERMS}${env.tasks(c)}${env.outcome(c)}${env.policyPrompt(c)}
 
-def make_dataset(split, count, seed=${py(c.seed)}):
-    """count tasks of one split ("train" or "eval"), as rows {"prompt": str, "task": json str}."""
+def make_dataset(split, count, seed=${py(c.seed)}, prompt_format="words"):
+    """count tasks of one split ("train" or "eval"), as rows {"prompt": str, "task": json str}.
+    prompt_format "words": the task in English, for any language model; "tokens": the trained agent's context
+    in the playground's own tokens, for the exported policy (policy/)."""
+    write = {"words": prompt, "tokens": policy_prompt}[prompt_format]
     rng = random.Random(seed * 2 + (split == "eval"))
     rows = []
     while len(rows) < count:
         task = make_task(rng, split)
         if is_eval(task) == (split == "eval"):
-            rows.append({"prompt": prompt(task), "task": json.dumps(task)})
+            rows.append({"prompt": write(task), "task": json.dumps(task)})
     return rows
 
 
 if __name__ == "__main__":
     split, count = sys.argv[1], int(sys.argv[2])
-    for row in make_dataset(split, count):
+    for row in make_dataset(split, count, prompt_format=sys.argv[3] if len(sys.argv) > 3 else "words"):
         print(json.dumps(row))
 `;
 }

@@ -10,11 +10,32 @@ import { toyTasksPy } from './toyTasks';
 import { OPTION_SOURCES } from './optionNames';
 import { recipeReadme, type ExportFile } from './readme';
 
-/** GRPOConfig's keyword arguments: the mapping rows plus what the export itself needs. */
+/**
+ * TRL defaults the playground's objective depends on, written out so a new TRL default cannot change the
+ * objective silently (TRL 1.13 turned use_bias_correction_kl on, for one). Each with the page's equivalent.
+ */
+export function pinnedDefaults(c: RunConfig): Array<{ key: string; value: PyValue; page: string }> {
+  return [
+    { key: 'use_bias_correction_kl', value: false, page: `the KL term is the plain k3 estimate per token, not multiplied by the ratio (beta ${c.beta})` },
+    { key: 'multi_objective_aggregation', value: 'sum_then_normalize', page: 'r = r_env - lambda_tok tokens - ..., summed first, then the advantage' },
+    { key: 'mask_truncated_completions', value: false, page: 'a turn cut at its token limit stays in the loss' },
+    { key: 'top_p', value: 1.0, page: 'rollouts sample the whole softmax at the temperature' },
+    { key: 'top_k', value: 0, page: 'no top-k filter' },
+    { key: 'min_p', value: null, page: 'no min-p filter' },
+    { key: 'repetition_penalty', value: 1.0, page: 'no repetition penalty in sampling (lambda_rep is a reward term)' },
+    { key: 'top_entropy_quantile', value: 1.0, page: 'every completion token is in the loss' },
+    { key: 'entropy_coef', value: 0.0, page: 'entropy is a metric only, no bonus' },
+    { key: 'off_policy_mask_threshold', value: null, page: 'no off-policy sequence masking' },
+    { key: 'sync_ref_model', value: false, page: 'the KL reference stays the start policy' },
+  ];
+}
+
+/** GRPOConfig's keyword arguments: the mapping rows, the pinned defaults, and what the export itself needs. */
 export function grpoConfigKwargs(c: RunConfig): Record<string, PyValue> {
   return {
     output_dir: 'grpo-output',
     ...trlOptions(c),
+    ...Object.fromEntries(pinnedDefaults(c).map((d) => [d.key, d.value])),
     max_completion_length: ENV_PYTHON[c.env].maxCompletion(c),
     per_device_eval_batch_size: c.groupSize,
     logging_steps: 1,
@@ -23,13 +44,19 @@ export function grpoConfigKwargs(c: RunConfig): Record<string, PyValue> {
 }
 
 function trainScript(c: RunConfig, presetName: string): string {
-  const kwargs = Object.entries(grpoConfigKwargs(c)).map(([k, v]) => `    ${k}=${py(v)},`).join('\n');
+  const pinned = new Map(pinnedDefaults(c).map((d) => [d.key, d.page]));
+  const kwargs = Object.entries(grpoConfigKwargs(c))
+    .map(([k, v]) => `        ${k}=${py(v)},${pinned.has(k) ? `  # pinned TRL default; the page: ${pinned.get(k)}` : ''}`).join('\n');
   const budget = c.lambdaMode === 'budget';
   return `"""GRPO/GSPO with TRL for a GSPO Playground preset (PRESET below; generated, see README.md).
 
-python train_grpo.py --model MODEL_NAME_OR_PATH
+python train_grpo.py                                   # the run's own policy (./policy), when exported with it
+python train_grpo.py --model MODEL_NAME_OR_PATH        # or any causal LM
+python train_grpo.py --max-steps 2 --eval-steps 1 --eval-batch ${c.groupSize} --cpu   # a few steps first
 """
 import argparse
+import json
+import os
 
 from datasets import Dataset
 from trl import GRPOConfig, GRPOTrainer
@@ -39,6 +66,10 @@ from rewards import REWARD_FUNCS, STATS
 from toy_tasks import make_dataset
 
 PRESET = ${py(presetName)}
+HERE = os.path.dirname(os.path.abspath(__file__))
+POLICY = os.path.join(HERE, "policy")
+NUM_GENERATIONS = ${py(c.groupSize)}
+
 
 class LambdaTokBudget(TrainerCallback):
     """The dual update of lambda_tok toward a token budget B (docs/rl.md section 5), after each optimizer step:
@@ -58,24 +89,91 @@ class LambdaTokBudget(TrainerCallback):
         self.lambda_tok = min(self.lambda_max, max(0.0, self.lambda_tok + self.eta * (STATS["mean_tokens"] - self.budget)))
         self.trainer.reward_weights[1] = -self.lambda_tok
 
-    def on_log(self, args, state, control, logs=None, **kwargs):
-        if logs is not None:
-            logs["lambda_tok"] = self.lambda_tok
+    def logs(self):
+        return {"lambda_tok": self.lambda_tok}
+
+
+class PlaygroundGRPOTrainer(GRPOTrainer):
+    """GRPOTrainer whose logs also hold what the page plots and TRL does not log itself: lambda_tok (the budget's
+    dual variable) and r_task (the task measure, where it differs from the env reward). transformers copies a log
+    into state.log_history (trainer_state.json, TensorBoard, W&B) before callbacks' on_log see it, so the values
+    are added here, in the trainer's log."""
+
+    playground_logs = ()  # objects with a logs() -> dict
+
+    def log(self, logs, start_time=None):
+        prefix = "eval_" if any(k.startswith("eval_") for k in logs) else ""
+        extra = {}
+        for source in self.playground_logs:
+            extra.update(source.logs())
+        batches = STATS["r_task_batches"]
+        if batches:
+            extra["r_task"] = sum(batches) / len(batches)
+            batches.clear()
+        logs.update({prefix + k: v for k, v in extra.items()})
+        super().log(logs, start_time)
+
+
+def choose_precision(force_cpu):
+    """bf16 only where torch says the device has it, else fp32 (TRL's bf16 default fails on a CPU, a T4 or a V100)."""
+    import torch
+
+    if force_cpu or not torch.cuda.is_available():
+        return {"use_cpu": True, "bf16": False}, "fp32 on the CPU" + (" (--cpu)" if force_cpu else " (no CUDA device)")
+    if torch.cuda.is_bf16_supported():
+        return {"bf16": True}, "bf16 (torch.cuda.is_bf16_supported() on " + torch.cuda.get_device_name() + ")"
+    return {"bf16": False}, "fp32 (" + torch.cuda.get_device_name() + " has no bf16)"
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--model", required=True, help="a causal LM on the Hugging Face Hub or a local path")
+    exported = os.path.exists(os.path.join(POLICY, "playground.json"))
+    parser.add_argument("--model", default=POLICY if exported else None, required=not exported,
+                        help="a causal LM (Hub id or local path); default: ./policy, the run's own policy, when exported with it")
     parser.add_argument("--train-size", type=int, default=${py(Math.max(c.steps, 1) * c.promptsPerStep)})
+    parser.add_argument("--max-steps", type=int, default=None, help="optimizer steps (default: the run's, ${(grpoConfigKwargs(c).max_steps as number)})")
+    parser.add_argument("--eval-steps", type=int, default=None, help="evaluate every this many optimizer steps (default ${grpoConfigKwargs(c).eval_steps as number})")
+    parser.add_argument("--eval-size", type=int, default=${py(c.evalEpisodes)}, help="eval tasks (the run's evalEpisodes)")
+    parser.add_argument("--eval-batch", type=int, default=None, help="eval completions per device batch, a multiple of ${c.groupSize} (default ${c.groupSize})")
+    parser.add_argument("--output-dir", default=None, help="where checkpoints and trainer_state.json go (default grpo-output)")
+    parser.add_argument("--cpu", action="store_true", help="train on the CPU even where a GPU is present")
     opts = parser.parse_args()
 
+    # the playground's own policy reads the task in its tokens; any other model in words
+    policy_meta = None
+    meta_path = os.path.join(opts.model, "playground.json")
+    if os.path.isdir(opts.model) and os.path.exists(meta_path):
+        with open(meta_path) as f:
+            policy_meta = json.load(f)
+    prompt_format = policy_meta["prompt_format"] if policy_meta else "words"
+
+    precision, said = choose_precision(opts.cpu)
+    print(f"precision: {said}")
     config = GRPOConfig(
 ${kwargs}
+        **precision,
     )
-    train = Dataset.from_list(make_dataset("train", opts.train_size))
-    evaluation = Dataset.from_list(make_dataset("eval", ${py(c.evalEpisodes)}))
+    # this run's sizes, from the flags (the values above are the playground run's)
+    if opts.max_steps is not None:
+        config.max_steps = opts.max_steps
+    if opts.eval_steps is not None:
+        config.eval_steps = opts.eval_steps
+    if opts.eval_batch is not None:
+        if opts.eval_batch % NUM_GENERATIONS:
+            parser.error(f"--eval-batch must be a multiple of num_generations ({NUM_GENERATIONS}), got {opts.eval_batch}")
+        config.per_device_eval_batch_size = opts.eval_batch
+    if opts.output_dir is not None:
+        config.output_dir = opts.output_dir
+    if policy_meta:
+        # the playground's token limit for the trained turn (EOS included): the policy's positions end at n_positions
+        config.max_completion_length = policy_meta["max_completion_length"]
+    print(f"model: {opts.model} (prompts in {prompt_format}); max_steps {config.max_steps}, eval every {config.eval_steps}, "
+          f"eval batch {config.per_device_eval_batch_size}")
+
+    train = Dataset.from_list(make_dataset("train", opts.train_size, prompt_format=prompt_format))
+    evaluation = Dataset.from_list(make_dataset("eval", opts.eval_size, prompt_format=prompt_format))
     callbacks = [${budget ? `LambdaTokBudget(${[c.lambdaTok, c.budget, c.dualEta, c.lambdaMax, c.minibatches].map(py).join(', ')})` : ''}]
-    trainer = GRPOTrainer(
+    trainer = PlaygroundGRPOTrainer(
         model=opts.model,
         reward_funcs=REWARD_FUNCS,
         args=config,
@@ -83,9 +181,11 @@ ${kwargs}
         eval_dataset=evaluation,
         callbacks=callbacks,
     )
+    trainer.playground_logs = tuple(callbacks)
     for cb in callbacks:
         cb.trainer = trainer
     trainer.train()
+    trainer.save_model(os.path.join(config.output_dir, "final"))
 
 
 if __name__ == "__main__":

@@ -18,7 +18,8 @@ def grpo_config(path):
     tree = ast.parse(open(path).read())
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "GRPOConfig":
-            return {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords}
+            # **precision (bf16 / use_cpu, chosen at run time) is not a literal: only the named keywords
+            return {kw.arg: ast.literal_eval(kw.value) for kw in node.keywords if kw.arg is not None}
     raise SystemExit("no GRPOConfig(...) call")
 
 

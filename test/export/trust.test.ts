@@ -111,11 +111,12 @@ describe('every top-level statement is the exporter\'s own', () => {
     for (const [p, t] of Object.entries(byPath)) expect(t.error, p).toBeNull();
     expect(byPath['trl/toy_tasks.py'].top).toEqual([
       'docstring', 'import json', 'import random', 'import sys', 'def hash_ints', 'def message_terms', 'assign K', 'assign P_KNOWN_TRAIN', 'assign P_KNOWN_EVAL',
-      'def make_task', 'def is_eval', 'def prompt', 'assign MAX_MESSAGE', 'assign CHANNEL_NOISE', 'def outcome', 'def make_dataset', 'if __name__ == \'__main__\'',
+      'def make_task', 'def is_eval', 'def prompt', 'assign MAX_MESSAGE', 'assign CHANNEL_NOISE', 'def outcome', 'def policy_prompt', 'def make_dataset', 'if __name__ == \'__main__\'',
     ]);
     expect(byPath['trl/train_grpo.py'].top).toEqual([
-      'docstring', 'import argparse', 'from datasets import Dataset', 'from trl import GRPOConfig, GRPOTrainer', 'from transformers import TrainerCallback',
-      'from rewards import REWARD_FUNCS, STATS', 'from toy_tasks import make_dataset', 'assign PRESET', 'class LambdaTokBudget', 'def main', 'if __name__ == \'__main__\'',
+      'docstring', 'import argparse', 'import json', 'import os', 'from datasets import Dataset', 'from trl import GRPOConfig, GRPOTrainer', 'from transformers import TrainerCallback',
+      'from rewards import REWARD_FUNCS, STATS', 'from toy_tasks import make_dataset', 'assign PRESET', 'assign HERE', 'assign POLICY', 'assign NUM_GENERATIONS',
+      'class LambdaTokBudget', 'class PlaygroundGRPOTrainer', 'def choose_precision', 'def main', 'if __name__ == \'__main__\'',
     ]);
     expect(byPath['verl/run_verl.sh'].top).toEqual(['set', 'cd', 'MODEL=${MODEL:?set', 'GPUS=${GPUS:-1}', 'DATA=${DATA:-$PWD/data}', 'python3', 'python3']);
   });

@@ -62,6 +62,18 @@ def outcome(task, completion):
     tokens, turns, repetition = message_terms([words])
     return {"r_env": r_task, "r_task": r_task, "tokens": tokens, "turns": turns + turns_extra, "repetition": repetition}
 `,
+  policyPrompt: () => `
+
+def policy_prompt(task):
+    """The Collaborator's context in the playground's tokens: BOS COLLAB a1 a2 + b1 b2 SEP (hint), or
+    BOS CRITIC a1 a2 + b1 b2 DRAFT d.. SEP (critic; the draft is the Actor's answer alone)."""
+    a, b = task["a"], task["b"]
+    problem = [str(a // 10), str(a % 10), "+", str(b // 10), str(b % 10)]
+    if TOPOLOGY == "critic":
+        return " ".join(["BOS", "CRITIC", *problem, "DRAFT", *str(draft(task)), "SEP"])
+    return " ".join(["BOS", "COLLAB", *problem, "SEP"])
+`,
+  policyMaxNew: () => 5, // a hint or critique of at most 4 tokens, then EOS (src/envs/addition.ts MESSAGE_MAX_NEW)
   maxCompletion: () => 16,
   describe: (c) =>
     `The policy is the Collaborator (${c.topology}): it writes a hint or a critique of at most 4 words for a frozen Actor adding two 2-digit numbers. ` +

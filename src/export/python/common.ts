@@ -23,8 +23,9 @@ def message_terms(messages):
 
 /** TRL: one reward function per term; TRL weights them with reward_weights and logs each one. */
 export const PY_TRL_REWARDS = `
-# The tokens term's batch mean, read by the LambdaTokBudget callback (the dual update).
-STATS = {"mean_tokens": 0.0}
+# The tokens term's batch mean, read by the LambdaTokBudget callback (the dual update), and each batch's
+# mean task measure r_task, logged by train_grpo.py's trainer (the page plots it; TRL logs r_env).
+STATS = {"mean_tokens": 0.0, "r_task_batches": []}
 
 
 def _outcomes(completions, task):
@@ -37,7 +38,9 @@ def _outcomes(completions, task):
 
 def reward_task(completions, task, **kwargs):
     """The environment's reward (r_task, or the env's own reward where it has one)."""
-    return [o["r_env"] for o in _outcomes(completions, task)]
+    out = _outcomes(completions, task)
+    STATS["r_task_batches"].append(sum(o["r_task"] for o in out) / max(1, len(out)))
+    return [o["r_env"] for o in out]
 
 
 def reward_tokens(completions, task, **kwargs):

@@ -70,6 +70,17 @@ def outcome(task, completion):
     tokens, turns, repetition = message_terms(messages)
     return {"r_env": r_env, "r_task": (n - starved) / n, "tokens": tokens, "turns": turns, "repetition": repetition}
 `,
+  policyPrompt: (c) => `
+
+def policy_prompt(task):
+    """P_0's first-round context in the playground's tokens: BOS HEAD LfRf H<bucket> NONE x 2M. The playground's
+    philosophers act one round at a time, each in its own context; with the exported policy this recipe trains
+    P_0's first action (and message) only, the other seats and later rounds THINK: a check that the policy runs
+    in TRL, not the table's game."""
+    bucket = 0 if task["hunger"][0] <= 1 else 1 if task["hunger"][0] <= 3 else 2
+    return " ".join(["BOS", "HEAD", "LfRf", f"H{bucket}"] + ["NONE"] * ${py(2 * c.philMessage)})
+`,
+  policyMaxNew: (c) => c.philMessage + 2, // action, a message of at most M tokens, EOS
   maxCompletion: (c) => 4 * c.rounds * (c.philosophers + c.philMessage + 2),
   describe: (c) =>
     `The policy is one planner for the whole table: it writes, for each of ${c.rounds} rounds, the action of each of the ${c.philosophers} philosophers and optionally a message (at most ${c.philMessage} words, counted as message tokens). ` +

@@ -51,6 +51,14 @@ def outcome(task, completion):
     tokens, turns, repetition = message_terms([words])
     return {"r_env": r_task, "r_task": r_task, "tokens": tokens, "turns": turns, "repetition": repetition}
 `,
+  policyPrompt: () => `
+
+def policy_prompt(task):
+    """The Scout's context in the playground's tokens: BOS SCOUT s_1..s_k Q j KNOWN|UNKNOWN SEP."""
+    flag = "KNOWN" if task["known"] else "UNKNOWN"
+    return " ".join(["BOS", "SCOUT", *(str(d) for d in task["secret"]), "Q", str(task["j"] + 1), flag, "SEP"])
+`,
+  policyMaxNew: (c) => c.maxMessage + 1,
   maxCompletion: (c) => 4 * (c.maxMessage + 1),
   describe: (c) =>
     `The policy is the Scout: it reads a ${c.digits}-digit secret, the digit the Solver will be asked for, and whether the Solver already knows the secret, and writes a message (at most ${c.maxMessage} words). ` +

@@ -11,6 +11,13 @@ export interface EnvPython {
   outcome(c: RunConfig): string;
   /** The longest completion worth generating, in words (TRL max_completion_length, verl max_response_length). */
   maxCompletion(c: RunConfig): number;
+  /**
+   * Python: `policy_prompt(task)`, the trained agent's context in the playground's own tokens (space-separated
+   * words of the task's vocabulary), for the exported policy (policy/); its completion is the same words.
+   */
+  policyPrompt(c: RunConfig): string;
+  /** The trained turn's token limit in the playground (EOS included): the policy's max_completion_length. */
+  policyMaxNew(c: RunConfig): number;
   /** What the export keeps and what it replaces by a rule, for the README. */
   describe(c: RunConfig): string;
 }
