@@ -31,9 +31,18 @@ export function parseFlags(argv: string[], spec: FlagSpec, command: string): Fla
     } else if (s.kind === 'bool') {
       if (raw !== 'true' && raw !== 'false') throw new InputError(`${command}: --${name} must be true or false, got "${clip(raw)}"`);
       out[name] = raw === 'true';
-    } else out[name] = raw;
+    } else out[name] = name === 'backend' && command !== 'bench' ? backendFlagValue(raw) : raw; // bench keeps the code's names (its tables)
   }
   return out;
+}
+
+/**
+ * The --backend a person types, as the code names it: `cpu` (or its old name `wasm`) is the CPU engine (WebAssembly
+ * SIMD), internally 'wasm'; `reference` is the plain TypeScript reference, internally 'cpu' (the names its files and
+ * summaries carry); `webgpu` stays. Anything else is left for the command's check to refuse.
+ */
+export function backendFlagValue(raw: string): string {
+  return raw === 'cpu' || raw === 'wasm' ? 'wasm' : raw === 'reference' ? 'cpu' : raw;
 }
 
 export function requireFlag(flags: Flags, name: string, command: string): string {
@@ -55,3 +64,24 @@ export function parseTokens(text: string, vocabSize: number, blockSize: number):
   if (tokens.length > blockSize) throw new InputError(`--tokens: ${tokens.length} tokens is more than block_size ${blockSize}`);
   return tokens;
 }
+
+/**
+ * `--threads N` for every command: the CPU engine's threads (default every core, capped: io.ts wasmThreads). It is
+ * taken out before the command's own flags and set as GSPO_THREADS, which the engine and every member thread read.
+ */
+export function takeThreads(argv: string[], env: Record<string, string | undefined>, check: (env: Record<string, string | undefined>) => unknown): string[] {
+  const out: string[] = [];
+  let seen = false;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (a !== '--threads' && !a.startsWith('--threads=')) { out.push(a); continue; }
+    if (seen) throw new InputError('--threads is given more than once');
+    seen = true;
+    const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
+    if (v === undefined || v.startsWith('--')) throw new InputError('--threads needs a value (the CPU engine\'s threads, e.g. --threads 4)');
+    env.GSPO_THREADS = v;
+    check(env); // checked now: one line naming it, before anything runs
+  }
+  return out;
+}
+

@@ -2,9 +2,12 @@
 import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Backend } from '../backend';
+import type { WebGpuBackend } from '../gpu/webgpuBackend';
 import { clip, InputError } from '../errors';
 import { CpuBackend } from '../reference/cpuBackend';
 import { checkThreads, MAX_THREADS } from '../simd/threads';
+import { softwareRenderer } from '../gpu/software';
+import { availableParallelism } from 'node:os';
 import { WasmBackend } from '../simd/wasmBackend';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { SafetensorsError } from '../model/safetensors';
@@ -131,46 +134,77 @@ export function writeAllAtomic(files: readonly { path: string; data: Uint8Array 
   }
 }
 
+/** Internal names (args.ts backendFlagValue): 'wasm' is the CPU engine (typed `cpu` or `wasm`), 'cpu' the reference (typed `reference`). */
 export type BackendChoice = 'webgpu' | 'cpu' | 'wasm';
-export const BACKEND_CHOICES = 'webgpu, cpu (the reference) or wasm (the WebAssembly SIMD engine)';
+export const BACKEND_CHOICES = 'webgpu, cpu (the CPU engine: WebAssembly SIMD on every core; wasm is the same) or reference (the plain TypeScript reference, slow)';
+
+/** bench names the engines as the code does (its tables and the benchmark docs): cpu is the reference there. */
+export const BENCH_CHOICES = 'webgpu, cpu (the reference) or wasm (the WebAssembly SIMD engine)';
+
+/** The --backend help of the commands that take any engine. */
+export const BACKEND_HELP = 'cpu | webgpu | reference (default: WebGPU on a hardware GPU, timed against the CPU engine by train; else cpu, the CPU engine on every core; wasm = cpu; reference: the plain TypeScript reference)';
 
 /** Throws the one message for a --backend value that is none of the choices. */
-export function checkBackendFlag(flag: unknown): asserts flag is BackendChoice | undefined {
-  if (flag !== undefined && flag !== 'webgpu' && flag !== 'cpu' && flag !== 'wasm') throw new InputError(`--backend must be ${BACKEND_CHOICES}, got "${String(flag)}"`);
+export function checkBackendFlag(flag: unknown, choices = BACKEND_CHOICES): asserts flag is BackendChoice | undefined {
+  if (flag !== undefined && flag !== 'webgpu' && flag !== 'cpu' && flag !== 'wasm') throw new InputError(`--backend must be ${choices}, got "${String(flag)}"`);
 }
 
-/** A CPU engine: the plain TypeScript reference ('cpu') or the WebAssembly SIMD engine ('wasm', on GSPO_THREADS threads). */
-export function cpuEngine(choice: 'cpu' | 'wasm' = 'cpu', env: Record<string, string | undefined> = process.env): Backend {
+/** The reference (internal 'cpu') or the CPU engine (internal 'wasm', on wasmThreads threads). */
+export function cpuEngine(choice: 'cpu' | 'wasm' = 'wasm', env: Record<string, string | undefined> = process.env): Backend {
   return choice === 'wasm' ? new WasmBackend({ threads: wasmThreads(env) }) : new CpuBackend();
 }
 
 /**
- * The wasm engine's thread count from the GSPO_THREADS environment variable (unset or empty: 1): an env variable
- * rather than a flag, so every command that takes --backend gets it without a new option in each parser.
+ * More threads than this stop paying for the default model here: measured only up to 2 on this project's 2-core
+ * machines (2 threads: 1.63x at 2x4x64, 1.93x at 8x8x256, docs/cpu-engine.md); beyond, each thread's share of a
+ * small model's matmuls shrinks while the hand-outs stay, so the default stops at 8 (GSPO_THREADS or --threads go higher).
  */
-export function wasmThreads(env: Record<string, string | undefined> = process.env): number {
+export const DEFAULT_THREADS_CAP = 8;
+
+/**
+ * The CPU engine's thread count: GSPO_THREADS (which --threads sets, src/cli/main.ts) when given, else every core
+ * (os.availableParallelism()) up to DEFAULT_THREADS_CAP. An env variable under the flag, so every command that
+ * takes --backend (and the member threads a population spawns) gets it without a new option in each parser.
+ */
+export function wasmThreads(env: Record<string, string | undefined> = process.env, cores: number = availableParallelism()): number {
   const v = env.GSPO_THREADS;
-  if (v === undefined || v.trim() === '') return 1;
+  if (v === undefined || v.trim() === '') return Math.max(1, Math.min(cores, DEFAULT_THREADS_CAP));
   const n = Number(v);
   try {
     return checkThreads(/^\s*\d+\s*$/.test(v) ? n : Number.NaN, 'GSPO_THREADS');
   } catch {
-    throw new InputError(`GSPO_THREADS must be an integer from 1 to ${MAX_THREADS}, got "${v}"`);
+    throw new InputError(`GSPO_THREADS (or --threads) must be an integer from 1 to ${MAX_THREADS}, got "${v}"`);
   }
 }
 
-export async function webgpuBackend(): Promise<{ backend: Backend | null; reason: string }> {
+export async function webgpuBackend(): Promise<{ backend: WebGpuBackend | null; reason: string }> {
   const { createNodeBackend } = await import('../gpu/node');
   return createNodeBackend();
 }
 
-/** --backend webgpu|cpu|wasm; by default WebGPU when an adapter is found, else the CPU reference with a one-line notice. */
-export async function chooseBackend(flag: unknown): Promise<Backend> {
+/**
+ * The engine a command runs on. An explicit --backend always wins. Without one: WebGPU on a hardware adapter, and the
+ * CPU engine (every core) where there is no adapter or only a software renderer (SwiftShader, llvmpipe: slower than the
+ * CPU engine by far, e.g. 44 s a step against 0.1 s), said in one line. `measure` (train: a warm step of each at the
+ * run's own shapes, engineChoice.ts) picks between a hardware adapter and the CPU engine by their timings instead.
+ */
+export async function chooseBackend(flag: unknown, measure?: (candidates: Backend[]) => Promise<Backend>): Promise<Backend> {
   checkBackendFlag(flag);
   if (flag === 'cpu' || flag === 'wasm') return cpuEngine(flag);
   const { backend, reason } = await webgpuBackend();
-  if (backend) return backend;
-  if (flag === 'webgpu') throw new InputError(`--backend webgpu: no WebGPU adapter (${reason})`);
-  log(`notice: no WebGPU adapter (${reason}); using the CPU backend`);
-  return new CpuBackend();
+  if (flag === 'webgpu') {
+    if (backend) return backend;
+    throw new InputError(`--backend webgpu: no WebGPU adapter (${reason})`);
+  }
+  const soft = backend ? softwareAdapter(backend.adapterInfo) : null;
+  if (backend && soft === null) return measure ? measure([backend, cpuEngine('wasm')]) : backend;
+  backend?.destroy();
+  const engine = cpuEngine('wasm');
+  log(`notice: ${backend ? `WebGPU here is ${soft}, a software renderer` : `no WebGPU adapter (${reason})`}: using the CPU engine (WebAssembly SIMD, ${wasmThreads()} thread${wasmThreads() === 1 ? '' : 's'}); --backend webgpu uses it anyway`);
+  return engine;
+}
+
+/** The software renderer an adapter's name shows (null: a hardware GPU), as the page tells them apart (src/store/adapter.ts). */
+export function softwareAdapter(adapter: string): string | null {
+  return softwareRenderer(adapter);
 }

@@ -18,6 +18,8 @@ import type { FlagSpec } from './args';
 import { commandUsage } from './flagChecks';
 import { fsMessage, isFsError } from './fsErrors';
 import { followParent } from './parentWatch';
+import { takeThreads } from './args';
+import { wasmThreads } from './io';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
   logprobs: { run: logprobs, flags: logprobsFlags, help: 'per-position log-probs of the given tokens' },
@@ -39,6 +41,7 @@ function usage(): string {
     lines.push(`  ${name.padEnd(9)} ${c.help}`);
     for (const [f, s] of Object.entries(c.flags)) lines.push(`      --${f.padEnd(12)} ${s.help}`);
   }
+  lines.push('', 'every command:', `      --threads N   the CPU engine's threads (default: every core, at most 8; or GSPO_THREADS)`);
   return lines.join('\n');
 }
 
@@ -57,7 +60,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(commandUsage(name, cmd.help, cmd.flags) + '\n');
     return 0;
   }
-  const out = await cmd.run(rest);
+  const out = await cmd.run(name === 'bench' ? rest : takeThreads(rest, process.env, wasmThreads)); // bench has its own --threads
   checkResult(name, out); // a NaN would print as null, as if it were a result
   if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');
   return 0;

@@ -107,10 +107,6 @@ export function RunButtons() {
           Step <strong data-testid="step-count">{done}</strong>{ofSteps(untilPaused, steps)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
         </p>
       )}
-      <label className="until small" htmlFor={`${id}-until`}>
-        <input id={`${id}-until`} type="checkbox" checked={untilPaused} disabled={off} onChange={(e) => void a.setUntilPaused(e.target.checked)} data-testid="until-paused" />
-        {' '}train until paused (else to steps = {steps}, in Evaluation)
-      </label>
       {/* which warm start the run began from: shipped (it fits the setting, e.g. any channel noise its range covers) or made here */}
       {warmSource && <p className="muted small" data-testid="warm-source">Warm start: {warmSource}</p>}
       <StepProgress running={running} done={done} within={within} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />
@@ -136,6 +132,10 @@ export function RunButtons() {
           {ruleSentence(rule, target)}{pick ? ` Now: step ${pick.step}, ${pct(pick.accuracy)} at ${fmt(pick.tokens)} tokens.` : ' No eval yet.'}
         </p>
       </div>
+      <label className="until small" htmlFor={`${id}-until`}>
+        <input id={`${id}-until`} type="checkbox" checked={untilPaused} disabled={off} onChange={(e) => void a.setUntilPaused(e.target.checked)} data-testid="until-paused" />
+        {' '}train until paused (else to steps = {steps}, in Evaluation)
+      </label>
       <fieldset className="speed">
         <legend>Speed</legend>
         <label><input type="radio" name={`${id}-speed`} checked={speed === 'normal'} onChange={() => a.setSpeed('normal')} /> normal</label>

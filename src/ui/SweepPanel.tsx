@@ -52,8 +52,6 @@ export function SweepPanel() {
   // actions one by one: selecting the whole state would redraw the panel on every store change
   const setSweepDraft = useApp((s) => s.setSweepDraft);
   const startSweep = useApp((s) => s.startSweep);
-  const stopSweep = useApp((s) => s.stopSweep);
-  const resumeSweep = useApp((s) => s.resumeSweep);
   const clearSweep = useApp((s) => s.clearSweep);
   const selectSweepRun = useApp((s) => s.selectSweepRun);
   const sweepSister = useApp((s) => s.sweepSister);
@@ -90,8 +88,6 @@ export function SweepPanel() {
       </div>
       <div className="buttons">
         {!running && <button type="button" onClick={() => void startSweep()} disabled={busy !== null || draftError !== null}>Run sweep</button>}
-        {running && <button type="button" onClick={() => void stopSweep()}>Stop sweep</button>}
-        {sweep && sweep.status !== 'running' && sweep.status !== 'done' && <button type="button" onClick={() => void resumeSweep()}>Continue the sweep</button>}
         {sweep && !running && <button type="button" className="small" onClick={() => clearSweep()}>Clear sweep</button>}
       </div>
       {sweep && (

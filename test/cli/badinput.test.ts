@@ -91,7 +91,7 @@ describe('bad tokens and flags', () => {
     expectBadInput([...base(), '--tokens', '1', '--frobnicate', '3'], /unknown flag --frobnicate/);
     expectBadInput(['logprobs', '--checkpoint'], /--checkpoint needs a value/);
     expectBadInput(['fly'], /unknown command "fly"/);
-    expectBadInput(['logprobs', '--checkpoint', good, '--tokens', '1', '--backend', 'tpu'], /--backend must be webgpu, cpu \(the reference\) or wasm/);
+    expectBadInput(['logprobs', '--checkpoint', good, '--tokens', '1', '--backend', 'tpu'], /--backend must be webgpu, cpu \(the CPU engine: WebAssembly SIMD on every core; wasm is the same\) or reference/);
   });
   it('bad batch files name the field', () => {
     const b = (o: unknown) => ['grad', '--checkpoint', good, '--backend', 'cpu', '--batch', withFile('b.json', JSON.stringify(o))];

@@ -55,7 +55,7 @@ describe.runIf(hasNumpy)('CLI vs the numpy oracle', () => {
     expect(summary['two-sided_wide'].capped_count, 'the two-sided cap holds some term').toBeGreaterThan(0);
   });
 
-  for (const backend of ['cpu', 'webgpu'] as const) {
+  for (const backend of ['reference', 'webgpu'] as const) { // the reference (its engines have tests of their own against it)
     describe(backend, () => {
       beforeAll(() => {
         if (backend === 'webgpu') webgpuForCli(); // throws under CI=true without an adapter

@@ -97,7 +97,7 @@ describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () 
       // Pause: the population paused, on screen; Step steps every member once, and no run is added
       await page.getByRole('button', { name: 'Pause' }).click();
       await expect.poll(() => status(page), { timeout: 60_000 }).toBe('paused');
-      expect(await page.getByRole('button', { name: 'Continue' }).isEnabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Continue', exact: true }).isEnabled()).toBe(true);
       const runs = await runsCount(page);
       expect(runs).toBe(4);
       const each = async () => (await page.getByTestId('run-where').getAttribute('title'))!.split('\n').map((l) => Number(/step (\d+)/.exec(l)![1]));
@@ -140,7 +140,7 @@ describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () 
       await slider(page).focus();
       await page.keyboard.press('PageDown'); await page.keyboard.press('PageDown'); // 0.3 -> 0.1
       await expect.poll(() => setting(page, ids[1]), { timeout: 10_000 }).toBe(0.1);
-      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.getByRole('button', { name: 'Continue', exact: true }).click();
       await expect.poll(() => status(page), { timeout: 120_000 }).toBe('finished');
       expect(await stepShown(page)).toBe(12);
       expect(await runsCount(page)).toBe(runs); // no run added: the same runs trained on

@@ -8,15 +8,16 @@ import { WasmBackend } from '../../src/simd/wasmBackend';
 import { gspo, ROOT } from '../cli/run';
 
 describe('--backend wasm', () => {
-  it('selects the wasm engine; cpu is the reference; anything else names the choices', async () => {
+  it('selects the wasm engine; the internal cpu (typed `reference`) is the reference; anything else names the choices', async () => {
     expect(await chooseBackend('wasm')).toBeInstanceOf(WasmBackend);
     expect(await chooseBackend('cpu')).toBeInstanceOf(CpuBackend);
-    expect(cpuEngine()).toBeInstanceOf(CpuBackend); // a threaded population's default engine is unchanged
-    await expect(chooseBackend('simd')).rejects.toThrow(/--backend must be webgpu, cpu \(the reference\) or wasm \(the WebAssembly SIMD engine\), got "simd"/);
+    expect(cpuEngine()).toBeInstanceOf(WasmBackend); // a threaded population's default engine: the CPU engine
+    expect(cpuEngine('cpu')).toBeInstanceOf(CpuBackend);
+    await expect(chooseBackend('simd')).rejects.toThrow(/--backend must be webgpu, cpu \(the CPU engine: WebAssembly SIMD on every core; wasm is the same\) or reference \(the plain TypeScript reference, slow\), got "simd"/);
   });
   it('logprobs of the shipped warm start: the same numbers on wasm as on the reference, within 1e-5', () => {
     const args = ['logprobs', '--checkpoint', join(ROOT, 'public/checkpoints/relay-warm.safetensors'), '--tokens', '1,5,7,2,3,9'];
-    const wasm = gspo([...args, '--backend', 'wasm']), cpu = gspo([...args, '--backend', 'cpu']);
+    const wasm = gspo([...args, '--backend', 'wasm']), cpu = gspo([...args, '--backend', 'reference']);
     expect(wasm.code, wasm.stderr).toBe(0);
     expect(cpu.code, cpu.stderr).toBe(0);
     expect(wasm.json.backend).toBe('wasm');

@@ -224,15 +224,16 @@ describe('options and shutdown', () => {
 });
 
 describe('GSPO_THREADS (the CLI\'s --backend wasm)', () => {
-  it('sets the thread count; a bad value names the variable', () => {
-    expect(wasmThreads({})).toBe(1);
-    expect(wasmThreads({ GSPO_THREADS: '' })).toBe(1);
-    expect(wasmThreads({ GSPO_THREADS: '3' })).toBe(3);
-    for (const bad of ['0', '-2', '1.5', 'two', '65']) expect(() => wasmThreads({ GSPO_THREADS: bad })).toThrow(`GSPO_THREADS must be an integer from 1 to 64, got "${bad}"`);
+  it('sets the thread count (unset: every core, at most 8); a bad value names the variable', () => {
+    expect(wasmThreads({}, 2)).toBe(2);
+    expect(wasmThreads({}, 1)).toBe(1);
+    expect(wasmThreads({ GSPO_THREADS: '' }, 16)).toBe(8);
+    expect(wasmThreads({ GSPO_THREADS: '3' }, 2)).toBe(3);
+    for (const bad of ['0', '-2', '1.5', 'two', '65']) expect(() => wasmThreads({ GSPO_THREADS: bad })).toThrow(`GSPO_THREADS (or --threads) must be an integer from 1 to 64, got "${bad}"`);
     const b = cpuEngine('wasm', { GSPO_THREADS: '2' }) as WasmBackend;
     expect(b.threads).toBe(2);
     b.destroy();
-    expect((cpuEngine('wasm', {}) as WasmBackend).threads).toBe(1);
+    expect((cpuEngine('wasm', { GSPO_THREADS: '1' }) as WasmBackend).threads).toBe(1);
   });
   it('a CLI run on 2 threads prints what 1 thread prints; GSPO_THREADS=0 exits with the message', () => {
     const args = ['logprobs', '--checkpoint', join(ROOT, 'public/checkpoints/relay-warm.safetensors'), '--tokens', '1,5,7,2,3,9', '--backend', 'wasm'];
@@ -240,6 +241,6 @@ describe('GSPO_THREADS (the CLI\'s --backend wasm)', () => {
     expect(two.code, two.stderr).toBe(0);
     expect(two.stdout).toBe(one.stdout);
     expect(bad.code).not.toBe(0);
-    expect(bad.stderr).toContain('GSPO_THREADS must be an integer from 1 to 64, got "0"');
+    expect(bad.stderr).toContain('GSPO_THREADS (or --threads) must be an integer from 1 to 64, got "0"');
   }, 120_000);
 });

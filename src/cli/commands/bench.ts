@@ -18,7 +18,7 @@ import { parseFlags, type FlagSpec } from '../args';
 import { Trainer } from '../../rl/trainer';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
-import { checkBackendFlag, chooseBackend, log, webgpuBackend } from '../io';
+import { BENCH_CHOICES, checkBackendFlag, chooseBackend, log, webgpuBackend } from '../io';
 import { WasmBackend } from '../../simd/wasmBackend';
 import { benchCompare, checkCompareFlags, DEFAULT_PYTHONS, formatCompare, TORCH_SCRIPT, type CompareOptions } from './benchCompare';
 import { benchEngines, formatEngines, parseEngineList } from './benchEngines';
@@ -31,7 +31,7 @@ export const benchFlags: FlagSpec = {
   compare: { kind: 'bool', help: 'RL step at the page\'s model sizes: phases, GFLOP/s, GPU work, % of the dispatch floor, PyTorch side by side (docs/speed.md)' },
   'torch-script': { kind: 'string', help: 'with --compare: the PyTorch twin to run (default scripts/torch_rl_step.py)' },
   python: { kind: 'string', help: 'with --compare: the Python that runs it (default: python3, else /usr/bin/python3, the first whose torch imports)' },
-  threads: { kind: 'int', help: 'with --compare beside a CPU engine: PyTorch\'s CPU threads, torch.set_num_threads (default 1, as the CPU engines)' },
+  threads: { kind: 'int', help: 'the CPU engine\'s threads and, with --compare, PyTorch\'s (torch.set_num_threads); default 1 for both (GSPO_THREADS sets the engine\'s). bench names the engines as the code does: cpu is the reference, wasm the CPU engine' },
 };
 
 export const BENCH_MODEL: GPTConfig = { nLayer: 2, nHead: 4, nEmbd: 64, blockSize: 48, vocabSize: 32 };
@@ -162,11 +162,14 @@ async function time(b: Counted, c: Case, minSeconds: number, maxReps: number): P
 
 export async function bench(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, benchFlags, 'bench');
+  // the engines and PyTorch on the same threads: --threads sets both, else one each (other commands default to every core)
+  if (flags.threads !== undefined) process.env.GSPO_THREADS = String(flags.threads);
+  else if ((process.env.GSPO_THREADS ?? '').trim() === '') process.env.GSPO_THREADS = '1';
   const which = flags.backend as string | undefined;
   checkCompareFlags(flags);
   const engines = which?.includes(',') ? parseEngineList(which) : undefined;
   if (engines && flags.compare !== true) throw new InputError(`bench: --backend takes a list ("${which}") only with --compare; without --compare leave --backend out to run every engine`);
-  if (!engines) checkBackendFlag(which);
+  if (!engines) checkBackendFlag(which, BENCH_CHOICES);
   if (which === 'webgpu' && flags.threads !== undefined) throw new InputError('bench: --threads applies beside a CPU engine (cpu, wasm); beside webgpu PyTorch runs on its default device');
   const opts: CompareOptions = {
     quick: flags.quick === true, pythons: flags.python !== undefined ? [flags.python as string] : DEFAULT_PYTHONS,

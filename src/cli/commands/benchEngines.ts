@@ -4,7 +4,7 @@
 // (docs/speed.md, "Several engines side by side").
 import type { Backend } from '../../backend';
 import { InputError } from '../../errors';
-import { BACKEND_CHOICES, checkBackendFlag, cpuEngine, log, webgpuBackend, type BackendChoice } from '../io';
+import { BENCH_CHOICES, checkBackendFlag, cpuEngine, log, webgpuBackend, type BackendChoice } from '../io';
 import { compareTorch, formatCompare, measureEngine, type CompareOptions, type CompareResult, type TorchCompare } from './benchCompare';
 
 /** `--backend a,b,...` as a list of engines; throws naming the flag for an unknown, empty or repeated item. */
@@ -12,7 +12,7 @@ export function parseEngineList(flag: string): BackendChoice[] {
   const items = flag.split(',').map((s) => s.trim());
   for (const it of items) {
     if (it === '') throw new InputError(`bench: --backend "${flag}" has an empty item; give engines separated by commas, e.g. cpu,wasm`);
-    try { checkBackendFlag(it); } catch { throw new InputError(`bench: each engine of --backend must be ${BACKEND_CHOICES}, got "${it}" in "${flag}"`); }
+    try { checkBackendFlag(it); } catch { throw new InputError(`bench: each engine of --backend must be ${BENCH_CHOICES}, got "${it}" in "${flag}"`); }
   }
   const dup = items.find((it, i) => items.indexOf(it) !== i);
   if (dup) throw new InputError(`bench: --backend names ${dup} twice in "${flag}"`);

@@ -3,7 +3,7 @@
 // is the trainable slot's; the frozen ones come from the preset. --compare (AgentPO presets): the
 // Actor alone, with the untrained Collaborator, and with the checkpoint's, with 95% intervals.
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, loadCheckpoint, log } from '../io';
+import { chooseBackend, loadCheckpoint, log, BACKEND_HELP } from '../io';
 import { parseSets, setup, startSlots } from './runSetup';
 import { Trainer } from '../../rl/trainer';
 import { type TrainerSlots } from '../../rl/slots';
@@ -24,7 +24,7 @@ export const evalFlags: FlagSpec = {
   compare: { kind: 'bool', help: 'AgentPO: actor alone vs untrained vs trained collaborator, 95% intervals' },
   seed: { kind: 'int', help: 'ignored for the held-out set (fixed), kept for symmetry' },
   set: { kind: 'list', help: 'config override key=value' },
-  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
+  backend: { kind: 'string', help: BACKEND_HELP },
 };
 
 export async function evaluate(argv: string[]): Promise<unknown> {

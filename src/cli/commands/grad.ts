@@ -9,14 +9,14 @@ import { parseBatchFile } from '../../rl/batch';
 import { firstNonFiniteTensor } from '../../rl/faults';
 import { InputError } from '../../errors';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, loadCheckpoint, log, prepareOutFile, writeAtomic } from '../io';
+import { chooseBackend, loadCheckpoint, log, prepareOutFile, writeAtomic, BACKEND_HELP } from '../io';
 import { readInputJson } from '../inputFile';
 
 export const gradFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint' },
   batch: { kind: 'string', help: 'the batch file (JSON, docs/cli.md format)' },
   out: { kind: 'string', help: 'where to write the gradients (.safetensors, checkpoint names)' },
-  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
+  backend: { kind: 'string', help: BACKEND_HELP },
 };
 
 export async function grad(argv: string[]): Promise<unknown> {

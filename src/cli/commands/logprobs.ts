@@ -1,7 +1,7 @@
 // `logprobs --checkpoint F --tokens 1,5,7`: entry t-1 is log p(token_t | tokens_<t).
 import { GPT } from '../../model/gpt';
 import { parseFlags, parseTokens, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, loadCheckpoint } from '../io';
+import { chooseBackend, loadCheckpoint, BACKEND_HELP } from '../io';
 import { InputError } from '../../errors';
 import { parseField } from '../../config';
 
@@ -9,7 +9,7 @@ export const logprobsFlags: FlagSpec = {
   checkpoint: { kind: 'string', help: 'a .safetensors checkpoint (nanoGPT names)' },
   tokens: { kind: 'string', help: 'comma-separated token ids' },
   temperature: { kind: 'number', help: 'softmax temperature (default 1)' },
-  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
+  backend: { kind: 'string', help: BACKEND_HELP },
 };
 
 export async function logprobs(argv: string[]): Promise<unknown> {

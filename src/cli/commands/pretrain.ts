@@ -10,7 +10,7 @@ import { Trainer } from '../../rl/trainer';
 import { CHECK_EVERY, checkWarmStart, formatRepertoire, pretrainSlot } from '../../rl/warmStart';
 import { envRecord } from '../../rl/checkpointFit';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log, prepareOutFile, writeAtomic } from '../io';
+import { chooseBackend, log, prepareOutFile, writeAtomic, BACKEND_HELP } from '../io';
 import { CHECKPOINT_DIR, parseSets, setup, startSlots } from './runSetup';
 import { InputError } from '../../errors';
 import { WebGpuBackend } from '../../gpu/webgpuBackend';
@@ -23,7 +23,7 @@ export const pretrainFlags: FlagSpec = {
   steps: { kind: 'int', help: `optimizer steps (default ${PRETRAIN_DEFAULTS.steps})` },
   seed: { kind: 'int', help: 'seed (default: the slot\'s warm-start seed)' },
   set: { kind: 'list', help: 'config override key=value (model size, env fields)' },
-  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
+  backend: { kind: 'string', help: BACKEND_HELP },
   'until-target': { kind: 'bool', help: 'stop at the first check (every 200 steps) where the preset\'s accuracy target and the repertoire hold; --steps is the cap' },
 };
 

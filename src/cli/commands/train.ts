@@ -10,7 +10,9 @@ import { slotNames } from '../../rl/slots';
 import { Trainer } from '../../rl/trainer';
 import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { chooseBackend, log as say, outOrDefault, prepareOutDir, writeAtomic } from '../io';
+import { chooseBackend, log as say, outOrDefault, prepareOutDir, wasmThreads, writeAtomic } from '../io';
+import { chooseByTiming, type EngineChoice } from '../engineChoice';
+import { BACKEND_HELP } from '../io';
 import { parseChange, type MemberChange } from '../../rl/population';
 import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './runSetup';
 import type { Backend } from '../../backend';
@@ -30,7 +32,7 @@ export const trainFlags: FlagSpec = {
   steps: { kind: 'int', help: 'training steps (overrides the preset)' },
   seed: { kind: 'int', help: 'run seed' },
   out: { kind: 'string', help: 'output directory (default runs/<preset>-<time>)' },
-  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
+  backend: { kind: 'string', help: BACKEND_HELP },
   recipe: { kind: 'bool', help: 'apply the setting\'s recipe (steps, temperature, a start penalty: docs/recipe.md); fields given with --set or --steps stay' },
   at: { kind: 'list', help: 'a live change from a step on, STEP:key=value (repeatable), e.g. 50:lambdaTok=0.1' },
 };
@@ -56,7 +58,15 @@ export async function train(argv: string[]): Promise<unknown> {
   checkChangeSteps('train', (flags.at as string[] | undefined) ?? [], changes, [s.config.steps]);
   const out = outOrDefault(flags.out, s.preset.name);
   prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors']);
-  const backend = await chooseBackend(flags.backend);
+  // no --backend and a hardware GPU: a warm step of each at this run's shapes picks the faster (engineChoice.ts)
+  let engineChoice: EngineChoice | null = null;
+  const backend = await chooseBackend(flags.backend, async (candidates) => {
+    const key = [...candidates.map((c) => (c instanceof WebGpuBackend ? c.adapterInfo : `${c.name}:${wasmThreads()}`)), JSON.stringify(modelConfigFor(s.env, s.config)), `P${s.config.promptsPerStep}xG${s.config.groupSize}`].join('|');
+    const r = await chooseByTiming(candidates, key, (b) => timeOneStep(b, s));
+    engineChoice = r.choice;
+    say(`engine: ${r.choice.line}`);
+    return r.backend;
+  });
   try {
     let rolloutRows = Infinity;
     if (backend instanceof WebGpuBackend) {
@@ -65,10 +75,22 @@ export async function train(argv: string[]): Promise<unknown> {
       rolloutRows = checkGpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30)).chunkRows;
       if (Number.isFinite(rolloutRows)) say(`the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
     } else checkCpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, cpuLimitBytes(undefined));
-    return (await trainRun(backend, s, out, { changes, rolloutRows })).summary;
+    const summary = (await trainRun(backend, s, out, { changes, rolloutRows })).summary;
+    return engineChoice ? { ...summary, engineChoice } : summary;
   } finally {
     backend.destroy();
   }
+}
+
+/** One warm step of this run's setup on `b` from random weights (pipelines and buffers made by a first step), in ms. */
+async function timeOneStep(b: Backend, s: RunSetup): Promise<number> {
+  const trainer = new Trainer(b, s.env, s.config);
+  try {
+    await trainer.step();
+    const t0 = performance.now();
+    await trainer.step();
+    return performance.now() - t0;
+  } finally { trainer.destroy(); }
 }
 
 /** What trainRun returns: train's summary, and each step's tokens and lambda_tok (for sweeps). */
