@@ -99,3 +99,29 @@ describe('the engine by measurement', () => {
     expect(r.stderr).toMatch(/notice: (WebGPU here is SwiftShader, a software renderer|no WebGPU adapter .*): using the CPU engine \(WebAssembly SIMD, \d+ threads?\)/);
   }, 180_000);
 });
+
+describe('the recipe by default off the calibrated point', () => {
+  const tiny = ['--set', 'evalEpisodes=8', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--steps', '1', '--backend', 'cpu'];
+  const config = (out: string) => JSON.parse(readFileSync(join(out, 'config.json'), 'utf8')).config;
+
+  it('applies off the point (said in one line, in the summary and the config), not on it, and --no-recipe trains the setting as typed', () => {
+    const off = join(tempDir(), 'off'), on = join(tempDir(), 'on'), typed = join(tempDir(), 'typed');
+    const a = gspo(['train', '--preset', 'relay-noisy-dr', '--set', 'channelNoise=0.2', '--set', 'lambdaTok=0.02', ...tiny, '--out', off]);
+    expect(a.code, a.stderr).toBe(0);
+    expect(a.stderr).toMatch(/recipe: off the preset's calibrated point, so its recipe applies \(--no-recipe trains the setting as typed\): lambdaStart = [\d.]+/);
+    expect(a.json.recipe.applied).toEqual(expect.arrayContaining(['lambdaStart', 'lambdaHold']));
+    expect(a.json.recipe.kept).toEqual(['steps']); // --steps given: kept
+    expect(config(off).lambdaStart).toBeGreaterThan(0.02);
+    const b = gspo(['train', '--preset', 'relay-noisy-dr', ...tiny, '--out', on]);
+    expect(b.code, b.stderr).toBe(0);
+    expect(b.json.recipe).toBeUndefined();
+    expect(b.stderr).not.toMatch(/recipe:/);
+    const c = gspo(['train', '--preset', 'relay-noisy-dr', '--set', 'channelNoise=0.2', '--set', 'lambdaTok=0.02', '--no-recipe', ...tiny, '--out', typed]);
+    expect(c.code, c.stderr).toBe(0);
+    expect(c.json.recipe).toBeUndefined();
+    expect(config(typed).lambdaStart).toBe(0); // the preset's own, as typed
+    const both = gspo(['train', '--preset', 'relay-noisy-dr', '--recipe', '--no-recipe', ...tiny]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--recipe and --no-recipe contradict/);
+  }, 240_000);
+});

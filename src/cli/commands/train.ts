@@ -20,7 +20,7 @@ import type { WarmStarts } from '../../rl/warmStart';
 import type { StepPoint } from '../../rl/dualStatic';
 import { comparePlayers } from '../../rl/compare';
 import { SkipStreak } from '../../rl/faults';
-import { RunFault } from '../../errors';
+import { InputError, RunFault } from '../../errors';
 import { evalRecordProblem } from '../../rl/evalRanges';
 import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 import { checkChangeSteps, checkShorthands } from '../flagChecks';
@@ -33,7 +33,8 @@ export const trainFlags: FlagSpec = {
   seed: { kind: 'int', help: 'run seed' },
   out: { kind: 'string', help: 'output directory (default runs/<preset>-<time>)' },
   backend: { kind: 'string', help: BACKEND_HELP },
-  recipe: { kind: 'bool', help: 'apply the setting\'s recipe (steps, temperature, a start penalty: docs/recipe.md); fields given with --set or --steps stay' },
+  recipe: { kind: 'bool', help: 'apply the setting\'s recipe (steps, temperature, a start penalty: docs/recipe.md); the default off a preset\'s calibrated point; fields given with --set or --steps stay' },
+  'no-recipe': { kind: 'bool', help: 'train the setting as typed, without its recipe' },
   at: { kind: 'list', help: 'a live change from a step on, STEP:key=value (repeatable), e.g. 50:lambdaTok=0.1' },
 };
 
@@ -46,11 +47,16 @@ export async function train(argv: string[]): Promise<unknown> {
   if (flags.steps !== undefined) overrides.steps = flags.steps;
   if (flags.seed !== undefined) overrides.seed = flags.seed;
   const presetName = requireFlag(flags, 'preset', 'train');
-  if (flags.recipe === true) {
+  // off a preset's calibrated point the setting's recipe applies by default (docs/recipe.md); --no-recipe trains it as typed
+  if (flags.recipe === true && flags['no-recipe'] === true) throw new InputError('train: --recipe and --no-recipe contradict each other; give one');
+  let recipe: { applied: string[]; kept: string[] } | null = null;
+  if (flags['no-recipe'] !== true) {
     const r = recipeOverrides(presetName, overrides);
+    if (r.applied.length > 0) say(`recipe: off the preset's calibrated point, so its recipe applies (--no-recipe trains the setting as typed): ${r.applied.map((l) => `${l.field} = ${l.value}`).join(', ')}`);
     for (const l of r.applied) say(`recipe: ${l.field} = ${l.value}: ${l.why}`);
     for (const l of r.kept) say(`recipe: ${l.field} kept at your ${String(overrides[l.field])} (the recipe says ${l.value}: ${l.why})`);
-    if (r.applied.length + r.kept.length === 0) say('recipe: this setting is the preset\'s calibrated point (or one the rule does not cover): nothing to change');
+    if (flags.recipe === true && r.applied.length + r.kept.length === 0) say('recipe: this setting is the preset\'s calibrated point (or one the rule does not cover): nothing to change');
+    if (r.applied.length + r.kept.length > 0) recipe = { applied: r.applied.map((l) => l.field), kept: r.kept.map((l) => l.field) };
     Object.assign(overrides, r.overrides);
   }
   const s = setup(presetName, overrides);
@@ -76,7 +82,7 @@ export async function train(argv: string[]): Promise<unknown> {
       if (Number.isFinite(rolloutRows)) say(`the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
     } else checkCpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, cpuLimitBytes(undefined));
     const summary = (await trainRun(backend, s, out, { changes, rolloutRows })).summary;
-    return engineChoice ? { ...summary, engineChoice } : summary;
+    return { ...summary, ...(engineChoice ? { engineChoice } : {}), ...(recipe ? { recipe } : {}) };
   } finally {
     backend.destroy();
   }
