@@ -12,6 +12,7 @@ import type { CheckpointKind } from './runsDb';
 import { changeStep, type RunMeta } from './runTypes';
 import type { RunsSlice } from './types';
 import { overridesOf } from './urlState';
+import { markdownText } from '../textFormats';
 
 /**
  * The run's config with its live changes applied, each field at its last value: what the run trained
@@ -28,8 +29,8 @@ export function liveChangesNote(meta: Pick<RunMeta, 'name' | 'config' | 'changes
   if (!meta.changes?.length) return null;
   // each row's "before" is the value just before that change, so walk them in order
   const now = { ...meta.config } as Record<string, unknown>;
-  const lines = meta.changes.map((c) => { const row = `| ${changeStep(c)} | ${c.field} | ${String(now[c.field])} | ${c.value} |`; now[c.field] = c.value; return row; });
-  const text = `# Live changes of "${meta.name}"
+  const lines = meta.changes.map((c) => { const row = `| ${changeStep(c)} | ${markdownText(c.field)} | ${markdownText(String(now[c.field]))} | ${markdownText(String(c.value))} |`; now[c.field] = c.value; return row; });
+  const text = `# Live changes of "${markdownText(meta.name)}"
 
 The recipe is written with the values in force at the end of the run. The run
 changed these while it trained (step k is the k-th step, counting from 1; the

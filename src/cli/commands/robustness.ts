@@ -17,6 +17,8 @@ import type { MemberJob } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { recipeOverrides, setup, type RunSetup } from './runSetup';
 import { checkExclusive } from '../flagChecks';
+import { markdownCodeBlock } from '../../textFormats';
+import { shellWord } from '../../export/literal';
 import { checkRuns, failedRuns, oneLine } from '../jobRuns';
 
 export const robustnessFlags: FlagSpec = {
@@ -78,9 +80,7 @@ export function robustnessMarkdown(results: CellResult[], command: string, wallS
     '--backend cpu: one thread per cell; a warm start that does not ship is pretrained in its cell\'s thread',
     'until held-out greedy accuracy 0.95 and the repertoire hold):',
     '',
-    '```sh',
-    command,
-    '```',
+    markdownCodeBlock(command, 'sh'), // a path in the command cannot close the block
     '',
     `${results.length} cells, ${results.length - failed.length} pass, ${failed.length} fail${Number.isFinite(wallSeconds) ? `; ${Math.round(wallSeconds)} s wall on ${availableParallelism()} cores` : ''}.`,
     'Every figure is the final greedy eval (512 or 256 held-out tasks, at the cell\'s last step); the criteria are in `src/rl/robustness.ts`;',
@@ -167,7 +167,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
       { wallSeconds: sum.wallSeconds, warmStartSource: String(sum.warmStartSource ?? '') });
   });
   const wall = (performance.now() - t0) / 1000;
-  const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}${flags.backend !== undefined ? ` --backend ${engine}` : ''}${flags.doc !== undefined ? ` --doc ${String(flags.doc)}` : ''}`;
+  const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}${flags.backend !== undefined ? ` --backend ${engine}` : ''}${flags.doc !== undefined ? ` --doc ${shellWord(String(flags.doc))}` : ''}`;
   const md = robustnessMarkdown(results, command, wall);
   writeAtomic(join(out, 'robustness.md'), md);
   const failed = failedRuns(cells.map((c) => c.label), outcomes);
