@@ -185,7 +185,9 @@ ${kwargs}
     for cb in callbacks:
         cb.trainer = trainer
     trainer.train()
+    # the policy and the whole log history (lambda_tok included) where a person looks first
     trainer.save_model(os.path.join(config.output_dir, "final"))
+    trainer.state.save_to_json(os.path.join(config.output_dir, "trainer_state.json"))
 
 
 if __name__ == "__main__":
