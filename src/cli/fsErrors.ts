@@ -2,17 +2,18 @@
 // write is read-only, not permitted, full, or a file where a folder must go.
 import { clip, quote } from '../errors';
 
+// why, without a verb: the callers say what could not be done ("cannot write ..."), so nothing is said twice
 const WORDS: Record<string, string> = {
-  EROFS: 'is on a read-only file system',
-  EACCES: 'is not writable (permission denied)',
-  EPERM: 'is not writable (operation not permitted)',
-  EEXIST: 'already exists as a file where a folder must go',
-  ENOTDIR: 'has a file where a folder must go',
-  EISDIR: 'is a folder where a file must go',
-  ENOSPC: 'cannot be written: no space left on the device',
-  EDQUOT: 'cannot be written: the disk quota is used up',
-  ENAMETOOLONG: 'is too long a path',
-  ELOOP: 'has too many links in a loop',
+  EROFS: 'a read-only file system',
+  EACCES: 'not writable (permission denied)',
+  EPERM: 'not writable (operation not permitted)',
+  EEXIST: 'a file where a folder must go',
+  ENOTDIR: 'a file where a folder must go',
+  EISDIR: 'a folder where a file must go',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is used up',
+  ENAMETOOLONG: 'too long a path',
+  ELOOP: 'too many links in a loop',
 };
 
 /** Node's errno errors on a path the person named (they carry `code` and usually `path`). */
@@ -20,8 +21,14 @@ export function isFsError(e: unknown): boolean {
   return e instanceof Error && typeof (e as NodeJS.ErrnoException).code === 'string' && Object.prototype.hasOwnProperty.call(WORDS, (e as NodeJS.ErrnoException).code!);
 }
 
+/** `"path": why (CODE)`, said once (a write that failed without a path, as an append to a full disk: `why (CODE)`). */
 export function fsMessage(e: NodeJS.ErrnoException, path = e.path ?? ''): string {
   const code = e.code ?? '';
-  const words = Object.prototype.hasOwnProperty.call(WORDS, code) ? WORDS[code] : `cannot be written (${clip(String(e.message), 120)})`;
-  return `${quote(String(path), 200)} ${words} (${code})`;
+  const words = Object.prototype.hasOwnProperty.call(WORDS, code) ? WORDS[code] : clip(String(e.message), 120);
+  return `${path === '' ? '' : `${quote(String(path), 200)}: `}${words} (${code})`;
+}
+
+/** A write that failed, in one line: `cannot write "path": why (CODE)` (or `cannot write: why (CODE)` with no path). */
+export function writeFailed(e: NodeJS.ErrnoException, path = e.path ?? ''): string {
+  return `cannot write${path === '' ? ':' : ''} ${fsMessage(e, path)}`;
 }

@@ -12,7 +12,7 @@ import { WasmBackend } from '../simd/wasmBackend';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { SafetensorsError } from '../model/safetensors';
 import { readInputBytes } from './inputFile';
-import { fsMessage, isFsError } from './fsErrors';
+import { fsMessage, isFsError, writeFailed } from './fsErrors';
 
 export const MAX_CHECKPOINT_BYTES = 512 << 20;
 
@@ -39,7 +39,7 @@ export function loadCheckpoint(path: string): Checkpoint {
 function fsError(path: string, e: unknown): InputError {
   if (e instanceof InputError) return e;
   const err = e as NodeJS.ErrnoException;
-  if (isFsError(err)) return new InputError(`cannot write ${fsMessage(err, path)}`);
+  if (isFsError(err)) return new InputError(writeFailed(err, path));
   return new InputError(`cannot write "${clip(path, 200)}": ${err.code ?? ''} ${clip(String(err.message ?? e), 200)}`.replace(/\s+/g, ' ').trim());
 }
 

@@ -3,7 +3,7 @@
 // others. The job writes what finished (its result file lists `failed`: each run's label and why, on one
 // line), then exits RUNS_FAILED_EXIT with one line naming every failed run and where the rest is.
 import { clip, InputError, RunFault } from '../errors';
-import { fsMessage, isFsError } from './fsErrors';
+import { isFsError, writeFailed } from './fsErrors';
 import type { MemberOutcome } from './memberPool';
 
 /** The exit code of a job in which any run failed (bad input is 2, before anything runs). */
@@ -37,6 +37,6 @@ export function checkRuns(command: string, total: number, failed: readonly Faile
 export function failure(e: unknown): Extract<MemberOutcome, { ok: false }> {
   if (e instanceof RunFault) return { ok: false, kind: 'fault', message: e.message };
   if (e instanceof InputError) return { ok: false, kind: 'input', message: e.message };
-  if (isFsError(e)) return { ok: false, kind: 'input', message: `cannot write ${fsMessage(e as NodeJS.ErrnoException)}` };
+  if (isFsError(e)) return { ok: false, kind: 'input', message: writeFailed(e as NodeJS.ErrnoException) };
   return { ok: false, kind: 'internal', message: e instanceof Error ? e.stack ?? e.message : String(e) };
 }

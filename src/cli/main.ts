@@ -16,7 +16,7 @@ import { robustness, robustnessFlags } from './commands/robustness';
 import { study, studyFlags } from './commands/study';
 import type { FlagSpec } from './args';
 import { commandUsage } from './flagChecks';
-import { fsMessage, isFsError } from './fsErrors';
+import { isFsError, writeFailed } from './fsErrors';
 import { followParent } from './parentWatch';
 import { takeThreads } from './args';
 import { wasmThreads } from './io';
@@ -71,17 +71,19 @@ followParent();
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
+    // one "gspo: " however many layers a message came through
+    const said = (m: string) => m.replace(/^(gspo: )+/, '');
     if (e instanceof InputError || e instanceof SafetensorsError) {
-      process.stderr.write(`gspo: ${e.message}\n`);
+      process.stderr.write(`gspo: ${said(e.message)}\n`);
       process.exit(2);
     }
     // a place the command writes turned out read-only, full or blocked by a file: one line, exit 2
     if (isFsError(e)) {
-      process.stderr.write(`gspo: ${fsMessage(e as NodeJS.ErrnoException)}\n`);
+      process.stderr.write(`gspo: ${writeFailed(e as NodeJS.ErrnoException)}\n`);
       process.exit(2);
     }
     if (e instanceof RunFault) {
-      process.stderr.write(`gspo: ${e.message}\n`);
+      process.stderr.write(`gspo: ${said(e.message)}\n`);
       process.exit(1);
     }
     process.stderr.write(`gspo: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
