@@ -36,17 +36,17 @@ export interface LanePlan {
 }
 
 /**
- * The device for --backend (undefined: the CPU reference in threads, or with `preferGpu` WebGPU when an
- * adapter is found, as `train` chooses), and a backend in this process for the warm starts made here.
+ * The device for --backend (undefined: the CPU engine in threads, or with `preferGpu` WebGPU on a hardware adapter,
+ * as `train` chooses), and a backend in this process for the warm starts made here.
  */
 export async function laneDevice(flag: unknown, preferGpu = false): Promise<{ device: LaneDevice; backend: Backend }> {
   checkBackendFlag(flag);
   if (flag === 'webgpu' || (flag === undefined && preferGpu)) {
     const backend = await chooseBackend(flag);
     if (backend instanceof WebGpuBackend) return { device: { gpu: backend }, backend };
-    return { device: { engine: 'cpu' }, backend };
+    return { device: { engine: backend.name === 'cpu' ? 'cpu' : 'wasm' }, backend };
   }
-  const engine = flag === 'wasm' ? 'wasm' : 'cpu';
+  const engine = flag === 'cpu' ? 'cpu' : 'wasm'; // the CPU engine unless the reference was asked for
   return { device: { engine }, backend: cpuEngine(engine) };
 }
 

@@ -33,13 +33,16 @@ function PopulationWhere({ lifecycle }: { lifecycle: Lifecycle }) {
   const busy = useApp((s) => s.busy);
   const hub = useHub();
   useHubFrame();
-  const each = memberSteps(runs ?? [], (id) => { const x = hub.get(id); return x && x.rows > 0 ? x.last('step') + 1 : 0; });
+  // a member's steps: its metrics on the charts, or (just resumed, before its first new step) its record's count
+  const recorded = useApp((s) => JSON.stringify(Object.fromEntries((runs ?? []).filter((r) => r.runId).map((r) => [r.runId, s.runs.find((m) => m.id === r.runId)?.steps ?? 0]))));
+  const floor: Record<string, number> = JSON.parse(recorded);
+  const each = memberSteps(runs ?? [], (id) => { const x = hub.get(id); return Math.max(x && x.rows > 0 ? x.last('step') + 1 : 0, floor[id] ?? 0); });
   const least = each.length ? Math.min(...each.map((m) => m.done)) : 0;
   const title = each.map((m) => `${shortLabel(m.label)}: step ${m.done}`).join('\n');
   return (
     <p className="where" aria-live="polite" data-testid="run-where" data-lifecycle={lifecycle} title={title}>
-      Population of {size} · step <strong data-testid="step-count">{least}</strong>{ofSteps(untilPaused, steps)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
-      <span className="sr-only"> ({each.map((m) => `${shortLabel(m.label)} at step ${m.done}`).join(', ')})</span>
+      Step <strong data-testid="step-count">{least}</strong>{ofSteps(untilPaused, steps)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
+      <span className="sr-only"> (a population of {size}: {each.map((m) => `${shortLabel(m.label)} at step ${m.done}`).join(', ')})</span>
     </p>
   );
 }
@@ -110,7 +113,7 @@ export function RunButtons() {
       {/* which warm start the run began from: shipped (it fits the setting, e.g. any channel noise its range covers) or made here */}
       {warmSource && <p className="muted small" data-testid="warm-source">Warm start: {warmSource}</p>}
       <StepProgress running={running} done={done} within={within} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />
-      <p className="explain small">{EXPLAIN.resetVsWarm}</p>
+      <details className="explain small"><summary>Reset or Warm start?</summary>{EXPLAIN.resetVsWarm}</details>
       <div className="best">
         <div className="field wide">
           <label htmlFor={`${id}-rule`}>Best</label>

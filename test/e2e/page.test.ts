@@ -741,7 +741,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
       const memberSteps = async () => [...((await members.textContent()) ?? '').matchAll(/lambda_tok=[\d.]+ at step (\d+)/g)].map((m) => Number(m[1]));
       // the population is the run the page shows: beside Start, in the slider's label, in the panels
-      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 20000 · training/);
+      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Step \d+ of 20000 · training/);
       expect(await page.getByTestId('lambda-member').textContent()).toMatch(/of λ=0(?![.\d])/);
       await page.getByRole('tab', { name: 'Transcripts' }).click();
       await expect.poll(() => page.getByTestId('transcripts-member').textContent(), { timeout: 30_000 }).toMatch(/Member λ=0 of the population/);
@@ -771,7 +771,7 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await expect.poll(() => banner.getByRole('button', { name: /^Resume it from step/ }).isEnabled(), { timeout: 120_000 }).toBe(true);
       await banner.getByRole('button', { name: /^Resume it from step/ }).click();
       await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
-      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Population of 2 · step \d+ of 20000/);
+      await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Step \d+ of 20000/);
       const least = Number(/step (\d+) of 20000/.exec((await page.getByTestId('run-where').textContent()) ?? '')?.[1]);
       expect(least).toBeGreaterThanOrEqual(offered); // the workers went on from the stored step, not from 0
       // the same runs go on: their ids, their history on the charts (not a run from step 0), no new rows in the runs table

@@ -34,17 +34,17 @@ describe('the population is the run', () => {
     const hub = new MetricsHub();
     withSteps(hub, 'a', 12, 0); withSteps(hub, 'b', 11, 0.1); withSteps(hub, 'c', 12, 0.3);
     const t = text(render(RunButtons, { ...pop, busy: null, sweep, status: 'idle', runId: 'main' }, hub));
-    expect(t).toMatch(/Population of 3 · step 11 of 40 · training/);
-    expect(t).toMatch(/λ=0\.1 at step 11/);
+    expect(t).toMatch(/Step 11 of 40 · training/);
+    expect(t).toMatch(/a population of 3: λ=0, at step 12|λ=0\.1 at step 11/);
     expect(t).not.toMatch(/idle/);
     // paused, finished, until paused: the same words as a lone run's, and Continue in place of Start
     const paused = text(render(RunButtons, { ...pop, busy: null, sweep: { ...sweep, status: 'stopped', message: 'paused by you' }, status: 'idle' }, hub));
-    expect(paused).toMatch(/Population of 3 · step 11 of 40 · paused/);
+    expect(paused).toMatch(/Step 11 of 40 · paused/);
     expect(paused).toMatch(/Continue/);
-    expect(text(render(RunButtons, { ...pop, busy: null, sweep: { ...sweep, status: 'done' }, status: 'idle' }, hub))).toMatch(/step 11 of 40 · finished/);
-    expect(text(render(RunButtons, { ...pop, busy: null, sweep: { ...sweep, untilPaused: true }, status: 'idle' }, hub))).toMatch(/step 11 · until paused · training/);
+    expect(text(render(RunButtons, { ...pop, busy: null, sweep: { ...sweep, status: 'done' }, status: 'idle' }, hub))).toMatch(/Step 11 of 40 · finished/);
+    expect(text(render(RunButtons, { ...pop, busy: null, sweep: { ...sweep, untilPaused: true }, status: 'idle' }, hub))).toMatch(/Step 11 · until paused · training/);
     // a population not started yet
-    expect(text(render(RunButtons, { ...pop, busy: null, sweep: null, status: 'idle' }, hub))).toMatch(/Population of 3 · step 0 of \d+ · idle/);
+    expect(text(render(RunButtons, { ...pop, busy: null, sweep: null, status: 'idle' }, hub))).toMatch(/Step 0 of \d+ · idle/);
     // no population: the lone run's line, as before
     expect(text(render(RunButtons, { status: "idle", busy: null }, hub))).toMatch(/Step 0 of \d+ · idle/);
   });

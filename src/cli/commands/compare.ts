@@ -9,7 +9,7 @@ import { checkRuns, type FailedRun } from '../jobRuns';
 import { LOSS_IDS, twinSettings, type LossId } from '../../losses';
 import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
-import { log, outOrDefault, writeAtomic } from '../io';
+import { log, outOrDefault, writeAtomic, BACKEND_HELP } from '../io';
 import { prepareJobTree } from '../outputTree';
 import { parseSets, setup, startSlots } from './runSetup';
 import { laneDevice, placeRuns, runLanes, settled, type LaneRun } from '../runLanes';
@@ -23,7 +23,7 @@ export const compareFlags: FlagSpec = {
   steps: { kind: 'int', help: 'training steps (overrides the preset)' },
   set: { kind: 'list', help: 'config override key=value for every run (repeatable; not algorithm)' },
   out: { kind: 'string', help: 'output directory (default runs/compare-<preset>-<time>)' },
-  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu: the reference; wasm: the WebAssembly SIMD engine)' },
+  backend: { kind: 'string', help: BACKEND_HELP },
 };
 
 /** --losses: at least two distinct variants of the loss table. */

@@ -28,7 +28,7 @@ export const robustnessFlags: FlagSpec = {
   members: { kind: 'int', help: 'cells training at once (default: as many as fit in memory)' },
   'memory-limit': { kind: 'number', help: 'MiB the population may use (default 3/4 of the available memory)' },
   shipped: { kind: 'bool', help: 'run every cell as its preset ships, without the setting\'s recipe (docs/recipe.md)' },
-  backend: { kind: 'string', help: 'the CPU engine the cells train on: wasm (default, the WebAssembly SIMD engine) or cpu (the reference)' },
+  backend: { kind: 'string', help: 'the CPU engine the cells train on: cpu (default, the WebAssembly SIMD engine on every core; wasm = cpu) or reference' },
   judge: { kind: 'string', help: 'train nothing: judge the cells already in this folder (an earlier --out); a cell without its final eval is listed as not finished' },
 };
 
@@ -135,7 +135,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
     : { ...cell, overrides: recipeOverrides(cell.preset, cell.overrides as Record<string, unknown>).overrides as RobustnessCell['overrides'] };
   const planned: { cell: RobustnessCell; s: RunSetup }[] = cells.map(withRecipe).map((cell) => ({ cell, s: setup(cell.preset, cell.overrides as Record<string, unknown>) }));
   const engine = flags.backend === undefined ? 'wasm' : String(flags.backend);
-  if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be wasm or cpu (robustness trains on a CPU engine); got "${clip(engine, 40)}"`);
+  if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be cpu (the CPU engine; wasm is the same) or reference (robustness trains on a CPU engine); got "${clip(engine === 'cpu' ? 'reference' : engine, 40)}"`);
   checkExclusive('robustness', flags, 'judge', ['out', 'members', 'memory-limit', 'backend']);
   if (flags.judge !== undefined) {
     const dir = String(flags.judge);

@@ -21,7 +21,7 @@ import { setup } from './runSetup';
 export const studyFlags: FlagSpec = {
   name: { kind: 'string', help: 'dual-static | scouts | philosophers (or the first argument)' },
   seeds: { kind: 'string', help: 'seeds (default 1,2,3: three seeds give a Student-t 95% interval)' },
-  backend: { kind: 'string', help: 'the CPU engine the runs train on: wasm (default, the WebAssembly SIMD engine) or cpu (the reference)' },
+  backend: { kind: 'string', help: 'the CPU engine the runs train on: cpu (default, the WebAssembly SIMD engine on every core; wasm = cpu) or reference' },
   budgets: { kind: 'string', help: 'dual-static: budgets B (default 1,2,3)' },
   lambdas: { kind: 'string', help: 'dual-static: the static frontier\'s lambda_tok values (default 0,0.01,0.03,0.1,0.3)' },
   scouts: { kind: 'string', help: 'scouts: the numbers of Scouts (default 1,2,3,4)' },
@@ -143,7 +143,7 @@ export async function study(argv: string[]): Promise<unknown> {
   const out = outOrDefault(flags.out, `study-${name}`);
   prepareJobTree(out, ['study.json'], runs.map((r) => r.label)); // every member folder and file, before anything trains
   const engine = flags.backend === undefined ? 'wasm' : String(flags.backend);
-  if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be wasm or cpu (a study trains on a CPU engine); got "${clip(engine, 40)}"`);
+  if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be cpu (the CPU engine; wasm is the same) or reference (a study trains on a CPU engine); got "${clip(engine === 'cpu' ? 'reference' : engine, 40)}"`);
   const device = { engine } as const;
   const lanes: LaneRun[] = runs.map((r, i) => ({ s: setups[i], preset: r.preset, overrides: r.overrides as MemberJob['overrides'], out: join(out, r.label), label: r.label, changes: [] }));
   const lanePlan = placeRuns(lanes, device, { members: flags.members, memoryFlag: flags['memory-limit'] });

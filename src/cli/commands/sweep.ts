@@ -37,7 +37,7 @@ export const sweepFlags: FlagSpec = {
   'vs-static': { kind: 'bool', help: 'with --budgets: also run the static lambda_tok each dual run settled on, and compare' },
   set: { kind: 'list', help: 'config override key=value for every run (repeatable)' },
   out: { kind: 'string', help: 'output directory (default runs/sweep-<preset>-<time>)' },
-  backend: { kind: 'string', help: 'webgpu | cpu | wasm (cpu, wasm: one thread per member on the reference or the WebAssembly SIMD engine; webgpu: one stacked population in lock step when the runs stack, else one run after another)' },
+  backend: { kind: 'string', help: 'cpu | webgpu | reference (default and cpu: the CPU engine, members over the cores; wasm = cpu; reference: the plain TypeScript reference; webgpu: one stacked population in lock step when the runs stack, else one run after another)' },
   sequential: { kind: 'bool', help: 'one run after another (--members 1), on the chosen backend' },
   members: { kind: 'int', help: 'members training at once (default: all that fit in memory; webgpu: the most stacked in lock step)' },
   'memory-limit': { kind: 'int', help: 'MiB the population may use (default: 3/4 of the memory available now)' },
@@ -133,7 +133,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   }
   const K = plan.length, first = lanePlan.waves[0].placement;
   log(lanePlan.mode === 'stacked-population' ? `sweep: a stacked population of ${K} members on WebGPU, ${lanePlan.membersAtOnce} in lock step at once (one set of dispatches per step)`
-    : lanePlan.mode === 'population' ? `sweep: a population of ${K} members, ${lanePlan.membersAtOnce} at once (about ${Math.ceil(first.memberBytes / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${flags.backend === 'wasm' ? 'WebAssembly SIMD engine' : 'CPU backend'}`
+    : lanePlan.mode === 'population' ? `sweep: a population of ${K} members, ${lanePlan.membersAtOnce} at once (about ${Math.ceil(first.memberBytes / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${flags.backend === 'cpu' ? 'the CPU reference' : 'the CPU engine (WebAssembly SIMD)'}`
     : 'gpu' in device && first.refusal && !sequential ? `sweep: on WebGPU the runs go one after another: ${first.refusal}`
     : `sweep: ${K} runs one after another on ${backend.name}`);
   mkdirSync(out, { recursive: true });
