@@ -22,9 +22,9 @@ ${src.repo} at commit ${src.commit} (version ${src.version}).
 
 ## What you supply
 
-- **The model**: any causal language model (a Hugging Face Hub id or a local path). The playground's
-  tiny GPT (${c.nLayer} layers, ${c.nHead} heads, width ${c.nEmbd}) and its token vocabulary do not carry over:
-  the export speaks words, not the playground's token ids. A small instruct model (0.5B-1.5B) is a good start.
+- **The model**: ${target === 'trl'
+    ? `the run's own policy when the export had its weights (\`policy/\`: the tiny GPT, ${c.nLayer} layers, ${c.nHead} heads, width ${c.nEmbd}, as a transformers GPT2LMHeadModel with a tokenizer of the task's vocabulary; the prompts are then the trained agent's context in the playground's tokens, and the script uses it by default), or any causal language model (a Hub id or a local path; the prompts are then in words). A small instruct model (0.5B-1.5B) is a good start.`
+    : `any causal language model (a Hugging Face Hub id or a local path); the prompts are in words (TRL's export can also carry the run's own policy, whose prompts are its tokens). A small instruct model (0.5B-1.5B) is a good start.`}
 - **The dataset**: none to download. \`toy_tasks.py\` generates the playground's tasks as text prompts, seeded,
   with the train and eval splits disjoint (\`python toy_tasks.py train 1000 > train.jsonl\` to look at them).
   To train on your own data, give each row a \`prompt\` and a \`task\` (JSON) and adapt \`outcome()\`.

@@ -211,8 +211,11 @@ ${PY_TRL_REWARDS}
 
 export function trlFiles(c: RunConfig, presetName: string): ExportFile[] {
   const run = [
-    `pip install trl datasets   # the option names were read from TRL ${OPTION_SOURCES.trl.version}`,
-    `python train_grpo.py --model Qwen/Qwen2.5-0.5B-Instruct   # or any causal LM you choose`,
+    `pip install trl datasets torch   # the option names were read from TRL ${OPTION_SOURCES.trl.version}; run against TRL 1.13.0, transformers 5.18.0, torch 2.13.0`,
+    `python train_grpo.py --max-steps 2 --eval-steps 2 --eval-size 16 --eval-batch ${c.groupSize} --cpu   # a few steps first (any machine)`,
+    `python train_grpo.py                # continues the run's own policy (./policy, when exported with it: CLI export --checkpoint/--run)`,
+    `python train_grpo.py --model Qwen/Qwen2.5-0.5B-Instruct   # or any causal LM you choose (prompts in words)`,
+    `# precision: bf16 where torch.cuda.is_bf16_supported(), else fp32 (printed at the start); logs and checkpoints in grpo-output/`,
   ];
   return [
     { path: 'train_grpo.py', text: trainScript(c, presetName) },
