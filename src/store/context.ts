@@ -231,6 +231,7 @@ export class StoreContext {
       const m = this.meta(id)!;
       const step = which === 'best' ? (m.bestEval?.step ?? 0) : saved.resume!.step;
       this.updateMeta(id, { checkpoints: { ...m.checkpoints, [which]: step } }, true);
+      await this.recorder.flush(); // the record says so now: a reload right after finds the checkpoint it names
     };
     this.saving = this.saving.then(job).catch((e) => this.set({ error: `saving a checkpoint failed: ${errorText(e)}` }));
     return this.saving;

@@ -180,6 +180,15 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         runs.sort((a, b) => b.createdAt - a.createdAt);
         storedRuns = runs.length;
         set({ runs, resumable: resumableOf(runs, get().sweep) });
+        // a population resumes from its members' stored resume states: their step is the truth (a record's
+        // checkpoints field is written a moment after the checkpoint, and a reload can fall between the two)
+        const r = get().resumable, sw = get().sweep;
+        if (r?.members !== undefined && sw) {
+          const left = sw.runs.filter((x) => (x.status === 'interrupted' || x.status === 'pending') && x.runId);
+          const steps = await Promise.all(left.map(async (x) => (await deps.storage.getResumeState(x.runId!).catch(() => null))?.step ?? null));
+          const known = steps.filter((x): x is number => x !== null);
+          if (known.length === left.length && known.length > 0) set({ resumable: { ...r, step: Math.min(...known) } });
+        }
         // the overlaid runs of the last visit that still exist, with their metrics
         const pinned = prefs.pinned.filter((id) => runs.some((r) => r.id === id));
         const overlay = [...new Set([...prefs.overlay, ...pinned])].filter((id) => runs.some((r) => r.id === id));
