@@ -27,7 +27,7 @@ function FirstRunGuide() {
           <>
             <li><strong>Press Start:</strong> {population.length} runs train side by side, one per {axis} ({population.join(', ')}).</li>
             <li><strong>Watch their trails spread</strong> on the chart: more penalty, fewer tokens, less accuracy.</li>
-            <li><strong>Hover a trail</strong> to pick a member out: the transcripts and the anatomy show it. The lambda_tok slider moves one member: the one chosen in the Sweep panel (the first until you choose). Pick another preset to train one run.</li>
+            <li><strong>Move a member's lambda_tok</strong> while they train (until you pause): the slider moves the chosen member, the first until you click another trail or a chip under the slider, and the transcripts and the anatomy show it. Pick another preset to train one run.</li>
           </>
         ) : (
           <>

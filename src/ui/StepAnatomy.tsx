@@ -86,7 +86,7 @@ export function StepAnatomy() {
         </div>
         <button type="button" onClick={() => void store.getState().loadAnatomy(group)}>Refresh</button>
       </div>
-      {label !== null && <p className="member-shown" data-testid="anatomy-member">Member <strong>{shortLabel(held ?? label)}</strong> of the population, at its step {stepCount} (choose another under the lambda_tok slider or on the chart).</p>}
+      {label !== null && <p className="member-shown" data-testid="anatomy-member">Member <strong>{shortLabel(held ?? label)}</strong> of the population (choose another under the lambda_tok slider or on the chart).</p>}
       {stepCount === 0 && <p className="muted">{label !== null ? 'This member has not finished a step yet.' : 'Take a step first (Step or Start).'}</p>}
       {error && <p role="alert" className="error">{error}</p>}
       {anatomy && (

@@ -57,6 +57,7 @@ export function SweepPanel() {
   const sweepSister = useApp((s) => s.sweepSister);
   const setHoveredRun = useApp((s) => s.setHoveredRun);
   const population = useApp((s) => s.population);
+  const untilPaused = useApp((s) => s.untilPaused);
   const layout = useApp((s) => s.sweepLayout);
   const axis = sweepAxisOf(config);
   const running = sweep?.status === 'running';
@@ -77,7 +78,7 @@ export function SweepPanel() {
       <h2 id={`${id}-h`}>Sweep</h2>
       <p className="help">
         One run per value of {axis === 'budget' ? 'the budget B (lambda_tok set by the dual update)' : 'lambda_tok'}, each from the warm start with the setup
-        above, to its last step ({config.steps} steps), all evaluated on the same held-out tasks. The frontier joins the final evals no other run beats on both accuracy and tokens.
+        above, {untilPaused ? 'training until paused' : `to its last step (${config.steps} steps)`}, all evaluated on the same held-out tasks. The frontier joins the last evals no other run beats on both accuracy and tokens.
       </p>
       <div className={`field${draftError ? ' has-error' : ''}`}>
         <label htmlFor={`${id}-v`}>{axis === 'budget' ? 'Budgets to sweep' : 'lambda_tok values to sweep'}</label>

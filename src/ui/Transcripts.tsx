@@ -112,7 +112,7 @@ export function Transcripts() {
         <button type="button" onClick={() => void store.getState().loadTranscripts()}>Refresh</button>
       </div>
       <LogpLegend />
-      {label !== null && <p className="member-shown" data-testid="transcripts-member">Member <strong>{shortLabel(held ?? label)}</strong> of the population, at its step {steps} (choose another under the lambda_tok slider or on the chart).</p>}
+      {label !== null && <p className="member-shown" data-testid="transcripts-member">Member <strong>{shortLabel(held ?? label)}</strong> of the population (choose another under the lambda_tok slider or on the chart).</p>}
       {!block && <p className="muted">{label !== null ? (steps > 0 && held === null ? 'This member is not loaded (the page was reloaded): press Step or Continue.' : `No ${which === 'train' ? 'step' : 'eval'} of this member yet: its transcripts appear after its first step.`) : `No ${which === 'train' ? 'step' : 'eval'} yet: press Step or Start.`}</p>}
       {block && <p className="muted" data-testid="transcript-count">{transcriptCount(which, block, shown.length, filter)}</p>}
       {shown.map((ep) => <Episode key={`${which}-${block!.step}-${ep.episode}`} ep={ep} />)}

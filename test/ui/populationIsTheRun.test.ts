@@ -52,7 +52,7 @@ describe('the population is the run', () => {
   it('Transcripts and Anatomy name the chosen member (the first until one is chosen; hovering changes nothing), paused too', () => {
     const hub = new MetricsHub();
     withSteps(hub, 'a', 3, 0); withSteps(hub, 'b', 3, 0.1);
-    expect(text(render(Transcripts, { ...pop, sweep }, hub))).toMatch(/Member λ=0 of the population, at its step 3/);
+    expect(text(render(Transcripts, { ...pop, sweep }, hub))).toMatch(/Member λ=0 of the population \(choose another/);
     expect(text(render(Transcripts, { ...pop, sweep, hoveredRun: 'b' }, hub))).toMatch(/Member λ=0 of the population/);
     expect(text(render(Transcripts, { ...pop, sweep, sweepSelected: 'b' }, hub))).toMatch(/Member λ=0\.1 of the population/);
     expect(text(render(StepAnatomy, { ...pop, sweep, sweepSelected: 'c' }, hub))).toMatch(/Member λ=0\.3 of the population/);
