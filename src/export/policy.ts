@@ -4,10 +4,12 @@
 // tokenizer_config.json with BOS, EOS and PAD named) and playground.json (what the recipe reads of it:
 // the prompt format and the trained turn's token limit).
 import type { RunConfig } from '../config';
-import { InputError } from '../errors';
+import { createEnv } from '../envs/registry';
+import { clip, InputError } from '../errors';
+import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { gpt2Config, gpt2Tensors, tokenizerConfig, wordLevelTokenizer, type SpecialTokens } from '../model/hfGpt2';
 import type { GPTConfig } from '../model/params';
-import { serializeSafetensors } from '../model/safetensors';
+import { SafetensorsError, serializeSafetensors } from '../model/safetensors';
 import { ENV_PYTHON } from './python';
 
 export const POLICY_DIR = 'policy';
@@ -56,4 +58,29 @@ export function policyFiles(p: PolicyWeights, c: RunConfig, presetName: string):
     { path: `${POLICY_DIR}/special_tokens_map.json`, data: json({ bos_token: p.vocab[special.bos], eos_token: p.vocab[special.eos], pad_token: p.vocab[special.pad] }) },
     { path: `${POLICY_DIR}/playground.json`, data: json(meta) },
   ];
+}
+
+/**
+ * policy/ from a stored checkpoint of a run of preset `presetName` with config `c`: the CLI's `export --run/--checkpoint`
+ * and the page's TRL export both come here, so the two write the same bytes. `where` names the checkpoint in errors.
+ */
+export function checkpointPolicyFiles(ck: Checkpoint, c: RunConfig, presetName: string, where: string): PolicyFile[] {
+  const env = createEnv(c);
+  const vocab = ck.vocab ?? [...env.vocab];
+  if (vocab.join('\u0000') !== env.vocab.join('\u0000')) throw new InputError(`${where}: its vocabulary is not the ${presetName} task's (${c.env})`);
+  if (ck.config.blockSize < env.blockSize) throw new InputError(`${where}: block_size ${ck.config.blockSize} is shorter than the task's ${env.blockSize}`);
+  const step = ck.extras.step === undefined ? undefined : Number(ck.extras.step);
+  return policyFiles({ config: ck.config, weights: ck.weights, vocab, step }, c, presetName);
+}
+
+/** The same from a checkpoint's bytes (the page's stored best or last); a bad file is one InputError naming `where`. */
+export function policyFilesFromBytes(bytes: Uint8Array, c: RunConfig, presetName: string, where: string): PolicyFile[] {
+  let ck: Checkpoint;
+  try {
+    ck = readCheckpoint(bytes);
+  } catch (e) {
+    if (e instanceof SafetensorsError) throw new InputError(`${where}: ${clip(e.message, 300)}`);
+    throw e;
+  }
+  return checkpointPolicyFiles(ck, c, presetName, where);
 }

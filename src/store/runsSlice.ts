@@ -3,7 +3,8 @@
 import type { RunConfig } from '../config';
 import { InputError } from '../errors';
 import { LOSS_IDS, LOSSES, twinSettings, type LossId } from '../losses';
-import { recipeBundle } from '../export/bundle';
+import { recipeBundle, type BundleFile } from '../export/bundle';
+import { policyFilesFromBytes } from '../export/policy';
 import type { ExportFile } from '../export/readme';
 import { exportRecipe } from '../export/recipe';
 import { checkRunCheckpoint, fileStem, MAX_CHECKPOINT_BYTES, MAX_RUN_FILE_BYTES, metricsCsv, parseRunFile, RunFileError, runToJson } from './runFile';
@@ -155,6 +156,17 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
     },
 
     async exportRun(id, what) {
+      /** The weights a TRL export carries: the current run's live last, else the stored last, else the stored best. */
+      const policyCheckpoint = async (id: string): Promise<{ which: CheckpointKind; bytes: Uint8Array } | null> => {
+        if (id === get().runId) {
+          try { return { which: 'last', bytes: await ctx.api.exportCheckpoint('last', id) }; } catch { /* no trainer: the stored ones */ }
+        }
+        for (const which of ['last', 'best'] as const) {
+          const bytes = await deps.storage.getCheckpoint(id, which);
+          if (bytes) return { which, bytes };
+        }
+        return null;
+      };
       await ctx.guard(async () => {
         const meta = find(id), stem = fileStem(meta.name);
         if (what === 'json') {
@@ -163,9 +175,18 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
           deps.download(`${stem}.metrics.csv`, new Blob([metricsCsv(await seriesOf(id))], { type: 'text/csv' }));
         } else if (what === 'trl' || what === 'verl') {
           const folder = `${stem}-${what}`;
-          const files = exportRecipe(what, configAtEnd(meta), meta.preset);
+          const config = configAtEnd(meta);
+          const files: BundleFile[] = exportRecipe(what, config, meta.preset);
           const notes = liveChangesNote(meta);
-          deps.download(`${folder}.py`, new Blob([recipeBundle(notes ? [...files, notes] : files, folder)], { type: 'text/x-python' }));
+          if (notes) files.push(notes);
+          // TRL also gets policy/, the run's own weights as a transformers model (the CLI's export --run writes the same)
+          const ck = what === 'trl' ? await policyCheckpoint(id) : null;
+          let left: string | null = null;
+          try {
+            if (ck) files.push(...policyFilesFromBytes(ck.bytes, config, meta.preset, `its ${ck.which} checkpoint`));
+          } catch (e) { left = errorText(e); } // the recipe still goes out, without the policy, and the page says why
+          deps.download(`${folder}.py`, new Blob([recipeBundle(files, folder)], { type: 'text/x-python' }));
+          if (left) set({ notice: `Exported "${meta.name}" for TRL without policy/: ${left}.` });
         } else {
           const bytes = id === get().runId ? await ctx.api.exportCheckpoint(what, id) : await deps.storage.getCheckpoint(id, what);
           if (!bytes) throw new Error(`"${meta.name}" has no ${what} checkpoint stored`);

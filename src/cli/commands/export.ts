@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { clip, InputError } from '../../errors';
 import { findPreset } from '../../envs/presets';
-import { policyFiles, POLICY_DIR } from '../../export/policy';
+import { checkpointPolicyFiles, POLICY_DIR } from '../../export/policy';
 import { exportRecipe, parseTarget } from '../../export/recipe';
 import type { Checkpoint } from '../../model/checkpoint';
 import { parseFlags, requireFlag, type Flags, type FlagSpec } from '../args';
@@ -48,10 +48,7 @@ export async function exportCmd(argv: string[]): Promise<unknown> {
   const out = requireFlag(flags, 'out', 'export');
   const files: { path: string; data: string | Uint8Array }[] = exportRecipe(target, s.config, s.preset.name).map((f) => ({ path: f.path, data: f.text }));
   if (ck && target === 'trl') {
-    const vocab = ck.vocab ?? [...s.env.vocab];
-    if (vocab.join('\u0000') !== s.env.vocab.join('\u0000')) throw new InputError(`${where}: its vocabulary is not the ${s.preset.name} task's (${s.config.env})`);
-    if (ck.config.blockSize < s.env.blockSize) throw new InputError(`${where}: block_size ${ck.config.blockSize} is shorter than the task's ${s.env.blockSize}`);
-    files.push(...policyFiles({ config: ck.config, weights: ck.weights, vocab, step: ck.extras.step === undefined ? undefined : Number(ck.extras.step) }, s.config, s.preset.name));
+    files.push(...checkpointPolicyFiles(ck, s.config, s.preset.name, where));
   } else if (ck) {
     throw new InputError('export: --checkpoint/--run writes the policy for --to trl only (verl\'s prompts are words, not the policy\'s tokens)');
   }
