@@ -15,6 +15,7 @@ export interface MemberJob {
   preset: string; overrides: Record<string, unknown> & Partial<RunConfig>; out: string;
   warm?: WarmStarts; changes: MemberChange[]; label: string; // no warm: the member makes its own (shipped, or pretrained in its thread)
   engine?: 'cpu' | 'wasm'; // the member's CPU engine: the reference (default) or the WebAssembly SIMD engine
+  resume?: boolean; // continues from the state saved in `out` and saves its own (resumeState.ts)
 }
 export type MemberOutcome = { ok: true; result: TrainResult } | { ok: false; kind: 'fault' | 'input' | 'internal'; message: string };
 

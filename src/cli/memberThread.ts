@@ -12,7 +12,7 @@ const job = (workerData as { job: MemberJob }).job;
 const backend = cpuEngine(job.engine);
 let outcome: MemberOutcome;
 try {
-  const result = await trainRun(backend, setup(job.preset, job.overrides), job.out, { quiet: true, warm: job.warm, changes: job.changes, label: job.label });
+  const result = await trainRun(backend, setup(job.preset, job.overrides), job.out, { quiet: true, warm: job.warm, changes: job.changes, label: job.label, resume: job.resume });
   outcome = { ok: true, result };
 } catch (e) {
   outcome = failure(e);

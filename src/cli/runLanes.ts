@@ -24,6 +24,7 @@ export type LaneDevice = { gpu: WebGpuBackend } | { engine: 'cpu' | 'wasm' };
 export interface LaneRun {
   s: RunSetup; preset: string; overrides: MemberJob['overrides']; out: string; label: string; changes: MemberChange[];
   warm?: WarmStarts; // absent: made where the run trains (shipped, or pretrained there)
+  resume?: boolean; // a lone run continues from the state saved in its folder and saves its own (resumeState.ts)
 }
 
 /** The placement of every wave; `mode` and `membersAtOnce` as the summaries report them. */
@@ -107,7 +108,7 @@ export async function runLanes(runs: readonly LaneRun[], device: LaneDevice, pla
         const rolloutRows = wave.rolloutRows[l];
         if (Number.isFinite(rolloutRows)) log(`${members[0].label}: the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
         try {
-          const results = await trainMembers(device.gpu, members.map((r) => ({ s: r.s, out: r.out, warm: r.warm, label: r.label })), changes, { quiet: true, rolloutRows });
+          const results = await trainMembers(device.gpu, members.map((r) => ({ s: r.s, out: r.out, warm: r.warm, label: r.label, resume: r.resume })), changes, { quiet: true, rolloutRows });
           got = results.map((r) => ('fault' in r ? { ok: false, kind: 'fault', message: r.fault } : { ok: true, result: r }));
         } catch (e) {
           // the lane stopped (a file it could not write, say): each of its runs failed, the other lanes go on
@@ -116,7 +117,7 @@ export async function runLanes(runs: readonly LaneRun[], device: LaneDevice, pla
         }
       } else {
         const r = members[0]; // the CPU never stacks: one member per lane
-        got = [await runThread({ preset: r.preset, overrides: r.overrides, out: r.out, warm: r.warm, changes: r.changes, label: r.label, engine: device.engine })];
+        got = [await runThread({ preset: r.preset, overrides: r.overrides, out: r.out, warm: r.warm, changes: r.changes, label: r.label, engine: device.engine, resume: r.resume })];
       }
       got.forEach((o, j) => { out[lane[j]] = o; hooks.done?.(lane[j], o); });
     });

@@ -24,7 +24,9 @@ import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { checkBackendFlag, log, outOrDefault, writeAtomic } from '../io';
-import { prepareJobTree } from '../outputTree';
+import { MEMBER_FILES, prepareJobTree } from '../outputTree';
+import { JOB_FILE, onInterrupt, openJob } from '../jobResume';
+import { finishedResult, RESUME_MEMBER_FILES } from '../resumeState';
 import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './runSetup';
 import type { TrainResult } from './train';
 
@@ -44,6 +46,7 @@ export const sweepFlags: FlagSpec = {
   at: { kind: 'list', help: 'a live change from a step on, to every member or to member M (plan order, from 0): STEP:key=value[@M] (repeatable)' },
   recipe: { kind: 'bool', help: 'each run with its own setting\'s recipe (docs/recipe.md: steps, temperature, a start penalty); fields given with --set stay' },
   yes: { kind: 'bool', help: `start a sweep of more than ${RUNS_WITHOUT_YES} runs (without it, such a sweep prints its size and stops)` },
+  fresh: { kind: 'bool', help: 'start anew in an --out that holds an earlier sweep (removes its files); without it the same sweep continues there, and other settings are refused' },
 };
 
 export function specFrom(flags: Record<string, unknown>, base: RunConfig): SweepSpec {
@@ -117,7 +120,8 @@ export async function sweep(argv: string[]): Promise<unknown> {
   confirmRuns('sweep', planned.length * (vsStatic ? 2 : 1), planned.reduce((n, p) => n + p.s.config.steps, 0) * (vsStatic ? 2 : 1), flags.yes === true);
   const out = outOrDefault(flags.out, `sweep-${presetName}`);
   // the whole tree before anything trains: every member folder (the static twins' too) and every file a run writes
-  prepareJobTree(out, ['sweep.json'], [...planned.map((p) => p.dir), ...(vsStatic ? planned.map((p) => staticDir(p.run)) : [])]);
+  const memberDirs = [...planned.map((p) => p.dir), ...(vsStatic ? planned.map((p) => staticDir(p.run)) : [])];
+  prepareJobTree(out, ['sweep.json', JOB_FILE], memberDirs, [...MEMBER_FILES, ...RESUME_MEMBER_FILES]);
   const sequential = flags.sequential === true;
   if (sequential && (flags.members !== undefined || flags['memory-limit'] !== undefined)) throw new InputError('sweep: --members and --memory-limit size a population; --sequential runs one run at a time');
   // --sequential is a population of one member at a time (without --backend on WebGPU when there is one, as train chooses)
@@ -130,6 +134,23 @@ export async function sweep(argv: string[]): Promise<unknown> {
   } catch (e) {
     backend.destroy();
     throw e;
+  }
+  // what decides the results (not how many train at once): the same command continues, other settings are refused
+  const settings: Record<string, unknown> = {
+    preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, 'vs-static': vsStatic, recipe: flags.recipe === true, at: atTexts,
+    backend: 'gpu' in device ? 'webgpu' : device.engine === 'wasm' ? 'cpu' : 'reference',
+    ...Object.fromEntries(Object.entries(sets).map(([k, v]) => [`--set ${k}`, v])),
+  };
+  let job: ReturnType<typeof openJob>;
+  try {
+    job = openJob(out, 'sweep', settings, memberDirs, ['sweep.json'], flags.fresh === true);
+  } catch (e) {
+    backend.destroy();
+    throw e;
+  }
+  if (job.finished !== null) {
+    backend.destroy();
+    return job.finished;
   }
   const K = plan.length, first = lanePlan.waves[0].placement;
   log(lanePlan.mode === 'stacked-population' ? `sweep: a stacked population of ${K} members on WebGPU, ${lanePlan.membersAtOnce} in lock step at once (one set of dispatches per step)`
@@ -157,9 +178,15 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const logged = (rec: RunRecord) => log(`sweep: ${rec.label}: final accuracy ${rec.final.accuracy.toFixed(3)} tokens ${rec.final.tokens.toFixed(2)} (${rec.wallSeconds} s)`);
 
   /** Trains a wave of runs where the placement puts them; each one's result, null where it stopped with a fault. */
-  const trainAll = async (wave: Planned[], placed: LanePlan): Promise<(TrainResult | null)[]> => {
+  const trainAll = async (all: Planned[], placed: LanePlan): Promise<(TrainResult | null)[]> => {
+    // a run that finished in an earlier try of this sweep (same settings) is kept as it is
+    const kept = all.map((p) => finishedResult(join(out, p.dir), presetName, p.s.config));
+    for (const [i, r] of kept.entries()) if (r) { done++; log(`sweep: member ${all[i].run.label} finished in an earlier try, kept (${done}/${total})`); }
+    const idx = all.map((_, i) => i).filter((i) => kept[i] === null), wave = idx.map((i) => all[i]);
+    if (wave.length === 0) return kept;
+    if (wave.length < all.length) placed = placeFor(wave);
     const lanes = lanesOf(wave);
-    for (const r of lanes) r.warm = await warmFor(r.s);
+    for (const r of lanes) { r.warm = await warmFor(r.s); r.resume = true; }
     const outcomes = await runLanes(lanes, device, placed, {
       started: (idx) => log(`sweep: training ${idx.map((i) => wave[i].run.label).join(', ')}${idx.length > 1 ? ' as one stacked population' : ''}`),
       done: (i, o) => {
@@ -167,14 +194,18 @@ export async function sweep(argv: string[]): Promise<unknown> {
         log(`sweep: member ${wave[i].run.label} ${o.ok ? 'finished' : 'stopped'} (${done}/${total}, ${Math.round((performance.now() - t0) / 1000)} s)`);
       },
     });
-    return outcomes.map((o, i) => {
+    const trained = outcomes.map((o, i) => {
       const r = settled(o);
       if (!('fault' in r)) return r;
       failed.push({ label: wave[i].run.label, message: r.fault });
       log(`sweep: ${wave[i].run.label} stopped: ${r.fault}`);
       return null;
     });
+    const results = [...kept];
+    idx.forEach((i, j) => { results[i] = trained[j]; });
+    return results;
   };
+  const stopWatch = onInterrupt('sweep', out, () => memberDirs);
 
   try {
     const results = await trainAll(planned, lanePlan);
@@ -206,6 +237,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
       });
     }
   } finally {
+    stopWatch();
     backend.destroy();
   }
   const points = runs.map((r) => ({ label: r.label, value: r.value, seed: r.seed, accuracy: r.final.accuracy, tokens: r.final.tokens, out: r.out }));
@@ -217,6 +249,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   };
   writeAtomic(join(out, 'sweep.json'), JSON.stringify(summary, null, 2) + '\n');
   log(`sweep: wrote ${join(out, 'sweep.json')}`);
+  if (failed.length === 0) job.done(); // a sweep with failed runs stays open: run it again to retry them
   checkRuns('sweep', total, failed, join(out, 'sweep.json'));
   return summary;
 }

@@ -1,5 +1,5 @@
 // `train --preset NAME [--set key=value]... [--steps N] [--seed S] [--out DIR]`: the Trainer, headless.
-import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { totalmem } from 'node:os';
 import { join } from 'node:path';
 import { WebGpuBackend } from '../../gpu/webgpuBackend';
@@ -25,6 +25,8 @@ import { evalRecordProblem } from '../../rl/evalRanges';
 import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 import { checkChangeSteps, checkShorthands } from '../flagChecks';
 import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
+import { loadResume, removeStaleTemps, restoreInto, resumeEveryMs, saveResult, saveResume, type SavedRun } from '../resumeState';
+import { trainableSlot } from '../../rl/warmStart';
 
 export const trainFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -106,17 +108,21 @@ export type TrainSummary = Record<string, unknown> & { final: Record<string, num
 /** How a run is made: `quiet` logs evals and every 10th step only (sweeps run many); `warm` a warm start made
  * already (a sweep's runs share it); `changes` live changes from a step on (a population member's); `label`
  * prefixes its log lines (members log side by side). */
-export interface TrainRunOptions { quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string; rolloutRows?: number }
+export interface TrainRunOptions { quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string; rolloutRows?: number; resume?: boolean }
 
-/** One member of a run: its setup, its folder, its warm start (absent: made here) and its log label. */
-export interface RunMember { s: RunSetup; out: string; warm?: WarmStarts; label?: string }
+/**
+ * One member of a run: its setup, its folder, its warm start (absent: made here) and its log label. `resume` (a lone
+ * run of a job, resumeState.ts): continues from the state saved in its folder, saves its state at every eval and at
+ * most every GSPO_RESUME_EVERY_MS (10 s) between, and leaves result.json when it finishes.
+ */
+export interface RunMember { s: RunSetup; out: string; warm?: WarmStarts; label?: string; resume?: boolean }
 
 /**
  * One run from the preset's warm start into `out` (config.json, metrics.jsonl, evals.jsonl, best and
  * last checkpoints): a population of one. Throws a RunFault when its updates are skipped step after step.
  */
 export async function trainRun(backend: Backend, s: RunSetup, out: string, opts: TrainRunOptions = {}): Promise<TrainResult> {
-  const [r] = await trainMembers(backend, [{ s, out, warm: opts.warm, label: opts.label }], opts.changes ?? [], opts);
+  const [r] = await trainMembers(backend, [{ s, out, warm: opts.warm, label: opts.label, resume: opts.resume }], opts.changes ?? [], opts);
   if ('fault' in r) throw new RunFault(r.fault);
   return r;
 }
@@ -133,7 +139,13 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
   const warms: WarmStarts[] = [];
   for (const m of members) warms.push(m.warm ?? await startSlots(backend, m.s));
   const slot = slotNames(s0.env)[0];
-  const trainer = K === 1 ? new Trainer(backend, s0.env, s0.config, warms[0].slots)
+  // a lone run of a job resumes from the state in its folder (not with a curriculum: its streak is not in the state)
+  const resumable = K === 1 && members[0].resume === true && !s0.env.curriculum;
+  if (resumable) removeStaleTemps(members[0].out);
+  const saved: SavedRun | null = resumable ? loadResume(members[0].out, s0.preset.name, s0.config, logs[0]) : null;
+  // resumed: built from its best weights (the Trainer's best checkpoint), then restored to the last ones and the counters
+  const startSlots0 = saved ? { ...warms[0].slots, [trainableSlot(warms[0].slots) ?? slot]: { ...warms[0].slots[trainableSlot(warms[0].slots) ?? slot], weights: saved.best } } : warms[0].slots;
+  const trainer = K === 1 ? new Trainer(backend, s0.env, s0.config, startSlots0)
     : new Trainer(backend, s0.env, members.map((m) => m.s.config), warms.map((w) => w.slots[slot].weights));
   try {
     if (opts.rolloutRows !== undefined) trainer.rolloutRows = opts.rolloutRows;
@@ -142,9 +154,25 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
     for (const m of members) {
       mkdirSync(m.out, { recursive: true });
       writeFileSync(join(m.out, 'config.json'), JSON.stringify({ preset: m.s.preset.name, backend: backend.name, config: m.s.config }, null, 2) + '\n');
+      if (saved) continue;
       writeFileSync(join(m.out, 'metrics.jsonl'), '');
       writeFileSync(join(m.out, 'evals.jsonl'), '');
     }
+    if (saved) {
+      // the files as they were at the saved step: its metrics lines, its evals (as they were written)
+      restoreInto(trainer, saved);
+      const at = saved.counters.step, out0 = members[0].out;
+      let lines: string[] = [];
+      try { lines = readFileSync(join(out0, 'metrics.jsonl'), 'utf8').split('\n').filter((l) => l.trim() !== ''); } catch { /* none kept */ }
+      const kept = lines.filter((l) => { try { return (JSON.parse(l) as { step: number }).step < at; } catch { return false; } });
+      writeFileSync(join(out0, 'metrics.jsonl'), kept.map((l) => l + '\n').join(''));
+      writeFileSync(join(out0, 'evals.jsonl'), trainer.members[0].evals.map((e) => JSON.stringify(e) + '\n').join(''));
+      histories[0].push(...saved.counters.history);
+      for (const c of changes.filter((x) => x.step < at)) applied[0].push(c);
+      logs[0](`resumed at step ${at} of ${s0.config.steps} from ${join(out0, 'resume.safetensors')}${kept.length !== at ? ` (metrics.jsonl keeps ${kept.length} of its ${at} steps' lines)` : ''}`);
+    }
+    const every = resumeEveryMs();
+    let lastSave = performance.now();
     const logEvals = (recs: EvalRecord[]) => recs.forEach((e, k) => {
       // the writer checks what every reader checks (src/rl/evalRanges.ts): a figure out of its range is never written
       const bad = evalRecordProblem(e as unknown as Record<string, number>);
@@ -154,11 +182,11 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
       for (const c of trainer.curriculum.filter((x) => x.step === e.step)) logs[k](`curriculum: ${c.label} from step ${c.step}`);
       for (const f of trainer.members[k].flags.filter((x) => x.step === e.step && (x.kind === 'collapse' || x.kind === 'degenerate'))) logs[k](`flag: ${f.message}`);
     });
-    const warm = await trainer.evaluateAll();
-    logEvals(warm);
+    const warm = saved ? [trainer.members[0].evals[0]] : await trainer.evaluateAll();
+    if (!saved) logEvals(warm);
     for (const b of trainer.baselines()) say(`baseline ${b.name}: accuracy ${b.accuracy.toFixed(3)} ${Object.entries(b.extras).map(([x, v]) => `${x} ${v.toFixed(2)}`).join(' ')}`);
     const steps = s0.config.steps;
-    for (let i = 0; i < steps; i++) {
+    for (let i = trainer.stepCount; i < steps; i++) {
       for (const c of changes.filter((x) => x.step === i)) {
         // a lone run's changes are its own (a sweep member's keep their index in the sweep, for its record)
         trainer.setHyperparams(c.partial, K === 1 ? null : c.member);
@@ -179,7 +207,12 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
         if (!quiet || (m.step + 1) % 10 === 0) logs[k](`step ${m.step + 1}/${steps} reward ${m.reward.toFixed(3)} r_task ${m.r_task.toFixed(3)} tokens ${m.tokens.toFixed(2)} silence ${m.silence_rate.toFixed(2)} clip ${m.clip_frac.toFixed(2)} lambda ${m.lambda_tok.toFixed(3)} ${m.step_time_ms.toFixed(0)} ms`);
       });
       if (faults.every((f) => f !== null)) break; // every member stopped (a lone run: at once)
-      if ((i + 1) % s0.config.evalEvery === 0 && i + 1 < steps) logEvals(await trainer.evaluateAll());
+      const evaluated = (i + 1) % s0.config.evalEvery === 0 && i + 1 < steps;
+      if (evaluated) logEvals(await trainer.evaluateAll());
+      if (resumable && (evaluated || performance.now() - lastSave >= every)) {
+        await saveResume(members[0].out, trainer, 0, s0.preset.name, s0.config, histories[0]);
+        lastSave = performance.now();
+      }
     }
     if (K === 1 && faults[0]) return [{ fault: faults[0] }];
     const final = trainer.stepCount > 0 && trainer.evals[trainer.evals.length - 1]?.step !== trainer.stepCount ? await trainer.evaluateAll() : warm;
@@ -211,6 +244,7 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
         ...(comparison ? { comparison: comparison.rows } : {}), ...(K > 1 ? { stacked: { members: K } } : {}),
       };
       results.push({ summary, history: histories[k] });
+      if (resumable) saveResult(m.out, m.s.preset.name, m.s.config, { summary, history: histories[k] });
     }
     return results;
   } finally {
