@@ -113,6 +113,23 @@ class PlaygroundGRPOTrainer(GRPOTrainer):
         logs.update({prefix + k: v for k, v in extra.items()})
         super().log(logs, start_time)
 
+    greedy_eval = False  # --greedy-eval
+
+    def evaluate(self, *args, **kwargs):
+        """--greedy-eval: the eval writes the argmax continuation, as the page's eval does (training still samples)."""
+        if not self.greedy_eval or not hasattr(self, "generation_kwargs"):  # vLLM keeps its own sampling
+            return super().evaluate(*args, **kwargs)
+        from transformers import GenerationConfig
+
+        saved = self.generation_config, self.generation_kwargs
+        greedy = {k: v for k, v in self.generation_kwargs.items() if k not in ("temperature", "top_p", "top_k", "min_p")}
+        greedy["do_sample"] = False
+        self.generation_kwargs, self.generation_config = greedy, GenerationConfig(**greedy, disable_compile=True)
+        try:
+            return super().evaluate(*args, **kwargs)
+        finally:
+            self.generation_config, self.generation_kwargs = saved
+
 
 def choose_precision(force_cpu):
     """bf16 only where torch says the device has it, else fp32 (TRL's bf16 default fails on a CPU, a T4 or a V100)."""
@@ -137,6 +154,8 @@ def main():
     parser.add_argument("--eval-batch", type=int, default=None, help="eval completions per device batch, a multiple of ${c.groupSize} (default ${c.groupSize})")
     parser.add_argument("--output-dir", default=None, help="where checkpoints and trainer_state.json go (default grpo-output)")
     parser.add_argument("--cpu", action="store_true", help="train on the CPU even where a GPU is present")
+    parser.add_argument("--eval-on-start", action="store_true", help="evaluate once before the first step (the exported policy as it is)")
+    parser.add_argument("--greedy-eval", action="store_true", help="evaluate greedily, one completion per task, as the page's eval (TRL's eval samples num_generations)")
     opts = parser.parse_args()
 
     # the playground's own policy reads the task in its tokens; any other model in words
@@ -164,11 +183,15 @@ ${kwargs}
         config.per_device_eval_batch_size = opts.eval_batch
     if opts.output_dir is not None:
         config.output_dir = opts.output_dir
+    if opts.eval_on_start:
+        config.eval_on_start = True
+    if opts.greedy_eval:
+        config.num_generations_eval = 1  # one argmax completion per eval task
     if policy_meta:
         # the playground's token limit for the trained turn (EOS included): the policy's positions end at n_positions
         config.max_completion_length = policy_meta["max_completion_length"]
     print(f"model: {opts.model} (prompts in {prompt_format}); max_steps {config.max_steps}, eval every {config.eval_steps}, "
-          f"eval batch {config.per_device_eval_batch_size}")
+          f"eval batch {config.per_device_eval_batch_size}" + (", greedy eval" if opts.greedy_eval else ""))
 
     train = Dataset.from_list(make_dataset("train", opts.train_size, prompt_format=prompt_format))
     evaluation = Dataset.from_list(make_dataset("eval", opts.eval_size, prompt_format=prompt_format))
@@ -182,6 +205,7 @@ ${kwargs}
         callbacks=callbacks,
     )
     trainer.playground_logs = tuple(callbacks)
+    trainer.greedy_eval = opts.greedy_eval
     for cb in callbacks:
         cb.trainer = trainer
     trainer.train()

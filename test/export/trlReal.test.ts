@@ -201,6 +201,38 @@ describe('the exported scripts run on real TRL with the exported policy', () => 
   }, 600_000);
 });
 
+describe('--eval-on-start --greedy-eval: the exported policy as it is, evaluated as the page does', () => {
+  it('relay-silence: an eval at step 0, one argmax completion per task, equal to transformers\' greedy on the same tasks', (ctx) => {
+    needVenv(ctx);
+    const dir = exportWithPolicy('relay-silence', 'relay-warm.safetensors', ['seed=0']);
+    const history = runScript(dir, ['--max-steps', '1', '--eval-steps', '1', '--eval-size', '16', '--eval-batch', '16', '--train-size', '64', '--eval-on-start', '--greedy-eval']);
+    const start = history.find((h) => h.step === 0 && 'eval_loss' in h)!;
+    expect(start, JSON.stringify(history)).toBeDefined();
+    const greedy = python(`
+import json, sys, torch
+sys.path.insert(0, ${JSON.stringify(dir)})
+from toy_tasks import make_dataset, outcome
+from transformers import AutoModelForCausalLM, AutoTokenizer
+p = ${JSON.stringify(join(dir, 'policy'))}
+m, tok = AutoModelForCausalLM.from_pretrained(p).eval(), AutoTokenizer.from_pretrained(p)
+n = json.load(open(p + "/playground.json"))["max_completion_length"]
+tokens = task = 0
+rows = make_dataset("eval", 16, prompt_format="tokens")
+for r in rows:
+    ids = tok(r["prompt"], return_tensors="pt", add_special_tokens=False).input_ids
+    with torch.no_grad():
+        out = m.generate(ids, attention_mask=torch.ones_like(ids), max_new_tokens=n, do_sample=False)
+    o = outcome(json.loads(r["task"]), tok.decode(out[0, ids.shape[1]:], skip_special_tokens=True))
+    tokens += o["tokens"]; task += o["r_task"]
+print(json.dumps({"tokens": tokens / len(rows), "r_task": task / len(rows)}))
+`);
+    expect(greedy.tokens).toBeGreaterThan(1); // the warm start speaks: the comparison has something to see
+    expect(start['eval_rewards/reward_tokens/mean']).toBeCloseTo(greedy.tokens, 9);
+    expect(start.eval_r_task).toBeCloseTo(greedy.r_task, 9);
+    expect(start['eval_rewards/reward_tokens/std']).toBeGreaterThanOrEqual(0);
+  }, 600_000);
+});
+
 describe('the objective\'s TRL defaults are pinned', () => {
   it('beta 0.04: the export sets use_bias_correction_kl=False, which this TRL turns on by default', (ctx) => {
     needVenv(ctx);
