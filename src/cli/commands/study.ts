@@ -12,7 +12,9 @@ import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summa
 import { parseValues } from '../../rl/sweep';
 import { parseFlags, requireFlag, type Flags, type FlagSpec } from '../args';
 import { log, outOrDefault, writeAtomic } from '../io';
-import { prepareJobTree } from '../outputTree';
+import { MEMBER_FILES, prepareJobTree } from '../outputTree';
+import { JOB_FILE, onInterrupt, openJob } from '../jobResume';
+import { finishedResult, RESUME_MEMBER_FILES } from '../resumeState';
 import type { MemberJob, MemberOutcome } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { warmStartsFor } from '../warmPool';
@@ -30,6 +32,7 @@ export const studyFlags: FlagSpec = {
   members: { kind: 'int', help: 'runs training at once (default: as many as fit in memory)' },
   'memory-limit': { kind: 'number', help: 'MiB the population may use (default 3/4 of the available memory)' },
   yes: { kind: 'bool', help: `start a study of more than ${RUNS_WITHOUT_YES} runs (without it, such a study prints its size and stops)` },
+  fresh: { kind: 'bool', help: 'start anew in an --out that holds an earlier study (removes its files); without it the same study continues there, and other settings are refused' },
 };
 
 /** The flags that belong to one study: another study's flag would be silently ignored, so it is refused. */
@@ -141,30 +144,50 @@ export async function study(argv: string[]): Promise<unknown> {
   const setups = runs.map((r) => setup(r.preset, r.overrides as Record<string, unknown>)); // every config checked before anything runs
   confirmRuns(`study ${name}`, runs.length, setups.reduce((n, x) => n + x.config.steps, 0), flags.yes === true);
   const out = outOrDefault(flags.out, `study-${name}`);
-  prepareJobTree(out, ['study.json'], runs.map((r) => r.label)); // every member folder and file, before anything trains
+  prepareJobTree(out, ['study.json', JOB_FILE], runs.map((r) => r.label), [...MEMBER_FILES, ...RESUME_MEMBER_FILES]); // every member folder and file, before anything trains
   const engine = flags.backend === undefined ? 'wasm' : String(flags.backend);
   if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be cpu (the CPU engine; wasm is the same) or reference (a study trains on a CPU engine); got "${clip(engine === 'cpu' ? 'reference' : engine, 40)}"`);
   const device = { engine } as const;
-  const lanes: LaneRun[] = runs.map((r, i) => ({ s: setups[i], preset: r.preset, overrides: r.overrides as MemberJob['overrides'], out: join(out, r.label), label: r.label, changes: [] }));
+  const lanes: LaneRun[] = runs.map((r, i) => ({ s: setups[i], preset: r.preset, overrides: r.overrides as MemberJob['overrides'], out: join(out, r.label), label: r.label, changes: [], resume: true }));
   const lanePlan = placeRuns(lanes, device, { members: flags.members, memoryFlag: flags['memory-limit'] });
+  // what decides the results (not how many train at once): the same command continues, other settings are refused
+  const settings: Record<string, unknown> = { study: name, ...Object.fromEntries(['seeds', 'budgets', 'lambdas', 'scouts', 'steps'].map((f) => [f, flags[f]])), backend: engine === 'wasm' ? 'cpu' : 'reference' };
+  const job = openJob(out, `study ${name}`, settings, runs.map((r) => r.label), ['study.json'], flags.fresh === true);
+  if (job.finished !== null) {
+    const f = job.finished as { wallSeconds?: number; failed?: unknown[] };
+    return { out, wallSeconds: f.wallSeconds, failed: f.failed ?? [] };
+  }
+  // a run that finished in an earlier try of this study is kept as it is
+  const kept: (MemberOutcome | null)[] = runs.map((r, i) => { const k = finishedResult(lanes[i].out, r.preset, setups[i].config); return k ? { ok: true, result: k } : null; });
+  for (const [i, k] of kept.entries()) if (k) log(`study ${name}: ${runs[i].label} finished in an earlier try, kept`);
+  const todo = runs.map((_, i) => i).filter((i) => kept[i] === null), toTrain = todo.map((i) => lanes[i]);
   log(`study ${name}: ${runs.length} runs as a population, ${lanePlan.membersAtOnce} at once (${availableParallelism()} cores), ${engine === 'wasm' ? 'the WebAssembly SIMD engine' : 'the CPU reference'}`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
-  const warm = await warmStartsFor(runs.map((r) => ({ preset: r.preset, overrides: r.overrides as Record<string, unknown>, engine })), lanePlan.membersAtOnce);
-  const bad = warm.find((w) => !w.ok);
-  if (bad && !bad.ok) throw new InputError(`study ${name}: a warm start could not be made: ${bad.message}`);
-  lanes.forEach((l, i) => { l.warm = (warm[i] as { warm: MemberJob['warm'] }).warm; });
-  const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`study ${name}: ${runs[i].label} ${o.ok ? 'done' : `failed: ${oneLine(o.message)}`}`) });
+  const outcomes: MemberOutcome[] = kept.map((k) => k ?? { ok: false, kind: 'internal', message: 'not trained' });
+  if (toTrain.length) {
+    const warm = await warmStartsFor(todo.map((i) => ({ preset: runs[i].preset, overrides: runs[i].overrides as Record<string, unknown>, engine })), lanePlan.membersAtOnce);
+    const bad = warm.find((w) => !w.ok);
+    if (bad && !bad.ok) throw new InputError(`study ${name}: a warm start could not be made: ${bad.message}`);
+    toTrain.forEach((l, j) => { l.warm = (warm[j] as { warm: MemberJob['warm'] }).warm; });
+    const stopWatch = onInterrupt(`study ${name}`, out, () => runs.map((r) => r.label));
+    try {
+      const got = await runLanes(toTrain, device, toTrain.length === lanes.length ? lanePlan : placeRuns(toTrain, device, { members: flags.members, memoryFlag: flags['memory-limit'] }),
+        { done: (j, o) => log(`study ${name}: ${runs[todo[j]].label} ${o.ok ? 'done' : `failed: ${oneLine(o.message)}`}`) });
+      todo.forEach((i, j) => { outcomes[i] = got[j]; });
+    } finally { stopWatch(); }
+  }
   const done = runs.map((run, i) => ({ run, outcome: outcomes[i] }));
   const { md, json } = name === 'dual-static' ? dualMarkdown(done) : name === 'scouts' ? scoutsMarkdown(done) : philosophersMarkdown(done);
   const wall = (performance.now() - t0) / 1000;
   const failed = failedRuns(runs.map((r) => r.label), outcomes);
   // the command that remakes the table: the flags as given, without where this copy went
-  const given = argv.slice(positional ? 1 : 0), kept = given.filter((a, i) => a !== '--out' && given[i - 1] !== '--out' && !a.startsWith('--out='));
-  const command = ['npm run gspo -- study', name, ...kept].join(' ');
+  const given = argv.slice(positional ? 1 : 0), given1 = given.filter((a, i) => a !== '--out' && given[i - 1] !== '--out' && !a.startsWith('--out=') && a !== '--fresh');
+  const command = ['npm run gspo -- study', name, ...given1].join(' ');
   const markdown = `${command}\n\n${md}\n${failed.length ? `\nStopped runs: ${failed.map((f) => `${f.label} (${f.message})`).join('; ')}\n` : ''}\n${Math.round(wall)} s wall on ${availableParallelism()} cores.\n`;
   writeAtomic(join(out, 'study.json'), JSON.stringify({ study: name, command, wallSeconds: wall, failed, ...json as object, markdown }, null, 2) + '\n');
   log(`study ${name}: done in ${Math.round(wall)} s; ${join(out, 'study.json')}\n${markdown}`);
+  if (failed.length === 0) job.done(); // a study with failed runs stays open: run it again to retry them
   checkRuns(`study ${name}`, runs.length, failed, join(out, 'study.json'));
   return { out, wallSeconds: wall, failed };
 }
