@@ -53,6 +53,7 @@ function trainScript(c: RunConfig, presetName: string): string {
 python train_grpo.py                                   # the run's own policy (./policy), when exported with it
 python train_grpo.py --model MODEL_NAME_OR_PATH        # or any causal LM
 python train_grpo.py --max-steps 2 --eval-steps 1 --eval-batch ${c.groupSize} --cpu   # a few steps first
+python train_grpo.py --eval-on-start --greedy-eval          # also evaluate before the first step, greedily (as the page)
 """
 import argparse
 import json
@@ -237,6 +238,7 @@ export function trlFiles(c: RunConfig, presetName: string): ExportFile[] {
   const run = [
     `pip install trl datasets torch   # the option names were read from TRL ${OPTION_SOURCES.trl.version}; run against TRL 1.13.0, transformers 5.18.0, torch 2.13.0`,
     `python train_grpo.py --max-steps 2 --eval-steps 2 --eval-size 16 --eval-batch ${c.groupSize} --cpu   # a few steps first (any machine)`,
+    `python train_grpo.py --cpu --max-steps 4 --eval-steps 4 --eval-on-start --greedy-eval   # the exported policy's eval before it trains, greedy as the page's (docs/export.md)`,
     `python train_grpo.py                # continues the run's own policy (./policy, when exported with it: CLI export --checkpoint/--run)`,
     `python train_grpo.py --model Qwen/Qwen2.5-0.5B-Instruct   # or any causal LM you choose (prompts in words)`,
     `# precision: bf16 where torch.cuda.is_bf16_supported(), else fp32 (printed at the start); logs and checkpoints in grpo-output/`,
