@@ -5,7 +5,7 @@
 // --fresh removes the old run's files (only the files a job and its members write) and starts anew; a finished
 // job with the same settings says so and gives its result file again. Ctrl-C (SIGINT, SIGTERM) prints one line:
 // what is saved and the command that resumes.
-import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { clip, InputError } from '../errors';
 import { MEMBER_FILES } from './outputTree';
@@ -13,6 +13,9 @@ import { differingFields, removeStaleTemps, RESULT_FILE, RESUME_MEMBER_FILES, sa
 import { log, writeAtomic } from './io';
 
 export const JOB_FILE = 'job.json';
+
+/** A regular file (a link to a device, such as /dev/full in the tests, is not a run's file). */
+const isFile = (p: string): boolean => { try { return statSync(p).isFile(); } catch { return false; } };
 
 interface JobState { version: 1; command: string; settings: Record<string, unknown>; members: string[]; done: boolean }
 
@@ -53,7 +56,7 @@ export function openJob(out: string, command: string, settings: Record<string, u
   const old = readJob(out), resultFile = join(out, files[0]);
   const write = (done: boolean) => writeAtomic(join(out, JOB_FILE), JSON.stringify({ version: 1, command, settings, members: [...members], done } satisfies JobState, null, 2) + '\n');
   const opened: OpenedJob = { finished: null, done: () => write(true) };
-  const fromBefore = [...files, ...members.flatMap((m) => [...MEMBER_FILES, ...RESUME_MEMBER_FILES].map((f) => join(m, f)))].filter((f) => existsSync(join(out, f)));
+  const fromBefore = [...files, ...members.flatMap((m) => [...MEMBER_FILES, ...RESUME_MEMBER_FILES].map((f) => join(m, f)))].filter((f) => isFile(join(out, f)));
   // what only a run writes (its result file, a member's config.json or saved state): a file placed there beforehand is not a run
   const runBefore = fromBefore.filter((f) => f === files[0] || /(^|[/\\])(config\.json|resume\.safetensors|result\.json)$/.test(f));
   if (fresh) {
