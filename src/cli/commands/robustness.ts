@@ -4,7 +4,7 @@
 // own thread), then a table: each cell's final greedy eval against what its lesson promises,
 // failures listed by name. `--doc docs/robustness.md` writes the table there with the command.
 import { join } from 'node:path';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { clip, InputError } from '../../errors';
 import { readEvalsFile } from '../evalsFile';
@@ -12,8 +12,10 @@ import type { EvalRecord } from '../../rl/runRecord';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
 import { parseFlags, type FlagSpec } from '../args';
 import { log, outOrDefault, prepareOutFile, writeAtomic } from '../io';
-import { prepareJobTree } from '../outputTree';
-import type { MemberJob } from '../memberPool';
+import { MEMBER_FILES, prepareJobTree } from '../outputTree';
+import { JOB_FILE, onInterrupt, openJob } from '../jobResume';
+import { finishedResult, RESUME_MEMBER_FILES } from '../resumeState';
+import type { MemberJob, MemberOutcome } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { recipeOverrides, setup, type RunSetup } from './runSetup';
 import { checkExclusive } from '../flagChecks';
@@ -30,6 +32,7 @@ export const robustnessFlags: FlagSpec = {
   shipped: { kind: 'bool', help: 'run every cell as its preset ships, without the setting\'s recipe (docs/recipe.md)' },
   backend: { kind: 'string', help: 'the CPU engine the cells train on: cpu (default, the WebAssembly SIMD engine on every core; wasm = cpu) or reference' },
   judge: { kind: 'string', help: 'train nothing: judge the cells already in this folder (an earlier --out); a cell without its final eval is listed as not finished' },
+  fresh: { kind: 'bool', help: 'start anew in an --out that holds an earlier robustness run (removes its files); without it the same run continues there, and other settings are refused' },
 };
 
 export interface CellResult {
@@ -136,7 +139,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
   const planned: { cell: RobustnessCell; s: RunSetup }[] = cells.map(withRecipe).map((cell) => ({ cell, s: setup(cell.preset, cell.overrides as Record<string, unknown>) }));
   const engine = flags.backend === undefined ? 'wasm' : String(flags.backend);
   if (engine !== 'wasm' && engine !== 'cpu') throw new InputError(`--backend must be cpu (the CPU engine; wasm is the same) or reference (robustness trains on a CPU engine); got "${clip(engine === 'cpu' ? 'reference' : engine, 40)}"`);
-  checkExclusive('robustness', flags, 'judge', ['out', 'members', 'memory-limit', 'backend']);
+  checkExclusive('robustness', flags, 'judge', ['out', 'members', 'memory-limit', 'backend', 'fresh']);
   if (flags.judge !== undefined) {
     const dir = String(flags.judge);
     if (!isFolder(dir)) throw new InputError(`--judge: "${clip(dir, 200)}" is not a folder`);
@@ -148,16 +151,36 @@ export async function robustness(argv: string[]): Promise<unknown> {
     return { judged: dir, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
   }
   const out = outOrDefault(flags.out, 'robustness');
-  prepareJobTree(out, ['robustness.json', 'robustness.md'], cells.map((c) => c.label)); // every cell's folder and file, before anything trains
+  prepareJobTree(out, ['robustness.json', 'robustness.md', JOB_FILE], cells.map((c) => c.label), [...MEMBER_FILES, ...RESUME_MEMBER_FILES]); // every cell's folder and file, before anything trains
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
   const device = { engine } as const;
-  const lanes: LaneRun[] = planned.map(({ cell, s }) => ({ s, preset: cell.preset, overrides: cell.overrides as MemberJob['overrides'], out: join(out, cell.label), label: cell.label, changes: [] }));
+  // what decides the results (not how many train at once, nor --doc): the same command continues, other settings are refused
+  const settings: Record<string, unknown> = { grid: cells.map((c) => c.grid).filter((g, i, a) => a.indexOf(g) === i), shipped: flags.shipped === true, backend: engine === 'wasm' ? 'cpu' : 'reference' };
+  const job = openJob(out, 'robustness', settings, cells.map((c) => c.label), ['robustness.json', 'robustness.md'], flags.fresh === true);
+  if (job.finished !== null) {
+    const f = job.finished as { cells: CellResult[]; wallSeconds: number };
+    if (flags.doc !== undefined) writeAtomic(String(flags.doc), readFileSync(join(out, 'robustness.md'), 'utf8'));
+    return { out, wallSeconds: f.wallSeconds, pass: f.cells.filter((r) => r.pass).length, cells: f.cells.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
+  }
+  const lanes: LaneRun[] = planned.map(({ cell, s }) => ({ s, preset: cell.preset, overrides: cell.overrides as MemberJob['overrides'], out: join(out, cell.label), label: cell.label, changes: [], resume: true }));
+  // a cell that finished in an earlier try of this run is kept as it is
+  const kept = planned.map(({ cell, s }, i) => finishedResult(lanes[i].out, cell.preset, s.config));
+  for (const [i, k] of kept.entries()) if (k) log(`robustness: ${cells[i].label} finished in an earlier try, kept`);
+  const todo = lanes.map((_, i) => i).filter((i) => kept[i] === null), toTrain = todo.map((i) => lanes[i]);
   const lanePlan = placeRuns(lanes, device, { members: flags.members, memoryFlag: flags['memory-limit'] });
   const atOnce = lanePlan.membersAtOnce, perMember = Math.max(...lanePlan.waves.map((w) => w.placement.memberBytes));
   log(`robustness: ${cells.length} cells as a population, ${atOnce} at once (about ${Math.ceil(perMember / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${engine === 'wasm' ? 'the WebAssembly SIMD engine' : 'the CPU reference'}${flags.shipped === true ? ', as the presets ship' : ', each with its recipe'}`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
-  const outcomes = await runLanes(lanes, device, lanePlan, { done: (i, o) => log(`robustness: ${cells[i].label} ${o.ok ? 'done' : `failed: ${oneLine(o.message)}`}`) });
+  const outcomes: MemberOutcome[] = kept.map((k) => (k ? { ok: true, result: k } : { ok: false, kind: 'internal', message: 'not trained' }));
+  if (toTrain.length) {
+    const stopWatch = onInterrupt('robustness', out, () => cells.map((c) => c.label));
+    try {
+      const got = await runLanes(toTrain, device, toTrain.length === lanes.length ? lanePlan : placeRuns(toTrain, device, { members: flags.members, memoryFlag: flags['memory-limit'] }),
+        { done: (j, o) => log(`robustness: ${cells[todo[j]].label} ${o.ok ? 'done' : `failed: ${oneLine(o.message)}`}`) });
+      todo.forEach((i, j) => { outcomes[i] = got[j]; });
+    } finally { stopWatch(); }
+  }
   const results: CellResult[] = planned.map(({ cell, s }, i) => {
     const o = outcomes[i];
     const base = { label: cell.label, grid: cell.grid, overrides: cell.overrides, out: join(out, cell.label) };
@@ -174,6 +197,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
   writeAtomic(join(out, 'robustness.json'), JSON.stringify({ cells: results, wallSeconds: wall, membersAtOnce: atOnce, ...(failed.length ? { failed } : {}) }, null, 2) + '\n');
   if (flags.doc !== undefined) writeAtomic(String(flags.doc), md);
   log(`robustness: ${results.filter((r) => r.pass).length} of ${results.length} cells pass; table in ${join(out, 'robustness.md')}`);
+  if (failed.length === 0) job.done(); // a run with failed cells stays open: run it again to retry them
   checkRuns('robustness', cells.length, failed, join(out, 'robustness.json'));
   return { out, wallSeconds: wall, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
 }
