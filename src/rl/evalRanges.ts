@@ -14,7 +14,7 @@ const rate: MetricRange = { min: 0, max: 1 }, count: MetricRange = { min: 0, max
 export const EVAL_RANGES: Readonly<Record<string, MetricRange>> = {
   // every env
   accuracy: { ...rate, core: true }, tokens: { ...count, core: true }, turns: { ...count, core: true },
-  lambdaTok: { min: 0, max: LAMBDA_MAX, core: true }, reward: { min: -Infinity, max: Infinity },
+  lambdaTok: { min: 0, max: LAMBDA_MAX, core: true }, reward: { min: -Infinity, max: Infinity, core: true },
   // relay (src/envs/relay.ts evalExtras)
   silenceKnown: rate, silenceUnknown: rate, silenceOthers: rate, tokensUnknown: count,
   // addition (src/envs/addition.ts)
