@@ -76,10 +76,10 @@ export async function compare(argv: string[]): Promise<unknown> {
     const outcomes: ReturnType<typeof settled>[] = kept.map((k) => k ?? { fault: 'not trained' });
     if (toTrain.length) {
       const plan = placeRuns(toTrain, device, { members: 1 });
+      stopWatch = onInterrupt('compare', out, () => losses); // from the warm start on
       // one warm start for all: the loss changes nothing the warm start depends on
       const warm = await startSlots(backend, base);
       for (const l of toTrain) l.warm = warm;
-      stopWatch = onInterrupt('compare', out, () => losses);
       const got = await runLanes(toTrain, device, plan, {
         started: ([j]) => { const i = todo[j]; log(`--- ${runs[i].loss} (seed ${runs[i].s.config.seed}, eps ${runs[i].s.config.epsLow} / ${runs[i].s.config.epsHigh}) ---`); },
       });

@@ -166,12 +166,12 @@ export async function study(argv: string[]): Promise<unknown> {
   const t0 = performance.now();
   const outcomes: MemberOutcome[] = kept.map((k) => k ?? { ok: false, kind: 'internal', message: 'not trained' });
   if (toTrain.length) {
-    const warm = await warmStartsFor(todo.map((i) => ({ preset: runs[i].preset, overrides: runs[i].overrides as Record<string, unknown>, engine })), lanePlan.membersAtOnce);
-    const bad = warm.find((w) => !w.ok);
-    if (bad && !bad.ok) throw new InputError(`study ${name}: a warm start could not be made: ${bad.message}`);
-    toTrain.forEach((l, j) => { l.warm = (warm[j] as { warm: MemberJob['warm'] }).warm; });
-    const stopWatch = onInterrupt(`study ${name}`, out, () => runs.map((r) => r.label));
+    const stopWatch = onInterrupt(`study ${name}`, out, () => runs.map((r) => r.label)); // from the warm starts on
     try {
+      const warm = await warmStartsFor(todo.map((i) => ({ preset: runs[i].preset, overrides: runs[i].overrides as Record<string, unknown>, engine })), lanePlan.membersAtOnce);
+      const bad = warm.find((w) => !w.ok);
+      if (bad && !bad.ok) throw new InputError(`study ${name}: a warm start could not be made: ${bad.message}`);
+      toTrain.forEach((l, j) => { l.warm = (warm[j] as { warm: MemberJob['warm'] }).warm; });
       const got = await runLanes(toTrain, device, toTrain.length === lanes.length ? lanePlan : placeRuns(toTrain, device, { members: flags.members, memoryFlag: flags['memory-limit'] }),
         { done: (j, o) => log(`study ${name}: ${runs[todo[j]].label} ${o.ok ? 'done' : `failed: ${oneLine(o.message)}`}`) });
       todo.forEach((i, j) => { outcomes[i] = got[j]; });
