@@ -204,7 +204,8 @@ describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () 
       expect(offered).toBeGreaterThanOrEqual(shown - 5);
       await banner.getByRole('button', { name: /^Resume/ }).click();
       await expect.poll(() => status(page), { timeout: 60_000 }).toBe('training');
-      expect(await stepShown(page)).toBeGreaterThanOrEqual(offered); // it goes on from there, never from an earlier step
+      // it goes on from there (once its members are loaded again, a moment after Resume), never from an earlier step
+      await expect.poll(() => stepShown(page), { timeout: 60_000 }).toBeGreaterThanOrEqual(offered);
     } finally { await context.close(); }
   }, LONG);
 });

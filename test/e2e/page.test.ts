@@ -772,8 +772,8 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       await banner.getByRole('button', { name: /^Resume it from step/ }).click();
       await expect.poll(() => members.getAttribute('data-running'), { timeout: 120_000 }).toBe('2');
       await expect.poll(() => page.getByTestId('run-where').textContent(), { timeout: 60_000 }).toMatch(/Step \d+ of 20000/);
-      const least = Number(/step (\d+) of 20000/.exec((await page.getByTestId('run-where').textContent()) ?? '')?.[1]);
-      expect(least).toBeGreaterThanOrEqual(offered); // the workers went on from the stored step, not from 0
+      const least = async () => Number(/Step (\d+) of 20000/.exec((await page.getByTestId('run-where').textContent()) ?? '')?.[1]);
+      await expect.poll(least, { timeout: 30_000 }).toBeGreaterThanOrEqual(offered); // the workers went on from the stored step, not from 0
       // the same runs go on: their ids, their history on the charts (not a run from step 0), no new rows in the runs table
       expect((await record()).runs.map((r) => r.runId)).toEqual(before);
       expect((await memberSteps()).every((n) => n >= 5), (await members.textContent()) ?? '').toBe(true);
