@@ -5,9 +5,9 @@ import { DEFAULTS, ENV_IDS, FIELDS, fieldsInGroup, LIVE_FIELDS, type RunConfig }
 import { envIds, fieldEnv } from '../../src/store/modelInfo';
 
 describe('the config table', () => {
-  it('live fields are the reward settings, G, P and the optimizer/objective knobs, nothing else', () => {
+  it('live fields are the reward settings, G, P, the optimizer/objective knobs and the step count (Continue raises it), nothing else', () => {
     expect([...LIVE_FIELDS].sort()).toEqual([
-      'lambdaTok', 'lambdaTurn', 'lambdaRep', 'overlongCache', 'overlongPenalty', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax', 'lambdaStart', 'lambdaHold', 'groupSize', 'promptsPerStep',
+      'steps', 'lambdaTok', 'lambdaTurn', 'lambdaRep', 'overlongCache', 'overlongPenalty', 'lambdaMode', 'budget', 'dualEta', 'lambdaMax', 'lambdaStart', 'lambdaHold', 'groupSize', 'promptsPerStep',
       'lr', 'epsLow', 'epsHigh', 'delta', 'beta', 'temperature', 'minibatches', 'advantage', 'dynamicSampling', 'refillRounds', 'gradClip',
     ].sort());
   });
