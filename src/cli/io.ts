@@ -196,15 +196,10 @@ export async function chooseBackend(flag: unknown, measure?: (candidates: Backen
     if (backend) return backend;
     throw new InputError(`--backend webgpu: no WebGPU adapter (${reason})`);
   }
-  const soft = backend ? softwareAdapter(backend.adapterInfo) : null;
+  const soft = backend ? softwareRenderer(backend.adapterInfo) : null;
   if (backend && soft === null) return measure ? measure([backend, cpuEngine('wasm')]) : backend;
   backend?.destroy();
   const engine = cpuEngine('wasm');
   log(`notice: ${backend ? `WebGPU here is ${soft}, a software renderer` : `no WebGPU adapter (${reason})`}: using the CPU engine (WebAssembly SIMD, ${wasmThreads()} thread${wasmThreads() === 1 ? '' : 's'}); --backend webgpu uses it anyway`);
   return engine;
-}
-
-/** The software renderer an adapter's name shows (null: a hardware GPU), as the page tells them apart (src/store/adapter.ts). */
-export function softwareAdapter(adapter: string): string | null {
-  return softwareRenderer(adapter);
 }

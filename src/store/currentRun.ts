@@ -62,3 +62,9 @@ export function chosenMember(s: CurrentRunInput): { runId: string; label: string
 
 /** "λ=0.1" for a member's label "lambda_tok=0.1" (the short words the slider and panels use). */
 export const shortLabel = (label: string): string => label.replace(/^lambda_tok=/, 'λ=').replace(/^budget=/, 'B=');
+
+/** A run's lambda_tok setting now: its last live change, else its config (not the last step's value, which lags a change by a step). */
+export function lambdaSetting(m: { config: { lambdaTok: number }; changes?: readonly { field: string; value: unknown }[] }): number {
+  const c = [...(m.changes ?? [])].reverse().find((x) => x.field === 'lambdaTok');
+  return c ? Number(c.value) : m.config.lambdaTok;
+}

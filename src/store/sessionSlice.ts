@@ -6,8 +6,8 @@ import { findPreset, presetConfig } from '../envs/presets';
 import { betterEval } from '../rl/pareto';
 import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
 import { errorText, runStatusOf, type StoreContext } from './context';
-import { MAX_STEPS, shownMember } from './sweepPopulation';
-import { populationRun, shortLabel } from './currentRun';
+import { MAX_STEPS } from './sweepPopulation';
+import { populationRun, shortLabel, chosenMember } from './currentRun';
 import type { SweepRecord as PopRecord } from './sweepRecord';
 import { stepsAfter } from './recorder';
 import type { RunMeta } from './runTypes';
@@ -296,7 +296,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     async restoreBest() {
       await ctx.guard(async () => {
         const { bestRule, bestTarget } = get();
-        const m = get().population ? shownMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
+        const m = get().population ? chosenMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
         if (m && !port) throw new Error(`member ${m.label} is not loaded: press Step or Continue first`);
         const trainer = port ? await port.state() : get().trainer;
         const pick = bestBy(bestRule, bestTarget, trainer?.evals ?? []);
@@ -327,7 +327,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
     async loadTranscripts() {
       // while a population trains, its shown member's (the panels say whose); else the lone run's
-      const m = get().population ? shownMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
+      const m = get().population ? chosenMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
       if (m && !port) { set({ transcripts: null, panelMember: m }); return; } // not loaded (after a reload): the panel says so
       if (get().population && !m) { set({ transcripts: null, panelMember: null }); return; } // a population not started yet
       await ctx.guard(async () => { set({ transcripts: port ? await port.lastTranscripts(12) : await api().lastTranscripts(12), panelMember: port ? m : null }); });
@@ -335,7 +335,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
     async loadAnatomy(group, auto = false) {
       set({ anatomyGroup: group });
-      const m = get().population ? shownMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
+      const m = get().population ? chosenMember(get()) : null, port = m ? ctx.members.get(m.runId) : undefined;
       if (get().population && !port) { set({ anatomy: null, anatomyError: m ? `member ${shortLabel(m.label)} is not loaded: press Step or Continue` : 'Start or Step the population first', panelMember: m }); return; }
       const anatomyOf = (g: number) => (port ? port.stepAnatomy(g) : api().stepAnatomy(g));
       try {

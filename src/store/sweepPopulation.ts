@@ -13,7 +13,7 @@ import { placeMembers } from '../rl/placement';
 import type { ResumeEntry, TrainerState } from '../worker/protocol';
 import { errorText, type MemberPort, type StoreContext } from './context';
 import type { RunMeta } from './runTypes';
-import { chosenMember, type CurrentRunInput } from './currentRun';
+import { chosenMember } from './currentRun';
 import type { SweepRecord, SweepRunRecord } from './sweepRecord';
 import type { PopulationLimits, TrainerClient } from './types';
 
@@ -357,11 +357,6 @@ export async function memberEnded(ctx: StoreContext, h: PopulationHooks, i: numb
   if (finished) { h.patchRun(i, { status: 'done', accuracy: last.accuracy, tokens: last.tokens, finishedAt: ctx.deps.now() }); return null; }
   h.patchRun(i, { status: 'interrupted', finishedAt: ctx.deps.now() });
   return h.sweep()?.status === 'running' ? `${label} stopped before its last step (${state.message ?? state.status})` : null;
-}
-
-/** The member the page shows (task card, transcripts, anatomy, the slider): the chosen one (currentRun.ts). */
-export function shownMember(st: CurrentRunInput): { runId: string; label: string } | null {
-  return chosenMember(st);
 }
 
 export async function showExample(ctx: StoreContext, port: MemberPort, runId: string, label: string): Promise<void> {

@@ -13,8 +13,8 @@ import { RunFileError, sweepRecord } from './runSchema';
 import type { KeyValueStore, SweepRecord, SweepRunRecord } from './sweepRecord';
 import type { SweepSlice } from './types';
 import { overridesOf } from './urlState';
-import { memberKey, POPULATION_DEFAULTS, prepareMember, releaseLanes, runPopulation, showExample, shownMember, stepPopulation, setLaneSteps, type PreparedMember } from './sweepPopulation';
-import { STOPPED_BY_YOU } from './currentRun';
+import { memberKey, POPULATION_DEFAULTS, prepareMember, releaseLanes, runPopulation, showExample, stepPopulation, setLaneSteps, type PreparedMember } from './sweepPopulation';
+import { STOPPED_BY_YOU, chosenMember } from './currentRun';
 import { placeMembers } from '../rl/placement';
 import { memberRecipe, recipeInUse } from '../rl/recipe';
 import { createEnv } from '../envs/registry';
@@ -115,7 +115,7 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   const hooks = { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take };
   /** The chosen member's last episode for the task card (between polls: after a Step, or a choice while paused). */
   const showChosen = async () => {
-    const m = shownMember(get()), port = m ? members.get(m.runId) : undefined;
+    const m = chosenMember(get()), port = m ? members.get(m.runId) : undefined;
     if (m && port) await showExample(ctx, port, m.runId, m.label);
   };
 

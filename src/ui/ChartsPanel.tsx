@@ -18,8 +18,7 @@ import { liveTrail, type TrailPoint } from './liveTrail';
 import { emphasis, shownHovered } from './populations';
 import { SweepPanel } from './SweepPanel';
 import { ACCURACY } from './taskPicture';
-import { populationRun } from '../store/currentRun';
-import { shownMember } from '../store/sweepPopulation';
+import { populationRun, chosenMember } from '../store/currentRun';
 import { useApp, useAppStore, useDrawTick, useHub } from './storeContext';
 import { TimeSeriesChart, type ChartLine, type HRef, type VMark } from './TimeSeriesChart';
 
@@ -83,7 +82,7 @@ export function ChartsPanel() {
   const hoveredRun = useApp((s) => s.hoveredRun);
   const setHoveredRun = useApp((s) => s.setHoveredRun);
   // a click on a member of the current population (its head, trail or legend entry) chooses it; other runs are not members
-  const chosen = useApp((s) => (s.population ? shownMember(s)?.runId ?? null : null));
+  const chosen = useApp((s) => (s.population ? chosenMember(s)?.runId ?? null : null));
   const memberIds = useApp((s) => (s.population ? (populationRun(s)?.runs ?? []).map((r) => r.runId).join(' ') : ''));
   const selectSweepRun = useApp((s) => s.selectSweepRun);
   const chooseMember = useCallback((id: string | null) => { if (id && memberIds.split(' ').includes(id)) void selectSweepRun(id); }, [memberIds, selectSweepRun]);

@@ -1,19 +1,17 @@
 // The current population's members as chips under the lambda_tok slider: the
 // chosen one (the member the slider moves and the inspector shows) is pressed;
 // a click chooses another, and the choice stays until the person makes another.
-import { populationRun, shortLabel } from '../store/currentRun';
-import { shownMember } from '../store/sweepPopulation';
+import { chosenMember, lambdaSetting, populationRun, shortLabel } from '../store/currentRun';
 import { useApp } from './storeContext';
 
 export function MemberChips() {
   const pop = useApp((s) => (s.population ? populationRun(s) : null));
-  const chosen = useApp((s) => (s.population ? shownMember(s)?.runId ?? null : null));
+  const chosen = useApp((s) => (s.population ? chosenMember(s)?.runId ?? null : null));
   const choose = useApp((s) => s.selectSweepRun);
   // each member's lambda_tok now (its last live change, else its config): shown when it moved off its value
   const settings = useApp((s) => JSON.stringify((pop?.runs ?? []).map((r) => {
     const m = r.runId ? s.runs.find((x) => x.id === r.runId) : undefined;
-    const c = [...(m?.changes ?? [])].reverse().find((x) => x.field === 'lambdaTok');
-    return c && pop?.axis === 'lambdaTok' ? Number(c.value) : r.value;
+    return m && pop?.axis === 'lambdaTok' ? lambdaSetting(m) : r.value;
   })));
   const setting: number[] = JSON.parse(settings);
   if ((pop?.runs ?? []).filter((r) => r.runId !== null).length < 2) return null;

@@ -7,8 +7,7 @@ import { ConfigField } from './ConfigField';
 import { RecipeNote } from './RecipeNote';
 import { EXPLAIN } from './explain';
 import { useApp, useHub, useHubFrame } from './storeContext';
-import { shownMember } from '../store/sweepPopulation';
-import { shortLabel } from '../store/currentRun';
+import { chosenMember, lambdaSetting, shortLabel } from '../store/currentRun';
 import { MemberChips } from './MemberChips';
 
 const DEBOUNCE_MS = 150;
@@ -40,14 +39,12 @@ export function RewardControls() {
   useEffect(() => () => { if (timer.current) clearTimeout(timer.current); }, []);
 
   // a population's slider is its chosen member's (chosen with the chips below or on the chart; hovering never moves it)
-  const memberId = useApp((s) => (s.population ? shownMember(s)?.runId ?? null : null));
-  const memberLabel = useApp((s) => (s.population ? shownMember(s)?.label ?? null : null));
+  const memberId = useApp((s) => (s.population ? chosenMember(s)?.runId ?? null : null));
+  const memberLabel = useApp((s) => (s.population ? chosenMember(s)?.label ?? null : null));
   // the member's setting: its last live change, else its config (not the last step's value, which lags a change by a step)
   const memberSetting = useApp((s) => {
     const m = memberId ? s.runs.find((r) => r.id === memberId) : undefined;
-    if (!m) return null;
-    const c = [...(m.changes ?? [])].reverse().find((x) => x.field === 'lambdaTok');
-    return c ? Number(c.value) : m.config.lambdaTok;
+    return m ? lambdaSetting(m) : null;
   });
   const setMemberField = useApp((s) => s.setMemberField);
   const fromRun = runId ? hub.get(runId)?.last('lambda_tok') : undefined;

@@ -7,8 +7,7 @@ import { EXPLAIN } from './explain';
 import { StepProgress } from './StepProgress';
 import { fmt, pct } from './labels';
 import { useApp, useAppStore, useHub, useHubFrame } from './storeContext';
-import { lifecycleOf, populationRun, shortLabel, type Lifecycle } from '../store/currentRun';
-import { shownMember } from '../store/sweepPopulation';
+import { lifecycleOf, populationRun, shortLabel, type Lifecycle, chosenMember } from '../store/currentRun';
 
 /** The main chart when it lies below the first screen (a phone), else null. */
 export function chartBelow(doc: Pick<Document, 'querySelector'> = document, viewportHeight = window.innerHeight): Element | null {
@@ -62,7 +61,7 @@ export function RunButtons() {
   const population = useApp((s) => s.population);
   const sweepRunning = useApp((s) => s.sweep?.status === 'running');
   const untilPaused = useApp((s) => s.untilPaused);
-  const memberEvals = useApp((s) => { const m = s.population ? shownMember(s) : null; return m ? s.runs.find((r) => r.id === m.runId)?.evals : undefined; });
+  const memberEvals = useApp((s) => { const m = s.population ? chosenMember(s) : null; return m ? s.runs.find((r) => r.id === m.runId)?.evals : undefined; });
   const loaded = useApp((s) => s.populationLoaded);
   const cpu = useApp((s) => s.backendChoice === 'cpu');
   const axis = useApp((s) => (s.config.lambdaMode === 'budget' ? 'B' : 'lambda_tok'));

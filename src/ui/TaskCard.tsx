@@ -7,8 +7,7 @@ import { useId } from 'react';
 import type { EpisodeTranscript } from '../worker/protocol';
 import { fmt } from './labels';
 import { useApp } from './storeContext';
-import { shortLabel } from '../store/currentRun';
-import { shownMember } from '../store/sweepPopulation';
+import { shortLabel, chosenMember } from '../store/currentRun';
 import { taskPicture } from './taskPicture';
 import { TokenChips } from './TokenChips';
 
@@ -32,7 +31,7 @@ export function TaskCard() {
   const own = useApp((s) => s.transcripts?.train ?? null);
   // a population's chosen member's episode (kept when it pauses or finishes); the lone run's own
   const isPopulation = useApp((s) => s.population !== null);
-  const chosen = useApp((s) => (s.population ? shownMember(s)?.runId ?? null : null));
+  const chosen = useApp((s) => (s.population ? chosenMember(s)?.runId ?? null : null));
   const member = useApp((s) => (s.population && s.sweepExample?.runId === chosen ? s.sweepExample : null));
   const example = member?.transcripts.train ?? (isPopulation ? null : own);
   const population = useApp((s) => s.population);

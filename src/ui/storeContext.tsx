@@ -1,12 +1,12 @@
 // React's handle on the app store: one value at a time (useApp), and a frame
 // counter for high-frequency data that advances at most once per animation
 // frame (once a second in fast mode) however often telemetry arrives.
+import { chosenMember } from '../store/currentRun';
 import { createContext, startTransition, useContext, useEffect, useRef, useState, type ReactNode } from 'react';
 import { useStore } from 'zustand';
 import type { AppStore } from '../store/appStore';
 import type { MetricsHub } from '../store/metricsHub';
 import type { AppState } from '../store/types';
-import { shownMember } from '../store/sweepPopulation';
 
 const StoreCtx = createContext<AppStore | null>(null);
 
@@ -96,8 +96,8 @@ export function usePanelRun(): { runId: string | null; label: string | null; ste
   const lone = useLiveSteps();
   const hub = useHub();
   // primitives only: a selector returning a fresh object would re-render forever
-  const runId = useApp((s) => shownMember(s)?.runId ?? s.runId);
-  const label = useApp((s) => shownMember(s)?.label ?? null);
+  const runId = useApp((s) => chosenMember(s)?.runId ?? s.runId);
+  const label = useApp((s) => chosenMember(s)?.label ?? null);
   if (label === null || runId === null) return { runId, label: null, steps: lone };
   const series = hub.get(runId);
   return { runId, label, steps: series && series.rows > 0 ? series.last('step') + 1 : 0 };

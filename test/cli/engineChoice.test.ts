@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend';
 import { backendFlagValue, parseFlags, takeThreads } from '../../src/cli/args';
 import { chooseByTiming, pickFaster } from '../../src/cli/engineChoice';
-import { softwareAdapter, wasmThreads } from '../../src/cli/io';
+import { wasmThreads } from '../../src/cli/io';
+import { softwareRenderer as softwareAdapter } from '../../src/gpu/software';
 import { gspo, tempDir } from './run';
 
 /** A backend that only has a name and records whether it was let go. */
