@@ -544,7 +544,11 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
 
       // the row's actions: one menu, opened and walked by keyboard
       await page.setViewportSize({ width: 1280, height: 800 });
-      await page.getByRole('tab', { name: /^Runs/ }).click();
+      // by keyboard, as the menu below (a click once waited 30 s on the resize's layout in CI)
+      const runsTab = page.getByRole('tab', { name: /^Runs/ });
+      await runsTab.focus();
+      await page.keyboard.press('Enter');
+      await expect.poll(() => runsTab.getAttribute('aria-selected')).toBe('true');
       const row = runRow(page, /relay-silence #1/);
       const menuButton = row.getByRole('button', { name: 'Actions for relay-silence #1' });
       expect(await row.getByRole('menuitem').count()).toBe(0); // closed
