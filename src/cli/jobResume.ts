@@ -79,7 +79,8 @@ export function openJob(out: string, command: string, settings: Record<string, u
     }
     const kept = members.filter((m) => existsSync(join(out, m, RESULT_FILE))).length;
     const part = members.filter((m) => savedStep(join(out, m)) !== null).length;
-    log(`${command}: continuing the ${command} in ${out}: ${kept} of ${members.length} runs finished and kept, ${part} resume from their saved state`);
+    log(isLone(members) ? `${command}: continuing the run in ${out}: ${savedPhrase(out, members)}`
+      : `${command}: continuing the ${command} in ${out}: ${kept} of ${members.length} runs finished and kept, ${part} resume from their saved state`);
   } else if (runBefore.length) {
     // a run from before resume was kept (or of another command): nothing says which settings it is of
     throw new InputError(`${command}: --out "${clip(out, 200)}" holds files of an earlier run with no ${JOB_FILE} to say its settings (e.g. ${clip(join(out, runBefore[0]), 200)}); give another --out, or --fresh to start anew (it removes those files)`);
@@ -98,8 +99,15 @@ export function resumeCommand(out: string, argv: readonly string[] = process.arg
   return ['npm', 'run', 'gspo', '--', ...words].map(shellWord).join(' ');
 }
 
+/** A job of one run in its own folder (train: members ['.']). */
+const isLone = (members: readonly string[]): boolean => members.length === 1 && members[0] === '.';
+
 /** What is saved for each member now: one phrase (finished runs, and the steps the others resume from). */
 export function savedPhrase(out: string, members: readonly string[]): string {
+  if (isLone(members)) {
+    const s = savedStep(out);
+    return existsSync(join(out, RESULT_FILE)) ? 'the run finished' : s ? `step ${s.step} of ${s.of}` : 'nothing saved yet (it starts over)';
+  }
   const finished = members.filter((m) => existsSync(join(out, m, RESULT_FILE))).length;
   const steps = members.filter((m) => !existsSync(join(out, m, RESULT_FILE))).map((m) => savedStep(join(out, m)));
   const at = steps.filter((s) => s !== null).map((s) => `${s!.step}/${s!.of}`);

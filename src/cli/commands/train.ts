@@ -25,7 +25,9 @@ import { evalRecordProblem } from '../../rl/evalRanges';
 import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 import { checkChangeSteps, checkShorthands } from '../flagChecks';
 import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
-import { loadResume, removeStaleTemps, restoreInto, resumeEveryMs, saveResult, saveResume, type SavedRun } from '../resumeState';
+import { loadResume, removeStaleTemps, restoreInto, resumeEveryMs, RESUME_MEMBER_FILES, saveResult, saveResume, type SavedRun } from '../resumeState';
+import { JOB_FILE } from '../jobResume';
+import { openTrain } from '../trainResume';
 import { trainableSlot } from '../../rl/warmStart';
 
 export const trainFlags: FlagSpec = {
@@ -38,6 +40,7 @@ export const trainFlags: FlagSpec = {
   recipe: { kind: 'bool', help: 'apply the setting\'s recipe (steps, temperature, a start penalty: docs/recipe.md); the default off a preset\'s calibrated point; fields given with --set or --steps stay' },
   'no-recipe': { kind: 'bool', help: 'train the setting as typed, without its recipe' },
   at: { kind: 'list', help: 'a live change from a step on, STEP:key=value (repeatable), e.g. 50:lambdaTok=0.1' },
+  fresh: { kind: 'bool', help: 'start anew in an --out that holds an earlier train (removes its files); without it the same train continues there from its saved state, and other settings are refused' },
 };
 
 const pick = (e: EvalRecord) => Object.fromEntries(Object.entries(e).filter(([k]) => k !== 'lambdaTok'));
@@ -65,7 +68,7 @@ export async function train(argv: string[]): Promise<unknown> {
   const changes = ((flags.at as string[] | undefined) ?? []).map((t) => parseChange(t, 1, s.config));
   checkChangeSteps('train', (flags.at as string[] | undefined) ?? [], changes, [s.config.steps]);
   const out = outOrDefault(flags.out, s.preset.name);
-  prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors']);
+  prepareOutDir(out, '--out', ['config.json', 'metrics.jsonl', 'evals.jsonl', 'last.safetensors', 'best.safetensors', ...RESUME_MEMBER_FILES, JOB_FILE]);
   // no --backend and a hardware GPU: a warm step of each at this run's shapes picks the faster (engineChoice.ts)
   let engineChoice: EngineChoice | null = null;
   const backend = await chooseBackend(flags.backend, async (candidates) => {
@@ -83,7 +86,14 @@ export async function train(argv: string[]): Promise<unknown> {
       rolloutRows = checkGpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, backend.limits, memoryShare(totalmem() / 2 ** 30)).chunkRows;
       if (Number.isFinite(rolloutRows)) say(`the rollouts and evals are generated ${rolloutRows} rows at a time (all at once would not fit this GPU)`);
     } else checkCpuBudget(s.config, modelConfigFor(s.env, s.config), slotNames(s.env).length, cpuLimitBytes(undefined));
-    const summary = (await trainRun(backend, s, out, { changes, rolloutRows })).summary;
+    // the same command into the same --out continues from the saved state; other settings are refused (trainResume.ts)
+    const job = openTrain(out, s, (flags.at as string[] | undefined) ?? [], backend, flags.fresh === true);
+    if (job.finished) return { ...job.finished, ...(recipe ? { recipe } : {}) };
+    let summary: TrainSummary;
+    try {
+      summary = (await trainRun(backend, s, out, { changes, rolloutRows, resume: job.resume })).summary;
+    } finally { job.stopWatch(); }
+    job.done();
     return { ...summary, ...(engineChoice ? { engineChoice } : {}), ...(recipe ? { recipe } : {}) };
   } finally {
     backend.destroy();
@@ -193,6 +203,8 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
         for (let k = 0; k < K; k++) if (K === 1 || c.member === null || c.member === k) applied[k].push(c);
         say(`change at step ${i}${c.member === null || K === 1 ? '' : ` (member ${members[c.member].label ?? c.member})`}: ${Object.entries(c.partial).map(([x, v]) => `${x}=${v}`).join(' ')}`);
       }
+      // a turn of the event loop: on the CPU engine a step never leaves the microtask queue, and Ctrl-C's handler (jobResume.ts) waits for one
+      await new Promise((r) => setImmediate(r));
       const before = trainer.members.map((m) => ({ skipped: m.skippedUpdates, flags: m.flags.length }));
       const ms = await trainer.stepAll();
       const updates = Math.min(trainer.config.minibatches, trainer.config.promptsPerStep * trainer.config.groupSize);

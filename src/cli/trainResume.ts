@@ -1,0 +1,45 @@
+// `train --out DIR` resumes as a job of one run: jobResume.ts with the run's own folder as its only member ('.'),
+// so a killed train continues from the state trainMembers saves (resumeState.ts), other settings are refused
+// naming the fields, --fresh starts anew, and a finished train run again gives its summary. The settings are the
+// run's whole config (recipe included), the engine and the live changes: all that decides its results.
+import { log } from './io';
+import { onInterrupt, openJob } from './jobResume';
+import { finishedResult, RESULT_FILE } from './resumeState';
+import type { Backend } from '../backend';
+import type { RunSetup } from './commands/runSetup';
+import type { TrainSummary } from './commands/train';
+
+/** The member list of a lone run's job: its own folder. */
+export const LONE_RUN: readonly string[] = ['.'];
+
+export interface OpenedTrain {
+  /** The summary of this run when it finished already in `out` (nothing to train). */
+  finished: TrainSummary | null;
+  /** Whether the run saves its state (a curriculum's progress is not in the state, so such a run starts over). */
+  resume: boolean;
+  /** Marks the job finished (after the run's result.json is written). */
+  done(): void;
+  /** Removes the Ctrl-C line's handlers (call when training ends). */
+  stopWatch(): void;
+}
+
+/** The engine as a setting: an engine's results are its own (wasm is the CPU engine, cpu the reference). */
+const engineOf = (b: Backend): string => (b.name === 'wasm' ? 'cpu' : b.name === 'cpu' ? 'reference' : b.name);
+
+/** Opens `out` for this train (throws an InputError naming what differs when it holds a train of other settings). */
+export function openTrain(out: string, s: RunSetup, at: readonly string[], backend: Backend, fresh: boolean): OpenedTrain {
+  const settings: Record<string, unknown> = { preset: s.preset.name, backend: engineOf(backend), '--at': [...at], ...s.config };
+  const job = openJob(out, 'train', settings, LONE_RUN, [RESULT_FILE], fresh);
+  const none = () => {};
+  if (job.finished !== null) return { finished: (job.finished as { result: { summary: TrainSummary } }).result.summary, resume: false, done: none, stopWatch: none };
+  // killed after its result.json and before job.json said done: the run is finished
+  const kept = finishedResult(out, s.preset.name, s.config);
+  if (kept) {
+    job.done();
+    log(`train: ${out} holds this run, finished; its results are in ${out}/${RESULT_FILE} (--fresh trains it anew)`);
+    return { finished: kept.summary, resume: false, done: none, stopWatch: none };
+  }
+  const resume = !s.env.curriculum;
+  if (!resume) log('train: this run has a curriculum, whose progress the saved state does not hold: it saves no state, and after a kill the same command starts it over');
+  return { finished: null, resume, done: () => job.done(), stopWatch: onInterrupt('train', out, () => LONE_RUN) };
+}
