@@ -74,6 +74,8 @@ export class GPT {
   private kvByShape = new Map<string, Tensor[]>(); // KV caches [B,T,3C] per layer, by B x T
   private kvFilled: string | null = null; // the cache the last prefill filled
   private membersByCounts = new Map<string, Members>(); // row offsets by member row counts (written once, never rewritten)
+  /** Passes recorded so far: full forwards (a prefill is one) and decode steps; tests count the work a step saves with them. */
+  readonly passes = { forward: 0, decode: 0 };
 
   /**
    * `weights`: one member's flat vector (absent: nanoGPT's init from `seed`), or K members' vectors (a population;
@@ -162,6 +164,7 @@ export class GPT {
   forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor, seqs?: readonly number[]): Tensor {
     if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
     const b = this.backend, a = (this.acts = this.activations(B, T)), { nHead: NH, nEmbd: C } = this.config, BT = B * T;
+    this.passes.forward++;
     const m = (a.members = this.members(seqs, B, T));
     const p = params ? this.viewOf(params) : this.p;
     if ('dtype' in tokens && 'size' in tokens) b.copy(a.tokens, tokens as Tensor);
@@ -229,6 +232,7 @@ export class GPT {
     if (this.kvFilled !== `${B}x${T}`) throw new Error(`decode(${B}x${T}) needs a prefill of that shape first (the KV cache)`);
     const b = this.backend, { nHead: NH, nEmbd: C } = this.config, p = this.p, kv = this.kvCache(B, T);
     const d = this.activations(B, 1); // one row per sequence; a later backward still belongs to the last forward
+    this.passes.decode++;
     const m = this.members(seqs, B, 1); // one row per sequence: the members' rows are their sequences
     b.embeddingLast(d.encoded, tokens, pos, p.wte, p.wpe, B, T, C, m);
     return this.layersAndHead(p, d, B, (la, l) => b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH), m);

@@ -15,6 +15,8 @@ export interface Sequence {
   context: number[];
   generated: number[]; // EOS included when it was generated
   logp: number[]; // log-prob of each generated token at sampling time (pi_old)
+  /** The temperature `logp` (and `earlier`'s) were taken at: the sampler's, 1 when greedy. Absent: unknown (the loss recomputes pi_old). */
+  logpTemperature?: number;
   message: boolean;
   messageFrom: number; // generated tokens before this index are an action, not message
   countsAsTurn: boolean;
@@ -212,6 +214,7 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gens: 
         const agent = p.turn.agent ?? 0, key = `${p.e}:${agent}`;
         const seq: Sequence = {
           episode: p.e, turn: k, role: p.turn.role, slot, agent, context: p.turn.context, generated: out.tokens[j], logp: out.logp[j],
+          logpTemperature: tempOf(slot) === 0 ? 1 : tempOf(slot), // the sampler's log-probs are at 1 when greedy (backend.ts, sample)
           message: p.turn.message, messageFrom: p.turn.messageFrom ?? 0, countsAsTurn: p.turn.countsAsTurn ?? false, maxNew: p.turn.maxNew,
           earlier: [], superseded: false,
         };

@@ -14,7 +14,8 @@ import { initParams, type GPTConfig } from '../model/params';
 import { mulberry32 } from '../model/random';
 import type { RunConfig } from '../config';
 import { InputError } from '../errors';
-import { PolicyObjective, type MemberSplit, type ObjectiveStats } from './objective';
+import { PolicyObjective, type MemberSplit, type ObjectiveStats, type PolicyBatch } from './objective';
+import { forwardOldLogp, samplingLogpReusable, type OldLogpSource } from './oldLogp';
 import { dualUpdate, lambdaAt, messageParts, reward, rewardWeights, type RewardParts } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
@@ -49,6 +50,10 @@ export class Trainer<Task = unknown, State = unknown> {
   readonly phases = { rollout: 0, reward: 0, update: 0, eval: 0 };
   /** Minibatch updates the last step made (fewer than `minibatches` when it was asked to stop early). */
   lastStepUpdates = 0;
+  /** Where pi_old comes from (src/rl/oldLogp.ts); 'forward' is TRL's old-logprob pass, kept as the oracle of the reuse. */
+  oldLogp: OldLogpSource = 'sampling';
+  /** The last step's minibatches whose pi_old was the sampler's (a forward saved each) or a forward's. */
+  oldLogpPasses = { reused: 0, forward: 0 };
 
   /**
    * `config`: one run's, or each member's (a population; populationPlan.ts says which stack). `init`: the weights of
@@ -267,19 +272,27 @@ export class Trainer<Task = unknown, State = unknown> {
       }
       hooks.progress?.(p.m + 1, nMb);
     };
-    for (let mb = 0; mb < nMb; mb++) {
-      if (mb > 0 && hooks.stopRequested?.()) break;
+    // every minibatch's rows first: pi_old must come from the step's starting weights, before any update
+    const plans = Array.from({ length: nMb }, (_, mb) => {
       const own = orders.map((order, k) => order.slice(Math.floor((mb * order.length) / nMb), Math.floor(((mb + 1) * order.length) / nMb)).flatMap((e) => lossByEpisode[k * E + e]));
       const empty = own.findIndex((s) => s.length === 0);
       if (empty >= 0) {
         // a lone run skips such a minibatch (no update); stacked members cannot skip alone
-        if (own.every((s) => s.length === 0)) continue;
+        if (own.every((s) => s.length === 0)) return null;
         throw new Error(`step ${step}: member ${empty} has no loss rows in minibatch ${mb} while others do`);
       }
       const seqs = own.flat();
       const batch = sequencesToBatch(seqs, (e) => e, rowLength(seqs, this.model.config.blockSize));
-      own.forEach((s, k) => this.members[k].lossShapes.push({ rows: s.length, T: K === 1 ? batch.T : rowLength(s, this.model.config.blockSize) }));
       const split: MemberSplit | undefined = K === 1 ? undefined : { seqs: own.map((s) => s.length), tMax: own.map((s) => Math.max(1, ...s.map((q) => q.maxNew))) };
+      return { own, seqs, batch, split };
+    });
+    await this.oldLogpOf(plans, c0.temperature);
+    for (let mb = 0; mb < nMb; mb++) {
+      if (mb > 0 && hooks.stopRequested?.()) break;
+      const plan = plans[mb];
+      if (!plan) continue;
+      const { own, batch, split } = plan;
+      own.forEach((s, k) => this.members[k].lossShapes.push({ rows: s.length, T: K === 1 ? batch.T : rowLength(s, this.model.config.blockSize) }));
       cs.forEach((c, k) => { this.opt.memberLr[k] = c.lr; });
       this.model.zeroGrad();
       this.objective.recordMinibatch(this.model, batch, c0, this.ref ?? undefined, split);
@@ -305,6 +318,17 @@ export class Trainer<Task = unknown, State = unknown> {
         flat, refilled: choice ? choice.refilled : 0,
       });
     });
+  }
+
+  /**
+   * pi_old of the step's minibatches: the sampler's log-probs where they are exact (the same temperature; every
+   * minibatch then saves the forward TRL's old-logprob pass would run), else a forward of the starting weights each.
+   */
+  private async oldLogpOf(plans: ({ seqs: Sequence[]; batch: PolicyBatch; split?: MemberSplit } | null)[], temperature: number): Promise<void> {
+    const live = plans.filter((p) => p !== null);
+    const reuse = this.oldLogp === 'sampling' && live.every((p) => samplingLogpReusable(p.seqs, temperature));
+    this.oldLogpPasses = { reused: reuse ? live.length : 0, forward: reuse ? 0 : live.length };
+    if (!reuse) for (const p of live) await forwardOldLogp(this.backend, this.model, p.batch, temperature, p.split?.seqs);
   }
 
   /** Greedy evaluation of a lone run (K = 1); a population evaluates with evaluateAll. */
