@@ -6,7 +6,7 @@ import { hasKey, InputError, quote } from './errors';
 import { LOSS_IDS } from './losses';
 
 /** The environments, by id (src/envs/registry.ts builds them). */
-export const ENV_IDS = ['relay', 'addition', 'philosophers'] as const;
+export const ENV_IDS = ['relay', 'addition', 'philosophers', 'custom'] as const;
 export type EnvId = (typeof ENV_IDS)[number];
 
 /** Where the page shows a field: env's own fields go under "Environment", reward fields in the reward panel. */
@@ -83,6 +83,19 @@ const TABLE = {
 type ValueOf<F> = F extends { kind: 'enum'; values: readonly (infer V)[] } ? V : number;
 export type RunConfig = { -readonly [K in keyof typeof TABLE]: ValueOf<(typeof TABLE)[K]> };
 
+/**
+ * `taskCode`: env 'custom' only, the person's task module (docs/your-task.md). It is not a table field (a text,
+ * not a number or a choice: the page's field list, the URL's settings and sweeps never show it, and `keyof
+ * RunConfig` stays the table's) but it rides on the config object so that the code travels with the run:
+ * validateConfig keeps it, and JSON copies of a config (checkpoints, run files, member threads) carry it.
+ */
+export type TaskConfig = RunConfig & { taskCode?: string };
+/** The task module a config carries (undefined: none). */
+export const taskCodeOf = (c: RunConfig): string | undefined => (c as TaskConfig).taskCode;
+
+/** The longest task module a config carries, in characters (a task is a page of code, not a data set). */
+export const TASK_CODE_MAX = 100_000;
+
 export const FIELDS: Readonly<Record<keyof RunConfig, Field>> = TABLE;
 
 const KEYS = Object.keys(TABLE) as (keyof RunConfig)[];
@@ -127,12 +140,21 @@ export function isConfigKey(k: string): k is keyof RunConfig {
 export function validateConfig(partial: Record<string, unknown>, base: RunConfig = DEFAULTS): RunConfig {
   const out: RunConfig = { ...base };
   for (const [k, v] of Object.entries(partial)) {
+    if (k === 'taskCode') { (out as TaskConfig).taskCode = parseTaskCode(v); continue; }
     if (!isConfigKey(k)) throw new InputError(`unknown config key ${quote(k)} (known: ${Object.keys(FIELDS).join(', ')})`);
     (out as unknown as Record<string, unknown>)[k] = parseField(k, v);
   }
   if (out.nEmbd % out.nHead !== 0) throw new InputError(`nEmbd (${out.nEmbd}) must be divisible by nHead (${out.nHead})`);
   if (out.scouts > out.digits) throw new InputError(`scouts (${out.scouts}) must be at most digits (${out.digits}): each Scout holds a part of the secret`);
   return out;
+}
+
+/** A config's task code: a string of at most TASK_CODE_MAX characters (undefined: none). */
+function parseTaskCode(v: unknown): string | undefined {
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw new InputError(`taskCode must be the task module's text; got ${quote(v)}`);
+  if (v.length > TASK_CODE_MAX) throw new InputError(`taskCode is ${v.length} characters, more than the ${TASK_CODE_MAX} a task may have`);
+  return v;
 }
 
 /** Fields a person may change between steps without a reset (docs/page.md / the worker's setHyperparams). */

@@ -16,6 +16,8 @@ export interface WarmStartSpec {
   file: string; demo: DemoOptions; seed: number; steps: number; target?: number;
   /** Shipped files of the same demonstrations for task options `file` does not fit (tried in order; how each was made: docs/robustness.md). */
   variants?: string[];
+  /** No warm start: the run starts from random weights, and this says why (your own task without demonstrations). */
+  random?: string;
 }
 /** A policy slot of a preset: trainable or frozen, and where its weights start. */
 export interface SlotSpec { trainable: boolean; warmStart: WarmStartSpec }

@@ -5,6 +5,8 @@ import { createAddition } from './addition';
 import { createPhilosophers, philosophersCurriculum } from './philosophers';
 import { createRelay } from './relay';
 import type { Environment } from './types';
+import { loadUserTask } from './userTask';
+import { taskCodeOf } from '../config';
 
 export interface DemoOptions {
   demoSilence?: number; flagAwareDemos?: boolean; demoCopies?: number;
@@ -28,6 +30,11 @@ export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
       });
       const curriculum = c.curriculum === 'on' ? philosophersCurriculum(c.philosophers, c.curriculumThreshold, c.curriculumPatience) : undefined;
       return (curriculum ? { ...env, curriculum } : env) as Environment;
+    }
+    case 'custom': {
+      const code = taskCodeOf(c);
+      if (code === undefined) throw new InputError('the environment "custom" needs a task\'s code (config taskCode): write one in the page, or give the CLI --task FILE (docs/your-task.md)');
+      return loadUserTask(code).env;
     }
     default:
       throw new InputError(`unknown environment ${String((c as { env: unknown }).env)}`);

@@ -8,6 +8,7 @@ import { hasKey, InputError, quote } from '../errors';
 import type { ExportFile } from './readme';
 import { trlFiles } from './trl';
 import { verlFiles } from './verl';
+import { CUSTOM_EXPORT_REFUSAL } from './python/custom';
 
 export type ExportTarget = 'trl' | 'verl';
 export const EXPORT_TARGETS: readonly ExportTarget[] = ['trl', 'verl'];
@@ -33,6 +34,7 @@ export function checkExportConfig(config: unknown): RunConfig {
 export function exportRecipe(target: ExportTarget, config: RunConfig, presetName: string): ExportFile[] {
   const t = parseTarget(target);
   const c = checkExportConfig(config);
+  if (c.env === 'custom') throw new InputError(CUSTOM_EXPORT_REFUSAL);
   const preset = findPreset(presetName).name;
   return t === 'trl' ? trlFiles(c, preset) : verlFiles(c, preset);
 }

@@ -10,7 +10,8 @@
 //   dynamics     JSON, warm starts made across a range of a dynamics option (DYNAMICS): {key: [lo, hi]}
 // A checkpoint without the record (PyTorch-written, older) still fits when its
 // shapes do, with a notice saying so.
-import { DEFAULTS, type RunConfig } from '../config';
+import { DEFAULTS, taskCodeOf, type RunConfig } from '../config';
+import { taskHash } from '../envs/userTask/preset';
 import { clip } from '../errors';
 import { presetSlots, type Preset } from '../envs/presets';
 import type { DemoOptions } from '../envs/registry';
@@ -26,6 +27,7 @@ export const TASK_OPTIONS: { readonly [E in RunConfig['env']]: ReadonlyArray<key
   relay: ['digits', 'maxMessage', 'channelNoise', 'scouts'],
   addition: ['topology'],
   philosophers: ['philosophers', 'rounds', 'philMessage'],
+  custom: [], // the task is its code: envRecord records its hash (task_hash)
 };
 
 /**
@@ -57,8 +59,10 @@ export function presetTrainableSlot(p: Preset): string {
 export function envRecord(config: RunConfig, slot?: string, demo?: DemoOptions): Record<string, string> {
   const options = Object.fromEntries(taskOptions(config.env, slot).map((k) => [k, config[k]]));
   const ranges = Object.entries(DYNAMICS[config.env] ?? {}).filter(([, d]) => demo?.[d!] !== undefined).map(([k, d]) => [k, demo![d!]]);
+  const code = config.env === 'custom' ? taskCodeOf(config) : undefined;
   return {
     env: config.env, env_options: JSON.stringify(options), ...(demo ? { demo: JSON.stringify(demo) } : {}),
+    ...(code !== undefined ? { task_hash: taskHash(code) } : {}),
     ...(ranges.length ? { dynamics: JSON.stringify(Object.fromEntries(ranges)) } : {}),
   };
 }
@@ -113,6 +117,10 @@ export function checkpointFit(ck: Checkpoint, config: RunConfig, env: Environmen
   if (ck.vocab && ck.vocab.join('\u0000') !== env.vocab.join('\u0000')) return { fits: false, why: `its vocabulary is not the ${env.id} environment's` };
   const recEnv = ck.extras.env;
   if (recEnv !== undefined && recEnv !== config.env) return { fits: false, why: `it was made for the ${show(recEnv)} environment, the run is ${config.env}` };
+  const code = config.env === 'custom' ? taskCodeOf(config) : undefined;
+  if (code !== undefined && ck.extras.task_hash !== undefined && ck.extras.task_hash !== taskHash(code)) {
+    return { fits: false, why: `it was made for another task (task_hash ${show(ck.extras.task_hash)}; this task's code hashes to ${taskHash(code)})` };
+  }
   if (want.slot !== undefined && ck.extras.slot !== undefined && ck.extras.slot !== want.slot) {
     return { fits: false, why: `it is the ${show(ck.extras.slot)} policy, not the ${want.slot}` };
   }

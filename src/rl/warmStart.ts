@@ -184,6 +184,12 @@ export async function warmStarts(backend: Backend, preset: Preset, config: RunCo
   for (const slot of slotNames(env)) {
     const spec = specs[slot];
     if (!spec) throw new Error(`preset ${preset.name} gives no warm start for slot "${slot}" of ${env.id}`);
+    if (spec.warmStart.random !== undefined) {
+      progress(`warm start: none (${spec.warmStart.random}): the run starts from random weights`, 1);
+      slots[slot] = { trainable: spec.trainable };
+      sources.push('random weights (no demonstrations)');
+      continue;
+    }
     // the shipped file, then its variants for other task options (the first that fits wins)
     const whys: string[] = [];
     let found = false;

@@ -21,7 +21,8 @@ export function fieldEnv(key: keyof RunConfig): string | null {
   return FIELDS[key].env ?? null;
 }
 
-export const envIds = (): readonly string[] => ENV_IDS;
+// 'custom' (your own task) is chosen by writing or loading a task, not from this list (docs/your-task.md)
+export const envIds = (): readonly string[] => ENV_IDS.filter((e) => e !== 'custom');
 
 /** The accuracy-vs-tokens frontier (docs/rl.md section 8), the same code the Trainer uses. */
 export const frontier = paretoFrontier;

@@ -40,6 +40,7 @@ export const ACCURACY: Readonly<Record<RunConfig['env'], AccuracyMeaning>> = {
     short: 'share who ate',
     long: 'the share of philosophers who ate at least once in the episode (one eating every round scores 1/N), averaged over the held-out tables; the true score, apart from the reward, which the weights may let the policy raise without eating',
   },
+  custom: { short: 'score', long: "the mean of your task's score (in [0, 1]) over its held-out episodes" },
 };
 
 const pct = (x: number) => `${Math.round(x * 100)}%`;
@@ -87,7 +88,15 @@ function philosophers(c: RunConfig): Omit<TaskPicture, 'accuracy'> {
   };
 }
 
-const PICTURES: Record<RunConfig['env'], (c: RunConfig) => Omit<TaskPicture, 'accuracy'>> = { relay, addition, philosophers };
+// your own task: the editor shows the code; this is the minimum the first screen needs (docs/your-task.md)
+function custom(c: RunConfig): Omit<TaskPicture, 'accuracy'> {
+  return {
+    title: 'Your task', agents: [{ name: 'Your policy', knows: 'what your task shows each role', does: 'answers (and, with a messenger, sends a message) (trained)' }],
+    channel: null, reward: `your score, minus lambda_tok = ${c.lambdaTok} per message token`,
+  };
+}
+
+const PICTURES: Record<RunConfig['env'], (c: RunConfig) => Omit<TaskPicture, 'accuracy'>> = { relay, addition, philosophers, custom };
 
 /** `population`: the lambda_tok values a population trains (each run its own), said in the reward. */
 export function taskPicture(c: RunConfig, population: readonly number[] | null = null): TaskPicture {

@@ -5,11 +5,13 @@ import { additionPython } from './addition';
 import { philosophersPython } from './philosophers';
 import { relayPython } from './relay';
 import type { EnvPython } from './types';
+import { customPython } from './custom';
 
 export const ENV_PYTHON: Readonly<Record<RunConfig['env'], EnvPython>> = {
   relay: relayPython,
   addition: additionPython,
   philosophers: philosophersPython,
+  custom: customPython,
 };
 
 export type { EnvPython } from './types';
