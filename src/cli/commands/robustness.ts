@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { clip, InputError } from '../../errors';
+import { clip, hasKey, InputError } from '../../errors';
 import { readEvalsFile } from '../evalsFile';
 import type { EvalRecord } from '../../rl/runRecord';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
@@ -17,7 +17,7 @@ import { JOB_FILE, onInterrupt, openJob } from '../jobResume';
 import { finishedResult, RESUME_MEMBER_FILES } from '../resumeState';
 import type { MemberJob, MemberOutcome } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
-import { recipeOverrides, setup, type RunSetup } from './runSetup';
+import { parseSets, recipeOverrides, setup, type RunSetup } from './runSetup';
 import { checkExclusive } from '../flagChecks';
 import { markdownCodeBlock } from '../../textFormats';
 import { shellWord } from '../../export/literal';
@@ -30,6 +30,7 @@ export const robustnessFlags: FlagSpec = {
   members: { kind: 'int', help: 'cells training at once (default: as many as fit in memory)' },
   'memory-limit': { kind: 'number', help: 'MiB the population may use (default 3/4 of the available memory)' },
   shipped: { kind: 'bool', help: 'run every cell as its preset ships, without the setting\'s recipe (docs/recipe.md)' },
+  set: { kind: 'list', help: 'config override key=value for every cell (repeatable; not a field a cell sets), e.g. steps=40 for a quick look: the verdicts then judge short runs' },
   backend: { kind: 'string', help: 'the CPU engine the cells train on: cpu (default, the WebAssembly SIMD engine on every core; wasm = cpu) or reference' },
   judge: { kind: 'string', help: 'train nothing: judge the cells already in this folder (an earlier --out); a cell without its final eval is listed as not finished' },
   fresh: { kind: 'bool', help: 'start anew in an --out that holds an earlier robustness run (removes its files); without it the same run continues there, and other settings are refused' },
@@ -131,7 +132,14 @@ function judgeFolder(dir: string, planned: { cell: RobustnessCell; s: RunSetup }
 
 export async function robustness(argv: string[]): Promise<unknown> {
   const flags = parseFlags(argv, robustnessFlags, 'robustness');
-  const cells = robustnessCells(parseGrids(flags.grid));
+  const sets = parseSets(flags.set as string[] | undefined);
+  const setWords = Object.entries(sets).map(([k, v]) => ` --set ${shellWord(`${k}=${v}`)}`).join('');
+  // a --set of a field a cell sets would silently be lost (or change what the cell is)
+  const cells = robustnessCells(parseGrids(flags.grid)).map((cell) => {
+    const clash = Object.keys(sets).find((k) => hasKey(cell.overrides, k));
+    if (clash) throw new InputError(`robustness: --set ${clash}: the cell "${cell.label}" sets ${clash} itself; give fields the cells do not set`);
+    return { ...cell, overrides: { ...sets, ...cell.overrides } as RobustnessCell['overrides'] };
+  });
   // every cell's config is checked before anything runs
   // each cell with its setting's recipe (the cell's own overrides stay), unless --shipped
   const withRecipe = (cell: RobustnessCell): RobustnessCell => flags.shipped === true ? cell
@@ -145,7 +153,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
     if (!isFolder(dir)) throw new InputError(`--judge: "${clip(dir, 200)}" is not a folder`);
     if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
     const results = judgeFolder(dir, planned);
-    const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}`;
+    const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}${setWords}`;
     const md = robustnessMarkdown(results, command, NaN);
     if (flags.doc !== undefined) writeAtomic(String(flags.doc), md);
     return { judged: dir, pass: results.filter((r) => r.pass).length, cells: results.map((r) => ({ label: r.label, pass: r.pass, why: r.why })) };
@@ -155,7 +163,8 @@ export async function robustness(argv: string[]): Promise<unknown> {
   if (flags.doc !== undefined) prepareOutFile(String(flags.doc), '--doc');
   const device = { engine } as const;
   // what decides the results (not how many train at once, nor --doc): the same command continues, other settings are refused
-  const settings: Record<string, unknown> = { grid: cells.map((c) => c.grid).filter((g, i, a) => a.indexOf(g) === i), shipped: flags.shipped === true, backend: engine === 'wasm' ? 'cpu' : 'reference' };
+  const settings: Record<string, unknown> = { grid: cells.map((c) => c.grid).filter((g, i, a) => a.indexOf(g) === i), shipped: flags.shipped === true, backend: engine === 'wasm' ? 'cpu' : 'reference',
+    ...Object.fromEntries(Object.entries(sets).map(([k, v]) => [`--set ${k}`, v])) };
   const job = openJob(out, 'robustness', settings, cells.map((c) => c.label), ['robustness.json', 'robustness.md'], flags.fresh === true);
   if (job.finished !== null) {
     const f = job.finished as { cells: CellResult[]; wallSeconds: number };
@@ -190,7 +199,7 @@ export async function robustness(argv: string[]): Promise<unknown> {
       { wallSeconds: sum.wallSeconds, warmStartSource: String(sum.warmStartSource ?? '') });
   });
   const wall = (performance.now() - t0) / 1000;
-  const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}${flags.backend !== undefined ? ` --backend ${engine}` : ''}${flags.doc !== undefined ? ` --doc ${shellWord(String(flags.doc))}` : ''}`;
+  const command = `npm run gspo -- robustness${flags.grid !== undefined ? ` --grid ${String(flags.grid)}` : ''}${flags.shipped === true ? ' --shipped' : ''}${setWords}${flags.backend !== undefined ? ` --backend ${engine}` : ''}${flags.doc !== undefined ? ` --doc ${shellWord(String(flags.doc))}` : ''}`;
   const md = robustnessMarkdown(results, command, wall);
   writeAtomic(join(out, 'robustness.md'), md);
   const failed = failedRuns(cells.map((c) => c.label), outcomes);
