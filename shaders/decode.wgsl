@@ -2,11 +2,13 @@
 // runs the model on one row per sequence and attends over the cached q, k, v of
 // the rows before it, instead of re-running the whole prefix.
 //   embedding_last:   out[b,c] = wte[tokens[b*T + t],c] + wpe[t,c],  t = pos[b] - 1     (=)
-//   kv_append:        qkvCache[b,t,:] = qkvNew[b,:]                                     (=)
 //   copy_rows:        qkvCache[r*dstStride + i] = qkvNew[r*srcStride + i]  (a prefill's rows into the cache; Params
 //                     read as rows, width, dstStride, srcStride)                            (=)
-//   attention_decode: out[b, h*hs + d] = sum_{t2<=t} softmax_t2(q . k_t2 * scale) v_t2[d]
+//   attention_decode: qkvCache[b,t,:] = qkvNew[b,:], then
+//                     out[b, h*hs + d] = sum_{t2<=t} softmax_t2(q . k_t2 * scale) v_t2[d]
 //                     over the cache rows of sequence b; one workgroup per (b, h)       (=)
+//                     The append is fused in (one dispatch, not two): (b, h) writes head h's q, k, v
+//                     slices of row t, the only ones of that row it reads.
 // The cache [B,T,3C] per layer is filled from the qkv of the prefill (a forward over the contexts' rows).
 // CPU twin: src/reference/nn.ts, src/reference/attention.ts; test: test/gpu/decode.test.ts.
 
@@ -66,16 +68,6 @@ fn embedding_last(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
   out[b * p.C + c] = wte[m * p.wteStride + tok * p.C + c] + wpe[m * p.wpeStride + t * p.C + c];
 }
 
-// One invocation per (b, j < 3C).
-@compute @workgroup_size(WG)
-fn kv_append(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let C3 = 3u * p.C;
-  let i = flat(gid, nwg);
-  if (i >= p.B * C3) { return; }
-  let b = i / C3;
-  qkvCache[(b * p.T + last_pos(b)) * C3 + i % C3] = qkvNew[i];
-}
-
 // One invocation per copied element; the four Params fields are (rows, width, dstStride, srcStride).
 @compute @workgroup_size(WG)
 fn copy_rows(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
@@ -93,6 +85,15 @@ fn qk(q: u32, k: u32, hs: u32) -> f32 {
   var dot = 0.0;
   for (var d = 0u; d < hs; d++) { dot += qkvCache[q + d] * qkvCache[k + d]; }
   return dot;
+}
+
+// Sequence b's new row t into the cache, head h's slices only (q, k and v: 3 hs values), j = first, first + stride, ...
+fn append_head(b: u32, h: u32, t: u32, hs: u32, first: u32, stride: u32) {
+  let C3 = 3u * p.C;
+  for (var j = first; j < 3u * hs; j += stride) {
+    let o = (j / hs) * p.C + h * hs + j % hs;
+    qkvCache[(b * p.T + t) * C3 + o] = qkvNew[b * C3 + o];
+  }
 }
 
 var<workgroup> scores: array<f32, MAX_T>;
@@ -113,6 +114,8 @@ fn attention_decode(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation
   let t = last_pos(b);
   let base = b * p.T * C3 + h * hs;
   let q = base + t * C3;
+  append_head(b, h, t, hs, tid, 64u);
+  storageBarrier(); // the row's values written by the other invocations are read below
   var mx = -3.4e38;
   for (var t2 = tid; t2 <= t; t2 += 64u) {
     let dot = qk(q, base + t2 * C3 + p.C, hs) * scale;
@@ -161,6 +164,7 @@ fn attention_decode_serial(@builtin(global_invocation_id) gid: vec3u, @builtin(n
   let t = last_pos(b);
   let base = b * p.T * C3 + h * hs;
   let q = base + t * C3;
+  append_head(b, h, t, hs, 0u, 1u);
   var s: array<f32, MAX_T>;
   var mx = -3.4e38;
   for (var t2 = 0u; t2 <= t; t2++) {

@@ -16,17 +16,20 @@ export function embeddingLast(k: KernelContext, out: GpuTensor, tokens: GpuTenso
     grid1D(mf.slots * C, WG));
 }
 
-/** Appends qkvNew to the cache at each sequence's last position, then attends over the cache (a workgroup per (b, h) on a GPU). */
+/**
+ * Appends qkvNew to the cache at each sequence's last position and attends over the cache, in one dispatch (a workgroup
+ * per (b, h) on a GPU): each (b, h) appends the slices of the row it reads itself.
+ */
 export function attentionDecode(k: KernelContext, out: GpuTensor, qkvCache: GpuTensor, qkvNew: GpuTensor, pos: GpuTensor,
   B: number, T: number, C: number, NH: number): void {
   if (C % NH !== 0) throw new Error(`attentionDecode: C=${C} is not a multiple of NH=${NH}`);
   if (T > 256) throw new Error(`attentionDecode: T=${T} exceeds the kernel's 256 cached rows`);
   const sizes = [B, T, C, NH];
-  k.dispatch(kernel('kv_append'), 'uuuu', sizes, { 3: pos, 6: qkvCache, 7: qkvNew }, grid1D(B * 3 * C, WG));
+  const bindings = { 1: out, 3: pos, 6: qkvCache, 7: qkvNew };
   if (rowMode(k) === 'single') {
-    k.dispatch(kernel('attention_decode_serial'), 'uuuu', sizes, { 1: out, 3: pos, 6: qkvCache }, grid1D(B * NH, WG));
+    k.dispatch(kernel('attention_decode_serial'), 'uuuu', sizes, bindings, grid1D(B * NH, WG));
   } else {
-    k.dispatch({ shader: 'decode', entry: 'attention_decode' }, 'uuuu', sizes, { 1: out, 3: pos, 6: qkvCache }, grid1D(B * NH, 1));
+    k.dispatch({ shader: 'decode', entry: 'attention_decode' }, 'uuuu', sizes, bindings, grid1D(B * NH, 1));
   }
 }
 

@@ -31,7 +31,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   if (mode === 'lanes') add('attention', ['attention_forward_scores_tiled', 'attention_forward_values_tiled', 'attention_backward_dqkv_tiled']);
   else add('attention', ['attention_forward_values', 'attention_backward_dqkv'], { WG: 64 });
 
-  add('decode', ['embedding_last', 'kv_append', 'copy_rows', 'attention_decode_serial'], { WG: 64 });
+  add('decode', ['embedding_last', 'copy_rows', 'attention_decode_serial'], { WG: 64 });
   add('decode', ['attention_decode']);
   add('embedding', ['embedding_forward', 'embedding_backward_wte', 'embedding_backward_wpe', 'embedding_sort_count',
     'embedding_sort_offsets', 'embedding_sort_scatter'], { WG: 256 });
