@@ -20,6 +20,7 @@ import { isFsError, writeFailed } from './fsErrors';
 import { followParent } from './parentWatch';
 import { takeThreads } from './args';
 import { wasmThreads } from './io';
+import { takeTask } from './taskFile';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
   logprobs: { run: logprobs, flags: logprobsFlags, help: 'per-position log-probs of the given tokens' },
@@ -42,6 +43,7 @@ function usage(): string {
     for (const [f, s] of Object.entries(c.flags)) lines.push(`      --${f.padEnd(12)} ${s.help}`);
   }
   lines.push('', 'every command:', `      --threads N   the CPU engine's threads (default: every core, at most 8; or GSPO_THREADS)`);
+  lines.push(`      --task FILE   train, eval, pretrain, sweep, compare: your own task (a JavaScript module, docs/your-task.md) in place of --preset`);
   return lines.join('\n');
 }
 
@@ -60,7 +62,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(commandUsage(name, cmd.help, cmd.flags) + '\n');
     return 0;
   }
-  const out = await cmd.run(name === 'bench' ? rest : takeThreads(rest, process.env, wasmThreads)); // bench has its own --threads
+  const argvOf = name === 'bench' ? rest : takeThreads(rest, process.env, wasmThreads); // bench has its own --threads
+  const out = await cmd.run(await takeTask(name, argvOf, process.env)); // --task FILE: your own task as the run's preset
   checkResult(name, out); // a NaN would print as null, as if it were a result
   if (out !== undefined) process.stdout.write(JSON.stringify(out) + '\n');
   return 0;

@@ -2,6 +2,7 @@
 // Trainer on a CPU engine (the reference, or wasm when the job says), writing its own folder. The result (or why it stopped)
 // goes back to the pool; a member that stops never stops the others.
 import { parentPort, workerData } from 'node:worker_threads';
+import { taskFromEnv } from './taskFile';
 import { failure } from './jobRuns';
 import { setup } from './commands/runSetup';
 import { trainRun } from './commands/train';
@@ -10,6 +11,7 @@ import type { MemberJob, MemberOutcome } from './memberPool';
 
 const job = (workerData as { job: MemberJob }).job;
 const backend = cpuEngine(job.engine);
+await taskFromEnv(); // --task: the parent's task, registered in this thread too
 let outcome: MemberOutcome;
 try {
   const result = await trainRun(backend, setup(job.preset, job.overrides), job.out, { quiet: true, warm: job.warm, changes: job.changes, label: job.label, resume: job.resume });

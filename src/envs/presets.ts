@@ -18,6 +18,8 @@ export interface WarmStartSpec {
   variants?: string[];
   /** No warm start: the run starts from random weights, and this says why (your own task without demonstrations). */
   random?: string;
+  /** The most steps a warm start made on the spot takes (default CAP_FACTOR x steps: src/rl/warmStart.ts). */
+  cap?: number;
 }
 /** A policy slot of a preset: trainable or frozen, and where its weights start. */
 export interface SlotSpec { trainable: boolean; warmStart: WarmStartSpec }
@@ -147,8 +149,12 @@ PRESETS.push(
   },
 );
 
+/** Presets made at run time (your own task: src/envs/userTask/preset.ts), by name; findPreset finds them after the shipped ones. */
+const REGISTERED = new Map<string, Preset>();
+export function registerPreset(p: Preset): void { REGISTERED.set(p.name, p); }
+
 export function findPreset(name: string): Preset {
-  const p = typeof name === 'string' ? PRESETS.find((x) => x.name === name) : undefined;
+  const p = typeof name === 'string' ? PRESETS.find((x) => x.name === name) ?? REGISTERED.get(name) : undefined;
   // the name is clipped: it can come from a flag, a link or stored state of any length
   if (!p) throw new InputError(`unknown preset ${quote(name)} (presets: ${PRESETS.map((x) => x.name).join(', ')})`);
   return p;

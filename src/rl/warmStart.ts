@@ -213,7 +213,7 @@ export async function warmStarts(backend: Backend, preset: Preset, config: RunCo
     const variants = spec.warmStart.variants ?? [];
     const why = whys[0] + (variants.length ? `; nor does a shipped variant (${variants.join(', ')})` : '');
     const who = slot === 'policy' ? '' : ` (${slot})`;
-    const cap = steps ?? CAP_FACTOR * spec.warmStart.steps;
+    const cap = steps ?? spec.warmStart.cap ?? CAP_FACTOR * spec.warmStart.steps;
     const goal = spec.warmStart.target;
     const target: WarmStartTarget | undefined = goal === undefined ? undefined : {
       accuracy: goal, every: CHECK_EVERY,

@@ -6,7 +6,7 @@ import { loadUserTask } from './index';
 
 /** Settings a task run starts from before the task's own `settings` (a CPU trains it in a minute or two). */
 export const TASK_DEFAULTS: Partial<RunConfig> = {
-  algorithm: 'gspo', groupSize: 8, promptsPerStep: 16, minibatches: 2, lr: 1e-3, lambdaTok: 0.05, temperature: 1,
+  algorithm: 'gspo', groupSize: 8, promptsPerStep: 16, minibatches: 2, lr: 3e-4, lambdaTok: 0.05, temperature: 1,
   nLayer: 2, nHead: 4, nEmbd: 64, steps: 60, evalEvery: 10, evalEpisodes: 128,
 };
 
@@ -23,12 +23,12 @@ export function userTaskPreset(code: string): Preset {
   const hash = taskHash(code);
   const slug = spec.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'task';
   return {
-    name: `task:${slug}`,
+    name: `task-${slug}`,
     title: `Your task: ${spec.name}`,
     explain: spec.about || `${spec.name}: a task of your own (docs/your-task.md).`,
     config: { ...TASK_DEFAULTS, ...spec.settings, env: 'custom', taskCode: code } as Partial<RunConfig>,
     warmStart: {
-      file: `task-${slug}-${hash}.safetensors`, demo: {}, seed: 1, steps: spec.pretrain.steps,
+      file: `task-${slug}-${hash}.safetensors`, demo: {}, seed: 1, steps: spec.pretrain.steps, cap: spec.pretrain.steps,
       ...(spec.pretrain.target !== undefined ? { target: spec.pretrain.target } : {}),
       ...(spec.hasDemo ? {} : { random: 'the task has no demo(task, rand), so there are no demonstrations to pretrain on' }),
     },
