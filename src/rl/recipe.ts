@@ -97,12 +97,33 @@ export function recipeInUse(preset: Preset, calibrated: RunConfig, config: RunCo
 }
 
 /**
- * A population member's config with its own setting's recipe, when the population's shared setup carries the
- * recipe of another setting (the one on screen): the rule's fields go back to the calibrated point's, then the
- * member's recipe applies, so each lambda_tok gets its own start penalty, hold, steps and temperature.
+ * The recipe fields a person set by hand in `config`: those off the calibrated point's value, less the ones the
+ * config's own recipe set (a setup that carries its recipe typed none of them). They are kept, as the CLI keeps
+ * a field given with --set.
  */
-export function memberRecipe(preset: Preset, calibrated: RunConfig, member: RunConfig): RunConfig {
-  const reset: RunConfig = { ...member, ...Object.fromEntries(recipeFields(preset).map((f) => [f, calibrated[f]])) };
-  return withRecipe(reset, recipeFor(preset, calibrated, reset));
+export function typedRecipeFields(preset: Preset, calibrated: RunConfig, config: RunConfig): (keyof RunConfig)[] {
+  // the recipe's lines are read at the calibrated point's rule fields (an applied line can switch another off: temperature 0.7)
+  const reset: RunConfig = { ...config, ...Object.fromEntries(recipeFields(preset).map((f) => [f, calibrated[f]])) };
+  const lines = recipeFor(preset, calibrated, reset).lines;
+  const own = lines.length > 0 && lines.every((l) => config[l.field] === l.value) ? new Set(lines.map((l) => l.field)) : new Set<keyof RunConfig>();
+  return recipeFields(preset).filter((f) => config[f] !== calibrated[f] && !own.has(f));
 }
 
+/**
+ * A population member's config with its own setting's recipe, when the population's shared setup carries the
+ * recipe of another setting (the one on screen) or the recipe applies by default: the rule's fields go back to
+ * the calibrated point's, then the member's recipe applies, so each lambda_tok gets its own start penalty, hold,
+ * steps and temperature. Fields in `keep` (typed by hand) stay as the member has them.
+ */
+export function memberRecipe(preset: Preset, calibrated: RunConfig, member: RunConfig, keep: readonly (keyof RunConfig)[] = []): RunConfig {
+  const reset: RunConfig = { ...member, ...Object.fromEntries(recipeFields(preset).filter((f) => !keep.includes(f)).map((f) => [f, calibrated[f]])) };
+  const lines = recipeFor(preset, calibrated, reset).lines.filter((l) => !keep.includes(l.field));
+  return { ...reset, ...Object.fromEntries(lines.map((l) => [l.field, l.value])) };
+}
+
+/** The recipe lines Start applies to an untrained run of `config` by default: none at the calibrated point, when it carries its recipe, or for fields typed by hand. */
+export function recipeAtStart(preset: Preset, calibrated: RunConfig, config: RunConfig): RecipeLine[] {
+  if (recipeInUse(preset, calibrated, config)) return [];
+  const typed = typedRecipeFields(preset, calibrated, config);
+  return recipeFor(preset, calibrated, config).lines.filter((l) => !typed.includes(l.field) && config[l.field] !== l.value);
+}

@@ -81,8 +81,8 @@ export class StoreContext {
 
   /** The URL follows the setup: replaced only when its query changes (never once per step). */
   syncUrl(): void {
-    const { preset, config, population, untilPaused } = this.get();
-    const q = encodeSetup(preset, config, population, untilPaused);
+    const { preset, config, population, untilPaused, recipeAtStart } = this.get();
+    const q = encodeSetup(preset, config, population, untilPaused, recipeAtStart);
     if (q === this.lastQuery) return;
     this.lastQuery = q;
     this.deps.replaceUrl(q);

@@ -102,10 +102,14 @@ function sweepRun(raw: unknown, where: string, axis: 'lambdaTok' | 'budget'): Sw
  * 2,000 characters is clipped (the page writes run errors into it), never a reason to drop the sweep.
  */
 export function sweepRecord(x: unknown): SweepRecord {
-  const s = object(x, 'the sweep', ['id', 'preset', 'axis', 'base', 'steps', 'runs', 'status', 'message', 'createdAt', 'recipe', 'untilPaused']);
-  const recipe = field(s, 'recipe'), untilPaused = field(s, 'untilPaused');
+  const s = object(x, 'the sweep', ['id', 'preset', 'axis', 'base', 'steps', 'runs', 'status', 'message', 'createdAt', 'recipe', 'recipeKept', 'untilPaused']);
+  const recipe = field(s, 'recipe'), untilPaused = field(s, 'untilPaused'), kept = field(s, 'recipeKept');
   if (recipe !== undefined && typeof recipe !== 'boolean') fail(`sweep.recipe ${quote(recipe)} is not true or false`);
   if (untilPaused !== undefined && typeof untilPaused !== 'boolean') fail(`sweep.untilPaused ${quote(untilPaused)} is not true or false`);
+  const recipeKept = kept === undefined ? [] : array(kept, 'sweep.recipeKept', 16).map((f, i) => {
+    if (typeof f !== 'string' || !(f in FIELDS)) fail(`sweep.recipeKept[${i}] ${quote(f)} is not a config field`);
+    return f as keyof RunConfig;
+  });
   const preset = string(field(s, 'preset'), 'sweep.preset', 200);
   if (!PRESETS.some((p) => p.name === preset)) fail(`sweep.preset ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')}`);
   const axis = field(s, 'axis');
@@ -120,7 +124,7 @@ export function sweepRecord(x: unknown): SweepRecord {
   return {
     id: string(field(s, 'id'), 'sweep.id', 200), preset, axis: axis as 'lambdaTok' | 'budget', base: base as Partial<RunConfig>,
     steps: step(field(s, 'steps'), 'sweep.steps'), runs, status: status as SweepStatus, message,
-    createdAt: finite(field(s, 'createdAt'), 'sweep.createdAt', 0, MAX_TIME), ...(recipe === true ? { recipe } : {}),
+    createdAt: finite(field(s, 'createdAt'), 'sweep.createdAt', 0, MAX_TIME), ...(recipe === true ? { recipe } : {}), ...(recipeKept.length > 0 ? { recipeKept } : {}),
     ...(untilPaused === true ? { untilPaused } : {}),
   };
 }

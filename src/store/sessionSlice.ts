@@ -4,6 +4,8 @@
 // rare events (eval, status, flag) update the store.
 import { findPreset, presetConfig } from '../envs/presets';
 import { betterEval } from '../rl/pareto';
+import { recipeAtStart as recipeLinesAtStart } from '../rl/recipe';
+import type { RunConfig } from '../config';
 import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
 import { errorText, runStatusOf, type StoreContext } from './context';
 import { MAX_STEPS } from './sweepPopulation';
@@ -164,6 +166,24 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     return pop.preset === preset && JSON.stringify(Object.entries(now).sort()) === JSON.stringify(Object.entries(then).sort());
   };
 
+  /**
+   * Off a preset's calibrated point, an untrained run takes its setting's recipe at Start (the default; fields typed
+   * by hand stay, as the CLI keeps a --set), said in one line; `recipe=off` trains the setting as typed.
+   */
+  const recipeBeforeStart = async (): Promise<void> => {
+    const { preset, config, recipeAtStart, trainer } = get();
+    if (!recipeAtStart || !trainer?.config || ctx.currentSteps() > 0) return;
+    let p;
+    try { p = findPreset(preset); } catch { return; }
+    const lines = recipeLinesAtStart(p, presetConfig(p), config);
+    if (lines.length === 0) return;
+    const next = { ...config, ...Object.fromEntries(lines.map((l) => [l.field, l.value])) } as RunConfig;
+    set({ config: next });
+    ctx.syncUrl();
+    await ctx.initRun(preset, overridesOf(preset, next));
+    set({ notice: `Recipe: off ${preset}'s calibrated point, so its recipe applies (untick "Recipe at Start" to train the setting as typed): ${lines.map((l) => `${l.field} = ${l.value}`).join(', ')}.` });
+  };
+
   return {
     async boot(search) {
       set({ storageKind: deps.storage.kind });
@@ -200,9 +220,9 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       ctx.booted = true;
       // a first visit opens on the lesson: a population over lambda_tok that Start trains side by side
       const d = isFirstVisit(search, savedPrefs, storedRuns, get().sweep !== null)
-        ? { preset: FIRST_VISIT.preset, overrides: {}, population: FIRST_VISIT.population, untilPaused: FIRST_VISIT.untilPaused, problems: [] }
+        ? { preset: FIRST_VISIT.preset, overrides: {}, population: FIRST_VISIT.population, untilPaused: FIRST_VISIT.untilPaused, recipeAtStart: true, problems: [] }
         : decodeSetup(search);
-      set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), population: d.population, untilPaused: d.untilPaused, urlProblems: d.problems });
+      set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), population: d.population, untilPaused: d.untilPaused, recipeAtStart: d.recipeAtStart, urlProblems: d.problems });
       ctx.setQueryKnown(search.replace(/^\?/, ''));
       ctx.syncUrl();
       deps.client.onTelemetry(onEvent);
@@ -243,6 +263,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         }
         return;
       }
+      await recipeBeforeStart();
       await ctx.guard(async () => {
         const { trainer, untilPaused, config } = get();
         const finished = get().status === 'idle' && (trainer?.message ?? '').startsWith('finished');
@@ -265,6 +286,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         else if (get().sweep?.status !== 'running') { get().setSweepDraft(get().population!.join(', ')); await get().startSweep('step'); }
         return;
       }
+      await recipeBeforeStart(); // the first step begins the run as Start would
       await ctx.guard(async () => {
         await api().step(1);
         ctx.applySnapshot(await api().getState());

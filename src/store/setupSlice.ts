@@ -11,10 +11,10 @@ import { DEFAULT_PRESET, overridesOf } from './urlState';
 import { populationRun } from './currentRun';
 import { MAX_STEPS } from './sweepPopulation';
 
-export type SetupState = Pick<SetupSlice, 'preset' | 'config' | 'urlProblems' | 'fieldErrors' | 'confirm' | 'population' | 'untilPaused'>;
+export type SetupState = Pick<SetupSlice, 'preset' | 'config' | 'urlProblems' | 'fieldErrors' | 'confirm' | 'population' | 'untilPaused' | 'recipeAtStart'>;
 
 export const initialSetup = (): SetupState => ({
-  preset: DEFAULT_PRESET, config: presetConfig(findPreset(DEFAULT_PRESET)), urlProblems: [], fieldErrors: {}, confirm: null, population: null, untilPaused: false,
+  preset: DEFAULT_PRESET, config: presetConfig(findPreset(DEFAULT_PRESET)), urlProblems: [], fieldErrors: {}, confirm: null, population: null, untilPaused: false, recipeAtStart: true,
 });
 
 export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupState> {
@@ -84,6 +84,11 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
       if (!trainer?.config) return;
       // the lone run: from its next step it trains to MAX_STEPS, or to the setup's count (at least the step it is at)
       await ctx.guard(async () => { ctx.applySnapshot(await ctx.api.setHyperparams({ steps: on ? MAX_STEPS : Math.max(config.steps, trainer.stepCount) })); });
+    },
+
+    setRecipeAtStart(on) {
+      set({ recipeAtStart: on });
+      ctx.syncUrl();
     },
 
     setPopulation(values) {

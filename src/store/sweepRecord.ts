@@ -14,6 +14,8 @@ export interface SweepRecord {
   runs: SweepRunRecord[]; status: SweepStatus; message: string | null; createdAt: number;
   /** Each member trains with its own setting's recipe (src/rl/recipe.ts memberRecipe): the setup carried one when the sweep started. */
   recipe?: boolean;
+  /** The recipe fields typed by hand when the recipe applied: each member keeps them (absent: none). */
+  recipeKept?: (keyof RunConfig)[];
   /** It trains until paused (its members' step count is MAX_STEPS); `steps` is then the setup's count, not a target. */
   untilPaused?: boolean;
 }

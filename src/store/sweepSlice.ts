@@ -16,7 +16,7 @@ import { overridesOf } from './urlState';
 import { memberKey, POPULATION_DEFAULTS, prepareMember, releaseLanes, runPopulation, showExample, stepPopulation, setLaneSteps, type PreparedMember } from './sweepPopulation';
 import { STOPPED_BY_YOU, chosenMember } from './currentRun';
 import { placeMembers } from '../rl/placement';
-import { memberRecipe, recipeInUse } from '../rl/recipe';
+import { memberRecipe, recipeFor, recipeInUse, typedRecipeFields } from '../rl/recipe';
 import { createEnv } from '../envs/registry';
 
 export type { KeyValueStore, SweepRecord, SweepRunRecord, SweepRunStatus, SweepStatus } from './sweepRecord';
@@ -35,6 +35,23 @@ export function carriesRecipe(preset: string, config: RunConfig): boolean {
     const p = findPreset(preset);
     return recipeInUse(p, presetConfig(p), config);
   } catch { return false; }
+}
+
+/**
+ * What a population of `values` shares: the setup's overrides less the axis, and whether each member trains
+ * with its own setting's recipe (the setup carries one, or the recipe applies by default and some member is
+ * off the calibrated point). The recipe fields in `base` are the ones typed by hand: they are kept.
+ */
+export function populationBase(preset: string, config: RunConfig, values: readonly number[], recipeAtStart: boolean): { base: Partial<RunConfig>; recipe: boolean; recipeKept: (keyof RunConfig)[] } {
+  const base = { ...overridesOf(preset, config) };
+  delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
+  let p;
+  try { p = findPreset(preset); } catch { return { base, recipe: false, recipeKept: [] }; }
+  const cal = presetConfig(p), typed = typedRecipeFields(p, cal, config);
+  const axis = sweepAxisOf(config);
+  const offPoint = values.some((v) => recipeFor(p, cal, presetConfig(p, { ...base, ...(axis === 'lambdaTok' ? { lambdaMode: 'manual', lambdaTok: v } : { lambdaMode: 'budget', budget: v }) })).lines.some((l) => !typed.includes(l.field)));
+  const recipe = carriesRecipe(preset, config) || (recipeAtStart && offPoint);
+  return { base, recipe, recipeKept: recipe ? typed : [] };
 }
 
 /**
@@ -86,13 +103,11 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   };
   /** The overrides each member of a population of `values` gets (what startSweep and overridesFor write). */
   const plannedOverrides = (): { preset: string; overrides: Partial<RunConfig> }[] => {
-    const { preset, config, population } = get();
+    const { preset, config, population, recipeAtStart } = get();
     if (!population) return [];
-    const base = { ...overridesOf(preset, config) };
-    delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
+    const { base, recipe, recipeKept } = populationBase(preset, config, population, recipeAtStart);
     const axis = sweepAxisOf(config);
-    const recipe = carriesRecipe(preset, config);
-    return population.map((value) => ({ preset, overrides: overridesFor({ preset, base, axis, recipe } as SweepRecord, value) }));
+    return population.map((value) => ({ preset, overrides: overridesFor({ preset, base, axis, recipe, recipeKept } as SweepRecord, value) }));
   };
 
   const save = (sweep: SweepRecord | null) => {
@@ -108,8 +123,8 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
   const overridesFor = (s: SweepRecord, value: number): Partial<RunConfig> => {
     const o: Partial<RunConfig> = { ...s.base, ...(s.axis === 'lambdaTok' ? { lambdaMode: 'manual', lambdaTok: value } : { lambdaMode: 'budget', budget: value }) };
     if (!s.recipe) return o;
-    const p = findPreset(s.preset); // the setup carried its recipe: each member its own (a value elsewhere has another optimum)
-    return overridesOf(s.preset, memberRecipe(p, presetConfig(p), presetConfig(p, o)));
+    const p = findPreset(s.preset); // each member its own recipe (a value elsewhere has another optimum); fields typed by hand stay
+    return overridesOf(s.preset, memberRecipe(p, presetConfig(p), presetConfig(p, o), s.recipeKept ?? []));
   };
 
   const hooks = { sweep: () => get().sweep, patchRun, overridesFor, pollMs: POLL_MS, take };
@@ -212,12 +227,11 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
         return;
       }
       const plan = planSweep({ axis, values, seeds: [] });
-      const base = { ...overridesOf(preset, config) };
-      delete base.lambdaTok; delete base.budget; delete base.lambdaMode;
+      const { base, recipe, recipeKept } = populationBase(preset, config, values, get().recipeAtStart);
       releaseLanes(ctx); // the last population's workers: this one is the current run now
       save({
         id: `sweep-${deps.now()}`, preset, axis: axis as 'lambdaTok' | 'budget', base, steps: config.steps, status: 'running', message: null, createdAt: deps.now(),
-        ...(carriesRecipe(preset, config) ? { recipe: true } : {}), ...(get().untilPaused ? { untilPaused: true } : {}),
+        ...(recipe ? { recipe: true } : {}), ...(recipeKept.length > 0 ? { recipeKept } : {}), ...(get().untilPaused ? { untilPaused: true } : {}),
         ...(mode === 'step' ? { status: 'stopped' as const, message: STOPPED_BY_YOU } : {}),
         runs: plan.map((r) => ({ label: r.label, value: r.value, status: 'pending', runId: null, accuracy: null, tokens: null, startedAt: null, finishedAt: null })),
       });

@@ -78,6 +78,9 @@ export interface SetupSlice {
   /** Start trains until Pause (the first visit does), not to config.steps. In the URL (`until=paused`). */
   untilPaused: boolean;
   setUntilPaused(on: boolean): Promise<void>;
+  /** Off a preset's calibrated point Start applies the setting's recipe (default); off: the setting as typed. In the URL (`recipe=off`). */
+  recipeAtStart: boolean;
+  setRecipeAtStart(on: boolean): void;
   /** Makes the setup a population over these values, or (null) one run again. */
   setPopulation(values: number[] | null): void;
   /** Sets one field: live fields at the next step; the others ask before a new run. */

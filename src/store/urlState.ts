@@ -55,6 +55,8 @@ export interface DecodedSetup {
   population: number[] | null;
   /** `until=paused`: Start trains until Pause, not to `steps`. */
   untilPaused: boolean;
+  /** Off a preset's calibrated point, Start applies the setting's recipe (`recipe=off`: the setting as typed). */
+  recipeAtStart: boolean;
   /** One line per parameter that was not applied, naming it and why. */
   problems: string[];
 }
@@ -82,7 +84,7 @@ function unknownParameter(k: string, bare: boolean): string {
 }
 
 /** The query string (without '?') for a preset and the config in force. */
-export function encodeSetup(preset: string, config: RunConfig, population: readonly number[] | null = null, untilPaused = false): string {
+export function encodeSetup(preset: string, config: RunConfig, population: readonly number[] | null = null, untilPaused = false, recipeAtStart = true): string {
   const base = presetConfig(findPreset(preset));
   const q = new URLSearchParams();
   q.set('v', String(URL_VERSION));
@@ -90,6 +92,7 @@ export function encodeSetup(preset: string, config: RunConfig, population: reado
   for (const k of keys) if (config[k] !== base[k]) q.set(k, String(config[k]));
   if (population) q.set('population', populationParam(population));
   if (untilPaused) q.set('until', 'paused');
+  if (!recipeAtStart) q.set('recipe', 'off');
   return q.toString();
 }
 
@@ -104,7 +107,7 @@ export function overridesOf(preset: string, config: RunConfig): Partial<RunConfi
 export function decodeSetup(search: string): DecodedSetup {
   const text = search.startsWith('?') ? search.slice(1) : search;
   if (text.length > MAX_QUERY_CHARS) {
-    return { preset: DEFAULT_PRESET, overrides: {}, population: null, untilPaused: false, problems: [`the link's parameters are ${text.length} characters long, more than ${MAX_QUERY_CHARS}; none was read (a shared setup is at most a few hundred)`] };
+    return { preset: DEFAULT_PRESET, overrides: {}, population: null, untilPaused: false, recipeAtStart: true, problems: [`the link's parameters are ${text.length} characters long, more than ${MAX_QUERY_CHARS}; none was read (a shared setup is at most a few hundred)`] };
   }
   const q = new URLSearchParams(text);
   const problems: string[] = [];
@@ -141,7 +144,7 @@ export function decodeSetup(search: string): DecodedSetup {
 
   const overrides: Record<string, unknown> = {};
   for (const k of seen) {
-    if (k === 'v' || k === 'preset' || k === 'population' || k === 'until') continue;
+    if (k === 'v' || k === 'preset' || k === 'population' || k === 'until' || k === 'recipe') continue;
     if (!isConfigKey(k)) { problems.push(unknownParameter(k, bare.has(k))); continue; }
     if (bare.has(k)) { problems.push(`${k} has no "=" and no value (a link's parameters are name=value); not applied`); continue; }
     try {
@@ -158,7 +161,7 @@ export function decodeSetup(search: string): DecodedSetup {
     const named = Object.keys(overrides).map((k) => ({ k, at: why.search(new RegExp(`\\b${k}\\b`)) })).filter((x) => x.at >= 0).sort((a, b) => a.at - b.at);
     if (named.length === 0) { // no override is to blame (cannot happen with a valid preset): none applies
       problems.push(`${why}; every parameter ignored`);
-      return { preset, overrides: {}, population: null, untilPaused: false, problems: summarize(problems) };
+      return { preset, overrides: {}, population: null, untilPaused: false, recipeAtStart: true, problems: summarize(problems) };
     }
     delete overrides[named[0].k];
     problems.push(`${why}; ${named[0].k} not applied`);
@@ -171,7 +174,9 @@ export function decodeSetup(search: string): DecodedSetup {
   }
   const until = first.get('until');
   if (until !== undefined && until !== 'paused') problems.push(`until=${clip(until)}: the one value read is until=paused; Start trains to steps`);
-  return { preset, overrides: overrides as Partial<RunConfig>, population, untilPaused: until === 'paused', problems: summarize(problems) };
+  const recipe = first.get('recipe');
+  if (recipe !== undefined && recipe !== 'off') problems.push(`recipe=${clip(recipe)}: the one value read is recipe=off; off the calibrated point Start applies the recipe`);
+  return { preset, overrides: overrides as Partial<RunConfig>, population, untilPaused: until === 'paused', recipeAtStart: recipe !== 'off', problems: summarize(problems) };
 }
 
 /** The first MAX_PROBLEMS lines, then how many more there were. */

@@ -51,8 +51,8 @@ describe('sweep as a population (CPU backend)', () => {
     const members = JSON.parse(text(pop, 'sweep.json')).runs;
     ['0', '0.1', '0.5'].forEach((lambda, i) => {
       const lone = join(root, `lone-${lambda}`);
-      // as typed: the sweep trains each member's setting as typed (train applies a recipe off the calibrated point unless told not to)
-      const r = gspo(['train', '--preset', 'relay-noisy-dr', ...TINY, '--set', `lambdaTok=${lambda}`, '--no-recipe', '--out', lone]);
+      // off the calibrated point both apply the setting's recipe by default (its start penalty, hold and temperature)
+      const r = gspo(['train', '--preset', 'relay-noisy-dr', ...TINY, '--set', `lambdaTok=${lambda}`, '--out', lone]);
       expect(r.code, r.stderr).toBe(0);
       expect(members[i].label).toBe(`lambda_tok=${lambda}`);
       expect(text(members[i].out, 'evals.jsonl')).toBe(text(lone, 'evals.jsonl'));

@@ -81,10 +81,16 @@ describe('sweep', () => {
     expect(big.lambdaHold).toBe(80);
     expect(big.temperature).toBe(1);
     expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] steps kept at your 3 \(the recipe says 200\)/);
-    // without --recipe the members keep the preset's schedule
-    const plain = join(tempDir(), 'plain');
-    expect(gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', ...TINY, '--out', plain]).code).toBe(0);
-    expect(JSON.parse(readFileSync(join(plain, 'lambda_tok=0.03', 'config.json'), 'utf8')).config.lambdaHold).toBe(0);
+    // without a flag the recipe is the default off the calibrated point, said in one line per member
+    const plain = join(tempDir(), 'default');
+    const d = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', ...TINY, '--out', plain]);
+    expect(d.code, d.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(plain, 'lambda_tok=0.03', 'config.json'), 'utf8')).config).toMatchObject({ lambdaStart: 0.051, lambdaHold: 120, temperature: 0.7 });
+    expect(d.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] off the preset's calibrated point, so its recipe applies \(--no-recipe trains the setting as typed\): lambdaStart = 0\.051, lambdaHold = 120, temperature = 0\.7/);
+    // --no-recipe: the members keep the preset's schedule
+    const typed = join(tempDir(), 'typed');
+    expect(gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', '--no-recipe', ...TINY, '--out', typed]).code).toBe(0);
+    expect(JSON.parse(readFileSync(join(typed, 'lambda_tok=0.03', 'config.json'), 'utf8')).config).toMatchObject({ lambdaHold: 0, temperature: 1 });
   });
 
   it('rejects bad values with exit 2 and one line naming them, before any run', () => {
@@ -99,6 +105,7 @@ describe('sweep', () => {
     bad(['--lambdas', '0.1', '--budgets', '2'], /one of --lambdas, --budgets, --over/);
     bad(['--lambdas', '0.1', '--vs-static'], /--vs-static needs --budgets/);
     bad(['--budgets', '1', '--vs-static', '--recipe'], /--recipe and --vs-static/);
+    bad(['--lambdas', '0,0.1', '--recipe', '--no-recipe'], /--recipe and --no-recipe contradict/);
     bad(['--over', 'scouts=1,9'], /scouts must be in \[1, 6\]/);
     bad(['--over', 'scouts=4', '--set', 'digits=3'], /scouts \(4\) must be at most digits \(3\)/);
     bad(['--over', 'hasOwnProperty=1'], /config key/);

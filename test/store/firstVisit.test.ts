@@ -160,7 +160,7 @@ describe('a population in a link', () => {
   it('round-trips, on the axis of the preset (budgets in budget mode)', () => {
     const q = encodeSetup('relay-noisy-dr', presetConfig(findPreset('relay-noisy-dr')), [0, 0.1, 0.3]);
     expect(q).toBe('v=1&preset=relay-noisy-dr&population=0%2C0.1%2C0.3');
-    expect(decodeSetup(`?${q}`)).toEqual({ preset: 'relay-noisy-dr', overrides: {}, population: [0, 0.1, 0.3], untilPaused: false, problems: [] });
+    expect(decodeSetup(`?${q}`)).toEqual({ preset: 'relay-noisy-dr', overrides: {}, population: [0, 0.1, 0.3], untilPaused: false, recipeAtStart: true, problems: [] });
     // training until paused travels in the link too; any other value of until is reported by name
     const open = encodeSetup('relay-noisy-dr', presetConfig(findPreset('relay-noisy-dr')), [0, 0.1], true);
     expect(open).toBe('v=1&preset=relay-noisy-dr&population=0%2C0.1&until=paused');

@@ -47,7 +47,7 @@ const until = async (cond: () => boolean) => { for (let i = 0; i < 200 && !cond(
 describe('sweep in the store', () => {
   it('runs one run per lambda_tok with that value, records each final eval, and draws the frontier', async () => {
     const { store, members, kv } = world();
-    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5&recipe=off'); // each setting as typed (the recipe: sweepPopulation.test.ts)
     store.getState().setSweepDraft('0, 0.1, 0.3');
     expect(store.getState().sweepDraftError).toBeNull();
     await store.getState().startSweep();
@@ -78,7 +78,7 @@ describe('sweep in the store', () => {
   it('a reload keeps finished runs, marks the running ones interrupted, and Resume runs the rest', async () => {
     const kv = memoryKv(), storage = new MemoryRunStorage();
     const first = world(kv, (l) => l > 0, storage); // only lambda 0 finishes: the page "closes" while the others train
-    await first.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    await first.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5&recipe=off');
     first.store.getState().setSweepDraft('0, 0.1, 0.3');
     const sweeping = first.store.getState().startSweep();
     await until(() => { const r = parseSweepRecord(kv.get(SWEEP_KEY)).sweep?.runs; return r?.[0].status === 'done' && r[2].status === 'running'; });
@@ -91,7 +91,7 @@ describe('sweep in the store', () => {
     expect(s.status).toBe('interrupted');
     expect(s.runs.map((r) => r.status)).toEqual(['done', 'interrupted', 'interrupted']);
     expect(s.runs[0].accuracy).toBe(1);
-    await second.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    await second.store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5&recipe=off');
     // one banner offers the population (not a member alone), named by its preset
     expect(second.store.getState().resumable).toMatchObject({ id: s.id, name: 'relay-noisy-dr population', members: 2, step: 0 });
     await second.store.getState().resume();

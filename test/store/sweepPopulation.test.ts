@@ -53,7 +53,7 @@ const until = async (cond: () => boolean) => { for (let i = 0; i < 200 && !cond(
 describe('the page sweep as a population', () => {
   it('trains every member at once in its own worker and records each one', async () => {
     const { store, main, members, release, storage, hub } = world();
-    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5');
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&steps=5&recipe=off'); // each setting as typed (the recipe has its own test)
     const mainRun = store.getState().runId;
     store.getState().setSweepDraft('0, 0.1, 0.3');
     const done = store.getState().startSweep();
@@ -99,15 +99,49 @@ describe('the page sweep as a population', () => {
     expect(parseSweepRecord(JSON.stringify({ ...s, recipe: 'yes' })).problem).toMatch(/sweep\.recipe "yes" is not true or false/);
     release();
     await done;
-    // without the recipe on screen (a start penalty set by hand) every member keeps the setup's schedule
+    // by default the recipe applies off the calibrated point, and what was typed by hand (a start penalty, a hold,
+    // the steps) stays: each member gets only the recipe's other field, the temperature (0.7 at 0.03, 1 at 0.3)
+    const typed = world();
+    await typed.store.getState().boot('?v=1&preset=relay-noisy-dr&channelNoise=0.5&lambdaStart=0.2&lambdaHold=10&steps=5');
+    typed.store.getState().setSweepDraft('0.03, 0.3');
+    const done2 = typed.store.getState().startSweep();
+    await until(() => typed.members.length === 2 && typed.members.every((m) => m.startedAt >= 0));
+    expect(typed.members.map((m) => [m.state.config!.lambdaStart, m.state.config!.lambdaHold, m.state.config!.steps, m.state.config!.temperature])).toEqual([[0.2, 10, 5, 0.7], [0.2, 10, 5, 1]]);
+    expect(typed.store.getState().sweep!.recipe).toBe(true);
+    expect(typed.store.getState().sweep!.recipeKept).toEqual(['lambdaStart', 'lambdaHold', 'steps']);
+    typed.release();
+    await done2;
+    // recipe=off: every member keeps the setup's schedule
     const plain = world();
-    await plain.store.getState().boot('?v=1&preset=relay-noisy-dr&channelNoise=0.5&lambdaStart=0.2&lambdaHold=10&steps=5');
+    await plain.store.getState().boot('?v=1&preset=relay-noisy-dr&channelNoise=0.5&lambdaStart=0.2&lambdaHold=10&steps=5&recipe=off');
     plain.store.getState().setSweepDraft('0.03, 0.3');
-    const done2 = plain.store.getState().startSweep();
+    const done3 = plain.store.getState().startSweep();
     await until(() => plain.members.length === 2 && plain.members.every((m) => m.startedAt >= 0));
-    expect(plain.members.map((m) => [m.state.config!.lambdaStart, m.state.config!.lambdaHold, m.state.config!.steps])).toEqual([[0.2, 10, 5], [0.2, 10, 5]]);
+    expect(plain.members.map((m) => [m.state.config!.lambdaStart, m.state.config!.lambdaHold, m.state.config!.steps, m.state.config!.temperature])).toEqual([[0.2, 10, 5, 1], [0.2, 10, 5, 1]]);
     expect(plain.store.getState().sweep!.recipe).toBeUndefined();
     plain.release();
+    await done3;
+  });
+
+  it('by default a population off the calibrated point trains each member with its own recipe; on the point, none', async () => {
+    const { store, members, release } = world();
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&channelNoise=0.5');
+    store.getState().setSweepDraft('0.03, 0.3');
+    const done = store.getState().startSweep();
+    await until(() => members.length === 2 && members.every((m) => m.startedAt >= 0));
+    // by hand (test/cli/sweep.test.ts): 0.03 starts at 0.051 for 120 of 200 steps at temperature 0.7; 0.3 at 0.248 for 80 of 160
+    expect(members.map((m) => { const c = m.state.config!; return [c.lambdaTok, c.lambdaStart, c.lambdaHold, c.steps, c.temperature]; })).toEqual([[0.03, 0.051, 120, 200, 0.7], [0.3, 0.248, 80, 160, 1]]);
+    expect(store.getState().sweep!.recipeKept).toBeUndefined();
+    release();
+    await done;
+    // the calibrated point (eps 0.3, lambda 0.1) has no recipe line: a population of it alone is trained as typed
+    const cal = world();
+    await cal.store.getState().boot('?v=1&preset=relay-noisy-dr');
+    cal.store.getState().setSweepDraft('0.1, 0.1000001');
+    const done2 = cal.store.getState().startSweep();
+    await until(() => cal.members.length === 2 && cal.members.every((m) => m.startedAt >= 0));
+    expect(cal.store.getState().sweep!.recipe).toBeUndefined();
+    cal.release();
     await done2;
   });
 

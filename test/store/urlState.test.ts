@@ -64,6 +64,16 @@ describe('URL state', () => {
     expect(b.problems).toEqual(["nEmbd (30) must be divisible by nHead (4); nEmbd not applied"]); // the field it names first; nHead=4 fits the rest
   });
 
+  it('recipe=off round-trips; the default (the recipe at Start) writes nothing; another value is named and the default kept', () => {
+    const cfg = presetConfig(findPreset('relay-noisy-dr'));
+    expect(encodeSetup('relay-noisy-dr', cfg, null, false, false)).toBe(`v=${URL_VERSION}&preset=relay-noisy-dr&recipe=off`);
+    expect(decodeSetup(`v=${URL_VERSION}&preset=relay-noisy-dr&recipe=off`)).toMatchObject({ recipeAtStart: false, problems: [] });
+    expect(decodeSetup(`v=${URL_VERSION}&preset=relay-noisy-dr`).recipeAtStart).toBe(true);
+    const bad = decodeSetup(`v=${URL_VERSION}&preset=relay-noisy-dr&recipe=no`);
+    expect(bad.recipeAtStart).toBe(true);
+    expect(bad.problems).toEqual(['recipe=no: the one value read is recipe=off; off the calibrated point Start applies the recipe']);
+  });
+
   it('an empty query is the default preset with no problems', () => {
     const d = applied('');
     expect(d).toMatchObject({ preset: 'relay-silence', problems: [], overrides: {} });

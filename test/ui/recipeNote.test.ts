@@ -35,13 +35,17 @@ describe('the recipe note', () => {
 
   it('with a population over lambda_tok: each member\'s own recipe, before and after it is in use', () => {
     const at003 = presetConfig(preset, { channelNoise: 0.5, lambdaTok: 0.03 });
-    const before = text(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003, population: [0.03, 0.3] }));
+    const before = text(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003, population: [0.03, 0.3], recipeAtStart: false }));
     expect(before).toMatch(/With the recipe, each member of the population gets its own: /);
     // by hand (test/rl/recipe.test.ts): 0.03 starts at 0.051 for 120 of 200 steps at temperature 0.7; 0.3 at 0.248 for 80 of 160
     expect(before).toMatch(/lambda_tok 0\.03 ?: start 0\.051 for 120 steps, 200 steps, temperature 0\.7; lambda_tok 0\.3 ?: start 0\.248 for 80 steps, 160 steps\./);
     const inUse = withRecipe(at003, recipeFor(preset, presetConfig(preset), at003));
     expect(text(render(RecipeNote, { preset: 'relay-noisy-dr', config: inUse, population: [0.03, 0.3] }))).toMatch(/Each member of the population trains with its own recipe: /);
     expect(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003 })).not.toContain('recipe-members'); // no population: no list
+    // by default Start applies them: the note says so, and its box is ticked
+    const byDefault = render(RecipeNote, { preset: 'relay-noisy-dr', config: at003, population: [0.03, 0.3] });
+    expect(text(byDefault)).toMatch(/Start applies the recipe to a run that has not trained yet\..*Each member of the population trains with its own recipe: lambda_tok 0\.03 ?: start 0\.051/);
+    expect(byDefault).toMatch(/data-testid="recipe-at-start" checked=""/);
   });
 
   it('with a run\'s speed, about how long here: 180 steps at 4 steps/s is about 45 s', () => {
@@ -63,6 +67,30 @@ describe('the recipe note', () => {
     const h = render(RecipeNote, { preset: 'relay-noisy-dr', config: next });
     expect(text(h)).toMatch(/its recipe is in use/);
     expect(h).not.toContain('data-testid="recipe-apply"');
+  });
+
+  it('Start on an untrained run off the point applies the recipe by default and says so; recipe=off and fields typed by hand are kept', async () => {
+    const boot = async (query: string) => {
+      const main = new FakeTrainer();
+      const store = createAppStore({ client: fakeClient(main), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {} });
+      await store.getState().boot(query);
+      await store.getState().start();
+      return { store, inits: main.callsOf('init') };
+    };
+    // by hand (the note's test above): eps 0.1 at lambda 0.01 starts at 0.073, held 100 steps, 180 in all
+    const d = await boot('?v=1&preset=relay-noisy-dr&channelNoise=0.1&lambdaTok=0.01');
+    expect(d.inits.at(-1)).toEqual(['relay-noisy-dr', expect.objectContaining({ channelNoise: 0.1, lambdaTok: 0.01, lambdaStart: 0.073, lambdaHold: 100, steps: 180 })]);
+    expect(d.store.getState().notice).toMatch(/^Recipe: off relay-noisy-dr's calibrated point, so its recipe applies .*: lambdaStart = 0\.073, lambdaHold = 100, steps = 180\.$/);
+    expect(d.store.getState().config.lambdaStart).toBe(0.073); // the setup on screen shows it
+    // recipe=off: the setting as typed, one init (the boot's)
+    const off = await boot('?v=1&preset=relay-noisy-dr&channelNoise=0.1&lambdaTok=0.01&recipe=off');
+    expect(off.inits).toHaveLength(1);
+    expect(off.inits[0][1]).not.toHaveProperty('lambdaHold');
+    // steps typed by hand stay: the start penalty and hold still apply
+    const typed = await boot('?v=1&preset=relay-noisy-dr&channelNoise=0.1&lambdaTok=0.01&steps=7');
+    expect(typed.inits.at(-1)).toEqual(['relay-noisy-dr', expect.objectContaining({ lambdaStart: 0.073, lambdaHold: 100, steps: 7 })]);
+    // at the calibrated point nothing changes
+    expect((await boot('?v=1&preset=relay-noisy-dr')).inits).toHaveLength(1);
   });
 
   it('while the members train, each one\'s step is given of its own length (members with their own recipes differ)', () => {

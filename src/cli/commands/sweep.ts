@@ -44,7 +44,8 @@ export const sweepFlags: FlagSpec = {
   members: { kind: 'int', help: 'members training at once (default: all that fit in memory; webgpu: the most stacked in lock step)' },
   'memory-limit': { kind: 'int', help: 'MiB the population may use (default: 3/4 of the memory available now)' },
   at: { kind: 'list', help: 'a live change from a step on, to every member or to member M (plan order, from 0): STEP:key=value[@M] (repeatable)' },
-  recipe: { kind: 'bool', help: 'each run with its own setting\'s recipe (docs/recipe.md: steps, temperature, a start penalty); fields given with --set stay' },
+  recipe: { kind: 'bool', help: 'each run with its own setting\'s recipe (docs/recipe.md: steps, temperature, a start penalty), the default off a preset\'s calibrated point; fields given with --set stay' },
+  'no-recipe': { kind: 'bool', help: 'train each setting as typed, without its recipe (--vs-static does: its pairs train the same steps)' },
   yes: { kind: 'bool', help: `start a sweep of more than ${RUNS_WITHOUT_YES} runs (without it, such a sweep prints its size and stops)` },
   fresh: { kind: 'bool', help: 'start anew in an --out that holds an earlier sweep (removes its files); without it the same sweep continues there, and other settings are refused' },
 };
@@ -91,6 +92,9 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const vsStatic = flags['vs-static'] === true;
   if (vsStatic && spec.axis !== 'budget') throw new InputError('sweep: --vs-static needs --budgets (it compares each dual run with a static lambda_tok)');
   if (vsStatic && flags.recipe === true) throw new InputError('sweep: --recipe and --vs-static: the static runs must train as many steps as the dual runs they are compared with, and the recipe would change them; give one');
+  if (flags.recipe === true && flags['no-recipe'] === true) throw new InputError('sweep: --recipe and --no-recipe contradict each other; give one');
+  // off a preset's calibrated point each member gets its own setting's recipe by default, as train does (docs/recipe.md)
+  const useRecipe = flags['no-recipe'] !== true && !vsStatic;
   checkBackendFlag(flags.backend);
   const plan = planSweep(spec);
   if (plan.length * (vsStatic ? 2 : 1) > MAX_SWEEP_RUNS) throw new InputError(`sweep: ${plan.length * (vsStatic ? 2 : 1)} runs (${spec.values.length} values x ${Math.max(1, spec.seeds.length)} seeds${vsStatic ? ' x 2 with --vs-static' : ''}) is more than ${MAX_SWEEP_RUNS}; split it into smaller sweeps`);
@@ -103,13 +107,15 @@ export async function sweep(argv: string[]): Promise<unknown> {
   const atTexts = (flags.at as string[] | undefined) ?? [];
   const changes = atTexts.map((t) => parseChange(t, plan.length, base.config));
   // every run's config is checked before anything runs, so a bad combination fails at once
+  const recipeLog: string[] = []; // said once every flag and path has passed its checks (an error stays one line)
   const overridesOf = (run: SweepRun): Record<string, unknown> => {
     const given = { ...sets, ...run.overrides };
-    if (flags.recipe !== true) return given;
+    if (!useRecipe) return given;
     const r = recipeOverrides(presetName, given); // each member its own setting's recipe
-    for (const l of r.applied) log(`recipe: [${run.label}] ${l.field} = ${l.value}: ${l.why}`);
-    for (const l of r.kept) log(`recipe: [${run.label}] ${l.field} kept at your ${String(given[l.field])} (the recipe says ${l.value})`);
-    if (r.applied.length + r.kept.length === 0) log(`recipe: [${run.label}] the preset's calibrated point (or a setting the rule does not cover): nothing to change`);
+    if (r.applied.length > 0 && flags.recipe !== true) recipeLog.push(`recipe: [${run.label}] off the preset's calibrated point, so its recipe applies (--no-recipe trains the setting as typed): ${r.applied.map((l) => `${l.field} = ${l.value}`).join(', ')}`);
+    for (const l of r.applied) recipeLog.push(`recipe: [${run.label}] ${l.field} = ${l.value}: ${l.why}`);
+    for (const l of r.kept) recipeLog.push(`recipe: [${run.label}] ${l.field} kept at your ${String(given[l.field])} (the recipe says ${l.value})`);
+    if (flags.recipe === true && r.applied.length + r.kept.length === 0) recipeLog.push(`recipe: [${run.label}] the preset's calibrated point (or a setting the rule does not cover): nothing to change`);
     return r.overrides;
   };
   const planned: Planned[] = plan.map((run, i) => {
@@ -137,7 +143,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   }
   // what decides the results (not how many train at once): the same command continues, other settings are refused
   const settings: Record<string, unknown> = {
-    preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, 'vs-static': vsStatic, recipe: flags.recipe === true, at: atTexts,
+    preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, 'vs-static': vsStatic, recipe: useRecipe, at: atTexts,
     backend: 'gpu' in device ? 'webgpu' : device.engine === 'wasm' ? 'cpu' : 'reference',
     ...Object.fromEntries(Object.entries(sets).map(([k, v]) => [`--set ${k}`, v])),
   };
@@ -152,6 +158,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
     backend.destroy();
     return job.finished;
   }
+  for (const line of recipeLog) log(line);
   const K = plan.length, first = lanePlan.waves[0].placement;
   log(lanePlan.mode === 'stacked-population' ? `sweep: a stacked population of ${K} members on WebGPU, ${lanePlan.membersAtOnce} in lock step at once (one set of dispatches per step)`
     : lanePlan.mode === 'population' ? `sweep: a population of ${K} members, ${lanePlan.membersAtOnce} at once (about ${Math.ceil(first.memberBytes / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${flags.backend === 'cpu' ? 'the CPU reference' : 'the CPU engine (WebAssembly SIMD)'}`
