@@ -96,6 +96,7 @@ export function placeRuns(runs: readonly LaneRun[], device: LaneDevice, opts: { 
 export async function runLanes(runs: readonly LaneRun[], device: LaneDevice, plan: LanePlan,
   hooks: { started?: (runs: number[]) => void; done?: (run: number, o: MemberOutcome) => void } = {}): Promise<MemberOutcome[]> {
   const out: MemberOutcome[] = new Array(runs.length);
+  sayNoResume(runs, plan);
   for (const wave of plan.waves) {
     const lanes = wave.placement.lanes.map((lane) => lane.map((j) => wave.runs[j]));
     await inLanes(lanes.length, wave.placement.atOnce, async (l) => {
@@ -123,6 +124,16 @@ export async function runLanes(runs: readonly LaneRun[], device: LaneDevice, pla
     });
   }
   return out;
+}
+
+/** Says before training which runs asked to resume will not (trainMembers saves no state for them), so a kill's cost is known. */
+function sayNoResume(runs: readonly LaneRun[], plan: LanePlan): void {
+  const stacked = new Set(plan.waves.flatMap((w) => w.placement.lanes.filter((l) => l.length > 1).flatMap((l) => l.map((j) => w.runs[j]))));
+  const names = (idx: number[]) => `${idx.length} run${idx.length > 1 ? 's' : ''} (${idx.slice(0, 4).map((i) => runs[i].label).join(', ')}${idx.length > 4 ? ', ...' : ''})`;
+  const lost = runs.map((_, i) => i).filter((i) => runs[i].resume && stacked.has(i));
+  const curriculum = runs.map((_, i) => i).filter((i) => runs[i].resume && !stacked.has(i) && runs[i].s.env.curriculum);
+  if (lost.length) log(`${names(lost)} train stacked on WebGPU, which saves no resume state: after a kill they start over (finished runs are kept)`);
+  if (curriculum.length) log(`${names(curriculum)} have a curriculum, whose progress the resume state does not hold: they save no state, and after a kill they start over (finished runs are kept)`);
 }
 
 /** A run's result, or why it failed on one line (a fault, a file it could not write, a thread that died): jobRuns.ts's rule. */

@@ -15,8 +15,6 @@ export const LONE_RUN: readonly string[] = ['.'];
 export interface OpenedTrain {
   /** The summary of this run when it finished already in `out` (nothing to train). */
   finished: TrainSummary | null;
-  /** Whether the run saves its state (a curriculum's progress is not in the state, so such a run starts over). */
-  resume: boolean;
   /** Marks the job finished (after the run's result.json is written). */
   done(): void;
   /** Removes the Ctrl-C line's handlers (call when training ends). */
@@ -31,15 +29,15 @@ export function openTrain(out: string, s: RunSetup, at: readonly string[], backe
   const settings: Record<string, unknown> = { preset: s.preset.name, backend: engineOf(backend), '--at': [...at], ...s.config };
   const job = openJob(out, 'train', settings, LONE_RUN, [RESULT_FILE], fresh);
   const none = () => {};
-  if (job.finished !== null) return { finished: (job.finished as { result: { summary: TrainSummary } }).result.summary, resume: false, done: none, stopWatch: none };
+  if (job.finished !== null) return { finished: (job.finished as { result: { summary: TrainSummary } }).result.summary, done: none, stopWatch: none };
   // killed after its result.json and before job.json said done: the run is finished
   const kept = finishedResult(out, s.preset.name, s.config);
   if (kept) {
     job.done();
     log(`train: ${out} holds this run, finished; its results are in ${out}/${RESULT_FILE} (--fresh trains it anew)`);
-    return { finished: kept.summary, resume: false, done: none, stopWatch: none };
+    return { finished: kept.summary, done: none, stopWatch: none };
   }
-  const resume = !s.env.curriculum;
-  if (!resume) log('train: this run has a curriculum, whose progress the saved state does not hold: it saves no state, and after a kill the same command starts it over');
-  return { finished: null, resume, done: () => job.done(), stopWatch: onInterrupt('train', out, () => LONE_RUN) };
+  // trainMembers saves no state for it (its result.json still says it finished)
+  if (s.env.curriculum) log('train: this run has a curriculum, whose progress the saved state does not hold: it saves no state, and after a kill the same command starts it over');
+  return { finished: null, done: () => job.done(), stopWatch: onInterrupt('train', out, () => LONE_RUN) };
 }

@@ -83,4 +83,16 @@ describe('train resume', () => {
     expect(fresh.stderr).toMatch(/--fresh: removed the earlier run's files/);
     expect(readFileSync(join(out, 'evals.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l).step)).toEqual([0, 3]);
   }, 120_000);
+
+  it('a run with a curriculum says at start that it will not resume; finished, it is kept all the same', () => {
+    const out = join(dir, 'curriculum');
+    const args = ['train', '--preset', 'philosophers-curriculum', '--backend', 'cpu', '--threads', '1', '--set', 'steps=2', '--set', 'evalEpisodes=8', '--out', out];
+    const r = gspo(args);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/this run has a curriculum, whose progress the saved state does not hold: it saves no state, and after a kill the same command starts it over/);
+    expect(existsSync(join(out, 'resume.safetensors'))).toBe(false);
+    const again = gspo(args);
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stderr).toMatch(/holds this train, finished/);
+  }, 120_000);
 });

@@ -91,7 +91,7 @@ export async function train(argv: string[]): Promise<unknown> {
     if (job.finished) return { ...job.finished, ...(recipe ? { recipe } : {}) };
     let summary: TrainSummary;
     try {
-      summary = (await trainRun(backend, s, out, { changes, rolloutRows, resume: job.resume })).summary;
+      summary = (await trainRun(backend, s, out, { changes, rolloutRows, resume: true })).summary;
     } finally { job.stopWatch(); }
     job.done();
     return { ...summary, ...(engineChoice ? { engineChoice } : {}), ...(recipe ? { recipe } : {}) };
@@ -256,7 +256,8 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
         ...(comparison ? { comparison: comparison.rows } : {}), ...(K > 1 ? { stacked: { members: K } } : {}),
       };
       results.push({ summary, history: histories[k] });
-      if (resumable) saveResult(m.out, m.s.preset.name, m.s.config, { summary, history: histories[k] });
+      // kept by the job even where no state was saved on the way (a stacked member, a curriculum): a finished run is not retrained
+      if (m.resume === true) saveResult(m.out, m.s.preset.name, m.s.config, { summary, history: histories[k] });
     }
     return results;
   } finally {
