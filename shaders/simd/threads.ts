@@ -1,8 +1,9 @@
 // The threaded build's entry (scripts/buildWasm.ts 'threads'): every kernel of index.ts, on a memory
 // imported from the host and shared with the worker threads (src/simd/threads.ts), plus
 // threadChunk, which runs one fixed chunk of a split op: the matmul family, attention (forward,
-// backward, decode) and the GELU backward. Chunks are cut from the output (CHUNK rows of out or dinp,
-// CHUNK output features of dweight, one sequence of attention, GELU_CHUNK elements), never from a sum,
+// backward, decode), the GELU backward, the layer norm forward, AdamW and the log-softmax heads. Chunks
+// are cut from the output (CHUNK rows of out, dinp, a layer norm or log-prob head, CHUNK output features of
+// dweight, one sequence of attention, GELU_CHUNK or ADAMW_CHUNK elements), never from a sum,
 // and their size does not depend on the thread count: each output element is summed by one call, over
 // the same terms in the same order as the one-thread kernel, so results are bit for bit those of any
 // thread count.
@@ -10,12 +11,18 @@ export * from './index';
 import { matmulForward, matmulDinp, rowAccumulate, rowAccumulate2, ROW_TILE } from './matmul';
 import { attentionForward, attentionBackward, attentionDecode } from './attention';
 import { geluBackward } from './gelu';
+import { layernormForward } from './layernorm';
+import { adamw } from './optim';
+import { logprobForward, logprobBackward } from './logsoftmax';
 
 /** Rows (forward, dinp) or output features (dweight) per chunk: even, so the kernels' pairs of rows are the one-thread pairs. */
 export const CHUNK = 16;
 
 /** Elements per chunk of the GELU backward: a multiple of 4, so every chunk's vector part is the one-thread kernel's. */
 export const GELU_CHUNK = 4096;
+
+/** Elements per chunk of AdamW: a multiple of 4, so every chunk's vector part is the one-thread kernel's. */
+export const ADAMW_CHUNK = 4096;
 
 /** Ops of threadChunk. */
 const FORWARD = 1;
@@ -24,6 +31,10 @@ const ATTENTION_FORWARD = 3;
 const ATTENTION_BACKWARD = 4;
 const ATTENTION_DECODE = 5;
 const GELU_BACKWARD = 6;
+const LAYERNORM_FORWARD = 7;
+const ADAMW = 8;
+const LOGPROB_FORWARD = 9;
+const LOGPROB_BACKWARD = 10;
 
 /**
  * One chunk c of an op. FORWARD (p0..p5 = out, inp, w, bias, residual, pre; a = N, b = K, d = M): rows
@@ -31,6 +42,10 @@ const GELU_BACKWARD = 6;
  * the first ceil(R / CHUNK) chunks are CHUNK listed rows of dinp, the rest CHUNK output features of dw.
  */
 export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32): void {
+  if (op >= LAYERNORM_FORWARD) {
+    rowwiseChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d);
+    return;
+  }
   if (op >= ATTENTION_FORWARD) {
     otherChunk(op, c, p0, p1, p2, p3, p4, a, b, d);
     return;
@@ -81,4 +96,30 @@ function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize,
   if (op == ATTENTION_FORWARD) attentionForward(p0 + rows, p1 + att, p2 + rows3, 1, a, b, d);
   else if (op == ATTENTION_BACKWARD) attentionBackward(p0 + rows3, p1 + att, p2 + rows, p3 + rows3, p4 + att, 1, a, b, d);
   else attentionDecode(p0 + ((seq * C) << 2), p1 + rows3, p2 + ((seq * 3 * C) << 2), p3 + (seq << 2), p4 + ((seq * T) << 2), 1, a, b, d);
+}
+
+/**
+ * The chunks of the row-wise and element-wise ops, each the one-thread kernel on its rows or elements.
+ * LAYERNORM_FORWARD (p0..p5 = out, mean, rstd, inp, w, b; a = N, b = C): rows [c * CHUNK, +CHUNK).
+ * ADAMW (p0..p5 = params, grads, m, v, mask, hyper: 8 f32 lr, beta1, beta2, eps, wd, bc1, bc2, k; a = n):
+ * elements [c * ADAMW_CHUNK, +ADAMW_CHUNK). LOGPROB_FORWARD (p0..p4 = logp, entropy, logits, targets, scratch) and
+ * LOGPROB_BACKWARD (p0..p4 = dlogits, dlogp, logits, targets, scratch), a = N, b = V, d = the temperature's f32 bits:
+ * rows [c * CHUNK, +CHUNK), each chunk its own scratch of (V + 4) & ~3 floats.
+ */
+function rowwiseChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32): void {
+  if (op == ADAMW) {
+    const e0 = c * ADAMW_CHUNK, at = <usize>e0 << 2;
+    adamw(p0 + at, p1 + at, p2 + at, p3 + at, p4 + at, min(ADAMW_CHUNK, a - e0), load<f32>(p5), load<f32>(p5, 4), load<f32>(p5, 8),
+      load<f32>(p5, 12), load<f32>(p5, 16), load<f32>(p5, 20), load<f32>(p5, 24), load<f32>(p5, 28));
+    return;
+  }
+  const r0 = c * CHUNK, n = min(CHUNK, a - r0), r = <usize>r0;
+  if (op == LAYERNORM_FORWARD) {
+    const rows = (r * <usize>b) << 2;
+    layernormForward(p0 + rows, p1 + (r << 2), p2 + (r << 2), p3 + rows, p4, p5, n, b);
+    return;
+  }
+  const rows = (r * <usize>b) << 2, e = p4 + ((<usize>c * <usize>((b + 4) & ~3)) << 2), tau = reinterpret<f32>(d);
+  if (op == LOGPROB_FORWARD) logprobForward(p0 + (r << 2), p1 + (r << 2), p2 + rows, p3 + (r << 2), e, n, b, tau);
+  else logprobBackward(p0 + rows, p1 + (r << 2), p2 + rows, p3 + (r << 2), e, n, b, tau);
 }

@@ -18,6 +18,7 @@ interface ThreadExports {
   threadChunk(op: number, c: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void;
   CHUNK: WebAssembly.Global;
   GELU_CHUNK: WebAssembly.Global;
+  ADAMW_CHUNK: WebAssembly.Global;
 }
 
 const OP_FORWARD = 1;
@@ -26,8 +27,14 @@ const OP_ATTENTION_FORWARD = 3;
 const OP_ATTENTION_BACKWARD = 4;
 const OP_ATTENTION_DECODE = 5;
 const OP_GELU_BACKWARD = 6;
+const OP_LAYERNORM_FORWARD = 7;
+const OP_ADAMW = 8;
+const OP_LOGPROB_FORWARD = 9;
+const OP_LOGPROB_BACKWARD = 10;
 /** Multiply-adds a GELU backward element is counted as against minWork (a tanh, its derivative and a few products). */
 const GELU_WORK = 16;
+/** The same for an element of a layer norm (two passes and the affine), of AdamW (a square root, two divisions, a dozen products) and of a log-softmax head (an exp). */
+const LAYERNORM_WORK = 4, ADAMW_WORK = 16, LOGPROB_WORK = 8;
 /** Multiply-adds below which a matmul stays on the calling thread: waking the workers would cost more than it saves. */
 export const THREAD_MIN_WORK = 1 << 18;
 /** The most threads a backend may ask for (the control block's acknowledgements and the sanity of a setting). */
@@ -147,6 +154,10 @@ function spawnWeb(url: string, n: number, data: StartData, onFail: (why: string)
   }
 }
 
+const bits = new Int32Array(1), asF32 = new Float32Array(bits.buffer);
+/** x rounded to f32, as its bits (an i32 argument the kernel reinterprets). */
+function f32Bits(x: number): number { asF32[0] = x; return bits[0]; }
+
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Resolves when READY changes from r, or after ms: Atomics.waitAsync where the engine has it, else a short poll. */
@@ -162,6 +173,7 @@ async function readyChanged(ctl: Int32Array, r: number, ms: number): Promise<voi
 export class ThreadPool {
   readonly chunk: number;
   readonly geluChunk: number;
+  readonly adamwChunk: number;
   private readonly ctl: Int32Array;
   private readonly args: Float64Array;
   private workers: PoolWorker[] = [];
@@ -224,6 +236,7 @@ export class ThreadPool {
     this.args = new Float64Array(control, ARGS_AT, NARGS);
     this.chunk = k.CHUNK.value as number;
     this.geluChunk = k.GELU_CHUNK.value as number;
+    this.adamwChunk = k.ADAMW_CHUNK.value as number;
     this.startData = { module, memory, control };
   }
 
@@ -276,6 +289,27 @@ export class ThreadPool {
   geluBackward(dinp: number, inp: number, dout: number, n: number): boolean {
     if (n <= this.geluChunk || n * GELU_WORK < this.minWork) return false;
     this.run(OP_GELU_BACKWARD, Math.ceil(n / this.geluChunk), dinp, inp, dout, 0, 0, 0, n, 0, 0);
+    return true;
+  }
+
+  /** layernormForward split by rows, if it is worth it. */
+  layernormForward(out: number, mean: number, rstd: number, inp: number, w: number, b: number, N: number, C: number): boolean {
+    if (N <= this.chunk || N * C * LAYERNORM_WORK < this.minWork) return false;
+    this.run(OP_LAYERNORM_FORWARD, Math.ceil(N / this.chunk), out, mean, rstd, inp, w, b, N, C, 0);
+    return true;
+  }
+  /** AdamW over n elements in ADAMW_CHUNK blocks; `hyper` holds 8 f32 (lr, beta1, beta2, eps, wd, bc1, bc2, k). If it is worth it. */
+  adamw(params: number, grads: number, m: number, v: number, mask: number, hyper: number, n: number): boolean {
+    if (n <= this.adamwChunk || n * ADAMW_WORK < this.minWork) return false;
+    this.run(OP_ADAMW, Math.ceil(n / this.adamwChunk), params, grads, m, v, mask, hyper, n, 0, 0);
+    return true;
+  }
+  /** Scratch floats a log-prob head split over the threads needs (each chunk of rows its own). */
+  logprobScratch(N: number, V: number): number { return Math.ceil(N / this.chunk) * ((V + 4) & ~3); }
+  /** logprobForward (backward: dlogits, dlogp for logp, entropy) split by rows, if it is worth it; `scratch` holds logprobScratch(N, V) floats. */
+  logprob(backward: boolean, p0: number, p1: number, logits: number, targets: number, scratch: number, N: number, V: number, temperature: number): boolean {
+    if (N <= this.chunk || N * V * LOGPROB_WORK < this.minWork) return false;
+    this.run(backward ? OP_LOGPROB_BACKWARD : OP_LOGPROB_FORWARD, Math.ceil(N / this.chunk), p0, p1, logits, targets, scratch, 0, N, V, f32Bits(temperature));
     return true;
   }
 

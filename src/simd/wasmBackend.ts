@@ -212,7 +212,9 @@ export class WasmBackend implements Backend {
     const wp = this.ptr(w, (K - 1) * ws + C, 'weight'), bp = this.ptr(b, (K - 1) * ws + C, 'bias');
     for (let k = 0; k < K; k++) {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
-      if (rows > 0) this.k.layernormForward(o + r0 * C * 4, mp + r0 * 4, rp + r0 * 4, x + r0 * C * 4, wp + k * ws * 4, bp + k * ws * 4, rows, C);
+      if (rows === 0) continue;
+      const args = [o + r0 * C * 4, mp + r0 * 4, rp + r0 * 4, x + r0 * C * 4, wp + k * ws * 4, bp + k * ws * 4, rows, C] as const;
+      if (!this.pool?.layernormForward(...args)) this.k.layernormForward(...args);
     }
   }
   layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
@@ -243,14 +245,14 @@ export class WasmBackend implements Backend {
     this.k.residualForward(d, d, this.ptr(src, n, 'src'), n);
   }
   logprobForward(logp: Tensor, entropy: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
-    const e = this.scratch(V + 1); // before any view: growth would detach them
-    this.k.logprobForward(this.ptr(logp, N, 'logp'), this.ptr(entropy, N, 'entropy'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e,
-      N, V, temperature);
+    const e = this.scratch(Math.max(V + 1, this.pool?.logprobScratch(N, V) ?? 0)); // before any view: growth would detach them
+    const args = [this.ptr(logp, N, 'logp'), this.ptr(entropy, N, 'entropy'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e, N, V, temperature] as const;
+    if (!this.pool?.logprob(false, ...args)) this.k.logprobForward(...args);
   }
   logprobBackward(dlogits: Tensor, dlogp: Tensor, logits: Tensor, targets: Tensor, N: number, V: number, temperature: number): void {
-    const e = this.scratch(V + 1);
-    this.k.logprobBackward(this.ptr(dlogits, N * V, 'dlogits'), this.ptr(dlogp, N, 'dlogp'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e,
-      N, V, temperature);
+    const e = this.scratch(Math.max(V + 1, this.pool?.logprobScratch(N, V) ?? 0));
+    const args = [this.ptr(dlogits, N * V, 'dlogits'), this.ptr(dlogp, N, 'dlogp'), this.ptr(logits, N * V, 'logits'), this.targets(targets, N, V), e, N, V, temperature] as const;
+    if (!this.pool?.logprob(true, ...args)) this.k.logprobBackward(...args);
   }
   crossEntropyForward(losses: Tensor, logits: Tensor, targets: Tensor, N: number, V: number): void {
     const e = this.scratch(V + 1);
@@ -271,13 +273,19 @@ export class WasmBackend implements Backend {
   adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams,
     members?: MemberOptim): void {
     const K = members ? members.K : 1, stride = members ? members.paramStride ?? n : 0, len = (K - 1) * stride + n;
+    const h = this.pool && n > this.pool.adamwChunk ? this.scratch(8) : 0; // before any view: growth would detach them
     const p = this.ptr(params, len, 'params'), g = this.ptr(grads, len, 'grads'), mp = this.ptr(m, len, 'm'), vp = this.ptr(v, len, 'v');
     const mask = this.ptr(decayMask, n, 'decayMask'), k = this.f(scale, K, 'scale'), lr = members ? this.f(members.lr, K, 'lr') : null;
     const bc1 = 1 - Math.pow(hp.beta1, hp.step), bc2 = 1 - Math.pow(hp.beta2, hp.step);
     for (let j = 0; j < K; j++) {
       if (k[j] < 0) continue; // a non-finite gradient (clipScale's guard): this member's weights and moments untouched
-      const at = j * stride * 4;
-      this.k.adamw(p + at, g + at, mp + at, vp + at, mask, n, lr ? lr[j] : hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay, bc1, bc2, k[j]);
+      const at = j * stride * 4, hyper = [lr ? lr[j] : hp.lr, hp.beta1, hp.beta2, hp.eps, hp.weightDecay, bc1, bc2, k[j]] as const;
+      if (h) {
+        // the threads read the hyperparameters from memory (f32, as the one-thread call's arguments)
+        new Float32Array(this.memory.buffer, h, 8).set(hyper);
+        if (this.pool!.adamw(p + at, g + at, mp + at, vp + at, mask, h, n)) continue;
+      }
+      this.k.adamw(p + at, g + at, mp + at, vp + at, mask, n, ...hyper);
     }
   }
   embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {

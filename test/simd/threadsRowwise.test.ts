@@ -1,0 +1,79 @@
+// The row-wise and element-wise ops on the CPU engine's threads (shaders/simd/threads.ts rowwiseChunk): the layer
+// norm forward and the log-softmax heads by fixed chunks of 16 rows, AdamW by fixed blocks of 4096 elements, equal
+// the one-thread engine bit for bit at 1, 2 and 3 threads, and the reference within the twin tolerance.
+import { afterAll, describe, expect, it } from 'vitest';
+import type { AdamWParams, Backend, Tensor } from '../../src/backend';
+import { CpuBackend } from '../../src/reference/cpuBackend';
+import { WasmBackend } from '../../src/simd/wasmBackend';
+import { expectClose, randn } from './twin';
+
+const one = new WasmBackend({ variant: 'simd' });
+// threadMinWork 0: even small shapes split; threadCallerIdle: every chunk runs in a worker, so the split is what is tested
+const pools = [1, 2, 3].map((threads) => new WasmBackend({ threads, threadMinWork: 0, threadCallerIdle: threads > 1 }));
+const ref = new CpuBackend();
+afterAll(() => { for (const b of pools) b.destroy(); });
+
+type Host = Record<string, Float32Array | Int32Array>;
+async function run(b: Backend, inputs: Host, op: (b: Backend, t: Record<string, Tensor>) => void, outs: string[]): Promise<Record<string, Float32Array>> {
+  const t: Record<string, Tensor> = {};
+  for (const [k, v] of Object.entries(inputs)) { t[k] = b.alloc(v.length, v instanceof Int32Array ? 'i32' : 'f32'); b.write(t[k], v); }
+  op(b, t);
+  const got: Record<string, Float32Array> = {};
+  for (const k of outs) got[k] = Float32Array.from(await b.read(t[k]));
+  for (const x of Object.values(t)) b.free(x);
+  return got;
+}
+
+function expectBits(label: string, got: Float32Array, want: Float32Array): void {
+  const g = new Uint32Array(got.buffer), w = new Uint32Array(want.buffer);
+  let bad = -1;
+  for (let i = 0; i < g.length && bad < 0; i++) if (g[i] !== w[i]) bad = i;
+  expect(bad, `${label}: first differing element ${bad} (${got[bad]} vs ${want[bad]})`).toBe(-1);
+}
+
+async function expectSame(inputs: Host, op: (b: Backend, t: Record<string, Tensor>) => void, outs: string[], splits: boolean): Promise<void> {
+  const want = await run(one, inputs, op, outs), oracle = await run(ref, inputs, op, outs);
+  for (const k of outs) expectClose(`${k} vs reference`, Float64Array.from(want[k]), Float64Array.from(oracle[k]), { rtol: 1e-4, atol: 1e-5 });
+  for (const b of pools) {
+    const before = b.workerChunks, got = await run(b, inputs, op, outs);
+    if (b.threads > 1) expect(b.workerChunks > before, `chunks run by workers on ${b.threads} threads`).toBe(splits);
+    for (const k of outs) expectBits(`${k} on ${b.threads} threads`, got[k], want[k]);
+  }
+}
+
+describe('row-wise ops on threads equal one thread bit for bit (1, 2, 3 threads)', () => {
+  for (const [N, C] of [[5, 8], [17, 13], [67, 64]]) {
+    it(`layer norm forward, ${N} rows of ${C}`, async () => {
+      const inputs = { out: randn(N * C, 1), mean: randn(N, 2), rstd: randn(N, 3), x: randn(N * C, 4), w: randn(C, 5), b: randn(C, 6) };
+      await expectSame(inputs, (b, t) => b.layernormForward(t.out, t.mean, t.rstd, t.x, t.w, t.b, N, C), ['out', 'mean', 'rstd'], N > 16);
+    });
+  }
+
+  for (const [N, V] of [[9, 5], [37, 13], [70, 30]]) {
+    it(`log-prob head forward and backward, ${N} rows of ${V} (rows without a target, zero gradients), temperature 0.7`, async () => {
+      const targets = Int32Array.from({ length: N }, (_, n) => (n % 7 === 3 ? -1 : (n * 5) % V));
+      const dlogp = randn(N, 3);
+      for (let n = 0; n < N; n += 5) dlogp[n] = 0;
+      const inputs = { logits: randn(N * V, 1), targets, logp: randn(N, 2), entropy: randn(N, 4), dlogp, dlogits: randn(N * V, 5) };
+      await expectSame(inputs, (b, t) => {
+        b.logprobForward(t.logp, t.entropy, t.logits, t.targets, N, V, 0.7);
+        b.logprobBackward(t.dlogits, t.dlogp, t.logits, t.targets, N, V, 0.7);
+      }, ['logp', 'entropy', 'dlogits'], N > 16);
+    });
+  }
+
+  const hp: AdamWParams = { lr: 3e-3, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, step: 3 };
+  for (const n of [4000, 4097, 3 * 4096 + 5]) {
+    it(`AdamW over ${n} elements (blocks of 4096 and a tail), lone and as 2 members (one guarded)`, async () => {
+      const mask = Float32Array.from({ length: n }, (_, i) => (i % 3 === 0 ? 0 : 1));
+      const inputs = { p: randn(n, 1), g: randn(n, 2), m: randn(n, 3).map(Math.abs), v: randn(n, 4).map(Math.abs), mask, scale: Float32Array.of(0.5) };
+      await expectSame(inputs, (b, t) => b.adamw(t.p, t.g, t.m, t.v, t.mask, t.scale, n, hp), ['p', 'm', 'v'], n > 4096);
+      const two = { p: randn(2 * n, 5), g: randn(2 * n, 6), m: randn(2 * n, 7).map(Math.abs), v: randn(2 * n, 8).map(Math.abs), mask,
+        scale: Float32Array.of(0.7, -1), lr: Float32Array.of(1e-3, 5e-3), moreLr: Float32Array.of(2e-3, 4e-3) };
+      await expectSame(two, (b, t) => {
+        b.adamw(t.p, t.g, t.m, t.v, t.mask, t.scale, n, hp, { K: 2, paramStride: n, lr: t.lr });
+        b.adamw(t.p, t.g, t.m, t.v, t.mask, t.scale, n, { ...hp, step: 4 }, { K: 2, paramStride: n, lr: t.moreLr });
+      }, ['p', 'm', 'v'], n > 4096);
+    });
+  }
+});
