@@ -64,6 +64,7 @@ export const PRELUDE = `
       if (t === undefined || JSON.stringify(t) === undefined) throw new Error('sample returned ' + (t === undefined ? 'undefined' : 'a value JSON cannot hold') + ': a task must be plain data (numbers, strings, arrays, objects)');
       if (heldOut(t) === (split === 'eval')) return t;
     }
+    at('sample', index);
     throw new Error('sample: ${SAMPLE_TRIES} draws gave no ' + split + ' task (every task drawn belongs to the ' + (split === 'eval' ? 'train' : 'eval') + ' stream): the sampler needs more distinct tasks, or heldOut marks too many or too few');
   };
   const views = function (t, index) {

@@ -83,7 +83,7 @@ export class TaskSandbox {
       this.deadline = performance.now() + this.callMs;
       const r = ctx.evalCode(this.code, TASK_FILE, { type: 'module' });
       this.deadline = Infinity;
-      if (r.error) throw this.failure(r.error, { fn: 'module', item: -1 }, 'the module');
+      if (r.error) throw this.failure(r.error, { fn: 'module', item: -1 }, 'module');
       const def = ctx.getProp(r.value, 'default');
       r.value.dispose();
       if (ctx.typeof(def) === 'undefined') {
@@ -154,17 +154,18 @@ export class TaskSandbox {
     const name = typeof e.name === 'string' ? e.name : 'Error';
     const line = lineOf(e);
     const at = line !== null ? ` (${TASK_FILE} line ${line})` : '';
+    const who = fn === 'module' ? 'the module' : fn;
     let text: string;
     if (name === 'InternalError' && message === 'interrupted') {
-      text = `${fn} did not return within ${this.callMs} ms: stopped (an endless loop?)`;
+      text = `${who} did not return within ${this.callMs} ms: stopped (an endless loop?)`;
       this.close(); // the engine is made anew on the next call
     } else if (name === 'InternalError' && /out of memory/.test(message)) {
-      text = `${fn} ran out of memory: stopped at the task's limit of ${Math.round(this.memoryBytes / 2 ** 20)} MB`;
+      text = `${who} ran out of memory: stopped at the task's limit of ${Math.round(this.memoryBytes / 2 ** 20)} MB`;
       this.close();
     } else if (name === 'SyntaxError') {
       text = `${fn === 'module' ? 'the task' : fn} has a syntax error${at}: ${message}`;
     } else {
-      text = `${fn} threw ${name}: ${message}${at}`;
+      text = `${who} threw ${name}: ${message}${at}`;
       const rejected = this.rejected();
       if (rejected) text += ` (${rejected})`;
     }
