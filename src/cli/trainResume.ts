@@ -17,7 +17,9 @@ export interface OpenedTrain {
   finished: TrainSummary | null;
   /** Marks the job finished (after the run's result.json is written). */
   done(): void;
-  /** Removes the Ctrl-C line's handlers (call when training ends). */
+  /** Installs the Ctrl-C line's handlers (call as stepping starts: until then a kill loses nothing, and the default handler ends at once). */
+  watch(): void;
+  /** Removes them (call when training ends). */
   stopWatch(): void;
 }
 
@@ -29,15 +31,16 @@ export function openTrain(out: string, s: RunSetup, at: readonly string[], backe
   const settings: Record<string, unknown> = { preset: s.preset.name, backend: engineOf(backend), '--at': [...at], ...s.config };
   const job = openJob(out, 'train', settings, LONE_RUN, [RESULT_FILE], fresh);
   const none = () => {};
-  if (job.finished !== null) return { finished: (job.finished as { result: { summary: TrainSummary } }).result.summary, done: none, stopWatch: none };
+  if (job.finished !== null) return { finished: (job.finished as { result: { summary: TrainSummary } }).result.summary, done: none, watch: none, stopWatch: none };
   // killed after its result.json and before job.json said done: the run is finished
   const kept = finishedResult(out, s.preset.name, s.config);
   if (kept) {
     job.done();
     log(`train: ${out} holds this run, finished; its results are in ${out}/${RESULT_FILE} (--fresh trains it anew)`);
-    return { finished: kept.summary, done: none, stopWatch: none };
+    return { finished: kept.summary, done: none, watch: none, stopWatch: none };
   }
   // trainMembers saves no state for it (its result.json still says it finished)
   if (s.env.curriculum) log('train: this run has a curriculum, whose progress the saved state does not hold: it saves no state, and after a kill the same command starts it over');
-  return { finished: null, done: () => job.done(), stopWatch: onInterrupt('train', out, () => LONE_RUN) };
+  let stop = none;
+  return { finished: null, done: () => job.done(), watch: () => { stop = onInterrupt('train', out, () => LONE_RUN); }, stopWatch: () => stop() };
 }

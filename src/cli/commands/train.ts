@@ -91,7 +91,7 @@ export async function train(argv: string[]): Promise<unknown> {
     if (job.finished) return { ...job.finished, ...(recipe ? { recipe } : {}) };
     let summary: TrainSummary;
     try {
-      summary = (await trainRun(backend, s, out, { changes, rolloutRows, resume: true })).summary;
+      summary = (await trainRun(backend, s, out, { changes, rolloutRows, resume: true, stepping: job.watch })).summary;
     } finally { job.stopWatch(); }
     job.done();
     return { ...summary, ...(engineChoice ? { engineChoice } : {}), ...(recipe ? { recipe } : {}) };
@@ -118,7 +118,11 @@ export type TrainSummary = Record<string, unknown> & { final: Record<string, num
 /** How a run is made: `quiet` logs evals and every 10th step only (sweeps run many); `warm` a warm start made
  * already (a sweep's runs share it); `changes` live changes from a step on (a population member's); `label`
  * prefixes its log lines (members log side by side). */
-export interface TrainRunOptions { quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string; rolloutRows?: number; resume?: boolean }
+export interface TrainRunOptions {
+  quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string; rolloutRows?: number; resume?: boolean;
+  /** Called as the first step starts (after the warm start, which may be a long pretraining that never yields to a signal handler). */
+  stepping?: () => void;
+}
 
 /**
  * One member of a run: its setup, its folder, its warm start (absent: made here) and its log label. `resume` (a lone
@@ -196,6 +200,7 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
     if (!saved) logEvals(warm);
     for (const b of trainer.baselines()) say(`baseline ${b.name}: accuracy ${b.accuracy.toFixed(3)} ${Object.entries(b.extras).map(([x, v]) => `${x} ${v.toFixed(2)}`).join(' ')}`);
     const steps = s0.config.steps;
+    opts.stepping?.();
     for (let i = trainer.stepCount; i < steps; i++) {
       for (const c of changes.filter((x) => x.step === i)) {
         // a lone run's changes are its own (a sweep member's keep their index in the sweep, for its record)
