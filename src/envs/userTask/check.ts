@@ -53,8 +53,10 @@ export function checkUserTask(code: string, limits?: SandboxLimits): TaskCheck {
     const draw = (split: 'train' | 'eval', seed: number): UserTaskItem[] | null => {
       try { return task.sample(split, CHECK_TASKS, seed, 0); } catch (e) { add(ruleOf(e, 'runs'), fnOf(e, 'sample'), messageOf(e)); return null; }
     };
-    const train = draw('train', 0), evalTasks = draw('eval', 0);
-    if (!train || !evalTasks) return out;
+    const train = draw('train', 0);
+    if (!train) return out;
+    const evalTasks = draw('eval', 0);
+    if (!evalTasks) return out;
     // deterministic: the same (split, seed, index) gives the same task and views, drawn alone or in a batch
     const again = draw('train', 0), alone = (() => { try { return task.sample('eval', 1, 0, 7); } catch { return null; } })();
     const key = (x: UserTaskItem) => JSON.stringify([x.task, x.solver, x.messenger]);

@@ -97,9 +97,10 @@ export class UserTask {
 export function checkScore(r: unknown, episode: string): Score {
   const bad = (what: string): never => { throw new TaskError(`score ${what} for ${episode}`, { fn: 'score', item: -1 }); };
   const inRange = (x: unknown, what: string): number => {
-    if (typeof x !== 'number') bad(`returned ${what} ${quote(x)}: not a number`);
-    if (Number.isNaN(x)) bad(`returned ${what} NaN`);
-    if (!((x as number) >= 0 && (x as number) <= 1)) bad(`returned ${what} ${x as number}: out of [0, 1]`);
+    const w = what ? `${what} ` : '';
+    if (typeof x !== 'number') bad(`returned ${w}${quote(x)}: not a number`);
+    if (Number.isNaN(x)) bad(`returned ${w}NaN`);
+    if (!((x as number) >= 0 && (x as number) <= 1)) bad(`returned ${w}${x as number}: out of [0, 1]`);
     return x as number;
   };
   if (typeof r === 'number' || r === null || typeof r !== 'object' || Array.isArray(r)) {
