@@ -31,13 +31,15 @@ export function openTrain(out: string, s: RunSetup, at: readonly string[], backe
   const settings: Record<string, unknown> = { preset: s.preset.name, backend: engineOf(backend), '--at': [...at], ...s.config };
   const job = openJob(out, 'train', settings, LONE_RUN, [RESULT_FILE], fresh);
   const none = () => {};
-  if (job.finished !== null) return { finished: (job.finished as { result: { summary: TrainSummary } }).result.summary, done: none, watch: none, stopWatch: none };
-  // killed after its result.json and before job.json said done: the run is finished
+  // read again as it was written (NaN kept: resumeState.ts exactJson); a train killed after its result.json and
+  // before job.json said done is finished too
   const kept = finishedResult(out, s.preset.name, s.config);
-  if (kept) {
-    job.done();
-    log(`train: ${out} holds this run, finished; its results are in ${out}/${RESULT_FILE} (--fresh trains it anew)`);
-    return { finished: kept.summary, done: none, watch: none, stopWatch: none };
+  if (job.finished !== null || kept) {
+    if (job.finished === null) {
+      job.done();
+      log(`train: ${out} holds this run, finished; its results are in ${out}/${RESULT_FILE} (--fresh trains it anew)`);
+    }
+    return { finished: kept?.summary ?? (job.finished as { result: { summary: TrainSummary } }).result.summary, done: none, watch: none, stopWatch: none };
   }
   // trainMembers saves no state for it (its result.json still says it finished)
   if (s.env.curriculum) log('train: this run has a curriculum, whose progress the saved state does not hold: it saves no state, and after a kill the same command starts it over');
