@@ -114,7 +114,7 @@ export function sweepRecord(x: unknown): SweepRecord {
   if (!PRESETS.some((p) => p.name === preset)) fail(`sweep.preset ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')}`);
   const axis = field(s, 'axis');
   if (axis !== 'lambdaTok' && axis !== 'budget') fail(`sweep.axis ${quote(axis)} is not lambdaTok or budget`);
-  const base = object(field(s, 'base'), 'sweep.base', Object.keys(FIELDS));
+  const base = object(field(s, 'base'), 'sweep.base', [...Object.keys(FIELDS), 'taskCode']); // a task of your own carries its code
   try { presetConfig(findPreset(preset), base); } catch (e) { fail(`sweep.base: ${(e as Error).message}`); }
   const runs = array(field(s, 'runs'), 'sweep.runs', 64).map((r, i) => sweepRun(r, `sweep.runs[${i}]`, axis as 'lambdaTok' | 'budget'));
   if (runs.length === 0) fail('sweep.runs is empty');

@@ -219,9 +219,12 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       }
       ctx.booted = true;
       // a first visit opens on the lesson: a population over lambda_tok that Start trains side by side
-      const d = isFirstVisit(search, savedPrefs, storedRuns, get().sweep !== null)
+      const linked = isFirstVisit(search, savedPrefs, storedRuns, get().sweep !== null)
         ? { preset: FIRST_VISIT.preset, overrides: {}, population: FIRST_VISIT.population, untilPaused: FIRST_VISIT.untilPaused, recipeAtStart: true, problems: [] }
         : decodeSetup(search);
+      // a link with a task's code: the page opens on the default preset, shows the code and runs it only when confirmed
+      const pendingTask = 'taskCode' in linked ? linked.taskCode : undefined;
+      const d = pendingTask !== undefined ? { ...decodeSetup(''), problems: linked.problems } : linked;
       set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), population: d.population, untilPaused: d.untilPaused, recipeAtStart: d.recipeAtStart, urlProblems: d.problems });
       ctx.setQueryKnown(search.replace(/^\?/, ''));
       ctx.syncUrl();
@@ -243,6 +246,14 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       } else {
         set({ backendChoice: 'auto' });
         await ctx.initRun(d.preset, d.overrides);
+      }
+      if (pendingTask !== undefined) {
+        set({ taskDraft: pendingTask, taskCheck: null });
+        await ctx.askFirst({
+          title: 'Run the task in this link?',
+          body: 'This link carries a task\'s code (shown below and in the task editor). It runs in a sandbox, without the network, your stored runs or this page; read it before you run it.',
+          confirmLabel: 'Run this task', code: pendingTask,
+        }, async () => { await get().useTask(pendingTask, search); }, true);
       }
     },
 

@@ -114,6 +114,7 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
     },
 
     async chooseEnv(env) {
+      if (env === 'custom') { if (get().taskDraft === null) get().openTaskEditor(); return; } // your own task: the editor, then Use
       const first = PRESETS.find((p) => (p.config.env ?? 'relay') === env);
       if (!first) { set({ error: `no preset for the ${env} environment yet` }); return; }
       await get().choosePreset(first.name);

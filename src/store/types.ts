@@ -61,6 +61,8 @@ export interface ConfirmRequest {
   title: string;
   body: string;
   confirmLabel: string;
+  /** Code the person reads before confirming (a task's code from a link). */
+  code?: string;
   onConfirm: () => Promise<void>;
 }
 
@@ -237,4 +239,22 @@ export interface SweepSlice {
 }
 
 
-export type AppState = SetupSlice & SessionSlice & RunsSlice & PageSlice & SweepSlice;
+/** Your own task (docs/your-task.md): the editor, Check and Use. */
+export interface TaskSlice {
+  /** The task editor's text; null: the editor is closed. */
+  taskDraft: string | null;
+  /** The last Check of the draft (problems naming rule and function; sample episodes); null: not checked since the last edit. */
+  taskCheck: import('../envs/userTask').TaskCheck | null;
+  taskBusy: boolean;
+  openTaskEditor(example?: string): void;
+  closeTaskEditor(): void;
+  setTaskDraft(code: string): void;
+  checkTask(): Promise<void>;
+  /**
+   * Checks the code, registers its preset and makes a run of it the current run (nothing trains on a failing task);
+   * `link`: the opened link's query, whose other parameters (fields, population) then apply to it.
+   */
+  useTask(code?: string, link?: string): Promise<void>;
+}
+
+export type AppState = SetupSlice & SessionSlice & RunsSlice & PageSlice & SweepSlice & TaskSlice;

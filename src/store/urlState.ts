@@ -8,6 +8,8 @@
 import { FIELDS, isConfigKey, parseField, validateConfig, type RunConfig } from '../config';
 import { clip, InputError, quote } from '../errors';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
+import { taskCodeOf } from '../config';
+import { decodeTask, encodeTask } from './taskLink';
 import { defaultSweep, parseValues } from '../rl/sweep';
 
 export const URL_VERSION = 1;
@@ -59,6 +61,8 @@ export interface DecodedSetup {
   recipeAtStart: boolean;
   /** One line per parameter that was not applied, naming it and why. */
   problems: string[];
+  /** `task=`: a task's code (docs/your-task.md) whose preset is not registered yet: the page shows it and asks before it runs. */
+  taskCode?: string;
 }
 
 const keys = Object.keys(FIELDS) as (keyof RunConfig)[];
@@ -93,6 +97,8 @@ export function encodeSetup(preset: string, config: RunConfig, population: reado
   if (population) q.set('population', populationParam(population));
   if (untilPaused) q.set('until', 'paused');
   if (!recipeAtStart) q.set('recipe', 'off');
+  const code = taskCodeOf(config);
+  if (code !== undefined) q.set('task', encodeTask(code)); // a task of your own travels with its code
   return q.toString();
 }
 
@@ -101,6 +107,8 @@ export function overridesOf(preset: string, config: RunConfig): Partial<RunConfi
   const base = presetConfig(findPreset(preset));
   const out: Record<string, unknown> = {};
   for (const k of keys) if (config[k] !== base[k]) out[k] = config[k];
+  const code = taskCodeOf(config);
+  if (code !== undefined) out.taskCode = code; // every init of a task run carries its code (a worker registers it)
   return out as Partial<RunConfig>;
 }
 
@@ -136,15 +144,25 @@ export function decodeSetup(search: string): DecodedSetup {
 
   let preset = DEFAULT_PRESET;
   const p = first.get('preset');
+  const known = (name: string) => { try { findPreset(name); return true; } catch { return false; } };
+  const task = first.get('task');
+  if (task !== undefined) {
+    // a task whose code is not registered yet: returned unrun; the page asks, registers it and reads the link again
+    try {
+      const code = decodeTask(task);
+      const registered = p !== undefined && p.startsWith('task-') && known(p) && taskCodeOf(presetConfig(findPreset(p))) === code;
+      if (!registered) return { preset: p ?? 'task', overrides: {}, population: null, untilPaused: false, recipeAtStart: true, problems: summarize(problems), taskCode: code };
+    } catch (e) { problems.push(`${errorText(e)}; not applied`); }
+  }
   if (p !== undefined) {
-    if (PRESETS.some((x) => x.name === p)) preset = p;
+    if (known(p)) preset = p;
     else problems.push(`preset ${quote(p)} is not one of ${PRESETS.map((x) => x.name).join(', ')}; ${DEFAULT_PRESET} is used`);
   }
   const base = presetConfig(findPreset(preset));
 
   const overrides: Record<string, unknown> = {};
   for (const k of seen) {
-    if (k === 'v' || k === 'preset' || k === 'population' || k === 'until' || k === 'recipe') continue;
+    if (k === 'v' || k === 'preset' || k === 'population' || k === 'until' || k === 'recipe' || k === 'task') continue;
     if (!isConfigKey(k)) { problems.push(unknownParameter(k, bare.has(k))); continue; }
     if (bare.has(k)) { problems.push(`${k} has no "=" and no value (a link's parameters are name=value); not applied`); continue; }
     try {

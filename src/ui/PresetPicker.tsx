@@ -31,7 +31,8 @@ export function PresetPicker() {
   const choosePreset = useApp((s) => s.choosePreset);
   const chooseEnv = useApp((s) => s.chooseEnv);
   const busy = useApp((s) => s.busy !== null);
-  const preset = PRESETS.find((p) => p.name === presetName) ?? findPreset(PRESETS[0].name);
+  const preset = presetOr(presetName);
+  const shown = preset.config.env === 'custom' ? [preset] : PRESETS.filter((p) => presetEnv(p) === env || p.name === preset.name);
   return (
     <section aria-labelledby={`${id}-h`} className="preset">
       <h2 id={`${id}-h`}>Setup</h2>
@@ -39,12 +40,13 @@ export function PresetPicker() {
         <label htmlFor={`${id}-env`}>Environment</label>
         <select id={`${id}-env`} value={env} disabled={busy} onChange={(e) => void chooseEnv(e.target.value as RunConfig['env'])}>
           {envIds().map((v) => <option key={v} value={v} disabled={!PRESETS.some((p) => presetEnv(p) === v)}>{v}</option>)}
+          <option value="custom">your task</option>
         </select>
       </div>
       <div className="field stacked">
         <label htmlFor={`${id}-preset`}>Preset</label>
         <select id={`${id}-preset`} value={preset.name} disabled={busy} aria-describedby="preset-explain" onChange={(e) => void choosePreset(e.target.value)}>
-          {PRESETS.filter((p) => presetEnv(p) === env || p.name === preset.name).map((p) => <option key={p.name} value={p.name} title={p.title}>{presetOptionLabel(p)}</option>)}
+          {shown.map((p) => <option key={p.name} value={p.name} title={p.title}>{presetOptionLabel(p)}</option>)}
         </select>
       </div>
     </section>
@@ -52,9 +54,14 @@ export function PresetPicker() {
 }
 
 /** The preset's paragraph (what to watch) and its guided comparisons. */
+/** The preset of that name (a task of your own is registered, not shipped), else the first. */
+function presetOr(name: string) {
+  try { return findPreset(name); } catch { return PRESETS[0]; }
+}
+
 export function PresetAbout() {
   const presetName = useApp((s) => s.preset);
-  const preset = PRESETS.find((p) => p.name === presetName) ?? findPreset(PRESETS[0].name);
+  const preset = presetOr(presetName);
   return (
     <div className="preset-about">
       <details open>

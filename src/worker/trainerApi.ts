@@ -8,9 +8,10 @@
 // warm-start loader. The run's state and helpers are runHost.ts, the step loop
 // runLoop.ts, the lost-device resume recovery.ts, checkpoint checks checkpointImport.ts.
 import * as Comlink from 'comlink';
-import { checkLiveChange, type RunConfig } from '../config';
+import { checkLiveChange, taskCodeOf, type RunConfig } from '../config';
 import { InputError, quote } from '../errors';
-import { findPreset, presetConfig } from '../envs/presets';
+import { presetConfig } from '../envs/presets';
+import { presetWithTask } from '../envs/userTask/register';
 import { createEnv } from '../envs/registry';
 import { rewardWeights } from '../rl/reward';
 import { slotNames } from '../rl/slots';
@@ -47,7 +48,8 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
     list.forEach((o, k) => {
       if (typeof o !== 'object' || o === null || Array.isArray(o)) throw new InputError(`init: ${list.length > 1 ? `member ${k}'s ` : ''}overrides must be an object of config fields`);
     });
-    const preset = findPreset(presetName);
+    // a task of your own: its preset is registered from the code the run carries (src/envs/userTask/register.ts)
+    const preset = await presetWithTask(presetName, list.map((o) => taskCodeOf(o as RunConfig)).find((c) => c !== undefined));
     const configs = list.map((o) => presetConfig(preset, o as Record<string, unknown>)), config = configs[0], K = configs.length;
     const steps = options.warmStartSteps; // undefined: the preset's cap (src/rl/warmStart.ts)
     if (steps !== undefined && (!Number.isInteger(steps) || steps < 1 || steps > 100_000)) throw new InputError(`init: warmStartSteps must be an integer in [1, 100000]; got ${steps}`);
