@@ -1,13 +1,14 @@
 // Reverse: one policy reads a short word and writes it backwards. Ten lines of task.
-// What to watch: the warm start (pretrained on demo's answers) gets most words right; RL with
-// the exact-match score closes the gap on the held-out words, and the longest words come last.
+// What to watch: a short warm start (200 steps on demo's answers) gets the short words right and
+// many long ones wrong; RL on the exact-match score lifts held-out accuracy, the longest words last.
 export default {
   name: 'reverse',
   vocab: 'abcdef',
-  maxAnswer: 5,
-  sample: (rand) => Array.from({ length: 2 + rand.int(4) }, () => rand.pick(['a', 'b', 'c', 'd', 'e', 'f'])).join(''),
+  maxAnswer: 6,
+  sample: (rand) => Array.from({ length: 3 + rand.int(4) }, () => rand.pick(['a', 'b', 'c', 'd', 'e', 'f'])).join(''),
   solver: (word) => word,
   score: (word, answer) => (answer === [...word].reverse().join('') ? 1 : 0),
   demo: (word) => [...word].reverse().join(''),
-  pretrain: { steps: 400 },
+  pretrain: { steps: 200 },
+  settings: { steps: 120 },
 };
