@@ -4,8 +4,9 @@
 // written is in the word (precision, not recall), and charges 0.05 per letter, as a length penalty
 // would. One right letter then earns 0.95, the whole sorted word of 5 letters only 0.75.
 // What to watch: reward rises while accuracy and answerLength fall: the policy learns to write one
-// letter. The best checkpoint (by accuracy) is an early one. Fix the grader (reward = score) and
-// train again: accuracy climbs instead.
+// letter, and the trainer flags the collapse. The best checkpoint (by accuracy) is an early one.
+// Fix the grader (drop `reward`, so training maximizes the score) and train again: accuracy stays
+// near the warm start's and answers keep their length.
 const letters = ['a', 'b', 'c', 'd', 'e', 'f'];
 export default {
   name: 'sort (hackable reward)',
@@ -20,6 +21,6 @@ export default {
     return { score: right ? 1 : 0, reward, extras: { answerLength: answer.length } };
   },
   demo: (word) => [...word].sort().join(''),
-  settings: { lr: 1e-3, steps: 60, lambdaTok: 0 },
+  settings: { steps: 60, lambdaTok: 0 },
   pretrain: { steps: 300 },
 };
