@@ -7,6 +7,7 @@ import { DEFAULTS, taskCodeOf, validateConfig } from '../../src/config';
 import { InputError } from '../../src/errors';
 import { createEnv } from '../../src/envs/registry';
 import { loadUserTask, prepareUserTasks, userTaskPreset, type UserTaskState } from '../../src/envs/userTask';
+import { exportRecipe } from '../../src/export/recipe';
 
 beforeAll(() => prepareUserTasks(), 30_000);
 
@@ -141,6 +142,13 @@ describe('the config carries the code', () => {
     expect(q.warmStart.random).toBeUndefined();
     expect(q.warmStart.cap).toBe(50);
     expect(q.config.lambdaTok).toBe(0.2);
+  });
+
+  it('the TRL / verl export refuses a task run, saying why (never a script with another reward)', () => {
+    const c = validateConfig({ env: 'custom', taskCode: COPY });
+    for (const to of ['trl', 'verl'] as const) {
+      expect(() => exportRecipe(to, c, 'relay-silence')).toThrow(/^a run of your own task cannot be exported as a TRL or verl recipe: its sampler and reward are JavaScript run in a sandbox/);
+    }
   });
 
   it('each example loads and passes its checks', async () => {
