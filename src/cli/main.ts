@@ -20,7 +20,7 @@ import { isFsError, writeFailed } from './fsErrors';
 import { followParent } from './parentWatch';
 import { takeThreads } from './args';
 import { wasmThreads } from './io';
-import { takeTask } from './taskFile';
+import { takeTask, TASK_COMMANDS } from './taskFile';
 
 const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flags: FlagSpec; help: string }> = {
   logprobs: { run: logprobs, flags: logprobsFlags, help: 'per-position log-probs of the given tokens' },
@@ -59,7 +59,8 @@ async function main(argv: string[]): Promise<number> {
   }
   // --help anywhere among a command's flags: its usage, and nothing runs
   if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(commandUsage(name, cmd.help, cmd.flags) + '\n');
+    const task = TASK_COMMANDS.includes(name) ? '\n  --task FILE      your own task (a JavaScript module, docs/your-task.md) in place of --preset' : '';
+    process.stdout.write(commandUsage(name, cmd.help, cmd.flags) + task + '\n');
     return 0;
   }
   const argvOf = name === 'bench' ? rest : takeThreads(rest, process.env, wasmThreads); // bench has its own --threads
