@@ -16,7 +16,7 @@ import type { EvalRecord } from '../rl/runRecord';
 import { METRIC_NAMES } from '../worker/protocol';
 import { MetricsSeries } from './metricsSeries';
 import type { RunMeta } from './runTypes';
-import { migrateConfig } from './storedRun';
+import { checkRunPreset, migrateConfig } from './storedRun';
 
 export const RUN_FILE_FORMAT = 'gspo-playground-run';
 export const RUN_FILE_VERSION = 1;
@@ -116,8 +116,8 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
     const run = object(field(top, 'run'), '"run"', RUN_KEYS);
     const name = string(field(run, 'name'), 'run.name', 200);
     const preset = string(field(run, 'preset'), 'run.preset', 200);
-    if (!PRESETS.some((p) => p.name === preset)) fail(`run.preset ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')}`);
     const { config, filled } = migrateConfig(field(run, 'config'), 'run.config');
+    checkRunPreset(preset, config, 'run.preset');
     const steps = schema.step(field(run, 'steps'), 'run.steps');
     const evals = schema.evals(field(top, 'evals'), 'evals');
     const metrics = parseMetrics(field(top, 'metrics'));

@@ -1,6 +1,8 @@
 // The runs table: overlay, rename, delete, duplicate-with-changes, export and
 // import. An import is checked whole before anything is stored.
-import type { RunConfig } from '../config';
+import { taskCodeOf, type RunConfig } from '../config';
+import { findPreset, presetConfig } from '../envs/presets';
+import { presetWithTask } from '../envs/userTask/register';
 import { InputError } from '../errors';
 import { LOSS_IDS, LOSSES, twinSettings, type LossId } from '../losses';
 import { recipeBundle, type BundleFile } from '../export/bundle';
@@ -206,6 +208,19 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
         const jf = jsons[0];
         if (jf.size > MAX_RUN_FILE_BYTES) throw new RunFileError(`${jf.name} was not imported: it is larger than ${MAX_RUN_FILE_BYTES / 1024 / 1024} MB`);
         const run = parseRunFile(await jf.text(), jf.name);
+        // a run of someone's own task: its code is shown and runs (to register the task) only once the person confirms
+        const code = taskCodeOf(run.meta.config);
+        if (code !== undefined && !taskKnown(run.meta.preset, code)) {
+          await ctx.askFirst({
+            title: 'Import a run of a task of your own?',
+            body: `${jf.name} trains the task "${run.meta.preset.slice('task-'.length)}", whose code (below) comes with it. It runs in a sandbox, without the network, your stored runs or this page; read it before you import the run.`,
+            confirmLabel: 'Import and load its task', code,
+          }, async () => {
+            try { await presetWithTask(run.meta.preset, code); } catch (e) { set({ importError: `${jf.name} was not imported: its task ${errorText(e)}` }); return; }
+            await get().importFiles(files);
+          }, true);
+          return;
+        }
         const checkpoints: { which: CheckpointKind; bytes: Uint8Array }[] = [];
         const notices: string[] = run.filled.length ? [`written by an earlier version, it lacked ${run.filled.join(', ')}; ${run.filled.length > 1 ? 'they take their defaults' : 'it takes its default'}`] : [];
         for (const f of cks) {
@@ -277,4 +292,9 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
 
     dismissNotice() { set({ notice: null, importError: null }); },
   };
+}
+
+/** The task of this preset name is registered here with this very code (a link or file with other code asks again). */
+function taskKnown(preset: string, code: string): boolean {
+  try { return taskCodeOf(presetConfig(findPreset(preset))) === code; } catch { return false; }
 }

@@ -5,7 +5,8 @@
 import { findPreset, presetConfig } from '../envs/presets';
 import { betterEval } from '../rl/pareto';
 import { recipeAtStart as recipeLinesAtStart } from '../rl/recipe';
-import type { RunConfig } from '../config';
+import { taskCodeOf, type RunConfig } from '../config';
+import { presetWithTask } from '../envs/userTask/register';
 import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
 import { errorText, runStatusOf, type StoreContext } from './context';
 import { MAX_STEPS } from './sweepPopulation';
@@ -199,6 +200,10 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         if (stored.notice) set({ notice: [get().notice, stored.notice].filter(Boolean).join(' ') });
         runs.sort((a, b) => b.createdAt - a.createdAt);
         storedRuns = runs.length;
+        // the person's own tasks that stored runs train (confirmed when first used): registered, so those runs open, resume and load
+        for (const code of new Set(runs.map((r) => taskCodeOf(r.config)).filter((c) => c !== undefined))) {
+          await presetWithTask(null, code).catch((e: unknown) => set({ notice: `a stored task could not be loaded: ${errorText(e)}` }));
+        }
         set({ runs, resumable: resumableOf(runs, get().sweep) });
         // a population resumes from its members' stored resume states: their step is the truth (a record's
         // checkpoints field is written a moment after the checkpoint, and a reload can fall between the two)

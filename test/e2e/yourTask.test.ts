@@ -109,6 +109,13 @@ describe.runIf(haveChromium)('your own task in Chromium (the CPU engine)', () =>
       await dialog.getByRole('button', { name: 'Run this task' }).click();
       await expect.poll(() => fresh.getByLabel('Preset').inputValue(), { timeout: 120_000 }).toBe('task-copy');
       await other.close();
+
+      // a reload: the task of a stored run is known (confirmed when it was used): no question, the same task on screen
+      await page.reload();
+      await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).not.toBe('');
+      await expect.poll(() => page.getByLabel('Preset').inputValue(), { timeout: 120_000 }).toBe('task-copy');
+      expect(await page.getByRole('dialog', { name: 'Run the task in this link?' }).isVisible()).toBe(false);
+      expect(errors).toEqual([]);
     } finally {
       await close();
     }
