@@ -57,6 +57,9 @@ const READOUT = { stats: 0, adv: 64, normSq: 128, entropy: 192 } as const;
 const ALIGN = 64;
 const aligned = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
+/** A population's outputs its kernels write straight into the readout (memberBuffers). */
+const MEMBER_DIRECT = ['ratio', 'tokRatio', 'entropy'] as const;
+
 /** A population's readout: the per-sequence and per-token outputs the host reduces per member, and the K norms. */
 function memberReadout(S: number, T: number, K: number) {
   const parts: [string, number][] = [['lossSeq', S], ['klSeq', S], ['clipSeq', S], ['ratio', S], ['tokRatio', S * T], ['entropy', S * T], ['normSq', K]];
@@ -136,6 +139,9 @@ export class PolicyObjective {
     t.readAdv = b.view(t.readout, READOUT.adv, 2);
     t.readNormSq = b.view(t.readout, READOUT.normSq, 1);
     t.readEntropy = b.view(t.readout, READOUT.entropy, ST);
+    // the kernels write the stats and the entropy straight into the readout: no copy of either per minibatch
+    // (no op that writes them reads another part of the readout, which WebGPU would refuse)
+    for (const [name, into] of [['stats', t.readStats], ['entropy', t.readEntropy]] as const) { b.free(t[name]); t[name] = into; }
     this.byShape.set(key, t);
     return t;
   }
@@ -149,6 +155,9 @@ export class PolicyObjective {
     const t: Record<string, Tensor> = { ...lossTensors(b, S, T, 2 * S), readout: b.alloc(size) };
     t.seqAdvHead = b.view(t.seqAdv, 0, S);
     for (const [name, [at, n]] of Object.entries(offsets)) t[`read_${name}`] = b.view(t.readout, at, n);
+    // written straight into the readout (no copy): the entropy, and the ratios, which clipLoss only reads. The
+    // per-sequence terms clipLoss writes stay apart: one dispatch may not read and write one buffer.
+    for (const name of MEMBER_DIRECT) { b.free(t[name]); t[name] = t[`read_${name}`]; }
     this.byShape.set(key, t);
     return t;
   }
@@ -198,9 +207,7 @@ export class PolicyObjective {
     b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask,
       cfg.beta > 0 ? t.refLogp : null, S, T, { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm });
     b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, cfg.algorithm, cfg.beta);
-    b.copy(t.readStats, t.stats);
     b.copy(t.readAdv, this.a.stats);
-    b.copy(t.readEntropy, t.entropy);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();
   }
@@ -232,7 +239,7 @@ export class PolicyObjective {
     b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
     b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask, cfg.beta > 0 ? t.refLogp : null, S, T,
       { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm: 1, perSequenceNorm: true });
-    for (const name of ['lossSeq', 'klSeq', 'clipSeq', 'ratio', 'tokRatio', 'entropy']) b.copy(t[`read_${name}`], t[name]);
+    for (const name of ['lossSeq', 'klSeq', 'clipSeq']) b.copy(t[`read_${name}`], t[name]);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();
   }
