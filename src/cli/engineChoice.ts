@@ -10,20 +10,8 @@ import { join } from 'node:path';
 import type { Backend } from '../backend';
 import { writeAtomic } from './io';
 
-export interface EngineTiming { engine: string; msPerStep: number }
-export interface EngineChoice { chosen: string; timings: EngineTiming[]; cached: boolean; line: string }
-
-const LABEL: Record<string, string> = { webgpu: 'WebGPU', wasm: 'CPU engine', cpu: 'CPU reference' };
-const label = (engine: string) => LABEL[engine] ?? engine;
-
-/** The faster engine (ties: the first given), and the line that says so with every figure. */
-export function pickFaster(timings: readonly EngineTiming[]): { chosen: string; line: string } {
-  const ok = timings.filter((t) => Number.isFinite(t.msPerStep) && t.msPerStep > 0);
-  if (ok.length === 0) throw new Error('no engine could take a timed step');
-  const best = ok.reduce((a, b) => (b.msPerStep < a.msPerStep ? b : a));
-  const figures = timings.map((t) => `${label(t.engine)} ${Number.isFinite(t.msPerStep) ? `${t.msPerStep.toFixed(0)} ms/step` : 'failed'}`).join(', ');
-  return { chosen: best.engine, line: `${figures}: using ${label(best.engine)}` };
-}
+import { pickFaster, type EngineChoice, type EngineTiming } from '../rl/engineTiming';
+export { pickFaster, type EngineChoice, type EngineTiming };
 
 /** Where the measured figures are kept between commands (GSPO_ENGINE_CACHE, else the system's temp folder). */
 export const cachePath = (env: Record<string, string | undefined> = process.env): string => env.GSPO_ENGINE_CACHE ?? join(tmpdir(), 'gspo-engine-choice.json');

@@ -44,10 +44,10 @@ export function resumableOf(runs: readonly RunMeta[], sweep: SweepRecord | null 
 export const RESUME_EVERY_STEPS = 5;
 const RESUME_MIN_MS = 1000;
 
-export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'backendPref' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError' | 'panelMember'>;
+export type SessionState = Pick<SessionSlice, 'stepWithin' | 'gpu' | 'backendChoice' | 'engineChoice' | 'backendPref' | 'trainer' | 'runId' | 'status' | 'message' | 'progress' | 'busy' | 'error' | 'flags' | 'speed' | 'transcripts' | 'anatomy' | 'anatomyGroup' | 'anatomyError' | 'panelMember'>;
 
 export const initialSession = (): SessionState => ({
-  stepWithin: null, gpu: { state: 'probing' }, backendChoice: null, backendPref: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
+  stepWithin: null, gpu: { state: 'probing' }, backendChoice: null, engineChoice: null, backendPref: null, trainer: null, runId: null, status: 'idle', message: null, progress: null, busy: 'Looking for WebGPU…',
   error: null, flags: [], speed: 'normal', transcripts: null, anatomy: null, anatomyGroup: 0, anatomyError: null, panelMember: null,
 });
 
@@ -250,6 +250,12 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         set({ busy: null });
       } else {
         set({ backendChoice: 'auto' });
+        // WebGPU by default on a hardware adapter: a warm step of each engine at this run's shapes picks the faster
+        // (a person's choice of WebGPU is kept as it is); the line with both figures is the device panel's
+        if (prefs.backend !== 'webgpu') {
+          const choice = await api().chooseEngine(d.preset, d.overrides).catch(() => null);
+          if (choice) set({ engineChoice: choice, ...(choice.chosen !== 'webgpu' ? { backendChoice: 'cpu' as const } : {}) });
+        }
         await ctx.initRun(d.preset, d.overrides);
       }
       if (pendingTask !== undefined) {

@@ -103,6 +103,8 @@ export interface SessionSlice {
   gpu: GpuState;
   /** What the worker was told: WebGPU when there is a usable adapter ('auto'), or the CPU engine. */
   backendChoice: 'auto' | 'cpu' | null;
+  /** WebGPU against the CPU engine, timed at the run's shapes when WebGPU was the default (not a person's choice); null: not measured. */
+  engineChoice: import('../rl/engineTiming').EngineChoice | null;
   /** The person's own choice (remembered across reloads); null: the page chooses (the CPU engine on a software or absent GPU). */
   backendPref: 'cpu' | 'webgpu' | null;
   trainer: TrainerState | null;

@@ -31,6 +31,7 @@ export function DeviceInfo() {
   const pref = useApp((s) => s.backendPref);
   const backendNote = useApp((s) => s.trainer?.backendNote ?? null);
   const choice = useApp((s) => s.backendChoice);
+  const measured = useApp((s) => s.engineChoice);
   const useGpu = useApp((s) => s.useGpu);
   const runId = useApp((s) => s.runId);
   const hub = useHub();
@@ -58,6 +59,7 @@ export function DeviceInfo() {
         The run trains on: {backend ?? '–'}{cpuEngine ? ` (${cpuEngine === 'wasm' ? `WebAssembly SIMD${threads !== null && threads > 1 ? `, ${threads} threads` : ''}` : 'the reference'})` : ''}.
       </p>
       {backendNote && <p role="alert" data-testid="backend-note">{backendNote}</p>}
+      {measured && <p data-testid="engine-choice" data-chosen={measured.chosen}>Timed at this run's shapes, one warm step each: {measured.line}.</p>}
       {speed && (
         <p data-testid="run-speed" data-steps-per-s={speed.stepsPerSec} data-gflops={String(speed.gflops)}>
           This run: <strong>{speed.stepsPerSec.toFixed(2)} steps/s</strong>
@@ -67,7 +69,7 @@ export function DeviceInfo() {
         </p>
       )}
       {choice === 'cpu' && gpu.state === 'ok' && (
-        <p><button type="button" onClick={() => void useGpu()}>Use WebGPU again</button> <small className="muted">{pref === 'cpu' ? '(the CPU was chosen; this page remembers it)' : '(the page chose the CPU engine: this adapter is a software renderer)'}</small></p>
+        <p><button type="button" onClick={() => void useGpu()}>Use WebGPU again</button> <small className="muted">{pref === 'cpu' ? '(the CPU was chosen; this page remembers it)' : measured && measured.chosen !== 'webgpu' ? '(the CPU engine took a step faster here; this choice is kept)' : '(the page chose the CPU engine: this adapter is a software renderer)'}</small></p>
       )}
       <p>Engine self-check: one training step (forward, GSPO loss, backward, AdamW) on this device, compared with the CPU reference.</p>
       <button type="button" onClick={runCheck} disabled={check.state === 'running'}>Run self-check</button>

@@ -308,6 +308,11 @@ export interface TrainerWorkerApi {
    * once on the page, this one included (a population's lanes; default 1): the next CPU engine divides the cores among them.
    */
   useBackend(prefer: BackendPreference, lanes?: number): Promise<TrainerState>;
+  /**
+   * On a WebGPU backend chosen by default: a warm step of WebGPU and of the CPU engine at this run's shapes, and the
+   * faster kept for the next init() (the other freed); null where there is nothing to choose (no WebGPU). Issue 41.
+   */
+  chooseEngine(preset: string, overrides?: Partial<RunConfig>): Promise<EngineChoice | null>;
   /** Group `group` of the last step: rewards, advantages, ratios at the current weights, clipping, losses. */
   /** `runId`: the member whose step it shows (default the first); a stacked population of several refuses, saying why. */
   stepAnatomy(group: number, runId?: string): Promise<StepAnatomy>;
@@ -318,3 +323,6 @@ export interface TrainerWorkerApi {
   /** AgentPO runs: the Actor alone / with the untrained / with the trained (best) Collaborator on the held-out set. */
   compare(): Promise<Comparison>;
 }
+
+import type { EngineChoice } from '../rl/engineTiming';
+export type { EngineChoice };

@@ -23,6 +23,10 @@ import { trainableSlot } from '../rl/warmStart';
 import { comparePlayers, type Comparison } from '../rl/compare';
 import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
+import type { Backend } from '../backend';
+import type { Environment } from '../envs/types';
+import { pickFaster, type EngineChoice, type EngineTiming } from '../rl/engineTiming';
+import { cpuEngineOf } from './cpuEngine';
 import { stepAnatomy } from './anatomy';
 import type { BackendPreference, InitOptions, ResumeEntry, ResumeExport, ResumeState, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts } from './protocol';
 import { captureResumePoint } from './recovery';
@@ -257,6 +261,49 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
       this.setStatus('idle', `the next run trains on ${prefer === 'cpu' ? 'the CPU engine' : 'WebGPU when there is an adapter'}; init() a preset`);
       return this.snapshot();
     });
+  }
+
+  async chooseEngine(presetName: string, overrides: Partial<RunConfig> = {}): Promise<EngineChoice | null> {
+    if (typeof presetName !== 'string') throw new InputError('chooseEngine: the preset name must be a string');
+    await this.stopLoop();
+    return this.exclusive(async () => {
+      const gpu = await this.getBackend();
+      if (gpu.name !== 'webgpu') return null;
+      const preset = await presetWithTask(presetName, taskCodeOf(overrides as RunConfig));
+      const config = presetConfig(preset, overrides as Record<string, unknown>), env = createEnv(config);
+      const cpu = await this.makeBackend('cpu', this.lanes);
+      const timings: EngineTiming[] = [];
+      for (const [engine, b] of [['webgpu', gpu], [cpu.name, cpu]] as const) {
+        let ms = Number.NaN;
+        try { ms = await this.timeStep(b, env, config); } catch { /* it cannot train this run: not chosen */ }
+        timings.push({ engine, msPerStep: ms });
+      }
+      const pick = pickFaster(timings);
+      if (pick.chosen === 'webgpu') cpu.destroy();
+      else { // the CPU engine trains the next run: this worker is a CPU worker now, as after useBackend('cpu')
+        this.trainer?.destroy();
+        this.trainer = null;
+        gpu.destroy();
+        this.prefer = 'cpu';
+        this.backend = Promise.resolve(cpu);
+        this.backendName = 'cpu';
+        this.cpuEngine = cpuEngineOf(cpu);
+        this.cpuBackend = cpu;
+        this.warmCache.clear();
+      }
+      return { chosen: pick.chosen, timings, cached: false, line: pick.line };
+    });
+  }
+
+  /** One warm step of `config` on `b` from random weights (its pipelines and buffers made by a first step), in ms. */
+  protected async timeStep(b: Backend, env: Environment, config: RunConfig): Promise<number> {
+    const trainer = new Trainer(b, env, config);
+    try {
+      await trainer.step();
+      const t0 = performance.now();
+      await trainer.step();
+      return performance.now() - t0;
+    } finally { trainer.destroy(); }
   }
 
   async stepAnatomy(group: number, runId?: string): Promise<StepAnatomy> {

@@ -3,6 +3,7 @@
 // telemetry events as the worker would.
 import { checkLiveChange, validateConfig, type RunConfig } from '../../src/config';
 import { findPreset, presetConfig } from '../../src/envs/presets';
+import type { EngineChoice } from '../../src/rl/engineTiming';
 import type { GpuProbe } from '../../src/gpu/probe';
 import { betterEval } from '../../src/rl/pareto';
 import type { EvalRecord } from '../../src/rl/runRecord';
@@ -113,6 +114,9 @@ export class FakeTrainer implements TrainerWorkerApi {
   async lastTranscripts() { this.log('lastTranscripts'); return { train: null, eval: null }; }
   async probe() { return this.gpu; }
   /** lanes is logged only when given (a population's lane workers are told how many train at once). */
+  /** What chooseEngine answers (null: nothing to choose, as without WebGPU). */
+  engineChoice: EngineChoice | null = null;
+  async chooseEngine(preset: string, overrides?: unknown) { this.log('chooseEngine', preset, overrides); return this.engineChoice; }
   async useBackend(prefer: 'auto' | 'cpu', lanes?: number) { this.log('useBackend', prefer, ...(lanes === undefined ? [] : [lanes])); return this.snap(); }
   async stepAnatomy(group: number, runId?: string): Promise<never> { this.log('stepAnatomy', group, runId); throw new Error('not in the fake'); }
   async restoreBest() { this.log('restoreBest'); return this.snap(); }
@@ -158,6 +162,7 @@ export function fakeLane(make: () => FakeTrainer, onDispose: (members: FakeTrain
       const states = await Promise.all(entries.map((e, k) => members[k].resume(e.runId, e.last, e.best, e.state)));
       return states[0];
     },
+    async chooseEngine() { return null; },
     async useBackend(p, n) { prefer = p; lanes = n; await all((m) => m.useBackend(p, n)); return members[0]?.getState() ?? new FakeTrainer().getState(); },
     async getStates() { return all((m) => m.getState()); },
     async getState() { return members[0].getState(); },
