@@ -153,7 +153,7 @@ describe('the config carries the code', () => {
 
   it('each example loads and passes its checks', async () => {
     const { checkUserTask } = await import('../../src/envs/userTask');
-    for (const f of ['reverse', 'relay', 'sort-hackable']) {
+    for (const f of ['reverse', 'relay', 'sort-hackable', 'priority']) {
       const check = checkUserTask(readFileSync(`examples/tasks/${f}.js`, 'utf8'));
       expect(check.problems, f).toEqual([]);
       expect(check.episodes.length, f).toBeGreaterThan(0);

@@ -249,12 +249,13 @@ export function userTaskEnvironment(task: UserTask): Environment<UserTaskItem, U
     render(s): TranscriptLine[] {
       const lines: TranscriptLine[] = [];
       const text = (ids: number[]) => tokens.decode(ids);
+      const view = (ids: number[]) => (ids.length === 0 ? '(nothing)' : text(ids));
       if (two) {
-        lines.push({ role: 'messenger', text: `Messenger sees ${text(s.item.messenger!)}`, generated: false, tokens: task.context('messenger', s.item) });
+        lines.push({ role: 'messenger', text: `Messenger sees ${view(s.item.messenger!)}`, generated: false, tokens: task.context('messenger', s.item) });
         if (s.generated === null) return lines;
         lines.push({ role: 'messenger', text: s.message!.length === 0 ? '(silent)' : text(s.message!), generated: true, tokens: s.generated.slice() });
       }
-      lines.push({ role: 'solver', text: `Solver sees ${text(s.item.solver)}${two ? `, message: ${s.message!.length === 0 ? '(silent)' : text(s.message!)}` : ''}`, generated: false, tokens: task.context('solver', s.item, s.message ?? []) });
+      lines.push({ role: 'solver', text: `Solver sees ${view(s.item.solver)}${two ? `, message: ${s.message!.length === 0 ? '(silent)' : text(s.message!)}` : ''}`, generated: false, tokens: task.context('solver', s.item, s.message ?? []) });
       if (s.answerGenerated === null) return lines;
       const sc = s.score ?? (() => { try { return env.score(s); } catch { return null; } })();
       lines.push({ role: 'solver', text: `answers ${quote(text(s.answer!))}${sc ? ` (score ${+sc.rTask.toFixed(3)})` : ''}`, generated: true, tokens: s.answerGenerated.slice() });
