@@ -51,7 +51,7 @@ describe('--task: bad input', () => {
 });
 
 describe('--task: the examples train on the CPU engine', () => {
-  for (const name of ['reverse', 'relay', 'sort-hackable']) {
+  for (const name of ['reverse', 'relay', 'priority', 'sort-hackable']) {
     it(`${name}: warm start from its demonstrations, then 2 RL steps`, () => {
       const out = join(tempDir(), 'run');
       const r = gspo(['train', '--task', quick(name), ...SMALL, '--out', out]);
@@ -64,7 +64,7 @@ describe('--task: the examples train on the CPU engine', () => {
         expect(r.json[k].accuracy).toBeGreaterThanOrEqual(0);
         expect(r.json[k].accuracy).toBeLessThanOrEqual(1);
       }
-      if (name === 'relay') expect(r.json.final).toHaveProperty('silence');
+      if (name === 'relay' || name === 'priority') expect(r.json.final).toHaveProperty('silence');
       if (name === 'sort-hackable') expect(r.json.final).toHaveProperty('answerLength');
       // the code travels with the run: config.json carries it
       const config = JSON.parse(readFileSync(join(out, 'config.json'), 'utf8'));
