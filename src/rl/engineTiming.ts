@@ -2,6 +2,10 @@
 // `train` (src/cli/engineChoice.ts) and the page's worker (runHost.chooseEngine) share. WebGPU is not
 // always the faster: the default model's step is bound by its dispatches, and an integrated or busy
 // GPU can lose to the CPU engine on every core.
+import type { Backend } from '../backend';
+import type { RunConfig } from '../config';
+import type { Environment } from '../envs/types';
+import { Trainer } from './trainer';
 export interface EngineTiming { engine: string; msPerStep: number }
 export interface EngineChoice { chosen: string; timings: EngineTiming[]; cached: boolean; line: string }
 
@@ -17,3 +21,14 @@ export function pickFaster(timings: readonly EngineTiming[]): { chosen: string; 
   return { chosen: best.engine, line: `${figures}: using ${label(best.engine)}` };
 }
 
+
+/** One warm step of `config` on `b` from random weights (its pipelines and buffers made by a first step), in ms. */
+export async function timeWarmStep(b: Backend, env: Environment, config: RunConfig): Promise<number> {
+  const trainer = new Trainer(b, env, config);
+  try {
+    await trainer.step();
+    const t0 = performance.now();
+    await trainer.step();
+    return performance.now() - t0;
+  } finally { trainer.destroy(); }
+}

@@ -25,7 +25,7 @@ import { DIVERGENCE_LIMIT, DivergenceWatch } from '../rl/faults';
 import type { GpuProbe } from '../gpu/probe';
 import type { Backend } from '../backend';
 import type { Environment } from '../envs/types';
-import { pickFaster, type EngineChoice, type EngineTiming } from '../rl/engineTiming';
+import { pickFaster, timeWarmStep, type EngineChoice, type EngineTiming } from '../rl/engineTiming';
 import { cpuEngineOf } from './cpuEngine';
 import { stepAnatomy } from './anatomy';
 import type { BackendPreference, InitOptions, ResumeEntry, ResumeExport, ResumeState, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts } from './protocol';
@@ -295,16 +295,8 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
     });
   }
 
-  /** One warm step of `config` on `b` from random weights (its pipelines and buffers made by a first step), in ms. */
-  protected async timeStep(b: Backend, env: Environment, config: RunConfig): Promise<number> {
-    const trainer = new Trainer(b, env, config);
-    try {
-      await trainer.step();
-      const t0 = performance.now();
-      await trainer.step();
-      return performance.now() - t0;
-    } finally { trainer.destroy(); }
-  }
+  /** One warm step of `config` on `b`, in ms (a test plants figures here). */
+  protected timeStep(b: Backend, env: Environment, config: RunConfig): Promise<number> { return timeWarmStep(b, env, config); }
 
   async stepAnatomy(group: number, runId?: string): Promise<StepAnatomy> {
     const t0 = this.requireTrainer('stepAnatomy');

@@ -7,51 +7,25 @@
 // - a slider drag across the members' end changes one member only and lands where it was put;
 // - the step a reload offers to resume from is the step the page showed before it.
 // Under CI=true a missing Chromium fails; elsewhere it skips with a message.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type PreviewServer } from 'vite';
-import { chromium, type Browser, type Page } from 'playwright-core';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
-if (!haveChromium) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+import type { Browser, Page } from 'playwright-core';
+import { haveChromium, openPage, servePage, type ServedPage } from './servePage';
 
 const LONG = 300_000;
 
 describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () => {
-  let server: PreviewServer;
+  let served: ServedPage;
   let browser: Browser;
   let url = '';
 
   beforeAll(async () => {
-    const outDir = join(ROOT, 'dist-e2e-onerun');
-    await build({ root: ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
-    server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-    url = server.resolvedUrls!.local[0];
-    // no GPU at all: the page trains on the CPU engine by itself, as on most first visits
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    served = await servePage('onerun');
+    ({ browser, url } = served);
   }, LONG);
 
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
-  });
+  afterAll(async () => { await served?.close(); });
 
-  /** A fresh 1280x800 page of the link (a first visit when `query` is empty), once the run is ready; page errors recorded. */
-  async function open(query: string): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    await page.goto(url + query);
-    await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
-    await page.getByRole('region', { name: 'First steps' }).getByRole('button', { name: 'Got it' }).click().catch(() => {});
-    return { page, errors, close: () => context.close() };
-  }
+  const open = (query: string) => openPage(browser, url, query);
 
   const status = (page: Page) => page.getByTestId('run-status').textContent();
   const stepShown = async (page: Page) => Number(await page.getByTestId('step-count').textContent());

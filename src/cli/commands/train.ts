@@ -12,6 +12,7 @@ import { type EvalRecord } from '../../rl/runRecord';
 import { parseFlags, requireFlag, type FlagSpec } from '../args';
 import { chooseBackend, log as say, outOrDefault, prepareOutDir, wasmThreads, writeAtomic } from '../io';
 import { chooseByTiming, type EngineChoice } from '../engineChoice';
+import { timeWarmStep } from '../../rl/engineTiming';
 import { BACKEND_HELP } from '../io';
 import { parseChange, type MemberChange } from '../../rl/population';
 import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './runSetup';
@@ -73,7 +74,7 @@ export async function train(argv: string[]): Promise<unknown> {
   let engineChoice: EngineChoice | null = null;
   const backend = await chooseBackend(flags.backend, async (candidates) => {
     const key = [...candidates.map((c) => (c instanceof WebGpuBackend ? c.adapterInfo : `${c.name}:${wasmThreads()}`)), JSON.stringify(modelConfigFor(s.env, s.config)), `P${s.config.promptsPerStep}xG${s.config.groupSize}`].join('|');
-    const r = await chooseByTiming(candidates, key, (b) => timeOneStep(b, s));
+    const r = await chooseByTiming(candidates, key, (b) => timeWarmStep(b, s.env, s.config));
     engineChoice = r.choice;
     say(`engine: ${r.choice.line}`);
     return r.backend;
@@ -98,17 +99,6 @@ export async function train(argv: string[]): Promise<unknown> {
   } finally {
     backend.destroy();
   }
-}
-
-/** One warm step of this run's setup on `b` from random weights (pipelines and buffers made by a first step), in ms. */
-async function timeOneStep(b: Backend, s: RunSetup): Promise<number> {
-  const trainer = new Trainer(b, s.env, s.config);
-  try {
-    await trainer.step();
-    const t0 = performance.now();
-    await trainer.step();
-    return performance.now() - t0;
-  } finally { trainer.destroy(); }
 }
 
 /** What trainRun returns: train's summary, and each step's tokens and lambda_tok (for sweeps). */
