@@ -70,6 +70,13 @@ describe.runIf(haveChromium)('your own task in Chromium (the CPU engine)', () =>
       await page.getByRole('button', { name: 'Start', exact: true }).click();
       await expect.poll(() => evalPoints(page), { timeout: 240_000, interval: 500 }).toBeGreaterThanOrEqual(2); // steps 2 and 4
       expect(errors).toEqual([]);
+      // a population of the task over lambda_tok: each member in a worker of its own, which registers the task from the code it is given
+      await page.getByRole('textbox', { name: 'lambda_tok values to sweep' }).fill('0, 0.5');
+      await page.getByRole('button', { name: 'Run sweep' }).click();
+      const progress = page.getByTestId('sweep-progress');
+      await expect.poll(() => progress.getAttribute('data-status'), { timeout: 240_000, interval: 500 }).toBe('done');
+      expect(await page.getByTestId('sweep-caption').getAttribute('data-points')).toBe('2');
+      expect(errors).toEqual([]);
 
       // the link: the task's code travels in it (deflated)
       const link = new URL(page.url());
