@@ -3,8 +3,9 @@
 // before the command parses its own, so each command runs a task as it runs a preset; member and
 // warm-start threads find the file again through GSPO_TASK_FILE.
 import { resolve } from 'node:path';
-import { registerPreset, type Preset } from '../envs/presets';
-import { checkUserTask, prepareUserTasks, userTaskPreset } from '../envs/userTask';
+import type { Preset } from '../envs/presets';
+import { checkUserTask, prepareUserTasks } from '../envs/userTask';
+import { presetWithTask } from '../envs/userTask/register';
 import { problemsLine } from '../envs/userTask/check';
 import { TASK_CODE_MAX } from '../config';
 import { InputError } from '../errors';
@@ -24,9 +25,8 @@ export async function loadTaskFile(path: string, quiet = false): Promise<Preset>
     const check = checkUserTask(code);
     if (!check.ok) throw new InputError(`--task ${path}: ${problemsLine(check)}`);
   }
-  let preset: Preset;
-  try { preset = userTaskPreset(code); } catch (e) { throw new InputError(`--task ${path}: ${(e as Error).message}`); }
-  registerPreset(preset);
+  let preset: Preset; // registered as the page's worker registers a task run's preset
+  try { preset = await presetWithTask(null, code); } catch (e) { throw new InputError(`--task ${path}: ${(e as Error).message}`); }
   if (!quiet) {
     const w = preset.warmStart;
     log(`task ${preset.title}: the checks pass; ${w.random !== undefined ? 'no demonstrations: the run starts from random weights' : `warm start: ${w.steps} pretraining steps on its demonstrations${w.target !== undefined ? ` (until held-out greedy accuracy ${w.target})` : ''}, unless public/checkpoints/${w.file} (made by pretrain --task) fits`}`);

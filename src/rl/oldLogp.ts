@@ -5,7 +5,7 @@
 // does not hold, a forward of the starting weights recomputes them (TRL's old-logprob pass).
 import type { Backend } from '../backend';
 import type { GPT } from '../model/gpt';
-import type { PolicyBatch } from './objective';
+import type { MemberSplit, PolicyBatch } from './objective';
 import type { Sequence } from './rollout';
 
 /** 'sampling': reuse the sampler's log-probs where exact, else a forward; 'forward': always the forward (the oracle for tests). */
@@ -30,4 +30,17 @@ export async function forwardOldLogp(b: Backend, model: GPT, batch: PolicyBatch,
   const got = await b.read(logp);
   for (let i = 0; i < N; i++) if (batch.mask[i] > 0) batch.oldLogp[i] = got[i];
   for (const t of [targets, logp, entropy]) b.free(t);
+}
+
+/**
+ * pi_old of a step's minibatches (null: one the step skips): the sampler's log-probs where they are exact (the same
+ * temperature; every minibatch then saves the forward TRL's old-logprob pass would run), else a forward of the
+ * starting weights each. Call before the step's first update. Returns how many minibatches took which.
+ */
+export async function oldLogpOf(b: Backend, model: GPT, plans: readonly ({ seqs: Sequence[]; batch: PolicyBatch; split?: MemberSplit } | null)[],
+  temperature: number, source: OldLogpSource): Promise<{ reused: number; forward: number }> {
+  const live = plans.filter((p) => p !== null);
+  const reuse = source === 'sampling' && live.every((p) => samplingLogpReusable(p.seqs, temperature));
+  if (!reuse) for (const p of live) await forwardOldLogp(b, model, p.batch, temperature, p.split?.seqs);
+  return { reused: reuse ? live.length : 0, forward: reuse ? 0 : live.length };
 }

@@ -14,8 +14,8 @@ import { initParams, type GPTConfig } from '../model/params';
 import { mulberry32 } from '../model/random';
 import type { RunConfig } from '../config';
 import { InputError } from '../errors';
-import { PolicyObjective, type MemberSplit, type ObjectiveStats, type PolicyBatch } from './objective';
-import { forwardOldLogp, samplingLogpReusable, type OldLogpSource } from './oldLogp';
+import { PolicyObjective, type MemberSplit, type ObjectiveStats } from './objective';
+import { oldLogpOf, type OldLogpSource } from './oldLogp';
 import { dualUpdate, lambdaAt, messageParts, reward, rewardWeights, type RewardParts } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
@@ -286,7 +286,7 @@ export class Trainer<Task = unknown, State = unknown> {
       const split: MemberSplit | undefined = K === 1 ? undefined : { seqs: own.map((s) => s.length), tMax: own.map((s) => Math.max(1, ...s.map((q) => q.maxNew))) };
       return { own, seqs, batch, split };
     });
-    await this.oldLogpOf(plans, c0.temperature);
+    this.oldLogpPasses = await oldLogpOf(this.backend, this.model, plans, c0.temperature, this.oldLogp);
     for (let mb = 0; mb < nMb; mb++) {
       if (mb > 0 && hooks.stopRequested?.()) break;
       const plan = plans[mb];
@@ -318,17 +318,6 @@ export class Trainer<Task = unknown, State = unknown> {
         flat, refilled: choice ? choice.refilled : 0,
       });
     });
-  }
-
-  /**
-   * pi_old of the step's minibatches: the sampler's log-probs where they are exact (the same temperature; every
-   * minibatch then saves the forward TRL's old-logprob pass would run), else a forward of the starting weights each.
-   */
-  private async oldLogpOf(plans: ({ seqs: Sequence[]; batch: PolicyBatch; split?: MemberSplit } | null)[], temperature: number): Promise<void> {
-    const live = plans.filter((p) => p !== null);
-    const reuse = this.oldLogp === 'sampling' && live.every((p) => samplingLogpReusable(p.seqs, temperature));
-    this.oldLogpPasses = { reused: reuse ? live.length : 0, forward: reuse ? 0 : live.length };
-    if (!reuse) for (const p of live) await forwardOldLogp(this.backend, this.model, p.batch, temperature, p.split?.seqs);
   }
 
   /** Greedy evaluation of a lone run (K = 1); a population evaluates with evaluateAll. */

@@ -4,8 +4,8 @@
 // rare events (eval, status, flag) update the store.
 import { findPreset, presetConfig } from '../envs/presets';
 import { betterEval } from '../rl/pareto';
-import { recipeAtStart as recipeLinesAtStart } from '../rl/recipe';
-import { taskCodeOf, type RunConfig } from '../config';
+import { applyRecipeAtStart } from './recipeAtStart';
+import { taskCodeOf } from '../config';
 import { presetWithTask } from '../envs/userTask/register';
 import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
 import { errorText, runStatusOf, type StoreContext } from './context';
@@ -167,24 +167,6 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     return pop.preset === preset && JSON.stringify(Object.entries(now).sort()) === JSON.stringify(Object.entries(then).sort());
   };
 
-  /**
-   * Off a preset's calibrated point, an untrained run takes its setting's recipe at Start (the default; fields typed
-   * by hand stay, as the CLI keeps a --set), said in one line; `recipe=off` trains the setting as typed.
-   */
-  const recipeBeforeStart = async (): Promise<void> => {
-    const { preset, config, recipeAtStart, trainer } = get();
-    if (!recipeAtStart || !trainer?.config || ctx.currentSteps() > 0) return;
-    let p;
-    try { p = findPreset(preset); } catch { return; }
-    const lines = recipeLinesAtStart(p, presetConfig(p), config);
-    if (lines.length === 0) return;
-    const next = { ...config, ...Object.fromEntries(lines.map((l) => [l.field, l.value])) } as RunConfig;
-    set({ config: next });
-    ctx.syncUrl();
-    await ctx.initRun(preset, overridesOf(preset, next));
-    set({ notice: `Recipe: off ${preset}'s calibrated point, so its recipe applies (untick "Recipe at Start" to train the setting as typed): ${lines.map((l) => `${l.field} = ${l.value}`).join(', ')}.` });
-  };
-
   return {
     async boot(search) {
       set({ storageKind: deps.storage.kind });
@@ -285,7 +267,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         }
         return;
       }
-      await recipeBeforeStart();
+      await applyRecipeAtStart(ctx);
       await ctx.guard(async () => {
         const { trainer, untilPaused, config } = get();
         const finished = get().status === 'idle' && (trainer?.message ?? '').startsWith('finished');
@@ -308,7 +290,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         else if (get().sweep?.status !== 'running') { get().setSweepDraft(get().population!.join(', ')); await get().startSweep('step'); }
         return;
       }
-      await recipeBeforeStart(); // the first step begins the run as Start would
+      await applyRecipeAtStart(ctx); // the first step begins the run as Start would
       await ctx.guard(async () => {
         await api().step(1);
         ctx.applySnapshot(await api().getState());
