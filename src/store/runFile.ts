@@ -2,7 +2,7 @@
 // checkpoint as .safetensors) and import it back. Imports are parsed strictly,
 // with size limits: a bad file is rejected whole with one message naming what
 // is wrong, and nothing changes.
-import type { RunConfig } from '../config';
+import { taskCodeOf, type RunConfig } from '../config';
 import { TRL_METRIC_ALIASES } from '../export/trlMetrics';
 import { PRESETS } from '../envs/presets';
 import { createEnv } from '../envs/registry';
@@ -11,12 +11,12 @@ import { betterEval } from '../rl/pareto';
 import { checkpointFit, presetTrainableSlot } from '../rl/checkpointFit';
 import { clip, quote } from '../errors';
 import * as schema from './runSchema';
-import { array, decodeNumber, encodeNumber, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
+import { array, checkRunPreset, decodeNumber, encodeNumber, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
 import type { EvalRecord } from '../rl/runRecord';
 import { METRIC_NAMES } from '../worker/protocol';
 import { MetricsSeries } from './metricsSeries';
 import type { RunMeta } from './runTypes';
-import { checkRunPreset, migrateConfig } from './storedRun';
+import { migrateConfig } from './storedRun';
 
 export const RUN_FILE_FORMAT = 'gspo-playground-run';
 export const RUN_FILE_VERSION = 1;
@@ -117,7 +117,7 @@ export function parseRunFile(text: string, fileName = 'the run file'): ImportedR
     const name = string(field(run, 'name'), 'run.name', 200);
     const preset = string(field(run, 'preset'), 'run.preset', 200);
     const { config, filled } = migrateConfig(field(run, 'config'), 'run.config');
-    checkRunPreset(preset, config, 'run.preset');
+    checkRunPreset(preset, taskCodeOf(config), 'run.preset');
     const steps = schema.step(field(run, 'steps'), 'run.steps');
     const evals = schema.evals(field(top, 'evals'), 'evals');
     const metrics = parseMetrics(field(top, 'metrics'));

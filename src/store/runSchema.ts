@@ -2,7 +2,7 @@
 // states, sweep records), field by field: every value kept is checked here
 // (type, range, size), so nothing half-checked reaches the store, the charts or
 // the exporter. Each checker throws a RunFileError naming the field.
-import { FIELDS, isConfigKey, parseField, type RunConfig } from '../config';
+import { DEFAULTS, FIELDS, isConfigKey, parseField, validateConfig, type RunConfig } from '../config';
 import { quote } from '../errors';
 import type { BaselineResult } from '../envs/types';
 import type { Comparison, ComparisonRow } from '../rl/compare';
@@ -97,6 +97,16 @@ function sweepRun(raw: unknown, where: string, axis: 'lambdaTok' | 'budget'): Sw
 }
 
 /**
+ * A run's preset is a shipped one, or a task of your own: "task-..." with its code (config taskCode), which the
+ * page registers before it opens the run.
+ */
+export function checkRunPreset(preset: string, taskCode: unknown, where: string): void {
+  if (PRESETS.some((p) => p.name === preset)) return;
+  if (preset.startsWith('task-') && typeof taskCode === 'string') return;
+  fail(`${where} ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')} (nor a task of your own with its code)`);
+}
+
+/**
  * A stored sweep record, checked like a run file: known keys only, the preset one of the presets,
  * the base a valid override of it, each run's value in the axis's range. A message longer than
  * 2,000 characters is clipped (the page writes run errors into it), never a reason to drop the sweep.
@@ -111,11 +121,12 @@ export function sweepRecord(x: unknown): SweepRecord {
     return f as keyof RunConfig;
   });
   const preset = string(field(s, 'preset'), 'sweep.preset', 200);
-  if (!PRESETS.some((p) => p.name === preset)) fail(`sweep.preset ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')}`);
   const axis = field(s, 'axis');
   if (axis !== 'lambdaTok' && axis !== 'budget') fail(`sweep.axis ${quote(axis)} is not lambdaTok or budget`);
   const base = object(field(s, 'base'), 'sweep.base', [...Object.keys(FIELDS), 'taskCode']); // a task of your own carries its code
-  try { presetConfig(findPreset(preset), base); } catch (e) { fail(`sweep.base: ${(e as Error).message}`); }
+  checkRunPreset(preset, base.taskCode, 'sweep.preset');
+  // a task's preset is registered once the page has read its stored runs: its base is checked as a task's config here
+  try { if (typeof base.taskCode === 'string') validateConfig({ ...base, env: 'custom' }, DEFAULTS); else presetConfig(findPreset(preset), base); } catch (e) { fail(`sweep.base: ${(e as Error).message}`); }
   const runs = array(field(s, 'runs'), 'sweep.runs', 64).map((r, i) => sweepRun(r, `sweep.runs[${i}]`, axis as 'lambdaTok' | 'budget'));
   if (runs.length === 0) fail('sweep.runs is empty');
   const status = field(s, 'status');

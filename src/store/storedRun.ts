@@ -3,10 +3,9 @@
 // field's default, said in a notice, and is written back up to date; a run that
 // does not read is left in storage, not shown, and the notice says why.
 import { DEFAULTS, FIELDS, taskCodeOf, validateConfig, type RunConfig } from '../config';
-import { PRESETS } from '../envs/presets';
 import { hasKey, quote } from '../errors';
 import * as schema from './runSchema';
-import { count, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
+import { checkRunPreset, count, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
 import type { RunMeta, RunStatus } from './runTypes';
 
 /**
@@ -24,15 +23,6 @@ export function migrateConfig(raw: unknown, where: string): { config: RunConfig;
   }
 }
 
-/**
- * A run's preset is a shipped one, or a task of your own: "task-..." with its code in the config
- * (env custom, taskCode), which the page registers before it opens the run.
- */
-export function checkRunPreset(preset: string, config: RunConfig, where: string): void {
-  if (PRESETS.some((p) => p.name === preset)) return;
-  if (preset.startsWith('task-') && config.env === 'custom' && taskCodeOf(config) !== undefined) return;
-  fail(`${where} ${quote(preset)} is not one of ${PRESETS.map((p) => p.name).join(', ')} (nor a task of your own with its code)`);
-}
 
 const STATUSES: readonly RunStatus[] = ['ready', 'running', 'paused', 'stopped', 'finished', 'diverged', 'error', 'interrupted', 'imported'];
 const KEYS = ['id', 'name', 'preset', 'config', 'createdAt', 'updatedAt', 'status', 'steps', 'evals', 'bestEval', 'flags', 'warmStart', 'backend', 'member',
@@ -46,7 +36,7 @@ export function readStoredRun(x: unknown): { meta: RunMeta; filled: (keyof RunCo
   if (id === '') fail('id is empty');
   const preset = string(field(r, 'preset'), 'preset', 200);
   const { config, filled } = migrateConfig(field(r, 'config'), 'config');
-  checkRunPreset(preset, config, 'preset');
+  checkRunPreset(preset, taskCodeOf(config), 'preset');
   const status = field(r, 'status');
   if (!STATUSES.includes(status as RunStatus)) fail(`status ${quote(status)} is not one of ${STATUSES.join(', ')}`);
   const backend = field(r, 'backend') ?? null;

@@ -6,6 +6,7 @@ import { MetricsHub } from '../../src/store/metricsHub';
 import { MemoryRunStorage } from '../../src/store/runsDb';
 import type { PickedFile } from '../../src/store/types';
 import { encodeTask, decodeTask } from '../../src/store/taskLink';
+import { parseSweepRecord } from '../../src/store/sweepSlice';
 import { FakeTrainer, fakeClient } from './fakeClient';
 
 const stores: AppStore[] = [];
@@ -103,5 +104,14 @@ describe('your own task in the store', () => {
     await b.store.getState().answerConfirm(true);
     expect(b.store.getState().importError).toBeNull();
     expect(b.store.getState().runs.length).toBe(before + 1);
+  });
+
+  it('a population of a task is kept over a reload: its record carries the code; a task preset without it is refused by name', () => {
+    const run = { label: 'lambda_tok=0', value: 0, status: 'pending', runId: null, accuracy: null, tokens: null, startedAt: null, finishedAt: null };
+    const record = { id: 's', preset: 'task-copy', axis: 'lambdaTok', base: { taskCode: copyTask(3) }, steps: 5, runs: [run], status: 'stopped', message: null, createdAt: 1 };
+    const back = parseSweepRecord(JSON.stringify(record));
+    expect(back.problem).toBeNull();
+    expect(back.sweep!.base).toEqual({ taskCode: copyTask(3) });
+    expect(parseSweepRecord(JSON.stringify({ ...record, base: {} })).problem).toMatch(/sweep\.preset "task-copy" is not one of .* \(nor a task of your own with its code\)/);
   });
 });
