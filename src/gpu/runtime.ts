@@ -60,6 +60,7 @@ export class GpuRuntime implements KernelContext {
    * hardware adapters only (a CPU adapter's queue is not a GPU's watchdog's); tests may set it.
    */
   commandsPerSubmit = Infinity;
+  private soon: Promise<void> | null = null; // a submission scheduled by submitSoon
   private lastDone = 0; // when the last measured submission finished (performance.now())
   readonly dummy: GpuTensor;
   /** Objects that must live as long as the device (the GPU instance, the adapter). */
@@ -237,15 +238,23 @@ export class GpuRuntime implements KernelContext {
     this.counters.submissions++;
   }
 
-  /** Submits what is pending and copies the tensor back (a CPU-GPU sync point). */
+  /**
+   * Submits at the end of the current synchronous stretch (a microtask): reads issued together, and the work
+   * recorded with them, share one submission; a `submit()` called before then takes their copies along.
+   */
+  private submitSoon(): Promise<void> {
+    return (this.soon ??= Promise.resolve().then(() => { this.soon = null; this.submit(); }));
+  }
+
+  /** Copies the tensor back (a CPU-GPU sync point); the copy is submitted with what is recorded in the same stretch (submitSoon). */
   async read(t: GpuTensor, byteOffset = 0, bytes = t.byteLength - byteOffset): Promise<ArrayBuffer> {
     this.throwIfUnhealthy();
     if (bytes === 0) return new ArrayBuffer(0);
     const { buffer: staging } = this.staging.acquire(bytes);
     this.copyEncoder().copyBufferToBuffer(t.buffer, t.byteOffset + byteOffset, staging, 0, bytes);
-    this.submit();
     this.counters.readbacks++;
     try {
+      await this.submitSoon();
       await staging.mapAsync(GPUMapMode.READ, 0, bytes);
       const copy = staging.getMappedRange(0, bytes).slice(0);
       staging.unmap();

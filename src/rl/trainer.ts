@@ -299,8 +299,8 @@ export class Trainer<Task = unknown, State = unknown> {
       this.opt.measure();
       this.objective.keepGradNormSq(this.opt.normSq); // the norms come back with the stats: one readback per minibatch
       this.opt.apply(); // a member whose gradient is not finite keeps its weights (the guard, per member)
-      b.submit();
       const next = { reading: split ? this.objective.readMemberStats(batch, split, c0, fracZeroStd) : this.objective.readStats(batch).then((s) => [s]), m: mb };
+      b.submit(); // the minibatch and its stats' copy: one submission
       this.lastStepUpdates++;
       if (pending) await settle(pending);
       pending = next;

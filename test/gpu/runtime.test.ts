@@ -76,6 +76,32 @@ describe.skipIf(noGpu)('WebGPU runtime', () => {
     expect(Array.from(await b.read(x))).toEqual([0, 0, 0, 0]);
   });
 
+  it('reads issued together, and a submit() right after a read, share one submission; each still sees its own data', async () => {
+    const b = theGpu();
+    const x = b.alloc(4), y = b.alloc(4, 'i32'), z = b.alloc(4);
+    b.write(x, [1, 2, 3, 4]);
+    b.write(y, [5, 6, 7, 8]);
+    await b.sync();
+    let before = b.counters.submissions;
+    b.copy(z, x);
+    const [gx, gy] = await Promise.all([b.read(z), b.read(y)]);
+    expect(Array.from(gx)).toEqual([1, 2, 3, 4]);
+    expect(Array.from(gy)).toEqual([5, 6, 7, 8]);
+    expect(b.counters.submissions - before).toBe(1);
+    // the trainer's minibatch: record, issue the read, record more, then submit: the copy precedes what follows it
+    before = b.counters.submissions;
+    const z2x = b.alloc(4);
+    b.write(z2x, [2, 4, 6, 8]);
+    b.copy(z, z2x); // z = 2x
+    const reading = b.read(z);
+    b.residualForward(z, x, z2x, 4); // z = x + 2x, recorded after the copy
+    b.submit();
+    expect(Array.from(await reading)).toEqual([2, 4, 6, 8]);
+    expect(Array.from(await b.read(z))).toEqual([3, 6, 9, 12]);
+    expect(b.counters.submissions - before).toBe(2); // the submit (with the first copy), then the second read's
+    expect(b.takeErrors()).toEqual([]);
+  });
+
   it('a repeated step creates no buffers or bind groups and submits once', async () => {
     const b = theGpu();
     const r = new Rng(3);
