@@ -72,7 +72,7 @@ describe('the PyTorch JSON contract', () => {
 describe('the --compare table', () => {
   const c = {
     name: 'default', model: '2x4x64', P: 32, G: 8, steps: 3, ms: 50, stepsPerSec: 20, phases: { rollout: 30, reward: 1, update: 19 }, evalMs: 12, evalEpisodes: 64,
-    flops: 2e9, gflops: 40, perStep: { dispatches: 1000, submissions: 40, readbacks: 6, uploads: 30 }, floorMs: 25, pctOfFloor: 200,
+    flops: 2e9, gflops: 40, perStep: { dispatches: 1000, clears: 12, submissions: 40, readbacks: 6, uploads: 30 }, floorMs: 25, pctOfFloor: 200,
     generation: { path: 'recompute (x)', fedTokens: 1, forwardRows: 9 },
   } as unknown as CaseResult;
   const base: CompareResult = { backend: 'webgpu', device: 'GPU', floor: { dispatchUs: 5, submitMs: 0.5, dispatchesTimed: 2000 }, cases: [c], batchRatio: null, torch: { available: false, reason: 'torch is not installed (x)', results: [] } };
@@ -80,7 +80,7 @@ describe('the --compare table', () => {
     const out = formatCompare(base);
     expect(out.match(/PyTorch/g)).toHaveLength(1);
     expect(out).toMatch(/^PyTorch: not compared \(torch is not installed \(x\)\)$/m);
-    expect(out).toMatch(/^default +2x4x64 +32 x 8 +50\.0 +20\.000 +30\.0 +1\.0 +19\.0 +12\.0 \(64\) +2\.000 +40\.00 +1000 +40 +6 +30 +25\.0 +200%$/m);
+    expect(out).toMatch(/^default +2x4x64 +32 x 8 +50\.0 +20\.000 +30\.0 +1\.0 +19\.0 +12\.0 \(64\) +2\.000 +40\.00 +1000 +12 +40 +6 +30 +25\.0 +200%$/m);
     expect(out).toMatch(/dispatch floor: 5\.00 us per dispatch \(2000 trivial dispatches timed\), 0\.500 ms per submit \+ sync round trip/);
   });
   it('with torch: this ms, torch ms and their ratio (50 / 20 = 2.50x), and both generation paths', () => {
@@ -188,12 +188,12 @@ describe('bench --compare --quick', () => {
 
   it('formats the population table from hand figures: ratio to K = 1, time per member, readbacks per minibatch', () => {
     const out = formatPopulation({ how: 'members in turn on one device (not stacked yet)', model: '2x4x64', P: 32, G: 8, steps: 3, cores: 2, rows: [
-      { K: 1, ms: 40, ratio: 1, gflops: 2, perStep: { dispatches: 600, submissions: 5, readbacksPerMinibatch: 1 } },
-      { K: 4, ms: 100, ratio: 2.5, gflops: 3.2, perStep: { dispatches: 2400, submissions: 20 } },
+      { K: 1, ms: 40, ratio: 1, gflops: 2, perStep: { dispatches: 600, clears: 30, submissions: 5, readbacksPerMinibatch: 1 } },
+      { K: 4, ms: 100, ratio: 2.5, gflops: 3.2, perStep: { dispatches: 2400, clears: 30, submissions: 20 } },
     ] });
     expect(out).toMatch(/K members of 2x4x64 at P32 x G8, members in turn on one device/);
-    expect(out).toMatch(/^1 +40\.0 +1\.00x +40\.0 +2\.00 +600 +5 +1\.00$/m);
-    expect(out).toMatch(/^4 +100\.0 +2\.50x +25\.0 +3\.20 +2400 +20 +-$/m); // no readback count: a dash
+    expect(out).toMatch(/^1 +40\.0 +1\.00x +40\.0 +2\.00 +600 +30 +5 +1\.00$/m);
+    expect(out).toMatch(/^4 +100\.0 +2\.50x +25\.0 +3\.20 +2400 +30 +20 +-$/m); // no readback count: a dash
   });
   it('a K that does not fit is a row saying why, after the Ks that ran; the bench goes on', async () => {
     const out = formatPopulation({ how: 'one stacked population', model: '2x4x64', P: 32, G: 8, steps: 3, cores: 2, rows: [

@@ -17,7 +17,7 @@ describe.skipIf(noGpu)('bench --compare on WebGPU (tiny)', () => {
     expect(w.dispatches).toBeGreaterThan(0);
     expect(w.submissions).toBeGreaterThan(0);
     expect(w.readbacks).toBeGreaterThan(0);
-    expect(c.floorMs).toBeCloseTo(w.dispatches * floor.dispatchUs / 1000 + w.submissions * floor.submitMs, 9);
+    expect(c.floorMs).toBeCloseTo((w.dispatches + w.clears) * floor.dispatchUs / 1000 + w.submissions * floor.submitMs, 9);
     expect(c.pctOfFloor).toBeCloseTo((100 * c.ms) / c.floorMs!, 9);
     expect(c.gflops).toBeCloseTo(c.flops / c.ms / 1e6, 9);
     // the path label follows the rows the forward ran during generation
@@ -28,6 +28,8 @@ describe.skipIf(noGpu)('bench --compare on WebGPU (tiny)', () => {
     const row = out.split('\n').find((l) => l.startsWith('tiny'))!;
     expect(row).toContain(`${(c.pctOfFloor!).toFixed(0)}%`);
     expect(row.split(/ {2,}/)[11]).toBe(w.dispatches.toFixed(0));
+    expect(row.split(/ {2,}/)[12]).toBe(w.clears.toFixed(0)); // zeroing dispatches, apart
+    expect(w.clears).toBeGreaterThan(0); // the backward zeroes its scratch
     expect(out).toMatch(/^PyTorch: not compared \(not asked\)$/m);
   }, 600_000);
 

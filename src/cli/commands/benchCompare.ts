@@ -137,7 +137,8 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
       return { count: qs.length, context: Math.round(qs.reduce((a, q) => a + q.context.length, 0) / qs.length), new: Math.max(...qs.map((q) => q.maxNew)) };
     });
     const stepFlops = flops / reps;
-    const floorMs = floor && perStep ? perStep.dispatches * floor.dispatchUs / 1000 + perStep.submissions * floor.submitMs : undefined;
+    // a zeroing clear is a dispatch too (of the zero kernel; the counters keep it apart from the ops' kernels)
+    const floorMs = floor && perStep ? (perStep.dispatches + perStep.clears) * floor.dispatchUs / 1000 + perStep.submissions * floor.submitMs : undefined;
     return {
       name: c.name, model: `${c.nLayer}x${c.nHead}x${c.nEmbd}`, P: c.P, G: c.G, vocabSize: trainer.model.config.vocabSize, blockSize: trainer.model.config.blockSize,
       steps: reps, ms, stepsPerSec: 1000 / ms,
@@ -315,15 +316,15 @@ export function formatCompare(r: CompareResult): string {
   let out = `RL step (relay-silence, random weights) on ${r.backend} (${r.device}), mean of ${r.cases[0]?.steps ?? 0} step(s) after a warm-up\n`;
   if (r.floor) out += `dispatch floor: ${r.floor.dispatchUs.toFixed(2)} us per dispatch (${r.floor.dispatchesTimed} trivial dispatches timed), ${r.floor.submitMs.toFixed(3)} ms per submit + sync round trip\n`;
   out += '\n' + table(
-    ['case', 'model', 'P x G', 'step ms', 'steps/s', 'rollout', 'reward', 'update', 'eval', 'GFLOP/step', 'GFLOP/s', 'dispatch', 'submit', 'readback', 'upload', 'floor ms', '% floor'],
+    ['case', 'model', 'P x G', 'step ms', 'steps/s', 'rollout', 'reward', 'update', 'eval', 'GFLOP/step', 'GFLOP/s', 'dispatch', 'clear', 'submit', 'readback', 'upload', 'floor ms', '% floor'],
     r.cases.map((c) => [
       c.name, c.model, `${c.P} x ${c.G}`, fmt(c.ms), fmt(c.stepsPerSec, 3), fmt(c.phases.rollout), fmt(c.phases.reward), fmt(c.phases.update),
       `${fmt(c.evalMs)} (${c.evalEpisodes})`, fmt(c.flops / 1e9, 3), fmt(c.gflops, 2),
-      fmt(c.perStep?.dispatches, 0), fmt(c.perStep?.submissions, 0), fmt(c.perStep?.readbacks, 0), fmt(c.perStep?.uploads, 0),
+      fmt(c.perStep?.dispatches, 0), fmt(c.perStep?.clears, 0), fmt(c.perStep?.submissions, 0), fmt(c.perStep?.readbacks, 0), fmt(c.perStep?.uploads, 0),
       fmt(c.floorMs), c.pctOfFloor === undefined ? '-' : `${c.pctOfFloor.toFixed(0)}%`,
     ]),
   );
-  out += '(phase and eval times in ms; eval: one greedy evaluation of (N) episodes, not part of the step; GPU work per step)\n';
+  out += '(phase and eval times in ms; eval: one greedy evaluation of (N) episodes, not part of the step; GPU work per step: dispatch = the ops\' kernels, clear = zeroing dispatches, counted apart; the floor counts both)\n';
   if (r.batchRatio) out += `batch x8 (${r.batchRatio.of}): step time ${r.batchRatio.stepTime.toFixed(2)}x, GFLOP/s ${r.batchRatio.gflops.toFixed(2)}x\n`;
   out += `generation here: ${r.cases[0]?.generation.path}\n`;
   const torch = r.torch;

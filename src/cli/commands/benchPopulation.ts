@@ -89,9 +89,9 @@ export async function benchPopulation(b: Counted, quick: boolean): Promise<Popul
 const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
 
 export function formatPopulation(p: PopulationResult): string {
-  const head = ['K', 'step ms', 'x K=1', 'per member ms', 'GFLOP/s', 'dispatch', 'submit', 'readback/minibatch'];
+  const head = ['K', 'step ms', 'x K=1', 'per member ms', 'GFLOP/s', 'dispatch', 'clear', 'submit', 'readback/minibatch'];
   const ok = p.rows.filter((r) => r.error === undefined);
-  const body = ok.map((r) => [String(r.K), fmt(r.ms), `${r.ratio.toFixed(2)}x`, fmt(r.ms / r.K), fmt(r.gflops, 2), fmt(r.perStep?.dispatches, 0), fmt(r.perStep?.submissions, 0),
+  const body = ok.map((r) => [String(r.K), fmt(r.ms), `${r.ratio.toFixed(2)}x`, fmt(r.ms / r.K), fmt(r.gflops, 2), fmt(r.perStep?.dispatches, 0), fmt(r.perStep?.clears, 0), fmt(r.perStep?.submissions, 0),
     fmt(r.perStep?.readbacksPerMinibatch, 2)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
