@@ -132,6 +132,38 @@ export function memberStride(t: Tensor, m: MemberStack): number {
   return t.size / m.K;
 }
 
+/** One block's weights (nanoGPT names), views of a GPT's flat vector. */
+export interface BlockWeights {
+  ln1w: Tensor; ln1b: Tensor; qkvw: Tensor; qkvb: Tensor; attprojw: Tensor; attprojb: Tensor;
+  ln2w: Tensor; ln2b: Tensor; fcw: Tensor; fcb: Tensor; fcprojw: Tensor; fcprojb: Tensor;
+}
+/** A GPT's weights as views of one flat vector (a population's: from member 0's copy, the members at paramStride). */
+export interface ModelWeights { wte: Tensor; wpe: Tensor; layers: BlockWeights[]; lnfw: Tensor; lnfb: Tensor }
+
+/** The shape a fused decode step is asked about (decodeSampleFused). */
+export interface DecodeShape { B: number; T: number; C: number; NH: number; L: number; V: number; K: number }
+
+/** Elements between layers of decodeSample's KV cache: one layer's [B,T,3C], rounded up to the view alignment (64). */
+export function decodeCacheStride(B: number, T: number, C: number): number {
+  return Math.ceil((B * T * 3 * C) / 64) * 64;
+}
+
+/**
+ * decodeSample's arguments: sample's state (tokens [B,T], logp [B,T], pos, done, limit [B] as in `sample`), the KV cache
+ * kv [L x decodeCacheStride] (layer l's q, k, v [B,T,3C] at l * stride), the model's weights and shape, and the sampling.
+ */
+export interface DecodeSampleArgs {
+  tokens: Tensor; logp: Tensor; pos: Tensor; done: Tensor; limit: Tensor; kv: Tensor;
+  weights: ModelWeights;
+  B: number; T: number; C: number; NH: number; V: number;
+  /** true: the prefill (every row's positions 0..pos[b]-1 into the cache); false: one decode step (position pos[b]-1 only). */
+  prefill: boolean;
+  temperature: number; eos: number; seed: number; counter: number;
+  rowRng?: Tensor;
+  /** A population: rows are sequences (rowStart over B), weights at paramStride. */
+  members?: Members;
+}
+
 export interface Backend {
   readonly name: 'cpu' | 'webgpu' | 'wasm';
   /** Offsets passed to `view` must be multiples of this (elements). */
@@ -242,6 +274,18 @@ export interface Backend {
    */
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
     B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT?: number, rowRng?: Tensor): void;
+
+  /**
+   * The rollout's step of a GPT (src/model/gpt.ts) fused with `sample`: for each sequence b with done[b] == 0, runs the
+   * model on its positions (the prefill: 0..pos[b]-1; a decode step: pos[b]-1 alone, over the cache rows below it), each
+   * position's q, k, v written to row t of the cache, then samples from the logits of position pos[b]-1 exactly as
+   * `sample` (same RNG streams, temperature, greedy, eos, limit; rowRng for a population). Rows already done are not
+   * run (their cache is left as it was). The CPU engines compose it from the ops above (the twin:
+   * src/decodeSample.ts); WebGPU runs it as one kernel per call where decodeSampleFused says so.
+   */
+  decodeSample(a: DecodeSampleArgs): void;
+  /** Whether decodeSample is one fused kernel at this shape (the rollout then takes it); false: compose the ops instead. */
+  decodeSampleFused(s: DecodeShape): boolean;
 
   // ---- RL objective (docs/losses.md) ----
   /** out[i] = src[index[i]] for i < n (index i32); e.g. episode advantages -> per-sequence advantages. */

@@ -1,12 +1,13 @@
 // The WebGPU implementation of the Backend interface (src/backend.ts).
 // Memory and recording live in GpuRuntime; each op is a thin call into its
 // kernel wrapper in ./kernels, the only code that knows a kernel's bindings.
-import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray,
+import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type LossArgs, type DType, type FloatArray,
   type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
 import { requestGpuDevice } from './device';
 import * as adamwK from './kernels/adamw';
 import * as attentionK from './kernels/attention';
 import * as decodeK from './kernels/decode';
+import * as decodeSampleK from './kernels/decodeSample';
 import * as embeddingK from './kernels/embedding';
 import * as geluK from './kernels/gelu';
 import * as layernormK from './kernels/layernorm';
@@ -300,6 +301,15 @@ export class WebGpuBackend implements Backend {
     B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: Tensor): void {
     sampleK.sample(this.rt, asGpu(tokens), asGpu(logp), asGpu(pos), asGpu(done), asGpu(limit), asGpu(logits), B, T, V, temperature, eos, seed, counter,
       logitsT, rowRng ? asGpu(rowRng) : null);
+  }
+
+  decodeSample(a: DecodeSampleArgs): void {
+    decodeSampleK.decodeSample(this.rt, a);
+  }
+
+  /** One kernel per call for small models (kernels/decodeSample.ts), given WebGPU's default 8 storage buffers a stage. */
+  decodeSampleFused(s: DecodeShape): boolean {
+    return decodeSampleK.decodeSampleFits(s) && this.rt.device.limits.maxStorageBuffersPerShaderStage >= 8;
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {

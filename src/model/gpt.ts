@@ -5,7 +5,7 @@
 //   logits = ln_f(x) @ wte^T   (tied head, no bias)
 // A GPT may hold K members (a population, docs/populations.md): K flat parameter vectors side by side,
 // one batch of their sequences (member-major), every op that reads weights given the rows' members.
-import { memberRows, type Backend, type Members, type Tensor } from '../backend';
+import { decodeCacheStride, memberRows, type Backend, type Members, type Tensor } from '../backend';
 import { decayMask, initParams, paramSpecs, type GPTConfig, type ParamSpec } from './params';
 
 interface LayerParams {
@@ -236,6 +236,30 @@ export class GPT {
     const m = this.members(seqs, B, 1); // one row per sequence: the members' rows are their sequences
     b.embeddingLast(d.encoded, tokens, pos, p.wte, p.wpe, B, T, C, m);
     return this.layersAndHead(p, d, B, (la, l) => b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH), m);
+  }
+
+  /** Whether the backend runs decodeSample fused (one dispatch per generated token) for B sequences of T positions. */
+  fusedDecode(B: number, T: number): boolean {
+    const { nEmbd: C, nHead: NH, nLayer: L, vocabSize: V } = this.config;
+    return this.backend.decodeSampleFused({ B, T, C, NH, L, V, K: this.K });
+  }
+
+  /**
+   * The prefill (`prefill`: every row's positions 0..pos[b]-1) or one decode step over the KV cache, and the sampling
+   * of the next token, in one backend op (Backend.decodeSample; `s` is `sample`'s state [B,T] and options). The
+   * cache (one tensor for all layers, by B x T) is this path's own: prefill and decode here, not mixed with `decode`.
+   */
+  decodeSample(s: { tokens: Tensor; logp: Tensor; pos: Tensor; done: Tensor; limit: Tensor; rowRng?: Tensor },
+    B: number, T: number, prefill: boolean, temperature: number, eos: number, seed: number, counter: number, seqs?: readonly number[]): void {
+    if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
+    const { nHead: NH, nEmbd: C, vocabSize: V, nLayer: L } = this.config, key = `fused:${B}x${T}`;
+    let kv = this.kvByShape.get(key);
+    if (!kv) { kv = [this.backend.alloc(L * decodeCacheStride(B, T, C))]; this.kvByShape.set(key, kv); }
+    if (!prefill && this.kvFilled !== key) throw new Error(`decodeSample(${B}x${T}) needs a prefill of that shape first (the KV cache)`);
+    this.passes[prefill ? 'forward' : 'decode']++;
+    this.backend.decodeSample({ ...s, kv: kv[0], weights: this.p, B, T, C, NH, V, prefill, temperature, eos, seed, counter,
+      members: this.members(seqs, B, 1) });
+    if (prefill) this.kvFilled = key;
   }
 
   /** The zeroed gradient of the logits of the last forward; a loss head accumulates into it before `backward`. */

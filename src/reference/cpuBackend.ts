@@ -1,7 +1,8 @@
 // The CPU backend: the reference ops behind the Backend interface. With
 // precision 'f64' it is the float64 oracle used by finite-difference tests.
-import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
+import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type DecodeSampleArgs, type DecodeShape, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type Tensor } from '../backend';
+import { composeDecodeSample, DecodeScratch } from '../decodeSample';
 import * as mem from './members';
 import * as nn from './nn';
 import * as ls from './logsoftmax';
@@ -176,6 +177,13 @@ export class CpuBackend implements Backend {
     smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter, logitsT,
       rowRng ? i32(rowRng) : undefined);
   }
+
+  private decodeScratch: DecodeScratch | null = null;
+  /** The ops composed (src/decodeSample.ts): on a CPU a fused kernel would save no dispatch, so nothing is fused. */
+  decodeSample(a: DecodeSampleArgs): void {
+    composeDecodeSample(this, (this.decodeScratch ??= new DecodeScratch(this)), a);
+  }
+  decodeSampleFused(_s: DecodeShape): boolean { return false; }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(f(out), f(src), i32(index), n); }
   groupNormalize(adv: Tensor, stats: Tensor, rewards: Tensor, groupStart: Tensor, E: number, P: number, mode: AdvantageMode): void {

@@ -5,8 +5,9 @@
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
 // With threads > 1 the matmul family, attention and the GELU backward are split over worker threads (src/simd/threads.ts).
 // Twin tests: test/simd/*.test.ts.
-import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DType,
+import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type DType,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
+import { composeDecodeSample, DecodeScratch } from '../decodeSample';
 import * as mem from '../reference/members';
 import * as opt from '../reference/optim';
 import * as rl from '../reference/rl';
@@ -380,6 +381,13 @@ export class WasmBackend implements Backend {
     smp.sample(this.i32(tokens), this.f(logp), this.i32(pos), this.i32(done), this.i32(limit), this.f(logits), B, T, V, temperature, eos, seed,
       counter, logitsT, rowRng ? this.i32(rowRng) : undefined);
   }
+
+  private decodeScratch: DecodeScratch | null = null;
+  /** The ops composed (src/decodeSample.ts): on a CPU a fused kernel would save no dispatch, so nothing is fused. */
+  decodeSample(a: DecodeSampleArgs): void {
+    composeDecodeSample(this, (this.decodeScratch ??= new DecodeScratch(this)), a);
+  }
+  decodeSampleFused(_s: DecodeShape): boolean { return false; }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(this.f(out), this.f(src), this.i32(index), n); }
   groupNormalize(adv: Tensor, stats: Tensor, rewards: Tensor, groupStart: Tensor, E: number, P: number, mode: AdvantageMode): void {

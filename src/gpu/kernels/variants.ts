@@ -48,11 +48,14 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   }
 
   for (const RM of [1, 2, 4]) for (const RN of [1, 2, 4]) add('matmul', ['matmul_tiled'], { RM, RN });
-  add('matmul', ['matmul_splitk_sum', 'matmul_bias_partial', 'matmul_bias_sum']);
+  add('matmul', ['matmul_splitk_sum']);
+  for (const RM of [1, 2, 4]) for (const RN of [1, 2, 4]) add('linear_backward', ['linear_backward'], { RM, RN });
+  add('linear_backward', ['linear_backward_sum']);
 
   add('residual', ['residual_forward', 'accumulate_forward', 'copy_forward', 'zero_forward'], { WG: 256 });
   add('rl', ['gather_forward', 'group_normalize', 'seq_ratio', 'clip_loss_seq', 'clip_grad_seq', 'clip_loss_tok', 'clip_grad_tok'], { WG: 64 });
   add('rl', ['group_normalize_stats', 'rl_stats_seq', 'rl_stats_tok']);
   add('sample', ['sample_next'], { WG: 64 });
+  add('sample', ['decode_sample']);
   return v;
 }
