@@ -1,8 +1,8 @@
 // Causal multi-head self-attention. qkv [B,T,3C] holds q, k, v in that order;
 // head h uses channels [h*hs, (h+1)*hs) of each, hs = C / NH; scores scaled by 1/sqrt(hs).
-//   attention_forward_scores: att[b,h,t,:] = softmax over t2 <= t of q_t . k_t2 * scale,
-//                             zeros above the diagonal                          (=)
-//   attention_forward_values: out[b,t,h*hs+d] = sum_t2 att[b,h,t,t2] v[b,t2,h*hs+d] (=)
+//   forward, one dispatch (attention_forward_tiled on GPUs, attention_forward_rows on CPU adapters):
+//     scores: att[b,h,t,:] = softmax over t2 <= t of q_t . k_t2 * scale, zeros above the diagonal (=)
+//     values: out[b,t,h*hs+d] = sum_t2 att[b,h,t,t2] v[b,t2,h*hs+d]   (=), from the att rows just written
 //   attention_backward_dpreatt: dpreatt = att * (datt - sum(att * datt)) * scale,
 //                             datt[t,t2] = dout_t . v_t2                        (= scratch)
 //   attention_backward_dqkv:  dq, dk, dv as gathers over the causal rows/columns (+=)
@@ -14,12 +14,14 @@
 //   skipped. Values and dqkv: 16 invocations per output row, each owning 4 columns of a chunk.
 //   Scores: each invocation owns 2 rows x 1 key per key tile, the rows' max and sum go through
 //   workgroup memory. See "Tiled" below.
-// - dpreatt (all adapters) and scores on CPU adapters: TPR invocations per (b, h, t) row
+//   The forward's tile computes its scores, then (a storage barrier later) the values of the same 16 rows.
+// - dpreatt (all adapters) and the forward on CPU adapters: TPR invocations per (b, h, t) row
 //   (WG / TPR rows per workgroup); lane j computes the dot products of keys t2 = j, j + TPR, ...
 //   <= t, and the row's max and sums go through a tree reduction (fan-in 16) in workgroup memory.
 //   The att / dpreatt row itself holds the intermediate scores (each lane rereads only what it
 //   wrote). TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
-// - values and dqkv on CPU adapters ('single', e.g. SwiftShader, which pays ~1 ms per workgroup
+//   The forward's row then sums its values (lane j: head columns j, j + TPR, ...).
+// - dqkv on CPU adapters ('single', e.g. SwiftShader, which pays ~1 ms per workgroup
 //   with barriers): one invocation per output element (WG = 64, no barrier); neighbours share a
 //   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
 // CPU twin: src/reference/attention.ts; test: test/gpu/nn.test.ts.
@@ -106,8 +108,11 @@ fn att_row(wid: vec3u, nwg: vec3u, lid: u32) -> AttRow {
   return AttRow(row, b, h, t, lane, lid - lane, row < p.B * p.NH * p.T);
 }
 
+// Scores, softmax and values of (b, h, t) rows in one pass (CPU adapters: TPR = 1, no barrier): the row's lanes
+// write its att row, then (after a storage barrier, when the row has several lanes) each lane sums the values of
+// the head columns d = lane, lane + TPR, ...
 @compute @workgroup_size(WG)
-fn attention_forward_scores(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+fn attention_forward_rows(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32) {
   let r = att_row(wid, nwg, lid);
   let hs = head_size();
@@ -133,28 +138,22 @@ fn attention_forward_scores(@builtin(workgroup_id) wid: vec3u, @builtin(num_work
     sum += e;
   }
   let inv = 1.0 / row_reduce(RED_B, sum, r.seg, r.lane, false);
+  if (r.valid) {
+    for (var t2 = r.lane; t2 < p.T; t2 += TPR) {
+      if (t2 < last) { att[arow + t2] = att[arow + t2] * inv; } else { att[arow + t2] = 0.0; }
+    }
+  }
+  if (TPR > 1u) { storageBarrier(); } // the row's other lanes wrote part of it
   if (!r.valid) { return; }
-  for (var t2 = r.lane; t2 < p.T; t2 += TPR) {
-    if (t2 < last) { att[arow + t2] = att[arow + t2] * inv; } else { att[arow + t2] = 0.0; }
+  // out[b, t, h*hs + d] = sum_{t2 <= t} att[t, t2] v[t2, d], in ascending t2 (as the reference)
+  let o = (r.b * p.T + r.t) * p.C + r.h * hs;
+  for (var d = r.lane; d < hs; d += TPR) {
+    var acc = 0.0;
+    for (var t2 = 0u; t2 < last; t2++) {
+      acc += att[arow + t2] * qkv[(r.b * p.T + t2) * C3 + 2u * p.C + r.h * hs + d];
+    }
+    out[o + d] = acc;
   }
-}
-
-// One invocation per output element (b, t, c) (CPU adapters).
-@compute @workgroup_size(WG)
-fn attention_forward_values(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = flat(gid, nwg);
-  if (i >= p.B * p.T * p.C) { return; }
-  let c = i % p.C;
-  let t = (i / p.C) % p.T;
-  let b = i / (p.C * p.T);
-  let h = c / head_size();
-  let C3 = 3u * p.C;
-  let arow = ((b * p.NH + h) * p.T + t) * p.T;
-  var sum = 0.0;
-  for (var t2 = 0u; t2 <= t; t2++) {
-    sum += att[arow + t2] * qkv[(b * p.T + t2) * C3 + 2u * p.C + c];
-  }
-  out[i] = sum;
 }
 
 // ---- Tiled (GPUs, the 'lanes' layout). Products: out rows = P @ X or P^T @ X for one (b, h) ----
@@ -212,15 +211,11 @@ fn tile_accumulate(acc: ptr<function, array<f32, DPT>>, r: u32, lane: u32, nk: u
 
 var<workgroup> q_s: array<f32, 1024>; // [TQ][DCH]; then the rows' max and sum
 
-// Tiled attention_forward_scores: a workgroup per (b, h, 16 query rows); invocation lid owns the
+// The scores of a tile (a workgroup per (b, h, 16 query rows)); invocation lid owns the
 // scores of rows lid / TK and lid / TK + 8 at keys k0 + lid % TK of every key tile (and only it
 // rereads them), dot products summed over hs chunks of q [16 x 64] and k [32 x 64] staged tiles.
 // The rows' max and sum: each row's TK partials go through p_s, summed by one lane per row.
-@compute @workgroup_size(TILE_WG)
-fn attention_forward_scores_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-  @builtin(local_invocation_index) lid: u32) {
-  let tl = tile_of(wid, nwg, 1u);
-  if (!tl.valid) { return; } // the whole workgroup: uniform
+fn scores_tile(tl: Tile, lid: u32) {
   let hs = head_size();
   let scale = 1.0 / sqrt(f32(hs));
   let C3 = 3u * p.C;
@@ -306,12 +301,8 @@ fn attention_forward_scores_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(nu
   }
 }
 
-// Tiled attention_forward_values: out[b, t, h*hs + d] = sum_{t2 <= t} att[t, t2] v[t2, d].
-@compute @workgroup_size(TILE_WG)
-fn attention_forward_values_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-  @builtin(local_invocation_index) lid: u32) {
-  let tl = tile_of(wid, nwg, 1u);
-  if (!tl.valid) { return; } // the whole workgroup: uniform
+// The tile's values: out[b, t, h*hs + d] = sum_{t2 <= t} att[t, t2] v[t2, d], from the att rows scores_tile wrote.
+fn values_tile(tl: Tile, lid: u32) {
   let hs = head_size();
   let C3 = 3u * p.C;
   let r = lid / DL;
@@ -347,6 +338,19 @@ fn attention_forward_values_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(nu
       }
     }
   }
+}
+
+// The forward of a (b, h, 16 query rows) tile in one dispatch: its att rows (scores_tile), then their values
+// (values_tile). Only this workgroup writes and reads those rows: a storage barrier orders them.
+@compute @workgroup_size(TILE_WG)
+fn attention_forward_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let tl = tile_of(wid, nwg, 1u);
+  if (!tl.valid) { return; } // the whole workgroup: uniform
+  scores_tile(tl, lid);
+  storageBarrier();
+  workgroupBarrier(); // p_s, x_s, q_s are reused
+  values_tile(tl, lid);
 }
 
 // Tiled attention_backward_dqkv: a workgroup per (part, b, h, tile of 16 rows t of that part):

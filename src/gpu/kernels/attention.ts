@@ -24,16 +24,12 @@ export function attentionForward(k: KernelContext, out: GpuTensor, att: GpuTenso
   B: number, T: number, C: number, NH: number): void {
   if (C % NH !== 0) throw new Error(`attention: C=${C} is not a multiple of NH=${NH}`);
   const sizes = [B, T, C, NH];
+  // one dispatch: scores, softmax and values of a tile (GPUs) or a row (CPU adapters) together
   if (rowMode(k) === 'lanes') {
-    k.dispatch({ shader: 'attention', entry: 'attention_forward_scores_tiled' }, 'uuuu', sizes, { 2: att, 3: qkv },
-      tileGrid(B, T, NH, 1));
-    k.dispatch({ shader: 'attention', entry: 'attention_forward_values_tiled' }, 'uuuu', sizes, { 1: out, 2: att, 3: qkv },
-      tileGrid(B, T, NH, 1));
+    k.dispatch({ shader: 'attention', entry: 'attention_forward_tiled' }, 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, tileGrid(B, T, NH, 1));
   } else {
-    // CPU adapters: one lane per row for the scores, one invocation per element for the values, no barrier
-    const scores = rowKernel(k, 'attention_forward_scores', T);
-    k.dispatch(scores.kernel, 'uuuu', sizes, { 2: att, 3: qkv }, rowGrid(B * NH * T, scores.layout));
-    k.dispatch(elementKernel('attention_forward_values'), 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, grid1D(B * T * C, WG));
+    const rows = rowKernel(k, 'attention_forward_rows', T);
+    k.dispatch(rows.kernel, 'uuuu', sizes, { 1: out, 2: att, 3: qkv }, rowGrid(B * NH * T, rows.layout));
   }
 }
 

@@ -27,9 +27,9 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   add('adamw', ['sumsq_partial', 'sumsq_final', 'clip_scale']);
   add('adamw', ['adamw_update'], { WG: 256 });
 
-  for (const { WG, TPR } of rows) add('attention', ['attention_forward_scores', 'attention_backward_dpreatt'], { WG, TPR });
-  if (mode === 'lanes') add('attention', ['attention_forward_scores_tiled', 'attention_forward_values_tiled', 'attention_backward_dqkv_tiled']);
-  else add('attention', ['attention_forward_values', 'attention_backward_dqkv'], { WG: 64 });
+  for (const { WG, TPR } of rows) add('attention', mode === 'lanes' ? ['attention_backward_dpreatt'] : ['attention_forward_rows', 'attention_backward_dpreatt'], { WG, TPR });
+  if (mode === 'lanes') add('attention', ['attention_forward_tiled', 'attention_backward_dqkv_tiled']);
+  else add('attention', ['attention_backward_dqkv'], { WG: 64 });
 
   add('decode', ['embedding_last', 'copy_rows', 'attention_decode_serial'], { WG: 64 });
   add('decode', ['attention_decode']);
@@ -39,6 +39,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   add('gelu', ['gelu_forward', 'gelu_backward'], { WG: 256 });
 
   for (const { WG, TPR } of rows) add('layernorm', ['layernorm_forward', 'layernorm_backward_dinp'], { WG, TPR });
+  for (const { WG, TPR } of rows) add('layernorm', ['layernorm_backward_fused'], { WG, TPR, CX: 64 });
   if (mode === 'single') add('layernorm', ['layernorm_backward_params'], { WG: 64, CX: 64 });
   else for (let CX = 1; CX <= 64; CX *= 2) add('layernorm', ['layernorm_backward_params'], { WG: 256, CX });
   add('layernorm', ['layernorm_backward_params_reduce'], { WG: 64 });
