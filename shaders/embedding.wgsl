@@ -62,67 +62,59 @@ fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_wor
 }
 
 // embedding_backward_wte, as a counting sort of the rows by token and then a gather: a gather over all
-// rows per (v, c) would compare V * C * N tokens; this reads the tokens V + 2 times in all and dout once.
+// rows per (v, c) would compare V * C * N tokens; this reads the tokens twice in all and dout once.
 // The sort is stable (each token's rows ascending), so each sum runs over its rows in ascending order,
 // as the CPU reference adds them; no atomics, deterministic.
-//   embedding_sort_count:   chunkSlot[k][v] = rows of chunk k (SORT_CHUNK rows) with token v
-//   embedding_sort_offsets: per token v: chunkSlot[k][v] = rows with token v in chunks before k; tokenStart[v] = its total
-//   embedding_sort_start:   tokenStart = the exclusive prefix sum of the totals; tokenStart[V] = rows with a valid token
-//   embedding_sort_scatter: per chunk, its rows in order: order[tokenStart[v] + chunkSlot[k][v]++] = n
+//   embedding_sort (one workgroup of WG invocations, one dispatch): invocation k owns chunk k, the rows
+//     [k * S, (k + 1) * S) with S = ceil(N / WG); then, a barrier apart:
+//     1. chunkSlot[k][v] = rows of chunk k with token v
+//     2. per token v: chunkSlot[k][v] = rows with token v in chunks before k; tokenStart[v] = its total
+//     3. tokenStart = the exclusive prefix sum of the totals; tokenStart[V] = rows with a valid token
+//     4. per chunk, its rows in order: order[tokenStart[v] + chunkSlot[k][v]++] = n
 //   embedding_backward_wte: dwte[m, v, c] += sum of dout[n, c] over order[tokenStart[v] .. tokenStart[v + 1]),
 //                           the rows of member m found by binary search (each token's rows ascend)
 // Tokens outside [0, V) belong to no row list (as they match no v in the reference).
-const SORT_CHUNK: u32 = 1024u;
-@group(0) @binding(9) var<storage, read_write> chunkSlot: array<u32>; // [chunks][V]
+@group(0) @binding(9) var<storage, read_write> chunkSlot: array<u32>; // [WG][V]
 @group(0) @binding(10) var<storage, read_write> tokenStart: array<u32>; // [V + 1]
 @group(0) @binding(11) var<storage, read_write> order: array<u32>; // [N]
 
-fn sort_chunks() -> u32 {
-  return (p.N + SORT_CHUNK - 1u) / SORT_CHUNK;
+fn sort_barrier() {
+  storageBarrier(); // chunkSlot and tokenStart: written by some invocations, read by others
+  workgroupBarrier();
 }
 
 @compute @workgroup_size(WG)
-fn embedding_sort_count(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = flat(gid, nwg);
-  if (i >= sort_chunks() * p.V) { return; }
-  let k = i / p.V;
-  let v = i32(i % p.V);
-  var count = 0u;
-  for (var n = k * SORT_CHUNK; n < min(p.N, (k + 1u) * SORT_CHUNK); n++) {
-    if (tokens[n] == v) { count++; }
+fn embedding_sort(@builtin(local_invocation_index) k: u32) {
+  let S = (p.N + WG - 1u) / WG;
+  let lo = min(p.N, k * S);
+  let hi = min(p.N, lo + S);
+  for (var v = 0u; v < p.V; v++) { chunkSlot[k * p.V + v] = 0u; }
+  for (var n = lo; n < hi; n++) {
+    let t = tokens[n];
+    if (t >= 0 && u32(t) < p.V) { chunkSlot[k * p.V + u32(t)] += 1u; }
   }
-  chunkSlot[i] = count;
-}
-
-@compute @workgroup_size(WG)
-fn embedding_sort_offsets(@builtin(global_invocation_id) gid: vec3u) {
-  let v = gid.x;
-  if (v >= p.V) { return; }
-  var at = 0u;
-  for (var k = 0u; k < sort_chunks(); k++) {
-    let c = chunkSlot[k * p.V + v];
-    chunkSlot[k * p.V + v] = at;
-    at += c;
-  }
-  tokenStart[v] = at;
-}
-
-@compute @workgroup_size(1)
-fn embedding_sort_start() {
-  var at = 0u;
-  for (var v = 0u; v < p.V; v++) {
-    let c = tokenStart[v];
+  sort_barrier();
+  for (var v = k; v < p.V; v += WG) {
+    var at = 0u;
+    for (var j = 0u; j < WG; j++) {
+      let c = chunkSlot[j * p.V + v];
+      chunkSlot[j * p.V + v] = at;
+      at += c;
+    }
     tokenStart[v] = at;
-    at += c;
   }
-  tokenStart[p.V] = at;
-}
-
-@compute @workgroup_size(WG)
-fn embedding_sort_scatter(@builtin(global_invocation_id) gid: vec3u) {
-  let k = gid.x;
-  if (k >= sort_chunks()) { return; }
-  for (var n = k * SORT_CHUNK; n < min(p.N, (k + 1u) * SORT_CHUNK); n++) {
+  sort_barrier();
+  if (k == 0u) {
+    var at = 0u;
+    for (var v = 0u; v < p.V; v++) {
+      let c = tokenStart[v];
+      tokenStart[v] = at;
+      at += c;
+    }
+    tokenStart[p.V] = at;
+  }
+  sort_barrier();
+  for (var n = lo; n < hi; n++) {
     let t = tokens[n];
     if (t < 0 || u32(t) >= p.V) { continue; }
     let s = k * p.V + u32(t);

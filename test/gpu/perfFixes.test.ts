@@ -37,12 +37,13 @@ describe.skipIf(noGpu)('WebGPU performance fixes vs CPU reference', () => {
     forceRowMode(null);
   });
 
-  it('embedding backward through the sort: rows over several 1024-row chunks, skewed and uniform tokens', async () => {
-    for (const [B, T, C, V, skew] of [[500, 5, 19, 7, 0], [3, 700, 8, 130, 1], [1, 1, 3, 2, 0]]) {
+  it('embedding backward through the sort (one workgroup, 256 chunks): chunks of many rows, of one, empty; skewed, uniform and out-of-range tokens', async () => {
+    for (const [B, T, C, V, skew] of [[500, 5, 19, 7, 0], [3, 700, 8, 130, 1], [1, 1, 3, 2, 0], [7, 37, 5, 300, 2]]) {
       const N = B * T;
       const r = new Rng(N + C + V);
       const tokens = r.ints(N, 0, V);
-      if (skew) for (let n = 0; n < N; n += 2) tokens[n] = 3; // half the rows on one token: a long row list
+      if (skew === 1) for (let n = 0; n < N; n += 2) tokens[n] = 3; // half the rows on one token: a long row list
+      if (skew === 2) for (let n = 0; n < N; n += 5) tokens[n] = n % 2 ? -1 : V; // in no row list (as the reference)
       await parity(theGpu(), {
         tokens, wte: r.normal(V * C), wpe: r.normal(T * C), dout: r.normal(N * C), dwte: r.normal(V * C), dwpe: r.normal(T * C),
       }, (b, t) => b.embeddingBackward(t.dwte, t.dwpe, t.dout, t.tokens, N, T, C, V), ['dwte', 'dwpe'],

@@ -6,7 +6,6 @@ import type { GpuTensor } from '../tensor';
 const WG = 256;
 const kernel = (entry: string) => ({ shader: 'embedding', entry, constants: { WG } });
 const FORMAT = 'uuuuuuuu'; // N, T, C, V, members, maxRows, wteStride, wpeStride
-const SORT_CHUNK = 1024; // rows per chunk of the sort (SORT_CHUNK in the shader)
 
 /** Stacked members over the op's rows: rowStart i32 [K+1]; strides between members' wte and wpe copies. */
 export interface EmbeddingMembers {
@@ -36,14 +35,10 @@ export function embeddingBackward(k: KernelContext, dwte: GpuTensor, dwpe: GpuTe
   const mf = embeddingMemberFields(k, N, members);
   const params = [N, T, C, V, ...mf.fields];
   if (N > 0 && V > 0) {
-    // the rows sorted by token (scratch: u32 bits in f32 tensors), then one gather per gradient element
-    const chunks = Math.ceil(N / SORT_CHUNK);
-    const chunkSlot = k.scratch('embedding.chunkSlot', chunks * V), tokenStart = k.scratch('embedding.tokenStart', V + 1);
+    // the rows sorted by token in one workgroup (scratch: u32 bits in f32 tensors), then one gather per gradient element
+    const chunkSlot = k.scratch('embedding.chunkSlot', WG * V), tokenStart = k.scratch('embedding.tokenStart', V + 1);
     const order = k.scratch('embedding.order', N);
-    k.dispatch(kernel('embedding_sort_count'), FORMAT, params, { 2: tokens, 9: chunkSlot }, grid1D(chunks * V, WG));
-    k.dispatch(kernel('embedding_sort_offsets'), FORMAT, params, { 9: chunkSlot, 10: tokenStart }, [Math.ceil(V / WG), 1, 1]);
-    k.dispatch({ shader: 'embedding', entry: 'embedding_sort_start' }, FORMAT, params, { 10: tokenStart }, [1, 1, 1]);
-    k.dispatch(kernel('embedding_sort_scatter'), FORMAT, params, { 2: tokens, 9: chunkSlot, 10: tokenStart, 11: order }, [Math.ceil(chunks / WG), 1, 1]);
+    k.dispatch(kernel('embedding_sort'), FORMAT, params, { 2: tokens, 9: chunkSlot, 10: tokenStart, 11: order }, [1, 1, 1]);
     k.dispatch(kernel('embedding_backward_wte'), FORMAT, params, { 5: dwte, 7: dout, 8: mf.rowStart, 10: tokenStart, 11: order },
       grid1D(mf.count * V * C, WG));
   }
