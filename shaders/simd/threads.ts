@@ -8,7 +8,8 @@
 // the same terms in the same order as the one-thread kernel, so results are bit for bit those of any
 // thread count.
 export * from './index';
-import { matmulForward, matmulDinp, rowAccumulate, rowAccumulate2, ROW_TILE } from './matmul';
+export { setThreadSlot } from './matmul';
+import { matmulForward, matmulDinp, dweightFeatures } from './matmul';
 import { attentionForward, attentionBackward, attentionDecode } from './attention';
 import { geluBackward } from './gelu';
 import { layernormForward } from './layernorm';
@@ -63,19 +64,6 @@ export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3
   }
   const o0 = (c - nd) * CHUNK;
   dweightFeatures(p1, p2, p3, p5, a, b, d, o0, min(o0 + CHUNK, d));
-}
-
-/** matmulDweight restricted to output features [o0, o1) (o0 even): the same tiles, pairs and order per feature. */
-function dweightFeatures(dw: usize, dout: usize, inp: usize, rows: usize, R: i32, IC: i32, OC: i32, o0: i32, o1: i32): void {
-  const ib = <usize>IC << 2, ob = <usize>OC << 2;
-  for (let j0 = 0; j0 < R; j0 += ROW_TILE) {
-    const tile = min(ROW_TILE, R - j0), list = rows + (<usize>j0 << 2);
-    let o = o0;
-    for (; o + 1 < o1; o += 2) {
-      rowAccumulate2(dw + <usize>o * ib, dw + <usize>(o + 1) * ib, IC, dout + (<usize>o << 2), dout + (<usize>(o + 1) << 2), ob, inp, ib, list, tile);
-    }
-    if (o < o1) rowAccumulate(dw + <usize>o * ib, IC, dout + (<usize>o << 2), ob, inp, ib, list, tile);
-  }
 }
 
 /**

@@ -35,6 +35,10 @@ export interface Kernels {
   attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): void;
   attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): void;
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;
+  /** The calibration of the 128-bit limit (shaders/simd/peak.ts): iters of x <- x * mul + add on independent f32x4 chains. */
+  peakMaddChains(iters: number, x0: number, mul: number, add: number): number;
+  /** FLOP per iteration of peakMaddChains (chains x 4 lanes x 2). */
+  readonly PEAK_FLOP_PER_ITER: WebAssembly.Global;
 }
 
 /** 'fma': the relaxed-simd build (relaxed_madd in every dot product and row accumulation); 'simd': plain simd128. */

@@ -16,6 +16,7 @@ import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 /** The threaded build's exports that the pool calls (the rest are those of Kernels). */
 interface ThreadExports {
   threadChunk(op: number, c: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void;
+  setThreadSlot(slot: number): void;
   CHUNK: WebAssembly.Global;
   GELU_CHUNK: WebAssembly.Global;
   ADAMW_CHUNK: WebAssembly.Global;
@@ -76,11 +77,12 @@ export function checkThreads(n: unknown, option = 'threads'): number {
 // Web Worker; only how the start data arrives differs (workerData in Node, the first message in a page, where the
 // worker runs from a Blob URL). A kernel that throws marks FAILED and still acknowledges.
 const SERVE = `
-function serve({ module, memory, control }) {
+function serve({ module, memory, control, slot }) {
   const ctl = new Int32Array(control, 0, 16), arg = new Float64Array(control, ${ARGS_AT}, ${NARGS});
   let k = null, gen = 0;
   try {
     k = new WebAssembly.Instance(module, { env: { memory } }).exports;
+    k.setThreadSlot(slot); // this thread's own scratch in the shared memory (dweight's gather buffer)
   } catch (e) {
     Atomics.store(ctl, ${FAILED}, 1);
   }
@@ -116,6 +118,8 @@ type PoolWorker = { terminate(): unknown };
 type NodeWorker = PoolWorker & { unref(): void };
 type NodeWorkerCtor = new (src: string, opts: { eval: true; workerData: unknown; execArgv: string[] }) => NodeWorker;
 interface StartData { module: WebAssembly.Module; memory: WebAssembly.Memory; control: SharedArrayBuffer }
+/** What a worker is sent: the start data and its slot (1, 2, ...; the calling thread is 0), which picks its scratch. */
+type WorkerData = StartData & { slot: number };
 
 /** Node's worker_threads (null in a page), without a static import so this module stays loadable in a page. */
 function nodeWorkerCtor(): NodeWorkerCtor | null {
@@ -125,9 +129,9 @@ function nodeWorkerCtor(): NodeWorkerCtor | null {
 }
 
 function spawnNode(Worker: NodeWorkerCtor, n: number, data: StartData): PoolWorker[] {
-  return Array.from({ length: n }, () => {
+  return Array.from({ length: n }, (_, i) => {
     // execArgv []: the program is plain CommonJS and needs no loader; inherited flags (--input-type=module, a loader) would break it
-    const w = new Worker(NODE_WORKER_SOURCE, { eval: true, workerData: data, execArgv: [] });
+    const w = new Worker(NODE_WORKER_SOURCE, { eval: true, workerData: { ...data, slot: i + 1 } satisfies WorkerData, execArgv: [] });
     w.unref(); // a backend never destroyed must not keep the process alive
     return w;
   });
@@ -145,7 +149,7 @@ function spawnWeb(url: string, n: number, data: StartData, onFail: (why: string)
       made.push(w);
       w.onerror = (e) => { e.preventDefault(); onFail(e.message || 'a thread worker failed to load'); };
       w.onmessageerror = () => onFail('a thread worker could not receive the shared memory (is the page cross-origin isolated?)');
-      w.postMessage(data); // the module and the shared memory and control block: shared, not copied
+      w.postMessage({ ...data, slot: i + 1 } satisfies WorkerData); // the module and the shared memory and control block: shared, not copied
     }
     return made;
   } catch (e) {
