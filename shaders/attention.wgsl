@@ -3,9 +3,10 @@
 //   forward, one dispatch (attention_forward_tiled on GPUs, attention_forward_rows on CPU adapters):
 //     scores: att[b,h,t,:] = softmax over t2 <= t of q_t . k_t2 * scale, zeros above the diagonal (=)
 //     values: out[b,t,h*hs+d] = sum_t2 att[b,h,t,t2] v[b,t2,h*hs+d]   (=), from the att rows just written
-//   attention_backward_dpreatt: dpreatt = att * (datt - sum(att * datt)) * scale,
-//                             datt[t,t2] = dout_t . v_t2                        (= scratch)
-//   attention_backward_dqkv:  dq, dk, dv as gathers over the causal rows/columns (+=)
+//   backward: dpreatt = att * (datt - sum(att * datt)) * scale, datt[t,t2] = dout_t . v_t2 (= scratch),
+//             then dq, dk, dv as gathers over the causal rows/columns (+=): in one dispatch per (b, h)
+//             pairs (attention_backward_bh) on CPU adapters and, for T <= 64, on GPUs; else
+//             attention_backward_dpreatt (rows) then attention_backward_dqkv_tiled
 // Parallel structure:
 // - On GPUs ('lanes' layout), scores, values and dqkv are tiled: one workgroup of TILE_WG = 256
 //   per (part, b, h, tile of TQ = 16 output rows), tiles of TK = 32 rows of q / k / v / dout /
@@ -21,9 +22,10 @@
 //   The att / dpreatt row itself holds the intermediate scores (each lane rereads only what it
 //   wrote). TPR = 1 (the layout on CPU adapters) skips the reductions: no barrier at all.
 //   The forward's row then sums its values (lane j: head columns j, j + TPR, ...).
-// - dqkv on CPU adapters ('single', e.g. SwiftShader, which pays ~1 ms per workgroup
-//   with barriers): one invocation per output element (WG = 64, no barrier); neighbours share a
-//   head, so the att / dpreatt reads are broadcasts and the qkv / dout reads coalesce.
+// - the backward of a (b, h) pair (attention_backward_bh): on GPUs a workgroup of 256 lanes per pair
+//   (rows of dpreatt, a storage barrier, then dqkv elements, lane-strided); on CPU adapters
+//   ('single', e.g. SwiftShader, which pays ~1 ms per workgroup with barriers) one invocation per
+//   pair, no barrier.
 // CPU twin: src/reference/attention.ts; test: test/gpu/nn.test.ts.
 
 struct Params {
@@ -421,6 +423,68 @@ fn attention_backward_dqkv_tiled(@builtin(workgroup_id) wid: vec3u, @builtin(num
   }
 }
 
+// The whole backward of (b, h) pairs in one dispatch: TPR lanes per (b, h), WG / TPR pairs per workgroup
+// (GPUs: TPR = WG = 256, one pair per workgroup, for T <= 64; CPU adapters: TPR = 1, no barrier).
+//   1. dpreatt rows t = lane, lane + TPR, ...: datt[t, t2] = dout_t . v_t2, then the softmax backward in place
+//   2. (a storage barrier later) dq, dk, dv of the pair's elements (t, part, d), lane-strided, as attention_backward_dqkv
+@compute @workgroup_size(WG)
+fn attention_backward_bh(@builtin(local_invocation_index) lid: u32, @builtin(workgroup_id) wid: vec3u,
+  @builtin(num_workgroups) nwg: vec3u) {
+  let pair = (wid.x + wid.y * nwg.x) * (WG / TPR) + lid / TPR;
+  let lane = lid % TPR;
+  let valid = pair < p.B * p.NH;
+  let b = pair / p.NH;
+  let h = pair % p.NH;
+  let hs = head_size();
+  let scale = 1.0 / sqrt(f32(hs));
+  let C3 = 3u * p.C;
+  let rows = pair * p.T; // first att row of this (b, h)
+  if (valid) {
+    for (var t = lane; t < p.T; t += TPR) {
+      let o = (b * p.T + t) * p.C + h * hs;
+      let arow = (rows + t) * p.T;
+      var dot_att_datt = 0.0;
+      for (var t2 = 0u; t2 <= t; t2++) {
+        let v = (b * p.T + t2) * C3 + 2u * p.C + h * hs;
+        var datt = 0.0;
+        for (var d = 0u; d < hs; d++) { datt += dout[o + d] * qkv[v + d]; }
+        dpreatt[arow + t2] = datt;
+        dot_att_datt += att[arow + t2] * datt;
+      }
+      for (var t2 = 0u; t2 < p.T; t2++) {
+        if (t2 <= t) {
+          dpreatt[arow + t2] = att[arow + t2] * (dpreatt[arow + t2] - dot_att_datt) * scale;
+        } else {
+          dpreatt[arow + t2] = 0.0;
+        }
+      }
+    }
+  }
+  if (TPR > 1u) { storageBarrier(); } // other lanes' dpreatt rows are read below
+  if (!valid) { return; }
+  for (var e = lane; e < p.T * 3u * hs; e += TPR) {
+    let t = e / (3u * hs);
+    let part = (e / hs) % 3u;
+    let c = h * hs + e % hs;
+    var sum = 0.0;
+    if (part == 0u) {
+      for (var t2 = 0u; t2 <= t; t2++) {
+        sum += dpreatt[(rows + t) * p.T + t2] * qkv[(b * p.T + t2) * C3 + p.C + c];
+      }
+    } else if (part == 1u) {
+      for (var tq = t; tq < p.T; tq++) {
+        sum += dpreatt[(rows + tq) * p.T + t] * qkv[(b * p.T + tq) * C3 + c];
+      }
+    } else {
+      for (var tq = t; tq < p.T; tq++) {
+        sum += att[(rows + tq) * p.T + t] * dout[(b * p.T + tq) * p.C + c];
+      }
+    }
+    let i = (b * p.T + t) * C3 + part * p.C + c;
+    dqkv[i] = dqkv[i] + sum;
+  }
+}
+
 // datt into the scratch row, then the softmax backward in place.
 @compute @workgroup_size(WG)
 fn attention_backward_dpreatt(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
@@ -449,37 +513,4 @@ fn attention_backward_dpreatt(@builtin(workgroup_id) wid: vec3u, @builtin(num_wo
       dpreatt[arow + t2] = 0.0;
     }
   }
-}
-
-// One invocation per element of dqkv [B,T,3C] (CPU adapters); dpreatt already carries the score scale.
-//   dq[t]  += sum_{t2 <= t} dpreatt[t,t2] k[t2]
-//   dk[t2] += sum_{t >= t2} dpreatt[t,t2] q[t]
-//   dv[t2] += sum_{t >= t2} att[t,t2] dout[t]
-@compute @workgroup_size(WG)
-fn attention_backward_dqkv(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = flat(gid, nwg);
-  let C3 = 3u * p.C;
-  if (i >= p.B * p.T * C3) { return; }
-  let j = i % C3;
-  let t = (i / C3) % p.T;
-  let b = i / (C3 * p.T);
-  let part = j / p.C;
-  let c = j % p.C;
-  let h = c / head_size();
-  let rows = (b * p.NH + h) * p.T; // first row of this (b, h)
-  var sum = 0.0;
-  if (part == 0u) {
-    for (var t2 = 0u; t2 <= t; t2++) {
-      sum += dpreatt[(rows + t) * p.T + t2] * qkv[(b * p.T + t2) * C3 + p.C + c];
-    }
-  } else if (part == 1u) {
-    for (var tq = t; tq < p.T; tq++) {
-      sum += dpreatt[(rows + tq) * p.T + t] * qkv[(b * p.T + tq) * C3 + c];
-    }
-  } else {
-    for (var tq = t; tq < p.T; tq++) {
-      sum += att[(rows + tq) * p.T + t] * dout[(b * p.T + tq) * p.C + c];
-    }
-  }
-  dqkv[i] = dqkv[i] + sum;
 }

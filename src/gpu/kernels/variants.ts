@@ -27,9 +27,14 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   add('adamw', ['sumsq_partial', 'sumsq_final', 'clip_scale']);
   add('adamw', ['adamw_update'], { WG: 256 });
 
-  for (const { WG, TPR } of rows) add('attention', mode === 'lanes' ? ['attention_backward_dpreatt'] : ['attention_forward_rows', 'attention_backward_dpreatt'], { WG, TPR });
-  if (mode === 'lanes') add('attention', ['attention_forward_tiled', 'attention_backward_dqkv_tiled']);
-  else add('attention', ['attention_backward_dqkv'], { WG: 64 });
+  if (mode === 'lanes') {
+    for (const { WG, TPR } of rows) add('attention', ['attention_backward_dpreatt'], { WG, TPR });
+    add('attention', ['attention_forward_tiled', 'attention_backward_dqkv_tiled']);
+    add('attention', ['attention_backward_bh'], { WG: 256, TPR: 256 });
+  } else {
+    for (const { WG, TPR } of rows) add('attention', ['attention_forward_rows'], { WG, TPR });
+    add('attention', ['attention_backward_bh'], { WG: 16, TPR: 1 });
+  }
 
   add('decode', ['embedding_last', 'copy_rows', 'attention_decode_serial'], { WG: 64 });
   add('decode', ['attention_decode']);
