@@ -3,7 +3,7 @@
 //   forward  out[N,OC]  = inp[N,IC] @ W[OC,IC]^T + b     transB, overwrite (=)
 //   dinp[N,IC]         += dout[N,OC] @ W[OC,IC]         accumulate (+=)
 //   dweight[OC,IC]     += dout[N,OC]^T @ inp[N,IC]      transA, accumulate (+=)
-//   dbias[j]           += sum_i dout[i,j]               (+=, a two-stage column sum)
+// (the Linear ops' backward, with dbias, runs as one dispatch of linear_backward.wgsl; these layouts remain for tests and other callers)
 // Fused forward epilogues: out = ... + residual (the residual stream's add), or also geluOut = gelu(out).
 // The wrapper (src/gpu/kernels/matmul.ts) picks per shape, in matmulPlan.ts:
 // - the tile: (16 RM) x (16 RN) outputs per workgroup of 16x16 invocations,
@@ -31,8 +31,8 @@ struct Params {
   transB: u32,
   accumulate: u32,
   hasBias: u32,
-  kSlice: u32, // matmul_tiled: K per slice; bias sum: rows per chunk
-  splits: u32, // matmul_tiled / matmul_splitk_sum: K slices; bias sum: row chunks
+  kSlice: u32, // K per slice
+  splits: u32, // K slices
   epilogue: u32, // 0: none; 1: + residual[i,j]; 2: also geluOut[i,j] = gelu(out[i,j])
   members: u32, // 0: no members (one run); else their number
   memberOp: u32, // 0: none; 1: rows; 2: reduce (see above)
@@ -52,8 +52,6 @@ const THREADS: u32 = 256u;
 // b and bias only read: members' stacked weights are overlapping views of one buffer (read-only bindings may overlap)
 @group(0) @binding(3) var<storage, read> b: array<f32>;
 @group(0) @binding(4) var<storage, read> bias: array<f32>;
-@group(0) @binding(5) var<storage, read_write> dbias: array<f32>;
-@group(0) @binding(6) var<storage, read> dout: array<f32>;
 @group(0) @binding(7) var<storage, read_write> partial: array<f32>;
 @group(0) @binding(8) var<storage, read> residual: array<f32>;
 @group(0) @binding(9) var<storage, read_write> geluOut: array<f32>;
@@ -207,39 +205,4 @@ fn matmul_splitk_sum(@builtin(global_invocation_id) gid: vec3u, @builtin(num_wor
   var sum = 0.0;
   for (var z = 0u; z < p.splits; z++) { sum += partial[(member * p.splits + z) * mn + idx]; }
   finish(idx / p.N, idx % p.N, sum);
-}
-
-// Column sum, first stage: workgroup (x, y) sums columns [64x, 64x + 64) over
-// rows [y kSlice, (y + 1) kSlice): 4 lanes of rows per column (64 consecutive
-// columns per lane, one 256-byte read per row), then the 4 lanes in order.
-// partial[(member * chunks + y) * N + j]; here M = rows (each member's with members), N = columns,
-// splits = chunks; workgroup z is the member.
-var<workgroup> lanes: array<f32, 256>;
-
-@compute @workgroup_size(64, 4)
-fn matmul_bias_partial(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
-  let j = wid.x * 64u + lid.x;
-  set_member(wid.z);
-  let rowBegin = rowOff + wid.y * p.kSlice;
-  let rowEnd = rowOff + min(mEnd, (wid.y + 1u) * p.kSlice);
-  var sum = 0.0;
-  if (j < p.N) {
-    for (var i = rowBegin + lid.y; i < rowEnd; i += 4u) { sum += dout[i * p.N + j]; }
-  }
-  lanes[lid.y * 64u + lid.x] = sum;
-  workgroupBarrier();
-  if (lid.y == 0u && j < p.N) {
-    partial[(wid.z * p.splits + wid.y) * p.N + j] = ((lanes[lid.x] + lanes[64u + lid.x]) + lanes[128u + lid.x]) + lanes[192u + lid.x];
-  }
-}
-
-// Column sum, second stage: dbias[j] += the chunks' partial sums, in order (gid.y: the member).
-@compute @workgroup_size(64)
-fn matmul_bias_sum(@builtin(global_invocation_id) gid: vec3u) {
-  let j = gid.x;
-  if (j >= p.N) { return; }
-  var sum = 0.0;
-  for (var c = 0u; c < p.splits; c++) { sum += partial[(gid.y * p.splits + c) * p.N + j]; }
-  let o = gid.y * p.biasStride + j;
-  dbias[o] = dbias[o] + sum;
 }

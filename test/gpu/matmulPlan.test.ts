@@ -1,7 +1,7 @@
 // The matmul launch plan (src/gpu/kernels/matmulPlan.ts): pure, no GPU. Its
 // invariants over many shapes, and enough workgroups at the model's shapes.
 import { describe, expect, it } from 'vitest';
-import { BK, groupsOf, MAX_SCRATCH, planColSum, planMatmul, planMembers } from '../../src/gpu/kernels/matmulPlan';
+import { BK, groupsOf, MAX_SCRATCH, planBackward, planMatmul, planMembers } from '../../src/gpu/kernels/matmulPlan';
 
 const SIDES = [1, 2, 3, 15, 16, 17, 31, 33, 64, 65, 100, 192, 256, 768, 1000, 3072, 12288];
 
@@ -73,20 +73,24 @@ describe('planMembers', () => {
   });
 });
 
-describe('planColSum', () => {
-  it('chunks cover the rows exactly; at most 256 chunks; chunks of >= 64 rows unless one', () => {
-    for (const rows of [1, 2, 63, 64, 65, 127, 1000, 3072, 12288, 100000]) for (const cols of [1, 7, 64, 65, 256, 1024]) {
-      const { chunks, chunkRows } = planColSum(rows, cols);
-      const at = `${rows}x${cols}`;
-      expect(chunks * chunkRows, at).toBeGreaterThanOrEqual(rows);
-      expect((chunks - 1) * chunkRows, at).toBeLessThan(rows);
-      expect(chunks, at).toBeLessThanOrEqual(256);
-      if (chunks > 1) expect(chunkRows, at).toBeGreaterThanOrEqual(64);
+describe('planBackward', () => {
+  it('one tile for both products; each covers its K; dweight is planMembers\' plan; dinp splits only when its tiles are too few', () => {
+    for (const rows of [1, 37, 512, 3072, 12288]) for (const [IC, OC] of [[64, 192], [256, 64], [64, 256], [64, 64], [1024, 256]]) {
+      for (const members of [1, 4]) {
+        const { dinp, dweight } = planBackward(rows, IC, OC, members);
+        const at = `${rows} rows, ${IC} -> ${OC}, ${members} members`;
+        expect(dweight, at).toEqual(planMembers(OC, IC, rows, members));
+        expect([dinp.tm, dinp.tn], at).toEqual([dweight.tm, dweight.tn]);
+        expect(dinp.grid[0], at).toBe(dweight.grid[0]); // the same column tiles (IC)
+        expect(dinp.splits * dinp.kSlice, at).toBeGreaterThanOrEqual(OC);
+        expect((dinp.splits - 1) * dinp.kSlice, at).toBeLessThan(OC);
+        if (dinp.splits > 1) expect(Math.ceil(rows / dinp.tm) * dinp.grid[0], at).toBeLessThan(256);
+      }
     }
   });
 
-  it('splits a long column sum into many workgroups (3072 rows x 256 columns)', () => {
-    const { chunks } = planColSum(3072, 256);
-    expect(chunks * Math.ceil(256 / 64)).toBeGreaterThanOrEqual(128);
+  it('on a CPU adapter (target 1): no split, the largest tile that fits', () => {
+    const { dinp, dweight } = planBackward(512, 64, 256, 1, 1);
+    expect([dweight.tm, dweight.tn, dweight.splits, dinp.splits]).toEqual([64, 64, 1, 1]);
   });
 });

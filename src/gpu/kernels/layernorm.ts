@@ -21,11 +21,11 @@ function memberFields(k: KernelContext, m: RowMembers | undefined) {
 }
 
 /**
- * dweight and dbias as params_reduce binds them: apart, or, when they overlap in one buffer (stacked members'
- * gradient views reach past each other), one binding spanning both and their offsets in it (writable bindings
- * of one dispatch may not overlap).
+ * dweight and dbias as params_reduce (and linear_backward) bind them: apart, or, when they overlap in one buffer
+ * (stacked members' gradient views reach past each other), one binding spanning both and their offsets in it
+ * (writable bindings of one dispatch may not overlap).
  */
-function paramGrads(dweight: GpuTensor, dbias: GpuTensor): { dweight: GpuTensor; dbias: GpuTensor | null; at: number[] } {
+export function jointGrads(dweight: GpuTensor, dbias: GpuTensor): { dweight: GpuTensor; dbias: GpuTensor | null; at: number[] } {
   const [w0, w1, b0, b1] = [dweight.byteOffset, dweight.byteOffset + dweight.byteLength, dbias.byteOffset, dbias.byteOffset + dbias.byteLength];
   if (dweight.buffer !== dbias.buffer || w1 <= b0 || b1 <= w0) return { dweight, dbias, at: [0, 0, 0] };
   const start = Math.min(w0, b0);
@@ -78,7 +78,7 @@ export function layernormBackward(k: KernelContext, dinp: GpuTensor, dweight: Gp
   const partial = k.scratch('layernorm_partial', count * chunks * 2 * C);
   k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_params', constants: { WG, CX } }, FORMAT,
     [N, C, chunk, ...mf.fields], { 2: mean, 3: rstd, 4: inp, 10: dout, 11: partial, 12: mf.rowStart }, [blocks, chunks, count]);
-  const pg = paramGrads(dweight, dbias);
+  const pg = jointGrads(dweight, dbias);
   k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_params_reduce', constants: { WG: 64 } }, FORMAT,
     [N, C, chunks, ...mf.fields.slice(0, 3), ...pg.at],
     { 8: pg.dweight, 9: pg.dbias ?? k.scratch('layernorm.jointBias', 1), 11: partial }, [Math.ceil(C / 64), count, 1]);

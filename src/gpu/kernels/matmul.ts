@@ -1,10 +1,12 @@
-// Bindings of shaders/matmul.wgsl: 1 out, 2 a, 3 b, 4 bias, 5 dbias, 6 dout, 7 partial, 8 residual, 9 geluOut, 10 rowStart.
+// Bindings of shaders/matmul.wgsl: 1 out, 2 a, 3 b, 4 bias, 7 partial, 8 residual, 9 geluOut, 10 rowStart.
 // One tiled kernel out[M,N] (+)= opA(a)[M,K] @ opB(b)[K,N] (+ bias), its tile and
 // split-K chosen per shape by planMatmul; split products sum their slices in a
-// second kernel. The bias gradient is a two-stage column sum (planColSum).
+// second kernel. A Linear's backward (dinp, dweight and dbias) is one dispatch of
+// shaders/linear_backward.wgsl (planBackward).
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
-import { COLSUM_COLS, CPU_TARGET_GROUPS, planColSum, planMembers, TARGET_GROUPS, type MatmulPlan } from './matmulPlan';
+import { jointGrads } from './layernorm';
+import { CPU_TARGET_GROUPS, planBackward, planMembers, TARGET_GROUPS, type BackwardPlan, type MatmulPlan } from './matmulPlan';
 
 let forcedTarget: number | null = null;
 
@@ -36,14 +38,6 @@ export interface MemberProduct {
 function memberParams(k: KernelContext, m: MemberProduct | null): { fields: number[]; rowStart: GpuTensor } {
   if (!m) return { fields: [0, 0, 0, 0, 0], rowStart: k.scratch('matmul.noMembers', 1) };
   return { fields: [m.K, m.op === 'rows' ? 1 : 2, m.bStride, m.biasStride, m.outStride], rowStart: m.rowStart };
-}
-
-/**
- * The column sums' target per member: members multiply the workgroups (grid z), so each takes its share
- * (its row chunks change, never the two dispatches).
- */
-function memberTarget(k: KernelContext, members: number): number {
-  return Math.max(1, Math.ceil(target(k) / members));
 }
 
 /** A forward's fused epilogue: + a residual, or also the GELU of the result into a second tensor. */
@@ -111,26 +105,38 @@ export function matmulGeluForward(k: KernelContext, pre: GpuTensor, out: GpuTens
     rowsProduct(members));
 }
 
-/** dbias[OC] += column sums of dout[N,OC]: row chunks' partial sums, then the chunks in order (per member: grid z, then y). */
-function biasBackward(k: KernelContext, dbias: GpuTensor, dout: GpuTensor, N: number, OC: number, members?: LinearMembers): void {
-  const count = members?.K ?? 1;
-  const rows = members?.maxRows ?? N;
-  const { chunks, chunkRows } = planColSum(rows, OC, memberTarget(k, count));
-  const partial = k.scratch('matmul.biasPartial', count * chunks * OC);
-  const mp = memberParams(k, rowsProduct(members));
-  const params = [rows, OC, 0, 0, 0, 1, 0, chunkRows, chunks, 0, ...mp.fields];
-  k.dispatch(fixed('matmul_bias_partial'), FORMAT, params, { 6: dout, 7: partial, 10: mp.rowStart },
-    [Math.ceil(OC / COLSUM_COLS), chunks, count]);
-  k.dispatch(fixed('matmul_bias_sum'), FORMAT, params, { 5: dbias, 7: partial }, [Math.ceil(OC / 64), count, 1]);
-}
+// N, IC, OC, dinpAccumulate, hasBias, tx, ty0, splits0, kSlice0, ty1, splits1, kSlice1, members, wStride, bStride, joint, wAt, bAt
+const BACKWARD_FORMAT = 'uuuuuuuuuuuuuuuuuu';
+const MAX_GROUPS_X = 65535;
 
-/** dinp += dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout) (each member: its weight, its rows' sums) */
+/**
+ * dinp (+)= dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout) (each member: its weight, its rows' sums):
+ * one dispatch of linear_backward (a second when a product splits K). dinpAccumulate false overwrites dinp (=),
+ * so a caller whose dinp held nothing need not zero it first; the Backend op accumulates.
+ */
 export function matmulBackward(k: KernelContext, dinp: GpuTensor, dweight: GpuTensor, dbias: GpuTensor | null, dout: GpuTensor,
-  inp: GpuTensor, weight: GpuTensor, N: number, IC: number, OC: number, members?: LinearMembers): void {
+  inp: GpuTensor, weight: GpuTensor, N: number, IC: number, OC: number, members?: LinearMembers, dinpAccumulate = true,
+  plan?: BackwardPlan): void {
   const rows = members?.maxRows ?? N;
-  matmulProduct(k, dinp, dout, weight, null, rows, IC, OC, false, false, true, undefined, null, rowsProduct(members));
-  const reduce: MemberProduct | null = members
-    ? { K: members.K, rowStart: members.rowStart, op: 'reduce', bStride: 0, biasStride: 0, outStride: members.wStride } : null;
-  matmulProduct(k, dweight, dout, inp, null, OC, IC, rows, true, false, true, undefined, null, reduce);
-  if (dbias) biasBackward(k, dbias, dout, N, OC, members);
+  const count = members?.K ?? 1;
+  if (rows === 0 || IC === 0) return;
+  plan ??= planBackward(rows, IC, OC, count, target(k));
+  const { dinp: p0, dweight: p1 } = plan;
+  if (p0.tm !== p1.tm || p0.tn !== p1.tn) throw new Error('linear_backward: both products take one tile');
+  const g = dbias ? jointGrads(dweight, dbias) : { dweight, dbias: null, at: [0, 0, 0] };
+  const params = [rows, IC, OC, +dinpAccumulate, dbias ? 1 : 0, p1.grid[0], p0.grid[1], p0.splits, p0.kSlice,
+    p1.grid[1], p1.splits, p1.kSlice, members ? count : 0, members?.wStride ?? 0, members?.bStride ?? 0, ...g.at];
+  const split0 = p0.splits > 1 ? count * p0.splits * rows * IC : 0;
+  const split1 = p1.splits > 1 ? count * p1.splits * OC * (IC + 1) : 0;
+  const outputs = {
+    1: dinp, 2: g.dweight, 3: g.dbias ?? k.scratch('linear.noBias', 1),
+    // one scratch for every backward's partials: dispatches run in recorded order (as matmul.partial)
+    7: k.scratch('linear.partial', Math.max(1, split0 + split1)),
+    8: members?.rowStart ?? k.scratch('linear.noMembers', 1),
+  };
+  const groups = count * (p0.grid[0] * p0.grid[1] * p0.splits + p1.grid[0] * p1.grid[1] * p1.splits);
+  k.dispatch({ shader: 'linear_backward', entry: 'linear_backward', constants: { RM: p1.tm / 16, RN: p1.tn / 16 } },
+    BACKWARD_FORMAT, params, { ...outputs, 4: dout, 5: weight, 6: inp }, [Math.min(groups, MAX_GROUPS_X), Math.ceil(groups / MAX_GROUPS_X), 1]);
+  const sums = (p0.splits > 1 ? count * rows * IC : 0) + (p1.splits > 1 ? count * OC * (IC + (dbias ? 1 : 0)) : 0);
+  if (sums > 0) k.dispatch({ shader: 'linear_backward', entry: 'linear_backward_sum' }, BACKWARD_FORMAT, params, outputs, grid1D(sums, 256));
 }

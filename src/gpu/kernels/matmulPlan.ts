@@ -85,19 +85,23 @@ export function planMembers(M: number, N: number, K: number, members: number, ta
   return planWith(M, N, K, plan.tm, plan.tn, Math.max(2, Math.floor(MAX_SCRATCH / (members * M * N))));
 }
 
-export const COLSUM_COLS = 64; // columns per workgroup of matmul_bias_partial
-export const MIN_CHUNK_ROWS = 64;
-export const MAX_CHUNKS = 256;
-
-export interface ColSumPlan {
-  chunks: number; // row chunks (grid y of the first stage); partials are [chunks, cols]
-  chunkRows: number; // rows per chunk; chunks * chunkRows >= rows > (chunks - 1) * chunkRows
+/**
+ * A Linear's backward in one dispatch (shaders/linear_backward.wgsl): dinp[rows, IC] = dout @ W (K = OC) and
+ * dweight[OC, IC] = dout^T @ inp (K = rows) share one tile shape (both have IC columns). The weight gradient's
+ * plan (the thin, long-K product) picks the tile; dinp takes that tile and as many K slices as planMatmul's
+ * rule gives it with it (none when the tiles alone reach the target).
+ */
+export interface BackwardPlan {
+  dinp: MatmulPlan; // [rows, IC] over K = OC
+  dweight: MatmulPlan; // [OC, IC] over K = rows
 }
 
-/** Row chunks for the two-stage column sum of a [rows, cols] matrix (the bias gradient). */
-export function planColSum(rows: number, cols: number, target = TARGET_GROUPS): ColSumPlan {
-  const colGroups = Math.max(1, Math.ceil(cols / COLSUM_COLS));
-  const wanted = Math.min(MAX_CHUNKS, Math.ceil(target / colGroups), Math.floor(rows / MIN_CHUNK_ROWS));
-  const chunkRows = Math.max(1, Math.ceil(rows / Math.max(1, wanted)));
-  return { chunks: Math.max(1, Math.ceil(rows / chunkRows)), chunkRows };
+export function planBackward(rows: number, IC: number, OC: number, members = 1, target = TARGET_GROUPS): BackwardPlan {
+  const dweight = planMembers(OC, IC, rows, members, target);
+  const { tm, tn } = dweight;
+  const alone = Math.ceil(rows / tm) * Math.ceil(IC / tn);
+  const outputs = Math.max(1, rows * IC);
+  const maxSplits = Math.max(1, Math.min(MAX_SPLITS, Math.floor(OC / MIN_SLICE_K), Math.floor(MAX_SCRATCH / (members * outputs)),
+    Math.floor(((rows + IC) * OC) / (2 * outputs))));
+  return { dweight, dinp: planWith(rows, IC, OC, tm, tn, Math.min(maxSplits, Math.max(1, Math.ceil(target / alone)))) };
 }

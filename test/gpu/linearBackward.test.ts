@@ -1,0 +1,118 @@
+// A Linear's backward in one dispatch (shaders/linear_backward.wgsl: dinp, dweight and dbias together) under
+// forced plans (each tile, unsplit and split-K on either product, with a short last slice), with and without
+// a bias, accumulating and overwriting dinp, alone and over stacked members whose dweight and dbias views
+// overlap (the joint binding): against float64 loops; the Backend op at each adapter's plans against the CPU
+// reference (the twin: dinp, dweight and dbias as three products apart, src/reference/nn.ts).
+import { afterEach, describe, expect, it } from 'vitest';
+import { memberRows } from '../../src/backend';
+import { forceMatmulTarget, matmulBackward } from '../../src/gpu/kernels/matmul';
+import { planWith, type BackwardPlan } from '../../src/gpu/kernels/matmulPlan';
+import type { KernelContext } from '../../src/gpu/runtime';
+import type { GpuTensor } from '../../src/gpu/tensor';
+import { noGpu, theGpu } from './device';
+import { expectClose, parity } from './parity';
+import { Rng } from './random';
+
+interface Host { dout: Float32Array; inp: Float32Array; w: Float32Array; dinp: Float32Array; dw: Float32Array; db: Float32Array }
+
+/** Float64 loops over member k's rows [r0, r1) with its weight at wOff, dweight at wOff, dbias at bOff. */
+function want(h: Host, IC: number, OC: number, r0: number, r1: number, wOff: number, bOff: number, accumulate: boolean,
+  out: { dinp: Float64Array; dw: Float64Array; db: Float64Array }): void {
+  for (let i = r0; i < r1; i++) {
+    for (let j = 0; j < IC; j++) {
+      let s = accumulate ? h.dinp[i * IC + j] : 0;
+      for (let o = 0; o < OC; o++) s += h.dout[i * OC + o] * h.w[wOff + o * IC + j];
+      out.dinp[i * IC + j] = s;
+    }
+  }
+  for (let o = 0; o < OC; o++) {
+    for (let j = 0; j < IC; j++) {
+      let s = 0;
+      for (let i = r0; i < r1; i++) s += h.dout[i * OC + o] * h.inp[i * IC + j];
+      out.dw[wOff + o * IC + j] += s;
+    }
+    let s = 0;
+    for (let i = r0; i < r1; i++) s += h.dout[i * OC + o];
+    out.db[bOff + o] += s;
+  }
+}
+
+const plan = (rows: number, IC: number, OC: number, tm: number, tn: number, s0: number, s1: number): BackwardPlan =>
+  ({ dinp: planWith(rows, IC, OC, tm, tn, s0), dweight: planWith(OC, IC, rows, tm, tn, s1) });
+
+afterEach(() => forceMatmulTarget(null));
+
+describe.skipIf(noGpu)('WebGPU linear_backward (dinp, dweight, dbias in one dispatch)', () => {
+  it('every forced plan, bias or none, dinp += or =, against float64 loops', async () => {
+    const gpu = theGpu(), k = (gpu as unknown as { rt: KernelContext }).rt;
+    const [N, IC, OC] = [70, 45, 150]; // dinp: 3 slices of OC (64, 64, 22); dweight: 3 of N (32, 32, 6)
+    const r = new Rng(44);
+    const cases = [] as { label: string; t: Record<string, GpuTensor>; exp: Record<string, Float64Array> }[];
+    for (const [tm, tn, s0, s1] of [[16, 16, 1, 1], [64, 64, 1, 1], [32, 64, 3, 1], [64, 16, 1, 3], [16, 32, 3, 3]]) {
+      for (const [withBias, accumulate] of [[true, true], [false, false], [true, false]]) {
+        const h: Host = { dout: r.normal(N * OC), inp: r.normal(N * IC), w: r.normal(OC * IC), dinp: r.normal(N * IC), dw: r.normal(OC * IC), db: r.normal(OC) };
+        const t: Record<string, GpuTensor> = {};
+        for (const [name, data] of Object.entries(h)) { t[name] = gpu.alloc(data.length) as GpuTensor; gpu.write(t[name], data); }
+        const p = plan(N, IC, OC, tm, tn, s0, s1);
+        matmulBackward(k, t.dinp, t.dw, withBias ? t.db : null, t.dout, t.inp, t.w, N, IC, OC, undefined, accumulate, p);
+        const exp = { dinp: new Float64Array(N * IC), dw: Float64Array.from(h.dw), db: Float64Array.from(h.db) };
+        want(h, IC, OC, 0, N, 0, 0, accumulate, exp);
+        if (!withBias) exp.db = Float64Array.from(h.db);
+        cases.push({ label: `${tm}x${tn}, splits ${p.dinp.splits}/${p.dweight.splits}, bias ${withBias}, dinp ${accumulate ? '+=' : '='}`, t, exp });
+      }
+    }
+    for (const { label, t, exp } of cases) {
+      const tol = { rtol: 1e-4, atol: 2e-5 * Math.sqrt(Math.max(N, OC)) };
+      expectClose(`${label}: dinp`, await gpu.read(t.dinp), exp.dinp, tol);
+      expectClose(`${label}: dweight`, await gpu.read(t.dw), exp.dw, tol);
+      expectClose(`${label}: dbias`, await gpu.read(t.db), exp.db, tol);
+      for (const x of Object.values(t)) gpu.free(x);
+    }
+    expect(gpu.takeErrors(), 'WebGPU errors').toEqual([]);
+  });
+
+  it('stacked members (one empty), dweight and dbias overlapping views of one buffer, split and unsplit', async () => {
+    const gpu = theGpu(), k = (gpu as unknown as { rt: KernelContext }).rt;
+    const [IC, OC] = [20, 37];
+    const counts = [23, 0, 41];
+    const N = counts.reduce((a, x) => a + x, 0), K = counts.length;
+    const bAt = Math.ceil((OC * IC) / 64) * 64, stride = bAt + 64; // each member: weight, then bias, 64-aligned
+    const m = memberRows(gpu, counts, stride);
+    const rs = m.rowStartHost;
+    for (const [tm, tn, s0, s1] of [[64, 32, 1, 1], [16, 16, 2, 2]]) {
+      const r = new Rng(tm + s1);
+      const h: Host = { dout: r.normal(N * OC), inp: r.normal(N * IC), w: r.normal(K * stride), dinp: r.normal(N * IC), dw: r.normal(K * stride), db: new Float32Array(0) };
+      h.db = h.dw; // one buffer holds both gradients
+      const t: Record<string, GpuTensor> = {};
+      for (const name of ['dout', 'inp', 'w', 'dinp', 'dw'] as const) { t[name] = gpu.alloc(h[name].length) as GpuTensor; gpu.write(t[name], h[name]); }
+      const dwView = gpu.view(t.dw, 0, (K - 1) * stride + OC * IC) as GpuTensor;
+      const dbView = gpu.view(t.dw, bAt, (K - 1) * stride + OC) as GpuTensor;
+      const members = { K, rowStart: m.rowStart as GpuTensor, maxRows: m.maxRows, wStride: stride, bStride: stride };
+      const p = plan(m.maxRows, IC, OC, tm, tn, s0, s1);
+      matmulBackward(k, t.dinp, dwView, dbView, t.dout, t.inp, t.w, N, IC, OC, members, true, p);
+      const flat = Float64Array.from(h.dw);
+      const exp = { dinp: new Float64Array(N * IC), dw: flat, db: flat };
+      for (let q = 0; q < K; q++) want(h, IC, OC, rs[q], rs[q + 1], q * stride, q * stride + bAt, true, exp);
+      const label = `members ${tm}x${tn}, splits ${p.dinp.splits}/${p.dweight.splits}`;
+      const tol = { rtol: 1e-4, atol: 2e-5 * Math.sqrt(Math.max(N, OC)) };
+      expectClose(`${label}: dinp`, await gpu.read(t.dinp), exp.dinp, tol);
+      expectClose(`${label}: dweight and dbias`, await gpu.read(t.dw), exp.dw, tol);
+      for (const x of Object.values(t)) gpu.free(x);
+    }
+    gpu.free(m.rowStart);
+    expect(gpu.takeErrors(), 'WebGPU errors').toEqual([]);
+  });
+
+  it('the Backend op at the CPU adapter\'s plan and a GPU\'s (split) plan against the CPU reference', async () => {
+    for (const groups of [1, 256]) {
+      forceMatmulTarget(groups);
+      const [N, IC, OC] = [300, 64, 192]; // a c_attn backward: at 256 groups dweight splits its 300 rows
+      const r = new Rng(groups);
+      await parity(theGpu(), {
+        inp: r.normal(N * IC), weight: r.normal(OC * IC), dout: r.normal(N * OC), dinp: r.normal(N * IC),
+        dweight: r.normal(OC * IC), dbias: r.normal(OC),
+      }, (b, t) => b.matmulBackward(t.dinp, t.dweight, t.dbias, t.dout, t.inp, t.weight, N, IC, OC),
+      ['dinp', 'dweight', 'dbias'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) });
+    }
+  });
+});
