@@ -3,6 +3,10 @@
 //   layernorm_backward_dinp:          dinp += (dnorm - mean(dnorm) - norm * mean(dnorm * norm)) * rstd (+=)
 //   layernorm_backward_params:        partial[k] = per-chunk column sums of norm * dout and dout      (= scratch)
 //   layernorm_backward_params_reduce: dweight[c] += sum_k partial; dbias[c] likewise                  (+=)
+//   layernorm_backward_fused:         dinp (+= or =) and, when one chunk covers each member's rows, the column
+//                                     sums straight into dweight, dbias (+=; both through dweight's binding):
+//                                     the whole backward in one dispatch (workgroups [0, rowGroups) take rows,
+//                                     the rest (column block, member) the sums; CX = 64, the columns a workgroup)
 // Parallel structure:
 // - forward and dinp: TPR invocations per row (WG / TPR rows per workgroup), each
 //   lane striding over the row; sums go through a tree reduction (fan-in 16) in
@@ -32,6 +36,8 @@ struct Params {
   joint: u32,
   wAt: u32,
   bAt: u32,
+  dinpAccumulate: u32, // dinp kernels: 1 +=, 0 = (the buffer needs no zeroing first)
+  rowGroups: u32, // fused: workgroups taking rows; the rest take the column sums
 }
 
 override WG: u32 = 128u;
@@ -100,8 +106,7 @@ struct RowId {
   w: u32, // offset of the row's member's weight and bias
 }
 
-fn row_id(wid: vec3u, nwg: vec3u, lid: u32) -> RowId {
-  let group = wid.x + wid.y * nwg.x;
+fn row_id(group: u32, lid: u32) -> RowId {
   let q = group * (WG / TPR) + lid / TPR;
   let lane = lid % TPR;
   if (p.members == 0u) { return RowId(q, lane, lid - lane, q < p.N, 0u); }
@@ -114,7 +119,7 @@ fn row_id(wid: vec3u, nwg: vec3u, lid: u32) -> RowId {
 @compute @workgroup_size(WG)
 fn layernorm_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32) {
-  let r = row_id(wid, nwg, lid);
+  let r = row_id(wid.x + wid.y * nwg.x, lid);
   let C = select(0u, p.C, r.valid);
   let base = r.n * p.C;
   var sum = 0.0;
@@ -135,10 +140,9 @@ fn layernorm_forward(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups)
   }
 }
 
-@compute @workgroup_size(WG)
-fn layernorm_backward_dinp(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
-  @builtin(local_invocation_index) lid: u32) {
-  let r = row_id(wid, nwg, lid);
+// One row's dinp (TPR lanes of workgroup `group`); every invocation calls it (it holds barriers).
+fn backward_dinp(group: u32, lid: u32) {
+  let r = row_id(group, lid);
   let C = select(0u, p.C, r.valid);
   let base = r.n * p.C;
   var m = 0.0;
@@ -157,22 +161,23 @@ fn layernorm_backward_dinp(@builtin(workgroup_id) wid: vec3u, @builtin(num_workg
   for (var c = r.lane; c < C; c += TPR) {
     let norm = (inp[base + c] - m) * s;
     let dnorm = weight[r.w + c] * dout[base + c];
-    dinp[base + c] = dinp[base + c] + (dnorm - means.x - norm * means.y) * s;
+    let d = (dnorm - means.x - norm * means.y) * s;
+    if (p.dinpAccumulate != 0u) { dinp[base + c] = dinp[base + c] + d; } else { dinp[base + c] = d; }
   }
 }
 
-// Stage one. Workgroup (x = column block, y = row chunk of member z); lane cx picks the column, ry the row stride.
-// partial [members, chunks, 2, C].
 @compute @workgroup_size(WG)
-fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+fn layernorm_backward_dinp(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
   @builtin(local_invocation_index) lid: u32) {
+  backward_dinp(wid.x + wid.y * nwg.x, lid);
+}
+
+// Column c = block * CX + lid % CX of rows [n0, n1): sum norm * dout and sum dout over the WG / CX row lanes, the
+// total on the lanes of row stride 0 (ry == 0). Every invocation calls it (it holds barriers unless WG == CX).
+fn column_sums(colBlock: u32, n0: u32, n1: u32, lid: u32) -> vec2f {
   let cx = lid % CX;
   let ry = lid / CX;
-  let c = wid.x * CX + cx;
-  let span = member_rows(wid.z);
-  let n0 = span.x + wid.y * p.chunk;
-  let n1 = min(n0 + p.chunk, span.x + span.y);
-  let k = (wid.z * nwg.y + wid.y) * 2u * p.C;
+  let c = colBlock * CX + cx;
   var acc = vec2f(0.0); // sum norm * dout, sum dout
   if (c < p.C) {
     for (var n = n0 + ry; n < n1; n += WG / CX) {
@@ -180,13 +185,7 @@ fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(num_wor
       acc += vec2f((inp[n * p.C + c] - mean[n]) * rstd[n] * d, d);
     }
   }
-  if (WG == CX) { // one row lane per column (CPU adapters): nothing to combine, and no barrier
-    if (c < p.C) {
-      partial[k + c] = acc.x;
-      partial[k + p.C + c] = acc.y;
-    }
-    return;
-  }
+  if (WG == CX) { return acc; } // one row lane per column (CPU adapters): nothing to combine, and no barrier
   red[lid] = acc;
   workgroupBarrier();
   // the WG / CX row lanes of each column, fan-in FAN per level as in row_sum
@@ -199,9 +198,45 @@ fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(num_wor
     }
     workgroupBarrier();
   }
-  if (ry == 0u && c < p.C) {
-    partial[k + c] = red[cx].x;
-    partial[k + p.C + c] = red[cx].y;
+  return red[cx];
+}
+
+@compute @workgroup_size(WG)
+fn layernorm_backward_fused(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let group = wid.x + wid.y * nwg.x;
+  if (group < p.rowGroups) {
+    backward_dinp(group, lid);
+    return;
+  }
+  let blocks = (p.C + CX - 1u) / CX;
+  let member = (group - p.rowGroups) / blocks;
+  if (member >= max(p.members, 1u)) { return; }
+  let colBlock = (group - p.rowGroups) % blocks;
+  let span = member_rows(member);
+  let sums = column_sums(colBlock, span.x, span.x + span.y, lid);
+  let c = colBlock * CX + lid % CX;
+  if (lid / CX == 0u && c < p.C) {
+    let o = member * p.stride + c;
+    dweight[p.wAt + o] = dweight[p.wAt + o] + sums.x;
+    dweight[p.bAt + o] = dweight[p.bAt + o] + sums.y;
+  }
+}
+
+// Stage one. Workgroup (x = column block, y = row chunk of member z); lane cx picks the column, ry the row stride.
+// partial [members, chunks, 2, C].
+@compute @workgroup_size(WG)
+fn layernorm_backward_params(@builtin(workgroup_id) wid: vec3u, @builtin(num_workgroups) nwg: vec3u,
+  @builtin(local_invocation_index) lid: u32) {
+  let span = member_rows(wid.z);
+  let n0 = span.x + wid.y * p.chunk;
+  let n1 = min(n0 + p.chunk, span.x + span.y);
+  let sums = column_sums(wid.x, n0, n1, lid);
+  let c = wid.x * CX + lid % CX;
+  let k = (wid.z * nwg.y + wid.y) * 2u * p.C;
+  if (lid / CX == 0u && c < p.C) {
+    partial[k + c] = sums.x;
+    partial[k + p.C + c] = sums.y;
   }
 }
 

@@ -4,7 +4,7 @@ import type { KernelContext } from '../runtime';
 import { GpuTensor } from '../tensor';
 import { rowGrid, rowLayout, rowMode, type RowLayout } from './rows';
 
-const FORMAT = 'uuuuuuuuu'; // N, C, chunk, members, maxRows, stride, joint, wAt, bAt
+const FORMAT = 'uuuuuuuuuuu'; // N, C, chunk, members, maxRows, stride, joint, wAt, bAt, dinpAccumulate, rowGroups
 
 /** Stacked members (see the shader): rowStart i32 [K+1] over the rows; stride between members' weight copies. */
 export interface RowMembers {
@@ -19,6 +19,21 @@ function memberFields(k: KernelContext, m: RowMembers | undefined) {
   return m ? { fields: [m.K, m.maxRows, m.stride, ...none], rowStart: m.rowStart }
     : { fields: [0, 0, 0, ...none], rowStart: k.scratch('layernorm.noMembers', 1) };
 }
+
+/** dweight and dbias through one binding spanning both when they are views of one buffer (the model's flat gradients). */
+function spanGrads(dweight: GpuTensor, dbias: GpuTensor): { span: GpuTensor; wAt: number; bAt: number } | null {
+  if (dweight.buffer !== dbias.buffer) return null;
+  const start = Math.min(dweight.byteOffset, dbias.byteOffset);
+  const end = Math.max(dweight.byteOffset + dweight.byteLength, dbias.byteOffset + dbias.byteLength);
+  return { span: new GpuTensor(dweight.buffer, start, (end - start) / 4, 'f32', true), wAt: (dweight.byteOffset - start) / 4, bAt: (dbias.byteOffset - start) / 4 };
+}
+
+/**
+ * Rows at most for the fused backward's column sums on a GPU: one chunk per member, WG / 64 row lanes a column, so
+ * a lane takes up to 256 rows (on a CPU adapter one invocation takes a column's rows, whatever their number).
+ */
+export const FUSED_MAX_ROWS = 512;
+const FUSED_CX = 64;
 
 /**
  * dweight and dbias as params_reduce (and linear_backward) bind them: apart, or, when they overlap in one buffer
@@ -60,26 +75,41 @@ export function layernormForward(k: KernelContext, out: GpuTensor, mean: GpuTens
   const layout = rowLayout(k, C);
   const mf = memberFields(k, members);
   const slots = members ? members.K * members.maxRows : N;
-  k.dispatch(rowKernel('layernorm_forward', layout), FORMAT, [N, C, 0, ...mf.fields],
+  k.dispatch(rowKernel('layernorm_forward', layout), FORMAT, [N, C, 0, ...mf.fields, 1, 0],
     { 1: out, 2: mean, 3: rstd, 4: inp, 5: weight, 6: bias, 12: mf.rowStart }, rowGrid(slots, layout));
 }
 
-/** dinp += ...; dweight += ...; dbias += ... */
+/**
+ * dinp (+)= ...; dweight += ...; dbias += ... (dinpAccumulate false: dinp = ..., so it needs no zeroing; the Backend
+ * op accumulates). One dispatch (layernorm_backward_fused) when dweight and dbias share a buffer and one chunk per
+ * member suffices; else three: dinp, then the column sums in two stages.
+ */
 export function layernormBackward(k: KernelContext, dinp: GpuTensor, dweight: GpuTensor, dbias: GpuTensor, dout: GpuTensor,
-  inp: GpuTensor, weight: GpuTensor, mean: GpuTensor, rstd: GpuTensor, N: number, C: number, members?: RowMembers): void {
+  inp: GpuTensor, weight: GpuTensor, mean: GpuTensor, rstd: GpuTensor, N: number, C: number, members?: RowMembers,
+  dinpAccumulate = true): void {
   const layout = rowLayout(k, C);
   const mf = memberFields(k, members);
   const count = members?.K ?? 1;
   const rows = members?.maxRows ?? N; // each member's chunks cover its rows
-  k.dispatch(rowKernel('layernorm_backward_dinp', layout), FORMAT, [N, C, 0, ...mf.fields],
+  const span = spanGrads(dweight, dbias);
+  if (span && C > 0 && (rowMode(k) === 'single' || rows <= FUSED_MAX_ROWS)) {
+    const rowGroups = Math.ceil((count * rows * layout.TPR) / layout.WG);
+    const groups = rowGroups + count * Math.ceil(C / FUSED_CX);
+    const params = [N, C, 0, ...mf.fields.slice(0, 3), 1, span.wAt, span.bAt, +dinpAccumulate, rowGroups];
+    k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_fused', constants: { ...layout, CX: FUSED_CX } }, FORMAT, params,
+      { 2: mean, 3: rstd, 4: inp, 5: weight, 7: dinp, 8: span.span, 10: dout, 12: mf.rowStart },
+      [Math.min(groups, 65535), Math.ceil(groups / 65535), 1]);
+    return;
+  }
+  k.dispatch(rowKernel('layernorm_backward_dinp', layout), FORMAT, [N, C, 0, ...mf.fields, +dinpAccumulate, 0],
     { 2: mean, 3: rstd, 4: inp, 5: weight, 7: dinp, 10: dout, 12: mf.rowStart }, rowGrid(count * rows, layout));
   if (rows === 0 || C === 0) return;
   const { WG, CX, chunk, chunks, blocks } = paramsLayout(k, rows, C);
   const partial = k.scratch('layernorm_partial', count * chunks * 2 * C);
   k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_params', constants: { WG, CX } }, FORMAT,
-    [N, C, chunk, ...mf.fields], { 2: mean, 3: rstd, 4: inp, 10: dout, 11: partial, 12: mf.rowStart }, [blocks, chunks, count]);
+    [N, C, chunk, ...mf.fields, 1, 0], { 2: mean, 3: rstd, 4: inp, 10: dout, 11: partial, 12: mf.rowStart }, [blocks, chunks, count]);
   const pg = jointGrads(dweight, dbias);
   k.dispatch({ shader: 'layernorm', entry: 'layernorm_backward_params_reduce', constants: { WG: 64 } }, FORMAT,
-    [N, C, chunks, ...mf.fields.slice(0, 3), ...pg.at],
+    [N, C, chunks, ...mf.fields.slice(0, 3), ...pg.at, 1, 0],
     { 8: pg.dweight, 9: pg.dbias ?? k.scratch('layernorm.jointBias', 1), 11: partial }, [Math.ceil(C / 64), count, 1]);
 }
