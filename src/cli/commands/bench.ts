@@ -23,6 +23,7 @@ import { WasmBackend } from '../../simd/wasmBackend';
 import { benchCompare, checkCompareFlags, DEFAULT_PYTHONS, formatCompare, TORCH_SCRIPT, type CompareOptions } from './benchCompare';
 import { benchEngines, formatEngines, parseEngineList } from './benchEngines';
 import { benchPopulation, formatPopulation } from './benchPopulation';
+import { formatOfLimit, measureLimit, type Limit } from './benchLimit';
 
 export const benchFlags: FlagSpec = {
   backend: { kind: 'string', help: 'cpu | wasm | webgpu (default: all three; cpu is the reference, wasm the WebAssembly SIMD engine); with --compare a list, e.g. cpu,wasm: the engines side by side' },
@@ -44,7 +45,7 @@ interface Case {
   setup: (b: Backend) => { run: () => void; done?: () => Promise<unknown> };
 }
 
-interface Row { kernel: string; size: string; ms: Record<string, number>; gflops?: Record<string, number>; gbs?: Record<string, number>; perRun?: Record<string, number> }
+export interface Row { kernel: string; size: string; ms: Record<string, number>; gflops?: Record<string, number>; gbs?: Record<string, number>; perRun?: Record<string, number> }
 
 type Counted = Backend & { counters?: Record<string, number> };
 
@@ -204,6 +205,8 @@ export async function bench(argv: string[]): Promise<unknown> {
     else log(`notice: no WebGPU adapter (${reason}); benchmarking the CPU engines only`);
   }
   const quick = flags.quick === true;
+  // the 128-bit limit of this core, measured first (each CPU engine's kernels run on one thread here)
+  const limit = backends.some((b) => b.name !== 'webgpu') ? measureLimit(undefined, quick ? 500_000 : 2_000_000, quick ? 4 : 8) : null;
   const rows: Row[] = [];
   for (const c of cases(quick)) {
     const row: Row = { kernel: c.name, size: c.size, ms: {} };
@@ -223,10 +226,15 @@ export async function bench(argv: string[]): Promise<unknown> {
     rl[b.name] = await rlStep(b, quick);
   }
   const device = backends.map((b) => `${b.name}${'adapterInfo' in b ? ` (${(b as { adapterInfo: string }).adapterInfo})` : ''}`);
-  const result = { backends: device, rows, rlStep: rl };
+  const result = { backends: device, rows, rlStep: rl, limit };
   for (const b of backends) b.destroy();
   if (flags.json) return result;
-  printTable(rows, backends.map((b) => b.name));
+  if (limit) {
+    process.stdout.write(`128-bit limit of this core: ${limit.gflops.toFixed(1)} GFLOP/s, measured (the best of ${limit.runs} runs of ` +
+      `${(limit.flopPerRun / 1e6).toFixed(0)} MFLOP: ${limit.flopPerIter / 8} independent f32x4 chains of a multiply then an add, shaders/simd/peak.ts); ` +
+      `"% of limit": a CPU kernel's GFLOP/s over it (one thread)\n\n`);
+  }
+  printTable(rows, backends.map((b) => b.name), limit);
   for (const [name, r] of Object.entries(rl)) {
     const ph = Object.entries(r.phases).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ');
     process.stdout.write(`\n${name}: RL step (relay-silence ${r.size}) ${r.ms.toFixed(0)} ms = ${r.stepsPerSec.toFixed(3)} steps/s; phases: ${ph} (eval of ${r.evalEpisodes})` +
@@ -236,14 +244,18 @@ export async function bench(argv: string[]): Promise<unknown> {
   return undefined;
 }
 
-function printTable(rows: Row[], names: string[]): void {
+/** The per-kernel table; with a limit, each CPU engine's GFLOP/s as a percentage of it (webgpu: none). */
+export function printTable(rows: Row[], names: string[], limit: Limit | null = null): void {
   // the reference's time over each other backend's: how much faster than the reference
   const others = names.includes('cpu') ? names.filter((n) => n !== 'cpu') : [];
-  const head = ['kernel', 'size', ...names.map((n) => `${n} ms`), ...names.map((n) => `${n} GFLOP/s|GB/s`), ...others.map((n) => `cpu/${n}`)];
+  const cpus = limit ? names.filter((n) => n !== 'webgpu') : [];
+  const head = ['kernel', 'size', ...names.map((n) => `${n} ms`), ...names.map((n) => `${n} GFLOP/s|GB/s`), ...cpus.map((n) => `${n} % of limit`),
+    ...others.map((n) => `cpu/${n}`)];
   const body = rows.map((r) => [
     r.kernel, r.size,
     ...names.map((n) => r.ms[n].toFixed(3)),
     ...names.map((n) => (r.gflops ? `${r.gflops[n].toFixed(2)} GFLOP/s` : r.gbs ? `${r.gbs[n].toFixed(2)} GB/s` : '-')),
+    ...cpus.map((n) => formatOfLimit(r.gflops?.[n], limit!.gflops)),
     ...others.map((n) => `${(r.ms.cpu / r.ms[n]).toFixed(2)}x`),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
