@@ -2,6 +2,7 @@
 //   sumsq_partial: partials[w] = sum of x^2 over workgroup w's grid-stride slice    (=)
 //   sumsq_final:   sums[0] = sum of partials (one workgroup; deterministic order)    (=)
 //   clip_scale:    scale[0] = maxNorm > 0 ? min(1, maxNorm / (sqrt(sums[0]) + 1e-6)) : 1  (=)
+//   adamw_clip_update: clip_scale and adamw_update in one dispatch (the scale computed per invocation)
 //   adamw_update:  g = grads * scale[0]; m, v moments; params -= lr * (mhat / (sqrt(vhat) + eps)
 //                  + weightDecay * decayMask * params)                                (in place)
 // The scale stays on the device so clipping needs no readback.
@@ -77,29 +78,25 @@ fn sumsq_final(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) 
   if (lid.x == 0u) { sums[wid.x] = red[0]; }
 }
 
-@compute @workgroup_size(1)
-fn clip_scale(@builtin(workgroup_id) wid: vec3u) {
-  let m = wid.x;
-  // The divergence guard: a NaN or Inf norm (exponent bits all ones) gives -1, and adamw_update skips.
-  if ((bitcast<u32>(sums[m]) & 0x7f800000u) == 0x7f800000u) {
-    scale[m] = -1.0;
-  } else if (p.maxNorm > 0.0) {
-    scale[m] = min(1.0, p.maxNorm / (sqrt(sums[m]) + 1e-6));
-  } else {
-    scale[m] = 1.0;
-  }
+// The clip scale of member m from its norm^2: the divergence guard, a NaN or Inf norm (exponent bits all
+// ones), gives -1 (adamw skips the member); maxNorm 0 turns clipping off.
+fn clip_of(normSq: f32) -> f32 {
+  if ((bitcast<u32>(normSq) & 0x7f800000u) == 0x7f800000u) { return -1.0; }
+  if (p.maxNorm > 0.0) { return min(1.0, p.maxNorm / (sqrt(normSq) + 1e-6)); }
+  return 1.0;
 }
 
-@compute @workgroup_size(WG)
-fn adamw_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let flat_i = flat(gid, nwg);
-  let mem = flat_i / max(p.n, 1u); // the member
-  if (mem >= max(p.members, 1u) || scale[mem] < 0.0) { return; }
-  let j = flat_i % max(p.n, 1u); // index in the segment (decayMask is shared)
+@compute @workgroup_size(1)
+fn clip_scale(@builtin(workgroup_id) wid: vec3u) {
+  scale[wid.x] = clip_of(sums[wid.x]);
+}
+
+// Element j of member mem's segment with clip scale s (skipped by the caller when s < 0).
+fn adamw_element(mem: u32, j: u32, s: f32) {
   let i = mem * p.stride + j;
   var rate = p.lr;
   if (p.members != 0u) { rate = lr[mem]; }
-  let g = grads[i] * scale[mem];
+  let g = grads[i] * s;
   let mi = p.beta1 * m[i] + (1.0 - p.beta1) * g;
   let vi = p.beta2 * v[i] + (1.0 - p.beta2) * g * g;
   m[i] = mi;
@@ -108,4 +105,26 @@ fn adamw_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgrou
   let vhat = vi / p.biasCorrection2;
   let w = params[i];
   params[i] = w - rate * (mhat / (sqrt(vhat) + p.eps) + p.weightDecay * decayMask[j] * w);
+}
+
+@compute @workgroup_size(WG)
+fn adamw_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let flat_i = flat(gid, nwg);
+  let mem = flat_i / max(p.n, 1u); // the member
+  if (mem >= max(p.members, 1u) || scale[mem] < 0.0) { return; }
+  adamw_element(mem, flat_i % max(p.n, 1u), scale[mem]); // j: the index in the segment (decayMask is shared)
+}
+
+// clip_scale and adamw_update in one dispatch: each invocation computes its member's scale from sums (the
+// norms^2) itself; the first element of each segment writes it to scale, which no invocation reads.
+@compute @workgroup_size(WG)
+fn adamw_clip_update(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let flat_i = flat(gid, nwg);
+  let mem = flat_i / max(p.n, 1u);
+  if (mem >= max(p.members, 1u)) { return; }
+  let j = flat_i % max(p.n, 1u);
+  let s = clip_of(sums[mem]);
+  if (j == 0u) { scale[mem] = s; }
+  if (s < 0.0) { return; }
+  adamw_element(mem, j, s);
 }

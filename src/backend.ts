@@ -259,6 +259,9 @@ export interface Backend {
    * decayMask [n] is shared (it follows the shape).
    */
   adamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, n: number, hp: AdamWParams, members?: MemberOptim): void;
+  /** clipScale(scale, normSq, maxNorm) then adamw with that scale: the same numbers as the two ops (one dispatch on WebGPU). */
+  clipAdamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, normSq: Tensor, maxNorm: number, n: number,
+    hp: AdamWParams, members?: MemberOptim): void;
 
   // ---- sampling (docs/rl.md section 1): one token per sequence, appended on the device ----
   /**

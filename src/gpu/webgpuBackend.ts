@@ -295,6 +295,13 @@ export class WebGpuBackend implements Backend {
       om && members ? { ...om, lr: asGpu(members.lr) } : undefined);
   }
 
+  clipAdamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, normSq: Tensor, maxNorm: number, n: number,
+    hp: AdamWParams, members?: MemberOptim): void {
+    const om = optimMembers(members, n);
+    adamwK.clipAdamw(this.rt, asGpu(params), asGpu(grads), asGpu(m), asGpu(v), asGpu(decayMask), asGpu(scale), asGpu(normSq), maxNorm, n, hp,
+      om && members ? { ...om, lr: asGpu(members.lr) } : undefined);
+  }
+
   // ---- RL objective ----
 
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,

@@ -57,8 +57,7 @@ export class AdamW {
   apply(): void {
     const b = this.backend, c = this.config, members = this.members();
     this.step++;
-    b.clipScale(this.scale, this.normSq, c.gradClip, members);
-    b.adamw(this.model.params, this.model.grads, this.m, this.v, this.model.decayMask, this.scale, this.model.numParams,
+    b.clipAdamw(this.model.params, this.model.grads, this.m, this.v, this.model.decayMask, this.scale, this.normSq, c.gradClip, this.model.numParams,
       { lr: c.lr, beta1: c.beta1, beta2: c.beta2, eps: c.eps, weightDecay: c.weightDecay, step: this.step }, members);
   }
 

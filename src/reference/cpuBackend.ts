@@ -172,6 +172,12 @@ export class CpuBackend implements Backend {
     opt.adamw(f(params), f(grads), f(m), f(v), f(decayMask), f(scale), n, hp);
   }
 
+  clipAdamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, normSq: Tensor, maxNorm: number, n: number,
+    hp: AdamWParams, members?: MemberOptim): void {
+    this.clipScale(scale, normSq, maxNorm, members);
+    this.adamw(params, grads, m, v, decayMask, scale, n, hp, members);
+  }
+
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,
     B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: Tensor): void {
     smp.sample(i32(tokens), f(logp), i32(pos), i32(done), i32(limit), f(logits), B, T, V, temperature, eos, seed, counter, logitsT,

@@ -289,6 +289,12 @@ export class WasmBackend implements Backend {
       this.k.adamw(p + at, g + at, mp + at, vp + at, mask, n, ...hyper);
     }
   }
+  /** The reference's composition: the clip scale on the host, then the threaded AdamW. */
+  clipAdamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, normSq: Tensor, maxNorm: number, n: number,
+    hp: AdamWParams, members?: MemberOptim): void {
+    this.clipScale(scale, normSq, maxNorm, members);
+    this.adamw(params, grads, m, v, decayMask, scale, n, hp, members);
+  }
   embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
     this.embed(out, tokens, wte, wpe, null, null, N, T, C, members);
   }

@@ -1,6 +1,6 @@
 // Parity of the optimizer kernels (shaders/adamw.wgsl) with the f32 CPU reference.
 // Kernel: shaders/adamw.wgsl; CPU twin: src/reference/optim.ts.
-import { describe, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { noGpu, theGpu } from './device';
 import { parity } from './parity';
 import { Rng } from './random';
@@ -36,5 +36,25 @@ describe.skipIf(noGpu)('WebGPU optimizer kernels vs CPU reference', () => {
           { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, step });
       }
     }, ['params', 'm', 'v', 'scale']);
+  });
+
+  it('clipAdamw (the clip scale and AdamW in one dispatch): clipped, unclipped, clipping off, a non-finite norm (nothing moves, scale -1)', async () => {
+    const n = 700;
+    for (const [gradScale, maxNorm] of [[1, 5], [0.01, 5], [1, 0], [Infinity, 1]]) {
+      const r = new Rng(11);
+      const grads = r.normal(n).map((g) => g * gradScale);
+      if (!Number.isFinite(gradScale)) grads[3] = 1; // one finite element among infinities: the norm is Inf all the same
+      const got = await parity(theGpu(), {
+        params: r.normal(n), grads, m: r.normal(n, 0.1), v: r.uniformIn(n, 0, 0.01),
+        decayMask: r.mask(n, 0.5), normSq: Float32Array.of(0), scale: Float32Array.of(7),
+      }, (b, t) => {
+        b.sumSquares(t.normSq, t.grads, n);
+        for (const step of [1, 2]) {
+          b.clipAdamw(t.params, t.grads, t.m, t.v, t.decayMask, t.scale, t.normSq, maxNorm, n,
+            { lr: 1e-2, beta1: 0.9, beta2: 0.999, eps: 1e-8, weightDecay: 0.1, step });
+        }
+      }, ['params', 'm', 'v', 'scale']);
+      if (!Number.isFinite(gradScale)) expect(got.scale[0]).toBe(-1);
+    }
   });
 });

@@ -243,6 +243,7 @@ export function memberCases(counts = COUNTS, seqs = SEQS): MemberCase[] {
       run: (b, t, B, m) => b.embeddingLast(t.out, t.tokens, t.pos, t.wte, t.wpe, B, TL, C, m),
     },
     optimizerCase(counts.length, 150, counts.map((_, k) => [1, 0.05, 1e9][k % 3])), // unclipped, clipped, clipped hard
+    optimizerCase(counts.length, 150, counts.map((_, k) => [0.05, Infinity, 1][k % 3]), 1, true), // the fused op; a member's guard
   ];
 }
 
@@ -250,10 +251,10 @@ export function memberCases(counts = COUNTS, seqs = SEQS): MemberCase[] {
  * sumSquares, clipScale and AdamW per member over segments of n. gradScales: each member's gradient
  * scale (a member clipped, one not, ...); Infinity makes that member's norm non-finite (the guard).
  */
-export function optimizerCase(K: number, n: number, gradScales: number[], maxNorm = 1): MemberCase {
+export function optimizerCase(K: number, n: number, gradScales: number[], maxNorm = 1, fused = false): MemberCase {
   const stack = (m: Members | undefined): MemberStack | undefined => m && { K: m.K, paramStride: m.paramStride };
   return {
-    name: `sumSquares, clipScale, adamw per member (gradient scales ${gradScales.join(', ')})`,
+    name: `sumSquares, ${fused ? 'clipAdamw' : 'clipScale, adamw'} per member (gradient scales ${gradScales.join(', ')})`,
     counts: new Array<number>(K).fill(0),
     arrays: {
       // each its own flat vector (separate buffers, as a model's params, grads and moments are)
@@ -272,9 +273,10 @@ export function optimizerCase(K: number, n: number, gradScales: number[], maxNor
     },
     run: (b, t, _N, m, k, host) => {
       b.sumSquares(t.normSq, t.grads, n, stack(m));
+      const lr = m ? 0 : (host.lr as Float32Array)[k!], om = m && { K: m.K, paramStride: m.paramStride, lr: t.lr };
+      if (fused) return b.clipAdamw(t.params, t.grads, t.mom, t.vel, t.decayMask, t.scale, t.normSq, maxNorm, n, { ...HP, lr }, om);
       b.clipScale(t.scale, t.normSq, maxNorm, stack(m));
-      const lr = m ? 0 : (host.lr as Float32Array)[k!];
-      b.adamw(t.params, t.grads, t.mom, t.vel, t.decayMask, t.scale, n, { ...HP, lr }, m && { K: m.K, paramStride: m.paramStride, lr: t.lr });
+      b.adamw(t.params, t.grads, t.mom, t.vel, t.decayMask, t.scale, n, { ...HP, lr }, om);
     },
   };
 }

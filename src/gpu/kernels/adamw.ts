@@ -40,6 +40,14 @@ export function clipScale(k: KernelContext, scale: GpuTensor, normSq: GpuTensor,
   k.dispatch(fixed('clip_scale'), FORMAT, params(0, 0, maxNorm, undefined, members), { 6: scale, 7: normSq }, [members?.K ?? 1, 1, 1]);
 }
 
+/** clipScale then adamw in one dispatch: each invocation takes its member's scale from normSq; the segment's first writes scale[k]. */
+export function clipAdamw(k: KernelContext, paramsT: GpuTensor, grads: GpuTensor, m: GpuTensor, v: GpuTensor, decayMask: GpuTensor,
+  scale: GpuTensor, normSq: GpuTensor, maxNorm: number, n: number, hp: AdamWParams, members?: OptimMembers & { lr: GpuTensor }): void {
+  const lr = members?.lr ?? k.scratch('adamw.noMembers', 1);
+  k.dispatch(kernel('adamw_clip_update'), FORMAT, params(n, 0, maxNorm, hp, members),
+    { 1: paramsT, 2: grads, 3: m, 4: v, 5: decayMask, 6: scale, 7: normSq, 10: lr }, grid1D((members?.K ?? 1) * n, WG));
+}
+
 /** members: each member's segment with its scale[k] and lr[k] (f32 [K]). */
 export function adamw(k: KernelContext, paramsT: GpuTensor, grads: GpuTensor, m: GpuTensor, v: GpuTensor, decayMask: GpuTensor,
   scale: GpuTensor, n: number, hp: AdamWParams, members?: OptimMembers & { lr: GpuTensor }): void {

@@ -25,7 +25,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   const rows = rowLayouts(mode);
 
   add('adamw', ['sumsq_partial', 'sumsq_final', 'clip_scale']);
-  add('adamw', ['adamw_update'], { WG: 256 });
+  add('adamw', ['adamw_update', 'adamw_clip_update'], { WG: 256 });
 
   if (mode === 'lanes') {
     for (const { WG, TPR } of rows) add('attention', ['attention_backward_dpreatt'], { WG, TPR });
