@@ -22,7 +22,7 @@
 // run over members x maxRows row slots (slot q: member q / maxRows, its row q % maxRows; slots past a
 // member's rows are idle), weight and bias at member * stride; the column sums take grid z (stage one)
 // and y (stage two) as the member, chunks over its own rows. One dispatch each, whatever the members.
-// CPU twin: src/reference/nn.ts; test: test/gpu/nn.test.ts.
+// CPU twin: src/reference/nn.ts; tests: test/gpu/nn.test.ts, test/gpu/layernormFused.test.ts
 
 struct Params {
   N: u32,

@@ -12,7 +12,8 @@
 // and dbias views overlap in one buffer (writable bindings may not), both go through dweight's binding (joint).
 // Kept apart from matmul.wgsl: together with its forward's bias, residual and GELU bindings an entry point would
 // bind more than the 8 storage buffers a stage that WebGPU's default limits allow; this one binds exactly 8.
-// CPU twin: src/reference/nn.ts matmulBackward (the three products apart); test: test/gpu/linearBackward.test.ts.
+// Its twin is matmulBackward of the reference, the three products apart.
+// CPU twin: src/reference/nn.ts; test: test/gpu/linearBackward.test.ts
 
 struct Params {
   N: u32, // rows (with members: each member's at most, maxRows)

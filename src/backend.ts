@@ -192,7 +192,9 @@ export interface Backend {
 
   // ---- LayerNorm over the last dim C, eps 1e-5, biased variance; saves mean and rstd [N] ----
   layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, bias: Tensor, N: number, C: number, members?: Members): void;
-  layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number, members?: Members): void;
+  /** dinpOverwrite: dinp[0, N*C) = its gradient, the old values unread (as zeroing it first): a caller need not zero it. */
+  layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number, members?: Members,
+    dinpOverwrite?: boolean): void;
 
   // ---- Linear: out[N,OC] = inp[N,IC] @ weight[OC,IC]^T + bias[OC] (bias may be null) ----
   matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void;
@@ -200,8 +202,12 @@ export interface Backend {
   matmulResidualForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number, members?: Members): void;
   /** pre = inp @ weight^T + bias; out = gelu(pre): the MLP's first Linear and its GELU, fused (pre is kept for the backward). */
   matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void;
-  /** dinp += dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout). dbias may be null. */
-  matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor, N: number, IC: number, OC: number, members?: Members): void;
+  /**
+   * dinp += dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout). dbias may be null.
+   * dinpOverwrite: dinp[0, N*IC) = dout @ weight, the old values unread (as zeroing it first): a caller need not zero it.
+   */
+  matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor, N: number, IC: number, OC: number, members?: Members,
+    dinpOverwrite?: boolean): void;
 
   // ---- causal multi-head attention. qkv [B,T,3C] (q,k,v in that order), out [B,T,C], att [B,NH,T,T] softmax probs ----
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void;

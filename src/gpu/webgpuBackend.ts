@@ -197,9 +197,9 @@ export class WebGpuBackend implements Backend {
   }
 
   layernormBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor, dout: Tensor, inp: Tensor, weight: Tensor, mean: Tensor, rstd: Tensor,
-    N: number, C: number, members?: Members): void {
+    N: number, C: number, members?: Members, dinpOverwrite = false): void {
     layernormK.layernormBackward(this.rt, asGpu(dinp), asGpu(dweight), asGpu(dbias), asGpu(dout), asGpu(inp), asGpu(weight),
-      asGpu(mean), asGpu(rstd), N, C, rowMembers(members, N, weight, dweight, dbias));
+      asGpu(mean), asGpu(rstd), N, C, rowMembers(members, N, weight, dweight, dbias), !dinpOverwrite);
   }
 
   matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {
@@ -220,10 +220,10 @@ export class WebGpuBackend implements Backend {
   }
 
   matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor,
-    N: number, IC: number, OC: number, members?: Members): void {
+    N: number, IC: number, OC: number, members?: Members, dinpOverwrite = false): void {
     if (members) sameStride(members, [weight, dweight]); // dweight is written at the weight's stride
     matmulK.matmulBackward(this.rt, asGpu(dinp), asGpu(dweight), dbias ? asGpu(dbias) : null, asGpu(dout), asGpu(inp), asGpu(weight),
-      N, IC, OC, linearMembers(members, N, weight, dbias));
+      N, IC, OC, linearMembers(members, N, weight, dbias), !dinpOverwrite);
   }
 
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {

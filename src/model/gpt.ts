@@ -34,7 +34,7 @@ interface Acts {
   layers: LayerActs[];
   lnf: Tensor; lnfMean: Tensor; lnfRstd: Tensor;
   logits: Tensor; // (BT, V)
-  // gradient scratch, zeroed before each use because backward ops accumulate
+  // gradient scratch: zeroed before an op that accumulates into it, or overwritten by the one op that fills it
   dlogits: Tensor; dresidual: Tensor; dlnf: Tensor; dbt3c: Tensor; dbt4c: Tensor; dbt4c2: Tensor; dbtc: Tensor; dpreatt: Tensor;
 }
 
@@ -278,30 +278,26 @@ export class GPT {
     if (!a) throw new Error('backward() before forward()');
     const b = this.backend, p = this.p, g = this.g, { nHead: NH, nEmbd: C, vocabSize: V } = this.config, { B, T, members: m } = a, BT = B * T;
     const L = this.config.nLayer;
-    b.zero(a.dlnf);
-    b.matmulBackward(a.dlnf, g.wte, null, a.dlogits, a.lnf, p.wte, BT, C, V, m);
-    b.zero(a.dresidual);
+    // a scratch gradient that one op fills is overwritten by it (dinpOverwrite), not zeroed first and accumulated into
+    const fill = true;
+    b.matmulBackward(a.dlnf, g.wte, null, a.dlogits, a.lnf, p.wte, BT, C, V, m, fill);
     const lastResidual = L > 0 ? a.layers[L - 1].residual3 : a.encoded;
-    b.layernormBackward(a.dresidual, g.lnfw, g.lnfb, a.dlnf, lastResidual, p.lnfw, a.lnfMean, a.lnfRstd, BT, C, m);
+    b.layernormBackward(a.dresidual, g.lnfw, g.lnfb, a.dlnf, lastResidual, p.lnfw, a.lnfMean, a.lnfRstd, BT, C, m, fill);
     // dresidual carries d(loss)/d(residual stream) down through the layers
     for (let l = L - 1; l >= 0; l--) {
       const lp = p.layers[l], lg = g.layers[l], la = a.layers[l];
       const residual = l === 0 ? a.encoded : a.layers[l - 1].residual3;
       // MLP branch: residual3 = residual2 + fcproj
-      b.zero(a.dbt4c);
-      b.matmulBackward(a.dbt4c, lg.fcprojw, lg.fcprojb, a.dresidual, la.fchGelu, lp.fcprojw, BT, 4 * C, C, m);
+      b.matmulBackward(a.dbt4c, lg.fcprojw, lg.fcprojb, a.dresidual, la.fchGelu, lp.fcprojw, BT, 4 * C, C, m, fill);
       b.zero(a.dbt4c2);
       b.geluBackward(a.dbt4c2, la.fch, a.dbt4c, BT * 4 * C);
-      b.zero(a.dbtc);
-      b.matmulBackward(a.dbtc, lg.fcw, lg.fcb, a.dbt4c2, la.ln2, lp.fcw, BT, C, 4 * C, m);
+      b.matmulBackward(a.dbtc, lg.fcw, lg.fcb, a.dbt4c2, la.ln2, lp.fcw, BT, C, 4 * C, m, fill);
       b.layernormBackward(a.dresidual, lg.ln2w, lg.ln2b, a.dbtc, la.residual2, lp.ln2w, la.ln2Mean, la.ln2Rstd, BT, C, m);
       // attention branch: residual2 = residual + attproj
-      b.zero(a.dbtc);
-      b.matmulBackward(a.dbtc, lg.attprojw, lg.attprojb, a.dresidual, la.atty, lp.attprojw, BT, C, C, m);
+      b.matmulBackward(a.dbtc, lg.attprojw, lg.attprojb, a.dresidual, la.atty, lp.attprojw, BT, C, C, m, fill);
       b.zero(a.dbt3c);
       b.attentionBackward(a.dbt3c, a.dpreatt, a.dbtc, la.qkv, la.att, B, T, C, NH);
-      b.zero(a.dbtc);
-      b.matmulBackward(a.dbtc, lg.qkvw, lg.qkvb, a.dbt3c, la.ln1, lp.qkvw, BT, C, 3 * C, m);
+      b.matmulBackward(a.dbtc, lg.qkvw, lg.qkvb, a.dbt3c, la.ln1, lp.qkvw, BT, C, 3 * C, m, fill);
       b.layernormBackward(a.dresidual, lg.ln1w, lg.ln1b, a.dbtc, residual, lp.ln1w, la.ln1Mean, la.ln1Rstd, BT, C, m);
     }
     b.embeddingBackward(g.wte, g.wpe, a.dresidual, a.tokens, BT, T, C, V, m);

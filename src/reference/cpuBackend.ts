@@ -86,7 +86,8 @@ export class CpuBackend implements Backend {
     nn.layernormForward(f(out), f(mean), f(rstd), f(inp), f(w), f(b), N, C);
   }
   layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
-    members?: Members): void {
+    members?: Members, dinpOverwrite = false): void {
+    if (dinpOverwrite) f(dinp).fill(0, 0, N * C); // the twin of the kernels' overwrite: zero, then the accumulating op
     if (members) {
       return mem.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), rowsOf(members, N), C,
         sameStride(members, w, dw, db));
@@ -112,7 +113,8 @@ export class CpuBackend implements Backend {
     mem.matmulForward(f(out), f(inp), f(w), bias ? f(bias) : null, rowsOf(m, N), IC, OC, memberStride(w, m), bias ? memberStride(bias, m) : 0);
   }
   matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number,
-    members?: Members): void {
+    members?: Members, dinpOverwrite = false): void {
+    if (dinpOverwrite) f(dinp).fill(0, 0, N * IC); // the twin of the kernels' overwrite: zero, then the accumulating op
     if (members) {
       return mem.matmulBackward(f(dinp), f(dw), dbias ? f(dbias) : null, f(dout), f(inp), f(w), rowsOf(members, N), IC, OC,
         sameStride(members, w, dw), dbias ? memberStride(dbias, members) : 0);

@@ -2,7 +2,7 @@
 // outputs first, then inputs, then sizes. Forward ops overwrite (=) their
 // outputs; backward ops accumulate (+=) into gradients. Arrays are f32 or f64
 // (f64 for finite-difference tests); the math is the same.
-// Kernel twins: shaders/decode.wgsl, shaders/embedding.wgsl, shaders/gelu.wgsl, shaders/layernorm.wgsl, shaders/residual.wgsl; tests: test/gpu/decode.test.ts, test/gpu/nn.test.ts.
+// Kernel twins: shaders/decode.wgsl, shaders/embedding.wgsl, shaders/gelu.wgsl, shaders/layernorm.wgsl, shaders/linear_backward.wgsl, shaders/residual.wgsl; tests: test/gpu/decode.test.ts, test/gpu/nn.test.ts, test/gpu/linearBackward.test.ts.
 
 import { attentionBackward as attnBackward, attentionDecode as attnDecode, attentionForward as attnForward } from './attention';
 import { colSum, gemmDinp, gemmDweight, gemmNT, iota, nonzeroRows } from './gemm';

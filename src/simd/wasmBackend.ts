@@ -183,7 +183,8 @@ export class WasmBackend implements Backend {
     }
   }
   matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number,
-    members?: Members): void {
+    members?: Members, dinpOverwrite = false): void {
+    if (dinpOverwrite) this.own(dinp).data.fill(0, 0, N * IC); // zero, then accumulate (the reference's composition)
     const m = members, K = m ? m.K : 1, ws = m ? memberStride(w, m) : 0, bs = m && dbias ? memberStride(dbias, m) : 0;
     if (m) {
       checkMemberRows(m, N);
@@ -219,7 +220,8 @@ export class WasmBackend implements Backend {
     }
   }
   layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
-    members?: Members): void {
+    members?: Members, dinpOverwrite = false): void {
+    if (dinpOverwrite) this.own(dinp).data.fill(0, 0, N * C); // zero, then accumulate (the reference's composition)
     const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, dw, db) : 0;
     if (m) checkMemberRows(m, N);
     const acc = this.scratch(Math.max(1, 2 * C)); // before any view: growth would detach them

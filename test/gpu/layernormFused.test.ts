@@ -1,7 +1,7 @@
 // LayerNorm's backward in one dispatch (shaders/layernorm.wgsl layernorm_backward_fused: dinp and the column sums
 // straight into dweight, dbias), taken when the two gradients are views of one buffer (the model's flat gradients):
 // in both row layouts, C = 1 .. 257, dinp accumulated and overwritten, over stacked members whose gradient views
-// overlap; against the f32 CPU reference (the twin: the unfused op, dinp zeroed first for the overwrite).
+// overlap; against the f32 CPU reference src/reference/nn.ts (the twin: the unfused op, dinp zeroed first for the overwrite).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memberRows, type Backend, type Members, type Tensor } from '../../src/backend';
 import { FUSED_MAX_ROWS, layernormBackward } from '../../src/gpu/kernels/layernorm';

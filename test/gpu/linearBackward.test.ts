@@ -103,16 +103,21 @@ describe.skipIf(noGpu)('WebGPU linear_backward (dinp, dweight, dbias in one disp
     expect(gpu.takeErrors(), 'WebGPU errors').toEqual([]);
   });
 
-  it('the Backend op at the CPU adapter\'s plan and a GPU\'s (split) plan against the CPU reference', async () => {
+  it('the Backend ops (+= and dinpOverwrite; a layernorm backward overwriting too) at the CPU adapter\'s plan and a GPU\'s against the CPU reference', async () => {
     for (const groups of [1, 256]) {
       forceMatmulTarget(groups);
       const [N, IC, OC] = [300, 64, 192]; // a c_attn backward: at 256 groups dweight splits its 300 rows
       const r = new Rng(groups);
       await parity(theGpu(), {
         inp: r.normal(N * IC), weight: r.normal(OC * IC), dout: r.normal(N * OC), dinp: r.normal(N * IC),
-        dweight: r.normal(OC * IC), dbias: r.normal(OC),
-      }, (b, t) => b.matmulBackward(t.dinp, t.dweight, t.dbias, t.dout, t.inp, t.weight, N, IC, OC),
-      ['dinp', 'dweight', 'dbias'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) });
+        dweight: r.normal(OC * IC), dbias: r.normal(OC), dinp2: r.normal(N * IC), dln: r.normal(N * IC),
+        lng: r.normal(IC), lng2: r.normal(IC), mean: r.normal(N), rstd: r.normal(N),
+      }, (b, t) => {
+        b.matmulBackward(t.dinp, t.dweight, t.dbias, t.dout, t.inp, t.weight, N, IC, OC);
+        // dinpOverwrite: the reference zeroes dinp and accumulates (the twin), the kernel writes dinp =
+        b.matmulBackward(t.dinp2, t.dweight, t.dbias, t.dout, t.inp, t.weight, N, IC, OC, undefined, true);
+        b.layernormBackward(t.dln, t.lng, t.lng2, t.dinp2, t.inp, t.weight, t.mean, t.rstd, N, IC, undefined, true);
+      }, ['dinp', 'dinp2', 'dweight', 'dbias', 'dln', 'lng', 'lng2'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) });
     }
   });
 });
