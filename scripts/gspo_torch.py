@@ -16,11 +16,23 @@ LN_EPS = 1e-5
 def blas_library():
     """The BLAS shared objects this process loaded (Linux: /proc/self/maps). Debian's torch calls whatever
     libblas.so.3 points to, and its default (Netlib's reference BLAS) is tens of times slower than OpenBLAS."""
+    own = ""
+    try:
+        import re
+        import torch
+        m = re.search(r"BLAS_INFO=([^,\s]+)", torch.__config__.show())
+        # a PyPI wheel links MKL into torch itself: the shared objects below (numpy's OpenBLAS) are not what its matmuls run
+        if m and m.group(1) == "mkl":
+            own = "torch's own MKL (BLAS_INFO=mkl, linked in; the matmuls run there)"
+    except Exception:
+        pass
     try:
         with open("/proc/self/maps") as f:
             libs = sorted({line.split()[-1] for line in f if "blas" in line.rsplit("/", 1)[-1].lower()})
     except OSError:
-        return "unknown (no /proc/self/maps)"
+        return own or "unknown (no /proc/self/maps)"
+    if own:
+        return own + (f"; also loaded: {', '.join(libs)}" if libs else "")
     return ", ".join(libs) if libs else "none loaded (torch's own or MKL's kernels)"
 
 

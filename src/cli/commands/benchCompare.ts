@@ -272,7 +272,9 @@ export async function measureEngine(b: Counted, quick: boolean): Promise<Compare
   }
   const base = cases[0], grown = cases[1];
   const batchRatio = { stepTime: grown.ms / base.ms, gflops: grown.gflops / base.gflops, of: `P${grown.P} G${grown.G} / P${base.P} G${base.G}` };
-  return { backend: b.name, device: b.adapterInfo ?? b.name, floor, cases, batchRatio };
+  // a CPU engine's line says its threads: PyTorch's are on its own line, and the two may differ (GSPO_THREADS without --threads)
+  const threads = (b as { threads?: number }).threads;
+  return { backend: b.name, device: b.adapterInfo ?? (threads !== undefined ? `${b.name}, ${threads} thread${threads === 1 ? '' : 's'}` : b.name), floor, cases, batchRatio };
 }
 
 /** PyTorch's time for each case at the case's shapes; `ratio` is the case's ms over PyTorch's. */
