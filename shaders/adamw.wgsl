@@ -1,6 +1,7 @@
 // Optimizer kernels over the flat parameter vector.
 //   sumsq_partial: partials[w] = sum of x^2 over workgroup w's grid-stride slice    (=)
 //   sumsq_final:   sums[0] = sum of partials (one workgroup; deterministic order)    (=)
+//   sumsq_single:  sums[0] = sum of x^2 by one workgroup (vectors up to SINGLE_MAX: one dispatch)
 //   clip_scale:    scale[0] = maxNorm > 0 ? min(1, maxNorm / (sqrt(sums[0]) + 1e-6)) : 1  (=)
 //   adamw_clip_update: clip_scale and adamw_update in one dispatch (the scale computed per invocation)
 //   adamw_update:  g = grads * scale[0]; m, v moments; params -= lr * (mhat / (sqrt(vhat) + eps)
@@ -66,6 +67,18 @@ fn sumsq_partial(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id
   workgroupBarrier();
   reduce_workgroup(lid.x);
   if (lid.x == 0u) { partials[wid.y * p.numPartials + wid.x] = red[0]; }
+}
+
+// Small vectors: one workgroup per member sums its whole segment (one dispatch instead of two).
+@compute @workgroup_size(RWG)
+fn sumsq_single(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_id) lid: vec3u) {
+  let base = wid.x * p.stride;
+  var sum = 0.0;
+  for (var i = lid.x; i < p.n; i += RWG) { sum += x[base + i] * x[base + i]; }
+  red[lid.x] = sum;
+  workgroupBarrier();
+  reduce_workgroup(lid.x);
+  if (lid.x == 0u) { sums[wid.x] = red[0]; }
 }
 
 @compute @workgroup_size(RWG)

@@ -6,10 +6,15 @@ import { parity } from './parity';
 import { Rng } from './random';
 
 describe.skipIf(noGpu)('WebGPU optimizer kernels vs CPU reference', () => {
-  it('sumSquares: one element, one workgroup, many partials (grid-stride)', async () => {
-    for (const n of [1, 37, 256, 257, 100_003]) {
+  it('sumSquares: one element, one workgroup, many partials (grid-stride); one dispatch up to 2^18, two past it', async () => {
+    for (const n of [1, 37, 256, 257, 100_003, 262_144, 262_145]) {
       const r = new Rng(n);
-      await parity(theGpu(), { x: r.normal(n), out: r.normal(1) }, (b, t) => b.sumSquares(t.out, t.x, n), ['out'],
+      const gpu = theGpu(), d0 = gpu.counters.dispatches, x = gpu.alloc(n), out = gpu.alloc(1);
+      gpu.sumSquares(out, x, n);
+      expect(gpu.counters.dispatches - d0, `n = ${n}`).toBe(n <= 2 ** 18 ? 1 : 2);
+      gpu.free(x);
+      gpu.free(out);
+      await parity(gpu, { x: r.normal(n), out: r.normal(1) }, (b, t) => b.sumSquares(t.out, t.x, n), ['out'],
         // tree vs sequential summation of n positive terms: relative error grows like n * eps at worst
         { rtol: 2e-5 * Math.max(1, Math.log2(n)), atol: 0 });
     }

@@ -7,6 +7,9 @@ import type { GpuTensor } from '../tensor';
 const WG = 256;
 const REDUCE_WG = 256; // RWG in the shader
 const MAX_PARTIALS = 256; // first-stage workgroups of sumSquares
+// Up to this length one workgroup per member sums the vector in one dispatch (the page's default model: ~100k
+// parameters, about 1k loads per invocation); longer vectors take the two stages' parallelism.
+const SINGLE_MAX = 1 << 18;
 // n, numPartials, lr, beta1, beta2, eps, weightDecay, biasCorrection1, biasCorrection2, maxNorm, members, stride
 const FORMAT = 'uuffffffffuu';
 
@@ -29,6 +32,10 @@ function params(n: number, numPartials: number, maxNorm = 0, hp?: AdamWParams, m
 /** out[0] = sum of x^2: per-workgroup partials, then one workgroup sums them (no atomics, deterministic); members: out[k]. */
 export function sumSquares(k: KernelContext, out: GpuTensor, x: GpuTensor, n: number, members?: OptimMembers): void {
   const count = members?.K ?? 1;
+  if (n <= SINGLE_MAX) {
+    k.dispatch(fixed('sumsq_single'), FORMAT, params(n, 1, 0, undefined, members), { 7: out, 9: x }, [count, 1, 1]);
+    return;
+  }
   const numPartials = Math.max(1, Math.min(MAX_PARTIALS, Math.ceil(n / REDUCE_WG)));
   const partials = k.scratch('sumSquares.partials', count * MAX_PARTIALS);
   const p = params(n, numPartials, 0, undefined, members);

@@ -24,7 +24,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   };
   const rows = rowLayouts(mode);
 
-  add('adamw', ['sumsq_partial', 'sumsq_final', 'clip_scale']);
+  add('adamw', ['sumsq_partial', 'sumsq_final', 'sumsq_single', 'clip_scale']);
   add('adamw', ['adamw_update', 'adamw_clip_update'], { WG: 256 });
 
   if (mode === 'lanes') {
@@ -55,6 +55,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
   add('matmul', ['matmul_splitk_sum']);
   for (const RM of [1, 2, 4]) for (const RN of [1, 2, 4]) add('linear_backward', ['linear_backward'], { RM, RN });
   add('linear_backward', ['linear_backward_sum']);
+  for (const RM of [1, 2, 4]) for (const RN of [1, 2, 4]) add('layernorm_matmul', ['layernorm_matmul'], { RM, RN });
 
   add('residual', ['residual_forward', 'accumulate_forward', 'copy_forward', 'zero_forward'], { WG: 256 });
   add('rl', ['gather_forward', 'group_normalize', 'seq_ratio', 'clip_loss_seq', 'clip_grad_seq', 'clip_loss_tok', 'clip_grad_tok'], { WG: 64 });
