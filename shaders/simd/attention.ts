@@ -97,23 +97,30 @@ export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv:
     // 1. datt[t,j] = dout[t] . v[j]; D = softmax backward, scaled
     for (let t = 0; t < T; t++) {
       const o = o0 + <usize>t * cb, a = a0 + <usize>t * tb, d = d0 + <usize>t * tb;
-      let s: f64 = 0;
       const t4 = (t + 1) & ~3;
+      // sum_j att[t,j] datt[t,j]: f32 products summed in four f32 lanes, the lanes and the tail in f64 (a serial
+      // f64 chain through every key was the kernel's critical path)
+      let sv = f32x4.splat(0);
       for (let j = 0; j < t4; j += 4) {
         const g = dot4(o, v0 + <usize>j * stride, stride, h4, hb), at = <usize>j << 2;
         v128.store(d + at, g);
-        const w = f32x4.mul(v128.load(a + at), g); // f32 products, summed in f64 in order
-        s += <f64>f32x4.extract_lane(w, 0); s += <f64>f32x4.extract_lane(w, 1);
-        s += <f64>f32x4.extract_lane(w, 2); s += <f64>f32x4.extract_lane(w, 3);
+        sv = f32x4.add(sv, f32x4.mul(v128.load(a + at), g));
       }
+      let s: f64 = (<f64>f32x4.extract_lane(sv, 0) + <f64>f32x4.extract_lane(sv, 2)) + (<f64>f32x4.extract_lane(sv, 1) + <f64>f32x4.extract_lane(sv, 3));
       for (let j = t4; j <= t; j++) {
         const g = dot(o, v0 + <usize>j * stride, h4, hb);
         store<f32>(d + (<usize>j << 2), g);
         s += <f64>load<f32>(a + (<usize>j << 2)) * <f64>g;
       }
-      for (let j = 0; j <= t; j++) {
+      // D = att * (datt - s) * scale, four keys at a time in f32
+      const sf = f32x4.splat(<f32>s), scv = f32x4.splat(<f32>scale);
+      for (let j = 0; j < t4; j += 4) {
         const at = <usize>j << 2;
-        store<f32>(d + at, <f32>(<f64>load<f32>(a + at) * (<f64>load<f32>(d + at) - s) * scale));
+        v128.store(d + at, f32x4.mul(f32x4.mul(v128.load(a + at), f32x4.sub(v128.load(d + at), sf)), scv));
+      }
+      for (let j = t4; j <= t; j++) {
+        const at = <usize>j << 2;
+        store<f32>(d + at, load<f32>(a + at) * (load<f32>(d + at) - <f32>s) * <f32>scale);
       }
       memory.fill(d + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
     }
