@@ -200,6 +200,12 @@ export interface Backend {
   matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void;
   /** out = inp @ weight^T + bias + residual: a Linear and the residual add after it, fused (the same numbers as the two ops). */
   matmulResidualForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, residual: Tensor, N: number, IC: number, OC: number, members?: Members): void;
+  /**
+   * ln, mean, rstd = layernorm(inp) (as layernormForward); out = ln @ weight^T + bias, and geluOut = gelu(out) when given
+   * (as matmulForward / matmulGeluForward): a LayerNorm and the Linear reading it, fused (ln, mean, rstd kept for the backward).
+   */
+  layernormMatmulForward(ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor, lnWeight: Tensor, lnBias: Tensor,
+    weight: Tensor, bias: Tensor | null, N: number, C: number, OC: number, members?: Members): void;
   /** pre = inp @ weight^T + bias; out = gelu(pre): the MLP's first Linear and its GELU, fused (pre is kept for the backward). */
   matmulGeluForward(pre: Tensor, out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void;
   /**

@@ -11,6 +11,7 @@ import * as decodeSampleK from './kernels/decodeSample';
 import * as embeddingK from './kernels/embedding';
 import * as geluK from './kernels/gelu';
 import * as layernormK from './kernels/layernorm';
+import * as lnMatmulK from './kernels/layernormMatmul';
 import * as logsoftmaxK from './kernels/logsoftmax';
 import * as matmulK from './kernels/matmul';
 import * as residualK from './kernels/residual';
@@ -200,6 +201,22 @@ export class WebGpuBackend implements Backend {
     N: number, C: number, members?: Members, dinpOverwrite = false): void {
     layernormK.layernormBackward(this.rt, asGpu(dinp), asGpu(dweight), asGpu(dbias), asGpu(dout), asGpu(inp), asGpu(weight),
       asGpu(mean), asGpu(rstd), N, C, rowMembers(members, N, weight, dweight, dbias), !dinpOverwrite);
+  }
+
+  layernormMatmulForward(ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor, lnWeight: Tensor, lnBias: Tensor,
+    weight: Tensor, bias: Tensor | null, N: number, C: number, OC: number, members?: Members): void {
+    const ps = [lnWeight, lnBias, weight, ...(bias ? [bias] : [])];
+    const stride = members ? memberStride(weight, members) : 0;
+    if (members) checkMemberRows(members, N);
+    // one stride for the four parameters (the model's flat vectors); else the two ops
+    const one = !members || ps.every((t) => memberStride(t, members) === stride);
+    const lm = members ? { K: members.K, rowStart: asGpu(members.rowStart), maxRows: members.maxRows, stride } : undefined;
+    if (one && lnMatmulK.layernormMatmulForward(this.rt, asGpu(ln), asGpu(mean), asGpu(rstd), asGpu(out), geluOut ? asGpu(geluOut) : null,
+      asGpu(inp), asGpu(lnWeight), asGpu(lnBias), asGpu(weight), bias ? asGpu(bias) : null, N, C, OC, lm,
+      this.rt.device.limits.maxStorageBufferBindingSize)) return;
+    this.layernormForward(ln, mean, rstd, inp, lnWeight, lnBias, N, C, members);
+    if (geluOut) this.matmulGeluForward(out, geluOut, ln, weight, bias, N, C, OC, members);
+    else this.matmulForward(out, ln, weight, bias, N, C, OC, members);
   }
 
   matmulForward(out: Tensor, inp: Tensor, weight: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {

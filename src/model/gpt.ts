@@ -184,17 +184,15 @@ export class GPT {
     let residual = a.encoded;
     p.layers.forEach((lp, l) => {
       const la = a.layers[l];
-      b.layernormForward(la.ln1, la.ln1Mean, la.ln1Rstd, residual, lp.ln1w, lp.ln1b, N, C, m);
-      b.matmulForward(la.qkv, la.ln1, lp.qkvw, lp.qkvb, N, C, 3 * C, m);
+      // each LayerNorm in the prologue of the Linear that reads it (one op; ln, mean and rstd kept for the backward)
+      b.layernormMatmulForward(la.ln1, la.ln1Mean, la.ln1Rstd, la.qkv, null, residual, lp.ln1w, lp.ln1b, lp.qkvw, lp.qkvb, N, C, 3 * C, m);
       attend(la, l);
       b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, N, C, C, m); // x + c_proj(attn)
-      b.layernormForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.residual2, lp.ln2w, lp.ln2b, N, C, m);
-      b.matmulGeluForward(la.fch, la.fchGelu, la.ln2, lp.fcw, lp.fcb, N, C, 4 * C, m);
+      b.layernormMatmulForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.fch, la.fchGelu, la.residual2, lp.ln2w, lp.ln2b, lp.fcw, lp.fcb, N, C, 4 * C, m);
       b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, N, 4 * C, C, m); // x + mlp
       residual = la.residual3;
     });
-    b.layernormForward(a.lnf, a.lnfMean, a.lnfRstd, residual, p.lnfw, p.lnfb, N, C, m);
-    b.matmulForward(a.logits, a.lnf, p.wte, null, N, C, V, m);
+    b.layernormMatmulForward(a.lnf, a.lnfMean, a.lnfRstd, a.logits, null, residual, p.lnfw, p.lnfb, p.wte, null, N, C, V, m);
     return a.logits;
   }
 

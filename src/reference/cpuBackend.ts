@@ -1,5 +1,6 @@
 // The CPU backend: the reference ops behind the Backend interface. With
 // precision 'f64' it is the float64 oracle used by finite-difference tests.
+// Kernel twin of shaders/layernorm_matmul.wgsl: layernormMatmulForward, the two ops composed (test: test/gpu/layernormMatmul.test.ts).
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type DecodeSampleArgs, type DecodeShape, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type Tensor } from '../backend';
 import { composeDecodeSample, DecodeScratch } from '../decodeSample';
@@ -93,6 +94,12 @@ export class CpuBackend implements Backend {
         sameStride(members, w, dw, db));
     }
     nn.layernormBackward(f(dinp), f(dw), f(db), f(dout), f(inp), f(w), f(mean), f(rstd), N, C);
+  }
+  layernormMatmulForward(ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor, lnWeight: Tensor, lnBias: Tensor,
+    weight: Tensor, bias: Tensor | null, N: number, C: number, OC: number, members?: Members): void {
+    this.layernormForward(ln, mean, rstd, inp, lnWeight, lnBias, N, C, members); // the twin: the two ops
+    if (geluOut) this.matmulGeluForward(out, geluOut, ln, weight, bias, N, C, OC, members);
+    else this.matmulForward(out, ln, weight, bias, N, C, OC, members);
   }
   matmulForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {
     if (members) return this.matmulMembers(out, inp, w, bias, N, IC, OC, members);

@@ -207,6 +207,12 @@ export class WasmBackend implements Backend {
       if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
     }
   }
+  layernormMatmulForward(ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor, lnWeight: Tensor, lnBias: Tensor,
+    weight: Tensor, bias: Tensor | null, N: number, C: number, OC: number, members?: Members): void {
+    this.layernormForward(ln, mean, rstd, inp, lnWeight, lnBias, N, C, members); // the reference's composition
+    if (geluOut) this.matmulGeluForward(out, geluOut, ln, weight, bias, N, C, OC, members);
+    else this.matmulForward(out, ln, weight, bias, N, C, OC, members);
+  }
   layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
     const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, b) : 0;
     if (m) checkMemberRows(m, N);

@@ -14,7 +14,7 @@ const KEPT_READ_WRITE: Record<string, string[]> = { residual: ['a', 'b'] };
 describe('WGSL portability (wgsl_reflect, independent of Dawn)', () => {
   it('finds every shader module', () => {
     expect(Object.keys(shaders).sort()).toEqual(
-      ['adamw', 'attention', 'decode', 'embedding', 'gelu', 'layernorm', 'linear_backward', 'logsoftmax', 'matmul', 'residual', 'rl', 'sample']);
+      ['adamw', 'attention', 'decode', 'embedding', 'gelu', 'layernorm', 'layernorm_matmul', 'linear_backward', 'logsoftmax', 'matmul', 'residual', 'rl', 'sample']);
   });
 
   for (const [name, code] of Object.entries(shaders)) {

@@ -15,7 +15,9 @@ export function forceMatmulTarget(groups: number | null): void {
   forcedTarget = groups;
 }
 
-const target = (k: KernelContext) => forcedTarget ?? (k.cpuAdapter ? CPU_TARGET_GROUPS : TARGET_GROUPS);
+/** The workgroups products are planned for on this adapter (or a test's forced number). */
+export const matmulTarget = (k: KernelContext) => forcedTarget ?? (k.cpuAdapter ? CPU_TARGET_GROUPS : TARGET_GROUPS);
+const target = matmulTarget;
 
 // M, N, K, transA, transB, accumulate, hasBias, kSlice, splits, epilogue, members, memberOp, bStride, biasStride, outStride
 const FORMAT = 'uuuuuuuuuuuuuuu';
