@@ -10,10 +10,12 @@
 // Members (rowStart over the N rows): product 0 runs over each member's rows with its weight copy (wStride apart),
 // product 1 reduces over its rows into its dweight (wStride) and dbias (bStride) copies. When the members' dweight
 // and dbias views overlap in one buffer (writable bindings may not), both go through dweight's binding (joint).
+// GELU mode (dinpGelu, the MLP's c_proj): product 0 writes dpre = gelu'(pre) * (dout @ W) instead of dinp, the
+// GELU's backward in the epilogue; pre comes through binding 3, and dbias then through dweight's binding (joint).
 // Kept apart from matmul.wgsl: together with its forward's bias, residual and GELU bindings an entry point would
 // bind more than the 8 storage buffers a stage that WebGPU's default limits allow; this one binds exactly 8.
-// Its twin is matmulBackward of the reference, the three products apart.
-// CPU twin: src/reference/nn.ts; test: test/gpu/linearBackward.test.ts
+// Its twins: the reference's matmulBackward (the three products apart) and matmulGeluBackward (that, then geluBackward).
+// CPU twins: src/reference/nn.ts, src/reference/cpuBackend.ts; test: test/gpu/linearBackward.test.ts
 
 struct Params {
   N: u32, // rows (with members: each member's at most, maxRows)
@@ -34,6 +36,7 @@ struct Params {
   joint: u32, // dbias through dweight's binding, at bAt (dweight at wAt)
   wAt: u32,
   bAt: u32,
+  dinpGelu: u32, // 1: GELU mode (binding 3 is pre)
 }
 
 override RM: u32 = 4u;
@@ -45,6 +48,7 @@ const PAD: u32 = 2u;
 @group(0) @binding(0) var<uniform> p: Params;
 @group(0) @binding(1) var<storage, read_write> dinp: array<f32>;
 @group(0) @binding(2) var<storage, read_write> dweight: array<f32>;
+// dbias (+=); in GELU mode the pre-activation pre [N, IC] (only read; dbias goes through dweight's binding)
 @group(0) @binding(3) var<storage, read_write> dbias: array<f32>;
 @group(0) @binding(4) var<storage, read> dout: array<f32>;
 // weight only read: members' stacked copies are overlapping views of one buffer (read-only bindings may overlap)
@@ -87,9 +91,20 @@ fn load_b(k: u32, j: u32, kEnd: u32) -> f32 {
 fn base1() -> u32 { return select(0u, count() * p.splits0 * p.N * p.IC, p.splits0 > 1u && p.ty0 > 0u); }
 fn base2() -> u32 { return base1() + count() * p.splits1 * p.OC * p.IC; }
 
+// gelu'(x) as shaders/gelu.wgsl's gelu_backward (the same expression, so fused and unfused agree)
+const SQRT_2_OVER_PI: f32 = 0.7978845608028654;
+const CUBE_COEF: f32 = 0.044715;
+fn gelu_grad(x: f32) -> f32 {
+  let th = tanh(clamp(SQRT_2_OVER_PI * (x + CUBE_COEF * x * x * x), -10.0, 10.0));
+  let sech2 = 1.0 - th * th;
+  return 0.5 * (1.0 + th) + 0.5 * x * sech2 * SQRT_2_OVER_PI * (1.0 + 3.0 * CUBE_COEF * x * x);
+}
+
 fn finish_dinp(i: u32, j: u32, v: f32) {
   let o = (rowOff + i) * p.IC + j;
-  if (p.dinpAccumulate != 0u) { dinp[o] = dinp[o] + v; } else { dinp[o] = v; }
+  var d = v;
+  if (p.dinpGelu != 0u) { d = gelu_grad(dbias[o]) * v; }
+  if (p.dinpAccumulate != 0u) { dinp[o] = dinp[o] + d; } else { dinp[o] = d; }
 }
 
 fn finish_dweight(m: u32, i: u32, j: u32, v: f32) {

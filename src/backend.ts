@@ -215,6 +215,14 @@ export interface Backend {
   matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor, N: number, IC: number, OC: number, members?: Members,
     dinpOverwrite?: boolean): void;
 
+  /**
+   * The MLP's c_proj backward and its GELU's, fused: dpre = gelu'(pre) * (dout @ weight) (overwritten); dweight += dout^T @ inp;
+   * dbias += colsum(dout). The same numbers as matmulBackward into dinpScratch [N, IC] (dinpOverwrite) and geluBackward into a
+   * zeroed dpre, which is what the reference and the CPU engine do; WebGPU writes dpre in the product's epilogue (dinpScratch unused).
+   */
+  matmulGeluBackward(dpre: Tensor, dinpScratch: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, pre: Tensor, weight: Tensor,
+    N: number, IC: number, OC: number, members?: Members): void;
+
   // ---- causal multi-head attention. qkv [B,T,3C] (q,k,v in that order), out [B,T,C], att [B,NH,T,T] softmax probs ----
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void;
   /** dpreatt [B,NH,T,T] is scratch (overwritten). */

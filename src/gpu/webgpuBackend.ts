@@ -236,6 +236,19 @@ export class WebGpuBackend implements Backend {
       linearMembers(members, N, weight, bias));
   }
 
+  matmulGeluBackward(dpre: Tensor, dinpScratch: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, pre: Tensor, weight: Tensor,
+    N: number, IC: number, OC: number, members?: Members): void {
+    if (members) sameStride(members, [weight, dweight]);
+    if (!dbias || layernormK.spanGrads(asGpu(dweight), asGpu(dbias))) {
+      matmulK.matmulBackward(this.rt, asGpu(dpre), asGpu(dweight), dbias ? asGpu(dbias) : null, asGpu(dout), asGpu(inp), asGpu(weight),
+        N, IC, OC, linearMembers(members, N, weight, dbias), false, undefined, asGpu(pre));
+      return;
+    }
+    this.matmulBackward(dinpScratch, dweight, dbias, dout, inp, weight, N, IC, OC, members, true); // not one buffer: the two ops
+    this.zero(dpre);
+    this.geluBackward(dpre, pre, dinpScratch, N * IC);
+  }
+
   matmulBackward(dinp: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, weight: Tensor,
     N: number, IC: number, OC: number, members?: Members, dinpOverwrite = false): void {
     if (members) sameStride(members, [weight, dweight]); // dweight is written at the weight's stride

@@ -286,9 +286,8 @@ export class GPT {
       const lp = p.layers[l], lg = g.layers[l], la = a.layers[l];
       const residual = l === 0 ? a.encoded : a.layers[l - 1].residual3;
       // MLP branch: residual3 = residual2 + fcproj
-      b.matmulBackward(a.dbt4c, lg.fcprojw, lg.fcprojb, a.dresidual, la.fchGelu, lp.fcprojw, BT, 4 * C, C, m, fill);
-      b.zero(a.dbt4c2);
-      b.geluBackward(a.dbt4c2, la.fch, a.dbt4c, BT * 4 * C);
+      // c_proj's backward and the GELU's in one op: dbt4c2 = gelu'(fch) * (dresidual @ W) (dbt4c: the composing engines' scratch)
+      b.matmulGeluBackward(a.dbt4c2, a.dbt4c, lg.fcprojw, lg.fcprojb, a.dresidual, la.fchGelu, la.fch, lp.fcprojw, BT, 4 * C, C, m);
       b.matmulBackward(a.dbtc, lg.fcw, lg.fcb, a.dbt4c2, la.ln2, lp.fcw, BT, C, 4 * C, m, fill);
       b.layernormBackward(a.dresidual, lg.ln2w, lg.ln2b, a.dbtc, la.residual2, lp.ln2w, la.ln2Mean, la.ln2Rstd, BT, C, m);
       // attention branch: residual2 = residual + attproj

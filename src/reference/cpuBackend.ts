@@ -1,6 +1,7 @@
 // The CPU backend: the reference ops behind the Backend interface. With
 // precision 'f64' it is the float64 oracle used by finite-difference tests.
-// Kernel twin of shaders/layernorm_matmul.wgsl: layernormMatmulForward, the two ops composed (test: test/gpu/layernormMatmul.test.ts).
+// Kernel twins: of shaders/layernorm_matmul.wgsl, layernormMatmulForward (test: test/gpu/layernormMatmul.test.ts); of
+// shaders/linear_backward.wgsl's GELU mode, matmulGeluBackward (test: test/gpu/linearBackward.test.ts): the ops composed.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type DecodeSampleArgs, type DecodeShape, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type Tensor } from '../backend';
 import { composeDecodeSample, DecodeScratch } from '../decodeSample';
@@ -127,6 +128,12 @@ export class CpuBackend implements Backend {
         sameStride(members, w, dw), dbias ? memberStride(dbias, members) : 0);
     }
     nn.matmulBackward(f(dinp), f(dw), dbias ? f(dbias) : null, f(dout), f(inp), f(w), N, IC, OC);
+  }
+  matmulGeluBackward(dpre: Tensor, dinpScratch: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, pre: Tensor, weight: Tensor,
+    N: number, IC: number, OC: number, members?: Members): void {
+    this.matmulBackward(dinpScratch, dweight, dbias, dout, inp, weight, N, IC, OC, members, true); // the twin: the two ops
+    f(dpre).fill(0, 0, N * IC);
+    this.geluBackward(dpre, pre, dinpScratch, N * IC);
   }
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
     nn.attentionForward(f(out), f(att), f(qkv), B, T, C, NH);

@@ -213,6 +213,12 @@ export class WasmBackend implements Backend {
     if (geluOut) this.matmulGeluForward(out, geluOut, ln, weight, bias, N, C, OC, members);
     else this.matmulForward(out, ln, weight, bias, N, C, OC, members);
   }
+  matmulGeluBackward(dpre: Tensor, dinpScratch: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, pre: Tensor, weight: Tensor,
+    N: number, IC: number, OC: number, members?: Members): void {
+    this.matmulBackward(dinpScratch, dweight, dbias, dout, inp, weight, N, IC, OC, members, true); // the reference's composition
+    this.own(dpre).data.fill(0, 0, N * IC);
+    this.geluBackward(dpre, pre, dinpScratch, N * IC);
+  }
   layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
     const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, b) : 0;
     if (m) checkMemberRows(m, N);

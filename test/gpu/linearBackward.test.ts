@@ -4,7 +4,8 @@
 // overlap (the joint binding): against float64 loops; the Backend op at each adapter's plans against the CPU
 // reference (the twin: dinp, dweight and dbias as three products apart, src/reference/nn.ts).
 import { afterEach, describe, expect, it } from 'vitest';
-import { memberRows } from '../../src/backend';
+import { memberRows, type Backend, type Members, type Tensor } from '../../src/backend';
+import { CpuBackend } from '../../src/reference/cpuBackend';
 import { forceMatmulTarget, matmulBackward } from '../../src/gpu/kernels/matmul';
 import { planWith, type BackwardPlan } from '../../src/gpu/kernels/matmulPlan';
 import type { KernelContext } from '../../src/gpu/runtime';
@@ -119,5 +120,59 @@ describe.skipIf(noGpu)('WebGPU linear_backward (dinp, dweight, dbias in one disp
         b.layernormBackward(t.dln, t.lng, t.lng2, t.dinp2, t.inp, t.weight, t.mean, t.rstd, N, IC, undefined, true);
       }, ['dinp', 'dinp2', 'dweight', 'dbias', 'dln', 'lng', 'lng2'], { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) });
     }
+  });
+
+  it('GELU mode (matmulGeluBackward): dpre = gelu\'(pre) * (dout @ W), grads in one buffer, against the reference; alone and members', async () => {
+    const gpu = theGpu();
+    const [IC, OC] = [256, 64]; // the MLP's c_proj: 4C in, C out
+    for (const counts of [null, [40, 0, 27]]) for (const groups of [1, 256]) {
+      forceMatmulTarget(groups);
+      const K = counts?.length ?? 1, N = counts ? counts.reduce((x, y) => x + y, 0) : 300;
+      const bAt = OC * IC, stride = bAt + 64;
+      const r = new Rng(N + groups);
+      const host = { dout: r.normal(N * OC), inp: r.normal(N * IC), pre: r.normal(N * IC, 2), w: r.normal(K * stride), grads: r.normal(K * stride),
+        dpre: r.normal(N * IC), scratch: r.normal(N * IC) };
+      const run = async (b: Backend) => {
+        const t: Record<string, Tensor> = {};
+        for (const [name, data] of Object.entries(host)) { t[name] = b.alloc(data.length); b.write(t[name], data); }
+        const m: Members | undefined = counts ? memberRows(b, counts, stride) : undefined;
+        const d0 = gpu.counters.dispatches;
+        b.matmulGeluBackward(t.dpre, t.scratch, b.view(t.grads, 0, (K - 1) * stride + OC * IC), b.view(t.grads, bAt, (K - 1) * stride + OC),
+          t.dout, t.inp, t.pre, b.view(t.w, 0, (K - 1) * stride + OC * IC), N, IC, OC, m);
+        const dispatches = gpu.counters.dispatches - d0;
+        return { dpre: await b.read(t.dpre), grads: await b.read(t.grads), dispatches };
+      };
+      const got = await run(gpu), want = await run(new CpuBackend('f32'));
+      const label = `GELU mode, ${counts ? 'members' : 'alone'}, ${groups} group(s)`;
+      expect(got.dispatches, `${label}: dispatches`).toBeLessThanOrEqual(2); // the product (and a split-K sum), no GELU kernel
+      const tol = { rtol: 1e-4, atol: 2e-5 * Math.sqrt(N) };
+      expectClose(`${label}: dpre`, got.dpre, want.dpre, tol);
+      expectClose(`${label}: dweight and dbias`, got.grads, want.grads, tol);
+    }
+    expect(gpu.takeErrors(), 'WebGPU errors').toEqual([]);
+  });
+
+  it('GELU mode with both products split (forced plan) against float64 loops', async () => {
+    const gpu = theGpu(), k = (gpu as unknown as { rt: KernelContext }).rt;
+    const [N, IC, OC] = [70, 45, 150];
+    const r = new Rng(7);
+    const h = { dout: r.normal(N * OC), inp: r.normal(N * IC), w: r.normal(OC * IC), pre: r.normal(N * IC, 2), grads: r.normal(OC * IC + 64 + OC), dpre: r.normal(N * IC) };
+    const t: Record<string, GpuTensor> = {};
+    for (const [name, data] of Object.entries(h)) { t[name] = gpu.alloc(data.length) as GpuTensor; gpu.write(t[name], data); }
+    const bAt = Math.ceil((OC * IC) / 64) * 64;
+    const dw = gpu.view(t.grads, 0, OC * IC) as GpuTensor, db = gpu.view(t.grads, bAt, OC) as GpuTensor;
+    matmulBackward(k, t.dpre, dw, db, t.dout, t.inp, t.w, N, IC, OC, undefined, false, plan(N, IC, OC, 16, 32, 3, 3), t.pre);
+    const host: Host = { dout: h.dout, inp: h.inp, w: h.w, dinp: h.dpre, dw: h.grads, db: h.grads };
+    const flat = Float64Array.from(h.grads);
+    const exp = { dinp: new Float64Array(N * IC), dw: flat, db: flat };
+    want(host, IC, OC, 0, N, 0, bAt, false, exp);
+    const c = Math.sqrt(2 / Math.PI), gelu1 = (x: number) => {
+      const th = Math.tanh(c * (x + 0.044715 * x ** 3));
+      return 0.5 * (1 + th) + 0.5 * x * (1 - th * th) * c * (1 + 3 * 0.044715 * x * x);
+    };
+    const tol = { rtol: 1e-4, atol: 2e-5 * Math.sqrt(OC) };
+    expectClose('GELU mode split: dpre', await gpu.read(t.dpre), exp.dinp.map((v, i) => v * gelu1(h.pre[i])), tol);
+    expectClose('GELU mode split: dweight and dbias', await gpu.read(t.grads), exp.dw, tol);
+    expect(gpu.takeErrors(), 'WebGPU errors').toEqual([]);
   });
 });

@@ -21,7 +21,7 @@ function memberFields(k: KernelContext, m: RowMembers | undefined) {
 }
 
 /** dweight and dbias through one binding spanning both when they are views of one buffer (the model's flat gradients). */
-function spanGrads(dweight: GpuTensor, dbias: GpuTensor): { span: GpuTensor; wAt: number; bAt: number } | null {
+export function spanGrads(dweight: GpuTensor, dbias: GpuTensor): { span: GpuTensor; wAt: number; bAt: number } | null {
   if (dweight.buffer !== dbias.buffer) return null;
   const start = Math.min(dweight.byteOffset, dbias.byteOffset);
   const end = Math.max(dweight.byteOffset + dweight.byteLength, dbias.byteOffset + dbias.byteLength);

@@ -5,7 +5,7 @@
 // shaders/linear_backward.wgsl (planBackward).
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
-import { jointGrads } from './layernorm';
+import { jointGrads, spanGrads } from './layernorm';
 import { CPU_TARGET_GROUPS, planBackward, planMembers, TARGET_GROUPS, type BackwardPlan, type MatmulPlan } from './matmulPlan';
 
 let forcedTarget: number | null = null;
@@ -107,27 +107,32 @@ export function matmulGeluForward(k: KernelContext, pre: GpuTensor, out: GpuTens
     rowsProduct(members));
 }
 
-// N, IC, OC, dinpAccumulate, hasBias, tx, ty0, splits0, kSlice0, ty1, splits1, kSlice1, members, wStride, bStride, joint, wAt, bAt
-const BACKWARD_FORMAT = 'uuuuuuuuuuuuuuuuuu';
+// N, IC, OC, dinpAccumulate, hasBias, tx, ty0, splits0, kSlice0, ty1, splits1, kSlice1, members, wStride, bStride, joint, wAt, bAt, dinpGelu
+const BACKWARD_FORMAT = 'uuuuuuuuuuuuuuuuuuu';
 const MAX_GROUPS_X = 65535;
 
 /**
  * dinp (+)= dout @ weight; dweight += dout^T @ inp; dbias += colsum(dout) (each member: its weight, its rows' sums):
  * one dispatch of linear_backward (a second when a product splits K). dinpAccumulate false overwrites dinp (=),
- * so a caller whose dinp held nothing need not zero it first; the Backend op accumulates.
+ * so a caller whose dinp held nothing need not zero it first; the Backend op accumulates. With `pre` (GELU mode)
+ * dinp (+)= gelu'(pre) * (dout @ weight): the GELU's backward in the epilogue (dweight, dbias in one buffer).
  */
 export function matmulBackward(k: KernelContext, dinp: GpuTensor, dweight: GpuTensor, dbias: GpuTensor | null, dout: GpuTensor,
   inp: GpuTensor, weight: GpuTensor, N: number, IC: number, OC: number, members?: LinearMembers, dinpAccumulate = true,
-  plan?: BackwardPlan): void {
+  plan?: BackwardPlan, pre: GpuTensor | null = null): void {
   const rows = members?.maxRows ?? N;
   const count = members?.K ?? 1;
   if (rows === 0 || IC === 0) return;
   plan ??= planBackward(rows, IC, OC, count, target(k));
   const { dinp: p0, dweight: p1 } = plan;
   if (p0.tm !== p1.tm || p0.tn !== p1.tn) throw new Error('linear_backward: both products take one tile');
-  const g = dbias ? jointGrads(dweight, dbias) : { dweight, dbias: null, at: [0, 0, 0] };
+  // GELU mode: pre takes binding 3, so dbias must come through dweight's (the caller checked they share a buffer)
+  const sg = pre && dbias ? spanGrads(dweight, dbias) : null;
+  if (pre && dbias && !sg) throw new Error('linear_backward: the GELU mode needs dweight and dbias in one buffer');
+  const g = sg ? { dweight: sg.span, dbias: pre, at: [1, sg.wAt, sg.bAt] }
+    : dbias ? jointGrads(dweight, dbias) : { dweight, dbias: pre, at: [0, 0, 0] };
   const params = [rows, IC, OC, +dinpAccumulate, dbias ? 1 : 0, p1.grid[0], p0.grid[1], p0.splits, p0.kSlice,
-    p1.grid[1], p1.splits, p1.kSlice, members ? count : 0, members?.wStride ?? 0, members?.bStride ?? 0, ...g.at];
+    p1.grid[1], p1.splits, p1.kSlice, members ? count : 0, members?.wStride ?? 0, members?.bStride ?? 0, ...g.at, pre ? 1 : 0];
   const split0 = p0.splits > 1 ? count * p0.splits * rows * IC : 0;
   const split1 = p1.splits > 1 ? count * p1.splits * OC * (IC + 1) : 0;
   const outputs = {
