@@ -46,15 +46,17 @@ const trainer = new Trainer(b, createEnv(cfg), cfg);
 await trainer.step();
 on = true;
 const phases = { rollout: 0, reward: 0, update: 0 };
+const c0 = process.cpuUsage(); // the process's CPU time (every thread): on one thread, what other jobs on the machine do not inflate
 const t0 = performance.now();
 for (let i = 0; i < steps; i++) {
   await trainer.step();
   for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += trainer.phases[k];
 }
 const total = (performance.now() - t0) / steps;
+const cpu = process.cpuUsage(c0), cpuMs = (cpu.user + cpu.system) / 1000 / steps;
 on = false;
 const opsMs = Object.values(t).reduce((a, x) => a + x.ms, 0) / steps;
-console.log(`${which} threads=${threads} steps=${steps}: ${total.toFixed(1)} ms/step; rollout ${(phases.rollout / steps).toFixed(1)}, reward ${(phases.reward / steps).toFixed(1)}, update ${(phases.update / steps).toFixed(1)}; ops ${opsMs.toFixed(1)} ms, untimed ${(total - opsMs).toFixed(1)} ms; worker chunks ${b.workerChunks}`);
+console.log(`${which} threads=${threads} steps=${steps}: ${total.toFixed(1)} ms/step (CPU ${cpuMs.toFixed(1)} ms/step); rollout ${(phases.rollout / steps).toFixed(1)}, reward ${(phases.reward / steps).toFixed(1)}, update ${(phases.update / steps).toFixed(1)}; ops ${opsMs.toFixed(1)} ms, untimed ${(total - opsMs).toFixed(1)} ms; worker chunks ${b.workerChunks}`);
 for (const [k, v] of Object.entries(t).sort((x, y) => y[1].ms - x[1].ms)) {
   console.log(`  ${k.padEnd(24)} ${(v.ms / steps).toFixed(2).padStart(9)} ms ${String(v.calls / steps).padStart(7)} calls ${((1000 * v.ms) / v.calls).toFixed(1).padStart(9)} us/call`);
 }
