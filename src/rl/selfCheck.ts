@@ -1,11 +1,11 @@
 // One whole training step (forward, GSPO loss, backward, AdamW) on a backend and
 // on the CPU reference, compared. The page runs it to show the engine is right
 // on this very GPU; the tests run it in a real browser.
-import type { Backend, Tensor } from '../backend';
+import { decodeCacheStride, type Backend, type ModelWeights, type Tensor } from '../backend';
 import { CpuBackend } from '../reference/cpuBackend';
 import { GPT } from '../model/gpt';
 import { AdamW, ADAMW_RL } from '../model/optimizer';
-import type { GPTConfig } from '../model/params';
+import { paramSpecs, type GPTConfig } from '../model/params';
 import { PolicyObjective, type ObjectiveConfig, type PolicyBatch } from './objective';
 import { randomPolicyBatch } from './randomBatch';
 
@@ -67,6 +67,40 @@ interface KernelCase {
   inputs: Inputs;
   outputs: string[];
   run(b: Backend, t: Record<string, Tensor>): void;
+  /** Run only where this holds (a fused op's case, on the backends that fuse it). */
+  when?(b: Backend): boolean;
+}
+
+/** The weights of a GPT of shape `cfg` as views of one flat tensor (the names of src/model/params.ts). */
+function weightViews(b: Backend, flat: Tensor, cfg: GPTConfig): ModelWeights {
+  const by = new Map(paramSpecs(cfg).specs.map((s) => [s.name, b.view(flat, s.offset, s.size)]));
+  const get = (n: string) => by.get(n)!;
+  const layers = Array.from({ length: cfg.nLayer }, (_, l) => {
+    const p = `transformer.h.${l}.`;
+    return {
+      ln1w: get(p + 'ln_1.weight'), ln1b: get(p + 'ln_1.bias'), qkvw: get(p + 'attn.c_attn.weight'), qkvb: get(p + 'attn.c_attn.bias'),
+      attprojw: get(p + 'attn.c_proj.weight'), attprojb: get(p + 'attn.c_proj.bias'), ln2w: get(p + 'ln_2.weight'), ln2b: get(p + 'ln_2.bias'),
+      fcw: get(p + 'mlp.c_fc.weight'), fcb: get(p + 'mlp.c_fc.bias'), fcprojw: get(p + 'mlp.c_proj.weight'), fcprojb: get(p + 'mlp.c_proj.bias'),
+    };
+  });
+  return { wte: get('transformer.wte.weight'), wpe: get('transformer.wpe.weight'), layers, lnfw: get('transformer.ln_f.weight'), lnfb: get('transformer.ln_f.bias') };
+}
+
+/** The rollout's fused step (decodeSample) where a backend fuses it: a prefill, then a decode step, of a 2-layer model. */
+function decodeSampleCase(r: ReturnType<typeof filler>): KernelCase {
+  const cfg: GPTConfig = { nLayer: 2, nHead: 3, nEmbd: 12, blockSize: 8, vocabSize: 11 }, B = 3, T = cfg.blockSize, C = cfg.nEmbd;
+  const shape = { B, T, C, NH: cfg.nHead, L: cfg.nLayer, V: cfg.vocabSize, K: 1 };
+  return { kernel: 'decodeSample', shader: 'sample', outputs: ['tokens', 'logp', 'pos', 'done'],
+    when: (b) => b.decodeSampleFused(shape),
+    inputs: { params: r.f(paramSpecs(cfg).total, 0.6), tokens: r.i(B * T, cfg.vocabSize), logp: new Float32Array(B * T), pos: Int32Array.from([1, 4, 3]),
+      done: new Int32Array(B), limit: Int32Array.from([T, 5, T]), kv: new Float32Array(cfg.nLayer * decodeCacheStride(B, T, C)) },
+    run: (b, t) => {
+      const weights = weightViews(b, t.params, cfg);
+      for (let k = 0; k < 2; k++) {
+        b.decodeSample({ tokens: t.tokens, logp: t.logp, pos: t.pos, done: t.done, limit: t.limit, kv: t.kv, weights, B, T, C, NH: cfg.nHead,
+          V: cfg.vocabSize, prefill: k === 0, temperature: 1, eos: 3, seed: 9, counter: k });
+      }
+    } };
 }
 
 // Deterministic inputs (a small LCG: the checks must give the same numbers in every browser).
@@ -134,6 +168,7 @@ function kernelCases(): KernelCase[] {
         b.logprobForward(t.logp, t.entropy, t.logits, t.targets, B * T, V, 0.9);
         b.logprobBackward(t.dlogits, t.dlogp, t.logits, t.targets, B * T, V, 0.9);
       } },
+    decodeSampleCase(r),
   ];
 }
 
@@ -158,6 +193,7 @@ export async function kernelChecks(backend: Backend): Promise<KernelCheckFailure
   const cpu = new CpuBackend();
   const failures: KernelCheckFailure[] = [];
   for (const c of kernelCases()) {
+    if (c.when && !c.when(backend)) continue;
     let error: number;
     try {
       const [got, want] = [await runCase(backend, c), await runCase(cpu, c)];

@@ -1,7 +1,7 @@
 // The engine check's per-kernel cases (src/rl/selfCheck.ts kernelChecks): the CPU reference passes them
 // all, and an engine whose one op is slightly wrong is named by that op's case alone.
 import { describe, expect, it } from 'vitest';
-import type { Backend, Tensor } from '../../src/backend';
+import type { Backend, DecodeSampleArgs, Tensor } from '../../src/backend';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { kernelChecks, verifyEngine } from '../../src/rl/selfCheck';
 
@@ -36,6 +36,18 @@ describe('engine check, kernel by kernel', () => {
     const failures = await kernelChecks(nudged(op, arg));
     expect(failures.map((f) => [f.kernel, f.shader])).toEqual([[kernel, shader]]);
     expect(failures[0].error).toBeGreaterThan(1e-3);
+  });
+
+  it('the fused decode step is checked where a backend fuses it, and a wrong one is named alone', async () => {
+    const fusing = (nudge: boolean) => {
+      const b = new CpuBackend(), compose = b.decodeSample.bind(b);
+      b.decodeSampleFused = () => true;
+      b.decodeSample = (a: DecodeSampleArgs) => { compose(a); if (nudge) (a.logp as Tensor & { data: Float32Array }).data[0] += 0.02; };
+      return b;
+    };
+    expect(await kernelChecks(fusing(false))).toEqual([]);
+    const failures = await kernelChecks(fusing(true));
+    expect(failures.map((f) => [f.kernel, f.shader])).toEqual([['decodeSample', 'sample']]);
   });
 
   it('the verdict names the failing kernel and does not run the step', async () => {
