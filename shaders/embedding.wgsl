@@ -1,7 +1,8 @@
 // Token + position embedding.
 //   embedding_forward:      out[n,c]   = wte[tokens[n],c] + wpe[n % T,c]        (=)
-//   embedding_backward_wte: dwte[v,c] += sum_{n: tokens[n]=v} dout[n,c]          (+=)
-//   embedding_backward_wpe: dwpe[t,c] += sum_{n: n%T=t} dout[n,c]                (+=)
+//   embedding_backward (one dispatch for both gradients):
+//     dwte[v,c] += sum_{n: tokens[n]=v} dout[n,c]                                  (+=)
+//     dwpe[t,c] += sum_{n: n%T=t} dout[n,c]                                        (+=)
 // The backward passes are gathers (one invocation per gradient element looping over its rows, for
 // dwte after a counting sort of the rows by token), so no atomics are needed and results are deterministic.
 // Members (a population's runs stacked; CSR offsets rowStart [members+1] over rows): member m's rows
@@ -20,6 +21,10 @@ struct Params {
   maxRows: u32, // row slots per member (N without members)
   wteStride: u32,
   wpeStride: u32,
+  joint: u32, // embedding_backward: 1 when dwte and dwpe overlap (stacked members' views): both through dwte's binding
+  wteAt: u32, // ... at these element offsets in it
+  wpeAt: u32,
+  pad: u32,
 }
 
 override WG: u32 = 256u;
@@ -61,7 +66,7 @@ fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_wor
   out[n * p.C + c] = wte[m * p.wteStride + tok * p.C + c] + wpe[m * p.wpeStride + (slot % p.T) * p.C + c];
 }
 
-// embedding_backward_wte, as a counting sort of the rows by token and then a gather: a gather over all
+// dwte, as a counting sort of the rows by token and then a gather: a gather over all
 // rows per (v, c) would compare V * C * N tokens; this reads the tokens twice in all and dout once.
 // The sort is stable (each token's rows ascending), so each sum runs over its rows in ascending order,
 // as the CPU reference adds them; no atomics, deterministic.
@@ -71,7 +76,7 @@ fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_wor
 //     2. per token v: chunkSlot[k][v] = rows with token v in chunks before k; tokenStart[v] = its total
 //     3. tokenStart = the exclusive prefix sum of the totals; tokenStart[V] = rows with a valid token
 //     4. per chunk, its rows in order: order[tokenStart[v] + chunkSlot[k][v]++] = n
-//   embedding_backward_wte: dwte[m, v, c] += sum of dout[n, c] over order[tokenStart[v] .. tokenStart[v + 1]),
+//   embedding_backward:     dwte[m, v, c] += sum of dout[n, c] over order[tokenStart[v] .. tokenStart[v + 1]),
 //                           the rows of member m found by binary search (each token's rows ascend)
 // Tokens outside [0, V) belong to no row list (as they match no v in the reference).
 @group(0) @binding(9) var<storage, read_write> chunkSlot: array<u32>; // [WG][V]
@@ -134,11 +139,8 @@ fn first_at_or_after(lo: u32, hi: u32, row: u32) -> u32 {
   return a;
 }
 
-@compute @workgroup_size(WG)
-fn embedding_backward_wte(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = flat(gid, nwg);
+fn backward_wte(i: u32) {
   let vc = p.V * p.C;
-  if (i >= max(p.members, 1u) * vc) { return; }
   let m = i / vc;
   let e = i % vc;
   let v = e / p.C;
@@ -154,15 +156,13 @@ fn embedding_backward_wte(@builtin(global_invocation_id) gid: vec3u, @builtin(nu
   for (var j = lo; j < hi; j++) {
     sum += dout[order[j] * p.C + c];
   }
-  let o = m * p.wteStride + e;
+  var o = m * p.wteStride + e;
+  if (p.joint != 0u) { o += p.wteAt; }
   dwte[o] = dwte[o] + sum;
 }
 
-@compute @workgroup_size(WG)
-fn embedding_backward_wpe(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = flat(gid, nwg);
+fn backward_wpe(i: u32) {
   let tc = p.T * p.C;
-  if (i >= max(p.members, 1u) * tc) { return; }
   let m = i / tc;
   let e = i % tc;
   let t = e / p.C;
@@ -173,5 +173,14 @@ fn embedding_backward_wpe(@builtin(global_invocation_id) gid: vec3u, @builtin(nu
     sum += dout[n * p.C + c];
   }
   let o = m * p.wpeStride + e;
-  dwpe[o] = dwpe[o] + sum;
+  if (p.joint != 0u) { dwte[p.wpeAt + o] = dwte[p.wpeAt + o] + sum; } else { dwpe[o] = dwpe[o] + sum; }
+}
+
+// Both gradients in one dispatch: elements [0, members x V x C) of dwte (none without rows: no sort ran),
+// then members x T x C of dwpe.
+@compute @workgroup_size(WG)
+fn embedding_backward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = flat(gid, nwg);
+  let nwte = select(0u, max(p.members, 1u) * p.V * p.C, p.N > 0u);
+  if (i < nwte) { backward_wte(i); } else if (i < nwte + max(p.members, 1u) * p.T * p.C) { backward_wpe(i - nwte); }
 }

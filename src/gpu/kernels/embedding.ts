@@ -1,11 +1,12 @@
 // Bindings of shaders/embedding.wgsl: 1 out, 2 tokens, 3 wte, 4 wpe, 5 dwte, 6 dwpe, 7 dout, 8 rowStart,
 // 9 chunkSlot, 10 tokenStart, 11 order (the wte gradient's sort of rows by token).
 import { grid1D, type KernelContext } from '../runtime';
+import { jointGrads } from './layernorm';
 import type { GpuTensor } from '../tensor';
 
 const WG = 256;
 const kernel = (entry: string) => ({ shader: 'embedding', entry, constants: { WG } });
-const FORMAT = 'uuuuuuuu'; // N, T, C, V, members, maxRows, wteStride, wpeStride
+const FORMAT = 'uuuuuuuuuuuu'; // N, T, C, V, members, maxRows, wteStride, wpeStride, joint, wteAt, wpeAt, pad
 
 /** Stacked members over the op's rows: rowStart i32 [K+1]; strides between members' wte and wpe copies. */
 export interface EmbeddingMembers {
@@ -25,7 +26,7 @@ export function embeddingMemberFields(k: KernelContext, rows: number, m: Embeddi
 export function embeddingForward(k: KernelContext, out: GpuTensor, tokens: GpuTensor, wte: GpuTensor, wpe: GpuTensor,
   N: number, T: number, C: number, members?: EmbeddingMembers): void {
   const mf = embeddingMemberFields(k, N, members);
-  k.dispatch(kernel('embedding_forward'), FORMAT, [N, T, C, 0, ...mf.fields], { 1: out, 2: tokens, 3: wte, 4: wpe, 8: mf.rowStart },
+  k.dispatch(kernel('embedding_forward'), FORMAT, [N, T, C, 0, ...mf.fields, 0, 0, 0, 0], { 1: out, 2: tokens, 3: wte, 4: wpe, 8: mf.rowStart },
     grid1D(mf.slots * C, WG));
 }
 
@@ -33,14 +34,18 @@ export function embeddingForward(k: KernelContext, out: GpuTensor, tokens: GpuTe
 export function embeddingBackward(k: KernelContext, dwte: GpuTensor, dwpe: GpuTensor, dout: GpuTensor, tokens: GpuTensor,
   N: number, T: number, C: number, V: number, members?: EmbeddingMembers): void {
   const mf = embeddingMemberFields(k, N, members);
-  const params = [N, T, C, V, ...mf.fields];
+  // stacked members' dwte and dwpe views overlap in the flat gradients: then one binding spans both (writable
+  // bindings of one dispatch may not overlap), else each its own
+  const jg = jointGrads(dwte, dwpe);
+  const params = [N, T, C, V, ...mf.fields, ...jg.at, 0];
+  const tokenStart = k.scratch('embedding.tokenStart', V + 1), order = k.scratch('embedding.order', Math.max(1, N));
   if (N > 0 && V > 0) {
     // the rows sorted by token in one workgroup (scratch: u32 bits in f32 tensors), then one gather per gradient element
-    const chunkSlot = k.scratch('embedding.chunkSlot', WG * V), tokenStart = k.scratch('embedding.tokenStart', V + 1);
-    const order = k.scratch('embedding.order', N);
+    const chunkSlot = k.scratch('embedding.chunkSlot', WG * V);
     k.dispatch(kernel('embedding_sort'), FORMAT, params, { 2: tokens, 9: chunkSlot, 10: tokenStart, 11: order }, [1, 1, 1]);
-    k.dispatch(kernel('embedding_backward_wte'), FORMAT, params, { 5: dwte, 7: dout, 8: mf.rowStart, 10: tokenStart, 11: order },
-      grid1D(mf.count * V * C, WG));
   }
-  k.dispatch(kernel('embedding_backward_wpe'), FORMAT, params, { 6: dwpe, 7: dout, 8: mf.rowStart }, grid1D(mf.count * T * C, WG));
+  const wteElems = N > 0 ? mf.count * V * C : 0;
+  k.dispatch(kernel('embedding_backward'), FORMAT, params,
+    { 5: jg.dweight, 6: jg.dbias ?? k.scratch('embedding.noDwpe', 1), 7: dout, 8: mf.rowStart, 10: tokenStart, 11: order },
+    grid1D(wteElems + mf.count * T * C, WG));
 }

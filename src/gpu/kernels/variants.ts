@@ -38,7 +38,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
 
   add('decode', ['embedding_last', 'copy_rows', 'attention_decode_serial'], { WG: 64 });
   add('decode', ['attention_decode']);
-  add('embedding', ['embedding_forward', 'embedding_backward_wte', 'embedding_backward_wpe', 'embedding_sort'], { WG: 256 });
+  add('embedding', ['embedding_forward', 'embedding_backward', 'embedding_sort'], { WG: 256 });
   add('gelu', ['gelu_forward', 'gelu_backward'], { WG: 256 });
 
   for (const { WG, TPR } of rows) add('layernorm', ['layernorm_forward', 'layernorm_backward_dinp'], { WG, TPR });
