@@ -4,6 +4,7 @@
 // shaders/linear_backward.wgsl's GELU mode, matmulGeluBackward (test: test/gpu/linearBackward.test.ts): the ops composed.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type DecodeSampleArgs, type DecodeShape, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type Tensor } from '../backend';
+import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from '../composed';
 import { composeDecodeSample, DecodeScratch } from '../decodeSample';
 import * as mem from './members';
 import * as nn from './nn';
@@ -98,9 +99,7 @@ export class CpuBackend implements Backend {
   }
   layernormMatmulForward(ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor, lnWeight: Tensor, lnBias: Tensor,
     weight: Tensor, bias: Tensor | null, N: number, C: number, OC: number, members?: Members): void {
-    this.layernormForward(ln, mean, rstd, inp, lnWeight, lnBias, N, C, members); // the twin: the two ops
-    if (geluOut) this.matmulGeluForward(out, geluOut, ln, weight, bias, N, C, OC, members);
-    else this.matmulForward(out, ln, weight, bias, N, C, OC, members);
+    layernormMatmulComposed(this, ln, mean, rstd, out, geluOut, inp, lnWeight, lnBias, weight, bias, N, C, OC, members);
   }
   matmulForward(out: Tensor, inp: Tensor, w: Tensor, bias: Tensor | null, N: number, IC: number, OC: number, members?: Members): void {
     if (members) return this.matmulMembers(out, inp, w, bias, N, IC, OC, members);
@@ -131,9 +130,7 @@ export class CpuBackend implements Backend {
   }
   matmulGeluBackward(dpre: Tensor, dinpScratch: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, pre: Tensor, weight: Tensor,
     N: number, IC: number, OC: number, members?: Members): void {
-    this.matmulBackward(dinpScratch, dweight, dbias, dout, inp, weight, N, IC, OC, members, true); // the twin: the two ops
-    f(dpre).fill(0, 0, N * IC);
-    this.geluBackward(dpre, pre, dinpScratch, N * IC);
+    matmulGeluBackwardComposed(this, (t, n) => f(t).fill(0, 0, n), dpre, dinpScratch, dweight, dbias, dout, inp, pre, weight, N, IC, OC, members);
   }
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
     nn.attentionForward(f(out), f(att), f(qkv), B, T, C, NH);
@@ -190,8 +187,7 @@ export class CpuBackend implements Backend {
 
   clipAdamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, normSq: Tensor, maxNorm: number, n: number,
     hp: AdamWParams, members?: MemberOptim): void {
-    this.clipScale(scale, normSq, maxNorm, members);
-    this.adamw(params, grads, m, v, decayMask, scale, n, hp, members);
+    clipAdamwComposed(this, params, grads, m, v, decayMask, scale, normSq, maxNorm, n, hp, members);
   }
 
   sample(tokens: Tensor, logp: Tensor, pos: Tensor, done: Tensor, limit: Tensor, logits: Tensor,

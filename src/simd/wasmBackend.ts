@@ -7,6 +7,7 @@
 // Twin tests: test/simd/*.test.ts.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type DType,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
+import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from '../composed';
 import { composeDecodeSample, DecodeScratch } from '../decodeSample';
 import * as mem from '../reference/members';
 import * as opt from '../reference/optim';
@@ -209,15 +210,11 @@ export class WasmBackend implements Backend {
   }
   layernormMatmulForward(ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor, lnWeight: Tensor, lnBias: Tensor,
     weight: Tensor, bias: Tensor | null, N: number, C: number, OC: number, members?: Members): void {
-    this.layernormForward(ln, mean, rstd, inp, lnWeight, lnBias, N, C, members); // the reference's composition
-    if (geluOut) this.matmulGeluForward(out, geluOut, ln, weight, bias, N, C, OC, members);
-    else this.matmulForward(out, ln, weight, bias, N, C, OC, members);
+    layernormMatmulComposed(this, ln, mean, rstd, out, geluOut, inp, lnWeight, lnBias, weight, bias, N, C, OC, members);
   }
   matmulGeluBackward(dpre: Tensor, dinpScratch: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, pre: Tensor, weight: Tensor,
     N: number, IC: number, OC: number, members?: Members): void {
-    this.matmulBackward(dinpScratch, dweight, dbias, dout, inp, weight, N, IC, OC, members, true); // the reference's composition
-    this.own(dpre).data.fill(0, 0, N * IC);
-    this.geluBackward(dpre, pre, dinpScratch, N * IC);
+    matmulGeluBackwardComposed(this, (t, n) => this.own(t).data.fill(0, 0, n), dpre, dinpScratch, dweight, dbias, dout, inp, pre, weight, N, IC, OC, members);
   }
   layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
     const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, b) : 0;
@@ -303,11 +300,9 @@ export class WasmBackend implements Backend {
       this.k.adamw(p + at, g + at, mp + at, vp + at, mask, n, ...hyper);
     }
   }
-  /** The reference's composition: the clip scale on the host, then the threaded AdamW. */
   clipAdamw(params: Tensor, grads: Tensor, m: Tensor, v: Tensor, decayMask: Tensor, scale: Tensor, normSq: Tensor, maxNorm: number, n: number,
     hp: AdamWParams, members?: MemberOptim): void {
-    this.clipScale(scale, normSq, maxNorm, members);
-    this.adamw(params, grads, m, v, decayMask, scale, n, hp, members);
+    clipAdamwComposed(this, params, grads, m, v, decayMask, scale, normSq, maxNorm, n, hp, members);
   }
   embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
     this.embed(out, tokens, wte, wpe, null, null, N, T, C, members);
