@@ -40,7 +40,7 @@ export class NoAdapterError extends Error {
  * `limits: 'default'` takes WebGPU's default buffer limits (128 MiB binding, 256 MiB buffer) instead of the
  * adapter's largest: what many phones offer, for tests that the engine and its budget hold there.
  */
-export async function requestGpuDevice(gpu: GPU, { limits = 'adapter' }: { limits?: 'adapter' | 'default' } = {}): Promise<GpuDevice> {
+export async function requestGpuDevice(gpu: GPU, { limits = 'adapter', features = [] }: { limits?: 'adapter' | 'default'; features?: GPUFeatureName[] } = {}): Promise<GpuDevice> {
   const adapter = await gpu.requestAdapter({ powerPreference: 'high-performance' });
   if (!adapter) throw new NoAdapterError();
   const requiredLimits: Record<string, number> = {};
@@ -50,7 +50,9 @@ export async function requestGpuDevice(gpu: GPU, { limits = 'adapter' }: { limit
     requiredLimits[name] = need;
   }
   if (limits === 'adapter') for (const name of TAKE_ADAPTER_MAX) requiredLimits[name] = adapter.limits[name];
-  const device = await adapter.requestDevice({ requiredLimits, label: 'gspo' });
+  const missing = features.filter((f) => !adapter.features.has(f));
+  if (missing.length > 0) throw new Error(`WebGPU adapter lacks the feature(s) ${missing.join(', ')}`);
+  const device = await adapter.requestDevice({ requiredLimits, requiredFeatures: features, label: 'gspo' });
   const info = adapter.info;
   const adapterInfo = [info?.vendor, info?.architecture, info?.device, info?.description].filter(Boolean).join(' ') || 'unknown adapter';
   // (older browsers lack isFallbackAdapter; SwiftShader also names itself in the architecture)

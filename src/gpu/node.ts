@@ -4,7 +4,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { NoAdapterError } from './device';
-import { WebGpuBackend } from './webgpuBackend';
+import { WebGpuBackend, type BackendOptions } from './webgpuBackend';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const SHADER_DIR = fileURLToPath(new URL('../../shaders/', import.meta.url));
@@ -43,7 +43,7 @@ export async function nodeGpu(): Promise<GPU> {
  * Pipelines are built on first use unless `prepare: 'all'` (the browser workers build all at load, to
  * fall back before a run; the CLI and tests mostly run on SwiftShader, where each build costs ~1 s).
  */
-export async function createNodeBackend(options: { prepare?: 'all' | 'lazy'; limits?: 'adapter' | 'default' } = { prepare: 'lazy' }): Promise<NodeBackendResult> {
+export async function createNodeBackend(options: BackendOptions = { prepare: 'lazy' }): Promise<NodeBackendResult> {
   let gpu: GPU;
   try {
     gpu = await nodeGpu();

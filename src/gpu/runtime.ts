@@ -6,6 +6,7 @@
 import { BufferPool } from './bufferPool';
 import type { DeviceHealth } from './device';
 import { PipelineCache } from './pipelines';
+import type { GpuProfiler } from './profiler';
 import { zeroKernel } from './kernels/residual';
 import { GpuTensor } from './tensor';
 import type { Bindings, Grid, Kernel, KernelContext } from './kernelContext';
@@ -23,6 +24,7 @@ export interface GpuCounters {
   passes: number; // compute passes begun (a copy or clearBuffer between dispatches ends one)
   clears: number; // tensors zeroed by a dispatch (not counted in dispatches: the ops' kernels are)
   splits: number; // submissions made because a command buffer reached commandsPerSubmit (the watchdog cap)
+  waitMs: number; // wall time the host spent awaiting readbacks (overlapping reads counted once): the rest of a step is host work
 }
 
 const BIND_GROUP_CACHE_LIMIT = 50_000;
@@ -65,7 +67,11 @@ export class GpuRuntime implements KernelContext {
   readonly dummy: GpuTensor;
   /** Objects that must live as long as the device (the GPU instance, the adapter). */
   readonly keepAlive: unknown[] = [];
-  readonly counters: GpuCounters = { dispatches: 0, submissions: 0, readbacks: 0, uploads: 0, bindGroupsCreated: 0, buffersCreated: 0, passes: 0, clears: 0, splits: 0 };
+  readonly counters: GpuCounters = { dispatches: 0, submissions: 0, readbacks: 0, uploads: 0, bindGroupsCreated: 0, buffersCreated: 0, passes: 0, clears: 0, splits: 0, waitMs: 0 };
+  /** Set to time every dispatch on the GPU (measurement only: see profiler.ts). */
+  profiler: GpuProfiler | null = null;
+  private waiting = 0; // reads in flight, and since when (for waitMs)
+  private waitSince = 0;
 
   constructor(
     readonly device: GPUDevice,
@@ -103,7 +109,11 @@ export class GpuRuntime implements KernelContext {
     const { pipeline, key } = this.pipelines.get(kernel.shader, kernel.entry, kernel.constants);
     const slot = this.uniforms.push(format, params);
     const bindGroup = this.bindGroup(pipeline, key, slot, bindings, kernel.shader);
-    if (!this.pass) {
+    if (this.profiler) { // a pass of its own per dispatch, timed (profiler.ts)
+      if (this.profiler.full) this.submit();
+      this.pass?.end();
+      this.pass = this.commandEncoder().beginComputePass(this.profiler.pass(`${kernel.shader}:${kernel.entry}`));
+    } else if (!this.pass) {
       this.pass = this.commandEncoder().beginComputePass({ label: 'ops' });
       this.counters.passes++;
     }
@@ -116,19 +126,23 @@ export class GpuRuntime implements KernelContext {
   }
 
   private bindGroup(pipeline: GPUComputePipeline, pipelineKey: string, slot: number, bindings: Bindings, shader: string): GPUBindGroup {
+    // the key first, the entries only on a miss: this runs for every dispatch, hits nearly always
     let key = `${pipelineKey}|${slot}`;
-    const entries: GPUBindGroupEntry[] = [
-      { binding: 0, resource: { buffer: this.uniforms.buffer, offset: slot * UNIFORM_SLOT_BYTES, size: UNIFORM_SLOT_BYTES } },
-    ];
-    for (const [binding, t] of Object.entries(bindings)) {
-      // Zero-length bindings are invalid; kernels never read past their sizes.
-      const size = Math.max(4, Math.min(t.byteLength, t.buffer.size - t.byteOffset));
-      key += `|${binding}:${BufferPool.id(t.buffer)}:${t.byteOffset}:${size}`;
-      entries.push({ binding: Number(binding), resource: { buffer: t.buffer, offset: t.byteOffset, size } });
+    for (const binding in bindings) {
+      const t = bindings[binding];
+      key += `|${binding}:${BufferPool.id(t.buffer)}:${t.byteOffset}:${t.byteLength}`;
     }
     let group = this.bindGroups.get(key);
     if (!group) {
       this.checkUsage(pipelineKey, shader, bindings);
+      const entries: GPUBindGroupEntry[] = [
+        { binding: 0, resource: { buffer: this.uniforms.buffer, offset: slot * UNIFORM_SLOT_BYTES, size: UNIFORM_SLOT_BYTES } },
+      ];
+      for (const [binding, t] of Object.entries(bindings)) {
+        // Zero-length bindings are invalid; kernels never read past their sizes.
+        const size = Math.max(4, Math.min(t.byteLength, t.buffer.size - t.byteOffset));
+        entries.push({ binding: Number(binding), resource: { buffer: t.buffer, offset: t.byteOffset, size } });
+      }
       if (this.bindGroups.size >= BIND_GROUP_CACHE_LIMIT) this.bindGroups.clear();
       group = this.device.createBindGroup({ layout: pipeline.getBindGroupLayout(0), entries });
       this.bindGroups.set(key, group);
@@ -219,7 +233,9 @@ export class GpuRuntime implements KernelContext {
     }
     if (!this.encoder) return;
     this.uniforms.flush(this.device.queue);
+    const timed = this.profiler?.encode(this.encoder);
     this.device.queue.submit([this.encoder.finish()]);
+    timed?.();
     if (!this.cpuAdapter) {
       // its own time: from its submit, or from the previous one's end when it waited behind it in the queue
       const commands = this.recorded, t0 = performance.now();
@@ -253,9 +269,14 @@ export class GpuRuntime implements KernelContext {
     const { buffer: staging } = this.staging.acquire(bytes);
     this.copyEncoder().copyBufferToBuffer(t.buffer, t.byteOffset + byteOffset, staging, 0, bytes);
     this.counters.readbacks++;
+    if (this.waiting++ === 0) this.waitSince = performance.now();
     try {
-      await this.submitSoon();
-      await staging.mapAsync(GPUMapMode.READ, 0, bytes);
+      try {
+        await this.submitSoon();
+        await staging.mapAsync(GPUMapMode.READ, 0, bytes);
+      } finally {
+        if (--this.waiting === 0) this.counters.waitMs += performance.now() - this.waitSince;
+      }
       const copy = staging.getMappedRange(0, bytes).slice(0);
       staging.unmap();
       return copy;
@@ -267,7 +288,10 @@ export class GpuRuntime implements KernelContext {
 
   async sync(): Promise<void> {
     this.submit();
-    await this.device.queue.onSubmittedWorkDone();
+    if (this.waiting++ === 0) this.waitSince = performance.now();
+    try { await this.device.queue.onSubmittedWorkDone(); } finally {
+      if (--this.waiting === 0) this.counters.waitMs += performance.now() - this.waitSince;
+    }
     this.throwIfUnhealthy();
   }
 

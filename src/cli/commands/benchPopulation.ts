@@ -89,10 +89,10 @@ export async function benchPopulation(b: Counted, quick: boolean): Promise<Popul
 const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
 
 export function formatPopulation(p: PopulationResult): string {
-  const head = ['K', 'step ms', 'x K=1', 'per member ms', 'GFLOP/s', 'dispatch', 'clear', 'submit', 'readback/minibatch'];
+  const head = ['K', 'step ms', 'x K=1', 'per member ms', 'GFLOP/s', 'dispatch', 'clear', 'submit', 'readback/minibatch', 'GPU wait ms', 'host ms'];
   const ok = p.rows.filter((r) => r.error === undefined);
   const body = ok.map((r) => [String(r.K), fmt(r.ms), `${r.ratio.toFixed(2)}x`, fmt(r.ms / r.K), fmt(r.gflops, 2), fmt(r.perStep?.dispatches, 0), fmt(r.perStep?.clears, 0), fmt(r.perStep?.submissions, 0),
-    fmt(r.perStep?.readbacksPerMinibatch, 2)]);
+    fmt(r.perStep?.readbacksPerMinibatch, 2), fmt(r.perStep?.waitMs), fmt(r.perStep?.waitMs === undefined ? undefined : r.ms - r.perStep.waitMs)]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i].length)));
   const line = (cells: string[]) => cells.map((x, i) => x.padEnd(widths[i])).join('  ').trimEnd();
   return `\npopulation: K members of ${p.model} at P${p.P} x G${p.G}, ${p.how}, ${p.cores} cores; step = every member takes one step (mean of ${p.steps})\n`

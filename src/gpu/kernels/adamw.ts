@@ -32,7 +32,9 @@ function params(n: number, numPartials: number, maxNorm = 0, hp?: AdamWParams, m
 /** out[0] = sum of x^2: per-workgroup partials, then one workgroup sums them (no atomics, deterministic); members: out[k]. */
 export function sumSquares(k: KernelContext, out: GpuTensor, x: GpuTensor, n: number, members?: OptimMembers): void {
   const count = members?.K ?? 1;
-  if (n <= SINGLE_MAX) {
+  // one workgroup over every parameter: a win where barriers are dear (a CPU adapter), a loss on a GPU, where the
+  // lone workgroup took 115 us against two dispatches of ~10 us each (H200, 2x4x64's 0.1 M parameters)
+  if (n <= SINGLE_MAX && k.cpuAdapter) {
     k.dispatch(fixed('sumsq_single'), FORMAT, params(n, 1, 0, undefined, members), { 7: out, 9: x }, [count, 1, 1]);
     return;
   }
