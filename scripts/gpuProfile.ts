@@ -3,22 +3,24 @@
 // (SwiftShader has it too, but its times are a CPU's). A pass per dispatch inflates the step: compare kernels
 // with each other, and the plain step time (timed first, without the profiler) with their sum.
 // Usage: npx tsx scripts/gpuProfile.ts [--P 32] [--G 8] [--layers 2] [--heads 4] [--embd 64] [--K 1] [--steps 3] [--top 25]
-//        [--per-op-decode]   (the rollout through the per-op path instead of the fused decode_sample kernel)
+//        [--decode auto|fused|per-op]   (the rollout's path: the engine's choice, or forced)
 import { parseArgs } from 'node:util';
 import { presetConfig, findPreset } from '../src/envs/presets';
 import { createEnv } from '../src/envs/registry';
 import { createNodeBackend } from '../src/gpu/node';
 import { Trainer } from '../src/rl/trainer';
 import type { WebGpuBackend } from '../src/gpu/webgpuBackend';
+import { decodeSampleFits } from '../src/gpu/kernels/decodeSample';
 
 const { values: v } = parseArgs({ options: { ...Object.fromEntries(
   [['P', '32'], ['G', '8'], ['layers', '2'], ['heads', '4'], ['embd', '64'], ['K', '1'], ['steps', '3'], ['top', '25']]
-    .map(([k, d]) => [k, { type: 'string' as const, default: d }])), 'per-op-decode': { type: 'boolean', default: false } } });
+    .map(([k, d]) => [k, { type: 'string' as const, default: d }])), decode: { type: 'string', default: 'auto' } } });
+if (!['auto', 'fused', 'per-op'].includes(v.decode!)) throw new Error(`--decode takes auto, fused or per-op, not ${v.decode}`);
 const n = (k: string) => Number(v[k]);
 const configs = Array.from({ length: n('K') }, (_, k) => presetConfig(findPreset('relay-silence'), {
   nLayer: n('layers'), nHead: n('heads'), nEmbd: n('embd'), promptsPerStep: n('P'), groupSize: n('G'), evalEpisodes: 8, seed: 1 + k,
 }));
-const shape = `${n('layers')}x${n('heads')}x${n('embd')} P${n('P')} x G${n('G')}, K=${n('K')}${v['per-op-decode'] ? ', per-op decode' : ''}`;
+const shape = `${n('layers')}x${n('heads')}x${n('embd')} P${n('P')} x G${n('G')}, K=${n('K')}${v.decode !== 'auto' ? `, ${v.decode} decode` : ''}`;
 
 async function steps(b: WebGpuBackend, profile: boolean): Promise<{ ms: number; waitMs: number; trainer: Trainer }> {
   const t = new Trainer(b, createEnv(configs[0]), configs);
@@ -39,7 +41,8 @@ async function steps(b: WebGpuBackend, profile: boolean): Promise<{ ms: number; 
 for (const profile of [false, true]) {
   const { backend: b, reason } = await createNodeBackend({ prepare: 'lazy', profile });
   if (!b) throw new Error(reason);
-  if (v['per-op-decode']) b.decodeSampleFused = () => false;
+  if (v.decode === 'per-op') b.decodeSampleFused = () => false;
+  if (v.decode === 'fused') b.decodeSampleFused = (s) => decodeSampleFits(s);
   const { ms, waitMs, trainer } = await steps(b, profile);
   console.log(`${shape} on ${b.adapterInfo}${profile ? ', a timed pass per dispatch' : ''}: step ${ms.toFixed(2)} ms, ` +
     `host awaiting the GPU ${waitMs.toFixed(2)} ms, host working ${(ms - waitMs).toFixed(2)} ms`);
