@@ -5,6 +5,13 @@ import type { Backend, Tensor } from '../backend';
 import type { GPT } from '../model/gpt';
 import type { Environment, Score, Turn } from '../envs/types';
 
+/**
+ * How many generated tokens the per-op path records before it submits (the reads at the turn's end submit the rest):
+ * each submission lets the GPU start while the host records the next token, and costs the host a submit.
+ * A setting for measurement (scripts/gpuProfile.ts --submit-every).
+ */
+export const ROLLOUT_SUBMIT = { perOpTokens: 1 };
+
 /** One generated turn of one episode: what the policy saw and what it sampled. */
 export interface Sequence {
   episode: number;
@@ -140,7 +147,7 @@ export class Generator {
       else [logits, logitsT] = [this.model.decode(t.tokens, t.pos, B, T, seqs), 1];
       b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT,
         rows ? t.rowRng : undefined);
-      b.submit();
+      if ((k + 1) % ROLLOUT_SUBMIT.perOpTokens === 0) b.submit();
     }
     const [outTokPos, outLogp] = await Promise.all([b.read(t.tokPos), b.read(t.logp)]);
     const outTok = outTokPos.subarray(0, B * T), outPos = outTokPos.subarray(outTokPos.length - B);

@@ -56,6 +56,28 @@ export function groupsOf(plan: MatmulPlan): number {
  * traffic than the operands themselves ((M + N) * K floats).
  */
 export function planMatmul(M: number, N: number, K: number, target = TARGET_GROUPS): MatmulPlan {
+  return memo(`m${M},${N},${K},${target}`, () => choosePlan(M, N, K, target));
+}
+
+// Plans are pure in their arguments and asked for at every product of every step (a few hundred a step, each
+// building and filtering its candidate tiles): kept, frozen, by shape. A step's shapes are few; the bound is for
+// runs whose shapes keep changing.
+const plans = new Map<string, unknown>();
+function memo<P extends object>(key: string, make: () => P): P {
+  let p = plans.get(key) as P | undefined;
+  if (p === undefined) {
+    if (plans.size >= 4096) plans.clear();
+    p = deepFreeze(make());
+    plans.set(key, p);
+  }
+  return p;
+}
+function deepFreeze<P extends object>(p: P): P {
+  for (const v of Object.values(p)) if (typeof v === 'object' && v !== null) deepFreeze(v as object);
+  return Object.freeze(p);
+}
+
+function choosePlan(M: number, N: number, K: number, target: number): MatmulPlan {
   const fits = ([tm, tn]: readonly [number, number]) => tm <= sideFor(M) && tn <= sideFor(N);
   const outputs = Math.max(1, M * N);
   const maxSplits = Math.max(1, Math.min(MAX_SPLITS, Math.floor(K / MIN_SLICE_K), Math.floor(MAX_SCRATCH / outputs),
@@ -80,6 +102,10 @@ export function planMatmul(M: number, N: number, K: number, target = TARGET_GROU
  * together would pass MAX_SCRATCH, fewer slices, but still at least 2 (the same dispatches).
  */
 export function planMembers(M: number, N: number, K: number, members: number, target = TARGET_GROUPS): MatmulPlan {
+  return memo(`p${M},${N},${K},${members},${target}`, () => chooseMembers(M, N, K, members, target));
+}
+
+function chooseMembers(M: number, N: number, K: number, members: number, target: number): MatmulPlan {
   const plan = planMatmul(M, N, K, target);
   if (plan.splits === 1 || members * plan.splits * M * N <= MAX_SCRATCH) return plan;
   return planWith(M, N, K, plan.tm, plan.tn, Math.max(2, Math.floor(MAX_SCRATCH / (members * M * N))));
@@ -97,6 +123,10 @@ export interface BackwardPlan {
 }
 
 export function planBackward(rows: number, IC: number, OC: number, members = 1, target = TARGET_GROUPS): BackwardPlan {
+  return memo(`b${rows},${IC},${OC},${members},${target}`, () => chooseBackward(rows, IC, OC, members, target));
+}
+
+function chooseBackward(rows: number, IC: number, OC: number, members: number, target: number): BackwardPlan {
   const dweight = planMembers(OC, IC, rows, members, target);
   const { tm, tn } = dweight;
   const alone = Math.ceil(rows / tm) * Math.ceil(IC / tn);
