@@ -93,4 +93,16 @@ describe('planBackward', () => {
     const { dinp, dweight } = planBackward(512, 64, 256, 1, 1);
     expect([dweight.tm, dweight.tn, dweight.splits, dinp.splits]).toEqual([64, 64, 1, 1]);
   });
+
+  it('plans are kept by every argument (shape, members, target): asked again in another order, each is its own', () => {
+    const gpu = planMatmul(64, 64, 4096), cpu = planMatmul(64, 64, 4096, 1);
+    expect(gpu.splits).toBeGreaterThan(1); // 1 tile alone: split K toward 256 workgroups
+    expect([cpu.splits, groupsOf(cpu)]).toEqual([1, 1]);
+    expect(planMatmul(64, 64, 4096)).toBe(gpu); // the same object: kept, not rebuilt
+    expect(Object.isFrozen(gpu) && Object.isFrozen(gpu.grid)).toBe(true); // shared, so nobody may change it
+    const one = planBackward(2048, 64, 64, 1), many = planBackward(2048, 64, 64, 16);
+    expect(planBackward(2048, 64, 64, 16)).toBe(many);
+    expect(planBackward(2048, 64, 64, 1)).toBe(one);
+    expect(planMembers(64, 64, 1 << 20, 1).splits).toBeGreaterThan(planMembers(64, 64, 1 << 20, 64).splits); // members share the scratch
+  });
 });
