@@ -3,7 +3,8 @@
 // (SwiftShader has it too, but its times are a CPU's). A pass per dispatch inflates the step: compare kernels
 // with each other, and the plain step time (timed first, without the profiler) with their sum.
 // Usage: npx tsx scripts/gpuProfile.ts [--P 32] [--G 8] [--layers 2] [--heads 4] [--embd 64] [--K 1] [--steps 3] [--top 25]
-//        [--decode auto|fused|per-op]   (the rollout's path: the engine's choice, or forced)
+//        [--decode auto|fused|hybrid|per-op]   (the rollout's path: the engine's choice; or forced: every call fused,
+//                                              the per-op prefill then fused steps, or every call per op)
 //        [--submit-every N]             (the per-op rollout submits every N tokens; 1 by default)
 import { parseArgs } from 'node:util';
 import { presetConfig, findPreset } from '../src/envs/presets';
@@ -30,7 +31,7 @@ for (const name of ['dispatch', 'submit', 'write', 'upload']) {
 const { values: v } = parseArgs({ options: { ...Object.fromEntries(
   [['P', '32'], ['G', '8'], ['submit-every', '1'], ['layers', '2'], ['heads', '4'], ['embd', '64'], ['K', '1'], ['steps', '3'], ['top', '25']]
     .map(([k, d]) => [k, { type: 'string' as const, default: d }])), decode: { type: 'string', default: 'auto' } } });
-if (!['auto', 'fused', 'per-op'].includes(v.decode!)) throw new Error(`--decode takes auto, fused or per-op, not ${v.decode}`);
+if (!['auto', 'fused', 'hybrid', 'per-op'].includes(v.decode!)) throw new Error(`--decode takes auto, fused, hybrid or per-op, not ${v.decode}`);
 const n = (k: string) => Number(v[k]);
 const configs = Array.from({ length: n('K') }, (_, k) => presetConfig(findPreset('relay-silence'), {
   nLayer: n('layers'), nHead: n('heads'), nEmbd: n('embd'), promptsPerStep: n('P'), groupSize: n('G'), evalEpisodes: 8, seed: 1 + k,
@@ -60,6 +61,7 @@ for (const profile of [false, true]) {
   if (!b) throw new Error(reason);
   if (v.decode === 'per-op') b.decodeSampleFused = () => false;
   if (v.decode === 'fused') b.decodeSampleFused = (s) => decodeSampleFits(s);
+  if (v.decode === 'hybrid') b.decodeSampleFused = (s) => !s.prefill && decodeSampleFits(s);
   const { ms, waitMs, trainer } = await steps(b, profile);
   console.log(`${shape} on ${b.adapterInfo}${profile ? ', a timed pass per dispatch' : ''}: step ${ms.toFixed(2)} ms, ` +
     `host awaiting the GPU ${waitMs.toFixed(2)} ms, host working ${(ms - waitMs).toFixed(2)} ms`);

@@ -140,8 +140,8 @@ export interface BlockWeights {
 /** A GPT's weights as views of one flat vector (a population's: from member 0's copy, the members at paramStride). */
 export interface ModelWeights { wte: Tensor; wpe: Tensor; layers: BlockWeights[]; lnfw: Tensor; lnfb: Tensor }
 
-/** The shape a fused decode step is asked about (decodeSampleFused). */
-export interface DecodeShape { B: number; T: number; C: number; NH: number; L: number; V: number; K: number }
+/** The shape a fused decode step is asked about (decodeSampleFused); `prefill`: the call that walks the contexts, else a decode step. */
+export interface DecodeShape { B: number; T: number; C: number; NH: number; L: number; V: number; K: number; prefill?: boolean }
 
 /** Elements between layers of decodeSample's KV cache: one layer's [B,T,3C], rounded up to the view alignment (64). */
 export function decodeCacheStride(B: number, T: number, C: number): number {

@@ -353,12 +353,14 @@ export class WebGpuBackend implements Backend {
   }
 
   /**
-   * One kernel per call for small models (kernels/decodeSample.ts), on a CPU adapter only: there a dispatch costs
-   * most, while on a GPU a workgroup per row walking every layer leaves the chip idle (H200, 2x4x64, 256 rows:
-   * 614 us a token against 235 us for the per-op kernels plus their ~16 dispatches; the step 27.8 -> 19.7 ms).
+   * One kernel per call for small models (kernels/decodeSample.ts). On a GPU not for the prefill: a workgroup per
+   * row walking its context position by position leaves the chip idle (H200, 2x4x64, 256 rows: 614 us a token
+   * averaged over the turn, prefill included, against 235 us for the per-op kernels), so there the per-op prefill
+   * fills the cache and the fused kernel takes the decode steps (GPT.decodeSample continues from either).
    */
   decodeSampleFused(s: DecodeShape): boolean {
-    return this.rt.cpuAdapter && decodeSampleK.decodeSampleFits(s) && this.rt.device.limits.maxStorageBuffersPerShaderStage >= 8;
+    if (s.prefill && !this.rt.cpuAdapter) return false;
+    return decodeSampleK.decodeSampleFits(s) && this.rt.device.limits.maxStorageBuffersPerShaderStage >= 8;
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {

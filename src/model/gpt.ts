@@ -71,7 +71,7 @@ export class GPT {
   private g: Params;
   private acts: Acts | null = null; // of the last forward
   private actsByShape = new Map<string, Acts>(); // rollouts, training and eval each keep their shape
-  private kvByShape = new Map<string, Tensor[]>(); // KV caches [B,T,3C] per layer, by B x T
+  private kvByShape = new Map<string, { all: Tensor; layers: Tensor[] }>(); // KV caches [B,T,3C] per layer, by B x T
   private kvFilled: string | null = null; // the cache the last prefill filled
   private membersByCounts = new Map<string, Members>(); // row offsets by member row counts (written once, never rewritten)
   /** Passes recorded so far: full forwards (a prefill is one) and decode steps; tests count the work a step saves with them. */
@@ -196,12 +196,16 @@ export class GPT {
     return a.logits;
   }
 
-  /** The KV cache of B sequences of T positions: each layer's q, k, v [B,T,3C]. */
-  private kvCache(B: number, T: number): Tensor[] {
-    const key = `${B}x${T}`;
+  /**
+   * The KV cache of B sequences of T positions: each layer's q, k, v [B,T,3C], as views of one tensor at
+   * decodeCacheStride apart (all, as decodeSample binds it), so the per-op and the fused steps share it.
+   */
+  private kvCache(B: number, T: number): { all: Tensor; layers: Tensor[] } {
+    const key = `${B}x${T}`, { nLayer: L, nEmbd: C } = this.config, stride = decodeCacheStride(B, T, C);
     let kv = this.kvByShape.get(key);
     if (!kv) {
-      kv = Array.from({ length: this.config.nLayer }, () => this.backend.alloc(B * T * 3 * this.config.nEmbd));
+      const all = this.backend.alloc(Math.max(1, L) * stride);
+      kv = { all, layers: Array.from({ length: L }, (_, l) => this.backend.view(all, l * stride, B * T * 3 * C)) };
       this.kvByShape.set(key, kv);
     }
     return kv;
@@ -214,7 +218,7 @@ export class GPT {
    */
   prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number, seqs?: readonly number[]): Tensor {
     if (Tp > T) throw new Error(`prefill: ${Tp} context rows exceed the cache's ${T}`);
-    const logits = this.forward(tokens, B, Tp, undefined, seqs), C3 = 3 * this.config.nEmbd, kv = this.kvCache(B, T);
+    const logits = this.forward(tokens, B, Tp, undefined, seqs), C3 = 3 * this.config.nEmbd, kv = this.kvCache(B, T).layers;
     this.acts!.layers.forEach((la, l) => this.backend.copyRows(kv[l], la.qkv, B, Tp * C3, T * C3, Tp * C3));
     this.kvFilled = `${B}x${T}`;
     return logits;
@@ -228,7 +232,7 @@ export class GPT {
    */
   decode(tokens: Tensor, pos: Tensor, B: number, T: number, seqs?: readonly number[]): Tensor {
     if (this.kvFilled !== `${B}x${T}`) throw new Error(`decode(${B}x${T}) needs a prefill of that shape first (the KV cache)`);
-    const b = this.backend, { nHead: NH, nEmbd: C } = this.config, p = this.p, kv = this.kvCache(B, T);
+    const b = this.backend, { nHead: NH, nEmbd: C } = this.config, p = this.p, kv = this.kvCache(B, T).layers;
     const d = this.activations(B, 1); // one row per sequence; a later backward still belongs to the last forward
     this.passes.decode++;
     const m = this.members(seqs, B, 1); // one row per sequence: the members' rows are their sequences
@@ -236,26 +240,24 @@ export class GPT {
     return this.layersAndHead(p, d, B, (la, l) => b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH), m);
   }
 
-  /** Whether the backend runs decodeSample fused (one dispatch per generated token) for B sequences of T positions. */
-  fusedDecode(B: number, T: number): boolean {
+  /** Whether the backend runs decodeSample fused (one dispatch per call) for B sequences of T positions: the prefill, or a decode step. */
+  fusedDecode(B: number, T: number, prefill: boolean): boolean {
     const { nEmbd: C, nHead: NH, nLayer: L, vocabSize: V } = this.config;
-    return this.backend.decodeSampleFused({ B, T, C, NH, L, V, K: this.K });
+    return this.backend.decodeSampleFused({ B, T, C, NH, L, V, K: this.K, prefill });
   }
 
   /**
    * The prefill (`prefill`: every row's positions 0..pos[b]-1) or one decode step over the KV cache, and the sampling
    * of the next token, in one backend op (Backend.decodeSample; `s` is `sample`'s state [B,T] and options). The
-   * cache (one tensor for all layers, by B x T) is this path's own: prefill and decode here, not mixed with `decode`.
+   * cache is `prefill`'s and `decode`'s too: a decode step here may follow either prefill, and `decode` either.
    */
   decodeSample(s: { tokens: Tensor; logp: Tensor; pos: Tensor; done: Tensor; limit: Tensor; rowRng?: Tensor },
     B: number, T: number, prefill: boolean, temperature: number, eos: number, seed: number, counter: number, seqs?: readonly number[]): void {
     if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
-    const { nHead: NH, nEmbd: C, vocabSize: V, nLayer: L } = this.config, key = `fused:${B}x${T}`;
-    let kv = this.kvByShape.get(key);
-    if (!kv) { kv = [this.backend.alloc(L * decodeCacheStride(B, T, C))]; this.kvByShape.set(key, kv); }
+    const { nHead: NH, nEmbd: C, vocabSize: V } = this.config, key = `${B}x${T}`, kv = this.kvCache(B, T).all;
     if (!prefill && this.kvFilled !== key) throw new Error(`decodeSample(${B}x${T}) needs a prefill of that shape first (the KV cache)`);
     this.passes[prefill ? 'forward' : 'decode']++;
-    this.backend.decodeSample({ ...s, kv: kv[0], weights: this.p, B, T, C, NH, V, prefill, temperature, eos, seed, counter,
+    this.backend.decodeSample({ ...s, kv, weights: this.p, B, T, C, NH, V, prefill, temperature, eos, seed, counter,
       members: this.members(seqs, B, 1) });
     if (prefill) this.kvFilled = key;
   }
@@ -319,7 +321,7 @@ export class GPT {
     for (const a of this.actsByShape.values()) this.freeActs(a);
     this.actsByShape.clear();
     this.acts = null;
-    for (const kv of this.kvByShape.values()) for (const t of kv) this.backend.free(t);
+    for (const kv of this.kvByShape.values()) this.backend.free(kv.all); // the layers are views of it
     this.kvByShape.clear();
     this.kvFilled = null;
   }

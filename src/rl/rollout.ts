@@ -89,7 +89,8 @@ export class Generator {
    * Continues every context by at most maxNew[b] tokens (stopping at EOS). temperature 0 is greedy.
    * The first token comes from a prefill (a forward over the contexts' rows, which fills the KV cache), each later
    * one from a decode step over one row per sequence. One submission per generated token position, one readback at the end
-   * (per chunk of maxRows rows); where the model's step is one fused op (GPT.fusedDecode), one submission per 16 tokens.
+   * (per chunk of maxRows rows); where the model's step is one fused op (GPT.fusedDecode: the prefill too on a CPU
+   * adapter, the decode steps only on a GPU), one submission per 16 of those tokens.
    * `episodes`: each context's episode (a population's rows are found by it; see GeneratorPopulation).
    */
   async generate(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number,
@@ -133,14 +134,16 @@ export class Generator {
     const Tp = contexts.reduce((m, c) => Math.max(m, c.length), 0);
     const prefix = new Int32Array(B * Tp);
     contexts.forEach((c, i) => prefix.set(c, i * Tp));
-    // small models on WebGPU: the prefill and each decode step with its sample are one dispatch (GPT.decodeSample),
-    // so the turn is submitted every 16 tokens (and by the reads at the end), not after each token
-    const fused = this.kvCache && this.model.fusedDecode(B, T);
-    for (let k = 0; fused && k < steps; k++) {
-      this.model.decodeSample({ tokens: t.tokens, logp: t.logp, pos: t.pos, done: t.done, limit: t.limit, rowRng: rows ? t.rowRng : undefined }, B, T, k === 0, temperature, eos, seed, counter + k, seqs);
-      if ((k + 1) % 16 === 0) b.submit();
-    }
-    for (let k = 0; !fused && k < steps; k++) {
+    // small models: a GPT.decodeSample call is the model and the draw in one dispatch (on a GPU for the decode steps
+    // only, after the per-op prefill: both fill one cache); those tokens are submitted every 16 (and by the reads at
+    // the end), per-op ones every ROLLOUT_SUBMIT.perOpTokens
+    const fusedAt = this.kvCache ? [this.model.fusedDecode(B, T, true), this.model.fusedDecode(B, T, false)] : [false, false];
+    for (let k = 0; k < steps; k++) {
+      if (fusedAt[k === 0 ? 0 : 1]) {
+        this.model.decodeSample({ tokens: t.tokens, logp: t.logp, pos: t.pos, done: t.done, limit: t.limit, rowRng: rows ? t.rowRng : undefined }, B, T, k === 0, temperature, eos, seed, counter + k, seqs);
+        if ((k + 1) % 16 === 0) b.submit();
+        continue;
+      }
       let logits: Tensor, logitsT: number;
       if (!this.kvCache) [logits, logitsT] = [this.model.forward(t.tokens, B, T, undefined, seqs), T];
       else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T, seqs), Tp];

@@ -9,6 +9,7 @@ import { GPT } from '../../src/model/gpt';
 import { paramSpecs, type GPTConfig } from '../../src/model/params';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { Generator } from '../../src/rl/rollout';
+import { decodeSampleFits } from '../../src/gpu/kernels/decodeSample';
 import { noGpu, theGpu } from './device';
 import { expectClose } from './parity';
 import { Rng } from './random';
@@ -59,7 +60,7 @@ async function run(b: Backend, c: Case, K = 1) {
   }
   for (let k = 0; k < c.steps; k++) model.decodeSample(s, B, T, k === 0, c.temperature, c.eos, 77, 5 + k, c.members?.seqs);
   b.submit();
-  const kv = (model as unknown as { kvByShape: Map<string, Tensor[]> }).kvByShape.get(`fused:${B}x${T}`)![0];
+  const kv = (model as unknown as { kvByShape: Map<string, { all: Tensor }> }).kvByShape.get(`${B}x${T}`)!.all;
   const out = {
     tokens: Array.from(await b.read(s.tokens)), logp: Array.from(await b.read(s.logp)), pos: Array.from(await b.read(s.pos)),
     done: Array.from(await b.read(s.done)), kv: Float64Array.from(await b.read(kv)), tokens0: Array.from(tokens), pos0: Array.from(pos),
@@ -157,4 +158,32 @@ describe.skipIf(noGpu)('the fused decode step (decode_sample) against the compos
       expect(c1.submissions - c0.submissions).toBeLessThanOrEqual(2); // the two reads at the end
     });
   }
+
+  it('a GPU\'s path, the per-op prefill then fused decode steps over the same cache, draws the reference Generator\'s turns', async () => {
+    const r = new Rng(6);
+    const contexts = Array.from({ length: 7 }, (_, i) => Array.from(r.ints(1 + (i * 5) % 7, 0, cfg.vocabSize)));
+    const maxNew = contexts.map((_, i) => 2 + (i * 3) % 7);
+    const gen = async (b: Backend) => {
+      const model = new GPT(b, cfg, weights(22));
+      const out = await new Generator(b, model).generate(contexts, maxNew, 1, -1, 78, 3);
+      model.destroy();
+      return out;
+    };
+    const want = await gen(new CpuBackend()), g = theGpu();
+    const own = g as { decodeSampleFused?: unknown; decodeSample?: unknown }, fusedCall = g.decodeSample.bind(g);
+    const calls: boolean[] = []; // each fused call: a prefill?
+    g.decodeSampleFused = (s) => !s.prefill && decodeSampleFits(s); // what a hardware adapter answers
+    g.decodeSample = (a) => { calls.push(a.prefill); fusedCall(a); };
+    try {
+      const d0 = g.counters.dispatches;
+      const got = await gen(g);
+      expect(got.tokens).toEqual(want.tokens);
+      expectClose('logp', got.logp.flat(), want.logp.flat(), TOL);
+      expect(calls).toEqual(new Array(Math.max(...maxNew) - 1).fill(false)); // every decode step fused, the prefill not
+      expect(g.counters.dispatches - d0).toBeGreaterThan(2 * Math.max(...maxNew)); // the prefill's ops
+    } finally {
+      delete own.decodeSampleFused; // the prototype's again
+      delete own.decodeSample;
+    }
+  });
 });

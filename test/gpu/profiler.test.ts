@@ -27,7 +27,7 @@ describe.skipIf(noGpu)('GPU profiler (timestamp queries)', () => {
     profiled = backend;
     const b = backend, prof = b.profiler!;
     const rng = new Rng(5), N = 7, IC = 16, OC = 12;
-    const data = (n: number) => Float32Array.from({ length: n }, () => rng.normal());
+    const data = (n: number) => rng.normal(n);
     const x = data(N * IC), w = data(OC * IC), bias = data(OC);
     const [tx, tw, tb, out1, out2] = [b.alloc(N * IC), b.alloc(OC * IC), b.alloc(OC), b.alloc(N * OC), b.alloc(N * OC)];
     b.write(tx, x); b.write(tw, w); b.write(tb, bias);
