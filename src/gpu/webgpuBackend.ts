@@ -353,14 +353,14 @@ export class WebGpuBackend implements Backend {
   }
 
   /**
-   * One kernel per call for small models (kernels/decodeSample.ts). On a GPU not for the prefill: a workgroup per
-   * row walking its context position by position leaves the chip idle (H200, 2x4x64, 256 rows: 614 us a token
-   * averaged over the turn, prefill included, against 235 us for the per-op kernels), so there the per-op prefill
-   * fills the cache and the fused kernel takes the decode steps (GPT.decodeSample continues from either).
+   * One kernel per call for small models (kernels/decodeSample.ts), on a CPU adapter only, where a dispatch is what
+   * costs. On a GPU a workgroup per row leaves the chip idle (H200, 2x4x64, 256 rows): with the prefill, 614 us a
+   * token against 235 us for the per-op kernels (step 27.8 -> 19.7 ms per-op); decode steps alone after a per-op
+   * prefill (`prefill` false here; GPT shares the cache), 214 us a step, still slower (step 29.0 against 22.4 ms,
+   * K = 16: 186 against 157 ms). scripts/gpuProfile.ts --decode fused|hybrid|per-op measures the three.
    */
   decodeSampleFused(s: DecodeShape): boolean {
-    if (s.prefill && !this.rt.cpuAdapter) return false;
-    return decodeSampleK.decodeSampleFits(s) && this.rt.device.limits.maxStorageBuffersPerShaderStage >= 8;
+    return this.rt.cpuAdapter && decodeSampleK.decodeSampleFits(s) && this.rt.device.limits.maxStorageBuffersPerShaderStage >= 8;
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {
