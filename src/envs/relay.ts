@@ -186,7 +186,9 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
 
     turn(state, t): Turn[] {
       if (t === 0) {
-        return Array.from({ length: N }, (_, i) => ({ role: 'scout', agent: i, context: scoutContext(state.task, i, N), maxNew: M + 1, message: true }));
+        const turns: Turn[] = []; // a loop, not Array.from({ length }): every episode of every step asks
+        for (let i = 0; i < N; i++) turns.push({ role: 'scout', agent: i, context: scoutContext(state.task, i, N), maxNew: M + 1, message: true });
+        return turns;
       }
       if (t === 1) {
         if (state.received === null) throw new Error('relay: turn 1 before the Scout turn was applied');

@@ -77,10 +77,17 @@ export function scoutContext(task: RelayTask, scout = 0, scouts = 1): number[] {
 
 /** The Solver's context; `messages` are what it receives from each Scout, in order (one message: the two-role relay). */
 export function solverContext(task: RelayTask, messages: number[] | number[][]): number[] {
-  const view = task.known ? task.secret.map(digitId) : task.secret.map(() => RELAY_ID.MASK);
   const ms = (messages.length > 0 && Array.isArray(messages[0]) ? messages : [messages]) as number[][];
-  const joined = ms.flatMap((m, i) => (i === 0 ? m : [RELAY_ID.SEP, ...m]));
-  return [RELAY_ID.BOS, RELAY_ID.SOLVER, RELAY_ID.Q, digitId(task.j), ...view, RELAY_ID.SEP, ...joined, RELAY_ID.ANS];
+  // pushed, not spread: every episode of every step builds one
+  const out = [RELAY_ID.BOS, RELAY_ID.SOLVER, RELAY_ID.Q, digitId(task.j)];
+  for (const d of task.secret) out.push(task.known ? digitId(d) : RELAY_ID.MASK);
+  out.push(RELAY_ID.SEP);
+  ms.forEach((m, i) => {
+    if (i > 0) out.push(RELAY_ID.SEP);
+    for (const x of m) out.push(x);
+  });
+  out.push(RELAY_ID.ANS);
+  return out;
 }
 
 /** True when the channel erases token `position` of Scout `scout`'s message in this episode. */

@@ -83,8 +83,8 @@ export interface StepFigures {
 export function stepMetricsOf(m: Member, f: StepFigures): StepMetrics {
   const { parts, rollout: ro, flat } = f, st = m.mbStats;
   const genTokens = ro.sequences.reduce((a, s) => a + s.generated.length, 0);
-  const silentTurns = ro.sequences.filter((s) => s.message && s.generated[0] === f.eos).length;
-  const messageTurns = ro.sequences.filter((s) => s.message).length;
+  let silentTurns = 0, messageTurns = 0; // counted, not filtered: every sequence of the step
+  for (const s of ro.sequences) if (s.message) { messageTurns++; if (s.generated[0] === f.eos) silentTurns++; }
   // with every update skipped these are means of nothing: NaN, not 0
   const avg = (k: 'policyLoss' | 'kl' | 'entropy' | 'clipFrac' | 'ratioMean' | 'fracZeroStd') => meanOrNaN(st.map((s) => s[k]));
   return {

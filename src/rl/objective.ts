@@ -57,6 +57,16 @@ const READOUT = { stats: 0, adv: 64, normSq: 128, entropy: 192 } as const;
 const ALIGN = 64;
 const aligned = (n: number) => Math.ceil(n / ALIGN) * ALIGN;
 
+/**
+ * The mean of x over the positions where mask > 0 (0 where there is none). A function of its own: a loop inside the
+ * stats' callbacks ran unoptimized and boxed every partial sum.
+ */
+function maskedMean(x: ArrayLike<number>, mask: ArrayLike<number>): number {
+  let sum = 0, n = 0;
+  for (let i = 0; i < mask.length; i++) if (mask[i] > 0) { sum += x[i]; n++; }
+  return n > 0 ? sum / n : 0;
+}
+
 /** A population's outputs its kernels write straight into the readout (memberBuffers). */
 const MEMBER_DIRECT = ['ratio', 'tokRatio', 'entropy'] as const;
 
@@ -261,13 +271,11 @@ export class PolicyObjective {
     const kept = this.keptNormSq; // read before the await: the next minibatch may be recorded meanwhile
     const r = await this.backend.read(this.t.readout);
     const s = r.subarray(READOUT.stats), advStats = r.subarray(READOUT.adv), ent = r.subarray(READOUT.entropy);
-    let entSum = 0, n = 0;
-    for (let i = 0; i < batch.mask.length; i++) if (batch.mask[i] > 0) { entSum += ent[i]; n++; }
     return {
       loss: s[RL_STATS.loss], policyLoss: s[RL_STATS.policyLoss], kl: s[RL_STATS.kl],
       clipFrac: s[RL_STATS.clipDenom] > 0 ? s[RL_STATS.clipCount] / s[RL_STATS.clipDenom] : 0,
       ratioMean: s[RL_STATS.ratioMean], ratioMin: s[RL_STATS.ratioMin], ratioMax: s[RL_STATS.ratioMax],
-      entropy: n > 0 ? entSum / n : 0,
+      entropy: maskedMean(ent, batch.mask),
       fracZeroStd: advStats[1] > 0 ? advStats[0] / advStats[1] : 0,
       gradNormSq: kept ? r[READOUT.normSq] : NaN,
     };
@@ -291,14 +299,11 @@ export class PolicyObjective {
       const rows = (x: Float32Array) => x.subarray(s0, s0 + S), cells = (x: Float32Array) => x.subarray(s0 * T, (s0 + S) * T);
       const mask = batch.mask.subarray(s0 * T, (s0 + S) * T);
       rlStats(stats, rows(lossSeq), rows(klSeq), rows(clipSeq), rows(ratio), cells(tokRatio), mask, S, T, cfg.algorithm, cfg.beta);
-      let entSum = 0, n = 0;
-      const ent = cells(entropy);
-      for (let i = 0; i < mask.length; i++) if (mask[i] > 0) { entSum += ent[i]; n++; }
       out.push({
         loss: stats[RL_STATS.loss], policyLoss: stats[RL_STATS.policyLoss], kl: stats[RL_STATS.kl],
         clipFrac: stats[RL_STATS.clipDenom] > 0 ? stats[RL_STATS.clipCount] / stats[RL_STATS.clipDenom] : 0,
         ratioMean: stats[RL_STATS.ratioMean], ratioMin: stats[RL_STATS.ratioMin], ratioMax: stats[RL_STATS.ratioMax],
-        entropy: n > 0 ? entSum / n : 0, fracZeroStd: fracZeroStd[k], gradNormSq: kept ? norms[k] : NaN,
+        entropy: maskedMean(cells(entropy), mask), fracZeroStd: fracZeroStd[k], gradNormSq: kept ? norms[k] : NaN,
       });
       s0 += S;
     });

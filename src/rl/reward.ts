@@ -35,7 +35,7 @@ export interface RewardParts {
 export function messageParts(seqs: (Pick<Sequence, 'message' | 'generated' | 'maxNew'> & Partial<Pick<Sequence, 'messageFrom' | 'countsAsTurn'>>)[], eos: number,
   overlongCache = 0): MessageParts {
   let tokens = 0, turns = 0, repetition = 0, overlong = 0;
-  const seen = new Set<string>();
+  const seen = new Set<number | string>();
   for (const s of seqs) {
     if (s.countsAsTurn) turns++;
     if (!s.message) continue;
@@ -46,12 +46,22 @@ export function messageParts(seqs: (Pick<Sequence, 'message' | 'generated' | 'ma
     if (msg.length > 0 && !s.countsAsTurn) turns++;
     tokens += msg.length;
     for (let i = 1; i < msg.length; i++) {
-      const key = `${msg[i - 1]},${msg[i]}`;
+      const key = bigramKey(msg[i - 1], msg[i]);
       if (seen.has(key)) repetition++;
       else seen.add(key);
     }
   }
-  return { tokens, turns, repetition, ...(overlongCache > 0 ? { overlong } : {}) };
+  const parts: MessageParts = { tokens, turns, repetition };
+  if (overlongCache > 0) parts.overlong = overlong; // added, not spread in: this runs for every episode
+  return parts;
+}
+
+/**
+ * A set key for the bigram (a, b): a number for token ids below 2^16 (every vocabulary here; no string to build for
+ * each token of each step), the string "a,b" otherwise. A number and a string never collide, so each bigram has one key.
+ */
+function bigramKey(a: number, b: number): number | string {
+  return a >= 0 && a < 0x10000 && b >= 0 && b < 0x10000 && Number.isInteger(a) && Number.isInteger(b) ? a * 0x10000 + b : `${a},${b}`;
 }
 
 export interface MessageParts { tokens: number; turns: number; repetition: number; overlong?: number }
@@ -62,10 +72,12 @@ export interface MessageParts { tokens: number; turns: number; repetition: numbe
  */
 export function reward(rTask: number, parts: MessageParts, w: RewardWeights, rEnv = rTask): RewardParts {
   const overlong = (w.overlongCache ?? 0) > 0 ? parts.overlong ?? 0 : 0;
-  return {
+  const out: RewardParts = {
     reward: rEnv - w.lambdaTok * parts.tokens - w.lambdaTurn * parts.turns - w.lambdaRep * parts.repetition - (overlong > 0 ? (w.overlongPenalty ?? 0) * overlong : 0),
-    rTask, tokens: parts.tokens, turns: parts.turns, repetition: parts.repetition, ...((w.overlongCache ?? 0) > 0 ? { overlong } : {}),
+    rTask, tokens: parts.tokens, turns: parts.turns, repetition: parts.repetition,
   };
+  if ((w.overlongCache ?? 0) > 0) out.overlong = overlong; // added, not spread in: this runs for every episode
+  return out;
 }
 
 /** docs/rl.md section 5: lambda_tok <- clamp(lambda_tok + eta (mean_tokens - B), 0, lambda_max). */

@@ -113,15 +113,21 @@ export class Generator {
   private async generateRows(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number,
     rows?: RowRng): Promise<{ tokens: number[][]; logp: number[][] }> {
     const b = this.backend, B = contexts.length, cfg = this.model.config;
-    const T = Math.min(cfg.blockSize, Math.max(...contexts.map((c, i) => c.length + maxNew[i])));
+    let longest = -Infinity, steps = -Infinity; // loops, not Math.max(...): B is every episode's rows
+    for (let i = 0; i < B; i++) { longest = Math.max(longest, contexts[i].length + maxNew[i]); steps = Math.max(steps, maxNew[i]); }
+    const T = Math.min(cfg.blockSize, longest);
     const t = this.get(B, T);
     if (rows) b.write(t.rowRng, rows.rng);
     // a population's model takes each member's row count (member-major rows; a chunk may hold none of some)
-    const seqs = this.population ? Array.from({ length: this.population.seeds.length }, (_, k) => rows!.member.filter((m) => m === k).length) : undefined;
+    let seqs: number[] | undefined;
+    if (this.population) {
+      seqs = new Array<number>(this.population.seeds.length).fill(0);
+      for (const m of rows!.member) seqs[m]++; // one pass, not one per member
+    }
     const tokens = new Int32Array(B * T), pos = new Int32Array(B), limit = new Int32Array(B);
     contexts.forEach((c, i) => {
       if (c.length < 1 || c.length >= T) throw new Error(`context of ${c.length} tokens does not fit block_size ${cfg.blockSize}`);
-      tokens.set(c, i * T);
+      for (let j = 0; j < c.length; j++) tokens[i * T + j] = c[j]; // a loop: set() from a JS array is slower for a few tokens
       pos[i] = c.length;
       limit[i] = Math.min(T, c.length + maxNew[i]);
     });
@@ -129,11 +135,10 @@ export class Generator {
     b.write(t.pos, pos);
     b.write(t.limit, limit);
     b.zero(t.done);
-    const steps = Math.max(...maxNew);
     // the prefill covers the contexts' rows only: [B, Tp], Tp the longest context
     const Tp = contexts.reduce((m, c) => Math.max(m, c.length), 0);
     const prefix = new Int32Array(B * Tp);
-    contexts.forEach((c, i) => prefix.set(c, i * Tp));
+    contexts.forEach((c, i) => { for (let j = 0; j < c.length; j++) prefix[i * Tp + j] = c[j]; });
     // small models: a GPT.decodeSample call is the model and the draw in one dispatch (on a GPU for the decode steps
     // only, after the per-op prefill: both fill one cache); those tokens are submitted every 16 (and by the reads at
     // the end), per-op ones every ROLLOUT_SUBMIT.perOpTokens
@@ -156,9 +161,12 @@ export class Generator {
     const outTok = outTokPos.subarray(0, B * T), outPos = outTokPos.subarray(outTokPos.length - B);
     const gen: number[][] = [], lp: number[][] = [];
     for (let i = 0; i < B; i++) {
-      const from = contexts[i].length, to = outPos[i];
-      gen.push(Array.from(outTok.subarray(i * T + from, i * T + to)));
-      lp.push(Array.from(outLogp.subarray(i * T + from, i * T + to)));
+      // copied into arrays of their length, without subarray views: this runs for every row of every turn
+      const from = i * T + contexts[i].length, n = Math.max(0, i * T + outPos[i] - from);
+      const g = new Array<number>(n), l = new Array<number>(n);
+      for (let j = 0; j < n; j++) { g[j] = outTok[from + j]; l[j] = outLogp[from + j]; }
+      gen.push(g);
+      lp.push(l);
     }
     return { tokens: gen, logp: lp };
   }
@@ -191,9 +199,11 @@ export function slotOf(env: Environment<any, any>, role: string): string {
   return env.roleSlot?.[role] ?? 'policy';
 }
 
-function startsWith(xs: number[], prefix: number[]): boolean {
-  if (prefix.length > xs.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (xs[i] !== prefix[i]) return false;
+/** Whether xs starts with a then b (a + b, not built). */
+function startsWith(xs: number[], a: number[], b: number[]): boolean {
+  if (a.length + b.length > xs.length) return false;
+  for (let i = 0; i < a.length; i++) if (xs[i] !== a[i]) return false;
+  for (let i = 0; i < b.length; i++) if (xs[a.length + i] !== b[i]) return false;
   return true;
 }
 
@@ -208,46 +218,47 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gens: 
   const states: State[] = [];
   for (const task of tasks) for (let g = 0; g < repeats; g++) states.push(env.start(task, g));
   const sequences: Sequence[] = [];
-  const lastOf = new Map<string, Sequence>(); // `${episode}:${agent}` -> its latest sequence
+  // the bookkeeping below runs for every turn of every episode: arrays indexed by episode, not maps keyed by strings
+  const lastOf: Sequence[][] = states.map(() => []); // [episode][agent] -> its latest sequence
   const slotIndex = new Map<string, number>();
   for (let k = 0; ; k++) {
     const pending: { e: number; i: number; turn: Turn; slot: string }[] = [];
-    const perEpisode = new Map<number, number[][]>();
+    const perEpisode: number[][][] = []; // [episode] -> its turns' generated tokens (absent: no turn this step)
     for (let e = 0; e < states.length; e++) {
       const turns = env.turn(states[e], k);
       if (turns.length === 0) continue;
-      perEpisode.set(e, turns.map(() => []));
+      perEpisode[e] = turns.map(() => []);
       turns.forEach((turn, i) => pending.push({ e, i, turn, slot: slotOf(env, turn.role) }));
     }
     if (pending.length === 0) break;
     const slots = [...new Set(pending.map((p) => p.slot))];
     for (const slot of slots) {
       if (!slotIndex.has(slot)) slotIndex.set(slot, slotIndex.size);
-      const mine = pending.filter((p) => p.slot === slot);
-      const out = await gens(slot).generate(mine.map((p) => p.turn.context), mine.map((p) => p.turn.maxNew), tempOf(slot), env.eos, seed,
+      const mine = slots.length === 1 ? pending : pending.filter((p) => p.slot === slot);
+      const temp = tempOf(slot), logpTemperature = temp === 0 ? 1 : temp; // the sampler's log-probs are at 1 when greedy (backend.ts, sample)
+      const out = await gens(slot).generate(mine.map((p) => p.turn.context), mine.map((p) => p.turn.maxNew), temp, env.eos, seed,
         counterBase + k * 64 + slotIndex.get(slot)! * 16, mine.map((p) => p.e));
       mine.forEach((p, j) => {
-        perEpisode.get(p.e)![p.i] = out.tokens[j];
-        const agent = p.turn.agent ?? 0, key = `${p.e}:${agent}`;
+        perEpisode[p.e][p.i] = out.tokens[j];
+        const agent = p.turn.agent ?? 0;
         const seq: Sequence = {
           episode: p.e, turn: k, role: p.turn.role, slot, agent, context: p.turn.context, generated: out.tokens[j], logp: out.logp[j],
-          logpTemperature: tempOf(slot) === 0 ? 1 : tempOf(slot), // the sampler's log-probs are at 1 when greedy (backend.ts, sample)
-          message: p.turn.message, messageFrom: p.turn.messageFrom ?? 0, countsAsTurn: p.turn.countsAsTurn ?? false, maxNew: p.turn.maxNew,
+          logpTemperature, message: p.turn.message, messageFrom: p.turn.messageFrom ?? 0, countsAsTurn: p.turn.countsAsTurn ?? false, maxNew: p.turn.maxNew,
           earlier: [], superseded: false,
         };
         if (p.turn.continues) {
-          const prev = lastOf.get(key);
-          if (!prev || !startsWith(seq.context, [...prev.context, ...prev.generated])) {
+          const prev = lastOf[p.e][agent];
+          if (!prev || !startsWith(seq.context, prev.context, prev.generated)) {
             throw new Error(`${env.id}: turn ${k} of agent ${agent} is marked continues but does not extend its previous turn`);
           }
           seq.earlier = [...prev.earlier, ...prev.generated.map((_, g) => ({ at: prev.context.length + g, logp: prev.logp[g] }))];
           prev.superseded = true;
         }
-        lastOf.set(key, seq);
+        lastOf[p.e][agent] = seq;
         sequences.push(seq);
       });
     }
-    for (const [e, generated] of perEpisode) env.applyTurn(states[e], k, generated);
+    perEpisode.forEach((generated, e) => env.applyTurn(states[e], k, generated)); // ascending episodes, holes skipped
   }
   return { states, scores: states.map((s) => env.score(s)), sequences };
 }

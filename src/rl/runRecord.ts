@@ -80,9 +80,12 @@ export function std(xs: number[]): number {
 /** Batch means of the env's reward terms (prefixed `term_`) and extras. */
 export function envMeans(scores: Score[]): Record<string, number> {
   const sum: Record<string, number> = {};
+  const own = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+  // for-in over own keys (Object.entries' keys, in its order) without an array of pairs for every episode
   for (const sc of scores) {
-    for (const [k, v] of Object.entries(sc.terms ?? {})) sum[`term_${k}`] = (sum[`term_${k}`] ?? 0) + v;
-    for (const [k, v] of Object.entries(sc.extras)) sum[k] = (sum[k] ?? 0) + v;
+    const terms = sc.terms, extras = sc.extras;
+    if (terms) for (const k in terms) if (own(terms, k)) sum[`term_${k}`] = (sum[`term_${k}`] ?? 0) + terms[k];
+    for (const k in extras) if (own(extras, k)) sum[k] = (sum[k] ?? 0) + extras[k];
   }
   return Object.fromEntries(Object.entries(sum).map(([k, v]) => [k, v / Math.max(1, scores.length)]));
 }

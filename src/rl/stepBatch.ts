@@ -2,7 +2,7 @@
 // prediction space, dynamic sampling's group choice and refill streams, and a member's
 // share of a population rollout.
 import { meanStd } from '../reference/rl';
-import { shiftIntoRow } from './batch';
+import type { PredictionRows } from './batch';
 import type { PolicyBatch } from './objective';
 import type { Rollout, Sequence } from './rollout';
 
@@ -54,26 +54,52 @@ export function rowLength(seqs: Sequence[], blockSize: number): number {
 export function sequencesToBatch(seqs: Sequence[], episodeIndex: (e: number) => number, T: number): PolicyBatch {
   const S = seqs.length, ST = S * T;
   const tokens = new Int32Array(ST), targets = new Int32Array(ST).fill(-1), mask = new Float32Array(ST), oldLogp = new Float32Array(ST);
-  const rows = { T, tokens, targets, mask, oldLogp, refLogp: null };
+  const seqEpisode = new Int32Array(S);
+  const rows = { T, tokens, targets, mask, oldLogp };
+  let tMax = 1;
   seqs.forEach((s, i) => {
-    const full = [...s.context, ...s.generated];
-    const trained = new Float32Array(full.length), logp = new Float32Array(full.length); // indexed like `full`
-    for (const x of s.earlier) { trained[x.at] = 1; logp[x.at] = x.logp; }
-    s.generated.forEach((_, g) => { trained[s.context.length + g] = 1; logp[s.context.length + g] = s.logp[g]; });
-    shiftIntoRow(rows, i, full, trained, logp);
+    sequenceIntoRow(rows, i, s);
+    seqEpisode[i] = episodeIndex(s.episode);
+    if (s.maxNew > tMax) tMax = s.maxNew;
   });
   return {
-    S, T, tokens, targets, mask, oldLogp, refLogp: null, seqEpisode: Int32Array.from(seqs.map((s) => episodeIndex(s.episode))), rewards: new Float32Array(0), groupStart: new Int32Array(0),
-    tMax: Math.max(1, ...seqs.map((s) => s.maxNew)), // the turns' token limit (docs/rl.md section 4b: Dr. GRPO's L_max)
+    S, T, tokens, targets, mask, oldLogp, refLogp: null, seqEpisode, rewards: new Float32Array(0), groupStart: new Int32Array(0),
+    tMax, // the turns' token limit (docs/rl.md section 4b: Dr. GRPO's L_max)
   };
 }
 
+/**
+ * One sequence into row `row`, as shiftIntoRow (batch.ts) puts context + generated with its trained positions
+ * (the earlier turns', then the generated tokens') and their log-probs, without building those arrays (nor closures):
+ * this runs for every loss row of every step.
+ */
+function sequenceIntoRow(b: Omit<PredictionRows, 'refLogp'>, row: number, s: Sequence): void {
+  const { context, generated, logp, earlier } = s, o = row * b.T, C = context.length, n = C + generated.length;
+  // token u is the context at position u (the last one only while it fits the row) and the target at position u - 1
+  for (let u = 0; u < n; u++) {
+    const x = u < C ? context[u] : generated[u - C];
+    if (u < n - 1 || u < b.T) b.tokens[o + u] = x;
+    if (u >= 1) b.targets[o + u - 1] = x;
+  }
+  // a trained token u (u >= 1) is predicted at position u - 1
+  for (let i = 0; i < earlier.length; i++) {
+    const u = earlier[i].at;
+    if (u >= 1 && u < n) { b.mask[o + u - 1] = 1; b.oldLogp[o + u - 1] = earlier[i].logp; }
+  }
+  for (let g = C > 0 ? 0 : 1; g < generated.length; g++) { b.mask[o + C + g - 1] = 1; b.oldLogp[o + C + g - 1] = logp[g]; }
+}
 
-/** Member k's share of a population rollout: its episodes renumbered from 0, as its lone rollout numbers them. */
-export function memberRollout<State>(ro: Rollout<State>, k: number, episodes: number): Rollout<State> {
-  const from = k * episodes, to = from + episodes;
-  return {
-    states: ro.states.slice(from, to), scores: ro.scores.slice(from, to),
-    sequences: ro.sequences.filter((s) => s.episode >= from && s.episode < to).map((s) => ({ ...s, episode: s.episode - from })),
-  };
+/**
+ * Each member's share of a population rollout (K members of `episodes` each): its episodes renumbered from 0, as its
+ * lone rollout numbers them; one pass over the sequences for all K.
+ */
+export function memberRollouts<State>(ro: Rollout<State>, K: number, episodes: number): Rollout<State>[] {
+  const out = Array.from({ length: K }, (_, k) => ({
+    states: ro.states.slice(k * episodes, (k + 1) * episodes), scores: ro.scores.slice(k * episodes, (k + 1) * episodes), sequences: [] as Sequence[],
+  }));
+  for (const s of ro.sequences) {
+    const k = Math.floor(s.episode / episodes);
+    if (k >= 0 && k < K) out[k].sequences.push({ ...s, episode: s.episode - k * episodes });
+  }
+  return out;
 }

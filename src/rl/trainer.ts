@@ -22,7 +22,7 @@ import { curriculumUpdate, type CurriculumState } from './curriculum';
 import { firstNonFiniteTensor } from './faults';
 import { Generator, rollout, sequencesByEpisode, type Rollout, type Sequence } from './rollout';
 import { EVAL_SEED, envMeans, evalRecordOf, mean, type EvalRecord, type StepHooks, type StepMetrics, type TrainerSnapshot } from './runRecord';
-import { concatRollouts, flatGroups, keptGroups, memberRollout, REFILL_INDEX, refillSeed, rowLength, sequencesToBatch } from './stepBatch';
+import { concatRollouts, flatGroups, keptGroups, memberRollouts, REFILL_INDEX, refillSeed, rowLength, sequencesToBatch } from './stepBatch';
 import { slotNames, type TrainerSlots } from './slots';
 import { Member, stepMetricsOf } from './member';
 import { checkStackable, plannedConfigs } from './populationPlan';
@@ -217,7 +217,7 @@ export class Trainer<Task = unknown, State = unknown> {
     const ws = this.members.map((m, k) => rewardWeights(m.config, lambdas[k]));
     const partsOf = (r: Rollout<State>, k: number) => sequencesByEpisode(r).map((seqs, e) => reward(r.scores[e].rTask, messageParts(seqs, this.env.eos, cs[k].overlongCache), ws[k], r.scores[e].reward));
     let ro = await this.rolloutAll(cs.flatMap((c) => this.env.sampleTasks('train', P, c.seed, step * P)), G, c0.temperature, c0.seed, step * 4096);
-    let mine = K === 1 ? [ro] : this.members.map((_, k) => memberRollout(ro, k, P * G));
+    let mine = K === 1 ? [ro] : memberRollouts(ro, K, P * G);
     let parts = mine.map((r, k) => partsOf(r, k));
     // dynamic sampling's refill (DAPO; a lone run's): while fewer than P groups carry signal, roll out P more prompts,
     // at most refillRounds times. Every round's episodes are samples of the same policy, so the step's metrics cover them all.
@@ -241,7 +241,9 @@ export class Trainer<Task = unknown, State = unknown> {
     this.members.forEach((m, k) => { m.lastRollout = { rollout: mine[k], rewards: parts[k] }; m.lastEnvMetrics = envMeans(mine[k].scores); });
 
     // advantages over the whole batch, on the device (groups never span members); minibatches gather from them
-    const rewards = Float32Array.from(parts.flat().map((p) => p.reward));
+    const rewards = new Float32Array(parts.reduce((n, ps) => n + ps.length, 0));
+    let at = 0;
+    for (const ps of parts) for (const p of ps) rewards[at++] = p.reward;
     const groupStart = Int32Array.from({ length: rewards.length / G + 1 }, (_, g) => g * G);
     const tReward = performance.now();
     this.objective.advantages(rewards, groupStart, c0.advantage);
@@ -274,16 +276,20 @@ export class Trainer<Task = unknown, State = unknown> {
     };
     // every minibatch's rows first: pi_old must come from the step's starting weights, before any update
     const plans = Array.from({ length: nMb }, (_, mb) => {
-      const own = orders.map((order, k) => order.slice(Math.floor((mb * order.length) / nMb), Math.floor(((mb + 1) * order.length) / nMb)).flatMap((e) => lossByEpisode[k * E + e]));
+      const own = orders.map((order, k) => {
+        const rows: Sequence[] = []; // a loop, not flatMap: this gathers every loss row of the step
+        for (let i = Math.floor((mb * order.length) / nMb); i < Math.floor(((mb + 1) * order.length) / nMb); i++) for (const q of lossByEpisode[k * E + order[i]]) rows.push(q);
+        return rows;
+      });
       const empty = own.findIndex((s) => s.length === 0);
       if (empty >= 0) {
         // a lone run skips such a minibatch (no update); stacked members cannot skip alone
         if (own.every((s) => s.length === 0)) return null;
         throw new Error(`step ${step}: member ${empty} has no loss rows in minibatch ${mb} while others do`);
       }
-      const seqs = own.flat();
+      const seqs = ([] as Sequence[]).concat(...own); // concat, not flat(): V8's flat is slow on the step's every loss row
       const batch = sequencesToBatch(seqs, (e) => e, rowLength(seqs, this.model.config.blockSize));
-      const split: MemberSplit | undefined = K === 1 ? undefined : { seqs: own.map((s) => s.length), tMax: own.map((s) => Math.max(1, ...s.map((q) => q.maxNew))) };
+      const split: MemberSplit | undefined = K === 1 ? undefined : { seqs: own.map((s) => s.length), tMax: own.map((s) => s.reduce((a, q) => Math.max(a, q.maxNew), 1)) };
       return { own, seqs, batch, split };
     });
     this.oldLogpPasses = await oldLogpOf(this.backend, this.model, plans, c0.temperature, this.oldLogp);
@@ -332,8 +338,9 @@ export class Trainer<Task = unknown, State = unknown> {
     const ro = await this.rolloutAll(this.members.flatMap(() => this.evalTasks), 1, 0, EVAL_SEED, 0);
     this.phases.eval = performance.now() - t0;
     const since = this.curriculum.length ? this.curriculum[this.curriculum.length - 1].step : -1;
+    const owns = this.K === 1 ? [ro] : memberRollouts(ro, this.K, n);
     const recs = this.members.map((m, k) => {
-      const own = this.K === 1 ? ro : memberRollout(ro, k, n);
+      const own = owns[k];
       m.lastEval = { rollout: own };
       const rec = evalRecordOf(this.env, own, this.stepCount, m.config.overlongCache, rewardWeights(m.config, m.lambdaTok));
       if (m.recordEval(rec)) b.copy(b.view(this.best, k * N, N), b.view(this.model.params, k * N, N));
