@@ -35,7 +35,7 @@ export interface RewardParts {
 export function messageParts(seqs: (Pick<Sequence, 'message' | 'generated' | 'maxNew'> & Partial<Pick<Sequence, 'messageFrom' | 'countsAsTurn'>>)[], eos: number,
   overlongCache = 0): MessageParts {
   let tokens = 0, turns = 0, repetition = 0, overlong = 0;
-  const seen = new Set<number | string>();
+  let seen: Set<number | string> | null = null; // made at the episode's first bigram (silent episodes need none)
   for (const s of seqs) {
     if (s.countsAsTurn) turns++;
     if (!s.message) continue;
@@ -47,6 +47,7 @@ export function messageParts(seqs: (Pick<Sequence, 'message' | 'generated' | 'ma
     tokens += msg.length;
     for (let i = 1; i < msg.length; i++) {
       const key = bigramKey(msg[i - 1], msg[i]);
+      seen ??= new Set();
       if (seen.has(key)) repetition++;
       else seen.add(key);
     }

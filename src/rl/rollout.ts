@@ -218,8 +218,10 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gens: 
   const states: State[] = [];
   for (const task of tasks) for (let g = 0; g < repeats; g++) states.push(env.start(task, g));
   const sequences: Sequence[] = [];
-  // the bookkeeping below runs for every turn of every episode: arrays indexed by episode, not maps keyed by strings
-  const lastOf: Sequence[][] = states.map(() => []); // [episode][agent] -> its latest sequence
+  // (episode, agent) -> its latest sequence; a number key (no string built for every turn of every episode) for the
+  // agent indices envs use, a string for anything else (numbers and strings never collide)
+  const lastOf = new Map<number | string, Sequence>();
+  const keyOf = (e: number, agent: number) => (Number.isInteger(agent) && agent >= 0 ? agent * states.length + e : `${e}:${agent}`);
   const slotIndex = new Map<string, number>();
   for (let k = 0; ; k++) {
     const pending: { e: number; i: number; turn: Turn; slot: string }[] = [];
@@ -247,14 +249,14 @@ export async function rollout<Task, State>(env: Environment<Task, State>, gens: 
           earlier: [], superseded: false,
         };
         if (p.turn.continues) {
-          const prev = lastOf[p.e][agent];
+          const prev = lastOf.get(keyOf(p.e, agent));
           if (!prev || !startsWith(seq.context, prev.context, prev.generated)) {
             throw new Error(`${env.id}: turn ${k} of agent ${agent} is marked continues but does not extend its previous turn`);
           }
           seq.earlier = [...prev.earlier, ...prev.generated.map((_, g) => ({ at: prev.context.length + g, logp: prev.logp[g] }))];
           prev.superseded = true;
         }
-        lastOf[p.e][agent] = seq;
+        lastOf.set(keyOf(p.e, agent), seq);
         sequences.push(seq);
       });
     }

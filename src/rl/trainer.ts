@@ -215,10 +215,13 @@ export class Trainer<Task = unknown, State = unknown> {
     const P = c0.promptsPerStep, G = c0.groupSize;
     const lambdas = this.members.map((m, k) => lambdaAt(cs[k], step, m.lambdaTok));
     const ws = this.members.map((m, k) => rewardWeights(m.config, lambdas[k]));
-    const partsOf = (r: Rollout<State>, k: number) => sequencesByEpisode(r).map((seqs, e) => reward(r.scores[e].rTask, messageParts(seqs, this.env.eos, cs[k].overlongCache), ws[k], r.scores[e].reward));
+    const partsOf = (r: Rollout<State>, k: number, byEpisode = sequencesByEpisode(r)) =>
+      byEpisode.map((seqs, e) => reward(r.scores[e].rTask, messageParts(seqs, this.env.eos, cs[k].overlongCache), ws[k], r.scores[e].reward));
     let ro = await this.rolloutAll(cs.flatMap((c) => this.env.sampleTasks('train', P, c.seed, step * P)), G, c0.temperature, c0.seed, step * 4096);
+    // the sequences by global episode, once: member k's are a slice (its rollout's sequences are copies of these)
+    let byEpisode = sequencesByEpisode(ro);
     let mine = K === 1 ? [ro] : memberRollouts(ro, K, P * G);
-    let parts = mine.map((r, k) => partsOf(r, k));
+    let parts = mine.map((r, k) => partsOf(r, k, K === 1 ? byEpisode : byEpisode.slice(k * P * G, (k + 1) * P * G)));
     // dynamic sampling's refill (DAPO; a lone run's): while fewer than P groups carry signal, roll out P more prompts,
     // at most refillRounds times. Every round's episodes are samples of the same policy, so the step's metrics cover them all.
     if (c0.dynamicSampling === 'on') {
@@ -233,11 +236,12 @@ export class Trainer<Task = unknown, State = unknown> {
         have += signal(extraParts);
       }
       mine = [ro];
+      byEpisode = sequencesByEpisode(ro);
     }
     const tRollout = performance.now();
     hooks.progress?.(0, c0.minibatches);
     const E = mine[0].states.length; // each member's episodes
-    const lossByEpisode = sequencesByEpisode(ro).map((seqs) => this.lossSequences(seqs)); // global episodes: the batch's rows
+    const lossByEpisode = byEpisode.map((seqs) => this.lossSequences(seqs)); // global episodes: the batch's rows
     this.members.forEach((m, k) => { m.lastRollout = { rollout: mine[k], rewards: parts[k] }; m.lastEnvMetrics = envMeans(mine[k].scores); });
 
     // advantages over the whole batch, on the device (groups never span members); minibatches gather from them
