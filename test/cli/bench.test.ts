@@ -186,14 +186,15 @@ describe('bench --compare --quick', () => {
     expect(pop.how).toMatch(/one worker thread per member/);
   }, 600_000);
 
-  it('formats the population table from hand figures: ratio to K = 1, time per member, readbacks per minibatch', () => {
+  it('formats the population table from hand figures: ratio to K = 1, time per member, readbacks per minibatch, the host\'s time beside the GPU wait', () => {
     const out = formatPopulation({ how: 'members in turn on one device (not stacked yet)', model: '2x4x64', P: 32, G: 8, steps: 3, cores: 2, rows: [
-      { K: 1, ms: 40, ratio: 1, gflops: 2, perStep: { dispatches: 600, clears: 30, submissions: 5, readbacksPerMinibatch: 1 } },
+      { K: 1, ms: 40, ratio: 1, gflops: 2, perStep: { dispatches: 600, clears: 30, submissions: 5, readbacksPerMinibatch: 1, waitMs: 15 } },
       { K: 4, ms: 100, ratio: 2.5, gflops: 3.2, perStep: { dispatches: 2400, clears: 30, submissions: 20 } },
     ] });
     expect(out).toMatch(/K members of 2x4x64 at P32 x G8, members in turn on one device/);
-    expect(out).toMatch(/^1 +40\.0 +1\.00x +40\.0 +2\.00 +600 +30 +5 +1\.00$/m);
-    expect(out).toMatch(/^4 +100\.0 +2\.50x +25\.0 +3\.20 +2400 +30 +20 +-$/m); // no readback count: a dash
+    // GPU wait 15 of the 40 ms step: the host worked the other 25
+    expect(out).toMatch(/^1 +40\.0 +1\.00x +40\.0 +2\.00 +600 +30 +5 +1\.00 +15\.0 +25\.0$/m);
+    expect(out).toMatch(/^4 +100\.0 +2\.50x +25\.0 +3\.20 +2400 +30 +20 +- +- +-$/m); // no readback count, no wait: dashes
   });
   it('a K that does not fit is a row saying why, after the Ks that ran; the bench goes on', async () => {
     const out = formatPopulation({ how: 'one stacked population', model: '2x4x64', P: 32, G: 8, steps: 3, cores: 2, rows: [
