@@ -89,8 +89,8 @@ export class Generator {
    * Continues every context by at most maxNew[b] tokens (stopping at EOS). temperature 0 is greedy.
    * The first token comes from a prefill (a forward over the contexts' rows, which fills the KV cache), each later
    * one from a decode step over one row per sequence. One submission per generated token position, one readback at the end
-   * (per chunk of maxRows rows); where the model's step is one fused op (GPT.fusedDecode: the prefill too on a CPU
-   * adapter, the decode steps only on a GPU), one submission per 16 of those tokens.
+   * (per chunk of maxRows rows); where the model's step is one fused op (GPT.fusedDecode, asked for the prefill and
+   * for the decode steps apart: both on a CPU adapter, neither on a GPU today), one submission per 16 of those tokens.
    * `episodes`: each context's episode (a population's rows are found by it; see GeneratorPopulation).
    */
   async generate(contexts: number[][], maxNew: number[], temperature: number, eos: number, seed: number, counter: number,
@@ -139,9 +139,10 @@ export class Generator {
     const Tp = contexts.reduce((m, c) => Math.max(m, c.length), 0);
     const prefix = new Int32Array(B * Tp);
     contexts.forEach((c, i) => { for (let j = 0; j < c.length; j++) prefix[i * Tp + j] = c[j]; });
-    // small models: a GPT.decodeSample call is the model and the draw in one dispatch (on a GPU for the decode steps
-    // only, after the per-op prefill: both fill one cache); those tokens are submitted every 16 (and by the reads at
-    // the end), per-op ones every ROLLOUT_SUBMIT.perOpTokens
+    // small models on a CPU adapter: a GPT.decodeSample call is the model and the draw in one dispatch. The prefill
+    // and the decode steps are asked apart (one cache serves both paths, so fused steps may follow a per-op prefill:
+    // measured slower on a GPU, docs/speed.md); fused tokens are submitted every 16 (and by the reads at the end),
+    // per-op ones every ROLLOUT_SUBMIT.perOpTokens
     const fusedAt = this.kvCache ? [this.model.fusedDecode(B, T, true), this.model.fusedDecode(B, T, false)] : [false, false];
     for (let k = 0; k < steps; k++) {
       if (fusedAt[k === 0 ? 0 : 1]) {
