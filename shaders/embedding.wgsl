@@ -24,7 +24,7 @@ struct Params {
   joint: u32, // embedding_backward: 1 when dwte and dwpe overlap (stacked members' views): both through dwte's binding
   wteAt: u32, // ... at these element offsets in it
   wpeAt: u32,
-  pad: u32,
+  sortGroup: u32, // embedding_forward_sort: the flat index of the workgroup that sorts (the forward's come before it)
 }
 
 override WG: u32 = 256u;
@@ -51,9 +51,8 @@ fn flat(gid: vec3u, nwg: vec3u) -> u32 {
   return gid.x + gid.y * nwg.x * WG;
 }
 
-@compute @workgroup_size(WG)
-fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
-  let i = flat(gid, nwg);
+// Row slot i's element of the forward (idle past the slots or a member's rows).
+fn forward_at(i: u32) {
   if (i >= max(p.members, 1u) * p.maxRows * p.C) { return; }
   let q = i / p.C; // row slot
   let c = i % p.C;
@@ -66,11 +65,17 @@ fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_wor
   out[n * p.C + c] = wte[m * p.wteStride + tok * p.C + c] + wpe[m * p.wpeStride + (slot % p.T) * p.C + c];
 }
 
+@compute @workgroup_size(WG)
+fn embedding_forward(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  forward_at(flat(gid, nwg));
+}
+
 // dwte, as a counting sort of the rows by token and then a gather: a gather over all
 // rows per (v, c) would compare V * C * N tokens; this reads the tokens twice in all and dout once.
 // The sort is stable (each token's rows ascending), so each sum runs over its rows in ascending order,
 // as the CPU reference adds them; no atomics, deterministic.
-//   embedding_sort (one workgroup of WG invocations, one dispatch): invocation k owns chunk k, the rows
+//   embedding_sort (one workgroup of WG invocations, one dispatch; or the last workgroup of the training
+//     forward's, embedding_forward_sort): invocation k owns chunk k, the rows
 //     [k * S, (k + 1) * S) with S = ceil(N / WG); then, a barrier apart:
 //     1. chunkSlot[k][v] = rows of chunk k with token v
 //     2. per token v: chunkSlot[k][v] = rows with token v in chunks before k; tokenStart[v] = its total
@@ -88,8 +93,8 @@ fn sort_barrier() {
   workgroupBarrier();
 }
 
-@compute @workgroup_size(WG)
-fn embedding_sort(@builtin(local_invocation_index) k: u32) {
+// The sort by invocation k of the one workgroup that runs it.
+fn sort_rows(k: u32) {
   let S = (p.N + WG - 1u) / WG;
   let lo = min(p.N, k * S);
   let hi = min(p.N, lo + S);
@@ -126,6 +131,21 @@ fn embedding_sort(@builtin(local_invocation_index) k: u32) {
     order[tokenStart[t] + chunkSlot[s]] = n;
     chunkSlot[s] = chunkSlot[s] + 1u;
   }
+}
+
+@compute @workgroup_size(WG)
+fn embedding_sort(@builtin(local_invocation_index) k: u32) {
+  sort_rows(k);
+}
+
+// A training forward and its backward's sort in one dispatch (the sort reads only the tokens the forward binds):
+// workgroups before sortGroup run the forward, workgroup sortGroup the sort. The branch is on the workgroup id and
+// the uniform, so it is uniform and the sort's barriers may sit in it. 8 storage bindings, WebGPU's default cap.
+@compute @workgroup_size(WG)
+fn embedding_forward_sort(@builtin(workgroup_id) wid: vec3u, @builtin(local_invocation_index) k: u32,
+  @builtin(num_workgroups) nwg: vec3u) {
+  let g = wid.x + wid.y * nwg.x;
+  if (g == p.sortGroup) { sort_rows(k); } else if (g < p.sortGroup) { forward_at(g * WG + k); }
 }
 
 // The first index j in [lo, hi) with order[j] >= row (hi when none): order ascends within a token's list.

@@ -1,11 +1,15 @@
 // The RL objective (docs/losses.md); CPU twin: src/reference/rl.ts.
 //   gather_forward:        out[i] = src[index[i]]                                      (=)
-//   group_normalize:       adv per episode from rewards, groups as CSR groupStart[P+1] (=)
-//   group_normalize_stats: advStats = [groups with all-equal rewards or size 1, P]     (=)
+//   group_normalize:       adv per episode from rewards, groups as CSR groupStart[P+1] (=);
+//                          invocation 0 also writes advStats = [groups with all-equal rewards or size 1, P] (=)
 //   seq_ratio:             logS, ratio per sequence; tokRatio per token (1 where masked out) (=)
 //   clip_loss_seq / clip_loss_tok: lossSeq, klSeq, clipSeq per sequence (each its share of L) (=)
 //   clip_grad_seq / clip_grad_tok: dlogp per token = dL/dlogp, L = sum_i (lossSeq_i + beta klSeq_i) (=)
 //   rl_stats:              the RL_STATS vector (src/backend.ts)                         (=)
+//   policy_loss:           gather, seq_ratio, clip_loss + clip_grad and rl_stats in one workgroup: a minibatch's whole
+//                          loss in one dispatch (src/backend.ts, policyLoss). Its outputs are views of one buffer
+//                          (binding 21 at the o* offsets): apart, it would bind 13 storage buffers. Each output is
+//                          computed as by the entries above, in the same order (twin: src/policyLoss.ts)
 // _seq entries read the sequence ratio s_i (binding 9), _tok ones the token ratios rho_t (binding 10);
 // p.clip and p.agg pick the clip rule and the aggregation of the variant (codes below).
 // A token counts when mask > 0. Seq-mean divides by S (every sequence; an all-masked one has length max(1, 0) = 1).
@@ -29,6 +33,16 @@ struct Params {
   delta: f32,  // the two-sided clip's cap
   norm: f32,   // token-mean: masked tokens; seq-mean-token-sum-norm: S * L_max
   perSeqNorm: u32, // 1: seqAdv[S + s] is sequence s's divisor (its member's S or norm: a population's minibatch)
+  // policy_loss: whether it reduces the stats, and where each output lies in outs (elements)
+  withStats: u32,
+  oAdv: u32,
+  oLogS: u32,
+  oRatio: u32,
+  oLoss: u32,
+  oKl: u32,
+  oClip: u32,
+  oTok: u32,
+  oDlogp: u32,
 }
 
 override WG: u32 = 64u;
@@ -55,6 +69,7 @@ const RWG: u32 = 256u; // rl_stats workgroup size (sizes the workgroup arrays)
 @group(0) @binding(18) var<storage, read> seqAdv: array<f32>;
 @group(0) @binding(19) var<storage, read> refLogp: array<f32>;
 @group(0) @binding(20) var<storage, read_write> stats: array<f32>;
+@group(0) @binding(21) var<storage, read_write> outs: array<f32>;
 
 var<workgroup> redSum: array<f32, RWG>;
 var<workgroup> redKl: array<f32, RWG>;
@@ -110,6 +125,7 @@ fn batch_std() -> f32 {
 @compute @workgroup_size(WG)
 fn group_normalize(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let g = flat(gid, nwg);
+  if (g == 0u) { write_adv_stats(); }
   if (g >= p.P) { return; }
   let r = group_range(g);
   if (group_is_flat(r)) {
@@ -134,8 +150,8 @@ fn group_normalize(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workg
   }
 }
 
-@compute @workgroup_size(1)
-fn group_normalize_stats() {
+// One invocation's loop over the groups: P is a batch's prompts, so a dispatch of its own cost more than this.
+fn write_adv_stats() {
   var flatGroups = 0u;
   for (var g = 0u; g < p.P; g++) {
     if (group_is_flat(group_range(g))) { flatGroups++; }
@@ -213,9 +229,16 @@ fn seq_length(s: u32) -> f32 {
 
 // c_i, the weight of each token of sequence s in the loss (len = max(1, |y_s|)).
 fn seq_weight(s: u32, len: f32) -> f32 {
+  var divisor = 0.0;
+  if (p.perSeqNorm != 0u) { divisor = seqAdv[p.S + s]; }
+  return weight_by(len, divisor);
+}
+
+// divisor: the sequence's own (perSeqNorm), else unused
+fn weight_by(len: f32, divisor: f32) -> f32 {
   var seqs = f32(p.S);
   var norm = p.norm;
-  if (p.perSeqNorm != 0u) { seqs = seqAdv[p.S + s]; norm = seqAdv[p.S + s]; }
+  if (p.perSeqNorm != 0u) { seqs = divisor; norm = divisor; }
   if (p.agg == AGG_SEQ_MEAN_TOKEN_MEAN) { return 1.0 / (max(1.0, seqs) * len); }
   return 1.0 / norm;
 }
@@ -314,44 +337,54 @@ fn reduce_stats(lid: u32) {
   }
 }
 
+// One invocation's partial sums of the stats (the ratios': count, sum, min, max).
+struct Partial {
+  loss: f32,
+  kl: f32,
+  clip: f32,
+  count: f32,
+  rsum: f32,
+  rmin: f32,
+  rmax: f32,
+}
+
+fn no_partial() -> Partial {
+  return Partial(0.0, 0.0, 0.0, 0.0, 0.0, 3.4e38, -3.4e38);
+}
+
+fn add_ratio(q: ptr<function, Partial>, r: f32) {
+  (*q).count += 1.0;
+  (*q).rsum += r;
+  (*q).rmin = min((*q).rmin, r);
+  (*q).rmax = max((*q).rmax, r);
+}
+
 fn stats_body(lid: u32, tokenLevel: bool) {
-  var loss = 0.0;
-  var kl = 0.0;
-  var clip = 0.0;
+  var q = no_partial();
   for (var s = lid; s < p.S; s += RWG) {
-    loss += lossSeq[s];
-    kl += klSeq[s];
-    clip += clipSeq[s];
+    q.loss += lossSeq[s];
+    q.kl += klSeq[s];
+    q.clip += clipSeq[s];
   }
-  var count = 0.0;
-  var rsum = 0.0;
-  var rmin = 3.4e38;
-  var rmax = -3.4e38;
   if (tokenLevel) {
     for (var i = lid; i < p.S * p.T; i += RWG) {
-      if (!(mask[i] > 0.0)) { continue; }
-      let r = tokRatio[i];
-      count += 1.0;
-      rsum += r;
-      rmin = min(rmin, r);
-      rmax = max(rmax, r);
+      if (mask[i] > 0.0) { add_ratio(&q, tokRatio[i]); }
     }
   } else {
-    for (var s = lid; s < p.S; s += RWG) {
-      let r = ratio[s];
-      count += 1.0;
-      rsum += r;
-      rmin = min(rmin, r);
-      rmax = max(rmax, r);
-    }
+    for (var s = lid; s < p.S; s += RWG) { add_ratio(&q, ratio[s]); }
   }
-  redSum[lid] = loss;
-  redKl[lid] = kl;
-  redClip[lid] = clip;
-  redCount[lid] = count;
-  redRatio[lid] = rsum;
-  redMin[lid] = rmin;
-  redMax[lid] = rmax;
+  finish_stats(lid, q);
+}
+
+// The workgroup's sum of every invocation's partial, written to stats by invocation 0.
+fn finish_stats(lid: u32, q: Partial) {
+  redSum[lid] = q.loss;
+  redKl[lid] = q.kl;
+  redClip[lid] = q.clip;
+  redCount[lid] = q.count;
+  redRatio[lid] = q.rsum;
+  redMin[lid] = q.rmin;
+  redMax[lid] = q.rmax;
   workgroupBarrier();
   reduce_stats(lid);
   if (lid == 0u) {
@@ -378,4 +411,80 @@ fn rl_stats_seq(@builtin(local_invocation_id) lid: vec3u) {
 @compute @workgroup_size(RWG)
 fn rl_stats_tok(@builtin(local_invocation_id) lid: vec3u) {
   stats_body(lid.x, true);
+}
+
+// ---- the whole loss in one workgroup (policy_loss) ----
+
+// Sequences s = lid, lid + RWG, ...: each its advantage, ratios, loss terms and gradient, as the entries above compute
+// them (the same expressions in the same order); then the stats, reduced as rl_stats does.
+@compute @workgroup_size(RWG)
+fn policy_loss(@builtin(local_invocation_id) lid3: vec3u) {
+  let lid = lid3.x;
+  let tokenLevel = p.level == LEVEL_TOKEN;
+  var q = no_partial();
+  for (var s = lid; s < p.S; s += RWG) {
+    let a = adv[index[s]];
+    outs[p.oAdv + s] = a;
+    var sum = 0.0;
+    var count = 0.0;
+    for (var t = 0u; t < p.T; t++) {
+      let i = s * p.T + t;
+      let d = logp[i] - oldLogp[i];
+      if (mask[i] > 0.0) {
+        sum += d;
+        count += 1.0;
+        outs[p.oTok + i] = exp(d);
+      } else {
+        outs[p.oTok + i] = 1.0;
+      }
+    }
+    let ls = clamp(sum / max(1.0, count), -20.0, 20.0);
+    let r = exp(ls);
+    outs[p.oLogS + s] = ls;
+    outs[p.oRatio + s] = r;
+    let len = max(1.0, count);
+    var divisor = 0.0;
+    if (p.perSeqNorm != 0u) { divisor = outs[p.oAdv + p.S + s]; }
+    let c = weight_by(len, divisor);
+    var lossS = 0.0;
+    var clipS = 0.0;
+    if (tokenLevel) {
+      for (var t = 0u; t < p.T; t++) {
+        let i = s * p.T + t;
+        var g = 0.0;
+        if (mask[i] > 0.0) {
+          let term = loss_term(outs[p.oTok + i], a);
+          lossS += term.x;
+          clipS += term.z;
+          g = term.y;
+        }
+        outs[p.oDlogp + i] = c * (g + kl_grad(i));
+      }
+      lossS = c * lossS;
+    } else {
+      let term = loss_term(r, a);
+      lossS = c * len * term.x;
+      clipS = term.z;
+      for (var t = 0u; t < p.T; t++) {
+        let i = s * p.T + t;
+        outs[p.oDlogp + i] = c * (select(0.0, term.y, mask[i] > 0.0) + kl_grad(i));
+      }
+      add_ratio(&q, r);
+    }
+    let klS = c * seq_kl(s);
+    outs[p.oLoss + s] = lossS;
+    outs[p.oKl + s] = klS;
+    outs[p.oClip + s] = clipS;
+    q.loss += lossS;
+    q.kl += klS;
+    q.clip += clipS;
+  }
+  // token-level rows reduce their ratios by tokens, across sequences, as rl_stats_tok: the other invocations' writes
+  storageBarrier();
+  if (tokenLevel) {
+    for (var i = lid; i < p.S * p.T; i += RWG) {
+      if (mask[i] > 0.0) { add_ratio(&q, outs[p.oTok + i]); }
+    }
+  }
+  if (p.withStats != 0u) { finish_stats(lid, q); }
 }

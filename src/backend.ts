@@ -45,6 +45,19 @@ export interface LossArgs {
   perSequenceNorm?: boolean;
 }
 
+/**
+ * `policyLoss`'s tensors: a minibatch's whole loss, from the episodes' advantages to the stats. Inputs: adv [E],
+ * seqEpisode (i32 [S]), logp, oldLogp, mask [S,T], refLogp (null when beta = 0). Outputs as the four ops write them:
+ * seqAdv [S] (with perSequenceNorm [2S]: the divisors after, read), logS, ratio, lossSeq, klSeq, clipSeq [S], tokRatio,
+ * dlogp [S,T], and stats (RL_STATS; null: not reduced, as a population's, whose host reduces each member's).
+ */
+export interface PolicyLossArgs {
+  S: number; T: number; loss: LossArgs;
+  adv: Tensor; seqEpisode: Tensor; logp: Tensor; oldLogp: Tensor; mask: Tensor; refLogp: Tensor | null;
+  seqAdv: Tensor; logS: Tensor; ratio: Tensor; tokRatio: Tensor; lossSeq: Tensor; klSeq: Tensor; clipSeq: Tensor; dlogp: Tensor;
+  stats: Tensor | null;
+}
+
 export interface AdamWParams {
   lr: number;
   beta1: number;
@@ -187,7 +200,12 @@ export interface Backend {
   destroy(): void;
 
   // ---- embedding: out[n,:] = wte[tokens[n],:] + wpe[n % T,:] ----
-  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void;
+  /**
+   * backwardV: set when an embeddingBackward over these tokens (vocab size backwardV) follows, before they are written
+   * again: WebGPU then sorts the rows by token for it in this dispatch (one dispatch fewer); the CPU engines ignore it.
+   */
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members,
+    backwardV?: number): void;
   embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, V: number, members?: Members): void;
 
   // ---- LayerNorm over the last dim C, eps 1e-5, biased variance; saves mean and rstd [N] ----
@@ -336,6 +354,12 @@ export interface Backend {
   clipLoss(lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, dlogp: Tensor,
     logp: Tensor, ratio: Tensor, tokRatio: Tensor, seqAdv: Tensor, mask: Tensor, refLogp: Tensor | null,
     S: number, T: number, loss: LossArgs): void;
+  /**
+   * gather (seqAdv from adv), seqRatio, clipLoss, then rlStats when a.stats is given, in one call. The CPU engines
+   * compose the four ops (src/policyLoss.ts, the twin); WebGPU runs one dispatch when every output is a view of one
+   * buffer (the objective allocates them so: `policyLossOutputs`), else composes them too.
+   */
+  policyLoss(a: PolicyLossArgs): void;
   /** Reduces the per-sequence outputs into the RL_STATS vector (no readback). */
   rlStats(stats: Tensor, lossSeq: Tensor, klSeq: Tensor, clipSeq: Tensor, ratio: Tensor, tokRatio: Tensor, mask: Tensor,
     S: number, T: number, algorithm: Algorithm, beta: number): void;

@@ -67,6 +67,11 @@ export class GpuRuntime implements KernelContext {
   readonly dummy: GpuTensor;
   /** Objects that must live as long as the device (the GPU instance, the adapter). */
   readonly keepAlive: unknown[] = [];
+  /**
+   * A buffer a cached result was computed from (the embedding's folded sort, webgpuBackend.ts): set to null by any
+   * write into it (an upload, copy, clear, or a dispatch binding it writable), so the cache cannot outlive its input.
+   */
+  watched: GPUBuffer | null = null;
   readonly counters: GpuCounters = { dispatches: 0, submissions: 0, readbacks: 0, uploads: 0, bindGroupsCreated: 0, buffersCreated: 0, passes: 0, clears: 0, splits: 0, waitMs: 0 };
   /** Set to time every dispatch on the GPU (measurement only: see profiler.ts). */
   profiler: GpuProfiler | null = null;
@@ -109,6 +114,10 @@ export class GpuRuntime implements KernelContext {
     const { pipeline, key } = this.pipelines.get(kernel.shader, kernel.entry, kernel.constants);
     const slot = this.uniforms.push(format, params);
     const bindGroup = this.bindGroup(pipeline, key, slot, bindings, kernel.shader);
+    if (this.watched) {
+      const readOnly = this.pipelines.readOnlyBindings(kernel.shader);
+      for (const b in bindings) if (bindings[b].buffer === this.watched && !readOnly.has(Number(b))) this.watched = null;
+    }
     if (this.profiler) { // a pass of its own per dispatch, timed (profiler.ts)
       if (this.profiler.full) this.submit();
       this.pass?.end();
@@ -190,7 +199,12 @@ export class GpuRuntime implements KernelContext {
     return new GpuTensor(buffer, 0, size, dtype, false);
   }
 
+  private wrote(b: GPUBuffer): void {
+    if (b === this.watched) this.watched = null;
+  }
+
   release(t: GpuTensor): void {
+    this.wrote(t.buffer); // back to the pool: its next tensor is another's
     this.storage.release(t.buffer);
   }
 
@@ -200,11 +214,13 @@ export class GpuRuntime implements KernelContext {
    */
   clear(t: GpuTensor): void {
     if (t.size === 0) return;
+    this.wrote(t.buffer);
     if (t.byteLength <= this.device.limits.maxStorageBufferBindingSize) zeroKernel(this, t, t.size, 'clears');
     else this.copyEncoder().clearBuffer(t.buffer, t.byteOffset, t.byteLength);
   }
 
   copyBuffer(dst: GpuTensor, src: GpuTensor): void {
+    this.wrote(dst.buffer);
     this.copyEncoder().copyBufferToBuffer(src.buffer, src.byteOffset, dst.buffer, dst.byteOffset, src.byteLength);
   }
 
@@ -215,6 +231,7 @@ export class GpuRuntime implements KernelContext {
    */
   upload(t: GpuTensor, byteOffset: number, data: Float32Array | Int32Array): void {
     if (data.byteLength === 0) return;
+    this.wrote(t.buffer);
     this.counters.uploads++;
     if (this.recorded === 0) {
       this.device.queue.writeBuffer(t.buffer, t.byteOffset + byteOffset, data.buffer, data.byteOffset, data.byteLength);

@@ -2,7 +2,8 @@
 // Memory and recording live in GpuRuntime; each op is a thin call into its
 // kernel wrapper in ./kernels, the only code that knows a kernel's bindings.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type LossArgs, type DType, type FloatArray,
-  type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
+  type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
+import { composePolicyLoss } from '../policyLoss';
 import { requestGpuDevice } from './device';
 import * as adamwK from './kernels/adamw';
 import * as attentionK from './kernels/attention';
@@ -65,6 +66,9 @@ export interface BackendOptions { prepare?: 'all' | 'lazy'; limits?: 'adapter' |
 export class WebGpuBackend implements Backend {
   readonly name = 'webgpu' as const;
   readonly viewAlign = VIEW_ALIGN;
+
+  /** The last training forward's folded sort of the tokens (embedding.ts), while the scratch still holds it. */
+  private embeddingSorted: embeddingK.EmbeddingSorted | null = null;
 
   private constructor(
     private readonly rt: GpuRuntime,
@@ -191,13 +195,22 @@ export class WebGpuBackend implements Backend {
 
   // ---- model ops ----
 
-  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members): void {
-    embeddingK.embeddingForward(this.rt, asGpu(out), asGpu(tokens), asGpu(wte), asGpu(wpe), N, T, C, embeddingMembers(members, N, wte, wpe));
+  embeddingForward(out: Tensor, tokens: Tensor, wte: Tensor, wpe: Tensor, N: number, T: number, C: number, members?: Members,
+    backwardV?: number): void {
+    const g = asGpu(tokens);
+    const sorted = embeddingK.embeddingForward(this.rt, asGpu(out), g, asGpu(wte), asGpu(wpe), N, T, C,
+      embeddingMembers(members, N, wte, wpe), backwardV);
+    if (sorted) { // the scratch now holds this sort; valid until the tokens' buffer is written (the runtime's watch)
+      this.embeddingSorted = sorted;
+      this.rt.watched = g.buffer;
+    }
   }
 
   embeddingBackward(dwte: Tensor, dwpe: Tensor, dout: Tensor, tokens: Tensor, N: number, T: number, C: number, V: number, members?: Members): void {
-    embeddingK.embeddingBackward(this.rt, asGpu(dwte), asGpu(dwpe), asGpu(dout), asGpu(tokens), N, T, C, V,
-      embeddingMembers(members, N, dwte, dwpe));
+    const s = this.embeddingSorted && this.rt.watched === this.embeddingSorted.tokens.buffer ? this.embeddingSorted : null;
+    // a sort of its own overwrites the scratch: the forward's is gone
+    if (!embeddingK.embeddingBackward(this.rt, asGpu(dwte), asGpu(dwpe), asGpu(dout), asGpu(tokens), N, T, C, V,
+      embeddingMembers(members, N, dwte, dwpe), s)) this.embeddingSorted = null;
   }
 
   layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, weight: Tensor, bias: Tensor, N: number, C: number, members?: Members): void {
@@ -361,6 +374,11 @@ export class WebGpuBackend implements Backend {
    */
   decodeSampleFused(s: DecodeShape): boolean {
     return this.rt.cpuAdapter && decodeSampleK.decodeSampleFits(s) && this.rt.device.limits.maxStorageBuffersPerShaderStage >= 8;
+  }
+
+  /** One dispatch when the outputs are views of one buffer (policyLossOutputs), else the four ops (src/policyLoss.ts). */
+  policyLoss(a: PolicyLossArgs): void {
+    if (!rlK.policyLoss(this.rt, a)) composePolicyLoss(this, a);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {

@@ -159,9 +159,12 @@ export class GPT {
   /**
    * Forward over tokens (B*T i32, row-major). Returns logits (BT, V), valid until the next forward.
    * With `params`, runs another weight set of the same layout (e.g. the frozen reference policy).
-   * A population's `seqs`: each member's sequence count (member-major rows, summing to B).
+   * A population's `seqs`: each member's sequence count (member-major rows, summing to B). `forBackward`: a `backward`
+   * may follow (the default with the model's own weights); pass false where none does (rollouts, log-probs, prefill),
+   * so WebGPU skips the embedding backward's sort it would otherwise fold into this forward.
    */
-  forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor, seqs?: readonly number[]): Tensor {
+  forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor, seqs?: readonly number[],
+    forBackward = params === undefined): Tensor {
     if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
     const b = this.backend, a = (this.acts = this.activations(B, T)), { nHead: NH, nEmbd: C } = this.config, BT = B * T;
     this.passes.forward++;
@@ -169,7 +172,7 @@ export class GPT {
     const p = params ? this.viewOf(params) : this.p;
     if ('dtype' in tokens && 'size' in tokens) b.copy(a.tokens, tokens as Tensor);
     else b.write(a.tokens, tokens as ArrayLike<number>);
-    b.embeddingForward(a.encoded, a.tokens, p.wte, p.wpe, BT, T, C, m);
+    b.embeddingForward(a.encoded, a.tokens, p.wte, p.wpe, BT, T, C, m, forBackward ? this.config.vocabSize : undefined);
     // attention works per sequence: it needs no member
     return this.layersAndHead(p, a, BT, (la) => b.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH), m);
   }
@@ -218,7 +221,7 @@ export class GPT {
    */
   prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number, seqs?: readonly number[]): Tensor {
     if (Tp > T) throw new Error(`prefill: ${Tp} context rows exceed the cache's ${T}`);
-    const logits = this.forward(tokens, B, Tp, undefined, seqs), C3 = 3 * this.config.nEmbd, kv = this.kvCache(B, T).layers;
+    const logits = this.forward(tokens, B, Tp, undefined, seqs, false), C3 = 3 * this.config.nEmbd, kv = this.kvCache(B, T).layers;
     this.acts!.layers.forEach((la, l) => this.backend.copyRows(kv[l], la.qkv, B, Tp * C3, T * C3, Tp * C3));
     this.kvFilled = `${B}x${T}`;
     return logits;

@@ -10,11 +10,12 @@
 // divisors ride after the advantages in seqAdv), and its stats are reduced on the host
 // from the per-sequence outputs, packed with the norms into one readout: one readback
 // per minibatch whatever K.
-import { RL_STATS, type AdvantageMode, type Algorithm, type Backend, type Tensor } from '../backend';
+import { RL_STATS, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type PolicyLossArgs, type Tensor } from '../backend';
 import { DEFAULTS } from '../config';
 import { LOSSES } from '../losses';
 import { aggregationNorm, rlStats } from '../reference/rl';
 import type { GPT } from '../model/gpt';
+import { policyLossOutputs } from '../policyLoss';
 
 export interface PolicyBatch {
   S: number; // sequences
@@ -67,8 +68,6 @@ function maskedMean(x: ArrayLike<number>, mask: ArrayLike<number>): number {
   return n > 0 ? sum / n : 0;
 }
 
-/** A population's outputs its kernels write straight into the readout (memberBuffers). */
-const MEMBER_DIRECT = ['ratio', 'tokRatio', 'entropy'] as const;
 
 /** A population's readout: the per-sequence and per-token outputs the host reduces per member, and the K norms. */
 function memberReadout(S: number, T: number, K: number) {
@@ -82,15 +81,23 @@ function memberReadout(S: number, T: number, K: number) {
 /**
  * The tensors a loss over S sequences of T positions reads and writes (inputs, log-probs, ratios,
  * per-sequence terms, the log-prob gradient); `seqAdv` holds `advLength` values (the population
- * objective stores each sequence's divisor after its advantage).
+ * objective stores each sequence's divisor after its advantage). policyLoss's outputs are views of
+ * one tensor (`outs`), which lets WebGPU run the whole loss in one dispatch.
  */
 export function lossTensors(b: Backend, S: number, T: number, advLength: number): Record<string, Tensor> {
-  const ST = S * T;
+  const ST = S * T, { base: outs, ...out } = policyLossOutputs(b, S, T, advLength);
   return {
     targets: b.alloc(ST, 'i32'), mask: b.alloc(ST), oldLogp: b.alloc(ST), refLogp: b.alloc(ST), refEntropy: b.alloc(ST),
-    seqEpisode: b.alloc(S, 'i32'), seqAdv: b.alloc(advLength),
-    logp: b.alloc(ST), entropy: b.alloc(ST), logS: b.alloc(S), ratio: b.alloc(S), tokRatio: b.alloc(ST),
-    lossSeq: b.alloc(S), klSeq: b.alloc(S), clipSeq: b.alloc(S), dlogp: b.alloc(ST),
+    seqEpisode: b.alloc(S, 'i32'), logp: b.alloc(ST), entropy: b.alloc(ST), outs, ...out,
+  };
+}
+
+/** policyLoss's arguments from a minibatch's tensors (lossTensors). */
+function lossArgs(t: Record<string, Tensor>, adv: Tensor, S: number, T: number, loss: LossArgs, refLogp: boolean, stats: Tensor | null): PolicyLossArgs {
+  return {
+    S, T, loss, adv, seqEpisode: t.seqEpisode, logp: t.logp, oldLogp: t.oldLogp, mask: t.mask, refLogp: refLogp ? t.refLogp : null,
+    seqAdv: t.seqAdv, logS: t.logS, ratio: t.ratio, tokRatio: t.tokRatio, lossSeq: t.lossSeq, klSeq: t.klSeq, clipSeq: t.clipSeq, dlogp: t.dlogp,
+    stats,
   };
 }
 
@@ -163,11 +170,11 @@ export class PolicyObjective {
     if (hit) return hit;
     const b = this.backend, { offsets, size } = memberReadout(S, T, K);
     const t: Record<string, Tensor> = { ...lossTensors(b, S, T, 2 * S), readout: b.alloc(size) };
-    t.seqAdvHead = b.view(t.seqAdv, 0, S);
     for (const [name, [at, n]] of Object.entries(offsets)) t[`read_${name}`] = b.view(t.readout, at, n);
-    // written straight into the readout (no copy): the entropy, and the ratios, which clipLoss only reads. The
-    // per-sequence terms clipLoss writes stay apart: one dispatch may not read and write one buffer.
-    for (const name of MEMBER_DIRECT) { b.free(t[name]); t[name] = t[`read_${name}`]; }
+    // the entropy is written straight into the readout (no copy); policyLoss's outputs are copied in (one buffer of
+    // their own lets WebGPU bind them as one)
+    b.free(t.entropy);
+    t.entropy = t.read_entropy;
     this.byShape.set(key, t);
     return t;
   }
@@ -208,15 +215,12 @@ export class PolicyObjective {
         b.write(t.refLogp, batch.refLogp);
       } else throw new Error('beta > 0 needs reference log-probs or reference weights');
     }
-    b.gather(t.seqAdv, this.a.adv, t.seqEpisode, S);
     const logits = model.forward(batch.tokens, S, T);
     b.logprobForward(t.logp, t.entropy, logits, t.targets, S * T, V, cfg.temperature);
-    b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
     // the aggregation's divisor from the mask on the CPU (L_max of the constant normaliser: the turn's token limit)
     const norm = aggregationNorm(cfg.algorithm, batch.mask, S, T, batch.tMax ?? model.config.blockSize);
-    b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask,
-      cfg.beta > 0 ? t.refLogp : null, S, T, { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm });
-    b.rlStats(t.stats, t.lossSeq, t.klSeq, t.clipSeq, t.ratio, t.tokRatio, t.mask, S, T, cfg.algorithm, cfg.beta);
+    const loss = { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm };
+    b.policyLoss(lossArgs(t, this.a.adv, S, T, loss, cfg.beta > 0, t.stats));
     b.copy(t.readAdv, this.a.stats);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();
@@ -243,13 +247,11 @@ export class PolicyObjective {
       const refLogits = model.forward(batch.tokens, S, T, refParams, mb.seqs);
       b.logprobForward(t.refLogp, t.refEntropy, refLogits, t.targets, S * T, V, cfg.temperature);
     }
-    b.gather(t.seqAdvHead, this.a.adv, t.seqEpisode, S);
     const logits = model.forward(batch.tokens, S, T, undefined, mb.seqs);
     b.logprobForward(t.logp, t.entropy, logits, t.targets, S * T, V, cfg.temperature);
-    b.seqRatio(t.logS, t.ratio, t.tokRatio, t.logp, t.oldLogp, t.mask, S, T);
-    b.clipLoss(t.lossSeq, t.klSeq, t.clipSeq, t.dlogp, t.logp, t.ratio, t.tokRatio, t.seqAdv, t.mask, cfg.beta > 0 ? t.refLogp : null, S, T,
-      { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm: 1, perSequenceNorm: true });
-    for (const name of ['lossSeq', 'klSeq', 'clipSeq']) b.copy(t[`read_${name}`], t[name]);
+    const loss = { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm: 1, perSequenceNorm: true };
+    b.policyLoss(lossArgs(t, this.a.adv, S, T, loss, cfg.beta > 0, null));
+    for (const name of ['lossSeq', 'klSeq', 'clipSeq', 'ratio', 'tokRatio']) b.copy(t[`read_${name}`], t[name]);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();
   }
@@ -313,7 +315,7 @@ export class PolicyObjective {
   destroy(): void {
     for (const t of this.byShape.values()) {
       // views share their base's memory
-      for (const [k, x] of Object.entries(t)) if (k === 'readout' || !(k.startsWith('read') || k === 'seqAdvHead')) this.backend.free(x);
+      for (const [k, x] of Object.entries(t)) if (k === 'readout' || !k.startsWith('read')) this.backend.free(x);
     }
     this.a.free();
     this.byShape.clear();

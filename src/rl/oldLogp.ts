@@ -25,7 +25,7 @@ export async function forwardOldLogp(b: Backend, model: GPT, batch: PolicyBatch,
   const { S, T } = batch, N = S * T, V = model.config.vocabSize;
   const targets = b.alloc(N, 'i32'), logp = b.alloc(N), entropy = b.alloc(N);
   b.write(targets, batch.targets);
-  const logits = model.forward(batch.tokens, S, T, undefined, seqs);
+  const logits = model.forward(batch.tokens, S, T, undefined, seqs, false);
   b.logprobForward(logp, entropy, logits, targets, N, V, temperature);
   const got = await b.read(logp);
   for (let i = 0; i < N; i++) if (batch.mask[i] > 0) batch.oldLogp[i] = got[i];

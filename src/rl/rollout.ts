@@ -151,7 +151,7 @@ export class Generator {
         continue;
       }
       let logits: Tensor, logitsT: number;
-      if (!this.kvCache) [logits, logitsT] = [this.model.forward(t.tokens, B, T, undefined, seqs), T];
+      if (!this.kvCache) [logits, logitsT] = [this.model.forward(t.tokens, B, T, undefined, seqs, false), T];
       else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T, seqs), Tp];
       else [logits, logitsT] = [this.model.decode(t.tokens, t.pos, B, T, seqs), 1];
       b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT,

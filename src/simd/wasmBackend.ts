@@ -6,9 +6,10 @@
 // With threads > 1 the matmul family, attention and the GELU backward are split over worker threads (src/simd/threads.ts).
 // Twin tests: test/simd/*.test.ts.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type DType,
-  type LossArgs, type MemberOptim, type Members, type MemberStack, type Tensor } from '../backend';
+  type LossArgs, type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
 import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from '../composed';
 import { composeDecodeSample, DecodeScratch } from '../decodeSample';
+import { composePolicyLoss } from '../policyLoss';
 import * as mem from '../reference/members';
 import * as opt from '../reference/optim';
 import * as rl from '../reference/rl';
@@ -421,6 +422,8 @@ export class WasmBackend implements Backend {
     const f = (t: Tensor) => this.f(t);
     rl.rlStats(f(stats), f(lossSeq), f(klSeq), f(clipSeq), f(ratio), f(tokRatio), f(mask), S, T, algorithm, beta);
   }
+  /** The four ops composed (src/policyLoss.ts): on a CPU fusing them would save nothing. */
+  policyLoss(a: PolicyLossArgs): void { composePolicyLoss(this, a); }
 }
 
 let chosenVariant: KernelVariant | null = null;

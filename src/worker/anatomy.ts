@@ -46,7 +46,7 @@ async function currentLogp(b: Backend, trainer: Trainer, seqs: Sequence[], tempe
   const targets = b.alloc(S * T, 'i32'), logp = b.alloc(S * T), entropy = b.alloc(S * T);
   try {
     b.write(targets, batch.targets);
-    const logits = trainer.model.forward(batch.tokens, S, T);
+    const logits = trainer.model.forward(batch.tokens, S, T, undefined, undefined, false);
     b.logprobForward(logp, entropy, logits, targets, S * T, V, temperature);
     b.submit();
     const lp = Float64Array.from(await b.read(logp));

@@ -7,10 +7,13 @@ import type { AdvantageMode, Algorithm } from '../../src/backend';
 import { ADV_STATS, RL_STATS } from '../../src/backend';
 import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES } from '../../src/losses';
 import { aggregationNorm } from '../../src/reference/rl';
+import { CpuBackend } from '../../src/reference/cpuBackend';
+import { policyLossOutputs } from '../../src/policyLoss';
+import type { Backend, LossArgs, Tensor } from '../../src/backend';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { noGpu, theGpu } from './device';
-import { parity } from './parity';
+import { expectClose, parity } from './parity';
 import { Rng } from './random';
 
 const MODES: AdvantageMode[] = ['group', 'none', 'batch'];
@@ -102,6 +105,58 @@ describe.skipIf(noGpu)('WebGPU RL kernels vs CPU reference', () => {
           expect(got.stats[RL_STATS.clipCount], 'some clipping is active').toBeGreaterThan(0);
           expect(got.stats[RL_STATS.clipCount], 'not every term is clipped').toBeLessThan(got.stats[RL_STATS.clipDenom]);
         }
+      }
+    });
+  }
+
+  // policyLoss: one dispatch (policy_loss) against the reference's four ops composed, every row of the loss table,
+  // S over the workgroup's 256 invocations (several sequences each), a population's divisors, stats on and off.
+  const OUTS = ['seqAdv', 'logS', 'ratio', 'tokRatio', 'lossSeq', 'klSeq', 'clipSeq', 'dlogp'] as const;
+  async function policyLossOn(b: Backend, packed: boolean, S: number, T: number, loss: LossArgs, seed: number, withStats: boolean) {
+    const r = new Rng(seed), { logp, oldLogp, mask, refLogp } = sequences(r, S, T), E = Math.ceil(S / 2) + 1;
+    const host = { logp, oldLogp, mask, refLogp, adv: r.normal(E), stats: r.normal(RL_STATS.size) };
+    const t: Record<string, Tensor> = {};
+    for (const [name, data] of Object.entries(host)) { t[name] = b.alloc(data.length); b.write(t[name], data); }
+    t.seqEpisode = b.alloc(S, 'i32');
+    b.write(t.seqEpisode, Int32Array.from({ length: S }, (_, s) => (s * 7) % E));
+    const advLength = loss.perSequenceNorm ? 2 * S : S;
+    const outs: Record<string, Tensor> = packed ? policyLossOutputs(b, S, T, advLength)
+      : Object.fromEntries(OUTS.map((n) => [n, b.alloc(n === 'seqAdv' ? advLength : n === 'tokRatio' || n === 'dlogp' ? S * T : S)]));
+    for (const n of OUTS) b.write(outs[n], r.normal(outs[n].size)); // stale values: every one must be overwritten
+    if (loss.perSequenceNorm) b.write(outs.seqAdv, Float32Array.from({ length: S }, (_, s) => 1 + (s % 3) * 5), S);
+    const before = (b as { counters?: { dispatches: number } }).counters?.dispatches ?? 0;
+    b.policyLoss({ S, T, loss, adv: t.adv, seqEpisode: t.seqEpisode, logp: t.logp, oldLogp: t.oldLogp, mask: t.mask,
+      refLogp: loss.beta > 0 ? t.refLogp : null, stats: withStats ? t.stats : null,
+      seqAdv: outs.seqAdv, logS: outs.logS, ratio: outs.ratio, tokRatio: outs.tokRatio, lossSeq: outs.lossSeq, klSeq: outs.klSeq,
+      clipSeq: outs.clipSeq, dlogp: outs.dlogp });
+    const dispatches = ((b as { counters?: { dispatches: number } }).counters?.dispatches ?? 0) - before;
+    const got: Record<string, Float32Array> = {};
+    for (const n of [...OUTS, 'stats']) got[n] = (await b.read(n === 'stats' ? t.stats : outs[n])) as Float32Array;
+    return { got, dispatches, initialStats: host.stats };
+  }
+
+  for (const [algorithm, epsLow, epsHigh, beta] of cases) {
+    it(`policyLoss in one dispatch: ${algorithm}, beta ${beta}, against the four ops composed on the reference`, async () => {
+      const g = theGpu();
+      for (const [S, T, members] of [[300, 7, false], [9, 6, true], [4, 1, false]] as const) {
+        const r = new Rng(S + T);
+        const norm = aggregationNorm(algorithm, r.mask(S * T, 0.7), S, T, 11);
+        const loss: LossArgs = { algorithm, epsLow, epsHigh, beta, delta: 1.25, norm, perSequenceNorm: members };
+        const seed = S * 31 + T + beta * 100;
+        const want = await policyLossOn(new CpuBackend('f32'), false, S, T, loss, seed, true);
+        const fused = await policyLossOn(g, true, S, T, loss, seed, !members);
+        const apart = await policyLossOn(g, false, S, T, loss, seed, true);
+        expect(g.takeErrors(), 'WebGPU errors').toEqual([]);
+        expect(fused.dispatches, 'one dispatch when the outputs share a buffer').toBe(1);
+        expect(apart.dispatches, 'the four ops when they do not').toBe(5);
+        for (const n of OUTS) {
+          const rows = n === 'seqAdv' ? S : want.got[n].length; // a population's divisors are inputs
+          expectClose(`fused ${n}`, fused.got[n].subarray(0, rows), want.got[n].subarray(0, rows));
+          expectClose(`apart ${n}`, apart.got[n].subarray(0, rows), want.got[n].subarray(0, rows));
+        }
+        if (members) expect(Array.from(fused.got.stats), 'no stats asked: untouched').toEqual(Array.from(fused.initialStats));
+        else expectClose('fused stats', fused.got.stats, want.got.stats);
+        expectClose('apart stats', apart.got.stats, want.got.stats);
       }
     });
   }

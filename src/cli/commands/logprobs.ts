@@ -23,7 +23,7 @@ export async function logprobs(argv: string[]): Promise<unknown> {
   try {
     const model = new GPT(backend, ck.config, ck.weights);
     const T = tokens.length;
-    const logits = model.forward(tokens, 1, T);
+    const logits = model.forward(tokens, 1, T, undefined, undefined, false);
     const targets = backend.alloc(T, 'i32'), logp = backend.alloc(T), entropy = backend.alloc(T);
     backend.write(targets, [...tokens.slice(1), -1]);
     backend.logprobForward(logp, entropy, logits, targets, T, ck.config.vocabSize, temperature);

@@ -38,7 +38,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
 
   add('decode', ['embedding_last', 'copy_rows', 'attention_decode_serial'], { WG: 64 });
   add('decode', ['attention_decode']);
-  add('embedding', ['embedding_forward', 'embedding_backward', 'embedding_sort'], { WG: 256 });
+  add('embedding', ['embedding_forward', 'embedding_forward_sort', 'embedding_backward', 'embedding_sort'], { WG: 256 });
   add('gelu', ['gelu_forward', 'gelu_backward'], { WG: 256 });
 
   for (const { WG, TPR } of rows) add('layernorm', ['layernorm_forward', 'layernorm_backward_dinp'], { WG, TPR });
@@ -59,7 +59,7 @@ export function pipelineVariants(mode: RowMode): PipelineVariant[] {
 
   add('residual', ['residual_forward', 'accumulate_forward', 'copy_forward', 'zero_forward'], { WG: 256 });
   add('rl', ['gather_forward', 'group_normalize', 'seq_ratio', 'clip_loss_seq', 'clip_grad_seq', 'clip_loss_tok', 'clip_grad_tok'], { WG: 64 });
-  add('rl', ['group_normalize_stats', 'rl_stats_seq', 'rl_stats_tok']);
+  add('rl', ['rl_stats_seq', 'rl_stats_tok', 'policy_loss']);
   add('sample', ['sample_next'], { WG: 64 });
   add('sample', ['decode_sample']);
   return v;
