@@ -33,7 +33,7 @@ for (const name of Object.getOwnPropertyNames(proto)) {
     depth--;
     (t[name] ??= { ms: 0, calls: 0 }).ms += ms;
     t[name].calls++;
-    if (name.startsWith('matmul') || name.startsWith('attention')) {
+    if (name.startsWith('matmul') || name.startsWith('attention') || name === 'layernormMatmulForward') {
       const dims = args.filter((a) => typeof a === 'number').join('x');
       const key = `${name} ${dims}`;
       (byShape[key] ??= { ms: 0, calls: 0 }).ms += ms;
@@ -60,8 +60,8 @@ console.log(`${which} threads=${threads} steps=${steps}: ${total.toFixed(1)} ms/
 for (const [k, v] of Object.entries(t).sort((x, y) => y[1].ms - x[1].ms)) {
   console.log(`  ${k.padEnd(24)} ${(v.ms / steps).toFixed(2).padStart(9)} ms ${String(v.calls / steps).padStart(7)} calls ${((1000 * v.ms) / v.calls).toFixed(1).padStart(9)} us/call`);
 }
-console.log('by shape (top 25):');
-for (const [k, v] of Object.entries(byShape).sort((x, y) => y[1].ms - x[1].ms).slice(0, 25)) {
+console.log('by shape (top 60):');
+for (const [k, v] of Object.entries(byShape).sort((x, y) => y[1].ms - x[1].ms).slice(0, 60)) {
   console.log(`  ${k.padEnd(48)} ${(v.ms / steps).toFixed(2).padStart(9)} ms ${String(v.calls / steps).padStart(7)} calls ${((1000 * v.ms) / v.calls).toFixed(1).padStart(9)} us/call`);
 }
 trainer.destroy();

@@ -378,7 +378,14 @@ export class WebGpuBackend implements Backend {
 
   /** One dispatch when the outputs are views of one buffer (policyLossOutputs), else the four ops (src/policyLoss.ts). */
   policyLoss(a: PolicyLossArgs): void {
-    if (!rlK.policyLoss(this.rt, a)) composePolicyLoss(this, a);
+    if (rlK.policyLoss(this.rt, a)) return;
+    // The outputs the later ops read back (seqAdv with its divisors, ratio, tokRatio) go through scratch tensors, then
+    // are copied out: when the outputs are views of one buffer, a dispatch would read and write it, which WebGPU forbids.
+    const via = (name: string, t: Tensor) => this.view(this.rt.scratch(`policyLoss.${name}`, t.size), 0, t.size);
+    const seqAdv = via('seqAdv', a.seqAdv), ratio = via('ratio', a.ratio), tokRatio = via('tokRatio', a.tokRatio);
+    this.copy(seqAdv, a.seqAdv);
+    composePolicyLoss(this, { ...a, seqAdv, ratio, tokRatio });
+    for (const [to, from] of [[a.seqAdv, seqAdv], [a.ratio, ratio], [a.tokRatio, tokRatio]]) this.copy(to, from);
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void {

@@ -9,6 +9,7 @@ import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES } from '../../src/los
 import { aggregationNorm } from '../../src/reference/rl';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { policyLossOutputs } from '../../src/policyLoss';
+import { POLICY_LOSS_MAX_TOKENS } from '../../src/gpu/kernels/rl';
 import type { Backend, LossArgs, Tensor } from '../../src/backend';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -160,6 +161,15 @@ describe.skipIf(noGpu)('WebGPU RL kernels vs CPU reference', () => {
       }
     });
   }
+
+  it('policyLoss over POLICY_LOSS_MAX_TOKENS takes the four ops, with the same results', async () => {
+    const g = theGpu(), [S, T] = [Math.floor(POLICY_LOSS_MAX_TOKENS / 64) + 1, 64];
+    const loss: LossArgs = { algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.28, beta: 0.05, delta: 1.25, norm: 0.5 * S * T };
+    const want = await policyLossOn(new CpuBackend('f32'), false, S, T, loss, 5, true);
+    const got = await policyLossOn(g, true, S, T, loss, 5, true);
+    expect(got.dispatches).toBe(5);
+    for (const n of [...OUTS, 'stats']) expectClose(n, got.got[n], want.got[n]);
+  });
 
   it('the WGSL mode codes are the loss table\'s', () => {
     const src = readFileSync(join(__dirname, '../../shaders/rl.wgsl'), 'utf8');

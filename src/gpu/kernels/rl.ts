@@ -77,13 +77,21 @@ export function rlStats(k: KernelContext, stats: GpuTensor, lossSeq: GpuTensor, 
 }
 
 /**
+ * The most tokens policy_loss takes: its one workgroup walks them all (256 invocations, a few passes each), where
+ * the four ops' grids spread them over the device. At the page's sizes a minibatch holds a few thousand (a
+ * population of 16 about 50,000); past this the four dispatches cost less than the walk.
+ */
+export const POLICY_LOSS_MAX_TOKENS = 1 << 16;
+
+/**
  * policyLoss in one dispatch (policy_loss, one workgroup) when its outputs are views of one buffer and no input shares
- * it: then one binding spans them all (from the lowest view, whose offset is aligned). false: not laid out so (the
- * caller composes the four ops).
+ * it: then one binding spans them all (from the lowest view, whose offset is aligned). false: not laid out so, or
+ * over POLICY_LOSS_MAX_TOKENS (the caller composes the four ops).
  */
 export function policyLoss(k: KernelContext, a: PolicyLossArgs): boolean {
   const { S, T, loss } = a;
   if (loss.beta !== 0 && !a.refLogp) throw new Error('policyLoss: beta > 0 needs refLogp');
+  if (S * T > POLICY_LOSS_MAX_TOKENS) return false;
   const outs = [a.seqAdv, a.logS, a.ratio, a.lossSeq, a.klSeq, a.clipSeq, a.tokRatio, a.dlogp].map(asGpu);
   const buffer = outs[0].buffer;
   const inputs = [a.adv, a.seqEpisode, a.logp, a.oldLogp, a.mask, a.refLogp, a.stats].filter((t) => t !== null).map(asGpu);
