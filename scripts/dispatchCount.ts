@@ -1,6 +1,7 @@
 // Where a step's GPU dispatches are: one RL step of relay-silence (default model, P1 x G2, as
 // `bench --compare --quick`) after a warm-up, each dispatch tallied by kernel entry and phase.
-// Usage: npx tsx scripts/dispatchCount.ts [--P 1] [--G 2] [--layers 2] [--heads 4] [--embd 64]
+// Usage: npx tsx scripts/dispatchCount.ts [--P 1] [--G 2] [--layers 2] [--heads 4] [--embd 64] [--decode auto|per-op]
+// (--decode per-op: the rollout a GPU takes, whose fused decode step is gated to CPU adapters)
 // Counts only (works on SwiftShader); times mean nothing here.
 import { parseArgs } from 'node:util';
 import { presetConfig, findPreset } from '../src/envs/presets';
@@ -10,9 +11,11 @@ import { GpuRuntime } from '../src/gpu/runtime';
 import { Trainer } from '../src/rl/trainer';
 
 const { values } = parseArgs({ options: { P: { type: 'string', default: '1' }, G: { type: 'string', default: '2' },
-  layers: { type: 'string', default: '2' }, heads: { type: 'string', default: '4' }, embd: { type: 'string', default: '64' } } });
+  layers: { type: 'string', default: '2' }, heads: { type: 'string', default: '4' }, embd: { type: 'string', default: '64' }, decode: { type: 'string', default: 'auto' } } });
 const { backend, reason } = await createNodeBackend();
 if (!backend) throw new Error(reason);
+if (!['auto', 'per-op'].includes(values.decode!)) throw new Error(`--decode takes auto or per-op, not ${values.decode}`);
+if (values.decode === 'per-op') backend.decodeSampleFused = () => false;
 const cfg = presetConfig(findPreset('relay-silence'), {
   nLayer: Number(values.layers), nHead: Number(values.heads), nEmbd: Number(values.embd),
   promptsPerStep: Number(values.P), groupSize: Number(values.G), evalEpisodes: Number(values.P) * Number(values.G),

@@ -286,14 +286,11 @@ export class GpuRuntime implements KernelContext {
     const { buffer: staging } = this.staging.acquire(bytes);
     this.copyEncoder().copyBufferToBuffer(t.buffer, t.byteOffset + byteOffset, staging, 0, bytes);
     this.counters.readbacks++;
-    if (this.waiting++ === 0) this.waitSince = performance.now();
     try {
-      try {
+      await this.waited(async () => {
         await this.submitSoon();
         await staging.mapAsync(GPUMapMode.READ, 0, bytes);
-      } finally {
-        if (--this.waiting === 0) this.counters.waitMs += performance.now() - this.waitSince;
-      }
+      });
       const copy = staging.getMappedRange(0, bytes).slice(0);
       staging.unmap();
       return copy;
@@ -305,11 +302,16 @@ export class GpuRuntime implements KernelContext {
 
   async sync(): Promise<void> {
     this.submit();
+    await this.waited(() => this.device.queue.onSubmittedWorkDone());
+    this.throwIfUnhealthy();
+  }
+
+  /** Awaits `wait`, counted into waitMs: while any wait is in flight the clock runs once (overlapping reads). */
+  private async waited(wait: () => Promise<unknown>): Promise<void> {
     if (this.waiting++ === 0) this.waitSince = performance.now();
-    try { await this.device.queue.onSubmittedWorkDone(); } finally {
+    try { await wait(); } finally {
       if (--this.waiting === 0) this.counters.waitMs += performance.now() - this.waitSince;
     }
-    this.throwIfUnhealthy();
   }
 
   /** Errors reported since the last call (and clears them). */
