@@ -162,6 +162,13 @@ fn write_adv_stats() {
 
 // ---- ratios ----
 
+// Token i where it counts (mask > 0): (its log-ratio, 1, rho_t); else (0, 0, 1). Adding the 0 changes no sum.
+fn token_ratio(i: u32) -> vec3f {
+  let d = logp[i] - oldLogp[i];
+  if (mask[i] > 0.0) { return vec3f(d, 1.0, exp(d)); }
+  return vec3f(0.0, 0.0, 1.0);
+}
+
 // One invocation per sequence.
 @compute @workgroup_size(WG)
 fn seq_ratio(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
@@ -170,15 +177,10 @@ fn seq_ratio(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
   var sum = 0.0;
   var count = 0.0;
   for (var t = 0u; t < p.T; t++) {
-    let i = s * p.T + t;
-    let d = logp[i] - oldLogp[i];
-    if (mask[i] > 0.0) {
-      sum += d;
-      count += 1.0;
-      tokRatio[i] = exp(d);
-    } else {
-      tokRatio[i] = 1.0;
-    }
+    let r = token_ratio(s * p.T + t);
+    sum += r.x;
+    count += r.y;
+    tokRatio[s * p.T + t] = r.z;
   }
   let ls = clamp(sum / max(1.0, count), -20.0, 20.0);
   logS[s] = ls;
@@ -428,15 +430,10 @@ fn policy_loss(@builtin(local_invocation_id) lid3: vec3u) {
     var sum = 0.0;
     var count = 0.0;
     for (var t = 0u; t < p.T; t++) {
-      let i = s * p.T + t;
-      let d = logp[i] - oldLogp[i];
-      if (mask[i] > 0.0) {
-        sum += d;
-        count += 1.0;
-        outs[p.oTok + i] = exp(d);
-      } else {
-        outs[p.oTok + i] = 1.0;
-      }
+      let r = token_ratio(s * p.T + t);
+      sum += r.x;
+      count += r.y;
+      outs[p.oTok + s * p.T + t] = r.z;
     }
     let ls = clamp(sum / max(1.0, count), -20.0, 20.0);
     let r = exp(ls);
