@@ -8,6 +8,7 @@ import { AdamW, ADAMW_RL } from '../model/optimizer';
 import { paramSpecs, type GPTConfig } from '../model/params';
 import { PolicyObjective, type ObjectiveConfig, type PolicyBatch } from './objective';
 import { randomPolicyBatch } from './randomBatch';
+import { policyLossOutputs } from '../policyLoss';
 
 export interface SelfCheckResult {
   backend: string;
@@ -168,8 +169,26 @@ function kernelCases(): KernelCase[] {
         b.logprobForward(t.logp, t.entropy, t.logits, t.targets, B * T, V, 0.9);
         b.logprobBackward(t.dlogits, t.dlogp, t.logits, t.targets, B * T, V, 0.9);
       } },
+    policyLossCase(r),
     decodeSampleCase(r),
   ];
+}
+
+/** The whole policy loss (one dispatch on WebGPU), from outputs laid out as the objective lays them out. */
+function policyLossCase(r: ReturnType<typeof filler>): KernelCase {
+  const [S, T, E] = [13, 7, 5], names = ['lossSeq', 'klSeq', 'clipSeq', 'dlogp', 'ratio', 'tokRatio'] as const;
+  const logp = r.f(S * T, 2).map((x) => x - 2.5), oldLogp = logp.map((x, i) => x + 0.3 * Math.sin(i)); // ratios on both sides of the clip
+  return { kernel: 'policyLoss', shader: 'rl', outputs: [...names, 'stats'],
+    inputs: { logp, oldLogp, mask: r.f(S * T).map((x) => (x > -0.4 ? 1 : 0)), refLogp: logp.map((x, i) => x + 0.2 * Math.cos(i)),
+      adv: r.f(E), seqEpisode: r.i(S, E), stats: r.f(8), lossSeq: r.f(S), klSeq: r.f(S), clipSeq: r.f(S), ratio: r.f(S),
+      dlogp: r.f(S * T), tokRatio: r.f(S * T) },
+    run: (b, t) => {
+      const o = policyLossOutputs(b, S, T, S);
+      b.policyLoss({ S, T, loss: { algorithm: 'grpo', epsLow: 0.2, epsHigh: 0.28, beta: 0.05, delta: 1.5, norm: S * T / 2 },
+        adv: t.adv, seqEpisode: t.seqEpisode, logp: t.logp, oldLogp: t.oldLogp, mask: t.mask, refLogp: t.refLogp, stats: t.stats, ...o });
+      for (const n of names) b.copy(t[n], o[n]);
+      b.free(o.base);
+    } };
 }
 
 async function runCase(b: Backend, c: KernelCase): Promise<Float64Array[]> {

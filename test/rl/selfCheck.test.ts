@@ -1,7 +1,7 @@
 // The engine check's per-kernel cases (src/rl/selfCheck.ts kernelChecks): the CPU reference passes them
 // all, and an engine whose one op is slightly wrong is named by that op's case alone.
 import { describe, expect, it } from 'vitest';
-import type { Backend, DecodeSampleArgs, Tensor } from '../../src/backend';
+import type { Backend, DecodeSampleArgs, PolicyLossArgs, Tensor } from '../../src/backend';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { kernelChecks, verifyEngine } from '../../src/rl/selfCheck';
 
@@ -48,6 +48,13 @@ describe('engine check, kernel by kernel', () => {
     expect(await kernelChecks(fusing(false))).toEqual([]);
     const failures = await kernelChecks(fusing(true));
     expect(failures.map((f) => [f.kernel, f.shader])).toEqual([['decodeSample', 'sample']]);
+  });
+
+  it('a wrong policyLoss is named, and only it', async () => {
+    const b = new CpuBackend(), compose = b.policyLoss.bind(b);
+    b.policyLoss = (a: PolicyLossArgs) => { compose(a); (a.dlogp as Tensor & { data: Float32Array }).data[3] += 0.02; };
+    const failures = await kernelChecks(b);
+    expect(failures.map((f) => [f.kernel, f.shader])).toEqual([['policyLoss', 'rl']]);
   });
 
   it('the verdict names the failing kernel and does not run the step', async () => {
