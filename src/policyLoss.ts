@@ -10,12 +10,7 @@ export function composePolicyLoss(b: Backend, a: PolicyLossArgs): void {
   b.seqRatio(a.logS, a.ratio, a.tokRatio, a.logp, a.oldLogp, a.mask, S, T);
   b.clipLoss(a.lossSeq, a.klSeq, a.clipSeq, a.dlogp, a.logp, a.ratio, a.tokRatio, a.seqAdv, a.mask, a.refLogp, S, T, loss);
   if (a.stats) b.rlStats(a.stats, a.lossSeq, a.klSeq, a.clipSeq, a.ratio, a.tokRatio, a.mask, S, T, loss.algorithm, loss.beta);
-  if (head !== a.seqAdv) b.free(head);
 }
-
-/** Offsets of views a GPU may bind (256 bytes: WebGPU's minStorageBufferOffsetAlignment). */
-export const VIEW_ALIGN = 64;
-const aligned = (n: number) => Math.ceil(n / VIEW_ALIGN) * VIEW_ALIGN;
 
 export type PolicyLossOutputs = Pick<PolicyLossArgs, 'seqAdv' | 'logS' | 'ratio' | 'tokRatio' | 'lossSeq' | 'klSeq' | 'clipSeq' | 'dlogp'>;
 
@@ -26,6 +21,7 @@ export type PolicyLossOutputs = Pick<PolicyLossArgs, 'seqAdv' | 'logS' | 'ratio'
 export function policyLossOutputs(b: Backend, S: number, T: number, advLength: number): PolicyLossOutputs & { base: Tensor } {
   const parts: [keyof PolicyLossOutputs, number][] = [
     ['seqAdv', advLength], ['logS', S], ['ratio', S], ['lossSeq', S], ['klSeq', S], ['clipSeq', S], ['tokRatio', S * T], ['dlogp', S * T]];
+  const aligned = (n: number) => Math.ceil(n / b.viewAlign) * b.viewAlign; // each view's offset, as b.view requires
   const base = b.alloc(parts.reduce((n, [, size]) => n + aligned(size), 0));
   const out = { base } as PolicyLossOutputs & { base: Tensor };
   let at = 0;

@@ -68,7 +68,6 @@ function maskedMean(x: ArrayLike<number>, mask: ArrayLike<number>): number {
   return n > 0 ? sum / n : 0;
 }
 
-
 /** A population's readout: the per-sequence and per-token outputs the host reduces per member, and the K norms. */
 function memberReadout(S: number, T: number, K: number) {
   const parts: [string, number][] = [['lossSeq', S], ['klSeq', S], ['clipSeq', S], ['ratio', S], ['tokRatio', S * T], ['entropy', S * T], ['normSq', K]];
@@ -90,6 +89,11 @@ export function lossTensors(b: Backend, S: number, T: number, advLength: number)
     targets: b.alloc(ST, 'i32'), mask: b.alloc(ST), oldLogp: b.alloc(ST), refLogp: b.alloc(ST), refEntropy: b.alloc(ST),
     seqEpisode: b.alloc(S, 'i32'), logp: b.alloc(ST), entropy: b.alloc(ST), outs, ...out,
   };
+}
+
+/** The loss fields of the run's config: a lone run's divisor `norm`, or a population's per sequence. */
+function lossOf(cfg: ObjectiveConfig, norm: number, perSequenceNorm = false): LossArgs {
+  return { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm, perSequenceNorm };
 }
 
 /** policyLoss's arguments from a minibatch's tensors (lossTensors). */
@@ -219,8 +223,7 @@ export class PolicyObjective {
     b.logprobForward(t.logp, t.entropy, logits, t.targets, S * T, V, cfg.temperature);
     // the aggregation's divisor from the mask on the CPU (L_max of the constant normaliser: the turn's token limit)
     const norm = aggregationNorm(cfg.algorithm, batch.mask, S, T, batch.tMax ?? model.config.blockSize);
-    const loss = { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm };
-    b.policyLoss(lossArgs(t, this.a.adv, S, T, loss, cfg.beta > 0, t.stats));
+    b.policyLoss(lossArgs(t, this.a.adv, S, T, lossOf(cfg, norm), cfg.beta > 0, t.stats));
     b.copy(t.readAdv, this.a.stats);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();
@@ -249,8 +252,7 @@ export class PolicyObjective {
     }
     const logits = model.forward(batch.tokens, S, T, undefined, mb.seqs);
     b.logprobForward(t.logp, t.entropy, logits, t.targets, S * T, V, cfg.temperature);
-    const loss = { algorithm: cfg.algorithm, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, beta: cfg.beta, delta: cfg.delta ?? DEFAULTS.delta, norm: 1, perSequenceNorm: true };
-    b.policyLoss(lossArgs(t, this.a.adv, S, T, loss, cfg.beta > 0, null));
+    b.policyLoss(lossArgs(t, this.a.adv, S, T, lossOf(cfg, 1, true), cfg.beta > 0, null));
     for (const name of ['lossSeq', 'klSeq', 'clipSeq', 'ratio', 'tokRatio']) b.copy(t[`read_${name}`], t[name]);
     b.logprobBackward(model.dlogits(), t.dlogp, logits, t.targets, S * T, V, cfg.temperature);
     model.backward();

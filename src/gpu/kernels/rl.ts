@@ -98,7 +98,7 @@ export function policyLoss(k: KernelContext, a: PolicyLossArgs): boolean {
   if (outs.some((t) => t.buffer !== buffer) || inputs.some((t) => t.buffer === buffer)) return false;
   const lo = Math.min(...outs.map((t) => t.byteOffset)), hi = Math.max(...outs.map((t) => t.byteOffset + t.byteLength));
   const span = new GpuTensor(buffer, lo, (hi - lo) / 4, 'f32', true), at = (t: GpuTensor) => (t.byteOffset - lo) / 4;
-  const p = params({ ...lossSizes(S, T, loss, a.refLogp !== null), E: asGpu(a.adv).size });
+  const p = params(lossSizes(S, T, loss, a.refLogp !== null));
   p.splice(16, 9, a.stats ? 1 : 0, ...outs.map(at));
   k.dispatch(fixed('policy_loss'), FORMAT, p, {
     3: asGpu(a.seqEpisode), 4: asGpu(a.adv), 11: asGpu(a.logp), 12: asGpu(a.oldLogp), 13: asGpu(a.mask),
