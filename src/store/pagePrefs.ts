@@ -23,7 +23,7 @@ export interface PrefsStore {
   save(p: PagePrefs): void;
 }
 
-export const DEFAULT_PREFS: PagePrefs = { backend: null, overlay: [], pinned: [], guideDismissed: false, bestRule: 'accuracy', bestTarget: 2, accuracyAxis: 'data' };
+export const DEFAULT_PREFS: PagePrefs = { backend: null, overlay: [], pinned: [], guideDismissed: false, bestRule: 'reward', bestTarget: 2, accuracyAxis: 'data' };
 
 /** Tolerant reading: each field of the right type is kept, the rest is the default (never throws). */
 export function parsePrefs(raw: unknown): PagePrefs {

@@ -167,6 +167,34 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     return pop.preset === preset && JSON.stringify(Object.entries(now).sort()) === JSON.stringify(Object.entries(then).sort());
   };
 
+  /**
+   * What Reset or Warm start would stop: the current population (its members' steps), else the lone run. `needed`:
+   * there is something to lose (any member has steps, or a population trains), so the page asks first.
+   */
+  const heldWork = (): { text: string; needed: boolean } => {
+    const pop = populationRun(get());
+    if (pop && pop.runs.some((r) => r.runId !== null)) {
+      const steps = Math.max(0, ...pop.runs.map((r) => (r.runId ? Math.max(ctx.meta(r.runId)?.steps ?? 0, deps.hub.get(r.runId)?.rows ?? 0) : 0)));
+      const k = pop.runs.filter((r) => r.runId !== null).length;
+      return { text: `The current population (${steps} steps of ${k} runs)`, needed: steps > 0 || pop.status === 'running' };
+    }
+    const n = ctx.currentSteps();
+    return { text: `The current run (${n} steps)`, needed: n > 0 };
+  };
+  /** The current population, if any, ends (every member stops; the sweep record goes): the page starts over. */
+  const endPopulation = async () => { if (populationRun(get()) || get().sweep?.status === 'running') await get().endPopulation(); };
+  /**
+   * Before the lone run goes on (Start, Step): `until` (MAX_STEPS: until paused) becomes its count; a run at or past its
+   * count (finished) gets the setup's count more. Either way no status ever reads a step past the total.
+   */
+  const raiseTarget = async (until: number | null) => {
+    const { trainer, config } = get();
+    if (!trainer?.config) return;
+    const done = ctx.currentSteps();
+    const steps = until ?? (done >= trainer.config.steps ? done + config.steps : null);
+    if (steps !== null && steps !== trainer.config.steps) ctx.applySnapshot(await api().setHyperparams({ steps }));
+  };
+
   return {
     async boot(search) {
       set({ storageKind: deps.storage.kind });
@@ -269,11 +297,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       }
       await applyRecipeAtStart(ctx);
       await ctx.guard(async () => {
-        const { trainer, untilPaused, config } = get();
-        const finished = get().status === 'idle' && (trainer?.message ?? '').startsWith('finished');
-        // until paused: the count no one reaches; a finished run goes on for the setup's count more (Continue)
-        const steps = untilPaused ? MAX_STEPS : finished && trainer ? trainer.stepCount + config.steps : null;
-        if (steps !== null && trainer?.config) await api().setHyperparams({ steps });
+        await raiseTarget(get().untilPaused ? MAX_STEPS : null);
         ctx.applySnapshot(await api().start());
       });
     },
@@ -292,31 +316,35 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       }
       await applyRecipeAtStart(ctx); // the first step begins the run as Start would
       await ctx.guard(async () => {
+        await raiseTarget(null); // a finished run steps past its count: the count moves first, so no status reads "41 of 40"
         await api().step(1);
         ctx.applySnapshot(await api().getState());
       });
     },
 
     async reset() {
+      const held = heldWork();
       await ctx.askFirst({
         title: 'Reset the run?',
-        body: `The weights go back to the warm start and a new run begins. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+        body: `The weights go back to the warm start and a new run begins. ${held.text} stops and stays in the runs table.`,
         confirmLabel: 'Reset',
       }, async () => ctx.guard(async () => {
+        await endPopulation();
         await ctx.finishCurrent();
         ctx.overlayForNewRun();
         ctx.applySnapshot(await api().reset());
         set({ transcripts: null, anatomy: null });
-      }), ctx.currentSteps() > 0);
+      }), held.needed);
     },
 
     async warmStart() {
       const { preset, config } = get();
+      const held = heldWork();
       await ctx.askFirst({
         title: 'Start again from the warm start?',
-        body: `A new run starts from the preset's warm-start weights with the settings shown. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+        body: `A new run starts from the preset's warm-start weights with the settings shown. ${held.text} stops and stays in the runs table.`,
         confirmLabel: 'Warm start',
-      }, async () => { ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, config)); }, ctx.currentSteps() > 0);
+      }, async () => { await endPopulation(); ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, config)); }, held.needed);
     },
 
     async restoreBest() {

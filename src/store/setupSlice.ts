@@ -28,6 +28,8 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
   const newRunNeeded = () => ctx.currentSteps() > 0;
 
   return {
+    setFieldError(key, message) { fieldError(key, message); },
+
     async setField(key, raw) {
       if (!isConfigKey(key)) return fieldError(key, `unknown config field ${quote(key)}`);
       let value: RunConfig[typeof key];
@@ -115,6 +117,8 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
 
     async chooseEnv(env) {
       if (env === 'custom') { if (get().taskDraft === null) get().openTaskEditor(); return; } // your own task: the editor, then Use
+      if (get().taskDraft !== null) get().closeTaskEditor(); // another environment: the editor of a task not in use goes
+      if ((get().config.env ?? 'relay') === env) return; // back to the environment in use: its run is as it was
       const first = PRESETS.find((p) => (p.config.env ?? 'relay') === env);
       if (!first) { set({ error: `no preset for the ${env} environment yet` }); return; }
       await get().choosePreset(first.name);

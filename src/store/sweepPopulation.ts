@@ -311,6 +311,7 @@ export async function stepPopulation(ctx: StoreContext, spawn: () => TrainerClie
   }
   const lanes = ctx.lanes!.lanes;
   await Promise.all(lanes.map(async (lane) => {
+    await setLaneSteps(lane, h.sweep()!); // a finished member's count is raised first (reopen raised the sweep's)
     await lane.client.api.step(1);
     lane.states = await lane.client.api.getStates();
     for (const [k, st] of lane.states.entries()) {

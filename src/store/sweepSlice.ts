@@ -313,6 +313,14 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       set({ sweepSelected: null, sweepLayout: null });
     },
 
+    async endPopulation() {
+      await get().stopSweep();
+      if (running) await loopEnd; // its members are recorded before their workers go
+      releaseLanes(ctx);
+      save(null);
+      set({ sweepSelected: null, sweepLayout: null, sweepExample: null });
+    },
+
     async sweepSister(name) {
       const s = get().sweep;
       if (!s || s.status === 'running') { set({ error: s ? 'stop the sweep first' : 'no sweep to compare with' }); return; }

@@ -87,6 +87,8 @@ export interface SetupSlice {
   setPopulation(values: number[] | null): void;
   /** Sets one field: live fields at the next step; the others ask before a new run. */
   setField(key: ConfigField, raw: unknown): Promise<void>;
+  /** A field's message beside it (null: none), for a value the page refused before it reached the config. */
+  setFieldError(key: ConfigField, message: string | null): void;
   choosePreset(name: string): Promise<void>;
   chooseEnv(env: RunConfig['env']): Promise<void>;
   answerConfirm(ok: boolean): Promise<void>;
@@ -232,6 +234,8 @@ export interface SweepSlice {
   /** Steps every member of a paused or finished population once (Step on the current run). */
   stepSweep(): Promise<void>;
   clearSweep(): void;
+  /** Ends the current population whatever its state: every member stops (its steps recorded), its workers go and the sweep record is cleared, so nothing trains that the chart does not show. */
+  endPopulation(): Promise<void>;
   selectSweepRun(runId: string): Promise<void>;
   /**
    * The same values on a sister preset (relay-noisy -> relay-noisy-dr): the finished sweep's runs stay on the

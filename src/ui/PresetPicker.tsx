@@ -31,6 +31,8 @@ export function PresetPicker() {
   const choosePreset = useApp((s) => s.choosePreset);
   const chooseEnv = useApp((s) => s.chooseEnv);
   const busy = useApp((s) => s.busy !== null);
+  // the task editor open on a task not in use yet: the environment is "your task", and no preset is (Start waits for Use)
+  const taskPending = useApp((s) => s.taskDraft !== null && s.config.env !== 'custom');
   const preset = presetOr(presetName);
   const shown = preset.config.env === 'custom' ? [preset] : PRESETS.filter((p) => presetEnv(p) === env || p.name === preset.name);
   return (
@@ -38,16 +40,20 @@ export function PresetPicker() {
       <h2 id={`${id}-h`}>Setup</h2>
       <div className="field wide">
         <label htmlFor={`${id}-env`}>Environment</label>
-        <select id={`${id}-env`} value={env} disabled={busy} onChange={(e) => void chooseEnv(e.target.value as RunConfig['env'])}>
+        <select id={`${id}-env`} value={taskPending ? 'custom' : env} disabled={busy} onChange={(e) => void chooseEnv(e.target.value as RunConfig['env'])}>
           {envIds().map((v) => <option key={v} value={v} disabled={!PRESETS.some((p) => presetEnv(p) === v)}>{v}</option>)}
           <option value="custom">your task</option>
         </select>
       </div>
       <div className="field stacked">
         <label htmlFor={`${id}-preset`}>Preset</label>
-        <select id={`${id}-preset`} value={preset.name} disabled={busy} aria-describedby="preset-explain" onChange={(e) => void choosePreset(e.target.value)}>
-          {shown.map((p) => <option key={p.name} value={p.name} title={p.title}>{presetOptionLabel(p)}</option>)}
-        </select>
+        {taskPending ? (
+          <select id={`${id}-preset`} value="" disabled aria-describedby="preset-explain"><option value="">none yet: Use a task in the editor</option></select>
+        ) : (
+          <select id={`${id}-preset`} value={preset.name} disabled={busy} aria-describedby="preset-explain" onChange={(e) => void choosePreset(e.target.value)}>
+            {shown.map((p) => <option key={p.name} value={p.name} title={p.title}>{presetOptionLabel(p)}</option>)}
+          </select>
+        )}
       </div>
     </section>
   );

@@ -10,7 +10,8 @@ import { useApp, useHub, useHubFrame } from './storeContext';
 import { chosenMember, lambdaSetting, shortLabel } from '../store/currentRun';
 import { MemberChips } from './MemberChips';
 
-const DEBOUNCE_MS = 150;
+/** Keys pressed within this of each other are one change (a drag is one change, applied on release). */
+export const SETTLE_MS = 500;
 /** The slider's step, and PageUp/PageDown's (a person can land on 0.05 or 0.3 exactly). */
 export const LAMBDA_STEP = 0.01;
 export const LAMBDA_PAGE = 0.1;
@@ -47,39 +48,59 @@ export function RewardControls() {
     return m ? lambdaSetting(m) : null;
   });
   const setMemberField = useApp((s) => s.setMemberField);
+  const setPopulation = useApp((s) => s.setPopulation);
+  const setFieldError = useApp((s) => s.setFieldError);
+  // before Start a population's slider is its first member's value: Start trains what it shows
+  const before = population && memberId === null && mode !== 'budget' ? population : null;
   const fromRun = runId ? hub.get(runId)?.last('lambda_tok') : undefined;
-  const live = memberId ? memberSetting ?? configured : mode === 'budget' ? (Number.isFinite(fromRun) ? fromRun! : trainerLambda ?? configured) : configured;
+  const live = memberId ? memberSetting ?? configured : before ? before[0] : mode === 'budget' ? (Number.isFinite(fromRun) ? fromRun! : trainerLambda ?? configured) : configured;
   const value = draft ?? live;
   const max = value > 1 ? 10 : 1;
-  // a drag (or a key held) is bound to the member it began on, from press to release, whatever is chosen meanwhile
+  // a drag (or a burst of keys) is bound to the member it began on, from press to release, whatever is chosen meanwhile
   const bound = useRef<string | null>(null);
+  const dragging = useRef(false);
   const bind = () => { bound.current = memberId; };
-  const unbind = () => { if (!timer.current) bound.current = null; };
+  const unbind = () => { if (!timer.current && !dragging.current) bound.current = null; };
+  /** One live change: the value the slider landed on, to the member it was bound to (or the population before Start, or the run). */
+  const commit = (v: number) => {
+    if (timer.current) { clearTimeout(timer.current); timer.current = null; }
+    const target = bound.current ?? memberId;
+    let applied: Promise<unknown>;
+    if (target) applied = setMemberField(target, 'lambdaTok', String(v));
+    else if (before) {
+      if (before.slice(1).includes(v)) { setFieldError('lambdaTok', `another member of the population already trains lambda_tok ${v}`); applied = Promise.resolve(); }
+      else { setFieldError('lambdaTok', null); setPopulation([v, ...before.slice(1)]); applied = Promise.resolve(); }
+    } else applied = setField('lambdaTok', v);
+    // the draft stays until the setting it was sent as is in the store (no jump back to the old value meanwhile)
+    void applied.finally(() => { setDraft((d) => (d === v ? null : d)); if (!timer.current && !dragging.current) bound.current = null; });
+  };
   const onChange = (v: number) => {
     setDraft(v);
-    const target = bound.current ?? memberId;
     if (timer.current) clearTimeout(timer.current);
-    timer.current = setTimeout(() => {
-      timer.current = null;
-      const applied = target ? setMemberField(target, 'lambdaTok', String(v)) : setField('lambdaTok', v);
-      // the draft stays until the setting it was sent as is in the store (no jump back to the old value meanwhile)
-      void applied.finally(() => { setDraft((d) => (d === v ? null : d)); if (!timer.current) bound.current = null; });
-    }, DEBOUNCE_MS);
+    if (dragging.current) return; // a drag applies once, on release
+    timer.current = setTimeout(() => commit(v), SETTLE_MS);
+  };
+  const release = (el: HTMLInputElement) => {
+    if (!dragging.current) return;
+    dragging.current = false;
+    const v = Number(el.value);
+    if (v !== live) commit(v); else { setDraft(null); unbind(); }
   };
   return (
     <section aria-labelledby={`${id}-h`} className="reward">
       <h2 id={`${id}-h`}>Reward</h2>
       <p className="formula">r = r_task − λ_tok·tokens − λ_turn·turns − λ_rep·repetition</p>
       <div className={`field slider${error ? ' has-error' : ''}`}>
-        <label htmlFor={`${id}-lt`} className="one-line">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}</label>
+        <label htmlFor={`${id}-lt`} className="one-line">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}{before && <span data-testid="lambda-member" data-run-id=""> of the first member</span>}</label>
         <input id={`${id}-lt`} type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
           aria-valuetext={fmt(value)} aria-invalid={error ? true : undefined} onChange={(e) => onChange(Number(e.target.value))}
-          onPointerDown={bind} onPointerUp={unbind} onPointerCancel={unbind} onKeyUp={unbind} onBlur={unbind}
+          onPointerDown={() => { bind(); dragging.current = true; }} onPointerUp={(e) => release(e.currentTarget)} onPointerCancel={(e) => release(e.currentTarget)}
+          onKeyUp={unbind} onBlur={(e) => { release(e.currentTarget); unbind(); }}
           onKeyDown={(e) => { if (bound.current === null) bind(); const v = lambdaAfterKey(e.key, value, max); if (v !== null) { e.preventDefault(); onChange(v); } }} />
         <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value">{fmt(value, 4)}</output>
         <small id={`${id}-lt-help`} className="help">
-          {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `changes ${shortLabel(memberLabel)} only, from its next step; choose the member below or on the chart (the Sweep panel changes them all)` : 'penalty per message token; applies at the next step'}
-          {memberLabel !== null && mode !== 'budget' ? '' : population && mode !== 'budget' ? ` (of one run; Start's population has its own: ${population.join(', ')}; a live change to them is in the Sweep panel)` : ''}
+          {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `changes ${shortLabel(memberLabel)} only, from its next step; choose the member below or on the chart (the Sweep panel changes them all)` : before ? `the first member's value: Start trains ${before.length} runs at ${before.join(', ')}` : 'penalty per message token; applies at the next step'}
+
         </small>
         {error && <small id={`${id}-lt-error`} role="alert" className="error">{error}</small>}
         <MemberChips />

@@ -53,6 +53,8 @@ export function RunButtons() {
   const busy = useApp((s) => s.busy);
   const runId = useApp((s) => s.runId);
   const steps = useApp((s) => s.config.steps);
+  // the run's own count (a finished run that goes on has raised it), else the setup's
+  const runTarget = useApp((s) => s.trainer?.config?.steps ?? s.config.steps);
   const evals = useApp((s) => s.trainer?.evals);
   const speed = useApp((s) => s.speed);
   const within = useApp((s) => s.stepWithin);
@@ -76,6 +78,8 @@ export function RunButtons() {
   const lifecycle = useApp((s) => lifecycleOf(s, done));
   // a population trains in workers of its own: Start and Pause follow it
   const running = lifecycle === 'training' || status === 'running' || sweepRunning;
+  // "your task" chosen, its task not in use yet: nothing to start until Use (the relay behind the editor is not it)
+  const taskPending = useApp((s) => s.taskDraft !== null && s.config.env !== 'custom');
   const off = !ready || busy !== null;
   const pick = bestBy(rule, target, (population ? memberEvals : evals) ?? []);
   // after Start the Start button is disabled: focus goes to Pause (and back after Pause), not to the page
@@ -91,14 +95,15 @@ export function RunButtons() {
     <section aria-labelledby={`${id}-h`} className="run-buttons">
       <h2 id={`${id}-h`}>Run</h2>
       <div className="buttons">
-        <button ref={startRef} id="start-button" type="button" className="primary" disabled={off || running} onClick={() => void start()}
+        <button ref={startRef} id="start-button" type="button" className="primary" disabled={off || running || taskPending} aria-describedby={taskPending ? `${id}-no-task` : undefined} onClick={() => void start()}
           title={lifecycle === 'idle' ? undefined : 'goes on from where the run is, with what was changed meanwhile'}>{lifecycle === 'idle' ? 'Start' : 'Continue'}</button>
         <button ref={pauseRef} type="button" disabled={off || !running} onClick={() => void pause()}>Pause</button>
-        <button type="button" disabled={off || running} onClick={() => void a.stepOnce()}>Step</button>
+        <button type="button" disabled={off || running || taskPending} onClick={() => void a.stepOnce()}>Step</button>
         <button type="button" disabled={off} onClick={() => void a.reset()}>Reset</button>
         <button type="button" disabled={off} onClick={() => void a.warmStart()}>Warm start</button>
       </div>
-      {population && (
+      {taskPending && <p id={`${id}-no-task`} className="population-note" data-testid="no-task">No task in use yet: Check it in the editor, then <strong>Use this task</strong>; Start trains it.</p>}
+      {population && !taskPending && (
         <p className="population-note" data-testid="population-note" data-values={population.join(',')} data-loaded={loaded}>
           Start trains {population.length} runs side by side, one per {axis}: {population.join(', ')}{cpu && !sweepRunning && loaded > 0 ? ` (${loaded} of ${population.length} loaded)` : ''}.{' '}
           <button type="button" className="link" disabled={running} onClick={() => a.setPopulation(null)}>Train one run instead</button>
@@ -106,7 +111,7 @@ export function RunButtons() {
       )}
       {population ? <PopulationWhere lifecycle={lifecycle} /> : (
         <p className="where" aria-live="polite" data-testid="run-where" data-lifecycle={lifecycle}>
-          Step <strong data-testid="step-count">{done}</strong>{ofSteps(untilPaused, steps)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
+          Step <strong data-testid="step-count">{done}</strong>{ofSteps(untilPaused, runTarget)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
         </p>
       )}
       {/* which warm start the run began from: shipped (it fits the setting, e.g. any channel noise its range covers) or made here */}

@@ -2,7 +2,7 @@
 // rule's pick lies on the run's accuracy-vs-tokens frontier or is its highest
 // mean reward, so those evals' weights are kept (a few small copies) and the
 // rest dropped. Restoring "best" by any rule then finds its weights here.
-import { paretoFrontier } from '../rl/pareto';
+import { betterReward, paretoFrontier } from '../rl/pareto';
 
 export interface KeptEval { step: number; accuracy: number; tokens: number; reward: number }
 
@@ -13,7 +13,7 @@ export const MAX_KEPT = 32;
 export function stepsToKeep(evals: readonly KeptEval[]): Set<number> {
   const keep = new Set(paretoFrontier([...evals]).map((e) => e.step));
   let top: KeptEval | null = null;
-  for (const e of evals) if (Number.isFinite(e.reward) && (top === null || e.reward > top.reward)) top = e;
+  for (const e of evals) if (Number.isFinite(e.reward) && betterReward(e, top)) top = e; // the reward rule's own order (bestRule.ts)
   if (top) keep.add(top.step);
   return keep;
 }

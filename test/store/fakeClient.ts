@@ -66,7 +66,7 @@ export class FakeTrainer implements TrainerWorkerApi {
   async start() { this.log('start'); this.state.status = 'running'; return this.snap(); }
   async pause() { this.log('pause'); this.state.status = 'paused'; return this.snap(); }
   async step(n = 1) { this.log('step', n); return []; }
-  async reset() { this.log('reset'); this.state = { ...this.state, runId: `run-${++runCounter}`, stepCount: 0, evals: [], status: 'idle' }; return this.snap(); }
+  async reset() { this.log('reset'); this.state = { ...this.state, runId: `run-${++runCounter}`, stepCount: 0, evals: [], status: 'idle', message: 'reset to the warm start (fake)' }; return this.snap(); }
   async setHyperparams(partial: Partial<RunConfig>) {
     this.log('setHyperparams', partial);
     checkLiveChange(Object.keys(partial));

@@ -226,11 +226,15 @@ describe('Restore best follows the chosen rule', () => {
     w.fake.emitEval(10, 0.7, 1.5);
     w.fake.emitEval(20, 0.6, 0.5);
     w.store.ctx.applySnapshot(await w.fake.getState());
+    // the default: the highest reward (accuracy - 0.1 tokens in the fake: 0, 0.55, 0.55; a tie to fewer tokens)
+    await w.store.getState().restoreBest();
+    expect(w.fake.callsOf('restoreEval')).toEqual([[20]]);
+    w.store.getState().setBestRule('accuracy', 2);
     await w.store.getState().restoreBest();
     expect(w.fake.callsOf('restoreBest')).toHaveLength(1);
     w.store.getState().setBestRule('tokens', 2);
     await w.store.getState().restoreBest();
-    expect(w.fake.callsOf('restoreEval')).toEqual([[10]]);
+    expect(w.fake.callsOf('restoreEval')).toEqual([[20], [10]]);
   });
 });
 

@@ -98,7 +98,7 @@ describe('explanations beside the controls', () => {
     expect(t).toMatch(/GSPO weighs a whole message by one ratio .* clip range is tiny \(1 − 3e-4 to 1 \+ 4e-4\)/);
     expect(t).toMatch(/A group whose G episodes all got the same reward has std 0 and gives no gradient; frac_zero_std/);
     expect(t).toMatch(/Reset or Warm start\? Reset goes back to the warm start .* Warm start starts a new run from the preset.s warm-start weights/);
-    expect(t).toMatch(/Best = the eval with the highest accuracy \(ties: fewer tokens\)\. No eval yet\./);
+    expect(t).toMatch(/Best = the eval with the highest mean reward, what training maximizes \(ties: fewer tokens, then the later step\)\. No eval yet\./);
     const grpo = text(render(Controls, { config: { ...config, algorithm: 'grpo', advantage: 'none' } }));
     expect(grpo).toMatch(/GRPO clips a ratio per token, .* in the usual range 0\.8 to 1\.2/);
     expect(grpo).toMatch(/"none": A = r − group mean, not divided by the std \(Dr\. GRPO style\)/);
