@@ -11,6 +11,7 @@ import type { CheckpointKind } from './runsDb';
 import type { RunMeta, RunStatus } from './runTypes';
 import type { AppDeps, AppState, ConfirmRequest } from './types';
 import { encodeSetup } from './urlState';
+import { populationRun } from './currentRun';
 import type { KeptLanes } from './sweepPopulation';
 
 /** The step count of a run that trains until paused (sweepPopulation.ts MAX_STEPS: the config's largest). */
@@ -136,6 +137,27 @@ export class StoreContext {
   }
 
   /** Steps the current run has taken, from telemetry (ahead of the last snapshot). */
+  /**
+   * What a new run (Reset, Warm start, a new preset, a new population) would stop: the current population (its
+   * members' steps), else the lone run. `needed`: there is something to lose (any member has steps, or a population
+   * trains), so the page asks first.
+   */
+  heldWork(): { text: string; needed: boolean } {
+    const pop = populationRun(this.get());
+    const members = pop ? pop.runs.filter((r) => r.runId !== null) : [];
+    if (pop && members.length > 0) {
+      const steps = Math.max(0, ...members.map((r) => Math.max(this.meta(r.runId!)?.steps ?? 0, this.deps.hub.get(r.runId!)?.rows ?? 0)));
+      return { text: `The current population (${steps} steps of ${members.length} runs)`, needed: steps > 0 || pop.status === 'running' };
+    }
+    const n = this.currentSteps();
+    return { text: `The current run (${n} steps)`, needed: n > 0 };
+  }
+
+  /** The current population, if any, ends (every member stops, the sweep record goes): a new run takes its place. */
+  async endCurrentPopulation(): Promise<void> {
+    if (populationRun(this.get()) || this.get().sweep?.status === 'running') await this.get().endPopulation();
+  }
+
   currentSteps(): number {
     const { runId, trainer } = this.get();
     const s = runId ? this.deps.hub.get(runId) : undefined;

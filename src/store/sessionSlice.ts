@@ -167,22 +167,8 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
     return pop.preset === preset && JSON.stringify(Object.entries(now).sort()) === JSON.stringify(Object.entries(then).sort());
   };
 
-  /**
-   * What Reset or Warm start would stop: the current population (its members' steps), else the lone run. `needed`:
-   * there is something to lose (any member has steps, or a population trains), so the page asks first.
-   */
-  const heldWork = (): { text: string; needed: boolean } => {
-    const pop = populationRun(get());
-    if (pop && pop.runs.some((r) => r.runId !== null)) {
-      const steps = Math.max(0, ...pop.runs.map((r) => (r.runId ? Math.max(ctx.meta(r.runId)?.steps ?? 0, deps.hub.get(r.runId)?.rows ?? 0) : 0)));
-      const k = pop.runs.filter((r) => r.runId !== null).length;
-      return { text: `The current population (${steps} steps of ${k} runs)`, needed: steps > 0 || pop.status === 'running' };
-    }
-    const n = ctx.currentSteps();
-    return { text: `The current run (${n} steps)`, needed: n > 0 };
-  };
-  /** The current population, if any, ends (every member stops; the sweep record goes): the page starts over. */
-  const endPopulation = async () => { if (populationRun(get()) || get().sweep?.status === 'running') await get().endPopulation(); };
+  const heldWork = () => ctx.heldWork();
+  const endPopulation = () => ctx.endCurrentPopulation();
   /**
    * Before the lone run goes on (Start, Step): `until` (MAX_STEPS: until paused) becomes its count; a run at or past its
    * count (finished) gets the setup's count more. Either way no status ever reads a step past the total.

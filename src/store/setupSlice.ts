@@ -25,7 +25,7 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
     else next[key] = message;
     set({ fieldErrors: next });
   };
-  const newRunNeeded = () => ctx.currentSteps() > 0;
+  const newRunNeeded = () => ctx.heldWork().needed;
 
   return {
     setFieldError(key, message) { fieldError(key, message); },
@@ -73,9 +73,9 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
       }
       await ctx.askFirst({
         title: 'Start a new run?',
-        body: `${key} cannot change while a run trains. The current run (${ctx.currentSteps()} steps) stays in the runs table, and a new run starts from the warm start with ${key} = ${String(value)}.`,
+        body: `${key} cannot change while a run trains. ${ctx.heldWork().text} stops and stays in the runs table, and a new run starts from the warm start with ${key} = ${String(value)}.`,
         confirmLabel: 'Start a new run',
-      }, async () => { ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, next)); }, newRunNeeded());
+      }, async () => { await ctx.endCurrentPopulation(); ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, next)); }, newRunNeeded());
     },
 
     async setUntilPaused(on) {
@@ -101,18 +101,21 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
     async choosePreset(name) {
       let preset;
       try { preset = findPreset(name); } catch (e) { set({ error: errorText(e) }); return; }
-      // a preset picked by hand is one run (a population is one click away in the Sweep panel), to the preset's step count
-      set({ population: null, untilPaused: false });
-      if (!get().trainer?.config) {
-        set({ preset: name, config: presetConfig(preset), fieldErrors: {} });
+      // a preset picked by hand is one run (a population is one click away in the Sweep panel), to the preset's step count;
+      // the current population (if any) stops first, asked like any run: nothing trains that the chart does not show
+      const held = ctx.heldWork();
+      const oneRun = async () => { await ctx.endCurrentPopulation(); set({ population: null, untilPaused: false, fieldErrors: {} }); };
+      if (!get().trainer?.config && !held.needed) {
+        await oneRun();
+        set({ preset: name, config: presetConfig(preset) });
         ctx.syncUrl();
         return;
       }
       await ctx.askFirst({
         title: `Switch to "${preset.title}"?`,
-        body: `A preset brings its own settings and warm start, so a new run starts. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+        body: `A preset brings its own settings and warm start, so a new run starts. ${held.text} stops and stays in the runs table.`,
         confirmLabel: 'Switch preset',
-      }, async () => { set({ fieldErrors: {} }); ctx.overlayForNewRun(); await ctx.initRun(name, {}); }, newRunNeeded());
+      }, async () => { await oneRun(); ctx.overlayForNewRun(); await ctx.initRun(name, {}); }, held.needed);
     },
 
     async chooseEnv(env) {
@@ -144,9 +147,9 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
       }
       await ctx.askFirst({
         title: 'Start a new run with the recipe?',
-        body: `The recipe changes ${recipe.lines.map((l) => l.field).join(', ')}, which need a new run. The current run (${ctx.currentSteps()} steps) stays in the runs table.`,
+        body: `The recipe changes ${recipe.lines.map((l) => l.field).join(', ')}, which need a new run. ${ctx.heldWork().text} stops and stays in the runs table.`,
         confirmLabel: 'Start with the recipe',
-      }, async () => { set({ fieldErrors: {} }); ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, next)); }, newRunNeeded());
+      }, async () => { await ctx.endCurrentPopulation(); set({ fieldErrors: {} }); ctx.overlayForNewRun(); await ctx.initRun(preset, overridesOf(preset, next)); }, newRunNeeded());
     },
 
     dismissUrlProblems() { set({ urlProblems: [] }); },

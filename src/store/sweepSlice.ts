@@ -313,6 +313,20 @@ export function sweepActions(ctx: StoreContext, kv: KeyValueStore): Omit<SweepSl
       set({ sweepSelected: null, sweepLayout: null });
     },
 
+    async runSweep() {
+      const held = ctx.heldWork();
+      await ctx.askFirst({
+        title: 'Train a new population?',
+        body: `The values typed start a new population from the warm start. ${held.text} stops and stays in the runs table.`,
+        confirmLabel: 'Train the new population',
+      }, async () => {
+        await ctx.endCurrentPopulation();
+        await ctx.finishCurrent(); // a lone run training stops too: one run trains at a time
+        ctx.overlayForNewRun();
+        void get().startSweep(); // not awaited: it trains until paused or done
+      }, held.needed);
+    },
+
     async endPopulation() {
       await get().stopSweep();
       if (running) await loopEnd; // its members are recorded before their workers go

@@ -234,6 +234,8 @@ export interface SweepSlice {
   /** Steps every member of a paused or finished population once (Step on the current run). */
   stepSweep(): Promise<void>;
   clearSweep(): void;
+  /** The Sweep panel's Run sweep: a new population of the values typed, asking first when the current run has steps (it stops). */
+  runSweep(): Promise<void>;
   /** Ends the current population whatever its state: every member stops (its steps recorded), its workers go and the sweep record is cleared, so nothing trains that the chart does not show. */
   endPopulation(): Promise<void>;
   selectSweepRun(runId: string): Promise<void>;

@@ -50,7 +50,7 @@ function Resume() {
   return (
     <section role="region" aria-label="Resume a run" className="banner info" data-testid="resume">
       <p>
-        {r.members !== undefined ? `The ${r.name} (${r.members} ${r.members === 1 ? 'member' : 'members'}) was training when the page closed.` : `"${r.name}" ${r.status === 'paused' ? `was paused at step ${r.step}` : 'was training when the page closed'}.`}{' '}
+        {r.members !== undefined ? `The ${r.name} (${r.members} ${r.members === 1 ? 'member' : 'members'}) was training when the page closed; its last saved step is ${r.step}.` : `"${r.name}" ${r.status === 'paused' ? `was paused at step ${r.step}` : 'was training when the page closed'}.`}{' '}
         <button type="button" className="primary" disabled={!ready} onClick={() => void store.getState().resume()}>Resume {r.members !== undefined ? 'it' : r.name} from step {r.step}</button>{' '}
         <button type="button" onClick={() => store.getState().dismissResume()}>Not now</button>
       </p>

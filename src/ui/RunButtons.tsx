@@ -36,12 +36,17 @@ function PopulationWhere({ lifecycle }: { lifecycle: Lifecycle }) {
   const recorded = useApp((s) => JSON.stringify(Object.fromEntries((runs ?? []).filter((r) => r.runId).map((r) => [r.runId, s.runs.find((m) => m.id === r.runId)?.steps ?? 0]))));
   const floor: Record<string, number> = JSON.parse(recorded);
   const each = memberSteps(runs ?? [], (id) => { const x = hub.get(id); return Math.max(x && x.rows > 0 ? x.last('step') + 1 : 0, floor[id] ?? 0); });
-  const least = each.length ? Math.min(...each.map((m) => m.done)) : 0;
+  // one step number on the screen: the chosen member's (the task card and the transcripts show its steps too)
+  const chosen = useApp((s) => (s.population ? chosenMember(s) : null));
+  const mine = each.find((m) => chosen !== null && runs?.some((r) => r.runId === chosen.runId && r.label === m.label));
+  // after a reload the run resumes from its members' last saved step: the status says that step, as the offer does
+  const resumeAt = useApp((s) => (s.resumable?.members !== undefined && s.resumable.id === (s.population ? populationRun(s)?.id : undefined) ? s.resumable.step : null));
+  const done = resumeAt ?? mine?.done ?? (each.length ? Math.min(...each.map((m) => m.done)) : 0);
   const title = each.map((m) => `${shortLabel(m.label)}: step ${m.done}`).join('\n');
   return (
     <p className="where" aria-live="polite" data-testid="run-where" data-lifecycle={lifecycle} title={title}>
-      Step <strong data-testid="step-count">{least}</strong>{ofSteps(untilPaused, steps)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
-      <span className="sr-only"> (a population of {size}: {each.map((m) => `${shortLabel(m.label)} at step ${m.done}`).join(', ')})</span>
+      Step <strong data-testid="step-count">{done}</strong>{ofSteps(untilPaused, steps)}{mine && resumeAt === null ? <span data-testid="step-of"> ({shortLabel(mine.label)})</span> : null} · <span data-testid="run-status">{busy ?? lifecycle}</span>
+      {each.length > 0 && <span className="sr-only"> (a population of {size}: {each.map((m) => `${shortLabel(m.label)} at step ${m.done}`).join(', ')})</span>}
     </p>
   );
 }

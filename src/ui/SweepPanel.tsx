@@ -51,7 +51,7 @@ export function SweepPanel() {
   const runs = useApp((s) => s.runs);
   // actions one by one: selecting the whole state would redraw the panel on every store change
   const setSweepDraft = useApp((s) => s.setSweepDraft);
-  const startSweep = useApp((s) => s.startSweep);
+  const runSweep = useApp((s) => s.runSweep);
   const clearSweep = useApp((s) => s.clearSweep);
   const selectSweepRun = useApp((s) => s.selectSweepRun);
   const sweepSister = useApp((s) => s.sweepSister);
@@ -88,7 +88,7 @@ export function SweepPanel() {
         {draftError && <small id={`${id}-err`} role="alert" className="error">{draftError}</small>}
       </div>
       <div className="buttons">
-        {!running && <button type="button" onClick={() => void startSweep()} disabled={busy !== null || draftError !== null}>Run sweep</button>}
+        {!running && <button type="button" onClick={() => void runSweep()} disabled={busy !== null || draftError !== null}>Run sweep</button>}
         {sweep && !running && <button type="button" className="small" onClick={() => clearSweep()}>Clear sweep</button>}
       </div>
       {sweep && (
@@ -109,8 +109,8 @@ export function SweepPanel() {
       {!running && K > 0 && (
         <p className="help" data-testid="sweep-estimate">
           {estimate !== null
-            ? `About ${duration(estimate)} for ${K} runs of ${config.steps} steps side by side on ${cores} cores (from this run's step time).`
-            : `${K} runs of ${config.steps} steps side by side on ${cores} cores; take a step of this run for a time estimate.`}
+            ? untilPaused ? `${K} runs side by side on ${cores} cores, training until paused: about ${duration(estimate)} for each ${config.steps} steps (from this run's step time).` : `About ${duration(estimate)} for ${K} runs of ${config.steps} steps side by side on ${cores} cores (from this run's step time).`
+            : untilPaused ? `${K} runs side by side on ${cores} cores, training until paused; take a step of this run for a time estimate.` : `${K} runs of ${config.steps} steps side by side on ${cores} cores; take a step of this run for a time estimate.`}
           {config.env === 'relay' && config.channelNoise === 0 && axis === 'lambdaTok'
             ? ' On the clean relay the frontier is a cliff (any small lambda_tok buys all the compression); the noisy-channel presets (relay-noisy-dr) give a curve.'
             : ''}

@@ -59,7 +59,9 @@ describe.runIf(haveChromium)('your own task in Chromium (the CPU engine)', () =>
       await expect.poll(() => page.locator('.cm-lintRange-error').count()).toBeGreaterThan(0);
       await page.getByRole('button', { name: 'Use this task' }).click();
       await expect.poll(() => page.getByTestId('task-check').textContent(), { timeout: 60_000 }).toMatch(/loads/);
-      expect(await page.getByLabel('Preset').inputValue()).toBe('relay-silence'); // still the run it had
+      expect(await page.getByLabel('Environment').inputValue()).toBe('custom'); // "your task" stays chosen
+      expect(await page.getByLabel('Preset').inputValue()).toBe(''); // no task in use: no preset, and Start waits for Use
+      expect(await page.getByRole('button', { name: 'Start', exact: true }).isDisabled()).toBe(true);
 
       await typeTask(page, COPY);
       await page.getByRole('button', { name: 'Check', exact: true }).click();
@@ -73,6 +75,7 @@ describe.runIf(haveChromium)('your own task in Chromium (the CPU engine)', () =>
       // a population of the task over lambda_tok: each member in a worker of its own, which registers the task from the code it is given
       await page.getByRole('textbox', { name: 'lambda_tok values to sweep' }).fill('0, 0.5');
       await page.getByRole('button', { name: 'Run sweep' }).click();
+      await page.getByRole('button', { name: 'Train the new population' }).click(); // the run above has steps: asked first
       const progress = page.getByTestId('sweep-progress');
       await expect.poll(() => progress.getAttribute('data-status'), { timeout: 240_000, interval: 500 }).toBe('done');
       expect(await page.getByTestId('sweep-caption').getAttribute('data-points')).toBe('2');
