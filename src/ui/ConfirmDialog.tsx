@@ -21,7 +21,7 @@ export function ConfirmDialog() {
         <form method="dialog" onSubmit={(e) => e.preventDefault()}>
           <h2 id={`${id}-title`}>{confirm.title}</h2>
           <p id={`${id}-body`}>{confirm.body}</p>
-          {confirm.code !== undefined && <pre className="confirm-code" data-testid="confirm-code">{confirm.code}</pre>}
+          {confirm.code !== undefined && <pre className="confirm-code" data-testid="confirm-code" tabIndex={0} aria-label="The task's code">{confirm.code}</pre>}
           <div className="buttons">
             <button type="button" autoFocus onClick={() => void answer(false)}>Cancel</button>
             <button type="button" className="primary" onClick={() => void answer(true)}>{confirm.confirmLabel}</button>

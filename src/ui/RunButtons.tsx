@@ -45,10 +45,23 @@ function PopulationWhere({ lifecycle }: { lifecycle: Lifecycle }) {
   const title = each.map((m) => `${shortLabel(m.label)}: step ${m.done}`).join('\n');
   return (
     <p className="where" aria-live="polite" data-testid="run-where" data-lifecycle={lifecycle} title={title}>
-      Step <strong data-testid="step-count">{done}</strong>{ofSteps(untilPaused, steps)}{mine && resumeAt === null ? <span data-testid="step-of"> ({shortLabel(mine.label)})</span> : null} · <span data-testid="run-status">{busy ?? lifecycle}</span>
+      {mine && resumeAt === null ? <span data-testid="step-of">{shortLabel(mine.label)}: </span> : null}Step <strong data-testid="step-count">{done}</strong>{ofSteps(untilPaused, steps)} · <span data-testid="run-status">{busy ?? lifecycle}</span>
       {each.length > 0 && <span className="sr-only"> (a population of {size}: {each.map((m) => `${shortLabel(m.label)} at step ${m.done}`).join(', ')})</span>}
     </p>
   );
+}
+
+/**
+ * Start/Pause in the strip docked at the foot of a phone's screen, beside the lambda_tok slider (hidden from 641 px up,
+ * where Run's own buttons sit beside the chart): the run is paused without scrolling 2,000 px back up.
+ */
+export function DockRun() {
+  const a = useAppStore().getState();
+  const lifecycle = useApp((s) => lifecycleOf(s, s.trainer?.stepCount ?? 0));
+  const running = useApp((s) => lifecycle === 'training' || s.status === 'running' || s.sweep?.status === 'running');
+  const off = useApp((s) => s.trainer?.config == null || s.busy !== null || (s.taskDraft !== null && s.config.env !== 'custom'));
+  const label = running ? 'Pause' : lifecycle === 'idle' ? 'Start' : 'Continue';
+  return <button type="button" className="dock-run" data-testid="dock-run" disabled={off} onClick={() => void (running ? a.pause() : a.start())}>{label}</button>;
 }
 
 export function RunButtons() {

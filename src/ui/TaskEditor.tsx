@@ -41,8 +41,12 @@ function TaskEditorPanel() {
     if (!host.current) return;
     const v = new EditorView({
       doc: draft ?? '', parent: host.current,
-      extensions: [basicSetup, javascript(), EditorView.updateListener.of((u) => { if (u.docChanged) setDraft.current(u.state.doc.toString()); })],
+      extensions: [basicSetup, javascript(), EditorView.updateListener.of((u) => { if (u.docChanged) setDraft.current(u.state.doc.toString()); }),
+        // a name for screen readers, and the scroller reachable from the keyboard (axe: scrollable-region-focusable)
+        EditorView.contentAttributes.of({ 'aria-label': 'Task code (JavaScript)' })],
     });
+    v.scrollDOM.tabIndex = 0; // reachable by Tab where the code is wider or longer than the editor
+    v.scrollDOM.setAttribute('aria-label', 'Task code, scrollable');
     view.current = v;
     return () => { v.destroy(); view.current = null; };
   }, []); // eslint-disable-line react-hooks/exhaustive-deps

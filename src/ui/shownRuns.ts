@@ -5,6 +5,7 @@ import type { RunMeta } from '../store/runTypes';
 import type { AppState } from '../store/types';
 import type { SweepRecord } from '../store/sweepSlice';
 import { memberLabel, memberOf, runColors } from './palette';
+import { lambdaSetting } from '../store/currentRun';
 
 export interface ShownRun {
   id: string;
@@ -25,8 +26,15 @@ export function colorSweepMembers(shown: ShownRun[], sweep: SweepRecord | null, 
   const colours = runColors([...shown.map((r) => ({ id: r.id, member: r.meta?.member })), ...all.map((m) => ({ id: m.id, member: m.member }))], sweep);
   return shown.map((r) => {
     const m = memberOf({ id: r.id, member: r.meta?.member }, sweep);
-    return m ? { ...r, color: colours.get(r.id)!, valueLabel: memberLabel(m) } : r;
+    return m ? { ...r, color: colours.get(r.id)!, valueLabel: movedLabel(memberLabel(m), m.axis, r.meta) } : r;
   });
+}
+
+/** A member's trail label: its value, and where a live change moved its lambda_tok, the value it landed on ("λ=0→0.3"), as its chip says. */
+export function movedLabel(label: string, axis: string, m: RunMeta | undefined): string {
+  if (!m || axis !== 'lambdaTok' || !(m.changes ?? []).some((c) => c.field === 'lambdaTok')) return label;
+  const now = lambdaSetting(m);
+  return now === m.config.lambdaTok ? label : `${label}→${now}`;
 }
 
 /** Every run's colour (palette.ts runColors): the stored runs, and the current run before its record exists. */
@@ -40,7 +48,7 @@ export function shownRuns(s: Pick<AppState, 'runs' | 'overlay' | 'runId' | 'trai
   const out: ShownRun[] = [];
   const byId = new Map(s.runs.map((r) => [r.id, r]));
   const colours = colorsOf(s);
-  const labelOf = (id: string, m: RunMeta | undefined) => { const mm = memberOf({ id, member: m?.member }, s.sweep); return mm ? { valueLabel: memberLabel(mm) } : {}; };
+  const labelOf = (id: string, m: RunMeta | undefined) => { const mm = memberOf({ id, member: m?.member }, s.sweep); return mm ? { valueLabel: movedLabel(memberLabel(mm), mm.axis, m) } : {}; };
   if (s.runId) {
     const m = byId.get(s.runId);
     out.push({ id: s.runId, name: m?.name ?? `${s.preset} (this run)`, color: colours.get(s.runId)!, current: true, evals: m?.evals ?? s.trainer?.evals ?? [], meta: m, ...labelOf(s.runId, m) });
