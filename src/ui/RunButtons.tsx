@@ -37,8 +37,8 @@ function PopulationWhere({ lifecycle }: { lifecycle: Lifecycle }) {
   const floor: Record<string, number> = JSON.parse(recorded);
   const each = memberSteps(runs ?? [], (id) => { const x = hub.get(id); return Math.max(x && x.rows > 0 ? x.last('step') + 1 : 0, floor[id] ?? 0); });
   // one step number on the screen: the chosen member's (the task card and the transcripts show its steps too)
-  const chosen = useApp((s) => (s.population ? chosenMember(s) : null));
-  const mine = each.find((m) => chosen !== null && runs?.some((r) => r.runId === chosen.runId && r.label === m.label));
+  const chosenId = useApp((s) => (s.population ? chosenMember(s)?.runId ?? null : null)); // an id: a selector's value must be stable
+  const mine = each.find((m) => chosenId !== null && runs?.some((r) => r.runId === chosenId && r.label === m.label));
   // after a reload the run resumes from its members' last saved step: the status says that step, as the offer does
   const resumeAt = useApp((s) => (s.resumable?.members !== undefined && s.resumable.id === (s.population ? populationRun(s)?.id : undefined) ? s.resumable.step : null));
   const done = resumeAt ?? mine?.done ?? (each.length ? Math.min(...each.map((m) => m.done)) : 0);
