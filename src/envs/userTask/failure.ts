@@ -1,7 +1,9 @@
 // A failed task call as the one line a person reads: the task function, the limit or the error, the
 // line in task.js; capped in length and with control characters escaped (a task's text can hold
 // terminal escapes and newlines, which would clear a screen or forge a `gspo:` line).
-import { InputError } from '../../errors';
+import { escapeControls, InputError } from '../../errors';
+
+export { escapeControls };
 import type { Failure } from './engine.mjs';
 
 /** The longest message a task's failure gives (characters). */
@@ -17,12 +19,6 @@ export type FailureKind = Failure['cause'];
 export class TaskError extends InputError {
   override name = 'TaskError';
   constructor(message: string, readonly where: Where, readonly kind: FailureKind = 'threw') { super(oneLine(message)); }
-}
-
-/** Control characters (C0, DEL, C1, line and paragraph separators) as \u escapes. */
-export function escapeControls(s: string): string {
-  // eslint-disable-next-line no-control-regex
-  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** A message as one bounded line: controls escaped, at most MESSAGE_MAX characters. */
