@@ -146,6 +146,7 @@ export class TaskEngine {
       this.broken = true; this.disposable = false;
       return { ...out, cause: 'stack' };
     }
+    if (out.name === 'InternalError' && /string too long|array too long|invalid array length/.test(out.message)) return { ...out, cause: 'size', message: `made a value too large (${out.message})` };
     if (out.name === 'SyntaxError') return { ...out, cause: 'syntax' };
     if (out.ours) return { ...out, cause: /characters of JSON/.test(out.message) ? 'size' : 'task' };
     return { ...out, cause: 'threw' };

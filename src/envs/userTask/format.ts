@@ -117,13 +117,13 @@ export function readSpec(described: Described): TaskSpec {
       pretrain.target = p.target;
     }
   }
-  const text = (field: string, x: unknown, fallback: string) => {
+  const text = (field: string, x: unknown, fallback: string, max = 2000) => {
     if (x === undefined) return fallback;
     if (typeof x !== 'string') throw new InputError(`${field} must be a string; got ${quote(x)}`);
-    return escapeControls(clip(x, 2000)); // shown in terminals and on the page: no escapes, no forged lines
+    return escapeControls(clip(x, max)); // shown in terminals and on the page: no escapes, no forged lines
   };
   return {
-    name: text('name', d.name, 'your task'), about: text('about', d.about, ''), words, chars,
+    name: text('name', d.name, 'your task', 80), about: text('about', d.about, ''), words, chars,
     roles: twoRoles ? ['messenger', 'solver'] : ['solver'], maxAnswer, maxMessage, maxPrompt, settings, pretrain,
     hasDemo: f.demo === 'function', hasHeldOut: f.heldOut === 'function',
   };
