@@ -52,6 +52,8 @@ export const userTasksReady = (): boolean => wasm !== null;
 
 /** Where tasks run in this thread: behind the watchdog in a thread of their own, or in this thread (the fallback). */
 export function sandboxMode(): 'worker' | 'in-thread' {
+  // GSPO_SANDBOX=in-thread: the fallback on purpose (to measure the watchdog's cost against it)
+  if (isNode && process.env.GSPO_SANDBOX === 'in-thread') return 'in-thread';
   return sandboxSpawner() && canWaitHere() ? 'worker' : 'in-thread';
 }
 
