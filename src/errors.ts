@@ -27,6 +27,12 @@ export function hasKey(table: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(table, key);
 }
 
+/** Control characters (C0, DEL, C1, line and paragraph separators) as \u escapes: text from a file or a task printed raw could clear a terminal or forge a line. */
+export function escapeControls(s: string): string {
+  // eslint-disable-next-line no-control-regex
+  return s.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 /** A string cut to `max` characters for a message (unquoted; see `quote`). */
 export function clip(s: string, max = QUOTE_MAX): string {
   return s.length > max ? `${s.slice(0, max)}... (${s.length} characters)` : s;

@@ -1,6 +1,6 @@
 // The headless CLI: `npm run gspo -- <command> [flags]`. Progress to stderr, one JSON
 // document to stdout; bad input exits 2 with one line naming the problem.
-import { clip, hasKey, InputError, RunFault } from '../errors';
+import { clip, escapeControls, hasKey, InputError, RunFault } from '../errors';
 import { checkResult } from './resultCheck';
 import { SafetensorsError } from '../model/safetensors';
 import { bench, benchFlags } from './commands/bench';
@@ -76,7 +76,7 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     // one "gspo: " however many layers a message came through
-    const said = (m: string) => m.replace(/^(gspo: )+/, '');
+    const said = (m: string) => escapeControls(m.replace(/^(gspo: )+/, ''));
     if (e instanceof InputError || e instanceof SafetensorsError) {
       process.stderr.write(`gspo: ${said(e.message)}\n`);
       process.exit(2);
@@ -90,7 +90,7 @@ main(process.argv.slice(2)).then(
       process.stderr.write(`gspo: ${said(e.message)}\n`);
       process.exit(1);
     }
-    process.stderr.write(`gspo: internal error: ${e instanceof Error ? e.message : String(e)}\n`);
+    process.stderr.write(`gspo: internal error: ${escapeControls(e instanceof Error ? e.message : String(e))}\n`);
     if (process.env.GSPO_DEBUG && e instanceof Error) process.stderr.write(String(e.stack) + '\n');
     process.exit(1);
   },

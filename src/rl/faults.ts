@@ -73,12 +73,26 @@ export function collapseCause(config: Pick<RunConfig, 'env' | 'mealReward' | 'ac
   return `the updates destroyed the policy (lower lr, or turn gradient clipping on; the best checkpoint is from step ${bestStep} or earlier)`;
 }
 
-/** A flag when accuracy fell from a real level to exactly 0 between two consecutive evals (e.g. lr 0.1 with clipping off). */
-export function collapseFlag(prev: EvalRecord | undefined, rec: EvalRecord, config?: Pick<RunConfig, 'env' | 'mealReward' | 'actionCost' | 'starvePenalty'>): Flag | null {
+/**
+ * Reward hacking, in any environment: the reward training maximizes rose while accuracy (the task's
+ * true score) fell. Lowering lr would only slow that; the reward is what to fix.
+ */
+export function rewardHackCause(from: EvalRecord, to: EvalRecord, bestStep: number): string | null {
+  if (!(Number.isFinite(from.reward) && Number.isFinite(to.reward) && to.reward > from.reward)) return null;
+  return `a reward hack: the reward rose from ${from.reward.toFixed(3)} (step ${from.step}) to ${to.reward.toFixed(3)} while accuracy fell, so the policy found a way to earn reward without doing the task; read the transcripts and fix the reward (a lower lr would only slow the hack); the best checkpoint is from step ${bestStep} or earlier`;
+}
+
+/**
+ * A flag when accuracy fell from a real level to exactly 0 between two consecutive evals (e.g. lr 0.1 with clipping off).
+ * `first` (the member's first eval) is also compared for a reward that rose: a hack can take several evals.
+ */
+export function collapseFlag(prev: EvalRecord | undefined, rec: EvalRecord, config?: Pick<RunConfig, 'env' | 'mealReward' | 'actionCost' | 'starvePenalty'>, first?: EvalRecord): Flag | null {
   if (!prev || rec.step <= prev.step || prev.accuracy < COLLAPSE_FROM || rec.accuracy !== 0) return null;
   const span = rec.step - prev.step === 1 ? 'in one step' : `in ${rec.step - prev.step} steps`;
+  const philosophersHack = config?.env === 'philosophers' && rewardHackable(config);
+  const hack = philosophersHack ? null : rewardHackCause(prev, rec, prev.step) ?? (first && first.accuracy > rec.accuracy && first.step < prev.step ? rewardHackCause(first, rec, prev.step) : null);
   return {
     kind: 'collapse', step: rec.step,
-    message: `collapse: eval accuracy fell from ${prev.accuracy.toFixed(3)} (step ${prev.step}) to 0 (step ${rec.step}) ${span}; ${collapseCause(config, prev.step)}`,
+    message: `collapse: eval accuracy fell from ${prev.accuracy.toFixed(3)} (step ${prev.step}) to 0 (step ${rec.step}) ${span}; ${hack ?? collapseCause(config, prev.step)}`,
   };
 }

@@ -49,7 +49,7 @@ export class Member<State = unknown> {
 
   /** An eval's record: the collapse check, the best eval (true when this one is the new best). */
   recordEval(rec: EvalRecord): boolean {
-    const collapse = collapseFlag(this.evals[this.evals.length - 1], rec, this.config);
+    const collapse = collapseFlag(this.evals[this.evals.length - 1], rec, this.config, this.evals[0]);
     if (collapse) this.flags.push(collapse);
     this.evals.push(rec);
     if (!betterEval(rec, this.bestEval)) return false;

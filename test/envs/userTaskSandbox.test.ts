@@ -44,7 +44,7 @@ describe('a task gets nothing of the page, the network or the machine', () => {
   it('import(): not available, and told so (the Promise it returns is refused too)', () => {
     let err: unknown;
     try { scoreOne(scoring("return import('node:fs')")); } catch (e) { err = e; }
-    expect((err as Error).message).toMatch(/^score threw Error: score returned a Promise/);
+    expect((err as Error).message).toMatch(/^score returned a Promise/);
     expect((err as Error).message).toMatch(/import of "node:fs": import is not available in a task/);
   });
 

@@ -4,6 +4,7 @@ import { InputError } from '../../errors';
 import type { TranscriptLine } from '../types';
 import { UserTask, userTaskEnvironment, type UserTaskItem, type UserTaskState } from './environment';
 import type { TaskSpec } from './format';
+import { MESSAGE_MAX, oneLine } from './failure';
 import { TaskError, TaskSandbox, type SandboxLimits } from './sandbox';
 
 /**
@@ -38,13 +39,17 @@ const ruleOf = (e: unknown, fallback: TaskRule): TaskRule => (/is not in the voc
 export function checkUserTask(code: string, limits?: SandboxLimits): TaskCheck {
   const problems: TaskProblem[] = [];
   const out: TaskCheck = { ok: false, problems, spec: null, episodes: [], demos: [] };
-  const add = (rule: TaskRule, fn: string, message: string) => problems.push({ rule, fn, message });
+  const add = (rule: TaskRule, fn: string, message: string) => {
+    problems.push({ rule, fn, message });
+  };
+  // a function stopped by a limit (time, memory, stack) is not called again: one limit, not several
+  const stopped = () => problems.some((p) => /did not return within|ran out of memory|exceeded the stack depth/.test(p.message));
   let task: UserTask;
   try {
     task = new UserTask(new TaskSandbox(code, limits));
   } catch (e) {
     if (!(e instanceof InputError)) throw e;
-    add('loads', fnOf(e, 'module'), messageOf(e));
+    add('loads', fnOf(e, 'module'), oneLine(messageOf(e)));
     return out;
   }
   try {
@@ -57,8 +62,11 @@ export function checkUserTask(code: string, limits?: SandboxLimits): TaskCheck {
     if (!train) return out;
     const evalTasks = draw('eval', 0);
     if (!evalTasks) return out;
+    if (stopped()) return out;
     // deterministic: the same (split, seed, index) gives the same task and views, drawn alone or in a batch
-    const again = draw('train', 0), alone = (() => { try { return task.sample('eval', 1, 0, 7); } catch { return null; } })();
+    const again = draw('train', 0);
+    if (stopped()) return out;
+    const alone = (() => { try { return task.sample('eval', 1, 0, 7); } catch { return null; } })();
     const key = (x: UserTaskItem) => JSON.stringify([x.task, x.solver, x.messenger]);
     if (again) {
       const i = train.findIndex((x, j) => key(x) !== key(again[j]));
@@ -78,12 +86,14 @@ export function checkUserTask(code: string, limits?: SandboxLimits): TaskCheck {
         const demos = env.demonstrations(64, 1);
         out.demos = demos.slice(0, 4).map((d) => `${task.tokens.decode(d.tokens.filter((_, i) => d.target[i] === 0))}  ->  ${task.tokens.decode(d.tokens.filter((_, i) => d.target[i] === 1))}`.replace(/<(BOS|SOLVER|MESSENGER|ANS|SEP|EOS)>/g, (m) => ` ${m} `).replace(/\s+/g, ' ').trim());
       } catch (e) { add(ruleOf(e, 'demo'), fnOf(e, 'demo'), messageOf(e)); }
+      if (stopped()) return out;
       try {
         for (const { item, demo: d } of task.demoItems(8, 2, 0)) {
           const o = (typeof d === 'string' || Array.isArray(d) ? { answer: d } : (d ?? {})) as { message?: unknown; answer?: unknown };
           demo.set(item, { message: spec.roles.length === 2 ? task.tokens.encode(o.message ?? '') : [], answer: o.answer === null || o.answer === undefined ? null : task.tokens.encode(o.answer) });
         }
       } catch (e) { if (!problems.some((p) => p.fn === 'demo')) add(ruleOf(e, 'demo'), fnOf(e, 'demo'), messageOf(e)); }
+      if (stopped()) return out;
     }
     const words = task.tokens.offset, V = task.vocab.length;
     let r = 12345;
@@ -109,10 +119,12 @@ export function checkUserTask(code: string, limits?: SandboxLimits): TaskCheck {
       const demoScores = first.slice(0, demoEpisodes);
       if (demoScores.length > 0 && demoScores.every((sc) => sc.rTask === 0)) add('demo', 'demo', `the demonstrations' answers all score 0 on ${demoScores.length} tasks: demo(task) should show answers that score (score or demo may be wrong)`);
     } catch (e) { add(ruleOf(e, 'score'), fnOf(e, 'score'), messageOf(e)); }
+    if (stopped()) return out;
     const shown = [...episodes.slice(0, Math.min(2, demoEpisodes)), ...episodes.slice(demoEpisodes, demoEpisodes + 2)];
     try { out.episodes = shown.map((s) => env.render(s)); } catch (e) { add('runs', fnOf(e, 'render'), messageOf(e)); }
   } finally {
     task.sandbox.close();
+    for (const p of problems) p.message = oneLine(p.message);
   }
   out.ok = problems.length === 0;
   return out;
@@ -120,5 +132,9 @@ export function checkUserTask(code: string, limits?: SandboxLimits): TaskCheck {
 
 /** The checks as one line for the CLI: every problem, rule and function first (empty when none). */
 export function problemsLine(check: TaskCheck): string {
-  return check.problems.map((p) => `[${p.rule}: ${p.fn}] ${p.message}`).join('; ');
+  const all = check.problems.map((p) => `[${p.rule}: ${p.fn}] ${p.message}`);
+  let line = all[0] ?? '';
+  let shown = all.length > 0 ? 1 : 0;
+  while (shown < all.length && line.length + all[shown].length + 2 <= MESSAGE_MAX) line += `; ${all[shown++]}`;
+  return shown < all.length ? `${line}; and ${all.length - shown} more` : line;
 }

@@ -9,7 +9,7 @@
 // The boundary: each role's view is computed with the task in the sampler's batch (one call per
 // sampleTasks), and the scores of a rollout in one call too: score(state) of the first episode
 // scores every finished episode started since (they are pure functions of the task and the text).
-import { clip, InputError, quote } from '../../errors';
+import { clip, hasKey, InputError, quote } from '../../errors';
 import type { Demonstration, Environment, Score, TranscriptLine, Turn } from '../types';
 import { readSpec, TOK, Tokens, vocabOf, type Described, type TaskSpec } from './format';
 import { TaskError, TaskSandbox, type SandboxLimits } from './sandbox';
@@ -42,6 +42,8 @@ export const MEASURE_TASKS = 256;
 /** A score's `reward` (the training signal in place of the score) must lie within +-this. */
 export const REWARD_MAX = 100;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]{0,39}$/;
+/** An eval record's own fields: an extra of the same name would overwrite one. */
+const RECORD_FIELDS = new Set(['step', 'accuracy', 'tokens', 'turns', 'lambdaTok', 'reward', 'silence', 'messageTokens']);
 
 /** A loaded task: its sandbox, declarations and tokens (one per code; environments made from it share them). */
 export class UserTask {
@@ -112,7 +114,7 @@ export function checkScore(r: unknown, episode: string): Score {
   const o = r as Record<string, unknown>;
   for (const k of Object.keys(o)) if (k !== 'score' && k !== 'reward' && k !== 'extras') bad(`returned an object with ${quote(k)}: it may have score, reward and extras`);
   if (o.score === null) bad('returned score NaN, Infinity or null (not a number in [0, 1])');
-  const out: Score = { rTask: inRange(o.score, 'score'), extras: {} };
+  const out: Score = { rTask: inRange(o.score, 'score'), extras: Object.create(null) as Record<string, number> };
   if (o.reward !== undefined) {
     if (typeof o.reward !== 'number' || !(Math.abs(o.reward) <= REWARD_MAX)) bad(`returned reward ${quote(o.reward)}: it must be a finite number within +-${REWARD_MAX}`);
     out.reward = o.reward as number;
@@ -121,6 +123,7 @@ export function checkScore(r: unknown, episode: string): Score {
     if (typeof o.extras !== 'object' || o.extras === null || Array.isArray(o.extras)) bad(`returned extras ${quote(o.extras)}: an object of named numbers`);
     for (const [k, v] of Object.entries(o.extras as object)) {
       if (!NAME.test(k)) bad(`returned an extra named ${quote(k)}: names are identifiers (letters, digits, _)`);
+      if (k === '__proto__' || RECORD_FIELDS.has(k)) bad(`returned an extra named ${quote(k)}: the name is taken (an eval's own field, or JavaScript's)`);
       if (typeof v !== 'number' && typeof v !== 'boolean') bad(`returned extras.${k} = ${quote(v)}: not a number`);
       out.extras[k] = typeof v === 'boolean' ? (v ? 1 : 0) : v;
     }
@@ -217,7 +220,7 @@ export function userTaskEnvironment(task: UserTask): Environment<UserTaskItem, U
     evalExtras(scores) {
       const keys = [...new Set(scores.flatMap((sc) => Object.keys(sc.extras)))].filter((k) => k !== 'messageTokens');
       // over the episodes that report it: an extra given only on some tasks is a rate on those (NaN: none)
-      const mean = (k: string) => { const xs = scores.filter((sc) => k in sc.extras); return xs.reduce((a, sc) => a + sc.extras[k], 0) / xs.length; };
+      const mean = (k: string) => { const xs = scores.filter((sc) => hasKey(sc.extras, k)); return xs.reduce((a, sc) => a + sc.extras[k], 0) / xs.length; };
       return Object.fromEntries(keys.map((k) => [k === 'silent' ? 'silence' : k, mean(k)]));
     },
 

@@ -3,6 +3,7 @@
 // layout every task shares and the two ways text becomes tokens (characters or words).
 import { clip, hasKey, InputError, quote } from '../../errors';
 import { validateConfig, type RunConfig } from '../../config';
+import { escapeControls } from './failure';
 
 /** Tokens every task has before its own vocabulary, in this order (ids 0..). MESSENGER only with two roles. */
 export const RESERVED = ['PAD', 'BOS', 'EOS', 'SEP', 'ANS', 'SOLVER', 'MESSENGER'] as const;
@@ -51,12 +52,21 @@ export interface Described {
 export const DEFAULT_PRETRAIN: TaskPretrain = { steps: 600 };
 
 const intIn = (field: string, v: unknown, lo: number, hi: number): number => {
-  if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) throw new InputError(`${field} must be an integer in ${lo}..${hi}; got ${quote(v)}`);
+  if (typeof v !== 'number' || !Number.isInteger(v) || v < lo || v > hi) throw new InputError(`${field} must be an integer in ${lo}..${hi}; got ${typeof v === 'string' ? 'the string ' : ''}${quote(v)}`);
   return v;
 };
 
+/** Numbers JSON cannot hold, as the prelude marks them ({ $number: 'NaN' }), back to numbers (so a field's check names them). */
+function unmark(v: unknown, depth = 0): unknown {
+  if (v === null || typeof v !== 'object' || depth > 8) return v;
+  if (!Array.isArray(v) && Object.keys(v).length === 1 && typeof (v as { $number?: unknown }).$number === 'string') return Number((v as { $number: string }).$number);
+  if (Array.isArray(v)) return v.map((x) => unmark(x, depth + 1));
+  return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, unmark(x, depth + 1)]));
+}
+
 /** The declarations, checked; each problem names its field. */
-export function readSpec(d: Described): TaskSpec {
+export function readSpec(described: Described): TaskSpec {
+  const d = unmark(described) as Described;
   if (d.missing) throw new InputError(`the module's default export is ${d.type}: it must be an object declaring the task (docs/your-task.md)`);
   const f = d.fields;
   for (const [k, t] of Object.entries(f)) {
@@ -77,6 +87,9 @@ export function readSpec(d: Described): TaskSpec {
     });
     if (words.length === 0) throw new InputError('vocab is an empty array: it needs at least one word');
   } else throw new InputError(`vocab must be a string (one token per character) or an array of words; got ${quote(v)}`);
+  // eslint-disable-next-line no-control-regex
+  const control = words.find((w) => /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(w));
+  if (control !== undefined) throw new InputError(`vocab has the control character ${escapeControls(control)}: tokens are printable (they are shown in transcripts)`);
   const dup = words.find((w, i) => words.indexOf(w) !== i);
   if (dup !== undefined) throw new InputError(`vocab has ${quote(dup)} twice`);
   if (words.length > LIMITS.vocab) throw new InputError(`vocab has ${words.length} tokens; at most ${LIMITS.vocab}`);
@@ -104,13 +117,13 @@ export function readSpec(d: Described): TaskSpec {
       pretrain.target = p.target;
     }
   }
-  const text = (field: string, x: unknown, fallback: string) => {
+  const text = (field: string, x: unknown, fallback: string, max = 2000) => {
     if (x === undefined) return fallback;
     if (typeof x !== 'string') throw new InputError(`${field} must be a string; got ${quote(x)}`);
-    return clip(x, 2000);
+    return escapeControls(clip(x, max)); // shown in terminals and on the page: no escapes, no forged lines
   };
   return {
-    name: text('name', d.name, 'your task'), about: text('about', d.about, ''), words, chars,
+    name: text('name', d.name, 'your task', 80), about: text('about', d.about, ''), words, chars,
     roles: twoRoles ? ['messenger', 'solver'] : ['solver'], maxAnswer, maxMessage, maxPrompt, settings, pretrain,
     hasDemo: f.demo === 'function', hasHeldOut: f.heldOut === 'function',
   };
