@@ -308,7 +308,34 @@ ${PY_TRL_REWARDS}
 `;
 }
 
+/** An accelerate config for DeepSpeed ZeRO stage 3, in accelerate's own config-file keys (ClusterConfig, and
+ * accelerate launch's --zero_stage etc. under deepspeed_config). */
+function deepspeedZero3(): string {
+  return `# DeepSpeed ZeRO stage 3 for accelerate launch (generated; see README.md): the parameters, gradients and
+# optimizer state sharded across the GPUs, for a model that does not fit one GPU. Needs CUDA GPUs and
+# pip install deepspeed.
+#   accelerate launch --config_file deepspeed_zero3.yaml --num_processes N train_grpo.py --model MODEL
+compute_environment: LOCAL_MACHINE
+distributed_type: DEEPSPEED
+deepspeed_config:
+  zero_stage: 3
+  zero3_init_flag: true  # the model is built already sharded
+  zero3_save_16bit_model: true  # save_model gathers the whole model into one file
+  offload_optimizer_device: none  # cpu: the optimizer state in host memory, when the GPUs are still short of it
+  offload_param_device: none
+  deepspeed_multinode_launcher: standard
+mixed_precision: 'no'  # train_grpo.py chooses bf16 itself where the GPU has it (printed at the start)
+num_machines: 1
+machine_rank: 0
+num_processes: 8  # --num_processes on the command line wins
+rdzv_backend: static
+same_network: true
+use_cpu: false
+`;
+}
+
 export function trlFiles(c: RunConfig, presetName: string): ExportFile[] {
+  const perStep = grpoConfigKwargs(c).per_device_train_batch_size as number;
   const run = [
     `pip install trl datasets torch   # the option names were read from TRL ${OPTION_SOURCES.trl.version}; run against TRL 1.13.0, transformers 5.18.0, torch 2.13.0`,
     `python train_grpo.py --max-steps 2 --eval-steps 2 --eval-size 16 --eval-batch ${c.groupSize} --cpu   # a few steps first (any machine)`,
@@ -316,11 +343,22 @@ export function trlFiles(c: RunConfig, presetName: string): ExportFile[] {
     `python train_grpo.py                # continues the run's own policy (./policy, when exported with it: CLI export --checkpoint/--run)`,
     `python train_grpo.py --model Qwen/Qwen2.5-0.5B-Instruct   # or any causal LM you choose (prompts in words)`,
     `# precision: bf16 where torch.cuda.is_bf16_supported(), else fp32 (printed at the start); logs and checkpoints in grpo-output/`,
+    ``,
+    `# Past one GPU: accelerate launch (accelerate comes with trl) starts one process per GPU. The run's ${perStep} completions`,
+    `# a step are split across the N processes (N must divide ${perStep}, else --per-device-batch B, with ${c.groupSize} dividing B x N x ${c.minibatches}),`,
+    `# so the global batch and the steps stay the run's; the log (lambda_tok, the reward terms) is written once.`,
+    `accelerate launch --multi_gpu --num_processes N train_grpo.py                   # N GPUs, one machine (CUDA)`,
+    `accelerate launch --multi_gpu --num_processes 2 train_grpo.py --cpu --max-steps 2 --eval-steps 2 --eval-size 16 --eval-batch 16 --train-size 64 --task-log tasks   # 2 processes on the CPU (gloo; any machine; accelerate's own --cpu starts one process); tasks/ says which tasks each trained`,
+    `accelerate launch --config_file deepspeed_zero3.yaml --num_processes N train_grpo.py --model MODEL   # a model too large for one GPU: DeepSpeed ZeRO-3 (CUDA GPUs; pip install deepspeed)`,
+    `accelerate launch --multi_gpu --num_processes N train_grpo.py --use-vllm       # generation by vLLM inside each process (TRL's colocate mode; CUDA GPUs; pip install vllm)`,
+    `# several machines: the same line on each, with its own --machine_rank (0 on the machine at HOST); --num_processes counts every GPU`,
+    `accelerate launch --multi_gpu --num_machines 2 --machine_rank 0 --main_process_ip HOST --main_process_port 29500 --num_processes 16 train_grpo.py   # (CUDA GPUs on each; HOST:29500 reachable from the others)`,
   ];
   return [
     { path: 'train_grpo.py', text: trainScript(c, presetName) },
     { path: 'rewards.py', text: rewardsPy(c) },
     { path: 'toy_tasks.py', text: toyTasksPy(c) },
+    { path: 'deepspeed_zero3.yaml', text: deepspeedZero3() },
     { path: 'README.md', text: recipeReadme('trl', c, presetName, mappingRows(c), run) },
   ];
 }

@@ -300,6 +300,45 @@ print(json.dumps(out))
   }, 300_000);
 });
 
+describe('the README\'s GPU lines, read by the tools that run them (no GPU needed to read them)', () => {
+  it('deepspeed_zero3.yaml is an accelerate config (ZeRO-3, keys accelerate knows); every config.X the script sets is a GRPOConfig field', (ctx) => {
+    needVenv(ctx);
+    const dir = exportWithPolicy('relay-silence', 'relay-warm.safetensors');
+    const res = python(`
+import ast, dataclasses, json, os, sys, tempfile
+import yaml
+from accelerate.commands.config.config_args import load_config_from_file
+from accelerate.commands.launch import launch_command_parser
+from trl import GRPOConfig
+d = ${JSON.stringify(dir)}
+cfg = load_config_from_file(os.path.join(d, "deepspeed_zero3.yaml"))
+options = {a.dest for a in launch_command_parser()._actions}
+raw = yaml.safe_load(open(os.path.join(d, "deepspeed_zero3.yaml")))
+# a mangled top-level key: accelerate's loader refuses it (the check can fail)
+bad = dict(raw, num_proceses=2)
+path = os.path.join(tempfile.mkdtemp(), "bad.yaml")
+yaml.safe_dump(bad, open(path, "w"))
+try:
+    load_config_from_file(path); refused = ""
+except ValueError as e:  # "had unknown keys"
+    refused = str(e)
+tree = ast.parse(open(os.path.join(d, "train_grpo.py")).read())
+set_attrs = sorted({t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                    if isinstance(t, ast.Attribute) and getattr(t.value, "id", None) == "config"})
+fields = {f.name for f in dataclasses.fields(GRPOConfig)}
+print(json.dumps({"type": str(cfg.distributed_type), "stage": cfg.deepspeed_config["zero_stage"],
+                  "unknown_ds": [k for k in cfg.deepspeed_config if k not in options], "refused": refused,
+                  "set": set_attrs, "not_fields": [a for a in set_attrs if a not in fields]}))
+`);
+    expect(res.type).toMatch(/DEEPSPEED/);
+    expect(res.stage).toBe(3);
+    expect(res.unknown_ds).toEqual([]);
+    expect(res.refused).toMatch(/unknown keys.*num_proceses/);
+    expect(res.set).toEqual(expect.arrayContaining(['use_vllm', 'vllm_mode', 'per_device_train_batch_size', 'generation_batch_size']));
+    expect(res.not_fields).toEqual([]);
+  }, 300_000);
+});
+
 describe('--eval-on-start --greedy-eval: the exported policy as it is, evaluated as the page does', () => {
   it('relay-silence: an eval at step 0, one argmax completion per task, equal to transformers\' greedy on the same tasks', (ctx) => {
     needVenv(ctx);
