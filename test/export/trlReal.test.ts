@@ -4,10 +4,13 @@
 //     the engine's greedy tokens; the same weights without the Conv1D transpose do not (the check can fail);
 //   - the exported scripts run as exported on the CPU for a few steps with the exported policy, and
 //     trainer_state.json holds the reward terms, r_task and (relay-budget) lambda_tok as the dual update moved it;
-//   - the beta > 0 export pins use_bias_correction_kl=False, which TRL would otherwise turn on.
+//   - the beta > 0 export pins use_bias_correction_kl=False, which TRL would otherwise turn on;
+//   - relay-silence under accelerate launch on 2 CPU processes (gloo): the single-process run's global batch, steps
+//     and tasks, split disjointly between the processes (--task-log), lambda_tok logged once a step;
+//   - deepspeed_zero3.yaml read by accelerate's own loader; run_verl.sh run through with a stand-in for verl.
 // Without the install it skips; under CI=true it fails.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEnv } from '../../src/envs/registry';
@@ -17,6 +20,7 @@ import { readCheckpoint } from '../../src/model/checkpoint';
 import { GPT } from '../../src/model/gpt';
 import { mulberry32 } from '../../src/model/random';
 import { CpuBackend } from '../../src/reference/cpuBackend';
+import { VERL_KEYS } from '../../src/export/optionNames';
 import { gspo, ROOT, tempDir } from '../cli/run';
 
 // GSPO_TRL_VENV: another place for it (a worktree whose node_modules is shared with another checkout)
@@ -336,6 +340,32 @@ print(json.dumps({"type": str(cfg.distributed_type), "stage": cfg.deepspeed_conf
     expect(res.refused).toMatch(/unknown keys.*num_proceses/);
     expect(res.set).toEqual(expect.arrayContaining(['use_vllm', 'vllm_mode', 'per_device_train_batch_size', 'generation_batch_size']));
     expect(res.not_fields).toEqual([]);
+  }, 300_000);
+});
+
+describe('run_verl.sh, run through with a stand-in for verl (verl itself needs CUDA GPUs)', () => {
+  it('NODES=2 GPUS=8: prepare_data.py writes the parquet files, and verl.trainer.main_ppo gets keys of verl\'s config with the machine counts expanded', (ctx) => {
+    needVenv(ctx); // pandas and pyarrow come with datasets
+    const dir = join(root, 'verl-relay-silence');
+    const r0 = gspo(['export', '--preset', 'relay-silence', '--to', 'verl', '--out', dir]);
+    expect(r0.code, r0.stderr).toBe(0);
+    // the stand-in: a verl package whose main_ppo writes the arguments it was given
+    const stub = join(root, 'verl-stub');
+    mkdirSync(join(stub, 'verl', 'trainer'), { recursive: true });
+    for (const f of ['verl/__init__.py', 'verl/trainer/__init__.py']) writeFileSync(join(stub, f), '');
+    writeFileSync(join(stub, 'verl', 'trainer', 'main_ppo.py'), 'import json, sys\nprint(json.dumps(sys.argv[1:]))\n');
+    const data = join(root, 'verl-data');
+    const r = spawnSync('bash', [join(dir, 'run_verl.sh')], {
+      encoding: 'utf8', timeout: 120_000,
+      env: { ...process.env, PATH: `${join(VENV, 'bin')}:${process.env.PATH}`, PYTHONPATH: stub, MODEL: 'some/model', NODES: '2', GPUS: '8', DATA: data },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const args: string[] = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const kv = Object.fromEntries(args.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+    expect(args.length).toBe(Object.keys(kv).length);
+    expect(Object.keys(kv).filter((k) => !VERL_KEYS.has(k))).toEqual([]);
+    expect(kv).toMatchObject({ 'trainer.nnodes': '2', 'trainer.n_gpus_per_node': '8', 'actor_rollout_ref.model.path': 'some/model', 'data.train_files': join(data, 'train.parquet') });
+    expect(existsSync(join(data, 'train.parquet')) && existsSync(join(data, 'eval.parquet'))).toBe(true);
   }, 300_000);
 });
 
