@@ -200,6 +200,12 @@ def main():
     parser.add_argument("--task-log", default=None, help="a folder: each process writes the tasks it scored (tasks-rankR.jsonl: step, split, index, r_task, tokens)")
     opts = parser.parse_args()
 
+    def refuse(message):
+        """the usage error, said once: the main process prints it, every process exits 2."""
+        if MAIN:
+            parser.error(message)
+        raise SystemExit(2)
+
     # the playground's own policy reads the task in its tokens; any other model in words
     policy_meta = None
     meta_path = os.path.join(opts.model, "playground.json")
@@ -219,7 +225,7 @@ ${kwargs}
         raise SystemExit(f"{config.world_size} training processes, but WORLD_SIZE says {WORLD}")
     per_device, why = split_batch(config.per_device_train_batch_size, config.steps_per_generation, opts.per_device_batch)
     if why:
-        parser.error(why)
+        refuse(why)
     if per_device != config.per_device_train_batch_size:
         config.per_device_train_batch_size = per_device
         # as GRPOConfig computes it from the per-device batch (one rollout: steps_per_generation optimizer steps)
@@ -244,7 +250,7 @@ ${kwargs}
     eval_completions = opts.eval_size * (config.num_generations_eval or NUM_GENERATIONS)
     if WORLD > 1 and eval_completions % (config.per_device_eval_batch_size * WORLD):
         # accelerate would pad the last eval batch with tasks from the start, scoring them twice
-        parser.error(f"--eval-size {opts.eval_size} gives {eval_completions} eval completions, not a multiple of the global "
+        refuse(f"--eval-size {opts.eval_size} gives {eval_completions} eval completions, not a multiple of the global "
                      f"eval batch {config.per_device_eval_batch_size} x {WORLD} processes")
     if policy_meta:
         # the playground's token limit for the trained turn (EOS included): the policy's positions end at n_positions
