@@ -47,7 +47,7 @@ export function mappingRows(c: RunConfig): MappingRow[] {
       field: 'promptsPerStep, minibatches', value: `${c.promptsPerStep}, ${c.minibatches}`,
       trl: { per_device_train_batch_size: completionsPerUpdate(c), steps_per_generation: c.minibatches, gradient_accumulation_steps: 1, num_iterations: 1 },
       verl: { 'data.train_batch_size': c.promptsPerStep, 'actor_rollout_ref.actor.ppo_mini_batch_size': Math.max(1, Math.floor(c.promptsPerStep / c.minibatches)), 'actor_rollout_ref.actor.ppo_epochs': 1 },
-      note: `one generation of P x G = ${c.promptsPerStep * c.groupSize} completions, ${c.minibatches} optimizer steps on it (one process; with k GPUs divide per_device_train_batch_size by k)` +
+      note: `one generation of P x G = ${c.promptsPerStep * c.groupSize} completions, ${c.minibatches} optimizer steps on it (the value is for one process; under accelerate launch with k processes train_grpo.py uses ${completionsPerUpdate(c)}/k per device, the same global batch)` +
         (divisible ? '' : '; P x G or P is not a multiple of the minibatches here, so the split is rounded'),
     },
     {

@@ -54,6 +54,7 @@ python train_grpo.py                                   # the run's own policy (.
 python train_grpo.py --model MODEL_NAME_OR_PATH        # or any causal LM
 python train_grpo.py --max-steps 2 --eval-steps 1 --eval-batch ${c.groupSize} --cpu   # a few steps first
 python train_grpo.py --eval-on-start --greedy-eval          # also evaluate before the first step, greedily (as the page)
+accelerate launch --num_processes N train_grpo.py            # N processes (GPUs): the same global batch, split N ways
 """
 import argparse
 import json
@@ -63,13 +64,38 @@ from datasets import Dataset
 from trl import GRPOConfig, GRPOTrainer
 from transformers import TrainerCallback
 
-from rewards import REWARD_FUNCS, STATS
+from rewards import REWARD_FUNCS, STATS, TRACE
 from toy_tasks import make_dataset
 
 PRESET = ${py(presetName)}
 HERE = os.path.dirname(os.path.abspath(__file__))
 POLICY = os.path.join(HERE, "policy")
 NUM_GENERATIONS = ${py(c.groupSize)}
+# under accelerate launch (torchrun) each process runs this script; WORLD_SIZE and RANK say which one it is
+WORLD = int(os.environ.get("WORLD_SIZE", "1"))
+MAIN = int(os.environ.get("RANK", "0")) == 0
+
+
+def say(*args):
+    """print, once: on the main process only."""
+    if MAIN:
+        print(*args, flush=True)
+
+
+def split_batch(run_batch, steps_per_generation, per_device=None):
+    """The per-device batch at WORLD processes: the run's completions per optimizer step divided WORLD ways, so the
+    global batch (and each rollout, steps_per_generation of them) is the run's; or per_device as given, when
+    num_generations divides the global rollout it makes. Returns (per_device, why-not) with one of them None."""
+    if per_device is None:
+        if run_batch % WORLD:
+            return None, (f"the run's {run_batch} completions per optimizer step do not split across {WORLD} processes; "
+                          f"use a process count that divides {run_batch}, or --per-device-batch")
+        per_device = run_batch // WORLD
+    rollout = per_device * WORLD * steps_per_generation
+    if rollout % NUM_GENERATIONS:
+        return None, (f"--per-device-batch {per_device} x {WORLD} processes x {steps_per_generation} steps per generation = "
+                      f"{rollout} completions per rollout, not a multiple of num_generations ({NUM_GENERATIONS})")
+    return per_device, None
 
 
 class LambdaTokBudget(TrainerCallback):
@@ -94,6 +120,15 @@ class LambdaTokBudget(TrainerCallback):
         return {"lambda_tok": self.lambda_tok}
 
 
+class LambdaTokWeight:
+    """lambda_tok as TRL applies it: minus the tokens reward weight (fixed here; LambdaTokBudget moves it)."""
+
+    trainer = None
+
+    def logs(self):
+        return {"lambda_tok": -float(self.trainer.reward_weights[1])}
+
+
 class PlaygroundGRPOTrainer(GRPOTrainer):
     """GRPOTrainer whose logs also hold what the page plots and TRL does not log itself: lambda_tok (the budget's
     dual variable) and r_task (the task measure, where it differs from the env reward). transformers copies a log
@@ -103,6 +138,8 @@ class PlaygroundGRPOTrainer(GRPOTrainer):
     playground_logs = ()  # objects with a logs() -> dict
 
     def log(self, logs, start_time=None):
+        if "train_runtime" in logs:  # the closing summary: the steps' own logs already hold the values
+            return super().log(logs, start_time)
         prefix = "eval_" if any(k.startswith("eval_") for k in logs) else ""
         extra = {}
         for source in self.playground_logs:
@@ -157,7 +194,17 @@ def main():
     parser.add_argument("--cpu", action="store_true", help="train on the CPU even where a GPU is present")
     parser.add_argument("--eval-on-start", action="store_true", help="evaluate once before the first step (the exported policy as it is)")
     parser.add_argument("--greedy-eval", action="store_true", help="evaluate greedily, one completion per task, as the page's eval (TRL's eval samples num_generations)")
+    parser.add_argument("--per-device-batch", type=int, default=None,
+                        help="completions per device per optimizer step (default: the run's ${grpoConfigKwargs(c).per_device_train_batch_size as number} divided by the process count)")
+    parser.add_argument("--use-vllm", action="store_true", help="generate with vLLM inside each training process (TRL's colocate mode; needs a GPU and pip install vllm)")
+    parser.add_argument("--task-log", default=None, help="a folder: each process writes the tasks it scored (tasks-rankR.jsonl: step, split, index, r_task, tokens)")
     opts = parser.parse_args()
+
+    def refuse(message):
+        """the usage error, said once: the main process prints it, every process exits 2."""
+        if MAIN:
+            parser.error(message)
+        raise SystemExit(2)
 
     # the playground's own policy reads the task in its tokens; any other model in words
     policy_meta = None
@@ -168,12 +215,21 @@ def main():
     prompt_format = policy_meta["prompt_format"] if policy_meta else "words"
 
     precision, said = choose_precision(opts.cpu)
-    print(f"precision: {said}")
+    say(f"precision: {said}")
     config = GRPOConfig(
 ${kwargs}
         **precision,
     )
     # this run's sizes, from the flags (the values above are the playground run's)
+    if config.world_size != WORLD:
+        raise SystemExit(f"{config.world_size} training processes, but WORLD_SIZE says {WORLD}")
+    per_device, why = split_batch(config.per_device_train_batch_size, config.steps_per_generation, opts.per_device_batch)
+    if why:
+        refuse(why)
+    if per_device != config.per_device_train_batch_size:
+        config.per_device_train_batch_size = per_device
+        # as GRPOConfig computes it from the per-device batch (one rollout: steps_per_generation optimizer steps)
+        config.generation_batch_size = per_device * WORLD * config.steps_per_generation
     if opts.max_steps is not None:
         config.max_steps = opts.max_steps
     if opts.eval_steps is not None:
@@ -188,14 +244,33 @@ ${kwargs}
         config.eval_on_start = True
     if opts.greedy_eval:
         config.num_generations_eval = 1  # one argmax completion per eval task
+    if opts.use_vllm:
+        config.use_vllm = True
+        config.vllm_mode = "colocate"  # vLLM shares each training process's GPU; no separate server
+    eval_completions = opts.eval_size * (config.num_generations_eval or NUM_GENERATIONS)
+    if WORLD > 1 and eval_completions % (config.per_device_eval_batch_size * WORLD):
+        # accelerate would pad the last eval batch with tasks from the start, scoring them twice
+        refuse(f"--eval-size {opts.eval_size} gives {eval_completions} eval completions, not a multiple of the global "
+                     f"eval batch {config.per_device_eval_batch_size} x {WORLD} processes")
     if policy_meta:
         # the playground's token limit for the trained turn (EOS included): the policy's positions end at n_positions
         config.max_completion_length = policy_meta["max_completion_length"]
-    print(f"model: {opts.model} (prompts in {prompt_format}); max_steps {config.max_steps}, eval every {config.eval_steps}, "
-          f"eval batch {config.per_device_eval_batch_size}" + (", greedy eval" if opts.greedy_eval else ""))
+    say(f"model: {opts.model} (prompts in {prompt_format}); max_steps {config.max_steps}, eval every {config.eval_steps}, "
+        f"eval batch {config.per_device_eval_batch_size}" + (", greedy eval" if opts.greedy_eval else ""))
+    say(f"processes: {WORLD}; per-device batch {config.per_device_train_batch_size}, global batch "
+        f"{config.per_device_train_batch_size * WORLD}, {config.generation_batch_size} completions "
+        f"({config.generation_batch_size // NUM_GENERATIONS} tasks x {NUM_GENERATIONS}) per rollout")
+    if opts.task_log:
+        os.makedirs(opts.task_log, exist_ok=True)
+        TRACE["file"] = open(os.path.join(opts.task_log, f"tasks-rank{os.environ.get('RANK', '0')}.jsonl"), "w")
 
-    train = Dataset.from_list(make_dataset("train", opts.train_size, prompt_format=prompt_format))
-    evaluation = Dataset.from_list(make_dataset("eval", opts.eval_size, prompt_format=prompt_format))
+    # every process makes the same seeded rows; TRL's sampler (seeded alike) gives each process its own share.
+    # index and split go to the reward functions with each completion (for --task-log)
+    def rows(split, count):
+        return [dict(r, index=i, split=split) for i, r in enumerate(make_dataset(split, count, prompt_format=prompt_format))]
+
+    train = Dataset.from_list(rows("train", opts.train_size))
+    evaluation = Dataset.from_list(rows("eval", opts.eval_size))
     callbacks = [${budget ? `LambdaTokBudget(${[c.lambdaTok, c.budget, c.dualEta, c.lambdaMax, c.minibatches].map(py).join(', ')})` : ''}]
     trainer = PlaygroundGRPOTrainer(
         model=opts.model,
@@ -205,14 +280,19 @@ ${kwargs}
         eval_dataset=evaluation,
         callbacks=callbacks,
     )
-    trainer.playground_logs = tuple(callbacks)
+    trainer.playground_logs = tuple(callbacks) or (LambdaTokWeight(),)
     trainer.greedy_eval = opts.greedy_eval
-    for cb in callbacks:
-        cb.trainer = trainer
+    for source in trainer.playground_logs:
+        source.trainer = trainer
     trainer.train()
-    # the policy and the whole log history (lambda_tok included) where a person looks first
+    # the policy and the whole log history (lambda_tok included) where a person looks first; save_model on every
+    # process (it gathers sharded weights and writes on the main one), the log history once
     trainer.save_model(os.path.join(config.output_dir, "final"))
-    trainer.state.save_to_json(os.path.join(config.output_dir, "trainer_state.json"))
+    if trainer.is_world_process_zero():
+        trainer.state.save_to_json(os.path.join(config.output_dir, "trainer_state.json"))
+    if TRACE["file"] is not None:
+        TRACE["file"].write(json.dumps({"finished": trainer.state.global_step, "rank": int(os.environ.get("RANK", "0"))}) + "\\n")
+        TRACE["file"].close()
 
 
 if __name__ == "__main__":
@@ -234,7 +314,34 @@ ${PY_TRL_REWARDS}
 `;
 }
 
+/** An accelerate config for DeepSpeed ZeRO stage 3, in accelerate's own config-file keys (ClusterConfig, and
+ * accelerate launch's --zero_stage etc. under deepspeed_config). */
+function deepspeedZero3(): string {
+  return `# DeepSpeed ZeRO stage 3 for accelerate launch (generated; see README.md): the parameters, gradients and
+# optimizer state sharded across the GPUs, for a model that does not fit one GPU. Needs CUDA GPUs and
+# pip install deepspeed.
+#   accelerate launch --config_file deepspeed_zero3.yaml --num_processes N train_grpo.py --model MODEL
+compute_environment: LOCAL_MACHINE
+distributed_type: DEEPSPEED
+deepspeed_config:
+  zero_stage: 3
+  zero3_init_flag: true  # the model is built already sharded
+  zero3_save_16bit_model: true  # save_model gathers the whole model into one file
+  offload_optimizer_device: none  # cpu: the optimizer state in host memory, when the GPUs are still short of it
+  offload_param_device: none
+  deepspeed_multinode_launcher: standard
+mixed_precision: 'no'  # train_grpo.py chooses bf16 itself where the GPU has it (printed at the start)
+num_machines: 1
+machine_rank: 0
+num_processes: 8  # --num_processes on the command line wins
+rdzv_backend: static
+same_network: true
+use_cpu: false
+`;
+}
+
 export function trlFiles(c: RunConfig, presetName: string): ExportFile[] {
+  const perStep = grpoConfigKwargs(c).per_device_train_batch_size as number;
   const run = [
     `pip install trl datasets torch   # the option names were read from TRL ${OPTION_SOURCES.trl.version}; run against TRL 1.13.0, transformers 5.18.0, torch 2.13.0`,
     `python train_grpo.py --max-steps 2 --eval-steps 2 --eval-size 16 --eval-batch ${c.groupSize} --cpu   # a few steps first (any machine)`,
@@ -242,11 +349,22 @@ export function trlFiles(c: RunConfig, presetName: string): ExportFile[] {
     `python train_grpo.py                # continues the run's own policy (./policy, when exported with it: CLI export --checkpoint/--run)`,
     `python train_grpo.py --model Qwen/Qwen2.5-0.5B-Instruct   # or any causal LM you choose (prompts in words)`,
     `# precision: bf16 where torch.cuda.is_bf16_supported(), else fp32 (printed at the start); logs and checkpoints in grpo-output/`,
+    ``,
+    `# Past one GPU: accelerate launch (accelerate comes with trl) starts one process per GPU. The run's ${perStep} completions`,
+    `# a step are split across the N processes (N must divide ${perStep}, else --per-device-batch B, with ${c.groupSize} dividing B x N x ${c.minibatches}),`,
+    `# so the global batch and the steps stay the run's; the log (lambda_tok, the reward terms) is written once.`,
+    `accelerate launch --multi_gpu --num_processes N train_grpo.py                   # N GPUs, one machine (CUDA)`,
+    `accelerate launch --multi_gpu --num_processes 2 train_grpo.py --cpu --max-steps 2 --eval-steps 2 --eval-size 16 --eval-batch 16 --train-size 64 --task-log tasks   # 2 processes on the CPU (gloo; any machine; accelerate's own --cpu starts one process); tasks/ says which tasks each trained`,
+    `accelerate launch --config_file deepspeed_zero3.yaml --num_processes N train_grpo.py --model MODEL   # a model too large for one GPU: DeepSpeed ZeRO-3 (CUDA GPUs; pip install deepspeed)`,
+    `accelerate launch --multi_gpu --num_processes N train_grpo.py --use-vllm       # generation by vLLM inside each process (TRL's colocate mode; CUDA GPUs; pip install vllm)`,
+    `# several machines: the same line on each, with its own --machine_rank (0 on the machine at HOST); --num_processes counts every GPU`,
+    `accelerate launch --multi_gpu --num_machines 2 --machine_rank 0 --main_process_ip HOST --main_process_port 29500 --num_processes 16 train_grpo.py   # (CUDA GPUs on each; HOST:29500 reachable from the others)`,
   ];
   return [
     { path: 'train_grpo.py', text: trainScript(c, presetName) },
     { path: 'rewards.py', text: rewardsPy(c) },
     { path: 'toy_tasks.py', text: toyTasksPy(c) },
+    { path: 'deepspeed_zero3.yaml', text: deepspeedZero3() },
     { path: 'README.md', text: recipeReadme('trl', c, presetName, mappingRows(c), run) },
   ];
 }

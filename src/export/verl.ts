@@ -28,22 +28,24 @@ export function verlOverrides(c: RunConfig, presetName: string): Record<string, 
     'trainer.experiment_name': presetName,
     'trainer.logger': '[console]',
     'trainer.n_gpus_per_node': '$GPUS',
-    'trainer.nnodes': 1,
+    'trainer.nnodes': '$NODES',
   };
 }
 
 /** The only values the script expands (its own variables); every other value is single-quoted. */
-const EXPANDED: ReadonlySet<string> = new Set(['$DATA/train.parquet', '$DATA/eval.parquet', '$MODEL', '$GPUS', '$PWD/reward_fn.py']);
+const EXPANDED: ReadonlySet<string> = new Set(['$DATA/train.parquet', '$DATA/eval.parquet', '$MODEL', '$GPUS', '$NODES', '$PWD/reward_fn.py']);
 
 function runScript(c: RunConfig, presetName: string): string {
   const lines = Object.entries(verlOverrides(c, presetName)).map(([k, v]) => `    ${k}=${shellWord(hydraValue(v), EXPANDED)} \\`);
   return `#!/usr/bin/env bash
 # GRPO/GSPO with verl for a GSPO Playground preset (trainer.experiment_name below; generated, see README.md).
 # usage: MODEL=Qwen/Qwen2.5-0.5B-Instruct GPUS=1 bash run_verl.sh
+#        NODES=2 GPUS=8 ...: on the head of a Ray cluster of 2 machines with 8 GPUs each (README.md)
 set -euo pipefail
 cd "$(dirname "$0")"
 MODEL=\${MODEL:?set MODEL to a causal LM (Hub id or path)}
 GPUS=\${GPUS:-1}
+NODES=\${NODES:-1}
 DATA=\${DATA:-$PWD/data}
 python3 prepare_data.py "$DATA"
 python3 -m verl.trainer.main_ppo \\
@@ -94,7 +96,15 @@ ${toyTasksPy(c).replace(/^"""[\s\S]*?"""\n/, '').replace(/\nif __name__ == "__ma
 }
 
 export function verlFiles(c: RunConfig, presetName: string): ExportFile[] {
-  const run = ['pip install verl pandas pyarrow   # see verl\'s install guide for vLLM / SGLang', 'MODEL=Qwen/Qwen2.5-0.5B-Instruct GPUS=1 bash run_verl.sh'];
+  const run = [
+    'pip install verl pandas pyarrow   # see verl\'s install guide for vLLM / SGLang (verl needs CUDA GPUs)',
+    'MODEL=Qwen/Qwen2.5-0.5B-Instruct GPUS=1 bash run_verl.sh          # one GPU',
+    'MODEL=Qwen/Qwen2.5-0.5B-Instruct GPUS=8 bash run_verl.sh          # 8 GPUs on one machine (trainer.n_gpus_per_node)',
+    '# several machines: a Ray cluster (ray comes with verl), then the script on its head (trainer.nnodes=$NODES)',
+    'ray start --head --port 6379                                      # on the first machine (HOST)',
+    'ray start --address HOST:6379                                     # on each other machine (the same GPUs each, and this folder)',
+    'MODEL=Qwen/Qwen2.5-0.5B-Instruct NODES=2 GPUS=8 bash run_verl.sh  # on the first machine: 2 machines x 8 GPUs',
+  ];
   return [
     { path: 'run_verl.sh', text: runScript(c, presetName) },
     { path: 'reward_fn.py', text: rewardFn(c) },

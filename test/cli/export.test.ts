@@ -9,7 +9,7 @@ describe('gspo export', () => {
     const out = join(tempDir(), 'trl');
     const r = gspo(['export', '--preset', 'relay-silence', '--set', 'groupSize=4', '--to', 'trl', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json.files).toEqual(['train_grpo.py', 'rewards.py', 'toy_tasks.py', 'README.md']);
+    expect(r.json.files).toEqual(['train_grpo.py', 'rewards.py', 'toy_tasks.py', 'deepspeed_zero3.yaml', 'README.md']);
     for (const f of r.json.files) expect(existsSync(join(out, f))).toBe(true);
     expect(readFileSync(join(out, 'train_grpo.py'), 'utf8')).toContain('num_generations=4,');
   }, 60_000);

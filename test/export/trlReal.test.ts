@@ -4,11 +4,14 @@
 //     the engine's greedy tokens; the same weights without the Conv1D transpose do not (the check can fail);
 //   - the exported scripts run as exported on the CPU for a few steps with the exported policy, and
 //     trainer_state.json holds the reward terms, r_task and (relay-budget) lambda_tok as the dual update moved it;
-//   - the beta > 0 export pins use_bias_correction_kl=False, which TRL would otherwise turn on.
+//   - the beta > 0 export pins use_bias_correction_kl=False, which TRL would otherwise turn on;
+//   - relay-silence under accelerate launch on 2 CPU processes (gloo): the single-process run's global batch, steps
+//     and tasks, split disjointly between the processes (--task-log), lambda_tok logged once a step;
+//   - deepspeed_zero3.yaml read by accelerate's own loader; run_verl.sh run through with a stand-in for verl.
 // Without the install it skips; under CI=true it fails.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createEnv } from '../../src/envs/registry';
 import { findPreset, presetConfig } from '../../src/envs/presets';
@@ -17,9 +20,11 @@ import { readCheckpoint } from '../../src/model/checkpoint';
 import { GPT } from '../../src/model/gpt';
 import { mulberry32 } from '../../src/model/random';
 import { CpuBackend } from '../../src/reference/cpuBackend';
+import { VERL_KEYS } from '../../src/export/optionNames';
 import { gspo, ROOT, tempDir } from '../cli/run';
 
-const VENV = join(ROOT, 'node_modules', '.cache', 'trl-venv');
+// GSPO_TRL_VENV: another place for it (a worktree whose node_modules is shared with another checkout)
+const VENV = process.env.GSPO_TRL_VENV ?? join(ROOT, 'node_modules', '.cache', 'trl-venv');
 const PY = join(VENV, 'bin', 'python');
 const CHECKPOINTS = join(ROOT, 'public', 'checkpoints');
 const LOCAL_INDEX = '/opt/pypi/simple';
@@ -27,11 +32,11 @@ const CI = process.env.CI === 'true';
 
 /** Reuses the venv when it imports trl; else makes it (seconds of install, said in the log). null: cannot. */
 function ensureVenv(): { ok: boolean; why: string; installSeconds: number } {
-  const imports = () => existsSync(PY) && spawnSync(PY, ['-c', 'import trl, transformers, torch, datasets'], { encoding: 'utf8' }).status === 0;
+  const imports = () => existsSync(PY) && spawnSync(PY, ['-c', 'import trl, transformers, torch, datasets, accelerate'], { encoding: 'utf8' }).status === 0;
   if (imports()) return { ok: true, why: 'reused', installSeconds: 0 };
   const t0 = Date.now();
   rmSync(VENV, { recursive: true, force: true });
-  mkdirSync(join(ROOT, 'node_modules', '.cache'), { recursive: true });
+  mkdirSync(dirname(VENV), { recursive: true });
   const mk = spawnSync('python3', ['-m', 'venv', VENV], { encoding: 'utf8' });
   if (mk.status !== 0) return { ok: false, why: `python3 -m venv failed: ${mk.stderr.trim().split('\n').pop()}`, installSeconds: 0 };
   // the machine's pip reads local wheels; with the local index first it never waits on an unreachable one
@@ -153,14 +158,30 @@ print(json.dumps({"logprobs": good, "untransposed": logprobs(bad), "greedy": gre
 
 interface LogEntry { step: number; [k: string]: number }
 
-/** Runs the exported script as exported (flags only), returns trainer_state.json's log history. */
-function runScript(dir: string, flags: string[]): LogEntry[] {
-  const outDir = join(dir, 'grpo-out');
-  const r = spawnSync(PY, ['train_grpo.py', ...flags, '--cpu', '--output-dir', outDir], { cwd: dir, encoding: 'utf8', timeout: 600_000, env: { ...process.env, TOKENIZERS_PARALLELISM: 'false' } });
+/** Runs the exported script as exported (flags only), returns trainer_state.json's log history. With `processes`,
+ * under accelerate launch: torchrun's launcher (--multi_gpu: accelerate's --cpu starts one process) and gloo (--cpu). */
+function runScript(dir: string, flags: string[], outName = 'grpo-out', processes = 0): LogEntry[] & { stdout?: string } {
+  const outDir = join(dir, outName);
+  const launch = processes
+    ? [join(VENV, 'bin', 'accelerate'), ['launch', '--multi_gpu', '--num_processes', String(processes), '--num_machines', '1', '--mixed_precision', 'no',
+      '--dynamo_backend', 'no', '--main_process_port', String(freePort()), 'train_grpo.py']] as const
+    : [PY, ['train_grpo.py']] as const;
+  const t0 = Date.now();
+  const r = spawnSync(launch[0], [...launch[1], ...flags, '--cpu', '--output-dir', outDir], {
+    cwd: dir, encoding: 'utf8', timeout: 600_000, env: { ...process.env, TOKENIZERS_PARALLELISM: 'false', ...(processes ? { CUDA_VISIBLE_DEVICES: '', OMP_NUM_THREADS: '1' } : {}) },
+  });
+  if (processes) console.log(`accelerate launch, ${processes} processes: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   expect(r.status, r.stderr.slice(-3000)).toBe(0);
   expect(r.stdout).toContain('precision: fp32 on the CPU (--cpu)');
   expect(r.stdout).toMatch(/prompts in tokens/);
-  return (JSON.parse(readFileSync(join(outDir, 'trainer_state.json'), 'utf8')) as { log_history: LogEntry[] }).log_history;
+  const history: LogEntry[] & { stdout?: string } = (JSON.parse(readFileSync(join(outDir, 'trainer_state.json'), 'utf8')) as { log_history: LogEntry[] }).log_history;
+  history.stdout = r.stdout;
+  return history;
+}
+
+/** A TCP port nobody listens on now (the launcher's rendezvous; tests of other checkouts may run beside this one). */
+function freePort(): number {
+  return Number(execFileSync(PY, ['-c', 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'], { encoding: 'utf8' }).trim());
 }
 
 const TERMS = ['rewards/reward_task/mean', 'rewards/reward_tokens/mean', 'rewards/reward_turns/mean', 'rewards/reward_repetition/mean', 'r_task'];
@@ -199,6 +220,153 @@ describe('the exported scripts run on real TRL with the exported policy', () => 
     expect(train[3].lambda_tok).toBeCloseTo(0.005 * (tokens - 4), 6);
     expect(history.find((h) => 'eval_loss' in h)!.eval_lambda_tok).toBeCloseTo(train[3].lambda_tok, 9);
   }, 600_000);
+});
+
+interface Scored { step: number; split: 'train' | 'eval'; index: number; r_task: number; tokens: number }
+
+/** --task-log's files: each process's scored completions, and the step it finished at. */
+function taskLog(folder: string, rank: number): { rows: Scored[]; finished?: number } {
+  const lines = readFileSync(join(folder, `tasks-rank${rank}.jsonl`), 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+  const end = lines.find((l) => 'finished' in l);
+  return { rows: lines.filter((l) => 'index' in l), finished: end?.finished };
+}
+const indices = (rows: Scored[], split: string) => rows.filter((r) => r.split === split).map((r) => r.index);
+const mean = (xs: number[]) => xs.reduce((a, x) => a + x, 0) / xs.length;
+const countOf = (xs: number[]) => xs.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<number, number>());
+
+describe('accelerate launch: the exported script across 2 processes (CPU, gloo)', () => {
+  it('relay-silence, 2 steps: both finish; the global batch, the steps and the tasks are the single-process run\'s, split disjointly; lambda_tok logged once a step', (ctx) => {
+    needVenv(ctx);
+    const dir = exportWithPolicy('relay-silence', 'relay-warm.safetensors');
+    const G = 8, flags = ['--max-steps', '2', '--eval-steps', '2', '--eval-size', '16', '--eval-batch', '16', '--train-size', '64'];
+    const one = runScript(dir, [...flags, '--task-log', join(dir, 'tasks-1')], 'out-1');
+    const two = runScript(dir, [...flags, '--task-log', join(dir, 'tasks-2')], 'out-2', 2);
+    // sizes, said once (the main process prints): the run's 64 completions per optimizer step, 32 per process
+    expect(one.stdout).toContain('processes: 1; per-device batch 64, global batch 64, 256 completions (32 tasks x 8) per rollout');
+    expect(two.stdout).toContain('processes: 2; per-device batch 32, global batch 64, 256 completions (32 tasks x 8) per rollout');
+    expect(two.stdout!.match(/^precision: /gm)).toHaveLength(1);
+    // the steps, and the epoch each reached (steps x global batch / the dataset): the single-process run's
+    const steps = (h: LogEntry[]) => h.filter((e) => 'loss' in e).map((e) => [e.step, e.epoch]);
+    expect(steps(two)).toEqual(steps(one));
+    expect(steps(two).map((s) => s[0])).toEqual([1, 2]);
+    // both processes finished at step 2, and each scored its own share
+    const single = taskLog(join(dir, 'tasks-1'), 0), ranks = [0, 1].map((r) => taskLog(join(dir, 'tasks-2'), r));
+    expect([single.finished, ...ranks.map((r) => r.finished)]).toEqual([2, 2, 2]);
+    // one rollout (steps_per_generation 4 > 2 steps), generated before step 1: 32 tasks x G, 16 of them on each process
+    for (const { rows } of ranks) {
+      expect(new Set(rows.filter((r) => r.split === 'train').map((r) => r.step))).toEqual(new Set([0]));
+      expect([...countOf(indices(rows, 'train')).values()]).toEqual(Array(16).fill(G)); // each task's whole group here
+    }
+    const [a, b] = ranks.map((r) => new Set(indices(r.rows, 'train')));
+    expect([...a].filter((i) => b.has(i))).toEqual([]); // no task trained on both processes
+    expect(new Set([...a, ...b])).toEqual(new Set(indices(single.rows, 'train'))); // the tasks the single process trained
+    expect(a.size).toBe(16);
+    // the eval: the same 16 tasks, each on one process only, G completions each
+    const [ea, eb] = ranks.map((r) => indices(r.rows, 'eval'));
+    expect([...new Set(ea)].filter((i) => eb.includes(i))).toEqual([]);
+    expect([...countOf([...ea, ...eb]).entries()].sort((x, y) => x[0] - y[0])).toEqual(Array.from({ length: 16 }, (_, i) => [i, G]));
+    expect(new Set(indices(single.rows, 'eval'))).toEqual(new Set(Array.from({ length: 16 }, (_, i) => i)));
+    // lambda_tok: in the log history once a step, and printed once a step (the main process logs)
+    for (const h of [one, two]) {
+      const logged = h.filter((e) => 'lambda_tok' in e);
+      expect(logged.map((e) => e.step)).toEqual([1, 2]);
+      for (const e of logged) expect(e.lambda_tok).toBeCloseTo(0.1, 6);
+    }
+    expect(two.stdout!.match(/'lambda_tok'/g)).toHaveLength(2);
+    // the logged step-1 terms are means over both processes' completions, as their task logs give them
+    const train = ranks.flatMap((r) => r.rows.filter((x) => x.split === 'train'));
+    const first = two.find((e) => e.step === 1 && 'loss' in e)!;
+    expect(train).toHaveLength(256);
+    expect(first.r_task).toBeCloseTo(mean(train.map((r) => r.r_task)), 9);
+    expect(first['rewards/reward_tokens/mean']).toBeCloseTo(mean(train.map((r) => r.tokens)), 5);
+    const perProcess = ranks.map((r) => mean(r.rows.filter((x) => x.split === 'train').map((x) => x.r_task)));
+    console.log(`r_task step 1: logged ${first.r_task}, pooled ${mean(train.map((r) => r.r_task))}, per process ${perProcess.join(' / ')}`);
+  }, 600_000);
+
+  it('a process count that does not divide the run\'s batch is refused in one line naming the numbers', (ctx) => {
+    needVenv(ctx);
+    const dir = exportWithPolicy('relay-silence', 'relay-warm.safetensors');
+    const res = python(`
+import json, os, sys
+os.chdir(${JSON.stringify(dir)}); sys.path.insert(0, ".")
+import train_grpo as t
+out = {}
+for world, per_device in [(3, None), (2, None), (4, None), (3, 5), (3, 8)]:
+    t.WORLD = world
+    out[f"{world}/{per_device}"] = t.split_batch(64, 4, per_device)
+print(json.dumps(out))
+`);
+    expect(res['3/None']).toEqual([null, 'the run\'s 64 completions per optimizer step do not split across 3 processes; use a process count that divides 64, or --per-device-batch']);
+    expect(res['2/None']).toEqual([32, null]);
+    expect(res['4/None']).toEqual([16, null]);
+    expect(res['3/5']).toEqual([null, '--per-device-batch 5 x 3 processes x 4 steps per generation = 60 completions per rollout, not a multiple of num_generations (8)']);
+    expect(res['3/8']).toEqual([8, null]); // 96 per rollout: 12 tasks x 8
+  }, 300_000);
+});
+
+describe('the README\'s GPU lines, read by the tools that run them (no GPU needed to read them)', () => {
+  it('deepspeed_zero3.yaml is an accelerate config (ZeRO-3, keys accelerate knows); every config.X the script sets is a GRPOConfig field', (ctx) => {
+    needVenv(ctx);
+    const dir = exportWithPolicy('relay-silence', 'relay-warm.safetensors');
+    const res = python(`
+import ast, dataclasses, json, os, sys, tempfile
+import yaml
+from accelerate.commands.config.config_args import load_config_from_file
+from accelerate.commands.launch import launch_command_parser
+from trl import GRPOConfig
+d = ${JSON.stringify(dir)}
+cfg = load_config_from_file(os.path.join(d, "deepspeed_zero3.yaml"))
+options = {a.dest for a in launch_command_parser()._actions}
+raw = yaml.safe_load(open(os.path.join(d, "deepspeed_zero3.yaml")))
+# a mangled top-level key: accelerate's loader refuses it (the check can fail)
+bad = dict(raw, num_proceses=2)
+path = os.path.join(tempfile.mkdtemp(), "bad.yaml")
+yaml.safe_dump(bad, open(path, "w"))
+try:
+    load_config_from_file(path); refused = ""
+except ValueError as e:  # "had unknown keys"
+    refused = str(e)
+tree = ast.parse(open(os.path.join(d, "train_grpo.py")).read())
+set_attrs = sorted({t.attr for n in ast.walk(tree) if isinstance(n, ast.Assign) for t in n.targets
+                    if isinstance(t, ast.Attribute) and getattr(t.value, "id", None) == "config"})
+fields = {f.name for f in dataclasses.fields(GRPOConfig)}
+print(json.dumps({"type": str(cfg.distributed_type), "stage": cfg.deepspeed_config["zero_stage"],
+                  "unknown_ds": [k for k in cfg.deepspeed_config if k not in options], "refused": refused,
+                  "set": set_attrs, "not_fields": [a for a in set_attrs if a not in fields]}))
+`);
+    expect(res.type).toMatch(/DEEPSPEED/);
+    expect(res.stage).toBe(3);
+    expect(res.unknown_ds).toEqual([]);
+    expect(res.refused).toMatch(/unknown keys.*num_proceses/);
+    expect(res.set).toEqual(expect.arrayContaining(['use_vllm', 'vllm_mode', 'per_device_train_batch_size', 'generation_batch_size']));
+    expect(res.not_fields).toEqual([]);
+  }, 300_000);
+});
+
+describe('run_verl.sh, run through with a stand-in for verl (verl itself needs CUDA GPUs)', () => {
+  it('NODES=2 GPUS=8: prepare_data.py writes the parquet files, and verl.trainer.main_ppo gets keys of verl\'s config with the machine counts expanded', (ctx) => {
+    needVenv(ctx); // pandas and pyarrow come with datasets
+    const dir = join(root, 'verl-relay-silence');
+    const r0 = gspo(['export', '--preset', 'relay-silence', '--to', 'verl', '--out', dir]);
+    expect(r0.code, r0.stderr).toBe(0);
+    // the stand-in: a verl package whose main_ppo writes the arguments it was given
+    const stub = join(root, 'verl-stub');
+    mkdirSync(join(stub, 'verl', 'trainer'), { recursive: true });
+    for (const f of ['verl/__init__.py', 'verl/trainer/__init__.py']) writeFileSync(join(stub, f), '');
+    writeFileSync(join(stub, 'verl', 'trainer', 'main_ppo.py'), 'import json, sys\nprint(json.dumps(sys.argv[1:]))\n');
+    const data = join(root, 'verl-data');
+    const r = spawnSync('bash', [join(dir, 'run_verl.sh')], {
+      encoding: 'utf8', timeout: 120_000,
+      env: { ...process.env, PATH: `${join(VENV, 'bin')}:${process.env.PATH}`, PYTHONPATH: stub, MODEL: 'some/model', NODES: '2', GPUS: '8', DATA: data },
+    });
+    expect(r.status, r.stderr).toBe(0);
+    const args: string[] = JSON.parse(r.stdout.trim().split('\n').pop()!);
+    const kv = Object.fromEntries(args.map((a) => [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]));
+    expect(args.length).toBe(Object.keys(kv).length);
+    expect(Object.keys(kv).filter((k) => !VERL_KEYS.has(k))).toEqual([]);
+    expect(kv).toMatchObject({ 'trainer.nnodes': '2', 'trainer.n_gpus_per_node': '8', 'actor_rollout_ref.model.path': 'some/model', 'data.train_files': join(data, 'train.parquet') });
+    expect(existsSync(join(data, 'train.parquet')) && existsSync(join(data, 'eval.parquet'))).toBe(true);
+  }, 300_000);
 });
 
 describe('--eval-on-start --greedy-eval: the exported policy as it is, evaluated as the page does', () => {

@@ -100,14 +100,15 @@ describe('exportRecipe checks its own input', () => {
 describe('every top-level statement is the exporter\'s own', () => {
   it('TRL and verl files for a config with every string field at its extreme parse to the expected top level', () => {
     const dir = tempDir();
-    const files = [...exportRecipe('trl', relay({ channelNoise: 0.9, scouts: 3 }), 'relay-silence'), ...exportRecipe('verl', relay(), 'relay-silence')];
-    const bundle = recipeBundle(files.slice(0, 4), 'run-trl');
+    const trl = exportRecipe('trl', relay({ channelNoise: 0.9, scouts: 3 }), 'relay-silence');
+    const files = [...trl, ...exportRecipe('verl', relay(), 'relay-silence')];
+    const bundle = recipeBundle(trl, 'run-trl');
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, 'bundle.py'), bundle);
     const r = spawnSync('python3', [join(dir, 'bundle.py'), join(dir, 'out')], { encoding: 'utf8' });
     expect(r.status, r.stderr).toBe(0);
     const tops = JSON.parse(execFileSync('python3', [join(import.meta.dirname, 'toplevel.py')], { input: JSON.stringify(files), encoding: 'utf8' }));
-    const byPath = Object.fromEntries(files.map((f, i) => [`${i < 4 ? 'trl' : 'verl'}/${f.path}`, tops[i]]));
+    const byPath = Object.fromEntries(files.map((f, i) => [`${i < trl.length ? 'trl' : 'verl'}/${f.path}`, tops[i]]));
     for (const [p, t] of Object.entries(byPath)) expect(t.error, p).toBeNull();
     expect(byPath['trl/toy_tasks.py'].top).toEqual([
       'docstring', 'import json', 'import random', 'import sys', 'def hash_ints', 'def message_terms', 'assign K', 'assign P_KNOWN_TRAIN', 'assign P_KNOWN_EVAL',
@@ -115,9 +116,9 @@ describe('every top-level statement is the exporter\'s own', () => {
     ]);
     expect(byPath['trl/train_grpo.py'].top).toEqual([
       'docstring', 'import argparse', 'import json', 'import os', 'from datasets import Dataset', 'from trl import GRPOConfig, GRPOTrainer', 'from transformers import TrainerCallback',
-      'from rewards import REWARD_FUNCS, STATS', 'from toy_tasks import make_dataset', 'assign PRESET', 'assign HERE', 'assign POLICY', 'assign NUM_GENERATIONS',
-      'class LambdaTokBudget', 'class PlaygroundGRPOTrainer', 'def choose_precision', 'def main', 'if __name__ == \'__main__\'',
+      'from rewards import REWARD_FUNCS, STATS, TRACE', 'from toy_tasks import make_dataset', 'assign PRESET', 'assign HERE', 'assign POLICY', 'assign NUM_GENERATIONS',
+      'assign WORLD', 'assign MAIN', 'def say', 'def split_batch', 'class LambdaTokBudget', 'class LambdaTokWeight', 'class PlaygroundGRPOTrainer', 'def choose_precision', 'def main', 'if __name__ == \'__main__\'',
     ]);
-    expect(byPath['verl/run_verl.sh'].top).toEqual(['set', 'cd', 'MODEL=${MODEL:?set', 'GPUS=${GPUS:-1}', 'DATA=${DATA:-$PWD/data}', 'python3', 'python3']);
+    expect(byPath['verl/run_verl.sh'].top).toEqual(['set', 'cd', 'MODEL=${MODEL:?set', 'GPUS=${GPUS:-1}', 'NODES=${NODES:-1}', 'DATA=${DATA:-$PWD/data}', 'python3', 'python3']);
   });
 });

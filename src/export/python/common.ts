@@ -24,8 +24,28 @@ def message_terms(messages):
 /** TRL: one reward function per term; TRL weights them with reward_weights and logs each one. */
 export const PY_TRL_REWARDS = `
 # The tokens term's batch mean, read by the LambdaTokBudget callback (the dual update), and each batch's
-# mean task measure r_task, logged by train_grpo.py's trainer (the page plots it; TRL logs r_env).
+# mean task measure r_task, logged by train_grpo.py's trainer (the page plots it; TRL logs r_env). Both are
+# means over every process's completions, so each process holds the same values.
 STATS = {"mean_tokens": 0.0, "r_task_batches": []}
+# train_grpo.py --task-log: a file for this process's scored tasks, one JSON line per completion
+TRACE = {"file": None}
+
+
+def global_mean(values):
+    """The mean over all processes' completions: under accelerate launch each process scores only its own share.
+    Every process calls the reward functions for every batch, so the sum across processes meets on each."""
+    total, count = float(sum(values)), len(values)
+    try:
+        from accelerate import PartialState
+    except ImportError:
+        return total / max(1, count)
+    state = PartialState()
+    if state.num_processes > 1:
+        import torch
+        from accelerate.utils import reduce
+
+        total, count = reduce(torch.tensor([total, count], dtype=torch.float64, device=state.device), reduction="sum").tolist()
+    return total / max(1, count)
 
 
 def _outcomes(completions, task):
@@ -36,17 +56,22 @@ def _outcomes(completions, task):
     return out
 
 
-def reward_task(completions, task, **kwargs):
+def reward_task(completions, task, index=None, split=None, trainer_state=None, **kwargs):
     """The environment's reward (r_task, or the env's own reward where it has one)."""
     out = _outcomes(completions, task)
-    STATS["r_task_batches"].append(sum(o["r_task"] for o in out) / max(1, len(out)))
+    STATS["r_task_batches"].append(global_mean([o["r_task"] for o in out]))
+    if TRACE["file"] is not None and index is not None:
+        step = trainer_state.global_step if trainer_state is not None else None
+        for i, s, o in zip(index, split, out):
+            TRACE["file"].write(json.dumps({"step": step, "split": s, "index": i, "r_task": o["r_task"], "tokens": o["tokens"]}) + "\\n")
+        TRACE["file"].flush()
     return [o["r_env"] for o in out]
 
 
 def reward_tokens(completions, task, **kwargs):
     """Message tokens (weight -lambda_tok)."""
     values = [float(o["tokens"]) for o in _outcomes(completions, task)]
-    STATS["mean_tokens"] = sum(values) / max(1, len(values))
+    STATS["mean_tokens"] = global_mean(values)
     return values
 
 
