@@ -104,9 +104,11 @@ describe.runIf(haveChromium)('the run\'s machine in Chromium (the CPU engine)', 
       await slider(page).focus();
       for (let i = 0; i < 3; i++) await page.keyboard.press('PageUp');
       await expect.poll(() => chips(page).first().getAttribute('data-setting'), { timeout: 10_000 }).toBe('0.5');
-      await page.waitForTimeout(1_500);
-      const changes = page.locator('g.changes');
-      await expect.poll(() => changes.getAttribute('data-labels'), { timeout: 10_000 }).toBe('1');
+      // the change is marked on the chart at the member's first eval after it: one mark, however many presses
+      const caption = page.getByTestId('pareto-caption');
+      await expect.poll(() => caption.getAttribute('data-changes'), { timeout: 90_000 }).not.toBe('0');
+      await page.waitForTimeout(2_000);
+      expect(await caption.getAttribute('data-changes')).toBe('1');
       await expect.poll(() => page.locator('g.trail-labels').textContent(), { timeout: 10_000 }).toMatch(/λ=0\.2→0\.5/);
       // one step number, labelled: the chosen member's
       expect(await page.getByTestId('step-of').textContent()).toMatch(/^λ=0\.2: $/);
