@@ -8,7 +8,7 @@
 // column is on screen, and the lambda_tok slider docks at the foot of the
 // screen (styles.css), so the chart and the slider are seen together.
 // Banners (first-run guide, resume, no/software GPU...) sit above.
-import { useEffect, useRef, useState, useSyncExternalStore } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Banners } from './Banners';
 import { ChartsPanel } from './ChartsPanel';
 import { ConfirmDialog } from './ConfirmDialog';
@@ -18,20 +18,9 @@ import { Inspector } from './Inspector';
 import { RunsTable } from './RunsTable';
 import { useApp } from './storeContext';
 import { Tabs } from './Tabs';
+import { usePhone } from './usePhone';
 
-/** The phone layout's width (styles.css uses the same query). */
-export const PHONE_QUERY = '(max-width: 640px)';
-
-const watchPhone = (onChange: () => void) => {
-  const m = window.matchMedia(PHONE_QUERY);
-  m.addEventListener('change', onChange);
-  return () => m.removeEventListener('change', onChange);
-};
-
-/** Whether the page is laid out for a phone (one column); false where there is no window (server rendering). */
-export function usePhone(): boolean {
-  return useSyncExternalStore(watchPhone, () => window.matchMedia(PHONE_QUERY).matches, () => false);
-}
+export { PHONE_QUERY, usePhone } from './usePhone';
 
 function Middle({ phone }: { phone: boolean }) {
   const stored = useApp((s) => s.middleTab);

@@ -10,6 +10,7 @@ import { useApp, useHub, useHubFrame } from './storeContext';
 import { chosenMember, lambdaSetting, shortLabel } from '../store/currentRun';
 import { MemberChips } from './MemberChips';
 import { DockRun } from './RunButtons';
+import { usePhone } from './usePhone';
 
 /** Keys pressed within this of each other are one change (a drag is one change, applied on release). */
 export const SETTLE_MS = 500;
@@ -34,6 +35,7 @@ export function RewardControls() {
   const error = useApp((s) => s.fieldErrors.lambdaTok);
   const population = useApp((s) => s.population);
   const setField = useApp((s) => s.setField);
+  const phone = usePhone(); // Start/Pause beside the docked slider: on a phone only (elsewhere Run's own sit beside the chart)
   const hub = useHub();
   useHubFrame(); // re-render as telemetry arrives (budget mode moves the value)
   const [draft, setDraft] = useState<number | null>(null);
@@ -99,7 +101,7 @@ export function RewardControls() {
           onKeyUp={unbind} onBlur={(e) => { release(e.currentTarget); unbind(); }}
           onKeyDown={(e) => { if (bound.current === null) bind(); const v = lambdaAfterKey(e.key, value, max); if (v !== null) { e.preventDefault(); onChange(v); } }} />
         <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value">{fmt(value, 4)}</output>
-        <DockRun />
+        {phone && <DockRun />}
         <small id={`${id}-lt-help`} className="help">
           {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `changes ${shortLabel(memberLabel)} only, from its next step; choose the member below or on the chart (the Sweep panel changes them all)` : before ? `the first member's value: Start trains ${before.length} runs at ${before.join(', ')}` : 'penalty per message token; applies at the next step'}
 

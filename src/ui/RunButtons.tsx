@@ -52,15 +52,16 @@ function PopulationWhere({ lifecycle }: { lifecycle: Lifecycle }) {
 }
 
 /**
- * Start/Pause in the strip docked at the foot of a phone's screen, beside the lambda_tok slider (hidden from 641 px up,
- * where Run's own buttons sit beside the chart): the run is paused without scrolling 2,000 px back up.
+ * Pause/Continue in the strip docked at the foot of a phone's screen, beside the lambda_tok slider, once the run has
+ * started (from 641 px up Run's own buttons sit beside the chart): the run is paused without scrolling 2,000 px back up.
  */
 export function DockRun() {
   const a = useAppStore().getState();
   const lifecycle = useApp((s) => lifecycleOf(s, s.trainer?.stepCount ?? 0));
   const running = useApp((s) => lifecycle === 'training' || s.status === 'running' || s.sweep?.status === 'running');
   const off = useApp((s) => s.trainer?.config == null || s.busy !== null || (s.taskDraft !== null && s.config.env !== 'custom'));
-  const label = running ? 'Pause' : lifecycle === 'idle' ? 'Start' : 'Continue';
+  if (lifecycle === 'idle' && !running) return null; // Start sits above (and brings the chart into view); once it trains, Pause is here
+  const label = running ? 'Pause' : 'Continue';
   return <button type="button" className="dock-run" data-testid="dock-run" disabled={off} onClick={() => void (running ? a.pause() : a.start())}>{label}</button>;
 }
 

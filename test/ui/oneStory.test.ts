@@ -52,7 +52,7 @@ describe('the Resume banner', () => {
   });
   it('an interrupted population is offered as one, by its preset, member count and least step', () => {
     const t = text(render(Banners, { guideDismissed: true, resumable: { id: 's', name: 'relay-noisy-quick population', step: 12, status: 'interrupted', members: 4 } }));
-    expect(t).toMatch(/The relay-noisy-quick population \(4 members\) was training when the page closed\./);
+    expect(t).toMatch(/The relay-noisy-quick population \(4 members\) was training when the page closed; its last saved step is 12\./);
     expect(t).toMatch(/Resume it from step 12/);
   });
 });

@@ -30,12 +30,13 @@ const sweep: SweepRecord = {
 const pop = { preset: 'relay-noisy-quick', population: [0, 0.1, 0.3] };
 
 describe('the population is the run', () => {
-  it('beside Start: the least step of the members, and each member by name', () => {
+  it('beside Start: one step number, the chosen member\'s, named; each member by name', () => {
     const hub = new MetricsHub();
-    withSteps(hub, 'a', 12, 0); withSteps(hub, 'b', 11, 0.1); withSteps(hub, 'c', 12, 0.3);
+    withSteps(hub, 'a', 11, 0); withSteps(hub, 'b', 12, 0.1); withSteps(hub, 'c', 12, 0.3);
     const t = text(render(RunButtons, { ...pop, busy: null, sweep, status: 'idle', runId: 'main' }, hub));
-    expect(t).toMatch(/Step 11 of 40 · training/);
-    expect(t).toMatch(/a population of 3: λ=0, at step 12|λ=0\.1 at step 11/);
+    expect(t).toMatch(/λ=0: Step 11 of 40 · training/); // the first member until another is chosen
+    expect(text(render(RunButtons, { ...pop, busy: null, sweep, status: 'idle', runId: 'main', sweepSelected: 'b' }, hub))).toMatch(/λ=0\.1: Step 12 of 40 · training/);
+    expect(t).toMatch(/a population of 3: λ=0 at step 11, λ=0\.1 at step 12/);
     expect(t).not.toMatch(/idle/);
     // paused, finished, until paused: the same words as a lone run's, and Continue in place of Start
     const paused = text(render(RunButtons, { ...pop, busy: null, sweep: { ...sweep, status: 'stopped', message: 'paused by you' }, status: 'idle' }, hub));

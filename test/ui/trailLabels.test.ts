@@ -4,6 +4,8 @@
 // scenes where the labels' naive spots (right of a head, above a change) lie on marks or on each other.
 import { describe, expect, it } from 'vitest';
 import { estimateWidth, GAP_PX, lineOf, markBox, overlaps, placeLabels, type Box, type LabelAt } from '../../src/ui/trailLabels';
+import { movedLabel } from '../../src/ui/shownRuns';
+import type { RunMeta } from '../../src/store/runTypes';
 
 const head = (id: string, x: number, y: number, text = 'λ=0.1', more: Partial<LabelAt> = {}): LabelAt => ({ id, x, y, text, r: 3.75, ...more });
 const PLOT: Box = { x0: 0, y0: 0, x1: 400, y1: 300 };
@@ -118,5 +120,16 @@ describe('placing the chart\'s labels', () => {
     expect(m.box.x1 - m.box.x0).toBe(50);
     expect(m.box.y1 - m.box.y0).toBeCloseTo(lineOf(11));
     expect(placeLabels([head('a', NaN, 100), head('b', 100, 100, '')])).toEqual([]);
+  });
+});
+
+describe('a member\'s trail label after a live change', () => {
+  const meta = (lambdaTok: number, changes: { step: number; field: string; value: unknown }[]) => ({ config: { lambdaTok }, changes }) as unknown as RunMeta;
+  it('names the value it landed on beside its own, as its chip does; unmoved, its value alone', () => {
+    expect(movedLabel('λ=0', 'lambdaTok', meta(0, [{ step: 3, field: 'lambdaTok', value: 0.2 }, { step: 9, field: 'lambdaTok', value: 0.5 }]))).toBe('λ=0→0.5');
+    expect(movedLabel('λ=0', 'lambdaTok', meta(0, [{ step: 3, field: 'lr', value: 1e-3 }]))).toBe('λ=0');
+    expect(movedLabel('λ=0', 'lambdaTok', meta(0, [{ step: 3, field: 'lambdaTok', value: 0 }]))).toBe('λ=0'); // moved back
+    expect(movedLabel('B=4', 'budget', meta(0, [{ step: 3, field: 'lambdaTok', value: 0.2 }]))).toBe('B=4'); // the dual update moves it
+    expect(movedLabel('λ=0.1', 'lambdaTok', undefined)).toBe('λ=0.1');
   });
 });
