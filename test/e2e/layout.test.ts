@@ -91,7 +91,7 @@ describe.runIf(haveChromium)('the first screen\'s layout in Chromium', () => {
     expect((await boxOf(pareto)).y, 'the chart starts below the first screen').toBeGreaterThan(844);
     await p2.page.getByRole('button', { name: 'Start', exact: true }).click();
     await expect.poll(async () => { const b = await boxOf(pareto); return b.y >= -1 && b.y < 844 / 2; }, { timeout: 30_000 }).toBe(true);
-    await p2.page.getByRole('button', { name: 'Pause' }).first().click() // (the docked strip has one too);
+    await p2.page.getByRole('button', { name: 'Pause' }).first().click(); // (the docked strip has one too)
     expect([...errors, ...p2.errors]).toEqual([]);
     await phone.close();
   }, LONG);
@@ -179,7 +179,7 @@ describe.runIf(haveChromium)('the first screen\'s layout in Chromium', () => {
     expect((await boxOf(card)).y, 'the task card on the screen the tap leaves').toBeLessThan(H);
     // the page never scrolls sideways with the inspector in the middle column
     expect(await page.evaluate(() => document.documentElement.scrollWidth <= document.documentElement.clientWidth)).toBe(true);
-    await page.getByRole('button', { name: 'Pause' }).first().click() // (the docked strip has one too);
+    await page.getByRole('button', { name: 'Pause' }).first().click(); // (the docked strip has one too)
     expect(errors).toEqual([]);
     await context.close();
   }, LONG);
