@@ -8,6 +8,7 @@ import { connectTrainer } from './store/trainerClient';
 import { App } from './ui/App';
 import { downloadBlob } from './ui/download';
 import { StoreProvider } from './ui/storeContext';
+import { registerServiceWorker } from './ui/serviceWorker';
 import './ui/styles.css';
 
 const storage = await openRunStorage();
@@ -43,3 +44,11 @@ createRoot(document.getElementById('root')!).render(
 );
 
 void store.getState().boot(location.search);
+
+// a built page: isolation headers and an offline copy from its service worker (not in the dev server, whose files change)
+if (import.meta.env.PROD) {
+  registerServiceWorker(() => {
+    const s = store.getState();
+    return store.ctx.currentSteps() === 0 && s.sweep?.status !== 'running' && s.confirm === null; // a reload loses nothing yet
+  });
+}

@@ -94,7 +94,7 @@ export function RewardControls() {
       <h2 id={`${id}-h`}>Reward</h2>
       <p className="formula">r = r_task − λ_tok·tokens − λ_turn·turns − λ_rep·repetition</p>
       <div className={`field slider${error ? ' has-error' : ''}`}>
-        <label htmlFor={`${id}-lt`} className="one-line">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}{before && <span data-testid="lambda-member" data-run-id=""> of the first member</span>}</label>
+        <label htmlFor={`${id}-lt`} className="one-line">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}</label>
         <input id={`${id}-lt`} type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
           aria-valuetext={fmt(value)} aria-invalid={error ? true : undefined} onChange={(e) => onChange(Number(e.target.value))}
           onPointerDown={() => { bind(); dragging.current = true; }} onPointerUp={(e) => release(e.currentTarget)} onPointerCancel={(e) => release(e.currentTarget)}

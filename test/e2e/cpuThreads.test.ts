@@ -2,7 +2,7 @@
 // vite.config.ts) the page is cross-origin isolated, the training worker's engine runs on more than one thread
 // (Web Workers from a Blob URL on the engine's shared WebAssembly.Memory) and those threads run chunks of the
 // matmuls; served without the headers (the same build from a plain static server) it runs on one thread and says
-// why in the device panel. Three steps of the same config and seed give the same checkpoint bytes on both: the
+// why in the device panel (its service worker blocked: test/e2e/offline.test.ts shows it isolating such a host). Three steps of the same config and seed give the same checkpoint bytes on both: the
 // partition of the work does not depend on the thread count. Under CI=true a missing Chromium fails; elsewhere it skips.
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -53,7 +53,9 @@ describe.runIf(haveChromium)('the CPU engine on threads in a cross-origin isolat
 
   /** Opens the page from `server`, trains STEPS steps on the CPU engine, and returns what the device panel says and the checkpoint's bytes. */
   async function train(server: PreviewServer, name: string): Promise<Trained> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true });
+    // the page's service worker would isolate the plain host's page (test/e2e/offline.test.ts): blocked here, so the
+    // plain host stands for a browser or host where it cannot (one thread, and the note says why)
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, serviceWorkers: server === plain ? 'block' : 'allow' });
     const page = await context.newPage();
     const errors: string[] = [];
     page.on('pageerror', (e) => errors.push(e.message));

@@ -697,6 +697,8 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
         await expect.poll(() => page.getByTestId('sweep-progress').getAttribute('data-status'), { timeout: 60_000 }).toBe('stopped');
       }
       await page.getByLabel('Preset').selectOption('relay-silence');
+      // the population has steps: the page asks before it stops them (they stay in the runs table)
+      await page.locator('dialog.confirm[open]').getByRole('button', { name: 'Switch preset' }).click();
       await expect.poll(() => new URL(page.url()).search, { timeout: 120_000 }).toBe('?v=1&preset=relay-silence');
       expect(await page.getByTestId('population-note').count()).toBe(0);
       expect(errors).toEqual([]);

@@ -1,0 +1,61 @@
+// The built page from a plain static host (no COOP/COEP headers, as the common free hosts): its service worker
+// makes it cross-origin isolated (one reload after the first load), so the CPU engine runs on 2 or more threads;
+// after that visit the page loads and trains with the network off. Under CI=true a missing Chromium fails; elsewhere
+// it skips with a message.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { build, preview, type PreviewServer } from 'vite';
+import { chromium, type Browser } from 'playwright-core';
+import { CHROMIUM, haveChromium, ROOT } from './servePage';
+
+const OUT_DIR = join(ROOT, 'dist-e2e-offline');
+const QUERY = '?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8';
+const LONG = 600_000;
+
+describe.runIf(haveChromium)('hosted anywhere, offline after one visit (Chromium)', () => {
+  let plain: PreviewServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    await build({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR, emptyOutDir: true } });
+    // the built files with no config file: no headers, as a static host that sends none
+    plain = await preview({ root: ROOT, configFile: false, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  }, LONG);
+
+  afterAll(async () => {
+    await browser?.close();
+    if (plain) await new Promise<void>((r) => plain.httpServer.close(() => r()));
+  });
+
+  it('a static host without headers: isolated with 2+ threads after the service worker\'s one reload; then it loads and trains offline', async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    try {
+      const page = await context.newPage();
+      const errors: string[] = [];
+      page.on('pageerror', (e) => errors.push(e.message));
+      const res = await page.goto(plain.resolvedUrls!.local[0] + QUERY);
+      const headers = await res!.allHeaders();
+      expect([headers['cross-origin-opener-policy'] ?? null, headers['cross-origin-embedder-policy'] ?? null]).toEqual([null, null]);
+      // the worker installs (the precache), takes the page, and the page reloads once, isolated
+      await expect.poll(() => page.evaluate(() => crossOriginIsolated).catch(() => false), { timeout: 120_000, interval: 500 }).toBe(true);
+      const start = page.getByRole('button', { name: 'Start', exact: true });
+      await expect.poll(() => start.isEnabled(), { timeout: 120_000, interval: 250 }).toBe(true);
+      await page.getByText(/^This device:/).click();
+      const threads = Number(await page.getByTestId('trains-on').getAttribute('data-threads'));
+      console.log(`static host: crossOriginIsolated after the reload, ${threads} threads`);
+      expect(threads).toBeGreaterThanOrEqual(2);
+      // the precache is complete once the worker is active (install waited for it)
+      await expect.poll(() => page.evaluate(async () => (await navigator.serviceWorker.ready).active?.state), { timeout: 60_000 }).toBe('activated');
+
+      // the network off: the page loads from the cache, isolated still, and trains
+      await context.setOffline(true);
+      await page.reload();
+      await expect.poll(() => start.isEnabled(), { timeout: 120_000, interval: 250 }).toBe(true);
+      expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+      await page.getByRole('button', { name: 'Step', exact: true }).click();
+      await expect.poll(async () => Number(await page.getByTestId('step-count').textContent()), { timeout: 120_000, interval: 250 }).toBe(1);
+      expect(errors).toEqual([]);
+    } finally { await context.close(); }
+  }, LONG);
+});
