@@ -157,13 +157,13 @@ const memberText = (pick: MemberPick | undefined, K: number): string =>
  * Reads each member, compares, and words the result: `expected` states the rule, `got` what each member
  * gave (a population's failing members first, at most four named).
  */
-function judge(run: LessonRunView, pick: MemberPick | undefined, expected: string, read: (m: LessonMember) => Reading, ok: (v: number) => boolean): CheckResult {
+function judge(run: LessonRunView, pick: MemberPick | undefined, expected: string, read: (m: LessonMember) => Reading, ok: (v: number) => boolean, yesNo = false): CheckResult {
   const ms = membersOf(run, pick);
-  if (typeof ms === 'string') return { pass: false, expected, got: ms };
+  if (typeof ms === 'string') return { pass: false, expected: expected + memberText(pick, run.members.length), got: ms };
   const rs = ms.members.map(({ m, i }) => ({ m, i, r: read(m) }));
   const passes = rs.map(({ r }) => r.value !== null && ok(r.value));
   const pass = ms.mode === 'any' ? passes.some(Boolean) : passes.every(Boolean);
-  const text = ({ m, r }: { m: LessonMember; r: Reading }) => `${rs.length > 1 ? `${m.label}: ` : ''}${r.value === null ? r.where : `${fmt(r.value)} (${r.where})`}`;
+  const text = ({ m, r }: { m: LessonMember; r: Reading }) => `${rs.length > 1 ? `${m.label}: ` : ''}${r.value === null || yesNo ? r.where : `${fmt(r.value)} (${r.where})`}`;
   const shown = ms.mode === 'any' || pass ? rs : rs.filter((_, k) => !passes[k]);
   const got = shown.slice(0, 4).map(text).join('; ') + (shown.length > 4 ? `; and ${shown.length - 4} more` : '');
   return { pass, expected: expected + memberText(pick, run.members.length), got };
@@ -287,7 +287,7 @@ export function evaluateCheck(check: Check, run: LessonRunView): CheckResult {
         if (c.flag === 'rewardHack') { const h = rewardHacked(m); return { value: h.hacked ? 1 : 0, where: h.why }; }
         const f = m.flags.find((x) => x.kind === FLAG_KIND[c.flag as Exclude<FlagName, 'rewardHack'>]);
         return { value: f ? 1 : 0, where: f ? `raised at step ${f.step}: ${clip(f.message, 120)}` : `none in ${m.flags.length} flag${m.flags.length === 1 ? '' : 's'}` };
-      }, (v) => (v === 1) === raised);
+      }, (v) => (v === 1) === raised, true);
     }
     case 'bestIsNotLast': {
       const c = check as BestCheck;
@@ -298,7 +298,7 @@ export function evaluateCheck(check: Check, run: LessonRunView): CheckResult {
         const best = c.rule === undefined ? m.bestStep : bestStepBy(c.rule, m.evals);
         if (best === null) return { value: null, where: 'no best eval yet' };
         return { value: best < last.step ? 1 : 0, where: `best at step ${best}, last at step ${last.step}` };
-      }, (v) => (v === 1) === c.bestIsNotLast);
+      }, (v) => (v === 1) === c.bestIsNotLast, true);
     }
     case 'compare': {
       const c = check as CompareCheck;
@@ -308,7 +308,7 @@ export function evaluateCheck(check: Check, run: LessonRunView): CheckResult {
         if (!cmp) return { value: null, where: 'no comparison of players (an AgentPO preset makes one when its run finishes)' };
         const a = cmp[c.compare], b = cmp[c.to];
         return { value: compare(a.accuracy, c.op, b.accuracy) ? 1 : 0, where: `${c.compare} ${fmt(a.accuracy)} [${fmt(a.lo)}, ${fmt(a.hi)}] vs ${c.to} ${fmt(b.accuracy)} [${fmt(b.lo)}, ${fmt(b.hi)}], n ${a.n}` };
-      }, (v) => v === 1);
+      }, (v) => v === 1, true);
     }
   }
 }
