@@ -10,5 +10,5 @@ export {
   type Check, type CheckKind, type CheckResult, type Op, type MemberPick, type EvalAt, type StepAt, type FlagName, type Arm,
   type MetricCheck, type StepMetricCheck, type ZeroStdCheck, type FrontierCheck, type FlagCheck, type BestCheck, type CompareCheck,
 } from './checks';
-export { comparisonOf, type LessonRunView, type LessonMember, type LessonEval, type LessonStepMetrics, type LessonFlag, type LessonComparisonRow } from './runView';
+export { comparisonOf, stepRowOf, type LessonRunView, type LessonMember, type LessonEval, type LessonStepMetrics, type LessonFlag, type LessonComparisonRow } from './runView';
 export { SHIPPED_LESSONS, findLesson } from './shipped';

@@ -51,3 +51,16 @@ export function comparisonOf(rows: readonly { accuracy: number; lo: number; hi: 
   const row = (r: { accuracy: number; lo: number; hi: number; n: number }) => ({ accuracy: r.accuracy, lo: r.lo, hi: r.hi, n: r.n });
   return { alone: row(rows[0]), untrained: row(rows[1]), trained: row(rows[2]) };
 }
+
+/**
+ * A per-step metrics row as the Trainer writes it (StepMetrics: `step` from 0, the env's means under `env`;
+ * a line of metrics.jsonl, a MetricsHub row) as the view's row: `step` counted from 1, every number kept,
+ * the env's prefixed `env_` (env_silent, env_known...).
+ */
+export function stepRowOf(row: Record<string, unknown>): LessonStepMetrics {
+  const out: LessonStepMetrics = { step: (typeof row.step === 'number' ? row.step : -1) + 1 };
+  for (const [k, v] of Object.entries(row)) if (k !== 'step' && typeof v === 'number') out[k] = v;
+  const env = row.env;
+  if (env && typeof env === 'object') for (const [k, v] of Object.entries(env)) if (typeof v === 'number') out[`env_${k}`] = v;
+  return out;
+}

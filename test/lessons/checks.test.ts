@@ -2,7 +2,7 @@
 // the "expected ... got ..." line. The expected values are worked out in the comments.
 import { describe, expect, it } from 'vitest';
 import { checkProblems, evaluateCheck, parseComparison, resultLine, scaleCheck, type Check } from '../../src/lessons/checks';
-import type { LessonEval, LessonMember, LessonRunView } from '../../src/lessons/runView';
+import { stepRowOf, type LessonEval, type LessonMember, type LessonRunView } from '../../src/lessons/runView';
 
 const ev = (step: number, accuracy: number, tokens: number, reward: number, extra: Record<string, number> = {}): LessonEval => ({ step, accuracy, tokens, reward, ...extra });
 
@@ -169,5 +169,12 @@ describe('the vocabulary is checked like any input', () => {
     expect(parseComparison('3')).toBeNull();
     expect(scaleCheck({ metric: 'accuracy', op: '>=', value: 1, within: 200 }, 0.25)).toEqual({ metric: 'accuracy', op: '>=', value: 1, within: 50 });
     expect(scaleCheck({ flag: 'collapse' }, 0.25)).toEqual({ flag: 'collapse' });
+  });
+});
+
+describe('stepRowOf', () => {
+  it('counts a row\'s step from 1 and keeps its numbers, the env\'s prefixed env_', () => {
+    expect(stepRowOf({ step: 0, reward: 0.5, frac_zero_std: 0.75, note: 'x', env: { silent: 0.25, label: 'y' } }))
+      .toEqual({ step: 1, reward: 0.5, frac_zero_std: 0.75, env_silent: 0.25 });
   });
 });

@@ -9,7 +9,7 @@ import { clip, escapeControls, InputError, quote, RunFault } from '../../errors'
 import { decodeSetup, populationAxis } from '../../store/urlState';
 import {
   checkLessonText, comparisonOf, evaluateCheck, findLesson, scaleCheck, SHIPPED_LESSONS, TRAINING_ACTIONS,
-  type Lesson, type LessonMember, type LessonRunView, type LessonStep, type LessonStepMetrics,
+  stepRowOf, type Lesson, type LessonMember, type LessonRunView, type LessonStep,
 } from '../../lessons';
 import type { Trainer } from '../../rl/trainer';
 import { parseFlags, type FlagSpec } from '../args';
@@ -114,7 +114,7 @@ async function runStep(backend: Parameters<typeof trainMembers>[0], step: Lesson
     if ('fault' in r) throw new RunFault(`${m.label}: ${r.fault}`);
     const tm = (trainer as Trainer | null)?.members[k];
     const metrics = readFileSync(join(m.out, 'metrics.jsonl'), 'utf8').split('\n').filter((x) => x.trim() !== '')
-      .map((x) => { const row = JSON.parse(x) as Record<string, unknown>; return numbersOf(row, (row.step as number) + 1); });
+      .map((x) => stepRowOf(JSON.parse(x) as Record<string, unknown>));
     return {
       label: m.label,
       evals: (tm?.evals ?? []).map((e) => ({ ...e })),
@@ -125,13 +125,4 @@ async function runStep(backend: Parameters<typeof trainMembers>[0], step: Lesson
     };
   });
   return { members: lessonMembers, chosen: 0, groupsPerStep: base.config.promptsPerStep };
-}
-
-/** A metrics line's numbers (its env means too, prefixed env_), with the step counted from 1. */
-function numbersOf(row: Record<string, unknown>, step: number): LessonStepMetrics {
-  const out: LessonStepMetrics = { step };
-  for (const [k, v] of Object.entries(row)) if (k !== 'step' && typeof v === 'number') out[k] = v;
-  const env = row.env;
-  if (env && typeof env === 'object') for (const [k, v] of Object.entries(env)) if (typeof v === 'number') out[`env_${k}`] = v;
-  return out;
 }
