@@ -12,3 +12,4 @@ export {
 } from './checks';
 export { comparisonOf, stepRowOf, type LessonRunView, type LessonMember, type LessonEval, type LessonStepMetrics, type LessonFlag, type LessonComparisonRow } from './runView';
 export { SHIPPED_LESSONS, findLesson } from './shipped';
+export { encodeLesson, decodeLesson, LESSON_LINK_MAX } from './link';

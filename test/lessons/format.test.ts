@@ -1,7 +1,7 @@
 // The lesson format's checker on hand-written lessons: a good one passes, and each kind of bad one
 // names its problem (unknown field, control, action, check; a setting that does not decode; a code link).
 import { describe, expect, it } from 'vitest';
-import { checkLesson, checkLessonText, CONTROLS, LESSON_FORMAT, SHIPPED_LESSONS } from '../../src/lessons';
+import { checkLesson, checkLessonText, CONTROLS, decodeLesson, encodeLesson, LESSON_FORMAT, LESSON_LINK_MAX, SHIPPED_LESSONS } from '../../src/lessons';
 import { decodeSetup } from '../../src/store/urlState';
 import { encodeTask } from '../../src/store/taskLink';
 
@@ -78,5 +78,28 @@ describe('checkLesson', () => {
     const r = checkLesson({ ...good(), steps: [{ ...good().steps[0], setting: `?v=1&preset=task-x&task=${encodeTask(code)}` }] }, decodeSetup);
     expect(r.carriesCode).toBe(true);
     expect(r.problems).toEqual([]);
+  });
+});
+
+describe('a lesson in a link', () => {
+  it('round-trips through encodeLesson / decodeLesson, and says when it carries code', () => {
+    for (const l of SHIPPED_LESSONS) {
+      const text = encodeLesson(l);
+      expect(text).toMatch(/^[A-Za-z0-9_-]+$/);
+      expect(text.length).toBeLessThan(LESSON_LINK_MAX);
+      const back = decodeLesson(text, decodeSetup);
+      expect(back.problems).toEqual([]);
+      expect(back.lesson).toEqual(l);
+    }
+    const code = 'export default { vocab: "ab", sample: () => "a", solver: (t) => t, score: () => 1 };';
+    const withCode = { ...good(), steps: [{ ...good().steps[0], setting: `?v=1&preset=task-x&task=${encodeTask(code)}` }] };
+    expect(decodeLesson(encodeLesson(withCode as never), decodeSetup).carriesCode).toBe(true);
+  });
+  it('names what is wrong with a broken one, and checks the lesson inside', () => {
+    expect(decodeLesson('not a lesson!', decodeSetup).problems).toEqual(['the link does not hold a lesson (base64url characters only)']);
+    expect(decodeLesson('AAAA', decodeSetup).problems[0]).toMatch(/^the lesson in the link could not be read \(/);
+    expect(decodeLesson('A'.repeat(9000), decodeSetup).problems).toEqual(['the lesson in the link is 9000 characters, more than 8192']);
+    const bad = { ...good(), steps: [{ ...good().steps[0], controls: ['lambda'] }] };
+    expect(decodeLesson(encodeLesson(bad as never), decodeSetup).problems[0]).toMatch(/^step 1 controls: unknown control "lambda"/);
   });
 });
