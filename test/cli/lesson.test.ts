@@ -1,5 +1,5 @@
 // `lesson --list` and `lesson NAME|FILE --check` on the CPU engine: every shipped lesson's checks pass at a
-// quarter of its steps (about 25 s for all five on 2 cores), a failed check exits 1 naming expected and got,
+// quarter of its steps (the file: 44 s on 2 shared cores, docs/lessons.md), a failed check exits 1 naming expected and got,
 // bad input exits 2 with one line.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
