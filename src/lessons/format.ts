@@ -67,7 +67,7 @@ export interface Lesson {
 }
 
 /** What decoding a setting gives (src/store/urlState.ts DecodedSetup has these fields). */
-export interface DecodedSetting { preset: string; problems: string[]; taskCode?: string }
+export interface DecodedSetting { preset: string; problems: string[]; taskCode?: string; population?: readonly number[] | null }
 export type SettingDecoder = (query: string) => DecodedSetting;
 
 export interface LessonCheck {
@@ -106,12 +106,15 @@ export function checkLesson(value: unknown, decode: SettingDecoder): LessonCheck
   const steps = value.steps;
   if (!Array.isArray(steps) || steps.length === 0) problems.push(`steps must be a list of 1 to ${MAX_STEPS} steps, got ${quote(steps, 40)}`);
   else if (steps.length > MAX_STEPS) problems.push(`steps: at most ${MAX_STEPS}, got ${steps.length}`);
-  else steps.forEach((s, i) => { if (stepProblems(s, i, decode, problems)) carriesCode = true; });
+  else {
+    const run = { members: 0 }; // the members of the run a step acts on (0: not known)
+    steps.forEach((s, i) => { if (stepProblems(s, i, decode, problems, run)) carriesCode = true; });
+  }
   return { lesson: problems.length === 0 ? (value as unknown as Lesson) : null, problems, carriesCode };
 }
 
 /** Checks step i (pushing its problems); returns whether its setting carries a task's code. */
-function stepProblems(s: unknown, i: number, decode: SettingDecoder, problems: string[]): boolean {
+function stepProblems(s: unknown, i: number, decode: SettingDecoder, problems: string[], run: { members: number }): boolean {
   const at = `step ${i + 1}`;
   if (!isObj(s)) { problems.push(`${at}: must be an object with fields ${STEP.join(', ')}`); return false; }
   for (const k of Object.keys(s)) if (!STEP.includes(k)) problems.push(`${at}: unknown field ${quote(k, 40)} (a step has ${STEP.join(', ')})`);
@@ -138,6 +141,12 @@ function stepProblems(s: unknown, i: number, decode: SettingDecoder, problems: s
     try { d = decode(s.setting); } catch (e) { d = { preset: '', problems: [e instanceof Error ? e.message : String(e)] }; }
     for (const p of d.problems) problems.push(`${at} setting: ${clip(p, 200)}`);
     if (d.taskCode !== undefined || /(^|[?&])task=/.test(s.setting)) code = true;
+    run.members = d.population === undefined ? 0 : d.population === null ? 1 : d.population.length;
+  }
+  // a member named by index must be one of the run's (when the decoder says how many it has)
+  const named: [string, unknown][] = [['action: chooseMember member', isObj(s.action) && s.action.do === 'chooseMember' ? s.action.member : undefined], ['check: member', isObj(s.check) ? s.check.member : undefined]];
+  for (const [what, m] of named) {
+    if (run.members > 0 && Number.isInteger(m) && (m as number) >= 0 && (m as number) >= run.members) problems.push(`${at} ${what} ${m as number}, but the run has ${run.members} member${run.members === 1 ? '' : 's'} (indices from 0)`);
   }
   return code;
 }

@@ -103,3 +103,15 @@ describe('a lesson in a link', () => {
     expect(decodeLesson(encodeLesson(bad as never), decodeSetup).problems[0]).toMatch(/^step 1 controls: unknown control "lambda"/);
   });
 });
+
+describe('member indices', () => {
+  it('a chosen or checked member must be one of the run\'s', () => {
+    const pop = (extra: Any) => ({ ...good(), steps: [
+      { ...good().steps[0], setting: '?v=1&preset=relay-noisy-quick&population=0,0.3&recipe=off', action: { do: 'start' } },
+      { title: 'Pick', controls: ['memberChips'], do: 'Pick one.', explain: 'x', action: { do: 'chooseMember', member: 1 }, check: { metric: 'tokens', op: '<=', value: 3, member: 'chosen' }, ...extra },
+    ] });
+    expect(checkLesson(pop({}), decodeSetup).problems).toEqual([]);
+    expect(checkLesson(pop({ action: { do: 'chooseMember', member: 2 } }), decodeSetup).problems).toEqual(['step 2 action: chooseMember member 2, but the run has 2 members (indices from 0)']);
+    expect(checkLesson(pop({ check: { metric: 'tokens', op: '<=', value: 3, member: 4 } }), decodeSetup).problems).toEqual(['step 2 check: member 4, but the run has 2 members (indices from 0)']);
+  });
+});
