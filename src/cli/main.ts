@@ -14,6 +14,7 @@ import { compare, compareFlags } from './commands/compare';
 import { exportCmd, exportFlags } from './commands/export';
 import { robustness, robustnessFlags } from './commands/robustness';
 import { study, studyFlags } from './commands/study';
+import { lesson, lessonFlags } from './commands/lesson';
 import type { FlagSpec } from './args';
 import { commandUsage } from './flagChecks';
 import { isFsError, writeFailed } from './fsErrors';
@@ -33,6 +34,7 @@ const commands: Record<string, { run: (argv: string[]) => Promise<unknown>; flag
   compare: { run: compare, flags: compareFlags, help: 'the same run once per loss variant (--losses gspo,grpo), same seed and warm start; compare.json' },
   robustness: { run: robustness, flags: robustnessFlags, help: 'the relay lessons across digits, task mix, channel noise and lambda_tok: a pass/fail table' },
   study: { run: study, flags: studyFlags, help: 'an open question as a population: dual-static, scouts or philosophers (docs/tradeoff-lab.md)' },
+  lesson: { run: lesson, flags: lessonFlags, help: 'lessons for a class: --list, or NAME|FILE --check runs each step and its check (docs/lessons.md)' },
   export: { run: exportCmd, flags: exportFlags, help: 'the run\'s setup as a TRL or verl recipe (docs/export.md)' },
 };
 

@@ -13,6 +13,7 @@ import { evalFlags } from '../../src/cli/commands/evaluate';
 import { sweepFlags } from '../../src/cli/commands/sweep';
 import { compareFlags } from '../../src/cli/commands/compare';
 import { robustnessFlags } from '../../src/cli/commands/robustness';
+import { lessonFlags } from '../../src/cli/commands/lesson';
 import { studyFlags } from '../../src/cli/commands/study';
 import { exportFlags } from '../../src/cli/commands/export';
 import { gspo, tempDir } from '../cli/run';
@@ -68,7 +69,7 @@ describe('through the CLI', () => {
   }, 60_000);
 
   it('--help on every command: exit 0, and the usage names each of its flags', () => {
-    const specs = { bench: benchFlags, grad: gradFlags, logprobs: logprobsFlags, pretrain: pretrainFlags, train: trainFlags, eval: evalFlags, sweep: sweepFlags, compare: compareFlags, robustness: robustnessFlags, study: studyFlags, export: exportFlags };
+    const specs = { bench: benchFlags, grad: gradFlags, logprobs: logprobsFlags, pretrain: pretrainFlags, train: trainFlags, eval: evalFlags, sweep: sweepFlags, compare: compareFlags, robustness: robustnessFlags, study: studyFlags, export: exportFlags, lesson: lessonFlags };
     for (const [name, spec] of Object.entries(specs)) {
       const r = gspo([name, '--help']);
       expect(r.code, `${name}: ${r.stderr}`).toBe(0);

@@ -112,6 +112,8 @@ export interface TrainRunOptions {
   quiet?: boolean; warm?: WarmStarts; changes?: MemberChange[]; label?: string; rolloutRows?: number; resume?: boolean;
   /** Called as the first step starts (after the warm start, which may be a long pretraining that never yields to a signal handler). */
   stepping?: () => void;
+  /** Called once the steps and the final eval are done, before the Trainer is destroyed (a lesson's check reads its members' flags and best eval). */
+  inspect?: (trainer: Trainer) => void;
 }
 
 /**
@@ -224,6 +226,7 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
     if (K === 1 && faults[0]) return [{ fault: faults[0] }];
     const final = trainer.stepCount > 0 && trainer.evals[trainer.evals.length - 1]?.step !== trainer.stepCount ? await trainer.evaluateAll() : warm;
     if (final !== warm) logEvals(final);
+    opts.inspect?.(trainer);
     const wallSeconds = Math.round((performance.now() - t0) / 100) / 10;
     const results: (TrainResult | { fault: string })[] = [];
     for (const [k, m] of members.entries()) {
