@@ -13,11 +13,13 @@ export const WAIT_SLICE_MS = 50;
 
 /** A SharedArrayBuffer that grows (ES2024; the project's lib is ES2022). */
 type Growable = SharedArrayBuffer & { grow(n: number): void; readonly maxByteLength: number };
-const GrowableBuffer = SharedArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Growable;
+// read when a channel is made, never at import: a page that is not cross-origin isolated has no SharedArrayBuffer,
+// and an import-time reference would stop the whole page from loading
+const GrowableBuffer = (n: number, o: { maxByteLength: number }): Growable => new (SharedArrayBuffer as unknown as new (n: number, o: { maxByteLength: number }) => Growable)(n, o);
 
 export class SyncChannel {
   readonly control = new SharedArrayBuffer(12);
-  readonly data = new GrowableBuffer(64 * 1024, { maxByteLength: CHANNEL_BYTES });
+  readonly data = GrowableBuffer(64 * 1024, { maxByteLength: CHANNEL_BYTES });
   private readonly c = new Int32Array(this.control);
   private readonly bytes = new Uint8Array(this.data);
   private readonly encoder = new TextEncoder();
@@ -63,7 +65,7 @@ export class SyncChannel {
 export function canWaitHere(): boolean {
   if (typeof SharedArrayBuffer === 'undefined' || typeof Atomics === 'undefined') return false;
   try {
-    new GrowableBuffer(4, { maxByteLength: 8 });
+    GrowableBuffer(4, { maxByteLength: 8 });
     Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 1, 0);
     return true;
   } catch { return false; }
