@@ -12,6 +12,7 @@ import { initialSession, sessionActions } from './sessionSlice';
 import { initialSetup, setupActions } from './setupSlice';
 import { initialSweep, sweepActions, type KeyValueStore } from './sweepSlice';
 import { initialTask, taskActions } from './taskSlice';
+import { initialLesson, lessonActions } from './lessonSlice';
 import type { AppDeps, AppState } from './types';
 
 export type AppStore = StoreApi<AppState> & { ctx: StoreContext };
@@ -23,8 +24,8 @@ export function createAppStore(deps: AppDeps, initial: Partial<AppState> = {}): 
   const store = createStore<AppState>()((set, get) => {
     ctx = new StoreContext(deps, set, get);
     return {
-      ...initialSetup(), ...initialSession(), ...initialRuns(), ...initialPage(), ...initialSweep(kv), ...initialTask(),
-      ...setupActions(ctx), ...sessionActions(ctx), ...runsActions(ctx), ...pageActions(ctx), ...sweepActions(ctx, kv), ...taskActions(ctx),
+      ...initialSetup(), ...initialSession(), ...initialRuns(), ...initialPage(), ...initialSweep(kv), ...initialTask(), ...initialLesson(),
+      ...setupActions(ctx), ...sessionActions(ctx), ...runsActions(ctx), ...pageActions(ctx), ...sweepActions(ctx, kv), ...taskActions(ctx), ...lessonActions(ctx),
       ...initial,
     };
   });

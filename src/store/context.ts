@@ -12,6 +12,7 @@ import type { RunMeta, RunStatus } from './runTypes';
 import type { AppDeps, AppState, ConfirmRequest } from './types';
 import { encodeSetup } from './urlState';
 import { populationRun } from './currentRun';
+import { lessonQuery } from './lessonSlice';
 import type { KeptLanes } from './sweepPopulation';
 
 /** The step count of a run that trains until paused (sweepPopulation.ts MAX_STEPS: the config's largest). */
@@ -82,8 +83,9 @@ export class StoreContext {
 
   /** The URL follows the setup: replaced only when its query changes (never once per step). */
   syncUrl(): void {
-    const { preset, config, population, untilPaused, recipeAtStart } = this.get();
-    const q = encodeSetup(preset, config, population, untilPaused, recipeAtStart);
+    const { preset, config, population, untilPaused, recipeAtStart, lesson } = this.get();
+    // a lesson open: its link (the step's setting is the lesson's to give), else the setup's
+    const q = lesson ? lessonQuery(lesson.lesson, lesson.index) : encodeSetup(preset, config, population, untilPaused, recipeAtStart);
     if (q === this.lastQuery) return;
     this.lastQuery = q;
     this.deps.replaceUrl(q);

@@ -11,17 +11,17 @@ import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
 import { errorText, runStatusOf, type StoreContext } from './context';
 import { MAX_STEPS } from './sweepPopulation';
 import { populationRun, shortLabel, chosenMember } from './currentRun';
-import type { SweepRecord as PopRecord } from './sweepRecord';
 import { stepsAfter } from './recorder';
 import type { RunMeta } from './runTypes';
 import type { SessionSlice } from './types';
 import { decodeSetup, FIRST_VISIT, isFirstVisit, overridesOf } from './urlState';
 import { bestBy } from './bestRule';
+import { lessonAtBoot } from './lessonSlice';
 import { parsePrefs } from './pagePrefs';
 import { softwareRenderer } from './adapter';
 import { readStoredRuns } from './storedRun';
 import type { Resumable } from './types';
-import type { SweepRecord } from './sweepRecord';
+import type { SweepRecord, SweepRecord as PopRecord } from './sweepRecord';
 
 /**
  * The most recent work the page was doing when it closed: a lone run that was training or paused (with a last
@@ -183,6 +183,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
 
   return {
     async boot(search) {
+      search = lessonAtBoot(ctx, search); // a lesson's link boots on its step's setting
       set({ storageKind: deps.storage.kind });
       const savedPrefs = deps.prefs.load();
       const prefs = parsePrefs(savedPrefs);

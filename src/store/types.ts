@@ -3,6 +3,7 @@
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/runRecord';
 import type { ExportTarget } from '../export/recipe';
+import type { CheckResult, Lesson } from '../lessons';
 import type { StepAnatomy, StepWithin, TelemetryEvent, TrainerState, TrainerWorkerApi, Transcripts, RunStatus as WorkerStatus } from '../worker/protocol';
 import type { BestRule } from './bestRule';
 import type { MetricsHub } from './metricsHub';
@@ -265,4 +266,25 @@ export interface TaskSlice {
   useTask(code?: string, link?: string): Promise<void>;
 }
 
-export type AppState = SetupSlice & SessionSlice & RunsSlice & PageSlice & SweepSlice & TaskSlice;
+/** A lesson open on the page: which step, each step's last check, and whether its explanation is shown. */
+export interface LessonProgress { lesson: Lesson; index: number; results: Record<number, StepCheck>; explained: boolean }
+/** A step's check on the learner's run; `final`: the step's run has done what the step asks (a training step's run finished), so a fail is a fail. */
+export type StepCheck = CheckResult & { final: boolean };
+
+export interface LessonSlice {
+  lesson: LessonProgress | null;
+  /** Opens a lesson (`param`: a shipped lesson's name, or "~" and an encoded lesson) at step `at` (from 0), its setting the current run. */
+  openLesson(param: string, at?: number): Promise<void>;
+  /** Opens a lesson from a file's text, checked first (each problem named). */
+  openLessonText(text: string): Promise<void>;
+  /** Back, Next or a step chosen: a step with a setting makes it the current run. */
+  lessonGo(index: number): Promise<void>;
+  /** The current step's setting (or the setting its run came from) trained again from its start. */
+  lessonRerun(): Promise<void>;
+  /** Evaluates the current step's check on the learner's run (and records it). */
+  lessonCheck(): StepCheck | null;
+  lessonExplain(on: boolean): void;
+  closeLesson(): void;
+}
+
+export type AppState = SetupSlice & SessionSlice & RunsSlice & PageSlice & SweepSlice & TaskSlice & LessonSlice;

@@ -19,6 +19,7 @@ import { RunsTable } from './RunsTable';
 import { useApp } from './storeContext';
 import { Tabs } from './Tabs';
 import { usePhone } from './usePhone';
+import { LessonControlsStyle } from './LessonPanel';
 
 export { PHONE_QUERY, usePhone } from './usePhone';
 
@@ -41,7 +42,7 @@ function Middle({ phone }: { phone: boolean }) {
     setInspect(k === 'inspect');
     if (k !== 'inspect') setTab(k);
   };
-  const tabs: { key: 'charts' | 'runs' | 'inspect'; label: string }[] = [{ key: 'charts', label: 'Charts' }, { key: 'runs', label: `Runs (${n})` }];
+  const tabs: { key: 'charts' | 'runs' | 'inspect'; label: string; control?: string }[] = [{ key: 'charts', label: 'Charts' }, { key: 'runs', label: `Runs (${n})`, control: 'runs' }];
   if (phone) tabs.push({ key: 'inspect', label: 'Inspect' });
   return (
     <main ref={ref} className="middle" aria-label={phone ? 'Charts, runs and inspector' : 'Charts and runs'}>
@@ -61,6 +62,7 @@ export function App() {
         <p className="tagline">Train small multi-agent language policies with GSPO and GRPO, and watch the token penalty trade accuracy for tokens.</p>
         <DeviceInfo />
       </header>
+      <LessonControlsStyle />
       <Banners />
       <Controls />
       <Middle phone={phone} />

@@ -2,6 +2,7 @@
 // the page (no WebGPU, or only a software one: WebGPU offered), a warm start
 // loading (progress), URL parameters not applied, a diverged or degenerate
 // run, a lost GPU device, errors and notices.
+import { LessonPanel } from './LessonPanel';
 import type { Flag } from '../rl/runRecord';
 import { softwareOf } from '../store/adapter';
 import { useState } from 'react';
@@ -222,6 +223,7 @@ function Messages() {
 export function Banners() {
   return (
     <div className="banners">
+      <LessonPanel />
       <FirstRunGuide />
       <Resume />
       <CpuChosen />

@@ -33,8 +33,10 @@ export function Legend({ items, onHoverRun, onChooseRun, chosen = null }: {
   );
 }
 
-export function ChartFrame({ title, caption, legend = [], children, className = '', tools, onHoverRun, onChooseRun, chosen }: {
+export function ChartFrame({ title, caption, legend = [], children, className = '', tools, onHoverRun, onChooseRun, chosen, control }: {
   title: string; caption?: ReactNode; legend?: readonly LegendItem[]; children: ReactNode; className?: string; tools?: ReactNode;
+  /** The lesson control it belongs to (a lesson's step may hide it: LessonPanel.tsx). */
+  control?: string;
   /** A legend entry naming a run was entered (its id) or left (null). */
   onHoverRun?: (runId: string | null) => void;
   onChooseRun?: (runId: string) => void; chosen?: string | null;
@@ -55,7 +57,7 @@ export function ChartFrame({ title, caption, legend = [], children, className = 
     }
   };
   return (
-    <section role="region" aria-label={title} className={`chart ${className}`}>
+    <section role="region" aria-label={title} className={`chart ${className}`} data-control={control}>
       <header>
         <h3>{title}</h3>
         <span className="tools">

@@ -147,7 +147,7 @@ export function ChartsPanel() {
         </div>
       </div>
       {CHART_GROUPS.map((g) => (
-        <section key={g.id} className="series-group" aria-label={g.title}>
+        <section key={g.id} className="series-group" aria-label={g.title} data-control="series">
           <h3 className="group-title">{g.title}</h3>
           <div className="series-grid">
             {g.charts.map((def) => {

@@ -29,22 +29,22 @@ export function Controls() {
       <RunButtons />
       <RewardControls />
       <PresetAbout />
-      <details open>
+      <details open data-control="algorithm">
         <summary>Algorithm</summary>
         <ConfigField name="algorithm" explain={algorithmExplain(algorithm)} />
         <ConfigField name="advantage" explain={advantageExplain(advantage)} />
         {ALGORITHM.map((k) => <ConfigField key={k} name={k} />)}
       </details>
-      <details>
+      <details data-control="model">
         <summary>Model</summary>
         <ModelSize />
       </details>
-      <details>
+      <details data-control="evaluation">
         <summary>Evaluation and length</summary>
         {EVALUATION.map((k) => <ConfigField key={k} name={k} />)}
       </details>
       {envFields.length > 0 && (
-        <details>
+        <details data-control="environment">
           <summary>Environment: {env}</summary>
           {envFields.map((k) => <ConfigField key={k} name={k} />)}
         </details>

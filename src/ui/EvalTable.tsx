@@ -10,10 +10,10 @@ const ORDER = ['step', 'accuracy', 'tokens', 'turns', 'reward', 'lambdaTok'];
 export const EvalTable = memo(function EvalTable({ run }: { run: ShownRun | undefined }) {
   const last: EvalRecord | undefined = run?.evals[run.evals.length - 1];
   const best = run?.meta?.bestEval ?? null;
-  if (!last) return <section aria-label="Last eval" className="eval-table"><h3>Last eval</h3><p className="muted">No eval yet: the first comes with the first step (the warm start's point).</p></section>;
+  if (!last) return <section aria-label="Last eval" className="eval-table" data-control="evalTable"><h3>Last eval</h3><p className="muted">No eval yet: the first comes with the first step (the warm start's point).</p></section>;
   const keys = [...ORDER.filter((k) => k in last), ...Object.keys(last).filter((k) => !ORDER.includes(k)).sort()];
   return (
-    <section aria-label="Last eval" className="eval-table">
+    <section aria-label="Last eval" className="eval-table" data-control="evalTable">
       <h3>Last eval</h3>
       <table>
         <thead><tr><th scope="col">field</th><th scope="col">last</th><th scope="col">best</th></tr></thead>

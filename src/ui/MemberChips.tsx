@@ -16,7 +16,7 @@ export function MemberChips() {
   const setting: number[] = JSON.parse(settings);
   if ((pop?.runs ?? []).filter((r) => r.runId !== null).length < 2) return null;
   return (
-    <div className="member-chips" role="group" aria-label="Choose the member" data-testid="member-chips">
+    <div className="member-chips" data-control="memberChips" role="group" aria-label="Choose the member" data-testid="member-chips">
       {(pop?.runs ?? []).map((r, i) => r.runId !== null && (
         <button key={r.runId} type="button" className="chip" aria-pressed={r.runId === chosen} data-run-id={r.runId} data-setting={setting[i]}
           title={`member ${shortLabel(r.label)}: lambda_tok ${setting[i]} now`} onClick={() => void choose(r.runId!)}>

@@ -245,7 +245,7 @@ export const ParetoChart = memo(function ParetoChart({ runs, trails = {}, baseli
     </button>
   );
   return (
-    <ChartFrame title="Accuracy vs tokens" caption={caption} legend={legend} className="pareto" tools={tools} onHoverRun={onHoverRun} onChooseRun={onChooseRun} chosen={chosen}>
+    <ChartFrame title="Accuracy vs tokens" control="chart" caption={caption} legend={legend} className="pareto" tools={tools} onHoverRun={onHoverRun} onChooseRun={onChooseRun} chosen={chosen}>
       {/* leaving the plot clears the hovered run: a head redrawn under a still mouse never reports its own leave */}
       <div className="pareto-plot" onMouseLeave={onHoverRun ? () => onHoverRun(null) : undefined}>
       <ResponsiveContainer width="100%" height={height}>

@@ -36,7 +36,7 @@ export function PresetPicker() {
   const preset = presetOr(presetName);
   const shown = preset.config.env === 'custom' ? [preset] : PRESETS.filter((p) => presetEnv(p) === env || p.name === preset.name);
   return (
-    <section aria-labelledby={`${id}-h`} className="preset">
+    <section aria-labelledby={`${id}-h`} className="preset" data-control="presetPicker">
       <h2 id={`${id}-h`}>Setup</h2>
       <div className="field wide">
         <label htmlFor={`${id}-env`}>Environment</label>
@@ -69,7 +69,7 @@ export function PresetAbout() {
   const presetName = useApp((s) => s.preset);
   const preset = presetOr(presetName);
   return (
-    <div className="preset-about">
+    <div className="preset-about" data-control="presetPicker">
       <details open>
         <summary>About this preset: {preset.title}</summary>
         <p id="preset-explain" className="explain">{preset.explain}</p>

@@ -93,7 +93,7 @@ export function RewardControls() {
     <section aria-labelledby={`${id}-h`} className="reward">
       <h2 id={`${id}-h`}>Reward</h2>
       <p className="formula">r = r_task − λ_tok·tokens − λ_turn·turns − λ_rep·repetition</p>
-      <div className={`field slider${error ? ' has-error' : ''}`}>
+      <div className={`field slider${error ? ' has-error' : ''}`} data-control="lambdaTok">
         <label htmlFor={`${id}-lt`} className="one-line">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}</label>
         <input id={`${id}-lt`} type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
           aria-valuetext={fmt(value)} aria-invalid={error ? true : undefined} onChange={(e) => onChange(Number(e.target.value))}
@@ -109,26 +109,30 @@ export function RewardControls() {
         {error && <small id={`${id}-lt-error`} role="alert" className="error">{error}</small>}
         <MemberChips />
       </div>
-      <p className="explain small">{EXPLAIN.lambda}</p>
-      <RecipeNote />
-      <ConfigField name="lambdaTurn" />
-      <ConfigField name="lambdaRep" />
-      <ConfigField name="overlongCache" />
-      <ConfigField name="overlongPenalty" />
-      <ConfigField name="lambdaMode" />
-      {mode !== 'budget' && (
-        <>
-          <ConfigField name="lambdaStart" />
-          <ConfigField name="lambdaHold" />
-        </>
-      )}
-      {mode === 'budget' && (
-        <>
-          <ConfigField name="budget" />
-          <ConfigField name="dualEta" />
-          <ConfigField name="lambdaMax" />
-        </>
-      )}
+      <p className="explain small" data-control="lambdaTok">{EXPLAIN.lambda}</p>
+      <div data-control="rewardWeights">
+        <RecipeNote />
+        <ConfigField name="lambdaTurn" />
+        <ConfigField name="lambdaRep" />
+        <ConfigField name="overlongCache" />
+        <ConfigField name="overlongPenalty" />
+      </div>
+      <div data-control="budget">
+        <ConfigField name="lambdaMode" />
+        {mode !== 'budget' && (
+          <>
+            <ConfigField name="lambdaStart" />
+            <ConfigField name="lambdaHold" />
+          </>
+        )}
+        {mode === 'budget' && (
+          <>
+            <ConfigField name="budget" />
+            <ConfigField name="dualEta" />
+            <ConfigField name="lambdaMax" />
+          </>
+        )}
+      </div>
     </section>
   );
 }

@@ -114,12 +114,12 @@ export function RunButtons() {
     <section aria-labelledby={`${id}-h`} className="run-buttons">
       <h2 id={`${id}-h`}>Run</h2>
       <div className="buttons">
-        <button ref={startRef} id="start-button" type="button" className="primary" disabled={off || running || taskPending} aria-describedby={taskPending ? `${id}-no-task` : undefined} onClick={() => void start()}
+        <button ref={startRef} id="start-button" data-control="start" type="button" className="primary" disabled={off || running || taskPending} aria-describedby={taskPending ? `${id}-no-task` : undefined} onClick={() => void start()}
           title={lifecycle === 'idle' ? undefined : 'goes on from where the run is, with what was changed meanwhile'}>{lifecycle === 'idle' ? 'Start' : 'Continue'}</button>
-        <button ref={pauseRef} type="button" disabled={off || !running} onClick={() => void pause()}>Pause</button>
-        <button type="button" disabled={off || running || taskPending} onClick={() => void a.stepOnce()}>Step</button>
-        <button type="button" disabled={off} onClick={() => void a.reset()}>Reset</button>
-        <button type="button" disabled={off} onClick={() => void a.warmStart()}>Warm start</button>
+        <button ref={pauseRef} data-control="pause" type="button" disabled={off || !running} onClick={() => void pause()}>Pause</button>
+        <button type="button" data-control="step" disabled={off || running || taskPending} onClick={() => void a.stepOnce()}>Step</button>
+        <button type="button" data-control="reset" disabled={off} onClick={() => void a.reset()}>Reset</button>
+        <button type="button" data-control="warmStart" disabled={off} onClick={() => void a.warmStart()}>Warm start</button>
       </div>
       {taskPending && <p id={`${id}-no-task`} className="population-note" data-testid="no-task">No task in use yet: Check it in the editor, then <strong>Use this task</strong>; Start trains it.</p>}
       {population && !taskPending && (
@@ -136,9 +136,9 @@ export function RunButtons() {
       {/* which warm start the run began from: shipped (it fits the setting, e.g. any channel noise its range covers) or made here */}
       {warmSource && <p className="muted small" data-testid="warm-source">Warm start: {warmSource}</p>}
       <StepProgress running={running} done={done} within={within} lastStepMs={series && series.rows > 0 ? series.last('step_time_ms') : 0} />
-      <details className="explain small"><summary>Reset or Warm start?</summary>{EXPLAIN.resetVsWarm}</details>
+      <details className="explain small" data-control="reset"><summary>Reset or Warm start?</summary>{EXPLAIN.resetVsWarm}</details>
       <div className="best">
-        <div className="field wide">
+        <div className="field wide" data-control="bestRule">
           <label htmlFor={`${id}-rule`}>Best</label>
           <select id={`${id}-rule`} value={rule} aria-describedby={`${id}-rule-says`} onChange={(e) => a.setBestRule(e.target.value as BestRule)}>
             {(Object.keys(BEST_RULE_LABELS) as BestRule[]).map((r) => <option key={r} value={r}>{BEST_RULE_LABELS[r]}</option>)}
@@ -151,7 +151,7 @@ export function RunButtons() {
               onBlur={(e) => a.setBestRule('tokens', Number(e.target.value))} onKeyDown={(e) => { if (e.key === 'Enter') a.setBestRule('tokens', Number((e.target as HTMLInputElement).value)); }} />
           </div>
         )}
-        <div className="buttons">
+        <div className="buttons" data-control="restoreBest">
           <button type="button" disabled={off || !pick} onClick={() => void a.restoreBest()} aria-describedby={`${id}-rule-says`}>Restore best</button>
         </div>
         <p id={`${id}-rule-says`} className="muted" data-testid="best-rule">
@@ -162,7 +162,7 @@ export function RunButtons() {
         <input id={`${id}-until`} type="checkbox" checked={untilPaused} disabled={off} onChange={(e) => void a.setUntilPaused(e.target.checked)} data-testid="until-paused" />
         {' '}train until paused (else to steps = {steps}, in Evaluation)
       </label>
-      <fieldset className="speed">
+      <fieldset className="speed" data-control="speed">
         <legend>Speed</legend>
         <label><input type="radio" name={`${id}-speed`} checked={speed === 'normal'} onChange={() => a.setSpeed('normal')} /> normal</label>
         <label><input type="radio" name={`${id}-speed`} checked={speed === 'fast'} onChange={() => a.setSpeed('fast')} /> fast (charts redraw once a second)</label>

@@ -74,7 +74,7 @@ export function SweepPanel() {
   const estimate = !running && K > 0 ? sweepEstimate(recent, config.steps, K, cores) : null;
 
   return (
-    <section aria-labelledby={`${id}-h`} className="sweep">
+    <section aria-labelledby={`${id}-h`} className="sweep" data-control="sweep">
       <h2 id={`${id}-h`}>Sweep</h2>
       <p className="help">
         One run per value of {axis === 'budget' ? 'the budget B (lambda_tok set by the dual update)' : 'lambda_tok'}, each from the warm start with the setup

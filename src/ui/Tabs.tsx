@@ -3,7 +3,7 @@
 // move and select; each tab controls its panel, each panel is labelled by its tab.
 import { useId, useRef, type KeyboardEvent, type ReactNode } from 'react';
 
-export interface TabDef<K extends string> { key: K; label: ReactNode }
+export interface TabDef<K extends string> { key: K; label: ReactNode; /** the lesson control it belongs to (LessonPanel.tsx) */ control?: string }
 
 /** The tab a key moves to from `index` of `count` (null: the key is not a tab key). */
 export function tabAfterKey(key: string, index: number, count: number): number | null {
@@ -32,7 +32,7 @@ export function Tabs<K extends string>({ label, tabs, selected, onSelect, childr
     <div className={`tabs ${className}`}>
       <div role="tablist" aria-label={label}>
         {tabs.map((t, i) => (
-          <button key={t.key} ref={(el) => { refs.current[i] = el; }} type="button" role="tab" id={`${id}-${t.key}`} aria-selected={t.key === selected}
+          <button key={t.key} ref={(el) => { refs.current[i] = el; }} type="button" role="tab" data-control={t.control} id={`${id}-${t.key}`} aria-selected={t.key === selected}
             aria-controls={`${id}-${t.key}-panel`} tabIndex={t.key === selected ? 0 : -1} onClick={() => onSelect(t.key)} onKeyDown={(e) => onKey(e, i)}>
             {t.label}
           </button>

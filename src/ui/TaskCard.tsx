@@ -38,7 +38,7 @@ export function TaskCard() {
   const p = taskPicture(config, population);
   const ep = example?.episodes[0];
   return (
-    <section className="task-card" aria-labelledby={`${id}-h`} data-testid="task-card">
+    <section className="task-card" aria-labelledby={`${id}-h`} data-testid="task-card" data-control="taskCard">
       <details open>
         <summary><span id={`${id}-h`}>The task: {p.title}</span></summary>
         <dl>
