@@ -2,7 +2,7 @@
 // the check on their own run (evaluated every 2 s until it passes, and on "Check my run"), the explanation when it
 // passes or when asked, "Run this step's setting again" when it does not, and Back / Next. While a step is open the
 // controls it does not name are hidden (LessonControlsStyle): elements carry data-control="<name>".
-import { useEffect } from 'react';
+import { useEffect, useRef } from 'react';
 import { CONTROLS, type ControlName } from '../lessons';
 import { useApp, useAppStore } from './storeContext';
 
@@ -37,6 +37,19 @@ export function LessonPanel() {
     const t = setInterval(() => { if (store.getState().busy === null) store.getState().lessonCheck(); }, CHECK_EVERY_MS);
     return () => clearInterval(t);
   }, [index, passed, store]);
+  // a comparison of players (AgentPO) is made when the step's run has finished, as the CLI makes it: the check reads it
+  const wantsComparison = useApp((s) => {
+    const l = s.lesson, r = l?.results[l.index];
+    return !!l && 'compare' in l.lesson.steps[l.index].check && r?.final === true && !s.trainer?.comparison && s.busy === null;
+  });
+  const runId = useApp((s) => s.runId);
+  const asked = useRef('');
+  useEffect(() => {
+    const key = `${index}:${runId}`; // once per step and run (a rerun is a new run)
+    if (!wantsComparison || asked.current === key) return;
+    asked.current = key;
+    void store.getState().compare().then(() => store.getState().lessonCheck());
+  }, [wantsComparison, index, runId, store]);
   if (!progress) return null;
   const { lesson, results, explained } = progress;
   const step = lesson.steps[index], r = results[index], n = lesson.steps.length;
