@@ -93,16 +93,16 @@ export function RewardControls() {
     <section aria-labelledby={`${id}-h`} className="reward">
       <h2 id={`${id}-h`}>Reward</h2>
       <p className="formula">r = r_task − λ_tok·tokens − λ_turn·turns − λ_rep·repetition</p>
-      <div className={`field slider${error ? ' has-error' : ''}`} data-control="lambdaTok">
-        <label htmlFor={`${id}-lt`} className="one-line">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}</label>
-        <input id={`${id}-lt`} type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
+      <div className={`field slider${error ? ' has-error' : ''}`}>
+        <label htmlFor={`${id}-lt`} className="one-line" data-control="lambdaTok">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}</label>
+        <input id={`${id}-lt`} data-control="lambdaTok" type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
           aria-valuetext={fmt(value)} aria-invalid={error ? true : undefined} onChange={(e) => onChange(Number(e.target.value))}
           onPointerDown={() => { bind(); dragging.current = true; }} onPointerUp={(e) => release(e.currentTarget)} onPointerCancel={(e) => release(e.currentTarget)}
           onKeyUp={unbind} onBlur={(e) => { release(e.currentTarget); unbind(); }}
           onKeyDown={(e) => { if (bound.current === null) bind(); const v = lambdaAfterKey(e.key, value, max); if (v !== null) { e.preventDefault(); onChange(v); } }} />
-        <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value">{fmt(value, 4)}</output>
+        <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value" data-control="lambdaTok">{fmt(value, 4)}</output>
         {phone && <DockRun />}
-        <small id={`${id}-lt-help`} className="help">
+        <small id={`${id}-lt-help`} className="help" data-control="lambdaTok">
           {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `changes ${shortLabel(memberLabel)} only, from its next step; choose the member below or on the chart (the Sweep panel changes them all)` : before ? `the first member's value: Start trains ${before.length} runs at ${before.join(', ')}` : 'penalty per message token; applies at the next step'}
 
         </small>
