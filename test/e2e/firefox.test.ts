@@ -2,7 +2,8 @@
 // WebDriver BiDi. A first visit (a fresh profile, a bare link) must train on the CPU engine (WebAssembly SIMD)
 // by itself: Start enabled within 5 s of load, the choice said in one notice, and after Start the four members'
 // trails apart on the main chart. No console errors, no request off this origin. Also a 390 px phone, and a single
-// run on the CPU engine's threads (the preview sends COOP and COEP: the page is cross-origin isolated).
+// run on the CPU engine's threads (the preview sends COOP and COEP: the page is cross-origin isolated), and a lesson
+// walked to its end by keyboard.
 // Under CI=true a missing Firefox fails; elsewhere it skips with a message.
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, preview, type PreviewServer } from 'vite';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { findLesson } from '../../src/lessons';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
@@ -152,6 +154,46 @@ describe.runIf(haveFirefox)('the page in Firefox ESR (no WebGPU: the CPU engine)
     expect(threads).toBeGreaterThan(1);
     expect(chunks).toBeGreaterThan(0);
     expect(await page.$('[data-testid="backend-note"]')).toBeNull();
+    expect(errors).toEqual([]);
+    await page.browserContext().close();
+  }, LONG);
+
+  it('a lesson walked to its end by keyboard (group-normalization): the controls it hides, its checks passed, its explanations', async () => {
+    const { page, errors } = await recorded(1280, 800);
+    await page.goto(`${url}?lesson=group-normalization`);
+    const lesson = findLesson('group-normalization');
+    const text = (sel: string) => page.evaluate((s) => document.querySelector(s)?.textContent ?? null, sel);
+    /** Tabs to the button named `name` within `within` (the lesson panel and the run buttons are in the tab order) and presses Enter. */
+    // (backwards where the button comes earlier: a Tab that wraps through the browser's own chrome leaves headless
+    // Firefox focusing the button without activating it on a key)
+    const press = async (name: string, within = 'body', back = false) => {
+      for (let i = 0; i < 120; i++) {
+        if (back) await page.keyboard.down('Shift');
+        await page.keyboard.press('Tab');
+        if (back) await page.keyboard.up('Shift');
+        const found = await page.evaluate((n, w) => {
+          const el = document.activeElement as HTMLButtonElement | null;
+          return el?.tagName === 'BUTTON' && el.textContent === n && !el.disabled && el.closest(w) !== null;
+        }, name, within);
+        if (found) { await page.keyboard.press('Enter'); return; }
+      }
+      throw new Error(`no enabled button "${name}" in the tab order`);
+    };
+    for (const [i, step] of lesson.steps.entries()) {
+      const want = `Step ${i + 1} of ${lesson.steps.length}`;
+      for (let t = 0; t < 240 && (await text('[data-testid="lesson-progress"]')) !== want; t++) await new Promise((r) => setTimeout(r, 500));
+      expect(await text('[data-testid="lesson-progress"]')).toBe(want);
+      await page.waitForFunction(() => document.querySelector('[data-testid="run-status"]')?.textContent === 'idle', { timeout: 120_000 });
+      // what the step hides is not on screen (Reset, the chart), what it names is (Step)
+      expect(await page.evaluate(() => getComputedStyle(document.querySelector('[data-control="reset"]')!).display)).toBe('none');
+      expect(await page.evaluate(() => getComputedStyle(document.querySelector('[data-control="chart"]')!).display)).toBe('none');
+      expect(await page.evaluate(() => getComputedStyle(document.querySelector('[data-control="step"]')!).display)).not.toBe('none');
+      await press('Step', '.run-buttons');
+      await page.waitForFunction(() => document.querySelector('[data-testid="lesson"]')?.getAttribute('data-pass') === 'true', { timeout: 120_000 });
+      expect(await text('[data-testid="lesson-explain"]')).toBe(step.explain);
+      console.log(`Firefox lesson step ${i + 1}: ${await text('[data-testid="lesson-result"]')}`);
+      if (i < lesson.steps.length - 1) await press('Next', '[data-testid="lesson"]', true); // the panel is above the run buttons
+    }
     expect(errors).toEqual([]);
     await page.browserContext().close();
   }, LONG);
