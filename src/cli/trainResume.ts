@@ -7,7 +7,7 @@ import { onInterrupt, openJob } from './jobResume';
 import { finishedResult, RESULT_FILE } from './resumeState';
 import type { Backend } from '../backend';
 import type { RunSetup } from './commands/runSetup';
-import type { TrainSummary } from './commands/train';
+import type { TrainSummary } from './trainResult';
 
 /** The member list of a lone run's job: its own folder. */
 export const LONE_RUN: readonly string[] = ['.'];

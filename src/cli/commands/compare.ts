@@ -13,7 +13,7 @@ import { log, outOrDefault, writeAtomic, BACKEND_HELP } from '../io';
 import { MEMBER_FILES, prepareJobTree } from '../outputTree';
 import { JOB_FILE, onInterrupt, openJob } from '../jobResume';
 import { finishedResult, RESUME_MEMBER_FILES } from '../resumeState';
-import type { TrainResult } from './train';
+import type { TrainResult } from '../trainResult';
 import { parseSets, setup, startSlots } from './runSetup';
 import { laneDevice, placeRuns, runLanes, settled, type LaneRun } from '../runLanes';
 import { checkShorthands } from '../flagChecks';

@@ -28,7 +28,7 @@ import { MEMBER_FILES, prepareJobTree } from '../outputTree';
 import { JOB_FILE, onInterrupt, openJob } from '../jobResume';
 import { finishedResult, RESUME_MEMBER_FILES } from '../resumeState';
 import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './runSetup';
-import type { TrainResult } from './train';
+import type { TrainResult } from '../trainResult';
 
 export const sweepFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },

@@ -19,6 +19,7 @@ import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './
 import type { Backend } from '../../backend';
 import type { WarmStarts } from '../../rl/warmStart';
 import type { StepPoint } from '../../rl/dualStatic';
+import type { TrainResult, TrainSummary } from '../trainResult';
 import { comparePlayers } from '../../rl/compare';
 import { SkipStreak } from '../../rl/faults';
 import { InputError, RunFault } from '../../errors';
@@ -101,9 +102,6 @@ export async function train(argv: string[]): Promise<unknown> {
   }
 }
 
-/** What trainRun returns: train's summary, and each step's tokens and lambda_tok (for sweeps). */
-export interface TrainResult { summary: TrainSummary; history: StepPoint[] }
-export type TrainSummary = Record<string, unknown> & { final: Record<string, number>; best: Record<string, number> | null; wallSeconds: number };
 
 /** How a run is made: `quiet` logs evals and every 10th step only (sweeps run many); `warm` a warm start made
  * already (a sweep's runs share it); `changes` live changes from a step on (a population member's); `label`
