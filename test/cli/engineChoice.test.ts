@@ -1,4 +1,4 @@
-// Defaults a newcomer can trust (issue 41): the names (`cpu` is the CPU engine, `reference` the
+// Defaults a newcomer can trust: the names (`cpu` is the CPU engine, `reference` the
 // reference, `wasm` still accepted), --threads for every command, and the engine picked by
 // timing when there is a hardware GPU (on fake timings and fake backends: this machine has none),
 // cached; without --backend on a software adapter (SwiftShader here) the CLI trains on the CPU
