@@ -24,6 +24,6 @@ step() { # name limit_s command...: skipped once the budget is spent
 step webgpu 220 $gspo bench --compare --backend webgpu --python "$py"
 step grad 120 env GSPO="$gspo" bash scripts/gradCheck.sh webgpu "$py"
 step lesson 60 $gspo train --preset relay-silence --backend webgpu --out "$dir/lesson"
-step wasm1 200 env GSPO_THREADS=1 $gspo bench --compare --backend wasm --threads 1 --python "$py"
-step wasm2 200 env GSPO_THREADS=2 $gspo bench --compare --backend wasm --threads 2 --python "$py"
+step wasm1 200 env GSPO_THREADS=1 $gspo bench --compare --backend cpu --threads 1 --python "$py"
+step wasm2 200 env GSPO_THREADS=2 $gspo bench --compare --backend cpu --threads 2 --python "$py"
 cat "$OUT/steps.txt"

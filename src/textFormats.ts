@@ -2,10 +2,7 @@
 // imported), a path, a flag's text. Every writer of such a file uses these, so no string can start new structure
 // there: markdown and HTML get no raw tags, a newline in markdown cannot begin a heading or a table row, a CSV
 // field cannot end its row or start a formula, a Python or YAML string cannot end its quotes.
-import { pyString } from './export/literal';
-
-/** Python: a string literal in printable ASCII (src/export/literal.ts, the export's one way a string enters code). */
-export { pyString };
+// (Python and shell: src/export/literal.ts `pyString`, `shellWord`, the export's one way a string enters code.)
 
 // every line break a renderer may honour (CR, LF, VT, FF, NEL, LS, PS) and the other control characters
 const BREAKS = /[\r\n\v\f\u0085\u2028\u2029]+/g;

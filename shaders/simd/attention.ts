@@ -4,7 +4,8 @@
 // A decode step computes its row with the same function as the forward's row t, so the two
 // agree bit for bit, as the reference's do.
 import { madd } from './fma';
-import { dot, hsum4, rowAccumulate, tail4 } from './matmul';
+import { dot, hsum4, tail4 } from './dot';
+import { rowAccumulate } from './matmul';
 
 /**
  * s[j] = x . y_j for 4 rows y_j = y0 + j * stride (j < 4): 4 partial sums over the head, folded by hsum4 (as the

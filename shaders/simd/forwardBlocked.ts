@@ -3,7 +3,7 @@
 // every pair of the block's rows while in L1, instead of all of w coming from L3 for each pair. Same kernel, same
 // sums in the same order (lane l sums k = l mod 4, then hsum4), so the results are those of matmul.ts's order.
 import { madd } from './fma';
-import { dot, finish1, finish4, hsum4, tail4 } from './matmul';
+import { dot, finish1, finish4, hsum4, tail4 } from './dot';
 import { geluForward } from './gelu';
 
 /** Rows per block: 16 rows of inp at K <= 512 are at most 32 KiB. */

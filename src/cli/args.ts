@@ -31,9 +31,27 @@ export function parseFlags(argv: string[], spec: FlagSpec, command: string): Fla
     } else if (s.kind === 'bool') {
       if (raw !== 'true' && raw !== 'false') throw new InputError(`${command}: --${name} must be true or false, got "${clip(raw)}"`);
       out[name] = raw === 'true';
-    } else out[name] = name === 'backend' && command !== 'bench' ? backendFlagValue(raw) : raw; // bench keeps the code's names (its tables)
+    } else if (name === 'backend') {
+      // bench --compare takes a list of engines: it translates each item itself (benchEngines.ts parseEngineList)
+      if (!raw.includes(',')) { const note = oldEngineName(raw); if (note) process.stderr.write(`notice: ${note}\n`); }
+      out[name] = raw.includes(',') ? raw : backendFlagValue(raw);
+    } else out[name] = raw;
   }
   return out;
+}
+
+/**
+ * Every command names the engines the same way, in its flags, its output and its JSON: `cpu` the CPU engine
+ * (WebAssembly SIMD), `reference` the plain TypeScript reference, `webgpu`. The code's own names (Backend.name)
+ * differ for the first two: 'wasm' and 'cpu'. engineName turns a code name into the one a person reads.
+ */
+export function engineName(codeName: string): string {
+  return codeName === 'wasm' ? 'cpu' : codeName === 'cpu' ? 'reference' : codeName;
+}
+
+/** The line said when --backend gets an engine's old name (null for a current one). */
+export function oldEngineName(raw: string): string | null {
+  return raw === 'wasm' ? '--backend wasm: wasm is now called cpu (the CPU engine)' : null;
 }
 
 /**

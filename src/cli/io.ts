@@ -138,9 +138,6 @@ export function writeAllAtomic(files: readonly { path: string; data: Uint8Array 
 export type BackendChoice = 'webgpu' | 'cpu' | 'wasm';
 export const BACKEND_CHOICES = 'webgpu, cpu (the CPU engine: WebAssembly SIMD on every core; wasm is the same) or reference (the plain TypeScript reference, slow)';
 
-/** bench names the engines as the code does (its tables and the benchmark docs): cpu is the reference there. */
-export const BENCH_CHOICES = 'webgpu, cpu (the reference) or wasm (the WebAssembly SIMD engine)';
-
 /** The --backend help of the commands that take any engine. */
 export const BACKEND_HELP = 'cpu | webgpu | reference (default: WebGPU on a hardware GPU, timed against the CPU engine by train; else cpu, the CPU engine on every core; wasm = cpu; reference: the plain TypeScript reference)';
 

@@ -8,7 +8,7 @@ import { cpuLimitBytes, MACHINE_SHARE } from './cpuBudget';
 import type { RunConfig } from '../config';
 import type { MemberChange } from '../rl/population';
 import type { WarmStarts } from '../rl/warmStart';
-import type { TrainResult } from './commands/train';
+import type { TrainResult } from './trainResult';
 
 /** One member's run: the preset and its overrides (as `setup` takes them), where it writes, its warm start and changes. */
 export interface MemberJob {

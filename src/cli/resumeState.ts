@@ -15,7 +15,7 @@ import type { EvalRecord, Flag } from '../rl/runRecord';
 import type { StepPoint } from '../rl/dualStatic';
 import type { Trainer } from '../rl/trainer';
 import { writeAllAtomic } from './io';
-import type { TrainResult } from './commands/train';
+import type { TrainResult } from './trainResult';
 
 export const RESUME_FILE = 'resume.safetensors';
 export const RESUME_NOTE = 'resume.json';

@@ -15,7 +15,8 @@ import type { WarmStarts } from '../rl/warmStart';
 import { checkBackendFlag, chooseBackend, cpuEngine, log } from './io';
 import { memoryLimit, runThread, type MemberJob, type MemberOutcome } from './memberPool';
 import type { RunSetup } from './commands/runSetup';
-import { trainMembers, type TrainResult } from './commands/train';
+import { trainMembers } from './commands/train';
+import type { TrainResult } from './trainResult';
 
 /** Where lanes train: WebGPU in this process, or a CPU engine in one thread per member. */
 export type LaneDevice = { gpu: WebGpuBackend } | { engine: 'cpu' | 'wasm' };

@@ -7,7 +7,8 @@ import { onInterrupt, openJob } from './jobResume';
 import { finishedResult, RESULT_FILE } from './resumeState';
 import type { Backend } from '../backend';
 import type { RunSetup } from './commands/runSetup';
-import type { TrainSummary } from './commands/train';
+import type { TrainSummary } from './trainResult';
+import { engineName } from './args';
 
 /** The member list of a lone run's job: its own folder. */
 export const LONE_RUN: readonly string[] = ['.'];
@@ -24,11 +25,10 @@ export interface OpenedTrain {
 }
 
 /** The engine as a setting: an engine's results are its own (wasm is the CPU engine, cpu the reference). */
-const engineOf = (b: Backend): string => (b.name === 'wasm' ? 'cpu' : b.name === 'cpu' ? 'reference' : b.name);
 
 /** Opens `out` for this train (throws an InputError naming what differs when it holds a train of other settings). */
 export function openTrain(out: string, s: RunSetup, at: readonly string[], backend: Backend, fresh: boolean): OpenedTrain {
-  const settings: Record<string, unknown> = { preset: s.preset.name, backend: engineOf(backend), '--at': [...at], ...s.config };
+  const settings: Record<string, unknown> = { preset: s.preset.name, backend: engineName(backend.name), '--at': [...at], ...s.config };
   const job = openJob(out, 'train', settings, LONE_RUN, [RESULT_FILE], fresh);
   const none = () => {};
   // read again as it was written (NaN kept: resumeState.ts exactJson); a train killed after its result.json and

@@ -2,7 +2,7 @@
 // it starts from and a paragraph on what to watch for.
 import { InputError, quote } from '../errors';
 import { DEFAULTS, validateConfig, type RunConfig } from '../config';
-import type { DemoOptions } from './registry';
+import type { DemoOptions } from './types';
 import { PHIL_WEIGHTS, PHIL_WEIGHTS_ARITHMETIC } from './philosophers';
 
 /**

@@ -4,15 +4,11 @@ import { InputError } from '../errors';
 import { createAddition } from './addition';
 import { createPhilosophers, philosophersCurriculum } from './philosophers';
 import { createRelay } from './relay';
-import type { Environment } from './types';
+import type { DemoOptions, Environment } from './types';
 import { loadUserTask } from './userTask';
 import { taskCodeOf } from '../config';
 
-export interface DemoOptions {
-  demoSilence?: number; flagAwareDemos?: boolean; demoCopies?: number;
-  /** relay: demos across channels, eps uniform in [lo, hi] per episode (the warm start then fits any channelNoise in it). */
-  demoNoise?: readonly [number, number];
-}
+export type { DemoOptions } from './types';
 
 export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
   switch (c.env) {

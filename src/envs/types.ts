@@ -118,3 +118,10 @@ export interface Environment<Task = unknown, State = unknown> {
   /** The repertoire of finished episodes (played at temperature 1) against the demonstrations' (src/rl/warmStart.ts). */
   repertoire?(states: State[]): RepertoireRate[];
 }
+
+/** How a warm start's demonstrations are made (a preset's `demo`; createEnv's second argument). */
+export interface DemoOptions {
+  demoSilence?: number; flagAwareDemos?: boolean; demoCopies?: number;
+  /** relay: demos across channels, eps uniform in [lo, hi] per episode (the warm start then fits any channelNoise in it). */
+  demoNoise?: readonly [number, number];
+}

@@ -14,7 +14,7 @@ import { DEFAULTS, taskCodeOf, type RunConfig } from '../config';
 import { taskHash } from '../envs/userTask/preset';
 import { clip } from '../errors';
 import { presetSlots, type Preset } from '../envs/presets';
-import type { DemoOptions } from '../envs/registry';
+import type { DemoOptions } from '../envs/types';
 import type { Environment } from '../envs/types';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 

@@ -12,7 +12,7 @@ import type { RunConfig } from '../config';
 import type { Environment } from '../envs/types';
 import { InputError } from '../errors';
 import { memberBytes, membersAtOnce, type MemberChange } from './population';
-import { stackRefusal } from './populationPlan';
+import { checkStackedChanges, stackRefusal } from './populationPlan';
 import { modelConfigFor } from './pretrain';
 import { slotNames } from './slots';
 
@@ -67,6 +67,12 @@ export function placeMembers(configs: readonly RunConfig[], env: Environment<any
   const stack = where.asked ?? K;
   if (where.backend === 'webgpu' && stack > 1 && refusal === null) {
     const lanes = Array.from({ length: Math.ceil(K / stack) }, (_, l) => alone.flat().slice(l * stack, (l + 1) * stack));
+    // a live change a lane could not apply at its step is refused now, before any member trains
+    for (const lane of lanes) {
+      if (lane.length < 2) continue;
+      const local = (where.changes ?? []).filter((c) => c.member === null || lane.includes(c.member)).map((c) => ({ ...c, member: c.member === null ? null : lane.indexOf(c.member) }));
+      checkStackedChanges(lane.map((k) => configs[k]), envs[lane[0]], local);
+    }
     const layout = lanes.length === 1 ? `${K} members stacked in one worker on WebGPU: one set of dispatches per step for all of them`
       : `${K} members stacked ${stack} at a time on WebGPU: one set of dispatches per step for each ${stack}`;
     return { lanes, atOnce: 1, layout, refusal, memberBytes: perMember };

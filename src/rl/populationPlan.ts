@@ -68,3 +68,23 @@ export function plannedConfigs(current: readonly RunConfig[], partials: readonly
   if (reason) throw new InputError(`${fields.join(', ')} ${who}: refused, ${reason}`);
   return next;
 }
+
+/**
+ * Refuses, before any member trains, live changes a stacked population could not apply when their step comes
+ * (`changes[i].member`: an index into `configs`, or null for every member): each is applied in step order through
+ * plannedConfigs, the rule the Trainer applies at the step, so a change to every member that makes the members
+ * unstackable (advantage=batch, dynamicSampling=on) is an InputError now, not every member's fault at that step.
+ */
+export function checkStackedChanges(configs: readonly RunConfig[], env: Environment<any, any>, changes: readonly MemberChange[]): void {
+  let now: RunConfig[] = [...configs];
+  for (const c of [...changes].sort((a, b) => a.step - b.step)) {
+    const partials = now.map((_, k) => (c.member === null || c.member === k ? c.partial : {}));
+    try {
+      now = plannedConfigs(now, partials, env);
+    } catch (e) {
+      if (!(e instanceof InputError)) throw e;
+      const what = Object.entries(c.partial).map(([k, v]) => `${k}=${String(v)}`).join(',');
+      throw new InputError(`--at ${c.step}:${what}${c.member === null ? '' : `@${c.member}`}: a stacked population cannot apply this live change: ${e.message}`);
+    }
+  }
+}

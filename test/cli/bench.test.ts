@@ -143,7 +143,7 @@ describe('bench flags', () => {
     expect(r.stderr).toMatch(/--torch-script only applies with --compare/);
     r = gspo(['bench', '--compare', '--backend', 'gpu']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--backend must be webgpu, cpu \(the reference\) or wasm \(the WebAssembly SIMD engine\), got "gpu"/);
+    expect(r.stderr).toMatch(/--backend must be webgpu, cpu \(the CPU engine: WebAssembly SIMD on every core; wasm is the same\) or reference \(the plain TypeScript reference, slow\), got "gpu"/);
     r = gspo(['bench', '--compare', '--quick=yes']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--quick must be true or false/);
@@ -151,10 +151,11 @@ describe('bench flags', () => {
 });
 
 describe('bench --compare --quick', () => {
-  it('cpu, --json, a fake PyTorch: three cases at the page\'s sizes, the figures\' arithmetic, the ratio to the fake', () => {
-    const r = gspo(['bench', '--compare', '--quick', '--backend', 'cpu', '--json', '--torch-script', fake]);
+  it('reference, --json, a fake PyTorch: three cases at the page\'s sizes, the figures\' arithmetic, the ratio to the fake', () => {
+    const r = gspo(['bench', '--compare', '--quick', '--backend', 'reference', '--json', '--torch-script', fake]);
     expect(r.code, r.stderr).toBe(0);
     const j = r.json;
+    expect(j.backend).toBe('reference'); // every command's name for it
     expect(j.cases.map((c: CaseResult) => [c.model, c.P, c.G])).toEqual([['2x4x64', 1, 2], ['2x4x64', 4, 4], ['8x8x256', 1, 2]]);
     expect(j.floor).toBeNull(); // no dispatches on the CPU
     for (const c of j.cases as CaseResult[]) {

@@ -1,4 +1,4 @@
-// `bench --compare --backend cpu,wasm`: several engines and PyTorch side by side. Asserted: the
+// `bench --compare --backend reference,cpu`: several engines and PyTorch side by side. Asserted: the
 // table's arithmetic from hand figures (GFLOP/s = GFLOP / s, each ratio the quotient of two ms
 // columns), each case's FLOP count recomputed by hand from the shapes it reports, the arguments
 // PyTorch is given (the CPU, one thread), a missing torch reported in words, and bad flags.
@@ -43,18 +43,18 @@ const engine = (backend: string, ms: number[]): CompareResult => ({
 
 describe('the side-by-side table from hand figures', () => {
   // 2 GFLOP in 200 / 50 / 40 ms: 10 / 40 / 50 GFLOP/s; 30 GFLOP in 3000 / 600 / 500 ms: 10 / 50 / 60 GFLOP/s
-  const results = [engine('cpu', [200, 3000]), engine('wasm', [50, 600])];
+  const results = [engine('reference', [200, 3000]), engine('cpu', [50, 600])];
   const torch: TorchCompare = { available: true, version: '9.9', python: '/usr/bin/python3', blas: 'libopenblas.so', place: { device: 'cpu', threads: 1 }, results: [
     { case: 'default', ms: 40 }, { case: 'largest', ms: 500 },
   ] };
   it('ms, GFLOP/s and the ratios as quotients of the ms columns', () => {
     const rows = sideRows(results, torch);
-    expect(rows[0].ms).toEqual({ cpu: 200, wasm: 50, torch: 40 });
-    expect(rows[0].gflops).toEqual({ cpu: 10, wasm: 40, torch: 50 });
-    expect(rows[0].ratios).toEqual({ 'cpu/wasm': 4, 'cpu/torch': 5, 'wasm/torch': 1.25 });
-    expect(rows[1].ratios).toEqual({ 'cpu/wasm': 5, 'cpu/torch': 6, 'wasm/torch': 1.2 });
-    const out = formatEngines({ engines: ['cpu', 'wasm'], threads: 1, skipped: [], results, torch, rows });
-    expect(out).toMatch(/^case +model +P x G +GFLOP\/step +cpu ms +wasm ms +torch ms +cpu GFLOP\/s +wasm GFLOP\/s +torch GFLOP\/s +cpu\/wasm +cpu\/torch +wasm\/torch$/m);
+    expect(rows[0].ms).toEqual({ reference: 200, cpu: 50, torch: 40 });
+    expect(rows[0].gflops).toEqual({ reference: 10, cpu: 40, torch: 50 });
+    expect(rows[0].ratios).toEqual({ 'reference/cpu': 4, 'reference/torch': 5, 'cpu/torch': 1.25 });
+    expect(rows[1].ratios).toEqual({ 'reference/cpu': 5, 'reference/torch': 6, 'cpu/torch': 1.2 });
+    const out = formatEngines({ engines: ['reference', 'cpu'], threads: 1, skipped: [], results, torch, rows });
+    expect(out).toMatch(/^case +model +P x G +GFLOP\/step +reference ms +cpu ms +torch ms +reference GFLOP\/s +cpu GFLOP\/s +torch GFLOP\/s +reference\/cpu +reference\/torch +cpu\/torch$/m);
     expect(out).toMatch(/^default +2x4x64 +32 x 8 +2\.000 +200\.0 +50\.0 +40\.0 +10\.00 +40\.00 +50\.00 +4\.00x +5\.00x +1\.25x$/m);
     expect(out).toMatch(/^largest +2x4x64 +32 x 8 +30\.000 +3000\.0 +600\.0 +500\.0 +10\.00 +50\.00 +60\.00 +5\.00x +6\.00x +1\.20x$/m);
     expect(out).toMatch(/torch = PyTorch 9\.9 on the CPU, 1 thread/);
@@ -63,8 +63,8 @@ describe('the side-by-side table from hand figures', () => {
   it('without torch: no torch columns, and one line saying PyTorch was not found', () => {
     const none: TorchCompare = { available: false, reason: 'PyTorch was not found: torch is not installed for python3 (x)', results: [] };
     const rows = sideRows(results, none);
-    expect(rows[0].ratios).toEqual({ 'cpu/wasm': 4 });
-    const out = formatEngines({ engines: ['cpu', 'wasm'], threads: 1, skipped: [{ engine: 'webgpu', reason: 'no adapter' }], results, torch: none, rows });
+    expect(rows[0].ratios).toEqual({ 'reference/cpu': 4 });
+    const out = formatEngines({ engines: ['reference', 'cpu'], threads: 1, skipped: [{ engine: 'webgpu', reason: 'no adapter' }], results, torch: none, rows });
     expect(out).not.toMatch(/torch ms/);
     expect(out).toMatch(/^PyTorch: not compared \(PyTorch was not found: torch is not installed for python3 \(x\)\)$/m);
     expect(out).toMatch(/^webgpu: not measured \(no adapter\)$/m);
@@ -86,21 +86,28 @@ describe('finding a Python with torch', () => {
 describe('bench --backend lists and --threads', () => {
   it('bad values name the flag', () => {
     const cases: [string[], RegExp][] = [
-      [['bench', '--backend', 'cpu,wasm'], /--backend takes a list \("cpu,wasm"\) only with --compare/],
-      [['bench', '--compare', '--backend', 'cpu,gpu'], /each engine of --backend must be webgpu, cpu \(the reference\) or wasm .*, got "gpu" in "cpu,gpu"/],
-      [['bench', '--compare', '--backend', 'cpu,,wasm'], /--backend "cpu,,wasm" has an empty item/],
-      [['bench', '--compare', '--backend', 'wasm,cpu,wasm'], /--backend names wasm twice/],
+      [['bench', '--backend', 'reference,cpu'], /--backend takes a list \("reference,cpu"\) only with --compare/],
+      [['bench', '--compare', '--backend', 'cpu,gpu'], /each engine of --backend must be webgpu, cpu \(the CPU engine.*\) or reference .*, got "gpu" in "cpu,gpu"/],
+      [['bench', '--compare', '--backend', 'reference,,cpu'], /--backend "reference,,cpu" has an empty item/],
+      [['bench', '--compare', '--backend', 'cpu,reference,cpu'], /--backend names cpu twice/],
+      [['bench', '--backend', 'tpu'], /--backend must be webgpu, cpu \(the CPU engine/],
       [['bench', '--threads', '2'], /--threads only applies with --compare/],
       [['bench', '--compare', '--threads', '0'], /--threads must be at least 1, got 0/],
       [['bench', '--compare', '--threads', '1.5'], /--threads must be an integer, got "1\.5"/],
-      [['bench', '--compare', '--backend', 'webgpu', '--threads', '2'], /--threads applies beside a CPU engine/],
+      [['bench', '--compare', '--backend', 'webgpu', '--threads', '2'], /--threads applies beside the CPU engine or the reference/],
     ];
     for (const [args, message] of cases) {
       const r = gspo(args);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toMatch(message);
     }
-    expect(parseEngineList('cpu,wasm,webgpu')).toEqual(['cpu', 'wasm', 'webgpu']);
+    // every command's names, as the code's (internal: wasm the CPU engine, cpu the reference)
+    const notes: string[] = [];
+    expect(parseEngineList('reference,cpu,webgpu', (l) => notes.push(l))).toEqual(['cpu', 'wasm', 'webgpu']);
+    expect(notes).toEqual([]);
+    // the old bench names, still read: cpu,wasm was the reference and the CPU engine, said in one line
+    expect(parseEngineList('cpu,wasm', (l) => notes.push(l))).toEqual(['cpu', 'wasm']);
+    expect(notes).toEqual(['--backend cpu,wasm is in the old names (wasm is now called cpu, the CPU engine; cpu was the reference): read as reference,cpu']);
   });
   it('the script: --threads below 0 exits 2 naming it (no torch needed)', () => {
     const r = spawnSync('python3', [SCRIPT, '--plan', '--threads', '-1'], { encoding: 'utf8' });
@@ -121,12 +128,12 @@ describe.skipIf(!real.status.available)('scripts/torch_rl_step.py with torch', (
   });
 });
 
-describe('bench --compare --quick --backend cpu,wasm', () => {
+describe('bench --compare --quick --backend reference,cpu', () => {
   it('a fake PyTorch: both engines, PyTorch on the CPU at one thread, FLOPs by hand, ratios the quotients', () => {
-    const r = gspo(['bench', '--compare', '--quick', '--backend', 'cpu,wasm', '--json', '--torch-script', fake]);
+    const r = gspo(['bench', '--compare', '--quick', '--backend', 'reference,cpu', '--json', '--torch-script', fake]);
     expect(r.code, r.stderr).toBe(0);
     const j = r.json as EnginesResult;
-    expect(j.engines).toEqual(['cpu', 'wasm']);
+    expect(j.engines).toEqual(['reference', 'cpu']);
     expect(j.rows.map((x) => [x.model, x.P, x.G])).toEqual([['2x4x64', 1, 2], ['2x4x64', 4, 4], ['8x8x256', 1, 2]]);
     for (const e of j.results) {
       for (const c of e.cases) {
@@ -138,29 +145,30 @@ describe('bench --compare --quick --backend cpu,wasm', () => {
         expect(c.gflops).toBeCloseTo(c.flops / c.ms / 1e6, 9);
       }
     }
-    const [cpu, wasm] = j.results;
+    const [ref, cpu] = j.results;
     j.rows.forEach((row, i) => {
-      expect(row.ms).toEqual({ cpu: cpu.cases[i].ms, wasm: wasm.cases[i].ms, torch: 2.5 });
-      expect(row.flops).toBe(cpu.cases[i].flops); // PyTorch was given the first engine's shapes
+      expect(row.ms).toEqual({ reference: ref.cases[i].ms, cpu: cpu.cases[i].ms, torch: 2.5 });
+      expect(row.flops).toBe(ref.cases[i].flops); // PyTorch was given the first engine's shapes
       expect(row.gflops.torch).toBeCloseTo(row.flops / 2.5 / 1e6, 9);
-      expect(row.ratios['cpu/wasm']).toBeCloseTo(row.ms.cpu / row.ms.wasm, 12);
-      expect(row.ratios['wasm/torch']).toBeCloseTo(row.ms.wasm / 2.5, 12);
+      expect(row.ratios['reference/cpu']).toBeCloseTo(row.ms.reference / row.ms.cpu, 12);
       expect(row.ratios['cpu/torch']).toBeCloseTo(row.ms.cpu / 2.5, 12);
+      expect(row.ratios['reference/torch']).toBeCloseTo(row.ms.reference / 2.5, 12);
     });
     const logged = readFileSync(argsLog, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as string[]);
     expect(logged).toHaveLength(3); // PyTorch once per case, not once per engine
     for (const a of logged) expect([flag(a, '--device'), flag(a, '--threads')]).toEqual(['cpu', '1']);
-    expect(logged.map((a) => flag(a, '--train-rows'))).toEqual(cpu.cases.map((c) => String(c.shape.trainRows)));
+    expect(logged.map((a) => flag(a, '--train-rows'))).toEqual(ref.cases.map((c) => String(c.shape.trainRows)));
   }, 600_000);
 
   it('no torch: the engines\' table, and PyTorch reported not found in words (exit 0)', () => {
     const r = gspo(['bench', '--compare', '--quick', '--backend', 'cpu,wasm', '--python', '/nonexistent/python3']);
     expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/^notice: --backend cpu,wasm is in the old names .*: read as reference,cpu$/m);
     expect(r.stdout).toMatch(/^PyTorch: not compared \(PyTorch was not found: \/nonexistent\/python3 could not be run \(ENOENT\)\)$/m);
-    expect(r.stdout).toMatch(/^case +model +P x G +GFLOP\/step +cpu ms +wasm ms +cpu GFLOP\/s +wasm GFLOP\/s +cpu\/wasm$/m);
+    expect(r.stdout).toMatch(/^case +model +P x G +GFLOP\/step +reference ms +cpu ms +reference GFLOP\/s +cpu GFLOP\/s +reference\/cpu$/m);
     const row = r.stdout.split('\n').find((l) => l.startsWith('largest ') && l.endsWith('x'))!.split(/ {2,}/);
     expect(row.slice(0, 3)).toEqual(['largest', '8x8x256', '1 x 2']);
-    const [cpuMs, wasmMs, ratio] = [Number(row[4]), Number(row[5]), Number(row[8].replace('x', ''))];
-    expect(ratio).toBeCloseTo(cpuMs / wasmMs, 1); // the printed ratio is the quotient of the printed ms (to their rounding)
+    const [refMs, cpuMs, ratio] = [Number(row[4]), Number(row[5]), Number(row[8].replace('x', ''))];
+    expect(ratio).toBeCloseTo(refMs / cpuMs, 1); // the printed ratio is the quotient of the printed ms (to their rounding)
   }, 600_000);
 });

@@ -1,4 +1,4 @@
-// Defaults a newcomer can trust (issue 41): the names (`cpu` is the CPU engine, `reference` the
+// Defaults a newcomer can trust: the names (`cpu` is the CPU engine, `reference` the
 // reference, `wasm` still accepted), --threads for every command, and the engine picked by
 // timing when there is a hardware GPU (on fake timings and fake backends: this machine has none),
 // cached; without --backend on a software adapter (SwiftShader here) the CLI trains on the CPU
@@ -7,7 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend';
-import { backendFlagValue, parseFlags, takeThreads } from '../../src/cli/args';
+import { backendFlagValue, engineName, oldEngineName, parseFlags, takeThreads } from '../../src/cli/args';
 import { chooseByTiming, pickFaster } from '../../src/cli/engineChoice';
 import { wasmThreads } from '../../src/cli/io';
 import { softwareRenderer as softwareAdapter } from '../../src/gpu/software';
@@ -20,21 +20,31 @@ const fake = (name: string) => {
 };
 
 describe('the names of the engines', () => {
-  it('cpu and wasm are the CPU engine, reference the reference; bench keeps the code\'s names', () => {
+  it('cpu and wasm are the CPU engine, reference the reference, in every command (bench too); wasm says it is now cpu', () => {
     expect(['cpu', 'wasm', 'reference', 'webgpu', 'tpu'].map(backendFlagValue)).toEqual(['wasm', 'wasm', 'cpu', 'webgpu', 'tpu']);
-    expect(parseFlags(['--backend', 'cpu'], { backend: { kind: 'string', help: '' } }, 'train').backend).toBe('wasm');
-    expect(parseFlags(['--backend=reference'], { backend: { kind: 'string', help: '' } }, 'eval').backend).toBe('cpu');
-    expect(parseFlags(['--backend', 'cpu'], { backend: { kind: 'string', help: '' } }, 'bench').backend).toBe('cpu');
+    // the code's names back to every command's (output and JSON)
+    expect(['wasm', 'cpu', 'webgpu'].map(engineName)).toEqual(['cpu', 'reference', 'webgpu']);
+    for (const command of ['train', 'eval', 'sweep', 'bench']) {
+      expect(parseFlags(['--backend', 'cpu'], { backend: { kind: 'string', help: '' } }, command).backend).toBe('wasm');
+      expect(parseFlags(['--backend=reference'], { backend: { kind: 'string', help: '' } }, command).backend).toBe('cpu');
+    }
+    expect(oldEngineName('wasm')).toBe('--backend wasm: wasm is now called cpu (the CPU engine)');
+    expect(['cpu', 'reference', 'webgpu'].map(oldEngineName)).toEqual([null, null, null]);
   });
 
-  it('--backend cpu runs the CPU engine, reference the reference (their summaries say which)', () => {
+  it('--backend cpu runs the CPU engine, reference the reference (their summaries say which, by the same names)', () => {
     const ck = join(import.meta.dirname, '../../public/checkpoints/relay-warm.safetensors');
     const args = ['logprobs', '--checkpoint', ck, '--tokens', '1,5,7,2,3,9'];
     const cpu = gspo([...args, '--backend', 'cpu']), ref = gspo([...args, '--backend', 'reference']), bad = gspo([...args, '--backend', 'tpu']);
+    const old = gspo([...args, '--backend', 'wasm']);
     expect(cpu.code, cpu.stderr).toBe(0);
     expect(ref.code, ref.stderr).toBe(0);
-    expect(cpu.json.backend).toBe('wasm');
-    expect(ref.json.backend).toBe('cpu');
+    expect(old.code, old.stderr).toBe(0);
+    expect(cpu.json.backend).toBe('cpu');
+    expect(ref.json.backend).toBe('reference');
+    expect(old.json.backend).toBe('cpu');
+    expect(old.stderr).toMatch(/^notice: --backend wasm: wasm is now called cpu \(the CPU engine\)$/m);
+    expect(cpu.stderr).not.toMatch(/now called/);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--backend must be webgpu, cpu \(the CPU engine: WebAssembly SIMD on every core; wasm is the same\) or reference/);
   }, 120_000);
@@ -96,7 +106,7 @@ describe('the engine by measurement', () => {
     const out = join(tempDir(), 'run');
     const r = gspo(['train', '--preset', 'relay-silence', '--steps', '1', '--set', 'evalEpisodes=8', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--out', out]);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.json.backend).toBe('wasm');
+    expect(r.json.backend).toBe('cpu');
     expect(r.stderr).toMatch(/notice: (WebGPU here is SwiftShader, a software renderer|no WebGPU adapter .*): using the CPU engine \(WebAssembly SIMD, \d+ threads?\)/);
   }, 180_000);
 });

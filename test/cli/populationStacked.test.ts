@@ -45,6 +45,18 @@ describe('sweep --backend webgpu as a stacked population', () => {
     expect(sp.frontier).toEqual(ss.frontier.map((f: { out: string }) => ({ ...f, out: f.out.replace(seq, pop) })));
   }, 900_000);
 
+  it('refuses, before any member trains, a live change a stacked population cannot apply (exit 2, one line)', (ctx) => {
+    if (!webgpuForCli().ok) ctx.skip();
+    for (const change of ['1:advantage=batch', '1:dynamicSampling=on']) {
+      const out = join(root, `at-${change.replace(/\W/g, '-')}`);
+      const r = gspo([...args, '--at', change, '--out', out]);
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(new RegExp(`--at ${change}: a stacked population cannot apply this live change`));
+      expect(r.stderr).not.toMatch(/runs failed/);
+      expect(existsSync(join(out, 'sweep.json'))).toBe(false);
+    }
+  }, 300_000);
+
   it('refuses a stacked population over the memory limit before anything is written, naming K and the limit', (ctx) => {
     if (!webgpuForCli().ok) ctx.skip();
     const out = join(root, 'big');

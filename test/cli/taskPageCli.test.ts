@@ -1,4 +1,4 @@
-// The same task, seed and settings give the same run on the page and in the CLI, on the CPU engine (issue 40):
+// The same task, seed and settings give the same run on the page and in the CLI, on the CPU engine:
 // the page's trainer worker (TrainerApi, as the page drives it: init with the run's taskCode, then steps)
 // against `train --task FILE --backend cpu`, one thread each. The CLI is the independent path here: its own
 // process, its own file reading, its own preset registration and warm start.

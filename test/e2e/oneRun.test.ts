@@ -1,5 +1,5 @@
 // One current run on the page, in a real Chromium without a GPU (the CPU engine), driven as a
-// person would. Each test is a bullet of issue 39's "Why" that failed on the page before:
+// person would. Each test is a case that failed on the page before:
 // - a first visit trains until paused; moving one member's lambda_tok 5 s after Start walks
 //   that member's trail toward fewer tokens; Pause then Step steps the population (no new run);
 // - a fixed-step population that finished reads finished (step, transcripts, the task card,

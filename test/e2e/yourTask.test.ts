@@ -1,4 +1,4 @@
-// Your own task on the page (issue 40), in a real Chromium without a GPU (the CPU engine): a short task
+// Your own task on the page, in a real Chromium without a GPU (the CPU engine): a short task
 // typed into the editor is checked, used and trained until eval points reach the chart; a syntax error
 // is marked at its line and nothing trains; the task's link carries its code, and opening it shows the
 // code and asks before anything runs. Under CI=true a missing Chromium fails; elsewhere it skips.

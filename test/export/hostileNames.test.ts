@@ -1,4 +1,4 @@
-// Finding 5 of round three: a page export is valid UTF-8 whatever the run's name holds.
+// A page export is valid UTF-8 whatever the run's name holds.
 // A lone UTF-16 surrogate in the name used to reach the bundle as "\ud800", which Python cannot
 // write as UTF-8 (UnicodeEncodeError in the unpack script). The bundle is unpacked by python3
 // here; under CI=true a missing python3 fails the test instead of skipping it.

@@ -1,4 +1,4 @@
-// Finding 3 of round three: finite inputs whose magnitude overflows float32 arithmetic
+// Finite inputs whose magnitude overflows float32 arithmetic
 // are refused at the boundary naming the tensor or field, and no command prints a non-finite
 // result (JSON's null) with exit 0.
 import { writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Finding 8 of round three: the CPU engine had no memory budget. A run is now estimated
+// The CPU engine had no memory budget. A run is now estimated
 // before anything is allocated and refused, naming the estimate and the setting to lower, when it is
 // over 3/4 of the machine's memory; --memory-limit may lower that, not raise it past the machine.
 import { totalmem } from 'node:os';

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { presetConfig, findPreset } from '../../src/envs/presets';
 import { liveChangesNote } from '../../src/store/runsSlice';
-import { csvField, htmlText, markdownCodeBlock, markdownText, pyString, yamlString } from '../../src/textFormats';
+import { csvField, htmlText, markdownCodeBlock, markdownText, yamlString } from '../../src/textFormats';
+import { pyString } from '../../src/export/literal';
 import { robustnessMarkdown } from '../../src/cli/commands/robustness';
 
 const config = presetConfig(findPreset('relay-silence'));

@@ -1,4 +1,4 @@
-// Finding 4 of round three: each command takes exactly its own flags; flags that
+// Each command takes exactly its own flags; flags that
 // contradict each other, a change after the last step, and a plan of many runs without --yes are
 // refused before anything runs (exit 2, one line naming the flags); --help works on every command.
 import { describe, expect, it } from 'vitest';

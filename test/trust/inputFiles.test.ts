@@ -1,4 +1,4 @@
-// Finding 1 of round three: every file the CLI takes goes through one reader. A folder,
+// Every file the CLI takes goes through one reader. A folder,
 // /dev/zero or a FIFO with no writer is refused by its kind before it is opened (no hang); the
 // size is checked before reading; text is strict UTF-8; evals.jsonl lines are checked one by one
 // and the message names the file and the line. Through the CLI: exit 2, one line, nothing on stdout.

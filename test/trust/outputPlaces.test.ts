@@ -1,4 +1,4 @@
-// Finding 2 of round three: output places are checked before any work starts. A
+// Output places are checked before any work starts. A
 // read-only place (EROFS / EACCES / EPERM) and a file where a run's folder must go are refused
 // with one line naming the path, exit 2, no stack trace, nothing written.
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Finding 7 of round three: killing the CLI's wrapper with SIGKILL used to leave the run
+// Killing the CLI's wrapper with SIGKILL used to leave the run
 // training and writing. The run now follows its parent: it stops within seconds of the parent's death.
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';

@@ -1,4 +1,4 @@
-// Finding 6 of round three: the link's decoder reports every parameter it does not
+// The link's decoder reports every parameter it does not
 // apply, including a name written with no "=" (presetrelay-noisy) and one with a space inside
 // (gr oupSize), saying which and the likely intent.
 import { describe, expect, it } from 'vitest';

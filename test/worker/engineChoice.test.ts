@@ -1,4 +1,4 @@
-// The page's engine by measurement (issue 41): with WebGPU chosen by default, the worker times a warm step
+// The page's engine by measurement: with WebGPU chosen by default, the worker times a warm step
 // of WebGPU and of the CPU engine at the run's shapes and keeps the faster; the choice's line names both
 // figures. The engines here are CPU engines with WebGPU's name and planted timings (no GPU on this
 // machine), so what is tested is the choice, the switch and the freeing, against hand-made figures.

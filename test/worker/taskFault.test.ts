@@ -1,4 +1,4 @@
-// A task of your own that goes wrong mid-run (issue 40): a score that loops forever after a while is
+// A task of your own that goes wrong mid-run: a score that loops forever after a while is
 // stopped within its time limit, with a message naming the function; the run stops (its steps so far and
 // its checkpoints kept), and the worker still answers.
 import { afterEach, describe, expect, it } from 'vitest';

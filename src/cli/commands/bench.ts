@@ -1,9 +1,10 @@
-// `bench [--backend cpu|wasm|webgpu] [--json] [--quick]`: per-kernel time and GFLOP/s or GB/s at a few
+// `bench [--backend reference|cpu|webgpu] [--json] [--quick]`: per-kernel time and GFLOP/s or GB/s at a few
 // sizes, and one whole training step (forward, GSPO loss, backward, AdamW) at the
-// default model size. With no --backend, every backend (the CPU reference, the wasm
-// engine, WebGPU where present) runs in one process so their ratios are measured under the same load.
+// default model size. With no --backend, every engine (the reference, the CPU engine, WebGPU where
+// present) runs in one process so their ratios are measured under the same load. The engines carry every
+// command's names (args.ts engineName) in the flags, the tables and the JSON.
 // `bench --compare`: the RL step at the page's model sizes against the dispatch floor
-// and PyTorch (benchCompare.ts; docs/speed.md); with `--backend cpu,wasm` several engines
+// and PyTorch (benchCompare.ts; docs/speed.md); with `--backend reference,cpu` several engines
 // and PyTorch side by side (benchEngines.ts).
 import type { Backend, Tensor } from '../../backend';
 import { CpuBackend } from '../../reference/cpuBackend';
@@ -14,11 +15,11 @@ import { mulberry32 } from '../../model/random';
 import { PolicyObjective, type ObjectiveConfig } from '../../rl/objective';
 import { randomPolicyBatch } from '../../rl/randomBatch';
 import { InputError } from '../../errors';
-import { parseFlags, type FlagSpec } from '../args';
+import { engineName, parseFlags, type FlagSpec } from '../args';
 import { Trainer } from '../../rl/trainer';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
-import { BENCH_CHOICES, checkBackendFlag, chooseBackend, log, webgpuBackend } from '../io';
+import { BACKEND_CHOICES, checkBackendFlag, chooseBackend, log, webgpuBackend } from '../io';
 import { WasmBackend } from '../../simd/wasmBackend';
 import { benchCompare, checkCompareFlags, DEFAULT_PYTHONS, formatCompare, TORCH_SCRIPT, type CompareOptions } from './benchCompare';
 import { benchEngines, formatEngines, parseEngineList } from './benchEngines';
@@ -26,13 +27,13 @@ import { benchPopulation, formatPopulation } from './benchPopulation';
 import { formatOfLimit, measureLimit, type Limit } from './benchLimit';
 
 export const benchFlags: FlagSpec = {
-  backend: { kind: 'string', help: 'cpu | wasm | webgpu (default: all three; cpu is the reference, wasm the WebAssembly SIMD engine); with --compare a list, e.g. cpu,wasm: the engines side by side' },
+  backend: { kind: 'string', help: 'reference | cpu | webgpu (default: all three; cpu is the CPU engine, WebAssembly SIMD; reference the plain TypeScript reference; wasm = cpu); with --compare a list, e.g. reference,cpu: the engines side by side' },
   json: { kind: 'bool', help: 'print JSON instead of a table' },
   quick: { kind: 'bool', help: 'smaller sizes, fewer repetitions' },
   compare: { kind: 'bool', help: 'RL step at the page\'s model sizes: phases, GFLOP/s, GPU work, % of the dispatch floor, PyTorch side by side (docs/speed.md)' },
   'torch-script': { kind: 'string', help: 'with --compare: the PyTorch twin to run (default scripts/torch_rl_step.py)' },
   python: { kind: 'string', help: 'with --compare: the Python that runs it (default: python3, else /usr/bin/python3, the first whose torch imports)' },
-  threads: { kind: 'int', help: 'the CPU engine\'s threads and, with --compare, PyTorch\'s (torch.set_num_threads); default 1 for both (GSPO_THREADS sets the engine\'s). bench names the engines as the code does: cpu is the reference, wasm the CPU engine' },
+  threads: { kind: 'int', help: 'the CPU engine\'s threads and, with --compare, PyTorch\'s (torch.set_num_threads); default 1 for both (GSPO_THREADS sets the engine\'s)' },
 };
 
 export const BENCH_MODEL: GPTConfig = { nLayer: 2, nHead: 4, nEmbd: 64, blockSize: 48, vocabSize: 32 };
@@ -170,8 +171,8 @@ export async function bench(argv: string[]): Promise<unknown> {
   checkCompareFlags(flags);
   const engines = which?.includes(',') ? parseEngineList(which) : undefined;
   if (engines && flags.compare !== true) throw new InputError(`bench: --backend takes a list ("${which}") only with --compare; without --compare leave --backend out to run every engine`);
-  if (!engines) checkBackendFlag(which, BENCH_CHOICES);
-  if (which === 'webgpu' && flags.threads !== undefined) throw new InputError('bench: --threads applies beside a CPU engine (cpu, wasm); beside webgpu PyTorch runs on its default device');
+  if (!engines) checkBackendFlag(which, BACKEND_CHOICES);
+  if (which === 'webgpu' && flags.threads !== undefined) throw new InputError('bench: --threads applies beside the CPU engine or the reference; beside webgpu PyTorch runs on its default device');
   const opts: CompareOptions = {
     quick: flags.quick === true, pythons: flags.python !== undefined ? [flags.python as string] : DEFAULT_PYTHONS,
     script: (flags['torch-script'] as string | undefined) ?? TORCH_SCRIPT, threads: flags.threads as number | undefined,
@@ -211,21 +212,21 @@ export async function bench(argv: string[]): Promise<unknown> {
   for (const c of cases(quick)) {
     const row: Row = { kernel: c.name, size: c.size, ms: {} };
     for (const b of backends) {
-      log(`bench ${b.name}: ${c.name} ${c.size}`);
+      log(`bench ${engineName(b.name)}: ${c.name} ${c.size}`);
       const { ms, perRun } = await time(b, c, quick ? 0.2 : 0.5, quick ? 5 : 50);
-      row.ms[b.name] = ms;
+      row.ms[engineName(b.name)] = ms;
       if (perRun && c.name.startsWith('train_step')) row.perRun = perRun;
-      if (c.flops) (row.gflops ??= {})[b.name] = c.flops / ms / 1e6;
-      if (c.bytes) (row.gbs ??= {})[b.name] = c.bytes / ms / 1e6;
+      if (c.flops) (row.gflops ??= {})[engineName(b.name)] = c.flops / ms / 1e6;
+      if (c.bytes) (row.gbs ??= {})[engineName(b.name)] = c.bytes / ms / 1e6;
     }
     rows.push(row);
   }
   const rl: Record<string, Awaited<ReturnType<typeof rlStep>>> = {};
   for (const b of backends) {
-    log(`bench ${b.name}: rl step (relay-silence)`);
-    rl[b.name] = await rlStep(b, quick);
+    log(`bench ${engineName(b.name)}: rl step (relay-silence)`);
+    rl[engineName(b.name)] = await rlStep(b, quick);
   }
-  const device = backends.map((b) => `${b.name}${'adapterInfo' in b ? ` (${(b as { adapterInfo: string }).adapterInfo})` : ''}`);
+  const device = backends.map((b) => `${engineName(b.name)}${'adapterInfo' in b ? ` (${(b as { adapterInfo: string }).adapterInfo})` : ''}`);
   const result = { backends: device, rows, rlStep: rl, limit };
   for (const b of backends) b.destroy();
   if (flags.json) return result;
@@ -234,7 +235,7 @@ export async function bench(argv: string[]): Promise<unknown> {
       `${(limit.flopPerRun / 1e6).toFixed(0)} MFLOP: ${limit.flopPerIter / 8} independent f32x4 chains of a multiply then an add, shaders/simd/peak.ts); ` +
       `"% of limit": a CPU kernel's GFLOP/s over it (one thread)\n\n`);
   }
-  printTable(rows, backends.map((b) => b.name), limit);
+  printTable(rows, backends.map((b) => engineName(b.name)), limit);
   for (const [name, r] of Object.entries(rl)) {
     const ph = Object.entries(r.phases).map(([k, v]) => `${k} ${v.toFixed(0)} ms`).join(', ');
     process.stdout.write(`\n${name}: RL step (relay-silence ${r.size}) ${r.ms.toFixed(0)} ms = ${r.stepsPerSec.toFixed(3)} steps/s; phases: ${ph} (eval of ${r.evalEpisodes})` +
@@ -246,17 +247,17 @@ export async function bench(argv: string[]): Promise<unknown> {
 
 /** The per-kernel table; with a limit, each CPU engine's GFLOP/s as a percentage of it (webgpu: none). */
 export function printTable(rows: Row[], names: string[], limit: Limit | null = null): void {
-  // the reference's time over each other backend's: how much faster than the reference
-  const others = names.includes('cpu') ? names.filter((n) => n !== 'cpu') : [];
+  // the reference's time over each other engine's: how much faster than the reference
+  const others = names.includes('reference') ? names.filter((n) => n !== 'reference') : [];
   const cpus = limit ? names.filter((n) => n !== 'webgpu') : [];
   const head = ['kernel', 'size', ...names.map((n) => `${n} ms`), ...names.map((n) => `${n} GFLOP/s|GB/s`), ...cpus.map((n) => `${n} % of limit`),
-    ...others.map((n) => `cpu/${n}`)];
+    ...others.map((n) => `reference/${n}`)];
   const body = rows.map((r) => [
     r.kernel, r.size,
     ...names.map((n) => r.ms[n].toFixed(3)),
     ...names.map((n) => (r.gflops ? `${r.gflops[n].toFixed(2)} GFLOP/s` : r.gbs ? `${r.gbs[n].toFixed(2)} GB/s` : '-')),
     ...cpus.map((n) => formatOfLimit(r.gflops?.[n], limit!.gflops)),
-    ...others.map((n) => `${(r.ms.cpu / r.ms[n]).toFixed(2)}x`),
+    ...others.map((n) => `${(r.ms.reference / r.ms[n]).toFixed(2)}x`),
   ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ');

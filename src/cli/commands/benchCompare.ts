@@ -12,6 +12,7 @@ import { createEnv } from '../../envs/registry';
 import type { GPT } from '../../model/gpt';
 import { Trainer } from '../../rl/trainer';
 import { log } from '../io';
+import { engineName } from '../args';
 
 type Counted = Backend & { counters?: Readonly<Record<string, number>>; adapterInfo?: string };
 
@@ -263,7 +264,7 @@ export const compareReps = (quick: boolean) => (quick ? 1 : 3);
 /** This project's figures on one engine, without PyTorch. */
 export async function measureEngine(b: Counted, quick: boolean): Promise<CompareResult> {
   const reps = compareReps(quick);
-  log(`bench --compare on ${b.name}${b.adapterInfo ? ` (${b.adapterInfo})` : ''}: measuring the dispatch floor`);
+  log(`bench --compare on ${engineName(b.name)}${b.adapterInfo ? ` (${b.adapterInfo})` : ''}: measuring the dispatch floor`);
   const floor = await measureFloor(b, quick);
   const cases: CaseResult[] = [];
   for (const c of compareCases(quick)) {
@@ -274,7 +275,8 @@ export async function measureEngine(b: Counted, quick: boolean): Promise<Compare
   const batchRatio = { stepTime: grown.ms / base.ms, gflops: grown.gflops / base.gflops, of: `P${grown.P} G${grown.G} / P${base.P} G${base.G}` };
   // a CPU engine's line says its threads: PyTorch's are on its own line, and the two may differ (GSPO_THREADS without --threads)
   const threads = (b as { threads?: number }).threads;
-  return { backend: b.name, device: b.adapterInfo ?? (threads !== undefined ? `${b.name}, ${threads} thread${threads === 1 ? '' : 's'}` : b.name), floor, cases, batchRatio };
+  const name = engineName(b.name);
+  return { backend: name, device: b.adapterInfo ?? (threads !== undefined ? `${name}, ${threads} thread${threads === 1 ? '' : 's'}` : name), floor, cases, batchRatio };
 }
 
 /** PyTorch's time for each case at the case's shapes; `ratio` is the case's ms over PyTorch's. */
@@ -297,12 +299,12 @@ export function compareTorch(cases: CaseResult[], opts: CompareOptions, place: T
 
 /** PyTorch beside a CPU engine runs on the CPU at `threads` (default 1: the engines here are single-threaded). */
 export const torchPlace = (engine: string, threads: number | undefined): TorchPlace | undefined =>
-  engine === 'cpu' || engine === 'wasm' ? { device: 'cpu', threads: threads ?? 1 } : undefined;
+  engine !== 'webgpu' ? { device: 'cpu', threads: threads ?? 1 } : undefined;
 
 export async function benchCompare(b: Counted, opts: CompareOptions): Promise<CompareResult> {
   const r = await measureEngine(b, opts.quick);
   const place = torchPlace(b.name, opts.threads);
-  if (!place && opts.threads !== undefined) log(`notice: --threads ignored: beside ${b.name} PyTorch runs on its default device`);
+  if (!place && opts.threads !== undefined) log(`notice: --threads ignored: beside ${engineName(b.name)} PyTorch runs on its default device`);
   return { ...r, torch: compareTorch(r.cases, opts, place) };
 }
 

@@ -1,22 +1,32 @@
-// `bench --compare --backend cpu,wasm[,webgpu]`: the --compare cases on several engines in one
+// `bench --compare --backend reference,cpu[,webgpu]`: the --compare cases on several engines in one
 // process, one after the other, and PyTorch once beside them on the CPU at a set thread count,
 // in one side-by-side table: ms per step, GFLOP/s, and the ratios of the ms columns
 // (docs/speed.md, "Several engines side by side").
 import type { Backend } from '../../backend';
 import { InputError } from '../../errors';
-import { BENCH_CHOICES, checkBackendFlag, cpuEngine, log, webgpuBackend, type BackendChoice } from '../io';
+import { backendFlagValue } from '../args';
+import { BACKEND_CHOICES, checkBackendFlag, cpuEngine, log, webgpuBackend, type BackendChoice } from '../io';
 import { compareTorch, formatCompare, measureEngine, type CompareOptions, type CompareResult, type TorchCompare } from './benchCompare';
 
-/** `--backend a,b,...` as a list of engines; throws naming the flag for an unknown, empty or repeated item. */
-export function parseEngineList(flag: string): BackendChoice[] {
+/**
+ * `--backend a,b,...` as a list of engines (the code's names, io.ts BackendChoice); throws naming the flag for an
+ * unknown, empty or repeated item. The names are every command's (reference, cpu, webgpu). A list that holds `wasm`
+ * is in bench's old names, where cpu was the reference: `cpu,wasm` is read as reference,cpu, and `note` says so.
+ */
+export function parseEngineList(flag: string, note: (line: string) => void = (l) => log(`notice: ${l}`)): BackendChoice[] {
   const items = flag.split(',').map((s) => s.trim());
-  for (const it of items) {
-    if (it === '') throw new InputError(`bench: --backend "${flag}" has an empty item; give engines separated by commas, e.g. cpu,wasm`);
-    try { checkBackendFlag(it); } catch { throw new InputError(`bench: each engine of --backend must be ${BENCH_CHOICES}, got "${it}" in "${flag}"`); }
-  }
-  const dup = items.find((it, i) => items.indexOf(it) !== i);
+  for (const it of items) if (it === '') throw new InputError(`bench: --backend "${flag}" has an empty item; give engines separated by commas, e.g. reference,cpu`);
+  const old = items.includes('wasm');
+  const engines = items.map((it) => (old && it === 'cpu' ? 'reference' : it === 'wasm' ? 'cpu' : it));
+  if (old) note(`--backend ${flag} is in the old names (wasm is now called cpu, the CPU engine; cpu was the reference): read as ${engines.join(',')}`);
+  const code = engines.map((it) => {
+    const c = backendFlagValue(it);
+    try { checkBackendFlag(c); } catch { throw new InputError(`bench: each engine of --backend must be ${BACKEND_CHOICES}, got "${it}" in "${flag}"`); }
+    return c;
+  });
+  const dup = engines.find((it, i) => engines.indexOf(it) !== i);
   if (dup) throw new InputError(`bench: --backend names ${dup} twice in "${flag}"`);
-  return items as BackendChoice[];
+  return code;
 }
 
 export interface SideRow {
@@ -43,7 +53,7 @@ export function sideRows(results: CompareResult[], torch: TorchCompare): SideRow
     for (const r of results) { ms[r.backend] = r.cases[i].ms; gflops[r.backend] = r.cases[i].gflops; }
     const t = torch.results.find((x) => x.case === c0.name);
     if (t?.ms !== undefined) { ms.torch = t.ms; gflops.torch = c0.flops / t.ms / 1e6; }
-    if (names.includes('cpu')) for (const n of names) if (n !== 'cpu') ratios[`cpu/${n}`] = ms.cpu / ms[n];
+    if (names.includes('reference')) for (const n of names) if (n !== 'reference') ratios[`reference/${n}`] = ms.reference / ms[n];
     if (ms.torch !== undefined) for (const n of names) ratios[`${n}/torch`] = ms[n] / ms.torch;
     return { case: c0.name, model: c0.model, P: c0.P, G: c0.G, flops: c0.flops, ms, gflops, ratios };
   });
@@ -85,7 +95,7 @@ function table(head: string[], body: string[][]): string {
   return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n';
 }
 
-const WHAT: Record<string, string> = { cpu: 'the reference', wasm: 'the WebAssembly SIMD engine', webgpu: 'WebGPU' };
+const WHAT: Record<string, string> = { reference: 'the plain TypeScript reference', cpu: 'the CPU engine (WebAssembly SIMD)', webgpu: 'WebGPU' };
 
 export function formatEngines(r: EnginesResult): string {
   let out = r.results.map((x) => formatCompare(x)).join('\n');
@@ -107,7 +117,7 @@ export function formatEngines(r: EnginesResult): string {
       ...ratioNames.map((k) => (row.ratios[k] === undefined ? '-' : `${row.ratios[k].toFixed(2)}x`)),
     ]),
   );
-  out += '(ratios divide the ms columns: cpu/E = the reference\'s ms over E\'s, how many times faster E is; E/torch = E\'s ms over PyTorch\'s, above 1 where PyTorch is faster)\n';
+  out += '(ratios divide the ms columns: reference/E = the reference\'s ms over E\'s, how many times faster E is; E/torch = E\'s ms over PyTorch\'s, above 1 where PyTorch is faster)\n';
   if (!r.torch.available) out += `PyTorch: not compared (${r.torch.reason})\n`;
   else {
     out += `PyTorch: ${r.torch.python}; generation there: ${first?.generation_path ?? '-'}; BLAS: ${first?.blas ?? r.torch.blas ?? 'unknown'}\n`;

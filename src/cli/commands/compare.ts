@@ -8,12 +8,12 @@ import { clip, InputError } from '../../errors';
 import { checkRuns, type FailedRun } from '../jobRuns';
 import { LOSS_IDS, twinSettings, type LossId } from '../../losses';
 import { type EvalRecord } from '../../rl/runRecord';
-import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { log, outOrDefault, writeAtomic, BACKEND_HELP } from '../io';
 import { MEMBER_FILES, prepareJobTree } from '../outputTree';
 import { JOB_FILE, onInterrupt, openJob } from '../jobResume';
 import { finishedResult, RESUME_MEMBER_FILES } from '../resumeState';
-import type { TrainResult } from './train';
+import type { TrainResult } from '../trainResult';
 import { parseSets, setup, startSlots } from './runSetup';
 import { laneDevice, placeRuns, runLanes, settled, type LaneRun } from '../runLanes';
 import { checkShorthands } from '../flagChecks';
@@ -93,7 +93,7 @@ export async function compare(argv: string[]): Promise<unknown> {
       return [{ loss, algorithm: s.config.algorithm, epsLow: s.config.epsLow, epsHigh: s.config.epsHigh, seed: s.config.seed, out: lanes[i].out, final: r.summary.final, best: r.summary.best, evals }];
     });
     for (const r of rows) log(`${r.loss.padEnd(10)} final accuracy ${Number(r.final.accuracy).toFixed(3)} tokens ${Number(r.final.tokens).toFixed(2)}${r.best ? ` | best accuracy ${Number(r.best.accuracy).toFixed(3)} tokens ${Number(r.best.tokens).toFixed(2)} (step ${r.best.step})` : ''}`);
-    const result = { preset, seed: base.config.seed, steps: base.config.steps, backend: backend.name, runs: rows, out, ...(failed.length ? { failed } : {}) };
+    const result = { preset, seed: base.config.seed, steps: base.config.steps, backend: engineName(backend.name), runs: rows, out, ...(failed.length ? { failed } : {}) };
     writeAtomic(join(out, 'compare.json'), JSON.stringify(result, null, 2) + '\n');
     if (failed.length === 0) job.done(); // a compare with failed runs stays open: run it again to retry them
     checkRuns('compare', runs.length, failed, join(out, 'compare.json'));

@@ -2,7 +2,7 @@
 // Without --checkpoint it evaluates the preset's warm start. With several policy slots the checkpoint
 // is the trainable slot's; the frozen ones come from the preset. --compare (AgentPO presets): the
 // Actor alone, with the untrained Collaborator, and with the checkpoint's, with 95% intervals.
-import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { chooseBackend, loadCheckpoint, log, BACKEND_HELP } from '../io';
 import { parseSets, setup, startSlots } from './runSetup';
 import { Trainer } from '../../rl/trainer';
@@ -56,13 +56,13 @@ export async function evaluate(argv: string[]): Promise<unknown> {
       const episodes = (flags.episodes as number | undefined) ?? s.env.comparison!.episodes;
       const cmp = await comparePlayers(backend, s.env, s.config, warm, start[s.env.comparison!.helper].weights!,
         Number(ck?.extras.step ?? 0), ck ? `collaborator of ${path}` : 'collaborator (= the untrained one: no --checkpoint)', episodes);
-      return { backend: backend.name, preset: s.preset.name, episodes, comparison: cmp.rows };
+      return { backend: engineName(backend.name), preset: s.preset.name, episodes, comparison: cmp.rows };
     }
     const trainer = new Trainer(backend, s.env, s.config, start);
     const e = await trainer.evaluate();
     trainer.destroy();
     const { step: _s, lambdaTok: _l, ...rest } = e;
-    return { backend: backend.name, episodes: s.config.evalEpisodes, ...rest };
+    return { backend: engineName(backend.name), episodes: s.config.evalEpisodes, ...rest };
   } finally {
     backend.destroy();
   }

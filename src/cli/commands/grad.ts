@@ -8,7 +8,7 @@ import { PolicyObjective } from '../../rl/objective';
 import { parseBatchFile } from '../../rl/batch';
 import { firstNonFiniteTensor } from '../../rl/faults';
 import { InputError } from '../../errors';
-import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { chooseBackend, loadCheckpoint, log, prepareOutFile, writeAtomic, BACKEND_HELP } from '../io';
 import { readInputJson } from '../inputFile';
 
@@ -38,7 +38,7 @@ export async function grad(argv: string[]): Promise<unknown> {
     const stats = await obj.readStats(batch);
     const normSq = (await backend.read(opt.normSq))[0];
     const result = {
-      backend: backend.name, loss: stats.loss, policy_loss: stats.policyLoss, kl: stats.kl, grad_norm: Math.sqrt(normSq),
+      backend: engineName(backend.name), loss: stats.loss, policy_loss: stats.policyLoss, kl: stats.kl, grad_norm: Math.sqrt(normSq),
       clip_frac: stats.clipFrac, ratio_mean: stats.ratioMean, ratio_min: stats.ratioMin, ratio_max: stats.ratioMax,
       entropy: stats.entropy, frac_zero_std: stats.fracZeroStd, sequences: batch.S,
     };

@@ -1,6 +1,6 @@
 // `logprobs --checkpoint F --tokens 1,5,7`: entry t-1 is log p(token_t | tokens_<t).
 import { GPT } from '../../model/gpt';
-import { parseFlags, parseTokens, requireFlag, type FlagSpec } from '../args';
+import { engineName, type FlagSpec, parseFlags, parseTokens, requireFlag } from '../args';
 import { chooseBackend, loadCheckpoint, BACKEND_HELP } from '../io';
 import { InputError } from '../../errors';
 import { parseField } from '../../config';
@@ -31,7 +31,7 @@ export async function logprobs(argv: string[]): Promise<unknown> {
     // never print nulls (JSON's NaN) with exit 0: finite weights can still overflow float32
     const bad = out.findIndex((x) => !Number.isFinite(x));
     if (bad >= 0) throw new InputError(`checkpoint "${flags.checkpoint}": log-prob ${bad} is ${out[bad]} at temperature ${temperature} (its weights overflow float32)`);
-    return { backend: backend.name, logprobs: out };
+    return { backend: engineName(backend.name), logprobs: out };
   } finally {
     backend.destroy();
   }

@@ -9,7 +9,7 @@ import { slotNames, type TrainerSlots } from '../../rl/slots';
 import { Trainer } from '../../rl/trainer';
 import { CHECK_EVERY, checkWarmStart, formatRepertoire, pretrainSlot } from '../../rl/warmStart';
 import { envRecord } from '../../rl/checkpointFit';
-import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { chooseBackend, log, prepareOutFile, writeAtomic, BACKEND_HELP } from '../io';
 import { CHECKPOINT_DIR, parseSets, setup, startSlots } from './runSetup';
 import { InputError } from '../../errors';
@@ -73,7 +73,7 @@ export async function pretrainCmd(argv: string[]): Promise<unknown> {
     const trainer = new Trainer(backend, s.env, s.config, { ...others, ...start });
     const ev = await trainer.evaluate();
     trainer.destroy();
-    return { preset: s.preset.name, backend: backend.name, steps, slots: made, wallSeconds: (performance.now() - t0) / 1000, eval: ev };
+    return { preset: s.preset.name, backend: engineName(backend.name), steps, slots: made, wallSeconds: (performance.now() - t0) / 1000, eval: ev };
   } finally {
     backend.destroy();
   }

@@ -22,13 +22,13 @@ import { defaultSweep, parseOver, parseValues, planSweep, type SweepRun, type Sw
 import { paretoFrontier } from '../../rl/pareto';
 import { settleReport, type SettleReport } from '../../rl/dualStatic';
 import type { WarmStarts } from '../../rl/warmStart';
-import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { checkBackendFlag, log, outOrDefault, writeAtomic } from '../io';
 import { MEMBER_FILES, prepareJobTree } from '../outputTree';
 import { JOB_FILE, onInterrupt, openJob } from '../jobResume';
 import { finishedResult, RESUME_MEMBER_FILES } from '../resumeState';
 import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './runSetup';
-import type { TrainResult } from './train';
+import type { TrainResult } from '../trainResult';
 
 export const sweepFlags: FlagSpec = {
   preset: { kind: 'string', help: 'a preset name (see README)' },
@@ -163,7 +163,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   log(lanePlan.mode === 'stacked-population' ? `sweep: a stacked population of ${K} members on WebGPU, ${lanePlan.membersAtOnce} in lock step at once (one set of dispatches per step)`
     : lanePlan.mode === 'population' ? `sweep: a population of ${K} members, ${lanePlan.membersAtOnce} at once (about ${Math.ceil(first.memberBytes / 2 ** 20)} MiB each; ${availableParallelism()} cores), ${flags.backend === 'cpu' ? 'the CPU reference' : 'the CPU engine (WebAssembly SIMD)'}`
     : 'gpu' in device && first.refusal && !sequential ? `sweep: on WebGPU the runs go one after another: ${first.refusal}`
-    : `sweep: ${K} runs one after another on ${backend.name}`);
+    : `sweep: ${K} runs one after another on ${engineName(backend.name)}`);
   mkdirSync(out, { recursive: true });
   const t0 = performance.now();
   const warm = new Map<string, WarmStarts>();
@@ -249,7 +249,7 @@ export async function sweep(argv: string[]): Promise<unknown> {
   }
   const points = runs.map((r) => ({ label: r.label, value: r.value, seed: r.seed, accuracy: r.final.accuracy, tokens: r.final.tokens, out: r.out }));
   const summary = {
-    preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, set: sets, backend: backend.name,
+    preset: presetName, axis: spec.axis, values: spec.values, seeds: spec.seeds, set: sets, backend: engineName(backend.name),
     mode: lanePlan.mode, membersAtOnce: lanePlan.membersAtOnce,
     wallSeconds: Math.round((performance.now() - t0) / 100) / 10,
     runs, frontier: paretoFrontier(points), ...(vsStatic ? { dualVsStatic: pairs } : {}), ...(failed.length ? { failed } : {}),

@@ -9,7 +9,7 @@ import { writeCheckpoint } from '../../model/checkpoint';
 import { slotNames } from '../../rl/slots';
 import { Trainer } from '../../rl/trainer';
 import { type EvalRecord } from '../../rl/runRecord';
-import { parseFlags, requireFlag, type FlagSpec } from '../args';
+import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { chooseBackend, log as say, outOrDefault, prepareOutDir, wasmThreads, writeAtomic } from '../io';
 import { chooseByTiming, type EngineChoice } from '../engineChoice';
 import { timeWarmStep } from '../../rl/engineTiming';
@@ -19,6 +19,7 @@ import { parseSets, recipeOverrides, setup, startSlots, type RunSetup } from './
 import type { Backend } from '../../backend';
 import type { WarmStarts } from '../../rl/warmStart';
 import type { StepPoint } from '../../rl/dualStatic';
+import type { TrainResult, TrainSummary } from '../trainResult';
 import { comparePlayers } from '../../rl/compare';
 import { SkipStreak } from '../../rl/faults';
 import { InputError, RunFault } from '../../errors';
@@ -101,9 +102,6 @@ export async function train(argv: string[]): Promise<unknown> {
   }
 }
 
-/** What trainRun returns: train's summary, and each step's tokens and lambda_tok (for sweeps). */
-export interface TrainResult { summary: TrainSummary; history: StepPoint[] }
-export type TrainSummary = Record<string, unknown> & { final: Record<string, number>; best: Record<string, number> | null; wallSeconds: number };
 
 /** How a run is made: `quiet` logs evals and every 10th step only (sweeps run many); `warm` a warm start made
  * already (a sweep's runs share it); `changes` live changes from a step on (a population member's); `label`
@@ -159,7 +157,7 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
     const faults: (string | null)[] = members.map(() => null), streaks = members.map(() => new SkipStreak());
     for (const m of members) {
       mkdirSync(m.out, { recursive: true });
-      writeFileSync(join(m.out, 'config.json'), JSON.stringify({ preset: m.s.preset.name, backend: backend.name, config: m.s.config }, null, 2) + '\n');
+      writeFileSync(join(m.out, 'config.json'), JSON.stringify({ preset: m.s.preset.name, backend: engineName(backend.name), config: m.s.config }, null, 2) + '\n');
       if (saved) continue;
       writeFileSync(join(m.out, 'metrics.jsonl'), '');
       writeFileSync(join(m.out, 'evals.jsonl'), '');
@@ -245,7 +243,7 @@ export async function trainMembers(backend: Backend, members: RunMember[], chang
         : null;
       if (comparison) for (const r of comparison.rows) logs[k](`${r.name}: accuracy ${r.accuracy.toFixed(3)} [${r.lo.toFixed(3)}, ${r.hi.toFixed(3)}] tokens ${r.tokens.toFixed(2)} (n ${r.n})`);
       const summary = {
-        preset: m.s.preset.name, backend: backend.name, steps: trainer.stepCount, wallSeconds,
+        preset: m.s.preset.name, backend: engineName(backend.name), steps: trainer.stepCount, wallSeconds,
         warmStart: pick(warm[k]), final: pick(final[k]), best: member.bestEval ? pick(member.bestEval) : null,
         bestStep: member.bestEval?.step ?? null, finalStep: trainer.stepCount,
         lambdaTok: member.lambdaTok, skippedUpdates: member.skippedUpdates, flags: member.flags.map((f) => f.message),

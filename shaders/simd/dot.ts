@@ -1,0 +1,67 @@
+// The dot products and output epilogues that matmul.ts, forwardBlocked.ts and attention.ts share (all
+// inlined where they are called). Sizes and offsets are bytes of this module's memory.
+import { madd } from './fma';
+
+// @ts-ignore: decorator
+@inline
+export function hsum4(a: v128, b: v128, c: v128, d: v128): v128 {
+  // [sum a, sum b, sum c, sum d] in 6 shuffles and 3 adds
+  const t0 = f32x4.add(v128.shuffle<f32>(a, b, 0, 1, 4, 5), v128.shuffle<f32>(a, b, 2, 3, 6, 7));
+  const t1 = f32x4.add(v128.shuffle<f32>(c, d, 0, 1, 4, 5), v128.shuffle<f32>(c, d, 2, 3, 6, 7));
+  return f32x4.add(v128.shuffle<f32>(t0, t1, 0, 2, 4, 6), v128.shuffle<f32>(t0, t1, 1, 3, 5, 7));
+}
+
+// @ts-ignore: decorator
+@inline
+function hsum1(a: v128): f32 {
+  return (f32x4.extract_lane(a, 0) + f32x4.extract_lane(a, 2)) + (f32x4.extract_lane(a, 1) + f32x4.extract_lane(a, 3));
+}
+
+/** sum_k x[k] * y[k] for k in [k0, k1) (bytes), scalar: the tail of K when K % 4 != 0. */
+// @ts-ignore: decorator
+@inline
+function dotTail(x: usize, y: usize, k0: usize, k1: usize): f32 {
+  let s: f32 = 0;
+  for (let k = k0; k < k1; k += 4) s += load<f32>(x + k) * load<f32>(y + k);
+  return s;
+}
+
+/** The four dot products of row x with rows y0..y3 over the tail [k0, k1) as one vector. */
+// @ts-ignore: decorator
+@inline
+export function tail4(x: usize, y0: usize, y1: usize, y2: usize, y3: usize, k0: usize, k1: usize): v128 {
+  let v = f32x4.splat(dotTail(x, y0, k0, k1));
+  v = f32x4.replace_lane(v, 1, dotTail(x, y1, k0, k1));
+  v = f32x4.replace_lane(v, 2, dotTail(x, y2, k0, k1));
+  return f32x4.replace_lane(v, 3, dotTail(x, y3, k0, k1));
+}
+
+/** sum_k x[k] * y[k] over K4 bytes of vectors then the scalar tail up to kb bytes. */
+// @ts-ignore: decorator
+@inline
+export function dot(x: usize, y: usize, k4: usize, kb: usize): f32 {
+  let a = f32x4.splat(0);
+  for (let k: usize = 0; k < k4; k += 16) a = madd(v128.load(x + k), v128.load(y + k), a);
+  return hsum1(a) + dotTail(x, y, k4, kb);
+}
+
+/**
+ * The forward's epilogue for 4 outputs at byte offset `at` of [N, M] (column byte offset `mo`). With pre, the sums
+ * go to pre and the GELU runs over each finished pair of rows (still in cache) by geluForward: inlined here,
+ * its exp made the dot-product loop's function too large for the JIT to keep it fast (2x slower).
+ */
+// @ts-ignore: decorator
+@inline
+export function finish4(v: v128, at: usize, mo: usize, out: usize, bias: usize, residual: usize, pre: usize): void {
+  if (bias) v = f32x4.add(v, v128.load(bias + mo));
+  if (residual) v = f32x4.add(v, v128.load(residual + at));
+  v128.store((pre ? pre : out) + at, v);
+}
+
+// @ts-ignore: decorator
+@inline
+export function finish1(s: f32, at: usize, mo: usize, out: usize, bias: usize, residual: usize, pre: usize): void {
+  if (bias) s += load<f32>(bias + mo);
+  if (residual) s += load<f32>(residual + at);
+  store<f32>((pre ? pre : out) + at, s);
+}
