@@ -100,7 +100,7 @@ export function RewardControls() {
           onPointerDown={() => { bind(); dragging.current = true; }} onPointerUp={(e) => release(e.currentTarget)} onPointerCancel={(e) => release(e.currentTarget)}
           onKeyUp={unbind} onBlur={(e) => { release(e.currentTarget); unbind(); }}
           onKeyDown={(e) => { if (bound.current === null) bind(); const v = lambdaAfterKey(e.key, value, max); if (v !== null) { e.preventDefault(); onChange(v); } }} />
-        <output htmlFor={`${id}-lt`} data-testid="lambda-tok-value" data-control="lambdaTok">{fmt(value, 4)}</output>
+        <output htmlFor={`${id}-lt`} data-control="lambdaTok" data-testid="lambda-tok-value">{fmt(value, 4)}</output>
         {phone && <DockRun />}
         <small id={`${id}-lt-help`} className="help" data-control="lambdaTok">
           {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `changes ${shortLabel(memberLabel)} only, from its next step; choose the member below or on the chart (the Sweep panel changes them all)` : before ? `the first member's value: Start trains ${before.length} runs at ${before.join(', ')}` : 'penalty per message token; applies at the next step'}
