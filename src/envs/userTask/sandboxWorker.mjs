@@ -59,7 +59,8 @@ async function serve(init) {
 }
 
 if (typeof process !== 'undefined' && process.versions?.node) {
-  const { workerData } = await import('node:worker_threads');
+  // hidden from the page's bundler (a browser worker never takes this branch)
+  const { workerData } = await import(/* @vite-ignore */ 'node:' + 'worker_threads');
   await serve(workerData);
 } else {
   self.onmessage = (e) => { self.onmessage = null; void serve(e.data); };
