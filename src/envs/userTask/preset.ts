@@ -27,6 +27,7 @@ export function userTaskPreset(code: string): Preset {
     title: `Your task: ${spec.name}`,
     explain: spec.about || `${spec.name}: a task of your own (docs/your-task.md).`,
     config: { ...TASK_DEFAULTS, ...spec.settings, env: 'custom', taskCode: code } as Partial<RunConfig>,
+    taskRoles: spec.roles.length === 2 ? 2 : 1,
     warmStart: {
       file: `task-${slug}-${hash}.safetensors`, demo: {}, seed: 1, steps: spec.pretrain.steps, cap: spec.pretrain.steps,
       ...(spec.pretrain.target !== undefined ? { target: spec.pretrain.target } : {}),
