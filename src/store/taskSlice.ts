@@ -51,6 +51,7 @@ export function taskActions(ctx: StoreContext): Omit<TaskSlice, keyof TaskState>
     openTaskEditor(example = TASK_EXAMPLES[0].name) {
       const e = TASK_EXAMPLES.find((x) => x.name === example) ?? TASK_EXAMPLES[0];
       set({ taskDraft: e.code, taskCheck: null });
+      void taskService(ctx).then((t) => t.prepare()).catch(() => { /* Check says what is wrong */ }); // the sandbox loads while the person reads
     },
     closeTaskEditor() { set({ taskDraft: null, taskCheck: null }); },
     setTaskDraft(code) { set({ taskDraft: code, taskCheck: null }); },

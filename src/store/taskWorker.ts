@@ -28,6 +28,7 @@ export function connectTaskWorker(limitMs = TASK_WORKER_MS): TaskService {
     try { return await Promise.race([q(remote()), overrun]); } finally { clearTimeout(timer); }
   }
   return {
+    prepare: () => ask<void>('Loading the task sandbox', (a) => a.prepare()),
     check: (code) => ask<TaskChecked>('Check', (a) => a.check(code)),
     preset: (code) => ask<Preset>('Loading the task', (a) => a.preset(code)),
   };

@@ -16,6 +16,8 @@ export interface TaskChecked {
 }
 
 export interface TaskService {
+  /** Loads the sandbox's engine ahead of the first Check (the editor opened). */
+  prepare(): Promise<void>;
   /** The checks, and the preset when they pass. Never throws for a broken task. */
   check(code: string): Promise<TaskChecked>;
   /** The preset of a task's code (its load's checks run; a broken task throws, naming the problem). */
@@ -25,6 +27,7 @@ export interface TaskService {
 /** The service on this thread (a worker's, or Node's). */
 export function localTaskService(): TaskService {
   return {
+    prepare: () => prepareUserTasks(),
     async check(code) {
       await prepareUserTasks();
       const check = checkUserTask(code);
