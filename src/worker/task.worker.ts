@@ -5,9 +5,8 @@
 // which the page ends when a Check overruns its own limit (src/store/taskWorker.ts).
 import * as Comlink from 'comlink';
 import { localTaskService } from '../envs/userTask/taskService';
-import { setSandboxSpawner } from '../envs/userTask/workerHost';
-import { canWatchHere, webSpawner } from '../envs/userTask/webSpawner';
+import { canWatchHere, useWebSpawner } from '../envs/userTask/webSpawner';
 
-if (canWatchHere()) setSandboxSpawner(webSpawner(() => new Worker(new URL('../envs/userTask/sandboxWorker.mjs', import.meta.url), { type: 'module' })));
+if (canWatchHere()) useWebSpawner(() => new Worker(new URL('../envs/userTask/sandboxWorker.mjs', import.meta.url), { type: 'module' }));
 
 Comlink.expose(localTaskService());

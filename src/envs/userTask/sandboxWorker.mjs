@@ -64,4 +64,5 @@ if (typeof process !== 'undefined' && process.versions?.node) {
   await serve(workerData);
 } else {
   self.onmessage = (e) => { self.onmessage = null; void serve(e.data); };
+  self.postMessage('up'); // started: a parent that waits synchronously may hand this thread a task now (webSpawner.ts)
 }

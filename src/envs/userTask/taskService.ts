@@ -6,6 +6,7 @@ import type { Preset } from '../presets';
 import { checkUserTask, type TaskCheck } from './check';
 import { userTaskPreset } from './preset';
 import { prepareUserTasks, sandboxMode } from './sandbox';
+import { sandboxReady } from './webSpawner';
 
 export interface TaskChecked {
   check: TaskCheck;
@@ -27,15 +28,18 @@ export interface TaskService {
 /** The service on this thread (a worker's, or Node's). */
 export function localTaskService(): TaskService {
   return {
-    prepare: () => prepareUserTasks(),
+    prepare: async () => { await prepareUserTasks(); await sandboxReady(); },
     async check(code) {
       await prepareUserTasks();
+      await sandboxReady(); // a browser worker: the watchdog's next thread has started (webSpawner.ts)
       const check = checkUserTask(code);
+      if (check.ok) await sandboxReady();
       const preset = check.ok ? userTaskPreset(code) : null;
       return { check, preset, mode: sandboxMode() };
     },
     async preset(code) {
       await prepareUserTasks();
+      await sandboxReady();
       return userTaskPreset(code);
     },
   };
