@@ -25,8 +25,8 @@ const task = (name: string, score: string, head = '') => `${head}export default 
 `;
 /** Score never returns. */
 const LOOPS = task('loops', '() => { while (true) {} }');
-/** Passes Check (its ~50 scores), then loops once the run has scored 40 episodes (step 2: the eval at step 0 and a step of 16 come first). */
-const LOOPS_LATER = task('loops-later', '(w, a) => { calls++; if (calls > 40) { while (true) {} } return a === w ? 1 : 0; }', 'let calls = 0;\n');
+/** Passes Check (its ~50 scores), then loops once the run has scored 60 episodes (in step 2 or 3: the eval at step 0 and steps of 16 come first). */
+const LOOPS_LATER = task('loops-later', '(w, a) => { calls++; if (calls > 60) { while (true) {} } return a === w ? 1 : 0; }', 'let calls = 0;\n');
 
 describe.runIf(haveChromium)('your own task on the page, round two (Chromium, the CPU engine)', () => {
   let served: ServedPage;
