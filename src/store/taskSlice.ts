@@ -6,6 +6,8 @@
 import type { TaskService } from '../envs/userTask/taskService';
 import { findPreset, presetConfig, registerPreset, type Preset } from '../envs/presets';
 import { InputError } from '../errors';
+import { taskCodeOf, type RunConfig } from '../config';
+import { registerTaskShape } from '../envs/userTask/shape';
 import { errorText, type StoreContext } from './context';
 import type { TaskSlice } from './types';
 import { decodeSetup, overridesOf } from './urlState';
@@ -41,8 +43,15 @@ export async function presetOfTask(ctx: StoreContext, name: string | null, code:
   if (typeof code !== 'string') return findPreset(name ?? '');
   const p = await (await taskService(ctx)).preset(code);
   if (name !== null && p.name !== name) throw new InputError(`the task's code declares the task "${p.name.slice('task-'.length)}", not the run's preset "${name}"`);
-  registerPreset(p);
+  registerTaskPreset(p);
   return p;
+}
+
+/** A task's preset (from its worker) registered on the page, with its shape: what the page plans with, running none of its code. */
+function registerTaskPreset(p: Preset): void {
+  registerPreset(p);
+  const code = taskCodeOf(p.config as RunConfig);
+  if (code !== undefined && p.taskShape) registerTaskShape(code, p.taskShape);
 }
 
 export function taskActions(ctx: StoreContext): Omit<TaskSlice, keyof TaskState> {
@@ -72,7 +81,7 @@ export function taskActions(ctx: StoreContext): Omit<TaskSlice, keyof TaskState>
         const { check, preset: p } = await (await taskService(ctx)).check(code); // nothing trains on a task that fails its checks
         set({ taskCheck: check });
         if (!check.ok || !p) return;
-        registerPreset(p);
+        registerTaskPreset(p);
         // one run of the task, as the preset picker's choice is (a population is one click away in the Sweep panel);
         // from a link, the link's other parameters now read against the task's preset
         const d = link !== undefined ? decodeSetup(link) : null;
