@@ -174,6 +174,7 @@ describe.runIf(haveChromium)('your own task on the page, round two (Chromium, th
       // reverse has one role: nothing for lambda_tok to charge, said on the task card and by the greyed slider
       await expect.poll(() => page.getByTestId('no-tokens').textContent(), { timeout: 60_000 }).toMatch(/one role and no message/);
       expect(await page.getByRole('slider', { name: /lambda_tok/ }).isDisabled()).toBe(true);
+      expect(await page.getByTestId('sweep-no-tokens').textContent()).toMatch(/A lambda_tok sweep changes nothing here/);
       expect(errors).toEqual([]);
     } finally {
       await close();
