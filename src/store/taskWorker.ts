@@ -9,12 +9,13 @@ import { InputError } from '../errors';
 /** How long the page waits for a worker's answer before it ends the worker (ms): a Check takes about a call limit (2 s) per looping function. */
 export const TASK_WORKER_MS = 30_000;
 
-export function connectTaskWorker(limitMs = TASK_WORKER_MS): TaskService {
+/** `make`: the worker (a test gives a stand-in). */
+export function connectTaskWorker(limitMs = TASK_WORKER_MS, make: () => Worker = () => new Worker(new URL('../worker/task.worker.ts', import.meta.url), { type: 'module' })): TaskService {
   let worker: Worker | null = null;
   let api: Comlink.Remote<TaskService> | null = null;
   const remote = () => {
     if (!api) {
-      worker = new Worker(new URL('../worker/task.worker.ts', import.meta.url), { type: 'module' });
+      worker = make();
       api = Comlink.wrap<TaskService>(worker);
     }
     return api;
