@@ -1,8 +1,9 @@
 // The watchdog's thread in a browser: a Web Worker of sandboxWorker.mjs, for a worker (the page's task
 // worker) that may block on Atomics.wait (crossOriginIsolated). A browser starts a nested worker only
 // while its parent's event loop turns, and a call waits for its thread synchronously; so one spare is
-// always started ahead of time: a sandbox takes the spare (it said "up" while the parent was idle) and a
-// new spare starts for the next one. Before making a sandbox, the parent awaits sandboxReady().
+// started ahead of time once tasks run in this thread: a sandbox takes the spare (it said "up" while the
+// parent was idle) and a new spare starts for the next one. Before making a sandbox, the parent awaits
+// sandboxReady() (which starts the first spare).
 import { setSandboxSpawner, type Spawner } from './workerHost';
 
 interface Spare { worker: Worker; up: Promise<void> }
@@ -22,14 +23,15 @@ export function useWebSpawner(make: () => Worker): void {
     });
     return { worker, up };
   };
-  let spare = start();
+  // no spare until a task is first wanted here (a trainer worker of a shipped preset never starts one)
+  let spare: Spare | null = null;
   const spawn: Spawner = (init) => {
-    const { worker } = spare;
-    spare = start(); // starts once this thread's event loop turns again
+    const { worker } = spare ?? start();
+    spare = start(); // the next call's thread (after an overrun): it starts once this thread's event loop turns again
     worker.postMessage(init);
     return { terminate: () => worker.terminate() };
   };
-  waitForSpare = () => spare.up;
+  waitForSpare = () => (spare ??= start()).up;
   setSandboxSpawner(spawn);
 }
 
