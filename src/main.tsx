@@ -5,6 +5,7 @@ import { MetricsHub } from './store/metricsHub';
 import { localPrefs } from './store/pagePrefs';
 import { openRunStorage } from './store/runsDb';
 import { connectTrainer } from './store/trainerClient';
+import { connectTaskWorker } from './store/taskWorker';
 import { App } from './ui/App';
 import { downloadBlob } from './ui/download';
 import { StoreProvider } from './ui/storeContext';
@@ -14,6 +15,7 @@ import './ui/styles.css';
 const storage = await openRunStorage();
 const store = createAppStore({
   client: connectTrainer(),
+  tasks: connectTaskWorker(), // Check and a task's preset: in a worker of its own, never on this thread
   storage,
   hub: new MetricsHub(),
   replaceUrl: (query) => history.replaceState(history.state, '', `${location.pathname}?${query}${location.hash}`),

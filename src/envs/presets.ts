@@ -33,6 +33,10 @@ export interface Preset {
   warmStart: WarmStartSpec;
   /** Envs with several slots (AgentPO: a frozen Actor and a trainable Collaborator). */
   slots?: Record<string, SlotSpec>;
+  /** Your task's roles (1: the solver alone, no message: nothing for lambda_tok to charge; 2: a messenger and a solver). */
+  taskRoles?: 1 | 2;
+  /** Your task's vocabulary, EOS and block size (src/envs/userTask/shape.ts): what a thread that runs no task code plans with. */
+  taskShape?: { vocab: string[]; eos: number; blockSize: number };
 }
 
 /** Every slot of a preset with its spec ('policy', trainable, when the preset names none). */

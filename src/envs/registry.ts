@@ -5,7 +5,8 @@ import { createAddition } from './addition';
 import { createPhilosophers, philosophersCurriculum } from './philosophers';
 import { createRelay } from './relay';
 import type { DemoOptions, Environment } from './types';
-import { loadUserTask } from './userTask';
+import { loadUserTask, userTasksReady } from './userTask';
+import { shapeEnvironment } from './userTask/shape';
 import { taskCodeOf } from '../config';
 
 export type { DemoOptions } from './types';
@@ -30,6 +31,8 @@ export function createEnv(c: RunConfig, demo: DemoOptions = {}): Environment {
     case 'custom': {
       const code = taskCodeOf(c);
       if (code === undefined) throw new InputError('the environment "custom" needs a task\'s code (config taskCode): write one in the page, or give the CLI --task FILE (docs/your-task.md)');
+      // a thread that runs no task code (the page) plans with the task's shape, as its worker measured it
+      if (!userTasksReady()) { const shape = shapeEnvironment(code); if (shape) return shape; }
       return loadUserTask(code).env;
     }
     default:

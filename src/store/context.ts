@@ -42,7 +42,7 @@ export interface MemberPort {
 export type Members = Map<string, MemberPort>;
 
 export class StoreContext {
-  readonly deps: Required<Omit<AppDeps, 'kv' | 'spawnTrainer' | 'population'>> & Pick<AppDeps, 'kv' | 'spawnTrainer' | 'population'>;
+  readonly deps: Required<Omit<AppDeps, 'kv' | 'spawnTrainer' | 'population' | 'tasks'>> & Pick<AppDeps, 'kv' | 'spawnTrainer' | 'population' | 'tasks'>;
   readonly recorder: Recorder;
   /** A population's running members (their checkpoints are stored at evals through these, like the current run's). */
   readonly members: Members = new Map();
@@ -81,8 +81,12 @@ export class StoreContext {
 
   setQueryKnown(query: string): void { this.lastQuery = query; }
 
+  /** While the page asks whether to run a link's task, the address keeps that link (a reload asks again). */
+  urlHeld = false;
+
   /** The URL follows the setup: replaced only when its query changes (never once per step). */
   syncUrl(): void {
+    if (this.urlHeld) return;
     const { preset, config, population, untilPaused, recipeAtStart, lesson } = this.get();
     // a lesson open: its link (the step's setting is the lesson's to give), else the setup's
     const q = lesson ? lessonQuery(lesson.lesson, lesson.index) : encodeSetup(preset, config, population, untilPaused, recipeAtStart);

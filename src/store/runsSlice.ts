@@ -2,7 +2,7 @@
 // import. An import is checked whole before anything is stored.
 import { taskCodeOf, type RunConfig } from '../config';
 import { findPreset, presetConfig } from '../envs/presets';
-import { presetWithTask } from '../envs/userTask/register';
+import { presetOfTask } from './taskSlice';
 import { InputError } from '../errors';
 import { LOSS_IDS, LOSSES, twinSettings, type LossId } from '../losses';
 import { recipeBundle, type BundleFile } from '../export/bundle';
@@ -216,7 +216,7 @@ export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState>
             body: `${jf.name} trains the task "${run.meta.preset.slice('task-'.length)}", whose code (below) comes with it. It runs in a sandbox, without the network, your stored runs or this page; read it before you import the run.`,
             confirmLabel: 'Import and load its task', code,
           }, async () => {
-            try { await presetWithTask(run.meta.preset, code); } catch (e) { set({ importError: `${jf.name} was not imported: its task ${errorText(e)}` }); return; }
+            try { await presetOfTask(ctx, run.meta.preset, code); } catch (e) { set({ importError: `${jf.name} was not imported: its task ${errorText(e)}` }); return; }
             await get().importFiles(files);
           }, true);
           return;

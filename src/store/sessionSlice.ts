@@ -6,7 +6,7 @@ import { findPreset, presetConfig } from '../envs/presets';
 import { betterEval } from '../rl/pareto';
 import { applyRecipeAtStart } from './recipeAtStart';
 import { taskCodeOf } from '../config';
-import { presetWithTask } from '../envs/userTask/register';
+import { presetOfTask } from './taskSlice';
 import { dispatchTelemetry, type TelemetryEvent } from '../worker/protocol';
 import { errorText, runStatusOf, type StoreContext } from './context';
 import { MAX_STEPS } from './sweepPopulation';
@@ -199,7 +199,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
         storedRuns = runs.length;
         // the person's own tasks that stored runs train (confirmed when first used): registered, so those runs open, resume and load
         for (const code of new Set(runs.map((r) => taskCodeOf(r.config)).filter((c) => c !== undefined))) {
-          await presetWithTask(null, code).catch((e: unknown) => set({ notice: `a stored task could not be loaded: ${errorText(e)}` }));
+          await presetOfTask(ctx, null, code).catch((e: unknown) => set({ notice: `a stored task could not be loaded: ${errorText(e)}` }));
         }
         set({ runs, resumable: resumableOf(runs, get().sweep) });
         // a population resumes from its members' stored resume states: their step is the truth (a record's
@@ -228,6 +228,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       const pendingTask = 'taskCode' in linked ? linked.taskCode : undefined;
       const d = pendingTask !== undefined ? { ...decodeSetup(''), problems: linked.problems } : linked;
       set({ preset: d.preset, config: presetConfig(findPreset(d.preset), d.overrides), population: d.population, untilPaused: d.untilPaused, recipeAtStart: d.recipeAtStart, urlProblems: d.problems });
+      ctx.urlHeld = pendingTask !== undefined; // the address keeps the task's link until the person answers
       ctx.setQueryKnown(search.replace(/^\?/, ''));
       ctx.syncUrl();
       deps.client.onTelemetry(onEvent);
@@ -261,7 +262,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
           title: 'Run the task in this link?',
           body: 'This link carries a task\'s code (shown below and in the task editor). It runs in a sandbox, without the network, your stored runs or this page; read it before you run it.',
           confirmLabel: 'Run this task', code: pendingTask,
-        }, async () => { await get().useTask(pendingTask, search); }, true);
+        }, async () => { ctx.urlHeld = false; await get().useTask(pendingTask, search); }, true);
       }
     },
 

@@ -130,6 +130,7 @@ export function setupActions(ctx: StoreContext): Omit<SetupSlice, keyof SetupSta
     async answerConfirm(ok) {
       const c = get().confirm;
       set({ confirm: null });
+      if (!ok && ctx.urlHeld) { ctx.urlHeld = false; ctx.syncUrl(); } // a link's task declined: the address follows the page again
       if (ok && c) await ctx.guard(c.onConfirm);
     },
 

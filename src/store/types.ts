@@ -1,5 +1,6 @@
 // The app store's shape: three slices (setup, session, runs) in one zustand
 // store, and what the store needs from outside (the worker, storage, the URL).
+import type { TaskService } from '../envs/userTask/taskService';
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/runRecord';
 import type { ExportTarget } from '../export/recipe';
@@ -56,6 +57,8 @@ export interface AppDeps {
   spawnTrainer?: () => TrainerClient;
   /** How large a population may be here (defaults: 2 cores, 1 GiB, 16 members). */
   population?: Partial<PopulationLimits>;
+  /** Where a task's code is checked and its preset made (the page: a worker of its own, src/store/taskWorker.ts); absent: this thread (Node tests). */
+  tasks?: TaskService;
 }
 
 export interface ConfirmRequest {
@@ -254,7 +257,8 @@ export interface TaskSlice {
   taskDraft: string | null;
   /** The last Check of the draft (problems naming rule and function; sample episodes); null: not checked since the last edit. */
   taskCheck: import('../envs/userTask').TaskCheck | null;
-  taskBusy: boolean;
+  /** What the task's worker is doing for the editor (the page stays usable meanwhile); null: nothing. */
+  taskBusy: 'check' | 'use' | null;
   openTaskEditor(example?: string): void;
   closeTaskEditor(): void;
   setTaskDraft(code: string): void;

@@ -7,7 +7,8 @@
 // beside Charts and Runs), the tab bar sticks to the top while the middle
 // column is on screen, and the lambda_tok slider docks at the foot of the
 // screen (styles.css), so the chart and the slider are seen together.
-// Banners (first-run guide, resume, no/software GPU...) sit above.
+// Banners (first-run guide, resume, no/software GPU...) sit above; your task's editor, when open,
+// spans the middle and the inspector below them (the code wide enough to read).
 import { useEffect, useRef, useState } from 'react';
 import { Banners } from './Banners';
 import { ChartsPanel } from './ChartsPanel';
@@ -18,6 +19,7 @@ import { Inspector } from './Inspector';
 import { RunsTable } from './RunsTable';
 import { useApp } from './storeContext';
 import { Tabs } from './Tabs';
+import { TaskEditor } from './TaskEditor';
 import { usePhone } from './usePhone';
 import { LessonControlsStyle } from './LessonPanel';
 
@@ -65,6 +67,7 @@ export function App() {
       <LessonControlsStyle />
       <Banners />
       <Controls />
+      <TaskEditor />
       <Middle phone={phone} />
       {!phone && <Inspector />}
       <ConfirmDialog />

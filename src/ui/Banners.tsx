@@ -1,12 +1,13 @@
 // The states a person must never be left guessing in: the CPU engine chosen by
 // the page (no WebGPU, or only a software one: WebGPU offered), a warm start
 // loading (progress), URL parameters not applied, a diverged or degenerate
-// run, a lost GPU device, errors and notices.
+// run, a lost GPU device, your task stopping a run, errors and notices.
 import { LessonPanel } from './LessonPanel';
 import type { Flag } from '../rl/runRecord';
 import { softwareOf } from '../store/adapter';
 import { useState } from 'react';
 import { flagAdvice } from './flagAdvice';
+import { taskCodeOf } from '../config';
 import { useApp, useAppStore } from './storeContext';
 
 /** After choosing the CPU the banner with the button goes away: focus moves to Start (see RunButtons). */
@@ -177,6 +178,25 @@ function Flags() {
   );
 }
 
+/** Your task stopped the run: which function, in which step, the task and the answer (its message); Continue waits for a changed task. */
+function TaskStopped() {
+  const f = useApp((s) => s.trainer?.taskFailure ?? null);
+  const name = useApp((s) => (s.config.env === 'custom' ? s.preset.replace(/^task-/, '') : null));
+  const code = useApp((s) => taskCodeOf(s.config));
+  const editing = useApp((s) => s.taskDraft !== null);
+  const store = useAppStore();
+  if (!f) return null;
+  return (
+    <section role="alert" className="banner error" data-testid="task-stopped">
+      <h2>Your task{name ? ` "${name}"` : ''} stopped the run: its {f.fn} failed in step {f.step}</h2>
+      <p>{f.message}</p>
+      <p>The {f.step - 1} step{f.step - 1 === 1 ? '' : 's'} before it are kept (Runs). Continue is refused until the task changes: fix {f.fn} in the task editor, Check, then Use this task.{' '}
+        {!editing && code !== undefined && <button type="button" onClick={() => store.getState().setTaskDraft(code)}>Open the task editor</button>}
+      </p>
+    </section>
+  );
+}
+
 function Recovered() {
   const r = useApp((s) => s.trainer?.recovery);
   if (!r) return null;
@@ -230,6 +250,7 @@ export function Banners() {
       <SoftwareGpu />
       <UrlProblems />
       <Progress />
+      <TaskStopped />
       <Recovered />
       <Flags />
       <Messages />

@@ -8,7 +8,6 @@ import { ConfigField } from './ConfigField';
 import { advantageExplain, algorithmExplain } from './explain';
 import { ModelSize } from './ModelSize';
 import { PresetAbout, PresetPicker } from './PresetPicker';
-import { TaskEditor } from './TaskEditor';
 import { RewardControls } from './RewardControls';
 import { RunButtons } from './RunButtons';
 import { useApp } from './storeContext';
@@ -25,7 +24,6 @@ export function Controls() {
   return (
     <aside className="controls" aria-label="Controls">
       <PresetPicker />
-      <TaskEditor />
       <RunButtons />
       <RewardControls />
       <PresetAbout />

@@ -11,6 +11,7 @@ import { chosenMember, lambdaSetting, shortLabel } from '../store/currentRun';
 import { MemberChips } from './MemberChips';
 import { DockRun } from './RunButtons';
 import { usePhone } from './usePhone';
+import { noTokensReason } from './taskPicture';
 
 /** Keys pressed within this of each other are one change (a drag is one change, applied on release). */
 export const SETTLE_MS = 500;
@@ -35,6 +36,7 @@ export function RewardControls() {
   const error = useApp((s) => s.fieldErrors.lambdaTok);
   const population = useApp((s) => s.population);
   const setField = useApp((s) => s.setField);
+  const noTokens = useApp((s) => noTokensReason(s.preset, s.config.env)); // a one-role task: the slider has nothing to act on
   const phone = usePhone(); // Start/Pause beside the docked slider: on a phone only (elsewhere Run's own sit beside the chart)
   const hub = useHub();
   useHubFrame(); // re-render as telemetry arrives (budget mode moves the value)
@@ -95,7 +97,7 @@ export function RewardControls() {
       <p className="formula">r = r_task − λ_tok·tokens − λ_turn·turns − λ_rep·repetition</p>
       <div className={`field slider${error ? ' has-error' : ''}`}>
         <label htmlFor={`${id}-lt`} className="one-line" data-control="lambdaTok">lambda_tok{memberLabel !== null && <span data-testid="lambda-member" data-run-id={memberId ?? ''}> of {shortLabel(memberLabel)}</span>}</label>
-        <input id={`${id}-lt`} data-control="lambdaTok" type="range" min={0} max={max} step={LAMBDA_STEP} value={value} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
+        <input id={`${id}-lt`} data-control="lambdaTok" type="range" min={0} max={max} step={LAMBDA_STEP} value={value} disabled={noTokens !== null} aria-describedby={`${id}-lt-help${error ? ` ${id}-lt-error` : ''}`}
           aria-valuetext={fmt(value)} aria-invalid={error ? true : undefined} onChange={(e) => onChange(Number(e.target.value))}
           onPointerDown={() => { bind(); dragging.current = true; }} onPointerUp={(e) => release(e.currentTarget)} onPointerCancel={(e) => release(e.currentTarget)}
           onKeyUp={unbind} onBlur={(e) => { release(e.currentTarget); unbind(); }}
@@ -103,7 +105,7 @@ export function RewardControls() {
         <output htmlFor={`${id}-lt`} data-control="lambdaTok" data-testid="lambda-tok-value">{fmt(value, 4)}</output>
         {phone && <DockRun />}
         <small id={`${id}-lt-help`} className="help" data-control="lambdaTok">
-          {mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `changes ${shortLabel(memberLabel)} only, from its next step; choose the member below or on the chart (the Sweep panel changes them all)` : before ? `the first member's value: Start trains ${before.length} runs at ${before.join(', ')}` : 'penalty per message token; applies at the next step'}
+          {noTokens !== null ? `Off: ${noTokens}` : mode === 'budget' ? 'penalty per message token, set by the dual update toward the budget (it moves by itself)' : memberLabel !== null ? `changes ${shortLabel(memberLabel)} only, from its next step; choose the member below or on the chart (the Sweep panel changes them all)` : before ? `the first member's value: Start trains ${before.length} runs at ${before.join(', ')}` : 'penalty per message token; applies at the next step'}
 
         </small>
         {error && <small id={`${id}-lt-error`} role="alert" className="error">{error}</small>}

@@ -99,6 +99,8 @@ export function RunButtons() {
   const running = lifecycle === 'training' || status === 'running' || sweepRunning;
   // "your task" chosen, its task not in use yet: nothing to start until Use (the relay behind the editor is not it)
   const taskPending = useApp((s) => s.taskDraft !== null && s.config.env !== 'custom');
+  // your task stopped the run (a banner says which function): Continue and Step wait for a changed task
+  const taskFailed = useApp((s) => s.trainer?.taskFailure != null);
   const off = !ready || busy !== null;
   const pick = bestBy(rule, target, (population ? memberEvals : evals) ?? []);
   // after Start the Start button is disabled: focus goes to Pause (and back after Pause), not to the page
@@ -114,10 +116,10 @@ export function RunButtons() {
     <section aria-labelledby={`${id}-h`} className="run-buttons">
       <h2 id={`${id}-h`}>Run</h2>
       <div className="buttons">
-        <button ref={startRef} id="start-button" data-control="start" type="button" className="primary" disabled={off || running || taskPending} aria-describedby={taskPending ? `${id}-no-task` : undefined} onClick={() => void start()}
+        <button ref={startRef} id="start-button" data-control="start" type="button" className="primary" disabled={off || running || taskPending || taskFailed} aria-describedby={taskPending ? `${id}-no-task` : undefined} onClick={() => void start()}
           title={lifecycle === 'idle' ? undefined : 'goes on from where the run is, with what was changed meanwhile'}>{lifecycle === 'idle' ? 'Start' : 'Continue'}</button>
         <button ref={pauseRef} data-control="pause" type="button" disabled={off || !running} onClick={() => void pause()}>Pause</button>
-        <button type="button" data-control="step" disabled={off || running || taskPending} onClick={() => void a.stepOnce()}>Step</button>
+        <button type="button" data-control="step" disabled={off || running || taskPending || taskFailed} onClick={() => void a.stepOnce()}>Step</button>
         <button type="button" data-control="reset" disabled={off} onClick={() => void a.reset()}>Reset</button>
         <button type="button" data-control="warmStart" disabled={off} onClick={() => void a.warmStart()}>Warm start</button>
       </div>

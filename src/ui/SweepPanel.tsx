@@ -6,6 +6,7 @@
 // value overlays its run there, hovering it highlights its trail. A finished
 // sweep offers the same values on a sister preset: both populations then draw
 // their frontiers on the one chart.
+import { noTokensReason } from './taskPicture';
 import { useId } from 'react';
 import { paretoFrontier } from '../rl/pareto';
 import { defaultDraft, sweepAxisOf, type SweepRecord, type SweepRunRecord } from '../store/sweepSlice';
@@ -72,6 +73,7 @@ export function SweepPanel() {
   const K = draftError ? 0 : text.split(',').length; // the draft is checked by the store (sweepDraftError)
   const recent = (() => { const s = runId ? hub.get(runId) : undefined; if (!s || s.rows === 0) return []; const c = s.column('step_time_ms'); return Array.from(c.slice(Math.max(0, c.length - 10))); })();
   const estimate = !running && K > 0 ? sweepEstimate(recent, config.steps, K, cores) : null;
+  const noTokens = useApp((s) => (sweepAxisOf(s.config) === 'budget' ? null : noTokensReason(s.preset, s.config.env))); // a one-role task: every run at 0 tokens
 
   return (
     <section aria-labelledby={`${id}-h`} className="sweep" data-control="sweep">
@@ -80,6 +82,7 @@ export function SweepPanel() {
         One run per value of {axis === 'budget' ? 'the budget B (lambda_tok set by the dual update)' : 'lambda_tok'}, each from the warm start with the setup
         above, {untilPaused ? 'training until paused' : `to its last step (${config.steps} steps)`}, all evaluated on the same held-out tasks. The frontier joins the last evals no other run beats on both accuracy and tokens.
       </p>
+      {noTokens && <p className="small warn-text" data-testid="sweep-no-tokens">A lambda_tok sweep changes nothing here: {noTokens}.</p>}
       <div className={`field${draftError ? ' has-error' : ''}`}>
         <label htmlFor={`${id}-v`}>{axis === 'budget' ? 'Budgets to sweep' : 'lambda_tok values to sweep'}</label>
         <input id={`${id}-v`} type="text" value={text} disabled={running} aria-invalid={draftError ? true : undefined}

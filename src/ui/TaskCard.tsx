@@ -8,7 +8,7 @@ import type { EpisodeTranscript } from '../worker/protocol';
 import { fmt } from './labels';
 import { useApp } from './storeContext';
 import { shortLabel, chosenMember } from '../store/currentRun';
-import { taskPicture } from './taskPicture';
+import { noTokensReason, taskPicture } from './taskPicture';
 import { TokenChips } from './TokenChips';
 
 function Example({ ep, step, of }: { ep: EpisodeTranscript; step: number; of?: string }) {
@@ -36,6 +36,7 @@ export function TaskCard() {
   const example = member?.transcripts.train ?? (isPopulation ? null : own);
   const population = useApp((s) => s.population);
   const p = taskPicture(config, population);
+  const noTokens = useApp((s) => noTokensReason(s.preset, s.config.env));
   const ep = example?.episodes[0];
   return (
     <section className="task-card" aria-labelledby={`${id}-h`} data-testid="task-card" data-control="taskCard">
@@ -52,6 +53,7 @@ export function TaskCard() {
           <div><dt>Reward:</dt><dd> {p.reward}.</dd></div>
           <div data-testid="accuracy-meaning"><dt>Eval accuracy:</dt><dd> {p.accuracy.long}.</dd></div>
         </dl>
+        {noTokens && <p className="small warn-text" data-testid="no-tokens">No tokens to charge: {noTokens}.</p>}
         {ep ? <Example ep={ep} step={example!.step} of={member?.transcripts.train ? member.label : undefined} /> : <p className="muted">Press Step or Start to see an episode of the current policy here.</p>}
       </details>
     </section>

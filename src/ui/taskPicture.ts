@@ -1,6 +1,7 @@
 // What the task is, for the first screen: who the agents are, what each one
 // knows, what passes between them and what is rewarded; one entry per
 // environment, filled in from the run's config (the numbers the run uses).
+import { findPreset } from '../envs/presets';
 import type { RunConfig } from '../config';
 
 export interface TaskAgent {
@@ -94,6 +95,17 @@ function custom(c: RunConfig): Omit<TaskPicture, 'accuracy'> {
     title: 'Your task', agents: [{ name: 'Your policy', knows: 'what your task shows each role', does: 'answers (and, with a messenger, sends a message) (trained)' }],
     channel: null, reward: `your score, minus lambda_tok = ${c.lambdaTok} per message token`,
   };
+}
+
+/**
+ * Why lambda_tok does nothing for the run of `preset` (null: it charges tokens): your task with one role sends no
+ * message, so every episode has 0 tokens to charge.
+ */
+export function noTokensReason(preset: string, env: RunConfig['env']): string | null {
+  if (env !== 'custom') return null;
+  let roles: number | undefined;
+  try { roles = findPreset(preset).taskRoles; } catch { return null; }
+  return roles === 1 ? 'this task has one role and no message: there are no tokens for lambda_tok to charge (every episode has 0 tokens; give it a messenger to trade accuracy for tokens)' : null;
 }
 
 const PICTURES: Record<RunConfig['env'], (c: RunConfig) => Omit<TaskPicture, 'accuracy'>> = { relay, addition, philosophers, custom };

@@ -145,7 +145,16 @@ export interface TrainerState {
   recovery?: Recovery | null;
   /** Rows its rollouts and evals generate at once when all of them would not fit the GPU (null: all at once). */
   rolloutRows?: number | null;
+  /**
+   * Your task stopped a run of this task's code (a function that looped, ran out of memory, threw, returned a bad
+   * score): which function, in which step, and its one-line message. Start and step are refused for this code until
+   * the task is changed (the steps before it are kept). null: none.
+   */
+  taskFailure?: TaskFailure | null;
 }
+
+/** A task function's failure that stopped a run (TrainerState.taskFailure). */
+export interface TaskFailure { fn: string; step: number; message: string }
 
 /**
  * What Resume continues a run from, stored with the run's last checkpoint (the same step): the

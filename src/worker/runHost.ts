@@ -3,7 +3,7 @@
 // evals), the step loop's host, evals, the lost-device recovery, the warm-start cache and
 // each member's state for the page.
 import type { Backend } from '../backend';
-import { validateConfig, type RunConfig } from '../config';
+import { taskCodeOf, validateConfig, type RunConfig } from '../config';
 import { InputError, quote } from '../errors';
 import { presetSlots, type Preset } from '../envs/presets';
 import type { Environment } from '../envs/types';
@@ -17,7 +17,7 @@ import { type EvalRecord } from '../rl/runRecord';
 import { trainableSlot, warmKey, warmStarts, type WarmStarts } from '../rl/warmStart';
 import type { Comparison } from '../rl/compare';
 import type { GpuProbe } from '../gpu/probe';
-import type { BackendPreference, Recovery, ResumeEntry, RunStatus, TrainerState } from './protocol';
+import type { BackendPreference, Recovery, ResumeEntry, RunStatus, TaskFailure, TrainerState } from './protocol';
 import { checkResumeState } from './resumeRun';
 import { captureResumePoint, discardLost, isDeviceLost, resumeTrainer, type ResumePoint } from './recovery';
 import { RunLoop } from './runLoop';
@@ -72,6 +72,12 @@ export abstract class RunHost {
     runIds: () => this.runIds,
     status: () => this.status,
     setStatus: (status, message) => this.setStatus(status, message),
+    taskFailed: (e, step) => {
+      const code = this.trainer ? taskCodeOf(this.trainer.config) : undefined;
+      const f: TaskFailure = { fn: e.where.fn, step, message: e.message };
+      if (code !== undefined) this.failedTasks.set(code, f);
+      return `your task's ${f.fn} stopped the run in step ${step}: ${f.message}`;
+    },
     exclusive: (fn) => this.exclusive(fn),
     applyPending: (t) => {
       if (this.pending.every((p) => Object.keys(p).length === 0)) return;
@@ -91,6 +97,14 @@ export abstract class RunHost {
   protected recovery: Recovery | null = null;
   protected lastStepWeights: RewardWeights | null = null;
   protected kept: KeptWeights[] = []; // each member's evals a "best" rule can pick
+  /** Tasks (by code) whose functions stopped a run: training them is refused until the code changes. */
+  protected readonly failedTasks = new Map<string, TaskFailure>();
+
+  /** The failure that stopped a run of the current run's task code (null: none, or not a task of your own). */
+  protected taskFailure(): TaskFailure | null {
+    const code = this.trainer ? taskCodeOf(this.trainer.config) : undefined;
+    return code === undefined ? null : this.failedTasks.get(code) ?? null;
+  }
 
   constructor(protected readonly makeBackend: BackendFactory, protected readonly loadWarmStart: WarmStartLoader,
     protected readonly probeGpu: GpuProber = async () => ({ ok: false, reason: 'this host has no WebGPU probe' }),
@@ -291,6 +305,7 @@ export abstract class RunHost {
       flags: m ? m.flags.map((f) => ({ ...f })) : [], skippedUpdates: m?.skippedUpdates ?? 0,
       recovery: this.recovery ? { ...this.recovery } : null, rolloutRows: t && Number.isFinite(t.rolloutRows) ? t.rolloutRows : null,
       baselines: t ? t.baselines() : [], curriculum: t ? t.curriculum.map((c) => ({ ...c })) : [], comparison: this.comparison,
+      taskFailure: this.taskFailure(),
     };
   }
 }

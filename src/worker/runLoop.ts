@@ -11,6 +11,7 @@ import type { Trainer } from '../rl/trainer';
 import type { RunStatus } from './protocol';
 import { MAX_RECOVERIES } from './recovery';
 import type { TelemetryBatcher } from './telemetry';
+import { TaskError } from '../envs/userTask/failure';
 
 /** Progress inside a step is reported once the step has run this long. */
 const STEP_PROGRESS_AFTER_MS = 1000;
@@ -27,6 +28,8 @@ export interface LoopHost {
   runIds(): string[];
   status(): RunStatus;
   setStatus(status: RunStatus, message?: string): void;
+  /** A task function's failure stopped the run (its message for the status); the host refuses to go on with this task's code. */
+  taskFailed(e: TaskError, step: number): string;
   exclusive<T>(fn: () => Promise<T>): Promise<T>;
   /** Hyperparameters set since the last step go in before the next. */
   applyPending(t: Trainer): void;
@@ -133,7 +136,7 @@ export class RunLoop {
       }
       return { metrics, error: null };
     } catch (e) {
-      h.setStatus('error', errorMessage(e));
+      h.setStatus('error', e instanceof TaskError ? h.taskFailed(e, h.trainer().stepCount + 1) : errorMessage(e));
       return { metrics, error: e };
     } finally {
       h.telemetry.flush();

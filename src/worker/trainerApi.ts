@@ -80,9 +80,16 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
     });
   }
 
+  /** Training a task whose function stopped a run is refused until its code changes (the steps before are kept). */
+  private refuseFailedTask(call: string): void {
+    const f = this.taskFailure();
+    if (f) throw new InputError(`${call}: your task's ${f.fn} stopped this run in step ${f.step}; change the task (the editor: Check, then Use this task) to train it again`);
+  }
+
   async start(): Promise<TrainerState> {
     const t = this.requireTrainer('start');
     if (this.runner.running) return this.snapshot();
+    this.refuseFailedTask('start');
     const steps = this.effectiveConfig(t).steps;
     if (t.stepCount >= steps) {
       this.setStatus('idle', `the run is at its ${steps} steps; step() goes on past them, setHyperparams({ steps }) raises the count, reset() starts over`);
@@ -99,6 +106,7 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
 
   async step(n = 1): Promise<StepMetrics[]> {
     this.requireTrainer('step');
+    this.refuseFailedTask('step');
     if (!Number.isInteger(n) || n < 1 || n > MAX_STEPS_PER_CALL) throw new InputError(`step: n must be an integer in [1, ${MAX_STEPS_PER_CALL}]; got ${n}`);
     if (this.runner.running) throw new InputError('step: the run is already running; pause() it first');
     return this.runner.steps(n);

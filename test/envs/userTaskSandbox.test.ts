@@ -68,7 +68,8 @@ describe('limits', () => {
     try { scoreOne(scoring('while (true) {}'), { callMs: 200 }); } catch (e) { err = e; }
     const ms = performance.now() - t0;
     expect(err).toBeInstanceOf(InputError);
-    expect((err as Error).message).toBe('score did not return within 200 ms: stopped (an endless loop?)');
+    // which episode it was scoring: its task and answer (the page's banner shows them)
+    expect((err as Error).message).toBe('score did not return within 200 ms: stopped (an endless loop?) for train task 0 (replica 0, task "b", answer "")');
     // the limit, plus loading the task (a few ms) and the interrupt's polling
     expect(ms).toBeLessThan(1500);
   });

@@ -64,7 +64,7 @@ describe('your own task in the store', () => {
   });
 
   it('a link with other code asks first, showing it; nothing of it runs until confirmed; then the link\'s fields apply', async () => {
-    const { store, fake } = world();
+    const { store, fake, urls } = world();
     const other = copyTask(4); // same name, other code: asks even where a "copy" is known
     await store.getState().boot(`?v=1&preset=task-copy&task=${encodeTask(other)}&lambdaTok=0.2`);
     const c = store.getState().confirm!;
@@ -72,15 +72,19 @@ describe('your own task in the store', () => {
     expect(c.code).toBe(other);
     expect(store.getState().preset).toBe('relay-silence');
     expect(fake.callsOf('init').map((x) => x[0])).toEqual(['relay-silence']);
+    expect(urls).toEqual([]); // the address keeps the task's link while the question is open (a reload asks again)
     await store.getState().answerConfirm(true);
+    expect(new URLSearchParams(urls.at(-1)).get('task')).toBe(encodeTask(other));
     expect(store.getState().preset).toBe('task-copy');
     expect(store.getState().config.lambdaTok).toBe(0.2);
     expect(fake.callsOf('init').at(-1)).toEqual(['task-copy', { lambdaTok: 0.2, taskCode: other }]);
     // declined: the page stays on its preset
     const b = world();
     await b.store.getState().boot(`?v=1&preset=task-copy&task=${encodeTask(copyTask(6))}`);
+    expect(b.urls).toEqual([]);
     await b.store.getState().answerConfirm(false);
     expect(b.store.getState().preset).toBe('relay-silence');
+    expect(new URLSearchParams(b.urls.at(-1)).get('preset')).toBe('relay-silence'); // declined: the address follows the page again
     expect(b.fake.callsOf('init')).toHaveLength(1);
   });
 

@@ -39,5 +39,17 @@ describe('a task that loops mid-run', () => {
     const again = await api.getState(); // the worker still answers
     expect(again.stepCount).toBe(s.stepCount);
     expect(CALL_MS).toBeLessThanOrEqual(5000);
+    // the page's banner reads which function, in which step; Continue (start, step) is refused until the task changes
+    expect(s.taskFailure).toMatchObject({ fn: 'score', step: s.stepCount + 1 });
+    expect(s.message).toMatch(new RegExp(`^your task's score stopped the run in step ${s.stepCount + 1}: score did not return within`));
+    await expect(api.start()).rejects.toThrow(/start: your task's score stopped this run in step \d+; change the task/);
+    await expect(api.step(1)).rejects.toThrow(/step: your task's score stopped this run/);
+    await api.init('task-copy-loops', { taskCode: LOOPS } as never); // the same code again: still refused
+    await expect(api.start()).rejects.toThrow(/your task's score stopped this run/);
+    const fixed = LOOPS.replace('calls > 3000', 'calls > 3e9');
+    const f = await api.init('task-copy-loops', { taskCode: fixed, steps: 1 } as never);
+    expect(f.taskFailure).toBeNull();
+    await api.step(1); // a changed task trains
+    expect((await api.getState()).stepCount).toBe(1);
   }, 180_000);
 });

@@ -89,7 +89,15 @@ export class UserTask {
 
   /** Scores of (task, answer text, message text) triples in one call, checked: `label(i)` names item i's episode. */
   scoreBatch(items: [unknown, string, string | null][], label: (i: number) => string): Score[] {
-    const raw = this.sandbox.call<unknown[]>('score', { items });
+    let raw: unknown[];
+    try {
+      raw = this.sandbox.call<unknown[]>('score', { items });
+    } catch (e) {
+      // the episode it was scoring when it failed (a loop, memory, a throw): named, with its task and answer
+      const i = e instanceof TaskError ? e.where.item : -1;
+      if (e instanceof TaskError && i >= 0 && i < items.length) throw new TaskError(`${e.message} for ${label(i)}`, e.where, e.kind);
+      throw e;
+    }
     if (!Array.isArray(raw) || raw.length !== items.length) throw new InputError(`score: the sandbox returned ${quote(raw)} for ${items.length} episodes`);
     return raw.map((r, i) => checkScore(r, label(i)));
   }

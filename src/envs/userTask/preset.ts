@@ -19,7 +19,7 @@ export function taskHash(code: string): string {
 
 /** The preset of a task's code (its checks run when it loads: a broken task throws here, naming the problem). */
 export function userTaskPreset(code: string): Preset {
-  const { spec } = loadUserTask(code);
+  const { spec, env } = loadUserTask(code);
   const hash = taskHash(code);
   const slug = spec.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '').slice(0, 40) || 'task';
   return {
@@ -27,6 +27,8 @@ export function userTaskPreset(code: string): Preset {
     title: `Your task: ${spec.name}`,
     explain: spec.about || `${spec.name}: a task of your own (docs/your-task.md).`,
     config: { ...TASK_DEFAULTS, ...spec.settings, env: 'custom', taskCode: code } as Partial<RunConfig>,
+    taskRoles: spec.roles.length === 2 ? 2 : 1,
+    taskShape: { vocab: [...env.vocab], eos: env.eos, blockSize: env.blockSize },
     warmStart: {
       file: `task-${slug}-${hash}.safetensors`, demo: {}, seed: 1, steps: spec.pretrain.steps, cap: spec.pretrain.steps,
       ...(spec.pretrain.target !== undefined ? { target: spec.pretrain.target } : {}),

@@ -4,6 +4,7 @@
 import { findPreset, registerPreset, type Preset } from '../presets';
 import { InputError } from '../../errors';
 import { prepareUserTasks } from './sandbox';
+import { sandboxReady } from './webSpawner';
 import { userTaskPreset } from './preset';
 
 /**
@@ -13,6 +14,7 @@ import { userTaskPreset } from './preset';
 export async function presetWithTask(name: string | null, taskCode: string | undefined): Promise<Preset> {
   if (typeof taskCode !== 'string') return findPreset(name ?? '');
   await prepareUserTasks();
+  await sandboxReady(); // a browser worker: the watchdog's thread for this task has started (webSpawner.ts)
   const p = userTaskPreset(taskCode);
   if (name !== null && p.name !== name) throw new InputError(`the task's code declares the task "${p.name.slice('task-'.length)}", not the run's preset "${name}"`);
   registerPreset(p);

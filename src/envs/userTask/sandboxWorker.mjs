@@ -17,7 +17,7 @@ import { TaskEngine } from './engine.mjs';
 const STATE = 0, LENGTH = 1, READY = 2;
 const REQUEST = 1, REPLY = 2;
 
-async function serve(init) {
+async function serve(init, compiled = newQuickJSWASMModuleFromVariant(variant)) {
   const control = new Int32Array(init.control);
   const data = init.data;
   const bytes = new Uint8Array(data); // tracks the buffer's length as it grows
@@ -33,7 +33,7 @@ async function serve(init) {
     Atomics.store(control, STATE, REPLY);
     Atomics.notify(control, STATE);
   };
-  const wasm = await newQuickJSWASMModuleFromVariant(variant);
+  const wasm = await compiled;
   Atomics.store(control, READY, 1); // the host's deadline for the first call starts now
   Atomics.notify(control, STATE);
   let engine = null;
@@ -59,8 +59,13 @@ async function serve(init) {
 }
 
 if (typeof process !== 'undefined' && process.versions?.node) {
-  const { workerData } = await import('node:worker_threads');
+  // hidden from the page's bundler (a browser worker never takes this branch)
+  const { workerData } = await import(/* @vite-ignore */ 'node:' + 'worker_threads');
   await serve(workerData);
 } else {
-  self.onmessage = (e) => { self.onmessage = null; void serve(e.data); };
+  // everything asynchronous (the engine's module, its wasm) is done before this thread says it is up: a parent
+  // that then waits for it synchronously (Atomics.wait) cannot turn its event loop for anything it would need
+  const compiled = newQuickJSWASMModuleFromVariant(variant);
+  self.onmessage = (e) => { self.onmessage = null; void serve(e.data, compiled); };
+  void compiled.then(() => self.postMessage('up')); // webSpawner.ts: a spare ready to take a task
 }
