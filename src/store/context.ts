@@ -4,7 +4,7 @@
 import type { StoreApi } from 'zustand/vanilla';
 import { findPreset, presetConfig } from '../envs/presets';
 import type { RunConfig } from '../config';
-import type { ResumeExport, ResumeState, StepAnatomy, TelemetryEvent, TrainerState, Transcripts } from '../worker/protocol';
+import type { ResumeState, TelemetryEvent, TrainerState } from '../worker/protocol';
 import { MemoryPrefs } from './pagePrefs';
 import { Recorder } from './recorder';
 import type { CheckpointKind } from './runsDb';
@@ -12,34 +12,15 @@ import type { RunMeta, RunStatus } from './runTypes';
 import type { AppDeps, AppState, ConfirmRequest } from './types';
 import { encodeSetup } from './urlState';
 import { populationRun } from './currentRun';
-import { lessonQuery } from './lessonSlice';
-import type { KeptLanes } from './sweepPopulation';
+import { lessonQuery } from './lessonLink';
+import type { KeptLanes, Members } from './ports';
 
 /** The step count of a run that trains until paused (sweepPopulation.ts MAX_STEPS: the config's largest). */
 const MAX_STEPS_SEEN = 100_000;
 
 export const errorText = (e: unknown): string => (e instanceof Error ? e.message : String(e));
 
-/** A running population member as the page reaches it: through its lane's worker, addressed by its run id. */
-export interface MemberPort {
-  /** The worker it trains in (members of one stacked lane share it: a change for all of them goes once). */
-  readonly lane: object;
-  /** `all`: the change goes to every member of the population (a shared field only applies so). */
-  setHyperparams(partial: Partial<RunConfig>, all: boolean): Promise<TrainerState>;
-  lastTranscripts(count: number): Promise<Transcripts>;
-  /** The anatomy of one group of its last step (a member alone in its lane; a stacked lane refuses, saying why). */
-  stepAnatomy(group: number): Promise<StepAnatomy>;
-  /** Its last checkpoint and resume state, and its best checkpoint. */
-  exportResume(): Promise<ResumeExport>;
-  exportBest(): Promise<Uint8Array>;
-  /** Its weights back to an eval's: its best (no step), or the eval at `step`. */
-  restore(step?: number): Promise<TrainerState>;
-  /** Its state now. */
-  state(): Promise<TrainerState>;
-}
-
-/** The running members, by run id. */
-export type Members = Map<string, MemberPort>;
+export type { MemberPort, Members } from './ports';
 
 export class StoreContext {
   readonly deps: Required<Omit<AppDeps, 'kv' | 'spawnTrainer' | 'population' | 'tasks'>> & Pick<AppDeps, 'kv' | 'spawnTrainer' | 'population' | 'tasks'>;

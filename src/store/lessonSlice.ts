@@ -3,8 +3,8 @@
 // on the learner's own run with the same code the CLI uses (src/lessons/checks.ts). The link is `?lesson=NAME`
 // (a shipped lesson) or `?lesson=~ENCODED` (a lesson of a teacher's own, src/lessons/link.ts), with `&step=N`.
 import { findPreset, presetConfig } from '../envs/presets';
-import { checkLessonText, decodeLesson, encodeLesson, evaluateCheck, findLesson, SHIPPED_LESSONS, type Lesson } from '../lessons';
-import { clip } from '../errors';
+import { checkLessonText, encodeLesson, evaluateCheck, type Lesson } from '../lessons';
+import { lessonOfParam, settingStep } from './lessonLink';
 import { errorText, type StoreContext } from './context';
 import { lessonRunView } from './lessonRun';
 import { lifecycleOf, populationRun } from './currentRun';
@@ -13,31 +13,6 @@ import { decodeSetup, overridesOf } from './urlState';
 
 export type LessonState = Pick<LessonSlice, 'lesson'>;
 export const initialLesson = (): LessonState => ({ lesson: null });
-
-/** The `lesson` parameter's lesson: a shipped one by name, or one encoded in the link ("~..."); a problem is thrown as text. */
-export function lessonOfParam(param: string): Lesson {
-  if (param.startsWith('~')) {
-    const c = decodeLesson(param.slice(1), decodeSetup);
-    if (!c.lesson) throw new Error(`the lesson in this link is not valid: ${c.problems.slice(0, 3).join('; ')}`);
-    if (c.carriesCode) throw new Error('the lesson in this link carries a task\'s code: open the task\'s own link first (it asks before it runs), then the lesson');
-    return c.lesson;
-  }
-  try { return findLesson(param); } catch { throw new Error(`no lesson named ${clip(JSON.stringify(param), 60)}; the lessons are ${SHIPPED_LESSONS.map((l) => l.name).join(', ')}`); }
-}
-
-/** The link of a lesson at a step: its name (shipped) or its encoding (a teacher's own). */
-export function lessonQuery(lesson: Lesson, step: number): string {
-  const shipped = SHIPPED_LESSONS.some((l) => l.name === lesson.name && JSON.stringify(l) === JSON.stringify(lesson));
-  const q = new URLSearchParams({ lesson: shipped ? lesson.name : `~${encodeLesson(lesson)}` });
-  if (step > 0) q.set('step', String(step + 1));
-  return q.toString();
-}
-
-/** The step a setting-less step acts on: the nearest step at or before it with a setting. */
-export const settingStep = (lesson: Lesson, index: number): number => {
-  for (let i = index; i >= 0; i--) if (lesson.steps[i].setting !== undefined) return i;
-  return 0;
-};
 
 /**
  * A link with `lesson=`: the lesson opens at its `step` (from 1) and the page boots on that step's setting (the query

@@ -11,7 +11,8 @@ import { createEnv } from '../envs/registry';
 import { inLanes } from '../rl/population';
 import { placeMembers } from '../rl/placement';
 import type { ResumeEntry, TrainerState } from '../worker/protocol';
-import { errorText, type MemberPort, type StoreContext } from './context';
+import { errorText, type StoreContext } from './context';
+import type { Lane, MemberPort } from './ports';
 import type { RunMeta } from './runTypes';
 import { chosenMember } from './currentRun';
 import type { SweepRecord, SweepRunRecord } from './sweepRecord';
@@ -95,10 +96,7 @@ async function storedLane(ctx: StoreContext, s: SweepRecord, idx: number[]): Pro
 export const MAX_STEPS = 100_000;
 
 /** A lane's worker with its members, kept loaded while its population is the page's current run (Step, Continue, transcripts). */
-export interface Lane { client: TrainerClient; idx: number[]; states: TrainerState[]; ports: MemberPort[]; label: string; off: () => void }
-
-/** The lanes of the current population (kept after it pauses or finishes), or null. */
-export interface KeptLanes { sweepId: string; lanes: Lane[] }
+export type { Lane, KeptLanes } from './ports';
 
 /** Ends a lane's worker and forgets its members. */
 export function closeLane(ctx: StoreContext, lane: Lane): void {

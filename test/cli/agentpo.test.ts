@@ -9,12 +9,12 @@ const EPISODES = '120';
 
 describe('eval --compare (agentpo-hint)', () => {
   it('each arm matches a plain eval of the same players, with a Wilson interval around it', () => {
-    const cmp = gspo(['eval', '--preset', 'agentpo-hint', '--compare', '--episodes', EPISODES, '--backend', 'wasm']);
+    const cmp = gspo(['eval', '--preset', 'agentpo-hint', '--compare', '--episodes', EPISODES, '--backend', 'cpu']);
     expect(cmp.code, cmp.stderr).toBe(0);
     const rows = cmp.json.comparison as { name: string; n: number; accuracy: number; lo: number; hi: number; tokens: number }[];
     expect(rows.map((r) => r.name.split(' ')[0])).toEqual(['actor', 'untrained', 'collaborator']);
-    const alone = gspo(['eval', '--preset', 'agentpo-hint', '--set', 'topology=alone', '--episodes', EPISODES, '--backend', 'wasm']);
-    const untrained = gspo(['eval', '--preset', 'agentpo-hint', '--episodes', EPISODES, '--backend', 'wasm']);
+    const alone = gspo(['eval', '--preset', 'agentpo-hint', '--set', 'topology=alone', '--episodes', EPISODES, '--backend', 'cpu']);
+    const untrained = gspo(['eval', '--preset', 'agentpo-hint', '--episodes', EPISODES, '--backend', 'cpu']);
     expect(alone.code, alone.stderr).toBe(0);
     expect(untrained.code, untrained.stderr).toBe(0);
     expect(rows[0].accuracy).toBeCloseTo(alone.json.accuracy, 12);
@@ -32,7 +32,7 @@ describe('eval --compare (agentpo-hint)', () => {
   });
 
   it('--compare on a preset without a collaborator is refused with one line', () => {
-    const r = gspo(['eval', '--preset', 'relay-silence', '--compare', '--backend', 'wasm']);
+    const r = gspo(['eval', '--preset', 'relay-silence', '--compare', '--backend', 'cpu']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/--compare is for the AgentPO presets/);
   });

@@ -12,7 +12,7 @@ const TINY = ['--set', 'promptsPerStep=4', '--set', 'groupSize=4', '--set', 'eva
 describe('compare', () => {
   it('trains each variant on the same seed into its own folder; the runs differ in the loss (and the clip range across levels) alone', () => {
     const out = join(tempDir(), 'cmp');
-    const r = gspo(['compare', '--preset', 'relay-silence', '--losses', 'gspo,dapo', '--steps', '2', '--seed', '5', '--backend', 'wasm', '--out', out, ...TINY]);
+    const r = gspo(['compare', '--preset', 'relay-silence', '--losses', 'gspo,dapo', '--steps', '2', '--seed', '5', '--backend', 'cpu', '--out', out, ...TINY]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.json.runs.map((x: { loss: string }) => x.loss)).toEqual(['gspo', 'dapo']);
     const cfg = (v: string) => JSON.parse(readFileSync(join(out, v, 'config.json'), 'utf8')).config;
@@ -36,10 +36,10 @@ describe('compare', () => {
     expect(() => parseLosses('gspo,gspo')).toThrow(/names a variant twice/);
     expect(() => parseLosses('gspo,ppo')).toThrow(`"ppo" is not a loss variant (known: ${LOSS_IDS.join(', ')})`);
     expect(parseLosses(' gspo , cispo ')).toEqual(['gspo', 'cispo']);
-    const bad = gspo(['compare', '--preset', 'relay-silence', '--losses', 'gspo,grpo', '--set', 'algorithm=dapo', '--backend', 'wasm']);
+    const bad = gspo(['compare', '--preset', 'relay-silence', '--losses', 'gspo,grpo', '--set', 'algorithm=dapo', '--backend', 'cpu']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--set algorithm=\.\.\. conflicts with --losses/);
-    const noLosses = gspo(['compare', '--preset', 'relay-silence', '--backend', 'wasm']);
+    const noLosses = gspo(['compare', '--preset', 'relay-silence', '--backend', 'cpu']);
     expect(noLosses.code).toBe(2);
     expect(noLosses.stderr).toMatch(/--losses/);
     const out = join(tempDir(), 'never');

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { runsFailed, RUNS_FAILED_EXIT } from '../../src/cli/jobRuns';
 import { gspo, tempDir } from './run';
 
-const TINY = ['--backend', 'wasm', '--set', 'steps=2', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--set', 'minibatches=1',
+const TINY = ['--backend', 'cpu', '--set', 'steps=2', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--set', 'minibatches=1',
   '--set', 'evalEpisodes=8', '--set', 'evalEvery=1'];
 const full = existsSync('/dev/full');
 
@@ -73,7 +73,7 @@ describe('a job in which a run failed', () => {
   it.skipIf(!full)('study: every run failed is exit 1 (it was 0), naming both; study.json lists them', () => {
     const out = join(tempDir(), 'st');
     for (const label of ['dual-B=1-seed=1', 'static-lambda=0-seed=1']) onFullDevice(join(out, label), 'config.json');
-    const r = gspo(['study', 'dual-static', '--budgets', '1', '--lambdas', '0', '--seeds', '1', '--backend', 'wasm', '--out', out]);
+    const r = gspo(['study', 'dual-static', '--budgets', '1', '--lambdas', '0', '--seeds', '1', '--backend', 'cpu', '--out', out]);
     expect(r.code, r.stderr).toBe(1);
     const line = expectFailedLine(r.stderr, 'study dual-static', ['dual-B=1-seed=1', 'static-lambda=0-seed=1'], 2);
     expect(line).toMatch(/none finished/);

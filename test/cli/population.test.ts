@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gspo, tempDir } from './run';
 
-const TINY = ['--backend', 'wasm', '--set', 'steps=3', '--set', 'promptsPerStep=2', '--set', 'groupSize=4', '--set', 'minibatches=2',
+const TINY = ['--backend', 'cpu', '--set', 'steps=3', '--set', 'promptsPerStep=2', '--set', 'groupSize=4', '--set', 'minibatches=2',
   '--set', 'evalEpisodes=8', '--set', 'evalEvery=1', '--set', 'temperature=1.5'];
 const text = (dir: string, f: string) => readFileSync(join(dir, f), 'utf8');
 const bytes = (dir: string, f: string) => readFileSync(join(dir, f));

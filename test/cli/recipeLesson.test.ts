@@ -25,7 +25,7 @@ describe('the recipe off the calibrated point (seeded draw)', () => {
   for (const { eps, lambdaTok } of SETTINGS) {
     it(`eps ${eps}, lambda_tok ${lambdaTok}: silence and copies move in the lesson's direction`, () => {
       const out = join(tempDir(), 'run');
-      const r = gspo(['train', '--preset', 'relay-noisy-dr', '--recipe', '--backend', 'wasm', '--out', out,
+      const r = gspo(['train', '--preset', 'relay-noisy-dr', '--recipe', '--backend', 'cpu', '--out', out,
         '--set', `channelNoise=${eps}`, '--set', `lambdaTok=${lambdaTok}`, '--set', 'evalEpisodes=256']);
       expect(r.code, r.stderr.slice(-2000)).toBe(0);
       expect(r.stderr).toMatch(/recipe: /);

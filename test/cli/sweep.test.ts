@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gspo, tempDir } from './run';
 
-const TINY = ['--backend', 'wasm', '--set', 'steps=3', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--set', 'minibatches=1',
+const TINY = ['--backend', 'cpu', '--set', 'steps=3', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--set', 'minibatches=1',
   '--set', 'evalEpisodes=8', '--set', 'evalEvery=1'];
 const lines = (path: string) => readFileSync(path, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
 
@@ -95,7 +95,7 @@ describe('sweep', () => {
 
   it('rejects bad values with exit 2 and one line naming them, before any run', () => {
     const bad = (args: string[], pattern: RegExp) => {
-      const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--backend', 'wasm', ...args]);
+      const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--backend', 'cpu', ...args]);
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr.trim().split('\n')).toHaveLength(1);
       expect(r.stderr).toMatch(pattern);

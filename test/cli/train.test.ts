@@ -12,7 +12,7 @@ const METRICS = ['reward', 'reward_std', 'r_task', 'tokens', 'turns', 'repetitio
 describe('train / eval', () => {
   it('writes config, metrics, evals, best and last; the summary has warm-start, final and best evals', () => {
     const out = join(tempDir(), 'run');
-    const r = gspo(['train', '--preset', 'relay-silence', '--backend', 'wasm', '--steps', '2', '--out', out,
+    const r = gspo(['train', '--preset', 'relay-silence', '--backend', 'cpu', '--steps', '2', '--out', out,
       '--set', 'promptsPerStep=4', '--set', 'groupSize=4', '--set', 'evalEpisodes=16', '--set', 'evalEvery=1', '--set', 'beta=0.01']);
     expect(r.code, r.stderr).toBe(0);
     const s = r.json;
@@ -41,23 +41,23 @@ describe('train / eval', () => {
       expect(ck.extras.preset).toBe('relay-silence');
     }
     // eval of the last checkpoint reproduces the final eval record (greedy, the same held-out set)
-    const ev = gspo(['eval', '--checkpoint', join(out, 'last.safetensors'), '--preset', 'relay-silence', '--episodes', '16', '--backend', 'wasm']);
+    const ev = gspo(['eval', '--checkpoint', join(out, 'last.safetensors'), '--preset', 'relay-silence', '--episodes', '16', '--backend', 'cpu']);
     expect(ev.code, ev.stderr).toBe(0);
     expect(ev.json.accuracy).toBe(s.final.accuracy);
     expect(ev.json.tokens).toBe(s.final.tokens);
   });
 
   it('rejects a bad --set naming the field and its range, before any work', () => {
-    let r = gspo(['train', '--preset', 'relay-silence', '--backend', 'wasm', '--set', 'groupSize=0']);
+    let r = gspo(['train', '--preset', 'relay-silence', '--backend', 'cpu', '--set', 'groupSize=0']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/groupSize must be in \[1, 64\]; got 0/);
-    r = gspo(['train', '--preset', 'relay-silence', '--backend', 'wasm', '--set', 'lambdaTOK=1']);
+    r = gspo(['train', '--preset', 'relay-silence', '--backend', 'cpu', '--set', 'lambdaTOK=1']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown config key "lambdaTOK"/);
-    r = gspo(['train', '--preset', 'relay-quiet', '--backend', 'wasm']);
+    r = gspo(['train', '--preset', 'relay-quiet', '--backend', 'cpu']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/unknown preset "relay-quiet".*relay-silence/);
-    r = gspo(['train', '--preset', 'relay-silence', '--backend', 'wasm', '--set', 'algorithm=ppo']);
+    r = gspo(['train', '--preset', 'relay-silence', '--backend', 'cpu', '--set', 'algorithm=ppo']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/algorithm must be one of gspo, grpo/);
   });

@@ -1,4 +1,4 @@
-// The CLI's engine choice: --backend wasm is the WebAssembly SIMD engine, cpu stays the reference,
+// The CLI's engine choice: --backend cpu is the WebAssembly SIMD engine, cpu stays the reference,
 // and a run on each gives the same numbers within f32 tolerance.
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
@@ -7,7 +7,7 @@ import { CpuBackend } from '../../src/reference/cpuBackend';
 import { WasmBackend } from '../../src/simd/wasmBackend';
 import { gspo, ROOT } from '../cli/run';
 
-describe('--backend wasm', () => {
+describe('--backend cpu', () => {
   it('selects the wasm engine; the internal cpu (typed `reference`) is the reference; anything else names the choices', async () => {
     expect(await chooseBackend('wasm')).toBeInstanceOf(WasmBackend);
     expect(await chooseBackend('cpu')).toBeInstanceOf(CpuBackend);
@@ -17,7 +17,7 @@ describe('--backend wasm', () => {
   });
   it('logprobs of the shipped warm start: the same numbers on wasm as on the reference, within 1e-5', () => {
     const args = ['logprobs', '--checkpoint', join(ROOT, 'public/checkpoints/relay-warm.safetensors'), '--tokens', '1,5,7,2,3,9'];
-    const wasm = gspo([...args, '--backend', 'wasm']), cpu = gspo([...args, '--backend', 'reference']);
+    const wasm = gspo([...args, '--backend', 'cpu']), cpu = gspo([...args, '--backend', 'reference']);
     expect(wasm.code, wasm.stderr).toBe(0);
     expect(cpu.code, cpu.stderr).toBe(0);
     expect(wasm.json.backend).toBe('wasm');

@@ -223,7 +223,7 @@ describe('options and shutdown', () => {
   }, 70_000);
 });
 
-describe('GSPO_THREADS (the CLI\'s --backend wasm)', () => {
+describe('GSPO_THREADS (the CLI\'s --backend cpu)', () => {
   it('sets the thread count (unset: every core, at most 8); a bad value names the variable', () => {
     expect(wasmThreads({}, 2)).toBe(2);
     expect(wasmThreads({}, 1)).toBe(1);
@@ -236,7 +236,7 @@ describe('GSPO_THREADS (the CLI\'s --backend wasm)', () => {
     expect((cpuEngine('wasm', { GSPO_THREADS: '1' }) as WasmBackend).threads).toBe(1);
   });
   it('a CLI run on 2 threads prints what 1 thread prints; GSPO_THREADS=0 exits with the message', () => {
-    const args = ['logprobs', '--checkpoint', join(ROOT, 'public/checkpoints/relay-warm.safetensors'), '--tokens', '1,5,7,2,3,9', '--backend', 'wasm'];
+    const args = ['logprobs', '--checkpoint', join(ROOT, 'public/checkpoints/relay-warm.safetensors'), '--tokens', '1,5,7,2,3,9', '--backend', 'cpu'];
     const one = gspo(args, { GSPO_THREADS: '1' }), two = gspo(args, { GSPO_THREADS: '2' }), bad = gspo(args, { GSPO_THREADS: '0' });
     expect(two.code, two.stderr).toBe(0);
     expect(two.stdout).toBe(one.stdout);

@@ -21,7 +21,7 @@ describe('file errors said once', () => {
     const out = tempDir();
     mkdirSync(join(out, 'grpo'));
     symlinkSync('/dev/full', join(out, 'grpo', 'metrics.jsonl'));
-    const r = gspo(['compare', '--preset', 'relay-noisy-dr', '--losses', 'gspo,grpo', '--backend', 'wasm', '--set', 'steps=1', '--set', 'promptsPerStep=2',
+    const r = gspo(['compare', '--preset', 'relay-noisy-dr', '--losses', 'gspo,grpo', '--backend', 'cpu', '--set', 'steps=1', '--set', 'promptsPerStep=2',
       '--set', 'groupSize=2', '--set', 'minibatches=1', '--set', 'evalEpisodes=8', '--out', out]);
     expect(r.code, r.stderr).toBe(1);
     const line = r.stderr.trim().split('\n').filter((l) => l.startsWith('gspo: '));

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { gspo, tempDir } from '../cli/run';
 
-const TINY = ['--backend', 'wasm', '--set', 'steps=1', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--set', 'minibatches=1', '--set', 'evalEpisodes=8'];
+const TINY = ['--backend', 'cpu', '--set', 'steps=1', '--set', 'promptsPerStep=2', '--set', 'groupSize=2', '--set', 'minibatches=1', '--set', 'evalEpisodes=8'];
 const listing = (dir: string) => readdirSync(dir, { recursive: true, encoding: 'utf8' }).sort();
 
 /** A job folder whose member `member` holds a folder named `file`; the command refused with one line naming it. */
@@ -29,7 +29,7 @@ describe('a member folder holding a folder where a run writes a file', () => {
   it('sweep --sequential', () => refusedFor('lambda_tok=0', 'config.json', (out) => ['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0,0.5', '--sequential', ...TINY, '--out', out]), 60_000);
   it('sweep --vs-static: the static twin\'s folder too, before the dual runs train', () => refusedFor('static-B=1', 'last.safetensors', (out) => ['sweep', '--preset', 'relay-noisy-dr', '--budgets', '1', '--vs-static', ...TINY, '--out', out]), 60_000);
   it('compare', () => refusedFor('grpo', 'config.json', (out) => ['compare', '--preset', 'relay-noisy-dr', '--losses', 'gspo,grpo', ...TINY, '--out', out]), 60_000);
-  it('study', () => refusedFor('static-lambda=0-seed=1', 'evals.jsonl', (out) => ['study', 'dual-static', '--budgets', '1', '--lambdas', '0', '--seeds', '1', '--backend', 'wasm', '--out', out]), 60_000);
+  it('study', () => refusedFor('static-lambda=0-seed=1', 'evals.jsonl', (out) => ['study', 'dual-static', '--budgets', '1', '--lambdas', '0', '--seeds', '1', '--backend', 'cpu', '--out', out]), 60_000);
   it('robustness', () => refusedFor('clean-digits=3', 'metrics.jsonl', (out) => ['robustness', '--grid', 'clean', '--out', out]), 60_000);
 
   it('a member file that is a link to nowhere: refused naming it', () => {

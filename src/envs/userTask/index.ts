@@ -5,39 +5,9 @@
 //   loadUserTask(code)                  { env, spec }: the Environment the Trainer uses unchanged
 //   userTaskPreset(code)                a Preset (settings, warm start) for a run of it
 //   config { env: 'custom', taskCode }  how a run carries it (createEnv builds it from there)
-import type { Environment } from '../types';
-import { UserTask, userTaskEnvironment } from './environment';
-import type { SandboxLimits } from './sandbox';
-import type { TaskSpec } from './format';
-
 export { prepareUserTasks, userTasksReady, TaskError, CALL_MS, MEMORY_BYTES } from './sandbox';
 export { checkUserTask, type TaskCheck, type TaskProblem } from './check';
 export { userTaskPreset, taskHash } from './preset';
 export type { TaskSpec } from './format';
 export type { UserTaskItem, UserTaskState } from './environment';
-
-export interface LoadedTask { env: Environment; spec: TaskSpec }
-
-/** Tasks loaded in this thread, by code: every createEnv of a run shares one sandbox (a few are kept). */
-const cache = new Map<string, UserTask>();
-const CACHE_SIZE = 4;
-
-/**
- * The Environment of a task's code. Throws an InputError (a TaskError when a task function failed)
- * whose message names the field or the function; needs prepareUserTasks() to have finished.
- */
-export function loadUserTask(code: string, limits?: SandboxLimits): LoadedTask {
-  let task = limits ? undefined : cache.get(code);
-  if (!task) {
-    task = UserTask.fromCode(code, limits);
-    if (!limits) {
-      cache.set(code, task);
-      if (cache.size > CACHE_SIZE) {
-        const [oldest, t] = cache.entries().next().value!;
-        cache.delete(oldest);
-        t.sandbox.close(); // an env still holding it reopens the engine on its next call
-      }
-    }
-  }
-  return { env: userTaskEnvironment(task) as Environment, spec: task.spec };
-}
+export { loadUserTask, type LoadedTask } from './load';

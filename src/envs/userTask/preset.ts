@@ -2,7 +2,7 @@
 // start (pretraining on its demonstrations, or random weights when it has none).
 import type { RunConfig } from '../../config';
 import type { Preset } from '../presets';
-import { loadUserTask } from './index';
+import { loadUserTask } from './load';
 
 /** Settings a task run starts from before the task's own `settings` (a CPU trains it in a minute or two). */
 export const TASK_DEFAULTS: Partial<RunConfig> = {
