@@ -47,8 +47,9 @@ createRoot(document.getElementById('root')!).render(
 
 void store.getState().boot(location.search);
 
-// a built page: isolation headers and an offline copy from its service worker (not in the dev server, whose files change)
-if (import.meta.env.PROD) {
+// a built page: isolation headers and an offline copy from its service worker (not in the dev server, whose files
+// change; `import.meta.hot` exists only there: a build's env flags follow NODE_ENV, which a test runner sets to "test")
+if (!import.meta.hot) {
   registerServiceWorker(() => {
     const s = store.getState();
     return store.ctx.currentSteps() === 0 && s.sweep?.status !== 'running' && s.confirm === null; // a reload loses nothing yet
