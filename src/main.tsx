@@ -45,13 +45,15 @@ createRoot(document.getElementById('root')!).render(
   </StrictMode>,
 );
 
-void store.getState().boot(location.search);
+const booted = store.getState().boot(location.search);
 
 // a built page: isolation headers and an offline copy from its service worker (not in the dev server, whose files
-// change; `import.meta.hot` exists only there: a build's env flags follow NODE_ENV, which a test runner sets to "test")
+// change; `import.meta.hot` exists only there: a build's env flags follow NODE_ENV, which a test runner sets to "test").
+// Registered once the first run is ready, so its precache never delays Start.
 if (!import.meta.hot) {
-  registerServiceWorker(() => {
+  void booted.finally(() => registerServiceWorker(() => {
     const s = store.getState();
     return store.ctx.currentSteps() === 0 && s.sweep?.status !== 'running' && s.confirm === null; // a reload loses nothing yet
-  });
+  }));
 }
+
