@@ -319,7 +319,7 @@ export interface TrainerWorkerApi {
   useBackend(prefer: BackendPreference, lanes?: number): Promise<TrainerState>;
   /**
    * On a WebGPU backend chosen by default: a warm step of WebGPU and of the CPU engine at this run's shapes, and the
-   * faster kept for the next init() (the other freed); null where there is nothing to choose (no WebGPU). Issue 41.
+   * faster kept for the next init() (the other freed); null where there is nothing to choose (no WebGPU).
    */
   chooseEngine(preset: string, overrides?: Partial<RunConfig>): Promise<EngineChoice | null>;
   /** Group `group` of the last step: rewards, advantages, ratios at the current weights, clipping, losses. */

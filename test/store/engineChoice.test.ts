@@ -1,4 +1,4 @@
-// The page's engine by measurement, in the store (issue 41): on a hardware adapter with no choice of the
+// The page's engine by measurement, in the store: on a hardware adapter with no choice of the
 // person's, boot asks the worker to time both engines and follows the faster (populations too: their lanes
 // get the CPU engine); a person's WebGPU and a software adapter are not measured.
 import { afterEach, describe, expect, it } from 'vitest';
