@@ -3,24 +3,15 @@
 // action done with the page's own controls, the check passing on the learner's own run and its explanation shown,
 // then Next. In lambda-frontier a check that fails first (the member not chosen yet) says what was expected and
 // offers the step's setting again. Under CI=true a missing Chromium fails; elsewhere it skips with a message.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
 import { CONTROLS, SHIPPED_LESSONS, type LessonStep } from '../../src/lessons';
-import { haveChromium, openPage, servePage, type ServedPage } from './servePage';
+import { haveChromium, usePage } from './servePage';
 
 const LONG = 600_000;
 
 describe.runIf(haveChromium)('the shipped lessons in Chromium (the CPU engine)', () => {
-  let served: ServedPage;
-  let browser: Browser;
-  let url = '';
-
-  beforeAll(async () => {
-    served = await servePage('lessons');
-    ({ browser, url } = served);
-  }, LONG);
-
-  afterAll(async () => { await served?.close(); });
+  const { open } = usePage('lessons', LONG);
 
   const panel = (page: Page) => page.getByTestId('lesson');
   const stepCount = async (page: Page) => Number(await page.getByTestId('step-count').textContent());
@@ -77,5 +68,4 @@ describe.runIf(haveChromium)('the shipped lessons in Chromium (the CPU engine)',
     }, LONG);
   }
 
-  const open = (query: string) => openPage(browser, url, query);
 });

@@ -10,9 +10,9 @@
 // Under CI=true a missing Chromium fails; elsewhere it skips with a message.
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { haveChromium, openPage, servePage, type ServedPage } from './servePage';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { haveChromium, usePage } from './servePage';
 
 const LONG = 300_000;
 const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
@@ -29,18 +29,8 @@ async function axeSerious(page: Page): Promise<string[]> {
 }
 
 describe.runIf(haveChromium)('the run\'s machine in Chromium (the CPU engine)', () => {
-  let served: ServedPage;
-  let browser: Browser;
-  let url = '';
-
-  beforeAll(async () => {
-    served = await servePage('machine');
-    ({ browser, url } = served);
-  }, LONG);
-
-  afterAll(async () => { await served?.close(); });
-
-  const open = (query: string) => openPage(browser, url, query);
+  const served = usePage('machine', LONG);
+  const open = served.open;
   const status = (page: Page) => page.getByTestId('run-status').textContent();
   const where = (page: Page) => page.getByTestId('run-where').textContent();
   const stepShown = async (page: Page) => Number(await page.getByTestId('step-count').textContent());
@@ -118,10 +108,10 @@ describe.runIf(haveChromium)('the run\'s machine in Chromium (the CPU engine)', 
   }, LONG);
 
   it('axe-core finds no serious or critical violation: first screen, training, the task editor open, and at 390 px; the phone docks Pause beside the slider; legends fit', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await served.browser().newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await context.newPage();
-      await page.goto(url); // a first visit: the population of four, idle
+      await page.goto(served.url()); // a first visit: the population of four, idle
       await expect.poll(() => status(page), { timeout: 120_000 }).toBe('idle');
       expect(await axeSerious(page), 'first screen').toEqual([]);
       await page.getByRole('button', { name: 'Start', exact: true }).click();

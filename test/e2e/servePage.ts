@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { build, preview, type PreviewServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { expect } from 'vitest';
+import { afterAll, beforeAll, expect } from 'vitest';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -41,4 +41,15 @@ export async function openPage(browser: Browser, url: string, query: string): Pr
   await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
   await page.getByRole('region', { name: 'First steps' }).getByRole('button', { name: 'Got it' }).click().catch(() => {});
   return { page, errors, close: () => context.close() };
+}
+
+/**
+ * The built page served for the enclosing describe block (built and launched before its tests, closed after):
+ * `open(query)` is openPage on it; `browser()` and `url()` for a page of a test's own.
+ */
+export function usePage(name: string, timeoutMs = 300_000): { open: (query: string) => ReturnType<typeof openPage>; browser: () => Browser; url: () => string } {
+  let served: ServedPage | undefined;
+  beforeAll(async () => { served = await servePage(name); }, timeoutMs);
+  afterAll(async () => { await served?.close(); });
+  return { open: (query) => openPage(served!.browser, served!.url, query), browser: () => served!.browser, url: () => served!.url };
 }
