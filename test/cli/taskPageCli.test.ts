@@ -8,20 +8,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { readCheckpoint } from '../../src/model/checkpoint';
 import { WasmBackend } from '../../src/simd/wasmBackend';
 import { TrainerApi } from '../../src/worker/trainerApi';
+import { copyTask } from '../fixtures/copyTask';
 import { gspo, tempDir } from './run';
 
-const CODE = `export default {
-  name: 'copy',
-  vocab: 'abc',
-  maxAnswer: 4,
-  sample: (rand) => Array.from({ length: 1 + rand.int(3) }, () => rand.pick(['a', 'b', 'c'])).join(''),
-  solver: (w) => w,
-  score: (w, a) => (a === w ? 1 : 0),
-  demo: (w) => w,
-  settings: { steps: 3, evalEvery: 1, evalEpisodes: 16, groupSize: 4, promptsPerStep: 4, minibatches: 2, nEmbd: 32 },
-  pretrain: { steps: 12 },
-};
-`;
+const CODE = copyTask({ settings: '{ steps: 3, evalEvery: 1, evalEpisodes: 16, groupSize: 4, promptsPerStep: 4, minibatches: 2, nEmbd: 32 }', pretrainSteps: 12 });
 
 let api: TrainerApi | null = null;
 afterEach(async () => { await api?.destroy(); api = null; });

@@ -5,25 +5,13 @@
 // task of the page, and no label may overlap another label or a mark (1 px tolerance) or leave the plot area.
 // The same scene in Chromium (playwright-core) and Firefox ESR (puppeteer-core over WebDriver BiDi).
 // Under CI=true a missing Chromium or Firefox fails; elsewhere that browser's test skips with a message.
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type PreviewServer } from 'vite';
-import { chromium } from 'playwright-core';
 import puppeteer from 'puppeteer-core';
+import { builtPage, FIREFOX, haveChromium, launchChromium, needBrowser, recordErrors, serveDir } from './servePage';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
-const haveChromium = existsSync(CHROMIUM), haveFirefox = existsSync(FIREFOX);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
-if (!haveFirefox && process.env.CI === 'true') throw new Error(`Firefox ESR is required under CI=true (not found at ${FIREFOX}; apt-get install firefox-esr)`);
-if (!haveChromium) console.warn(`chart label tests skipped in Chromium: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
-if (!haveFirefox) console.warn(`chart label tests skipped in Firefox: no Firefox at ${FIREFOX} (apt-get install firefox-esr)`);
-
-const OUT_DIR = join(ROOT, 'dist-e2e-labels');
+const haveFirefox = needBrowser('Firefox ESR', FIREFOX, 'firefox-esr');
 const LONG = 300_000;
 /** How long the population trains before Pause. */
 const TRAIN_MS = 15_000;
@@ -158,34 +146,24 @@ async function checkScene(d: Driver, scene: Scene) {
   expect(d.errors).toEqual([]);
 }
 
-let server: PreviewServer | undefined;
+let served: Awaited<ReturnType<typeof serveDir>> | undefined;
 let url = '';
 
 beforeAll(async () => {
   if (!haveChromium && !haveFirefox) return;
-  await build({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR, emptyOutDir: true } });
-  server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-  url = server.resolvedUrls!.local[0];
+  served = await serveDir(await builtPage());
+  url = served.url;
 }, LONG);
 
-afterAll(async () => {
-  await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
-  await rm(OUT_DIR, { recursive: true, force: true });
-});
+afterAll(async () => { await served?.close(); });
 
 describe.runIf(haveChromium)('the Pareto chart\'s labels in Chromium', () => {
   it('a first visit, trained ~15 s and paused: no label overlaps another label or a mark', async () => {
-    const browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    const browser = await launchChromium('swiftshader');
     try {
       const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
       const page = await context.newPage();
-      const errors: string[] = [];
-      page.on('pageerror', (e) => errors.push(e.message));
-      page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+      const errors = recordErrors(page);
       await page.goto(url); // a bare link in a fresh profile
       const d: Driver = {
         name: 'Chromium', errors,

@@ -3,49 +3,33 @@
 // 5 s of load (no WebGPU pipelines are built for an engine that does not need them), one small notice says
 // why, nothing is logged as an error (the CSP lets the worker compile the wasm), and "Try WebGPU anyway"
 // is the person's choice, kept over a reload. Under CI=true a missing Chromium fails; elsewhere it skips.
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type PreviewServer } from 'vite';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { describe, expect, it, beforeAll, afterAll } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { builtPage, haveChromium, launchChromium, recordErrors, serveDir } from './servePage';
 import { PREFS_KEY } from './webgpuPref';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
-if (!haveChromium) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
-
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8';
-const OUT_DIR = join(ROOT, 'dist-e2e-cpu');
 const LONG = 600_000;
 /** From the start of navigation to an enabled Start button. */
 const START_WITHIN_MS = 5_000;
 
 describe.runIf(haveChromium)('the CPU engine without a hardware GPU', () => {
-  let server: PreviewServer;
+  let served: Awaited<ReturnType<typeof serveDir>> | undefined;
   let url = '';
   const browsers: Browser[] = [];
 
   beforeAll(async () => {
-    await build({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR, emptyOutDir: true } });
-    server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-    url = server.resolvedUrls!.local[0];
+    served = await serveDir(await builtPage());
+    url = served.url;
   }, LONG);
 
   afterAll(async () => {
     for (const b of browsers) await b.close();
-    await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
-    await rm(OUT_DIR, { recursive: true, force: true });
+    await served?.close();
   });
 
   const launch = async (gpu: boolean) => {
-    const common = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-    const b = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: gpu ? ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', ...common] : ['--disable-gpu', ...common],
-    });
+    const b = await launchChromium(gpu ? 'swiftshader' : 'none');
     browsers.push(b);
     return b;
   };
@@ -53,10 +37,7 @@ describe.runIf(haveChromium)('the CPU engine without a hardware GPU', () => {
   /** A page that records page errors and console errors. */
   async function recorded(browser: Browser): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    return { page, errors };
+    return { page, errors: recordErrors(page) };
   }
 
   /** Opens `query` and returns the milliseconds from navigation to an enabled Start (failing past a generous cap, so a slow case still reports its time). */

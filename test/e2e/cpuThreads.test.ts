@@ -4,63 +4,48 @@
 // matmuls; served without the headers (the same build from a plain static server) it runs on one thread and says
 // why in the device panel (its service worker blocked: test/e2e/offline.test.ts shows it isolating such a host). Three steps of the same config and seed give the same checkpoint bytes on both: the
 // partition of the work does not depend on the thread count. Under CI=true a missing Chromium fails; elsewhere it skips.
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type PreviewServer } from 'vite';
-import { chromium, type Browser, type Page } from 'playwright-core';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
-if (!haveChromium) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+import type { Browser, Page } from 'playwright-core';
+import { builtPage, haveChromium, launchChromium, recordErrors, serveDir } from './servePage';
 
 const QUERY = '?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8';
 const STEPS = 3;
-const OUT_DIR = join(ROOT, 'dist-e2e-threads');
 const LONG = 600_000;
 
+type Served = Awaited<ReturnType<typeof serveDir>>;
+
 describe.runIf(haveChromium)('the CPU engine on threads in a cross-origin isolated page, one thread elsewhere', () => {
-  let isolated: PreviewServer, plain: PreviewServer;
+  let isolated: Served, plain: Served;
   let browser: Browser;
   let downloads = '';
 
   beforeAll(async () => {
-    await build({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR, emptyOutDir: true } });
-    const at = { port: 0, host: '127.0.0.1', strictPort: false };
-    // vite.config.ts's preview: COOP same-origin and COEP require-corp
-    isolated = await preview({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: at });
-    // the same files with no config file: no headers, as a static host that sends none
-    plain = await preview({ root: ROOT, configFile: false, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: at });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    const outDir = await builtPage();
+    isolated = await serveDir(outDir); // vite.config.ts's preview: COOP same-origin and COEP require-corp
+    plain = await serveDir(outDir, true); // the same files with no config file: no headers, as a static host that sends none
+    browser = await launchChromium();
     downloads = await mkdtemp(join(tmpdir(), 'gspo-threads-'));
   }, LONG);
 
   afterAll(async () => {
     await browser?.close();
-    for (const s of [isolated, plain]) if (s) await new Promise<void>((r) => s.httpServer.close(() => r()));
-    await rm(OUT_DIR, { recursive: true, force: true });
+    for (const s of [isolated, plain]) await s?.close();
     if (downloads) await rm(downloads, { recursive: true, force: true });
   });
 
   interface Trained { headers: (string | null)[]; coi: boolean; cores: number; threads: number; workerChunks: number; variant: string | null; note: string | null; checkpoint: Buffer; errors: string[] }
 
   /** Opens the page from `server`, trains STEPS steps on the CPU engine, and returns what the device panel says and the checkpoint's bytes. */
-  async function train(server: PreviewServer, name: string): Promise<Trained> {
+  async function train(server: Served, name: string): Promise<Trained> {
     // the page's service worker would isolate the plain host's page (test/e2e/offline.test.ts): blocked here, so the
     // plain host stands for a browser or host where it cannot (one thread, and the note says why)
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, acceptDownloads: true, serviceWorkers: server === plain ? 'block' : 'allow' });
     const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    const res = await page.goto(server.resolvedUrls!.local[0] + QUERY);
+    const errors = recordErrors(page);
+    const res = await page.goto(server.url + QUERY);
     const headers = await res!.allHeaders();
     const start = page.getByRole('button', { name: 'Start', exact: true });
     await expect.poll(() => start.isEnabled(), { timeout: 120_000, interval: 200 }).toBe(true);

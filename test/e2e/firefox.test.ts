@@ -5,21 +5,12 @@
 // run on the CPU engine's threads (the preview sends COOP and COEP: the page is cross-origin isolated), and a lesson
 // walked to its end by keyboard.
 // Under CI=true a missing Firefox fails; elsewhere it skips with a message.
-import { existsSync } from 'node:fs';
-import { rm } from 'node:fs/promises';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type PreviewServer } from 'vite';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { findLesson } from '../../src/lessons';
+import { builtPage, FIREFOX, needBrowser, serveDir } from './servePage';
 
-const ROOT = join(import.meta.dirname, '..', '..');
-const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
-const haveFirefox = existsSync(FIREFOX);
-if (!haveFirefox && process.env.CI === 'true') throw new Error(`Firefox ESR is required under CI=true (not found at ${FIREFOX}; apt-get install firefox-esr)`);
-if (!haveFirefox) console.warn(`Firefox tests skipped: no Firefox at ${FIREFOX} (apt-get install firefox-esr)`);
-
-const OUT_DIR = join(ROOT, 'dist-e2e-firefox');
+const haveFirefox = needBrowser('Firefox ESR', FIREFOX, 'firefox-esr');
 const LONG = 300_000;
 /** From the start of navigation to an enabled Start button. */
 const START_WITHIN_MS = 5_000;
@@ -27,14 +18,13 @@ const START_WITHIN_MS = 5_000;
 const APART_WITHIN_MS = 60_000;
 
 describe.runIf(haveFirefox)('the page in Firefox ESR (no WebGPU: the CPU engine)', () => {
-  let server: PreviewServer;
+  let served: Awaited<ReturnType<typeof serveDir>> | undefined;
   let browser: Browser;
   let url = '';
 
   beforeAll(async () => {
-    await build({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR, emptyOutDir: true } });
-    server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-    url = server.resolvedUrls!.local[0];
+    served = await serveDir(await builtPage());
+    url = served.url;
     // puppeteer-core launches the given binary with a fresh temporary profile (its prefs turn off updates and
     // background requests) and downloads nothing
     browser = await puppeteer.launch({ browser: 'firefox', protocol: 'webDriverBiDi', executablePath: FIREFOX, headless: true });
@@ -42,8 +32,7 @@ describe.runIf(haveFirefox)('the page in Firefox ESR (no WebGPU: the CPU engine)
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
-    await rm(OUT_DIR, { recursive: true, force: true });
+    await served?.close();
   });
 
   /** A page in its own browser context (no storage shared with the other test) recording errors and offsite requests. */

@@ -7,19 +7,13 @@
 // would otherwise train on the CPU engine without building any pipeline (cpuDefault.test.ts).
 // (That the shipped shaders pass and choose WebGPU is page.test.ts's "This device: WebGPU".)
 // Under CI=true a missing Chromium fails; elsewhere it skips with a message.
-import { existsSync } from 'node:fs';
 import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type Plugin, type PreviewServer } from 'vite';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { build, type Plugin } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { haveChromium, launchChromium, ROOT, serveDir } from './servePage';
 import { preferWebGpu } from './webgpuPref';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
-if (!haveChromium) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
 const LONG = 300_000;
@@ -48,7 +42,7 @@ function breakMatmulTile(): Plugin & { applied: () => number } {
 }
 
 describe.runIf(haveChromium)('a broken matmul tile in the built page', () => {
-  let server: PreviewServer;
+  let served: Awaited<ReturnType<typeof serveDir>> | undefined;
   let browser: Browser;
   let url = '';
   const plugin = breakMatmulTile();
@@ -56,18 +50,14 @@ describe.runIf(haveChromium)('a broken matmul tile in the built page', () => {
   beforeAll(async () => {
     // the workers import the shaders (src/gpu/shaders.browser.ts), and a worker bundle takes worker.plugins
     await build({ root: ROOT, logLevel: 'warn', plugins: [plugin], worker: { plugins: () => [plugin] }, build: { outDir: OUT_DIR, emptyOutDir: true } });
-    server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-    url = server.resolvedUrls!.local[0];
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    served = await serveDir(OUT_DIR);
+    url = served.url;
+    browser = await launchChromium('swiftshader');
   }, LONG);
 
   afterAll(async () => {
     await browser?.close();
-    await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
+    await served?.close();
     await rm(OUT_DIR, { recursive: true, force: true });
   });
 

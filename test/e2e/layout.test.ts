@@ -8,49 +8,29 @@
 // the screen together and the slider moves by keyboard, and one tap on the
 // middle column's Inspect tab shows the task card, the transcripts within a screen.
 // Under CI=true a missing Chromium fails; elsewhere it skips with a message.
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type PreviewServer } from 'vite';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
-if (!haveChromium) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { haveChromium, recordErrors, servePage, type ServedPage } from './servePage';
 
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
 const LONG = 300_000;
 
 describe.runIf(haveChromium)('the first screen\'s layout in Chromium', () => {
-  let server: PreviewServer;
+  let served: ServedPage | undefined;
   let browser: Browser;
   let url = '';
 
   beforeAll(async () => {
-    const outDir = join(ROOT, 'dist-e2e-layout');
-    await build({ root: ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
-    server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-    url = server.resolvedUrls!.local[0];
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
+    served = await servePage('swiftshader');
+    ({ browser, url } = served);
   }, LONG);
 
-  afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
-  });
+  afterAll(async () => { await served?.close(); });
 
   /** A page of the link, once its run is ready (idle), recording page and console errors. */
   async function open(context: BrowserContext, query: string): Promise<{ page: Page; errors: string[] }> {
     const page = await context.newPage();
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    const errors = recordErrors(page);
     await page.goto(url + query);
     await expect.poll(() => page.getByTestId('run-status').textContent(), { timeout: 120_000 }).toBe('idle');
     return { page, errors };

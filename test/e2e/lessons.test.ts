@@ -11,7 +11,7 @@ import { haveChromium, usePage } from './servePage';
 const LONG = 600_000;
 
 describe.runIf(haveChromium)('the shipped lessons in Chromium (the CPU engine)', () => {
-  const { open } = usePage('lessons', LONG);
+  const { open } = usePage('none', LONG);
 
   const panel = (page: Page) => page.getByTestId('lesson');
   const stepCount = async (page: Page) => Number(await page.getByTestId('step-count').textContent());

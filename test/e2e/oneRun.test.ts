@@ -7,25 +7,16 @@
 // - a slider drag across the members' end changes one member only and lands where it was put;
 // - the step a reload offers to resume from is the step the page showed before it.
 // Under CI=true a missing Chromium fails; elsewhere it skips with a message.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { haveChromium, openPage, servePage, type ServedPage } from './servePage';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { haveChromium, usePage } from './servePage';
 
 const LONG = 300_000;
 
 describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () => {
-  let served: ServedPage;
-  let browser: Browser;
-  let url = '';
+  const served = usePage('none', LONG);
 
-  beforeAll(async () => {
-    served = await servePage('onerun');
-    ({ browser, url } = served);
-  }, LONG);
-
-  afterAll(async () => { await served?.close(); });
-
-  const open = (query: string) => openPage(browser, url, query);
+  const { open } = served;
 
   const status = (page: Page) => page.getByTestId('run-status').textContent();
   const stepShown = async (page: Page) => Number(await page.getByTestId('step-count').textContent());
@@ -160,10 +151,10 @@ describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () 
   }, LONG);
 
   it('after a reload, Resume offers the step the page showed before it', async () => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await served.browser().newContext({ viewport: { width: 1280, height: 800 } });
     try {
       const page = await context.newPage();
-      await page.goto(`${url}?v=1&preset=relay-noisy-quick&population=0,0.3&until=paused`);
+      await page.goto(`${served.url()}?v=1&preset=relay-noisy-quick&population=0,0.3&until=paused`);
       await expect.poll(() => status(page), { timeout: 120_000 }).toBe('idle');
       await page.getByRole('button', { name: 'Start', exact: true }).click();
       await expect.poll(() => stepShown(page), { timeout: 60_000 }).toBeGreaterThan(15);

@@ -6,69 +6,49 @@
 // (cpuDefault.test.ts): the WebGPU tests open as a person who chose WebGPU.
 // Under CI=true a missing Chromium or WebGPU fails; elsewhere a missing
 // Chromium skips with a message.
-import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type PreviewServer } from 'vite';
-import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { frameStats, startFrameProbe, stopFrameProbe } from './frames';
+import { haveChromium, launchChromium, recordErrors, servePage, type ServedPage } from './servePage';
 import { preferWebGpu } from './webgpuPref';
-
-const ROOT = join(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-const haveChromium = existsSync(CHROMIUM);
-if (!haveChromium && process.env.CI === 'true') throw new Error(`Chromium is required under CI=true (not found at ${CHROMIUM}; apt-get install chromium)`);
-if (!haveChromium) console.warn(`browser tests skipped: no Chromium at ${CHROMIUM} (apt-get install chromium)`);
 
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8'; // in FIELDS order, as the page writes it
 const LONG = 300_000;
 
 describe.runIf(haveChromium)('the page in Chromium', () => {
-  let server: PreviewServer;
+  let served: ServedPage | undefined;
   let browser: Browser;
   let url = '';
   let downloads = '';
 
   beforeAll(async () => {
-    const outDir = join(ROOT, 'dist-e2e');
-    await build({ root: ROOT, logLevel: 'warn', build: { outDir, emptyOutDir: true } });
-    server = await preview({ root: ROOT, logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-    url = server.resolvedUrls!.local[0];
+    served = await servePage('swiftshader');
+    ({ browser, url } = served);
     downloads = await mkdtemp(join(tmpdir(), 'gspo-e2e-'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader', '--no-sandbox',
-        '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
-    });
   });
 
   afterAll(async () => {
-    await browser?.close();
-    await new Promise<void>((r) => (server ? server.httpServer.close(() => r()) : r()));
+    await served?.close();
     if (downloads) await rm(downloads, { recursive: true, force: true });
   });
 
   /** A Chromium with no GPU at all (WebGPU absent, as on a browser without it). */
-  const launchWithoutGpu = () => chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+  const launchWithoutGpu = () => launchChromium('none');
 
   /** A 1280x800 page of `browser` that records page errors and console errors. */
   async function laptopPage(browser: Browser): Promise<{ page: Page; errors: string[] }> {
     const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
-    const errors: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
-    return { page, errors };
+    return { page, errors: recordErrors(page) };
   }
 
   /** A page (of a person who chose WebGPU) that records errors and every request that leaves this origin. */
   async function open(context: BrowserContext, query = ''): Promise<{ page: Page; errors: string[]; offsite: string[] }> {
     await preferWebGpu(context);
     const page = await context.newPage();
-    const errors: string[] = [], offsite: string[] = [];
-    page.on('pageerror', (e) => errors.push(e.message));
-    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    const errors = recordErrors(page), offsite: string[] = [];
     page.on('request', (r) => { if (!r.url().startsWith(url) && !r.url().startsWith('blob:') && !r.url().startsWith('data:')) offsite.push(r.url()); });
     await page.goto(url + query);
     await ready(page);

@@ -29,7 +29,7 @@ async function axeSerious(page: Page): Promise<string[]> {
 }
 
 describe.runIf(haveChromium)('the run\'s machine in Chromium (the CPU engine)', () => {
-  const served = usePage('machine', LONG);
+  const served = usePage('none', LONG);
   const open = served.open;
   const status = (page: Page) => page.getByTestId('run-status').textContent();
   const where = (page: Page) => page.getByTestId('run-where').textContent();

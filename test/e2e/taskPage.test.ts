@@ -4,41 +4,22 @@
 // banner naming the function, Continue refused; Copy link round-trips (the link asks, then uses the same
 // code, the address keeping the task while it asks); the first example has a message to pay for (its
 // episodes have message tokens). Under CI=true a missing Chromium fails; elsewhere it skips.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { haveChromium, openPage, servePage, type ServedPage } from './servePage';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { haveChromium, usePage } from './servePage';
+import { copyTask } from '../fixtures/copyTask';
 
 const LONG = 300_000;
 
 /** Copy a short word; `score` is given. The settings keep the test short. */
-const task = (name: string, score: string, head = '') => `${head}export default {
-  name: '${name}',
-  vocab: 'abc',
-  maxAnswer: 4,
-  sample: (rand) => Array.from({ length: 1 + rand.int(3) }, () => rand.pick(['a', 'b', 'c'])).join(''),
-  solver: (w) => w,
-  score: ${score},
-  demo: (w) => w,
-  settings: { steps: 20, evalEvery: 2, evalEpisodes: 16, groupSize: 4, promptsPerStep: 4, minibatches: 1, nEmbd: 32 },
-  pretrain: { steps: 20 },
-};
-`;
+const task = (name: string, score: string, head = '') => copyTask({ name, score, head, settings: '{ steps: 20, evalEvery: 2, evalEpisodes: 16, groupSize: 4, promptsPerStep: 4, minibatches: 1, nEmbd: 32 }', pretrainSteps: 20 });
 /** Score never returns. */
 const LOOPS = task('loops', '() => { while (true) {} }');
 /** Passes Check (its ~50 scores), then loops once the run has scored 60 episodes (in step 2 or 3: the eval at step 0 and steps of 16 come first). */
 const LOOPS_LATER = task('loops-later', '(w, a) => { calls++; if (calls > 60) { while (true) {} } return a === w ? 1 : 0; }', 'let calls = 0;\n');
 
 describe.runIf(haveChromium)('your own task on the page, round two (Chromium, the CPU engine)', () => {
-  let served: ServedPage;
-  let browser: Browser;
-  let url = '';
-
-  beforeAll(async () => {
-    served = await servePage('taskpage');
-    ({ browser, url } = served);
-  }, LONG);
-
-  afterAll(async () => { await served?.close(); });
+  const served = usePage('none', LONG);
 
   async function typeTask(page: Page, code: string) {
     const editor = page.getByTestId('task-code').locator('.cm-content');
@@ -69,7 +50,7 @@ describe.runIf(haveChromium)('your own task on the page, round two (Chromium, th
   const gaps = (page: Page) => page.evaluate(() => { const w = window as unknown as { gaps: { interval: number; frame: number; stop: boolean } }; w.gaps.stop = true; return { interval: w.gaps.interval, frame: w.gaps.frame }; });
 
   it('Check of a task whose score loops answers within 3 s from its own worker; the page is never blocked over 200 ms; the editor is wide', async () => {
-    const { page, errors, close } = await openPage(browser, url, '?v=1&preset=relay-silence');
+    const { page, errors, close } = await served.open('?v=1&preset=relay-silence');
     try {
       await page.getByLabel('Environment').selectOption('custom');
       await expect.poll(() => page.getByTestId('task-editor').count()).toBe(1);
@@ -99,9 +80,9 @@ describe.runIf(haveChromium)('your own task on the page, round two (Chromium, th
   }, LONG);
 
   it('a task that loops in step 2 stops the run with a banner naming score and the task; Continue waits for a changed task; Copy link round-trips', async () => {
-    const { page, errors, close } = await openPage(browser, url, '?v=1&preset=relay-silence');
+    const { page, errors, close } = await served.open('?v=1&preset=relay-silence');
     try {
-      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(url).origin });
+      await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: new URL(served.url()).origin });
       await page.getByLabel('Environment').selectOption('custom');
       await typeTask(page, LOOPS_LATER);
       await page.getByRole('button', { name: 'Use this task' }).click(); // Check first: passes (the loop comes later)
@@ -128,7 +109,7 @@ describe.runIf(haveChromium)('your own task on the page, round two (Chromium, th
       expect(copied).toBe(shown);
       const link = new URL(copied);
       expect(link.searchParams.get('preset')).toBe('task-loops-later');
-      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const other = await served.browser().newContext({ viewport: { width: 1280, height: 800 } });
       const fresh = await other.newPage();
       await fresh.goto(copied);
       const dialog = fresh.getByRole('dialog', { name: 'Run the task in this link?' });
@@ -146,7 +127,7 @@ describe.runIf(haveChromium)('your own task on the page, round two (Chromium, th
   }, LONG);
 
   it('the first example has a message to pay for: its episodes carry message tokens; a one-role example greys lambda_tok, saying why', async () => {
-    const { page, errors, close } = await openPage(browser, url, '?v=1&preset=relay-silence');
+    const { page, errors, close } = await served.open('?v=1&preset=relay-silence');
     try {
       await page.getByLabel('Environment').selectOption('custom');
       const t0 = Date.now();

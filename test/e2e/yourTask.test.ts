@@ -2,39 +2,20 @@
 // typed into the editor is checked, used and trained until eval points reach the chart; a syntax error
 // is marked at its line and nothing trains; the task's link carries its code, and opening it shows the
 // code and asks before anything runs. Under CI=true a missing Chromium fails; elsewhere it skips.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser, Page } from 'playwright-core';
-import { haveChromium, openPage, servePage, type ServedPage } from './servePage';
+import { describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { haveChromium, usePage } from './servePage';
+import { copyTask } from '../fixtures/copyTask';
 
 const LONG = 300_000;
 
 /** A ten-line task: copy a short word (the settings keep the test short). */
-const COPY = `export default {
-  name: 'copy',
-  vocab: 'abc',
-  maxAnswer: 4,
-  sample: (rand) => Array.from({ length: 1 + rand.int(3) }, () => rand.pick(['a', 'b', 'c'])).join(''),
-  solver: (w) => w,
-  score: (w, a) => (a === w ? 1 : 0),
-  demo: (w) => w,
-  settings: { steps: 4, evalEvery: 2, evalEpisodes: 16, groupSize: 4, promptsPerStep: 4, minibatches: 1 },
-  pretrain: { steps: 20 },
-};
-`;
+const COPY = copyTask({ settings: '{ steps: 4, evalEvery: 2, evalEpisodes: 16, groupSize: 4, promptsPerStep: 4, minibatches: 1 }', pretrainSteps: 20 });
 
 describe.runIf(haveChromium)('your own task in Chromium (the CPU engine)', () => {
-  let served: ServedPage;
-  let browser: Browser;
-  let url = '';
+  const served = usePage('none', LONG);
 
-  beforeAll(async () => {
-    served = await servePage('task');
-    ({ browser, url } = served);
-  }, LONG);
-
-  afterAll(async () => { await served?.close(); });
-
-  const open = (query: string) => openPage(browser, url, query);
+  const { open } = served;
 
   /** Replaces the editor's text with `code`, inserted whole (as a paste: no bracket closing). */
   async function typeTask(page: Page, code: string) {
@@ -85,9 +66,9 @@ describe.runIf(haveChromium)('your own task in Chromium (the CPU engine)', () =>
       const link = new URL(page.url());
       expect(link.searchParams.get('preset')).toBe('task-copy');
       expect(link.searchParams.get('task')).toMatch(/^[A-Za-z0-9_-]+$/);
-      const other = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const other = await served.browser().newContext({ viewport: { width: 1280, height: 800 } });
       const fresh = await other.newPage();
-      await fresh.goto(`${url}${link.search}`);
+      await fresh.goto(`${served.url()}${link.search}`);
       const dialog = fresh.getByRole('dialog', { name: 'Run the task in this link?' });
       await expect.poll(() => dialog.isVisible(), { timeout: 120_000 }).toBe(true);
       expect(await fresh.getByTestId('confirm-code').textContent()).toBe(COPY); // shown whole before it runs

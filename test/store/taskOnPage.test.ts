@@ -8,6 +8,7 @@ import type { PickedFile } from '../../src/store/types';
 import { encodeTask, decodeTask } from '../../src/store/taskLink';
 import { parseSweepRecord } from '../../src/store/sweepSlice';
 import { FakeTrainer, fakeClient } from './fakeClient';
+import { copyTask } from '../fixtures/copyTask';
 
 const stores: AppStore[] = [];
 afterEach(() => { for (const s of stores.splice(0)) s.ctx.recorder.stop(); });
@@ -25,20 +26,9 @@ const file = (name: string, content: string): PickedFile => {
   return { name, size: bytes.length, text: async () => content, arrayBuffer: async () => bytes.slice().buffer };
 };
 
-const copyTask = (n: number) => `export default {
-  name: 'copy',
-  vocab: 'abc',
-  maxAnswer: 4,
-  sample: (rand) => Array.from({ length: 1 + rand.int(${n}) }, () => rand.pick(['a', 'b', 'c'])).join(''),
-  solver: (w) => w,
-  score: (w, a) => (a === w ? 1 : 0),
-  demo: (w) => w,
-};
-`;
-
 describe('your own task in the store', () => {
   it('the link\'s code round-trips (deflated, base64url); a broken one is named', () => {
-    const code = copyTask(3);
+    const code = copyTask({ maxWord: 3 });
     const t = encodeTask(code);
     expect(t).toMatch(/^[A-Za-z0-9_-]+$/);
     expect(t.length).toBeLessThan(code.length); // deflated
@@ -52,20 +42,20 @@ describe('your own task in the store', () => {
     await store.getState().boot('?v=1&preset=relay-silence');
     const inits = () => fake.callsOf('init');
     expect(inits()).toHaveLength(1);
-    await store.getState().useTask(copyTask(3).replace('score: (w, a) => (a === w ? 1 : 0),', 'score: (w, a) => 2,'));
+    await store.getState().useTask(copyTask({ maxWord: 3 }).replace('score: (w, a) => (a === w ? 1 : 0),', 'score: (w, a) => 2,'));
     expect(inits()).toHaveLength(1); // nothing new
     expect(store.getState().taskCheck!.problems.map((p) => [p.rule, p.fn])).toContainEqual(['score', 'score']);
-    await store.getState().useTask(copyTask(3));
+    await store.getState().useTask(copyTask({ maxWord: 3 }));
     expect(store.getState().preset).toBe('task-copy');
-    expect(inits().at(-1)).toEqual(['task-copy', { taskCode: copyTask(3) }]);
+    expect(inits().at(-1)).toEqual(['task-copy', { taskCode: copyTask({ maxWord: 3 }) }]);
     const q = new URLSearchParams(urls.at(-1)!);
     expect(q.get('preset')).toBe('task-copy');
-    expect(decodeTask(q.get('task')!)).toBe(copyTask(3));
+    expect(decodeTask(q.get('task')!)).toBe(copyTask({ maxWord: 3 }));
   });
 
   it('a link with other code asks first, showing it; nothing of it runs until confirmed; then the link\'s fields apply', async () => {
     const { store, fake, urls } = world();
-    const other = copyTask(4); // same name, other code: asks even where a "copy" is known
+    const other = copyTask({ maxWord: 4 }); // same name, other code: asks even where a "copy" is known
     await store.getState().boot(`?v=1&preset=task-copy&task=${encodeTask(other)}&lambdaTok=0.2`);
     const c = store.getState().confirm!;
     expect(c.title).toBe('Run the task in this link?');
@@ -80,7 +70,7 @@ describe('your own task in the store', () => {
     expect(fake.callsOf('init').at(-1)).toEqual(['task-copy', { lambdaTok: 0.2, taskCode: other }]);
     // declined: the page stays on its preset
     const b = world();
-    await b.store.getState().boot(`?v=1&preset=task-copy&task=${encodeTask(copyTask(6))}`);
+    await b.store.getState().boot(`?v=1&preset=task-copy&task=${encodeTask(copyTask({ maxWord: 6 }))}`);
     expect(b.urls).toEqual([]);
     await b.store.getState().answerConfirm(false);
     expect(b.store.getState().preset).toBe('relay-silence');
@@ -91,7 +81,7 @@ describe('your own task in the store', () => {
   it('an imported run of a task with other code asks first, then imports it with its task', async () => {
     const a = world();
     await a.store.getState().boot('?v=1&preset=relay-silence');
-    await a.store.getState().useTask(copyTask(3));
+    await a.store.getState().useTask(copyTask({ maxWord: 3 }));
     const id = a.store.getState().runId!;
     a.fake.emitSteps(0, 2);
     a.fake.emitEval(2, 0.5, 3);
@@ -103,7 +93,7 @@ describe('your own task in the store', () => {
     await b.store.getState().boot('?v=1&preset=relay-silence');
     const before = b.store.getState().runs.length;
     await b.store.getState().importFiles([file('copy.run.json', changed)]);
-    expect(b.store.getState().confirm!.code).toBe(copyTask(5));
+    expect(b.store.getState().confirm!.code).toBe(copyTask({ maxWord: 5 }));
     expect(b.store.getState().runs.length).toBe(before); // nothing yet
     await b.store.getState().answerConfirm(true);
     expect(b.store.getState().importError).toBeNull();
@@ -112,10 +102,10 @@ describe('your own task in the store', () => {
 
   it('a population of a task is kept over a reload: its record carries the code; a task preset without it is refused by name', () => {
     const run = { label: 'lambda_tok=0', value: 0, status: 'pending', runId: null, accuracy: null, tokens: null, startedAt: null, finishedAt: null };
-    const record = { id: 's', preset: 'task-copy', axis: 'lambdaTok', base: { taskCode: copyTask(3) }, steps: 5, runs: [run], status: 'stopped', message: null, createdAt: 1 };
+    const record = { id: 's', preset: 'task-copy', axis: 'lambdaTok', base: { taskCode: copyTask({ maxWord: 3 }) }, steps: 5, runs: [run], status: 'stopped', message: null, createdAt: 1 };
     const back = parseSweepRecord(JSON.stringify(record));
     expect(back.problem).toBeNull();
-    expect(back.sweep!.base).toEqual({ taskCode: copyTask(3) });
+    expect(back.sweep!.base).toEqual({ taskCode: copyTask({ maxWord: 3 }) });
     expect(parseSweepRecord(JSON.stringify({ ...record, base: {} })).problem).toMatch(/sweep\.preset "task-copy" is not one of .* \(nor a task of your own with its code\)/);
   });
 });
