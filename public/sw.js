@@ -30,11 +30,14 @@ self.addEventListener('fetch', (event) => {
   const req = event.request;
   if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) return;
   event.respondWith((async () => {
+    // ignoreVary: hosts send `Vary: Origin` (Vite's preview does), and the cached copies were fetched without an
+    // Origin header while the page's module scripts and workers are requested with one, so a match that honoured
+    // Vary found nothing and, offline, the page stopped at its first script.
     let res;
     if (req.mode === 'navigate') {
-      try { res = await fetch(req); } catch { res = (await caches.match(req, { ignoreSearch: true })) ?? (await caches.match('./')); }
+      try { res = await fetch(req); } catch { res = (await caches.match(req, { ignoreSearch: true, ignoreVary: true })) ?? (await caches.match('./', { ignoreVary: true })); }
     } else {
-      res = (await caches.match(req)) ?? (await fetch(req));
+      res = (await caches.match(req, { ignoreVary: true })) ?? (await fetch(req));
     }
     return isolated(res);
   })());
