@@ -67,6 +67,12 @@ describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, p
         return out;
       });
       expect(missing).toEqual([]);
+      // the served worker names this build (its bytes change with every build, so a new build is installed and cached)
+      const stamped = await page.evaluate(async () => {
+        const { version } = await (await fetch('precache.json')).json() as { version: string };
+        return (await (await fetch('sw.js')).text()).endsWith(`// build ${version}\n`);
+      });
+      expect(stamped).toBe(true);
       expect(errors).toEqual([]);
     } finally { await context.close(); }
   }, LONG);
