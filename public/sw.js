@@ -2,8 +2,10 @@
 // - cross-origin isolation on any static host: every same-origin response it serves carries COOP and COEP, which
 //   the CPU engine's threads need (SharedArrayBuffer), so a host that cannot send headers still gets threads;
 // - offline after one visit: the app, its workers and wasm and the shipped warm starts, listed by the build in
-//   precache.json, are cached at install; pages are fetched network first (a new build is seen when online) and
-//   everything else cache first (the built files' names carry their content hash).
+//   precache.json, are cached at install; the built files under assets/ (their names carry their content hash)
+//   come from the cache first, everything else (the page, the warm starts, whose names stay when their bytes
+//   change) from the network first, so a new build is seen whole when online and the cached build whole when not.
+//   The build stamps its version at the end of this file, so a new build installs a new worker and a new cache.
 const META = 'gspo-meta';
 
 self.addEventListener('install', (event) => {
@@ -30,11 +32,19 @@ self.addEventListener('fetch', (event) => {
   const req = event.request;
   if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) return;
   event.respondWith((async () => {
+    // ignoreVary: hosts send `Vary: Origin` (Vite's preview does), and the cached copies were fetched without an
+    // Origin header while the page's module scripts and workers are requested with one, so a match that honoured
+    // Vary found nothing and, offline, the page stopped at its first script.
+    const match = { ignoreVary: true };
     let res;
-    if (req.mode === 'navigate') {
-      try { res = await fetch(req); } catch { res = (await caches.match(req, { ignoreSearch: true })) ?? (await caches.match('./')); }
+    if (req.url.startsWith(new URL('assets/', self.registration.scope).href)) {
+      res = (await caches.match(req, match)) ?? (await fetch(req));
     } else {
-      res = (await caches.match(req)) ?? (await fetch(req));
+      try { res = await fetch(req); } catch (e) {
+        res = (await caches.match(req, { ...match, ignoreSearch: req.mode === 'navigate' }))
+          ?? (req.mode === 'navigate' ? await caches.match('./', match) : undefined);
+        if (!res) throw e;
+      }
     }
     return isolated(res);
   })());

@@ -2,7 +2,8 @@
 // page loads and trains offline after one visit: every file of the build (its workers and wasm included) and every
 // file of public/ (the shipped warm starts), less source maps and the worker itself. `version` changes whenever a
 // file does (the built names carry their content hash; public files are hashed here), so a new build replaces the
-// old cache instead of mixing with it.
+// old cache instead of mixing with it. The built sw.js carries the version too: a browser installs a new worker (and
+// so caches a new build) only when the bytes of sw.js change.
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -32,7 +33,10 @@ export function precacheManifest(publicDir: string): Plugin {
         hash.update(rel).update(readFileSync(p));
       }
       const files = [...built, ...shipped].filter((f) => f !== 'precache.json');
-      this.emitFile({ type: 'asset', fileName: 'precache.json', source: JSON.stringify({ version: hash.digest('hex').slice(0, 16), files }) });
+      const version = hash.digest('hex').slice(0, 16);
+      this.emitFile({ type: 'asset', fileName: 'precache.json', source: JSON.stringify({ version, files }) });
+      // written over the copy of public/sw.js
+      this.emitFile({ type: 'asset', fileName: 'sw.js', source: `${readFileSync(join(publicDir, 'sw.js'), 'utf8')}// build ${version}\n` });
     },
   };
 }

@@ -1,33 +1,43 @@
 // The built page from a plain static host (no COOP/COEP headers, as the common free hosts): its service worker
 // makes it cross-origin isolated (one reload after the first load), so the CPU engine runs on 2 or more threads;
-// after that visit every file the build lists (the app, its workers, the shipped warm starts) is in the worker's cache.
-// A reload with the network off is not asserted yet (under Playwright it did not load: open). Under CI=true a missing
-// Chromium fails; elsewhere it skips with a message.
+// after that visit every file the build lists (the app, its workers, the shipped warm starts) is in the worker's cache,
+// and with the host gone (its server closed) a reload loads the page, still isolated, and a Start trains. Under
+// CI=true a missing Chromium fails; elsewhere it skips with a message.
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, preview, type PreviewServer } from 'vite';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 import { CHROMIUM, haveChromium, ROOT } from './servePage';
 
 const OUT_DIR = join(ROOT, 'dist-e2e-offline');
 const QUERY = '?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8';
 const LONG = 600_000;
 
-describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, precached (Chromium)', () => {
+/** The built files with no config file: no headers, as a static host that sends none. */
+const plainHost = () => preview({ root: ROOT, configFile: false, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+
+/** The host gone: no new connections, and the browser's kept-alive ones cut (close alone would let them serve on). */
+function stop(server: PreviewServer): Promise<void> {
+  return new Promise<void>((r) => { server.httpServer.close(() => r()); (server.httpServer as import('node:http').Server).closeAllConnections(); });
+}
+
+describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, precached, offline after one visit (Chromium)', () => {
   let plain: PreviewServer;
   let browser: Browser;
 
   beforeAll(async () => {
     await build({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR, emptyOutDir: true } });
-    // the built files with no config file: no headers, as a static host that sends none
-    plain = await preview({ root: ROOT, configFile: false, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+    plain = await plainHost();
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
   }, LONG);
 
   afterAll(async () => {
     await browser?.close();
-    if (plain) await new Promise<void>((r) => plain.httpServer.close(() => r()));
+    if (plain) await stop(plain);
   });
+
+  const status = (page: Page) => page.getByTestId('run-status').textContent();
+  const stepShown = async (page: Page) => Number(await page.getByTestId('step-count').textContent());
 
   it('a static host without headers: isolated with 2+ threads after the service worker\'s one reload; every built file precached', async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -57,7 +67,52 @@ describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, p
         return out;
       });
       expect(missing).toEqual([]);
+      // the served worker names this build (its bytes change with every build, so a new build is installed and cached)
+      const stamped = await page.evaluate(async () => {
+        const { version } = await (await fetch('precache.json')).json() as { version: string };
+        return (await (await fetch('sw.js')).text()).endsWith(`// build ${version}\n`);
+      });
+      expect(stamped).toBe(true);
       expect(errors).toEqual([]);
     } finally { await context.close(); }
+  }, LONG);
+
+  it('after one visit, with the host gone, a reload loads the page, isolated, and a Start trains', async () => {
+    // its own host (its own origin, so its own worker): this one is stopped mid-test
+    const host = await plainHost();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const failed: string[] = [];
+    const errors: string[] = [];
+    let stopped = false;
+    try {
+      const page = await context.newPage();
+      page.on('pageerror', (e) => errors.push(e.message));
+      page.on('requestfailed', (r) => { if (stopped) failed.push(`${r.url()}: ${r.failure()?.errorText}`); });
+      await page.goto(host.resolvedUrls!.local[0] + '?v=1&preset=relay-noisy-quick&steps=3');
+      // the one visit: the worker precached, controls the page, and the page reloaded isolated
+      await expect.poll(() => page.evaluate(() => crossOriginIsolated && !!navigator.serviceWorker.controller).catch(() => false), { timeout: 120_000, interval: 500 }).toBe(true);
+      await expect.poll(() => status(page), { timeout: 120_000 }).toBe('idle');
+
+      // the network off twice over: the host gone, and the browser told it is offline
+      await stop(host);
+      await context.setOffline(true);
+      stopped = true;
+      const t0 = Date.now();
+      await page.reload();
+      await expect.poll(() => status(page), { timeout: 60_000 }).toBe('idle');
+      console.log(`offline reload: idle in ${Date.now() - t0} ms`);
+      expect(await page.evaluate(() => crossOriginIsolated)).toBe(true);
+      await page.getByRole('region', { name: 'First steps' }).getByRole('button', { name: 'Got it' }).click().catch(() => {});
+      await page.getByRole('button', { name: 'Start', exact: true }).click();
+      await expect.poll(() => stepShown(page), { timeout: 120_000 }).toBeGreaterThan(0);
+      await expect.poll(() => status(page), { timeout: 120_000 }).toBe('finished');
+      expect(await stepShown(page)).toBe(3);
+      expect(failed).toEqual([]); // nothing the page asked for was missing from the worker's copy
+      expect(errors).toEqual([]);
+    } finally {
+      if (failed.length) console.log(`requests that failed with the network off:\n${failed.join('\n')}`); // when the page never loaded
+      await context.close();
+      if (!stopped) await stop(host);
+    }
   }, LONG);
 });
