@@ -3,13 +3,12 @@
 // after that visit every file the build lists (the app, its workers, the shipped warm starts) is in the worker's cache,
 // and with the host gone (its server closed) a reload loads the page, still isolated, and a Start trains. Under
 // CI=true a missing Chromium fails; elsewhere it skips with a message.
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { build, preview, type PreviewServer } from 'vite';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { CHROMIUM, haveChromium, ROOT } from './servePage';
+import { preview, type PreviewServer } from 'vite';
+import type { Browser, Page } from 'playwright-core';
+import { builtPage, haveChromium, launchChromium, ROOT } from './servePage';
 
-const OUT_DIR = join(ROOT, 'dist-e2e-offline');
+let OUT_DIR = '';
 const QUERY = '?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8';
 const LONG = 600_000;
 
@@ -26,9 +25,9 @@ describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, p
   let browser: Browser;
 
   beforeAll(async () => {
-    await build({ root: ROOT, logLevel: 'warn', build: { outDir: OUT_DIR, emptyOutDir: true } });
+    OUT_DIR = await builtPage();
     plain = await plainHost();
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--disable-gpu', '--no-sandbox', '--disable-background-networking', '--disable-component-update', '--no-first-run'] });
+    browser = await launchChromium();
   }, LONG);
 
   afterAll(async () => {
