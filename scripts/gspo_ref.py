@@ -7,7 +7,7 @@
   file needs numpy only)
 
 Independent of the TypeScript code: written from docs/losses.md. VARIANTS below
-is this file's own copy of the loss table's shape (src/losses.ts);
+is this file's own copy of the loss table's shape (src/contract/losses.ts);
 test/rl/losses.test.ts checks that the two agree.
 """
 import json

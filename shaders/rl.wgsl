@@ -9,7 +9,7 @@
 //   policy_loss:           gather, seq_ratio, clip_loss + clip_grad and rl_stats in one workgroup: a minibatch's whole
 //                          loss in one dispatch (src/backend.ts, policyLoss). Its outputs are views of one buffer
 //                          (binding 21 at the o* offsets): apart, it would bind 13 storage buffers. Each output is
-//                          computed as by the entries above, in the same order (twin: src/policyLoss.ts)
+//                          computed as by the entries above, in the same order (twin: src/contract/policyLoss.ts)
 // _seq entries read the sequence ratio s_i (binding 9), _tok ones the token ratios rho_t (binding 10);
 // p.clip and p.agg pick the clip rule and the aggregation of the variant (codes below).
 // A token counts when mask > 0. Seq-mean divides by S (every sequence; an all-masked one has length max(1, 0) = 1).
@@ -187,9 +187,9 @@ fn seq_ratio(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
   ratio[s] = exp(ls);
 }
 
-// ---- the policy loss of each variant (src/losses.ts, docs/losses.md) ----
+// ---- the policy loss of each variant (src/contract/losses.ts, docs/losses.md) ----
 
-// Mode codes: the same numbers as LEVEL_CODE, CLIP_CODE and AGG_CODE in src/losses.ts (test/gpu/rl.test.ts compares).
+// Mode codes: the same numbers as LEVEL_CODE, CLIP_CODE and AGG_CODE in src/contract/losses.ts (test/gpu/rl.test.ts compares).
 const LEVEL_TOKEN: u32 = 0u;
 const LEVEL_SEQUENCE: u32 = 1u;
 const CLIP_PPO: u32 = 0u;

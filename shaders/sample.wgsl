@@ -6,8 +6,8 @@
 //   decode_sample: a GPT's whole rollout step on one row (a workgroup per sequence) and then sample_next's draw:
 //                  the embedding, every block over the KV cache (its q, k, v appended), ln_f, the tied head's logits
 //                  and the token, one dispatch per generated token (the prefill too: positions 0..pos[b]-1 in turn)
-// decode_sample's twin is src/decodeSample.ts (the unfused ops composed), tested by test/gpu/decodeFused.test.ts.
-// CPU twins: src/reference/sample.ts, src/decodeSample.ts; tests: test/gpu/sample.test.ts, test/gpu/decodeFused.test.ts
+// decode_sample's twin is src/reference/decodeSample.ts (the unfused ops composed), tested by test/gpu/decodeFused.test.ts.
+// CPU twins: src/reference/sample.ts, src/reference/decodeSample.ts; tests: test/gpu/sample.test.ts, test/gpu/decodeFused.test.ts
 
 struct Params {
   B: u32,

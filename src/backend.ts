@@ -10,7 +10,7 @@
 // - ops are recorded in order; on WebGPU nothing reaches the device until
 //   `submit()`. `read` submits what is pending and waits (a sync point).
 
-import type { LossId } from './losses';
+import type { LossId } from './contract/losses';
 
 export type DType = 'f32' | 'i32';
 
@@ -24,7 +24,7 @@ export interface Tensor {
 export type FloatArray = Float32Array | Float64Array;
 
 export type AdvantageMode = 'group' | 'none' | 'batch';
-/** A policy-loss variant: a row of the loss table (src/rl/losses.ts). */
+/** A policy-loss variant: a row of the loss table (src/contract/losses.ts). */
 export type Algorithm = LossId;
 
 /** What clipLoss needs of a variant and the run: the row id, clip ranges, KL weight, the two-sided cap, and the aggregation's divisor. */
@@ -322,7 +322,7 @@ export interface Backend {
    * position's q, k, v written to row t of the cache, then samples from the logits of position pos[b]-1 exactly as
    * `sample` (same RNG streams, temperature, greedy, eos, limit; rowRng for a population). Rows already done are not
    * run (their cache is left as it was). The CPU engines compose it from the ops above (the twin:
-   * src/decodeSample.ts); WebGPU runs it as one kernel per call where decodeSampleFused says so.
+   * src/reference/decodeSample.ts); WebGPU runs it as one kernel per call where decodeSampleFused says so.
    */
   decodeSample(a: DecodeSampleArgs): void;
   /** Whether decodeSample is one fused kernel at this shape (the rollout then takes it); false: compose the ops instead. */
@@ -356,7 +356,7 @@ export interface Backend {
     S: number, T: number, loss: LossArgs): void;
   /**
    * gather (seqAdv from adv), seqRatio, clipLoss, then rlStats when a.stats is given, in one call. The CPU engines
-   * compose the four ops (src/policyLoss.ts, the twin); WebGPU runs one dispatch when every output is a view of one
+   * compose the four ops (src/contract/policyLoss.ts, the twin); WebGPU runs one dispatch when every output is a view of one
    * buffer (the objective allocates them so: `policyLossOutputs`), else composes them too.
    */
   policyLoss(a: PolicyLossArgs): void;

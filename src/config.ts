@@ -2,8 +2,8 @@
 // page group, environment, liveness and a one-line description in one table
 // (docs/rl.md section 10). The UI, the URL, the CLI's --set and checkpoints all go
 // through `validateConfig`.
-import { hasKey, InputError, quote } from './errors';
-import { LOSS_IDS } from './losses';
+import { hasKey, InputError, quote } from './contract/errors';
+import { LOSS_IDS } from './contract/losses';
 
 /** The environments, by id (src/envs/registry.ts builds them). */
 export const ENV_IDS = ['relay', 'addition', 'philosophers', 'custom'] as const;
@@ -28,7 +28,7 @@ type Field =
 // DEFAULTS, LIVE_FIELDS and the page's grouping are all derived from this table.
 const TABLE = {
   env: { kind: 'enum', values: ENV_IDS, default: 'relay', group: 'setup', help: 'the environment' },
-  algorithm: { kind: 'enum', values: LOSS_IDS, default: 'gspo', group: 'algorithm', help: 'the policy-loss variant: a row of the loss table (src/losses.ts, docs/losses.md)' },
+  algorithm: { kind: 'enum', values: LOSS_IDS, default: 'gspo', group: 'algorithm', help: 'the policy-loss variant: a row of the loss table (src/contract/losses.ts, docs/losses.md)' },
   groupSize: { kind: 'int', min: 1, max: 64, default: 8, group: 'algorithm', live: true, help: 'G: episodes per prompt, normalized together' },
   promptsPerStep: { kind: 'int', min: 1, max: 256, default: 32, group: 'algorithm', live: true, help: 'P: prompts per step' },
   minibatches: { kind: 'int', min: 1, max: 16, default: 4, group: 'algorithm', live: true, help: 'optimizer steps per rollout batch (later ones are off-policy)' },

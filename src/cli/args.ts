@@ -1,6 +1,6 @@
 // Flag parsing for the CLI: every flag is declared; an unknown or malformed one is an InputError.
 import { parseDecimal } from '../config';
-import { clip, hasKey, InputError } from '../errors';
+import { clip, hasKey, InputError } from '../contract/errors';
 
 export type FlagKind = 'string' | 'int' | 'number' | 'bool' | 'list';
 export type FlagSpec = Record<string, { kind: FlagKind; help: string }>;

@@ -6,7 +6,7 @@
 // "Array buffer allocation failed" part-way through.
 import { totalmem } from 'node:os';
 import type { RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import type { GPTConfig } from '../model/params';
 import { checkCpuMemory } from '../rl/memoryBudget';
 

@@ -1,7 +1,7 @@
 // Checks across flags, which no single flag's parse can make: a live change after the run's last
 // step, and a plan of many runs, which must be confirmed with --yes after its estimate is shown.
 import type { MemberChange } from '../rl/population';
-import { clip, InputError } from '../errors';
+import { clip, InputError } from '../contract/errors';
 import type { FlagSpec } from './args';
 
 /**

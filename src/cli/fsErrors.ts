@@ -1,6 +1,6 @@
 // A file-system error in words, naming the path: what the CLI says (exit 2) when a place it must
 // write is read-only, not permitted, full, or a file where a folder must go.
-import { clip, quote } from '../errors';
+import { clip, quote } from '../contract/errors';
 
 // why, without a verb: the callers say what could not be done ("cannot write ..."), so nothing is said twice
 const WORDS: Record<string, string> = {

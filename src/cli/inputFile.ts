@@ -3,7 +3,7 @@
 // decoded as strict UTF-8, JSON lines parsed one by one. Every refusal is an InputError naming
 // the file (and the line): the CLI exits 2 with it.
 import { closeSync, constants, fstatSync, openSync, readSync, statSync, type Stats } from 'node:fs';
-import { clip, InputError, quote } from '../errors';
+import { clip, InputError, quote } from '../contract/errors';
 
 /** What a path is, in words, when it is not a regular file. */
 function kindOf(st: Stats): string {

@@ -3,7 +3,7 @@ import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, renameSync, r
 import { basename, dirname, join, resolve } from 'node:path';
 import type { Backend } from '../backend';
 import type { WebGpuBackend } from '../gpu/webgpuBackend';
-import { clip, InputError } from '../errors';
+import { clip, InputError } from '../contract/errors';
 import { CpuBackend } from '../reference/cpuBackend';
 import { checkThreads, MAX_THREADS } from '../simd/threads';
 import { softwareRenderer } from '../gpu/software';

@@ -7,7 +7,7 @@
 // what is saved and the command that resumes.
 import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { clip, InputError } from '../errors';
+import { clip, InputError } from '../contract/errors';
 import { MEMBER_FILES } from './outputTree';
 import { differingFields, removeStaleTemps, RESULT_FILE, RESUME_MEMBER_FILES, savedStep } from './resumeState';
 import { log, writeAtomic } from './io';

@@ -2,7 +2,7 @@
 // (a training fault, a file it could not write, a thread that died) is a failed run, never a stop of the
 // others. The job writes what finished (its result file lists `failed`: each run's label and why, on one
 // line), then exits RUNS_FAILED_EXIT with one line naming every failed run and where the rest is.
-import { clip, InputError, RunFault } from '../errors';
+import { clip, InputError, RunFault } from '../contract/errors';
 import { isFsError, writeFailed } from './fsErrors';
 import type { MemberOutcome } from './memberPool';
 

@@ -1,6 +1,6 @@
 // The headless CLI: `npm run gspo -- <command> [flags]`. Progress to stderr, one JSON
 // document to stdout; bad input exits 2 with one line naming the problem.
-import { clip, escapeControls, hasKey, InputError, RunFault } from '../errors';
+import { clip, escapeControls, hasKey, InputError, RunFault } from '../contract/errors';
 import { checkResult } from './resultCheck';
 import { SafetensorsError } from '../model/safetensors';
 import { bench, benchFlags } from './commands/bench';

@@ -4,7 +4,7 @@
 // nowhere or a place that cannot be written is refused with one line naming the path (exit 2), nothing written.
 import { accessSync, constants, lstatSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { clip, InputError } from '../errors';
+import { clip, InputError } from '../contract/errors';
 import { fsMessage } from './fsErrors';
 import { prepareOutDir } from './io';
 

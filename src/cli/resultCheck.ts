@@ -4,7 +4,7 @@
 // robustness print it as "-"; compare's interval of fewer than two seeds, sweep's settle figures
 // of a run with no late points); every other result with a non-finite number is a fault naming
 // where it is (train, eval, grad, logprobs, pretrain, export).
-import { RunFault } from '../errors';
+import { RunFault } from '../contract/errors';
 
 /** Commands whose results may hold NaN for a figure that does not exist. */
 export const MAY_HOLD_NAN: ReadonlySet<string> = new Set(['bench', 'study', 'robustness', 'compare', 'sweep']);

@@ -8,7 +8,7 @@
 // its state ends bit for bit where the uninterrupted run ends (same weights, evals, checkpoints).
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { parseSafetensors, serializeSafetensors } from '../model/safetensors';
 import type { RunConfig } from '../config';
 import type { EvalRecord, Flag } from '../rl/runRecord';

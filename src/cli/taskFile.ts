@@ -8,7 +8,7 @@ import { checkUserTask, prepareUserTasks } from '../envs/userTask';
 import { presetWithTask } from '../envs/userTask/register';
 import { problemsLine } from '../envs/userTask/check';
 import { TASK_CODE_MAX } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { readInputText } from './inputFile';
 import { log } from './io';
 

@@ -1,6 +1,6 @@
 // Presets: partial configs layered over the defaults, each with the warm start
 // it starts from and a paragraph on what to watch for.
-import { InputError, quote } from '../errors';
+import { InputError, quote } from '../contract/errors';
 import { DEFAULTS, validateConfig, type RunConfig } from '../config';
 import type { DemoOptions } from './types';
 import { PHIL_WEIGHTS, PHIL_WEIGHTS_ARITHMETIC } from './philosophers';

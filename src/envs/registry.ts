@@ -1,6 +1,6 @@
 // Environments by id, built from the run config's env fields.
 import type { RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { createAddition } from './addition';
 import { createPhilosophers, philosophersCurriculum } from './philosophers';
 import { createRelay } from './relay';

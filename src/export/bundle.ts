@@ -3,7 +3,7 @@
 // name, so they must land side by side). `python3 <file> [DIR]` writes them.
 // A TRL export of a run with weights also carries policy/ (src/export/policy.ts):
 // its text files as text, model.safetensors as base64, written back byte for byte.
-import { InputError, quote } from '../errors';
+import { InputError, quote } from '../contract/errors';
 import { py } from './literal';
 import type { ExportFile } from './readme';
 

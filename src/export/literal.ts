@@ -2,7 +2,7 @@
 // only, strings escaped to printable ASCII) and shell words (single-quoted, so
 // nothing in a value can end the quoting or expand). Exported files are run by
 // people on their own machines, so no value may become code there.
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 
 export type PyValue = number | string | boolean | null | number[];
 

@@ -2,7 +2,7 @@
 // config. The TRL script, the verl config and the READMEs' mapping tables are
 // all rendered from these rows, so they cannot disagree (docs/export.md).
 import type { RunConfig } from '../config';
-import { LOSSES } from '../losses';
+import { LOSSES } from '../contract/losses';
 import { rewardWeights } from '../rl/reward';
 import { hydraValue, py, type PyValue } from './literal';
 

@@ -5,7 +5,7 @@
 // the prompt format and the trained turn's token limit).
 import type { RunConfig } from '../config';
 import { createEnv } from '../envs/registry';
-import { clip, InputError } from '../errors';
+import { clip, InputError } from '../contract/errors';
 import { readCheckpoint, type Checkpoint } from '../model/checkpoint';
 import { gpt2Config, gpt2Tensors, tokenizerConfig, wordLevelTokenizer, type SpecialTokens } from '../model/hfGpt2';
 import type { GPTConfig } from '../model/params';

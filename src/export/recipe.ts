@@ -4,7 +4,7 @@
 // could have written, and the files it becomes are run by people.
 import { FIELDS, validateConfig, type RunConfig } from '../config';
 import { findPreset } from '../envs/presets';
-import { hasKey, InputError, quote } from '../errors';
+import { hasKey, InputError, quote } from '../contract/errors';
 import type { ExportFile } from './readme';
 import { trlFiles } from './trl';
 import { verlFiles } from './verl';

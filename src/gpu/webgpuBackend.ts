@@ -3,7 +3,7 @@
 // kernel wrapper in ./kernels, the only code that knows a kernel's bindings.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type LossArgs, type DType, type FloatArray,
   type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
-import { composePolicyLoss } from '../policyLoss';
+import { composePolicyLoss } from '../contract/policyLoss';
 import { requestGpuDevice } from './device';
 import * as adamwK from './kernels/adamw';
 import * as attentionK from './kernels/attention';
@@ -376,7 +376,7 @@ export class WebGpuBackend implements Backend {
     return this.rt.cpuAdapter && decodeSampleK.decodeSampleFits(s) && this.rt.device.limits.maxStorageBuffersPerShaderStage >= 8;
   }
 
-  /** One dispatch when the outputs are views of one buffer (policyLossOutputs), else the four ops (src/policyLoss.ts). */
+  /** One dispatch when the outputs are views of one buffer (policyLossOutputs), else the four ops (src/contract/policyLoss.ts). */
   policyLoss(a: PolicyLossArgs): void {
     if (rlK.policyLoss(this.rt, a)) return;
     // The outputs the later ops read back (seqAdv with its divisors, ratio, tokRatio) go through scratch tensors, then

@@ -2,7 +2,7 @@
 // (`checkProblems`) and evaluated by one pure function over a plain view of the learner's run
 // (`evaluateCheck`), which the page and the CLI both call. Every result carries a one-line
 // "expected ... got ..." pair, which the page shows when a check fails.
-import { clip, hasKey, quote } from '../errors';
+import { clip, hasKey, quote } from '../contract/errors';
 import { betterEval, betterReward, paretoFrontier } from '../rl/pareto';
 import type { LessonEval, LessonMember, LessonRunView, LessonStepMetrics } from './runView';
 

@@ -4,7 +4,7 @@
 // (unknown field, unknown control, unknown action, unknown check, a setting that does not decode).
 // The setting is decoded by a function the caller passes (the page's and the CLI's decodeSetup,
 // src/store/urlState.ts), so this module imports nothing above it.
-import { clip, hasKey, quote } from '../errors';
+import { clip, hasKey, quote } from '../contract/errors';
 import { checkProblems, type Check } from './checks';
 
 /** The format's version, the value of a lesson's "lesson" field. */

@@ -1,6 +1,6 @@
 // The shipped lessons: JSON files in ./shipped/, bundled by Vite for the page and imported the same
 // way by the CLI (tsx). Each is checked like a lesson from a file (test/lessons/shipped.test.ts).
-import { clip, InputError } from '../errors';
+import { clip, InputError } from '../contract/errors';
 import type { Lesson } from './format';
 import groupNormalization from './shipped/group-normalization.json';
 import lambdaFrontier from './shipped/lambda-frontier.json';

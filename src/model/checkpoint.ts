@@ -2,8 +2,8 @@
 // Reading is strict and all-or-nothing: a bad file throws one clear line.
 import { parseSafetensors, serializeSafetensors, SafetensorsError } from './safetensors';
 import { paramSpecs, validateGPTConfig, type GPTConfig } from './params';
-import { clip } from '../errors';
-import { firstBeyond, MAX_WEIGHT } from '../magnitude';
+import { clip } from '../contract/errors';
+import { firstBeyond, MAX_WEIGHT } from './magnitude';
 
 export interface Checkpoint {
   config: GPTConfig;

@@ -9,7 +9,7 @@
 // Reading is strict (docs/model.md, docs/trust.md): the first problem throws a
 // SafetensorsError whose message is one line naming it; nothing is half-returned.
 
-import { clip, quote } from '../errors';
+import { clip, quote } from '../contract/errors';
 
 export class SafetensorsError extends Error {
   constructor(message: string) {

@@ -4,9 +4,9 @@
 // shaders/linear_backward.wgsl's GELU mode, matmulGeluBackward (test: test/gpu/linearBackward.test.ts): the ops composed.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type DecodeSampleArgs, type DecodeShape, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
-import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from '../composed';
-import { composeDecodeSample, DecodeScratch } from '../decodeSample';
-import { composePolicyLoss } from '../policyLoss';
+import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from './composed';
+import { composeDecodeSample, DecodeScratch } from './decodeSample';
+import { composePolicyLoss } from '../contract/policyLoss';
 import * as mem from './members';
 import * as nn from './nn';
 import * as ls from './logsoftmax';
@@ -198,7 +198,7 @@ export class CpuBackend implements Backend {
   }
 
   private decodeScratch: DecodeScratch | null = null;
-  /** The ops composed (src/decodeSample.ts): on a CPU a fused kernel would save no dispatch, so nothing is fused. */
+  /** The ops composed (src/reference/decodeSample.ts): on a CPU a fused kernel would save no dispatch, so nothing is fused. */
   decodeSample(a: DecodeSampleArgs): void {
     composeDecodeSample(this, (this.decodeScratch ??= new DecodeScratch(this)), a);
   }
@@ -220,6 +220,6 @@ export class CpuBackend implements Backend {
     S: number, T: number, algorithm: Algorithm, beta: number): void {
     rl.rlStats(f(stats), f(lossSeq), f(klSeq), f(clipSeq), f(ratio), f(tokRatio), f(mask), S, T, algorithm, beta);
   }
-  /** The four ops composed (src/policyLoss.ts): on a CPU fusing them would save nothing. */
+  /** The four ops composed (src/contract/policyLoss.ts): on a CPU fusing them would save nothing. */
   policyLoss(a: PolicyLossArgs): void { composePolicyLoss(this, a); }
 }

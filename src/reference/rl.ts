@@ -1,10 +1,10 @@
 // The RL objective on plain arrays: advantages, ratios and every loss variant of
-// the loss table (src/losses.ts; the math in docs/losses.md). The CPU twin of
+// the loss table (src/contract/losses.ts; the math in docs/losses.md). The CPU twin of
 // shaders/rl.wgsl.
 // Kernel twin: shaders/rl.wgsl; test: test/gpu/rl.test.ts.
 import type { AdvantageMode, Algorithm, LossArgs } from '../backend';
 import { RL_STATS } from '../backend';
-import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSSES, tokenStats } from '../losses';
+import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSSES, tokenStats } from '../contract/losses';
 import type { F, I } from './nn';
 
 /** Added to the std before dividing (docs/losses.md) (the one definition; the worker's anatomy uses it too). */

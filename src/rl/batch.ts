@@ -1,9 +1,9 @@
 // The `grad` batch file (docs/cli.md) -> a PolicyBatch in prediction space, validated.
 import type { AdvantageMode, Algorithm } from '../backend';
 import { DEFAULTS, parseField } from '../config';
-import { LOSS_IDS, LOSSES } from '../losses';
-import { InputError, quote } from '../errors';
-import { bounded, MAX_LOGPROB, MAX_REWARD } from '../magnitude';
+import { LOSS_IDS, LOSSES } from '../contract/losses';
+import { InputError, quote } from '../contract/errors';
+import { bounded, MAX_LOGPROB, MAX_REWARD } from '../model/magnitude';
 import type { ObjectiveConfig, PolicyBatch } from './objective';
 
 export interface SequenceIn {
@@ -29,7 +29,7 @@ function numArray(v: unknown, where: string, len?: number): number[] {
   return a.map((x, i) => num(x, `${where}[${i}]`));
 }
 
-/** Log-probs within +-MAX_LOGPROB: exp(new - old) of a larger gap overflows float32 (src/magnitude.ts). */
+/** Log-probs within +-MAX_LOGPROB: exp(new - old) of a larger gap overflows float32 (src/model/magnitude.ts). */
 function logprobs(v: unknown, where: string, len: number): number[] {
   return numArray(v, where, len).map((x, i) => bounded(x, MAX_LOGPROB, `${where}[${i}]`));
 }

@@ -12,7 +12,7 @@
 // shapes do, with a notice saying so.
 import { DEFAULTS, taskCodeOf, type RunConfig } from '../config';
 import { taskHash } from '../envs/userTask/preset';
-import { clip } from '../errors';
+import { clip } from '../contract/errors';
 import { presetSlots, type Preset } from '../envs/presets';
 import type { DemoOptions } from '../envs/types';
 import type { Environment } from '../envs/types';

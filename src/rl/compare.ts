@@ -4,7 +4,7 @@ import type { Backend } from '../backend';
 import { validateConfig, type RunConfig } from '../config';
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { comparisonRow, type ComparisonRow } from './interval';
 import { messageParts } from './reward';
 import { sequencesByEpisode } from './rollout';

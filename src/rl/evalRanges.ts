@@ -1,5 +1,5 @@
 // Each eval metric's range, in one table: the CLI's writer (train.ts, before a line goes to evals.jsonl) and every
-// reader (src/recordSchema.ts evalRecord: run files, stored runs, resume states, evals.jsonl read back by
+// reader (src/rl/recordSchema.ts evalRecord: run files, stored runs, resume states, evals.jsonl read back by
 // `robustness --judge` and `compare`) check a record against it. A rate is in [0, 1], a count per episode >= 0,
 // lambda_tok in its config range. An extra (an env's own figure) may be NaN (a rate over no episode of its kind:
 // no known task in the draw); the core figures must be finite. A figure not in the table is read as a finite-or-NaN

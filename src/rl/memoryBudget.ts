@@ -3,7 +3,7 @@
 // buffer (maxBufferSize); and the whole member (population.ts memberBytes, pool rounding included) must
 // fit a conservative share of the device's memory. What does not fit is refused with the setting to lower.
 import type { RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { sizeClass } from '../gpu/bufferPool';
 import { paramCount, type GPTConfig } from '../model/params';
 import { activationTensors, kvCacheFloats, memberBytes } from './population';

@@ -1,5 +1,5 @@
 // The policy objective on a backend (docs/losses.md): advantages, the loss of
-// the config's variant (a row of src/losses.ts, + k3 KL), and its gradient into the model.
+// the config's variant (a row of src/contract/losses.ts, + k3 KL), and its gradient into the model.
 //
 // Positions are in *prediction space*: row s, column t holds what the logits
 // at position t predict, i.e. token t+1. A PolicyBatch is built that way on
@@ -12,10 +12,10 @@
 // per minibatch whatever K.
 import { RL_STATS, type AdvantageMode, type Algorithm, type Backend, type LossArgs, type PolicyLossArgs, type Tensor } from '../backend';
 import { DEFAULTS } from '../config';
-import { LOSSES } from '../losses';
+import { LOSSES } from '../contract/losses';
 import { aggregationNorm, rlStats } from '../reference/rl';
 import type { GPT } from '../model/gpt';
-import { policyLossOutputs } from '../policyLoss';
+import { policyLossOutputs } from '../contract/policyLoss';
 
 export interface PolicyBatch {
   S: number; // sequences

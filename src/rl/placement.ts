@@ -10,7 +10,7 @@
 //   (the population tests), so placement never changes results.
 import type { RunConfig } from '../config';
 import type { Environment } from '../envs/types';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { memberBytes, membersAtOnce, type MemberChange } from './population';
 import { checkStackedChanges, stackRefusal } from './populationPlan';
 import { modelConfigFor } from './pretrain';

@@ -5,7 +5,7 @@
 // alone. This file holds what both sides share: how much memory a member needs,
 // how many fit at once, and the live changes a person makes to one member or all.
 import { checkLiveChange, validateConfig, type RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import type { GPTConfig } from '../model/params';
 import { paramCount } from '../model/params';
 

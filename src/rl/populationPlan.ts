@@ -4,7 +4,7 @@
 // host computes each member's rewards). Anything else makes the plan run member after
 // member instead, with the reason said.
 import { checkLiveChange, FIELDS, validateConfig, type RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import type { Environment } from '../envs/types';
 import { slotNames } from './slots';
 import type { MemberChange } from './population';

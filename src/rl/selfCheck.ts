@@ -8,7 +8,7 @@ import { AdamW, ADAMW_RL } from '../model/optimizer';
 import { paramSpecs, type GPTConfig } from '../model/params';
 import { PolicyObjective, type ObjectiveConfig, type PolicyBatch } from './objective';
 import { randomPolicyBatch } from './randomBatch';
-import { policyLossOutputs } from '../policyLoss';
+import { policyLossOutputs } from '../contract/policyLoss';
 
 export interface SelfCheckResult {
   backend: string;

@@ -3,7 +3,7 @@
 // set, and the accuracy-vs-tokens frontier across the runs' final evals.
 // Shared by the CLI (`sweep`) and the page's Sweep panel.
 import { FIELDS, isConfigKey, parseField, type RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 
 export type SweepAxis = 'lambdaTok' | 'budget' | keyof RunConfig;
 

@@ -13,7 +13,7 @@ import { AdamW } from '../model/optimizer';
 import { initParams, type GPTConfig } from '../model/params';
 import { mulberry32 } from '../model/random';
 import type { RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { PolicyObjective, type MemberSplit, type ObjectiveStats } from './objective';
 import { oldLogpOf, type OldLogpSource } from './oldLogp';
 import { dualUpdate, lambdaAt, messageParts, reward, rewardWeights, type RewardParts } from './reward';

@@ -7,9 +7,9 @@
 // Twin tests: test/simd/*.test.ts.
 import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type DType,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
-import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from '../composed';
-import { composeDecodeSample, DecodeScratch } from '../decodeSample';
-import { composePolicyLoss } from '../policyLoss';
+import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from '../reference/composed';
+import { composeDecodeSample, DecodeScratch } from '../reference/decodeSample';
+import { composePolicyLoss } from '../contract/policyLoss';
 import * as mem from '../reference/members';
 import * as opt from '../reference/optim';
 import * as rl from '../reference/rl';
@@ -399,7 +399,7 @@ export class WasmBackend implements Backend {
   }
 
   private decodeScratch: DecodeScratch | null = null;
-  /** The ops composed (src/decodeSample.ts): on a CPU a fused kernel would save no dispatch, so nothing is fused. */
+  /** The ops composed (src/reference/decodeSample.ts): on a CPU a fused kernel would save no dispatch, so nothing is fused. */
   decodeSample(a: DecodeSampleArgs): void {
     composeDecodeSample(this, (this.decodeScratch ??= new DecodeScratch(this)), a);
   }
@@ -422,7 +422,7 @@ export class WasmBackend implements Backend {
     const f = (t: Tensor) => this.f(t);
     rl.rlStats(f(stats), f(lossSeq), f(klSeq), f(clipSeq), f(ratio), f(tokRatio), f(mask), S, T, algorithm, beta);
   }
-  /** The four ops composed (src/policyLoss.ts): on a CPU fusing them would save nothing. */
+  /** The four ops composed (src/contract/policyLoss.ts): on a CPU fusing them would save nothing. */
   policyLoss(a: PolicyLossArgs): void { composePolicyLoss(this, a); }
 }
 

@@ -1,7 +1,7 @@
 // A lesson's link (`?lesson=NAME`, or `?lesson=~ENCODED` for a lesson of a teacher's own, with `&step=N`): reading
 // one, and writing the link of a lesson at a step. Used by the lesson slice and by the context's URL sync.
 import { decodeLesson, encodeLesson, findLesson, SHIPPED_LESSONS, type Lesson } from '../lessons';
-import { clip } from '../errors';
+import { clip } from '../contract/errors';
 import { decodeSetup } from './urlState';
 
 /** The `lesson` parameter's lesson: a shipped one by name, or one encoded in the link ("~..."); a problem is thrown as text. */

@@ -9,7 +9,7 @@ import { createEnv } from '../envs/registry';
 import { readCheckpoint } from '../model/checkpoint';
 import { betterEval } from '../rl/pareto';
 import { checkpointFit, presetTrainableSlot } from '../rl/checkpointFit';
-import { clip, quote } from '../errors';
+import { clip, quote } from '../contract/errors';
 import * as schema from './runSchema';
 import { array, checkRunPreset, decodeNumber, encodeNumber, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
 import type { EvalRecord } from '../rl/runRecord';

@@ -3,16 +3,16 @@
 // (type, range, size), so nothing half-checked reaches the store, the charts or
 // the exporter. Each checker throws a RunFileError naming the field.
 import { DEFAULTS, FIELDS, isConfigKey, parseField, validateConfig, type RunConfig } from '../config';
-import { quote } from '../errors';
+import { quote } from '../contract/errors';
 import type { BaselineResult } from '../envs/types';
 import type { Comparison, ComparisonRow } from '../rl/compare';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
 import type { CurriculumMark, RunMeta } from './runTypes';
 import type { SweepRecord, SweepRunRecord, SweepRunStatus, SweepStatus } from './sweepRecord';
-import { array, count, fail, field, finite, numberRecord, object, step, string } from '../recordSchema';
+import { array, count, fail, field, finite, numberRecord, object, step, string } from '../rl/recordSchema';
 
 // the primitives and the run record's evals and flags live beside config.ts (the worker reads resume states with them)
-export * from '../recordSchema';
+export * from '../rl/recordSchema';
 
 
 export function baselines(x: unknown): BaselineResult[] {

@@ -3,8 +3,8 @@
 import { taskCodeOf, type RunConfig } from '../config';
 import { findPreset, presetConfig } from '../envs/presets';
 import { presetOfTask } from './taskSlice';
-import { InputError } from '../errors';
-import { LOSS_IDS, LOSSES, twinSettings, type LossId } from '../losses';
+import { InputError } from '../contract/errors';
+import { LOSS_IDS, LOSSES, twinSettings, type LossId } from '../contract/losses';
 import { recipeBundle, type BundleFile } from '../export/bundle';
 import { policyFilesFromBytes } from '../export/policy';
 import type { ExportFile } from '../export/readme';
@@ -15,7 +15,7 @@ import type { CheckpointKind } from './runsDb';
 import { changeStep, type RunMeta } from './runTypes';
 import type { RunsSlice } from './types';
 import { overridesOf } from './urlState';
-import { markdownText } from '../textFormats';
+import { markdownText } from './textFormats';
 
 /**
  * The run's config with its live changes applied, each field at its last value: what the run trained

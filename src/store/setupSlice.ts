@@ -3,7 +3,7 @@
 // which is asked first when the current one has taken steps.
 import { isConfigKey, LIVE_FIELDS, parseField, validateConfig, type RunConfig } from '../config';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
-import { quote } from '../errors';
+import { quote } from '../contract/errors';
 import { recipeFor, withRecipe } from '../rl/recipe';
 import { errorText, type StoreContext } from './context';
 import type { ConfigField, SetupSlice } from './types';

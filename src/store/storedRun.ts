@@ -3,7 +3,7 @@
 // field's default, said in a notice, and is written back up to date; a run that
 // does not read is left in storage, not shown, and the notice says why.
 import { DEFAULTS, FIELDS, taskCodeOf, validateConfig, type RunConfig } from '../config';
-import { hasKey, quote } from '../errors';
+import { hasKey, quote } from '../contract/errors';
 import * as schema from './runSchema';
 import { checkRunPreset, count, fail, field, finite, isObject, object, RunFileError, string } from './runSchema';
 import type { RunMeta, RunStatus } from './runTypes';

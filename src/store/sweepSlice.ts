@@ -6,7 +6,7 @@
 import { checkLiveChange, parseField, type RunConfig } from '../config';
 import { findPreset, presetConfig } from '../envs/presets';
 import { sisterOverrides } from './pageSlice';
-import { clip, InputError } from '../errors';
+import { clip, InputError } from '../contract/errors';
 import { defaultSweep, parseValues, planSweep, type SweepAxis } from '../rl/sweep';
 import { errorText, type StoreContext } from './context';
 import { RunFileError, sweepRecord } from './runSchema';

@@ -2,7 +2,7 @@
 // kilobytes fits the link's 8,192 characters. Decoding is checked like any input: a broken one is
 // named, never run; and code from a link runs only after the person confirms it (sessionSlice boot).
 import { deflateSync, inflateSync, strFromU8, strToU8 } from 'fflate';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { TASK_CODE_MAX } from '../config';
 
 export function encodeTask(code: string): string {

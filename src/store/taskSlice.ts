@@ -5,7 +5,7 @@
 // runs only after the person has read it and confirmed (boot asks).
 import type { TaskService } from '../envs/userTask/taskService';
 import { findPreset, presetConfig, registerPreset, type Preset } from '../envs/presets';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { taskCodeOf, type RunConfig } from '../config';
 import { registerTaskShape } from '../envs/userTask/shape';
 import { errorText, type StoreContext } from './context';

@@ -4,7 +4,7 @@
 import * as Comlink from 'comlink';
 import type { TaskChecked, TaskService } from '../envs/userTask/taskService';
 import type { Preset } from '../envs/presets';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 
 /** How long the page waits for a worker's answer before it ends the worker (ms): a Check takes about a call limit (2 s) per looping function. */
 export const TASK_WORKER_MS = 30_000;

@@ -6,7 +6,7 @@
 // malformed or out-of-range one is reported (naming it and why) and not
 // applied; the others still are.
 import { FIELDS, isConfigKey, parseField, validateConfig, type RunConfig } from '../config';
-import { clip, InputError, quote } from '../errors';
+import { clip, InputError, quote } from '../contract/errors';
 import { findPreset, presetConfig, PRESETS } from '../envs/presets';
 import { taskCodeOf } from '../config';
 import { decodeTask, encodeTask } from './taskLink';

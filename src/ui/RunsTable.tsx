@@ -4,7 +4,7 @@
 // same seed and settings with another loss variant, trained beside it),
 // export (JSON, CSV, checkpoints), load its weights, delete; import a run.
 import { useId, useState } from 'react';
-import { LOSS_IDS, LOSSES } from '../losses';
+import { LOSS_IDS, LOSSES } from '../contract/losses';
 import type { RunMeta } from '../store/runTypes';
 import { changeStep } from './changeMarks';
 import { fmt, pct } from './labels';

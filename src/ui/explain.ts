@@ -1,7 +1,7 @@
 // The page's explanations, one or two sentences each, shown beside the
 // controls they explain (not only in tooltips).
 import type { RunConfig } from '../config';
-import { LOSSES } from '../losses';
+import { LOSSES } from '../contract/losses';
 
 export const EXPLAIN = {
   group: 'Group normalization: A = (r − group mean) / group std. A group whose G episodes all got the same reward has std 0 and gives no gradient; frac_zero_std on the Clip fraction chart is the share of such groups.',

@@ -1,7 +1,7 @@
 // Visible labels of the config fields (each control's accessible name is its
 // label), and number formatting for the page.
 import type { RunConfig } from '../config';
-import { LOSS_IDS, LOSSES } from '../losses';
+import { LOSS_IDS, LOSSES } from '../contract/losses';
 
 export const FIELD_LABELS: Partial<Record<keyof RunConfig, string>> = {
   env: 'Environment', algorithm: 'Algorithm', groupSize: 'Group size', promptsPerStep: 'Prompts per step', minibatches: 'Minibatches',

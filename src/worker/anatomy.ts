@@ -1,7 +1,7 @@
 // The anatomy of a step, for teaching: one group of the last step's rollout
 // with its rewards, the group mean and std, the advantages (computed by the CPU
 // reference on the step's rewards) and, per trainable sequence, the importance
-// ratio and the terms of the run's loss variant (its row of src/losses.ts):
+// ratio and the terms of the run's loss variant (its row of src/contract/losses.ts):
 // which tokens or sequences are clipped or capped, and what the sequence's
 // length does to its weight in the loss (docs/losses.md).
 //
@@ -15,12 +15,12 @@ import type { Backend } from '../backend';
 import type { RunConfig } from '../config';
 import type { Environment } from '../envs/types';
 import { aggregationNorm, groupNormalize, lossTerm, meanStd, seqRatio, STD_EPS } from '../reference/rl';
-import { CLIP_CODE, LOSSES, type LossRow } from '../losses';
+import { CLIP_CODE, LOSSES, type LossRow } from '../contract/losses';
 import type { RewardParts, RewardWeights } from '../rl/reward';
 import { sequencesByEpisode, type Sequence } from '../rl/rollout';
 import { keptGroups, rowLength, sequencesToBatch } from '../rl/stepBatch';
 import { type Trainer } from '../rl/trainer';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import type { AnatomyEpisode, AnatomySequence, StepAnatomy } from './protocol';
 
 

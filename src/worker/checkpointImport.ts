@@ -3,7 +3,7 @@
 // it, the preset it belongs to, and the fit of its tensors. A bad file throws
 // an InputError naming why, and the run is left as it was.
 import { validateConfig, type RunConfig } from '../config';
-import { InputError } from '../errors';
+import { InputError } from '../contract/errors';
 import { PRESETS, type Preset } from '../envs/presets';
 import { createEnv } from '../envs/registry';
 import type { Environment } from '../envs/types';

@@ -3,11 +3,11 @@
 // (an InputError naming the field; the stored run is untouched); an optimizer
 // state that does not fit is dropped with a notice, and the run goes on from
 // its weights with AdamW restarted, as for runs stored before it was kept.
-import { InputError, quote } from '../errors';
+import { InputError, quote } from '../contract/errors';
 import type { AdamWState } from '../model/optimizer';
 import { betterEval } from '../rl/pareto';
 import type { EvalRecord, TrainerSnapshot } from '../rl/runRecord';
-import { evals as evalList, flags as flagList, LAMBDA_TOK_MAX, RunFileError, step as stepCount, finite } from '../recordSchema';
+import { evals as evalList, flags as flagList, LAMBDA_TOK_MAX, RunFileError, step as stepCount, finite } from '../rl/recordSchema';
 import type { ResumeState } from './protocol';
 
 const isObject = (x: unknown): x is Record<string, unknown> => typeof x === 'object' && x !== null && !Array.isArray(x);

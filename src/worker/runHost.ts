@@ -4,7 +4,7 @@
 // each member's state for the page.
 import type { Backend } from '../backend';
 import { taskCodeOf, validateConfig, type RunConfig } from '../config';
-import { InputError, quote } from '../errors';
+import { InputError, quote } from '../contract/errors';
 import { presetSlots, type Preset } from '../envs/presets';
 import type { Environment } from '../envs/types';
 import type { RewardWeights } from '../rl/reward';

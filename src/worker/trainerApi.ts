@@ -9,7 +9,7 @@
 // runLoop.ts, the lost-device resume recovery.ts, checkpoint checks checkpointImport.ts.
 import * as Comlink from 'comlink';
 import { checkLiveChange, taskCodeOf, type RunConfig } from '../config';
-import { InputError, quote } from '../errors';
+import { InputError, quote } from '../contract/errors';
 import { presetConfig } from '../envs/presets';
 import { presetWithTask } from '../envs/userTask/register';
 import { createEnv } from '../envs/registry';

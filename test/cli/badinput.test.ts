@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { writeCheckpoint } from '../../src/model/checkpoint';
 import { initParams, type GPTConfig } from '../../src/model/params';
 import { gspo, tempDir } from './run';
-import { LOSS_IDS } from '../../src/losses';
+import { LOSS_IDS } from '../../src/contract/losses';
 
 const config: GPTConfig = { nLayer: 1, nHead: 2, nEmbd: 8, blockSize: 6, vocabSize: 5 };
 let dir = '';

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseLosses } from '../../src/cli/commands/compare';
 import { gspo, tempDir } from './run';
-import { LOSS_IDS } from '../../src/losses';
+import { LOSS_IDS } from '../../src/contract/losses';
 
 const TINY = ['--set', 'promptsPerStep=4', '--set', 'groupSize=4', '--set', 'evalEpisodes=16', '--set', 'evalEvery=1', '--set', 'minibatches=2'];
 

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gspo, ROOT, tempDir } from './run';
 import { webgpuForCli } from './gpuAvailable';
-import { LOSS_IDS } from '../../src/losses';
+import { LOSS_IDS } from '../../src/contract/losses';
 
 function py(args: string[]): { code: number; out: string } {
   const r = spawnSync('python3', args, { cwd: ROOT, encoding: 'utf8', timeout: 300_000 });

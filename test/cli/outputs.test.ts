@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { prepareOutDir, writeAllAtomic, writeAtomic } from '../../src/cli/io';
 import { gspo, tempDir } from './run';
 

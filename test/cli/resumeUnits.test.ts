@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { differingFields, exactJson, parseExact, removeStaleTemps } from '../../src/cli/resumeState';
 import { openJob, resumeCommand, savedPhrase, shellWord } from '../../src/cli/jobResume';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { tempDir } from './run';
 
 describe('resume state', () => {

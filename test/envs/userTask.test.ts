@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULTS, taskCodeOf, validateConfig } from '../../src/config';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { createEnv } from '../../src/envs/registry';
 import { loadUserTask, prepareUserTasks, userTaskPreset, type UserTaskState } from '../../src/envs/userTask';
 import { exportRecipe } from '../../src/export/recipe';

@@ -2,7 +2,7 @@
 // require or import, and is told so; an endless loop is stopped within its time limit and a runaway
 // allocation at the memory limit, each naming the task function; the engine is made anew afterwards.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { checkUserTask, loadUserTask, prepareUserTasks, TaskError, type UserTaskState } from '../../src/envs/userTask';
 
 beforeAll(() => prepareUserTasks(), 30_000);

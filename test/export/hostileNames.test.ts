@@ -11,7 +11,7 @@ import { recipeBundle } from '../../src/export/bundle';
 import { exportRecipe } from '../../src/export/recipe';
 import { wellFormed } from '../../src/export/literal';
 import { liveChangesNote } from '../../src/store/runsSlice';
-import { markdownText } from '../../src/textFormats';
+import { markdownText } from '../../src/store/textFormats';
 import { tempDir } from '../cli/run';
 
 const hasPython = spawnSync('python3', ['--version']).status === 0;
@@ -58,7 +58,7 @@ describe('exports with hostile run names', () => {
         const notes = files.find((f) => /live/i.test(f) || /change/i.test(f));
         expect(notes, files.join(',')).toBeDefined();
         const text = new TextDecoder('utf-8', { fatal: true }).decode(readFileSync(join(dir, 'out', notes!)));
-        expect(text).toContain(`"${utf8Text(markdownText(name))}"`); // the name as markdown text (src/textFormats.ts)
+        expect(text).toContain(`"${utf8Text(markdownText(name))}"`); // the name as markdown text (src/store/textFormats.ts)
         expect(readdirSync(dir).sort()).toEqual(['out', `run-${target}.py`]); // no PWNED
       }
     }

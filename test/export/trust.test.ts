@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunConfig } from '../../src/config';
 import { findPreset, presetConfig } from '../../src/envs/presets';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { recipeBundle } from '../../src/export/bundle';
 import { py, pyString, shellWord } from '../../src/export/literal';
 import { exportRecipe } from '../../src/export/recipe';

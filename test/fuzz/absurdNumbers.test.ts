@@ -1,12 +1,12 @@
 // Fuzz: finite numbers of every magnitude at the boundary (checkpoint weights, batch rewards and
 // log-probs), then end to end through `grad` in process. Accepted inputs are within the bounds of
-// src/magnitude.ts; `grad` returns only finite numbers or refuses with an InputError naming what
+// src/model/magnitude.ts; `grad` returns only finite numbers or refuses with an InputError naming what
 // overflowed: never a NaN or an infinity (JSON's null) as a result.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { InputError } from '../../src/errors';
-import { MAX_LOGPROB, MAX_REWARD, MAX_WEIGHT } from '../../src/magnitude';
+import { InputError } from '../../src/contract/errors';
+import { MAX_LOGPROB, MAX_REWARD, MAX_WEIGHT } from '../../src/model/magnitude';
 import { readCheckpoint, writeCheckpoint } from '../../src/model/checkpoint';
 import { initParams, paramSpecs, type GPTConfig } from '../../src/model/params';
 import { SafetensorsError } from '../../src/model/safetensors';

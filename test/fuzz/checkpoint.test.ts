@@ -3,7 +3,7 @@
 // edits (edge values, deleted and added keys, prototype names, duplicate keys, deep
 // nesting, huge strings, the largest model in a tiny file), non-finite weights.
 import { describe, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { readCheckpoint, writeCheckpoint, type Checkpoint } from '../../src/model/checkpoint';
 import { paramSpecs, validateGPTConfig, type GPTConfig } from '../../src/model/params';
 import { SafetensorsError } from '../../src/model/safetensors';

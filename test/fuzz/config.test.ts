@@ -4,7 +4,7 @@
 // config whose every field is within its declared range.
 import { describe, it } from 'vitest';
 import { checkLiveChange, FIELDS, validateConfig, type RunConfig } from '../../src/config';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { parseFlags } from '../../src/cli/args';
 import { parseSets } from '../../src/cli/commands/runSetup';
 import { trainFlags } from '../../src/cli/commands/train';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunConfig } from '../../src/config';
 import { presetConfig, PRESETS } from '../../src/envs/presets';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { recipeBundle } from '../../src/export/bundle';
 import { exportRecipe, type ExportFile, type ExportTarget } from '../../src/export/recipe';
 import { EDGE_VALUES, int, PAYLOADS, pick, PROTO_KEYS, seeded, Tally } from './harness';

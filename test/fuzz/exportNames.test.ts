@@ -7,12 +7,12 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import { recipeBundle } from '../../src/export/bundle';
 import { exportRecipe, type ExportTarget } from '../../src/export/recipe';
 import { liveChangesNote } from '../../src/store/runsSlice';
-import { markdownText } from '../../src/textFormats';
+import { markdownText } from '../../src/store/textFormats';
 import { int, pick, PAYLOADS, seeded, Tally } from './harness';
 import { tempDir } from '../cli/run';
 
@@ -63,7 +63,7 @@ describe('fuzz: hostile names through the exporters', () => {
     // one python3 process unpacks the whole sample, each bundle as its own __main__
     const script = 'import json, runpy, sys\nfor f, out in json.load(sys.stdin):\n    sys.argv = [f, out]\n    runpy.run_path(f, run_name="__main__")\n';
     execFileSync('python3', ['-c', script], { input: JSON.stringify(sample.map((s) => [s.file, `${s.file}.out`])), cwd: dir, stdio: ['pipe', 'ignore', 'pipe'] });
-    const wrong = sample.filter((s) => !readFileSync(join(`${s.file}.out`, 'LIVE_CHANGES.md'), 'utf8').includes(`"${utf8Text(markdownText(s.name))}"`)); // the name as markdown text (src/textFormats.ts)
+    const wrong = sample.filter((s) => !readFileSync(join(`${s.file}.out`, 'LIVE_CHANGES.md'), 'utf8').includes(`"${utf8Text(markdownText(s.name))}"`)); // the name as markdown text (src/store/textFormats.ts)
     console.log(`fuzz export names: ${sample.length} bundles unpacked by python3, ${wrong.length} without the name as UTF-8`);
     if (wrong.length) throw new Error(`notes without the name: ${wrong.map((w) => w.file).join(', ')}`);
   }, 120_000);

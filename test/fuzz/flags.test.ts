@@ -21,7 +21,7 @@ import { parseSets } from '../../src/cli/commands/runSetup';
 import { presetConfig, findPreset } from '../../src/envs/presets';
 import { parseChange } from '../../src/rl/population';
 import { planSweep } from '../../src/rl/sweep';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { int, pick, PROTO_KEYS, seeded, Tally } from './harness';
 
 const CASES = 10_000;

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { readInputBytes, readInputText, readJsonLines } from '../../src/cli/inputFile';
 import { evalLine, readEvalsFile } from '../../src/cli/evalsFile';
 import { EDGE_JSON, EDGE_VALUES, editObject, int, paths, pick, seeded, Tally } from './harness';

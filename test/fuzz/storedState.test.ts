@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, validateConfig } from '../../src/config';
 import { findPreset, presetConfig, PRESETS } from '../../src/envs/presets';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { exportRecipe } from '../../src/export/recipe';
 import { RunFileError } from '../../src/store/runSchema';
 import type { RunMeta } from '../../src/store/runTypes';

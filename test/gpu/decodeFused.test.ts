@@ -1,5 +1,5 @@
 // The fused decode step (shaders/sample.wgsl's decode_sample: a GPT's prefill or decode step and its sample, one
-// dispatch) against its twin, the same op composed from the unfused ops on the CPU reference (src/decodeSample.ts):
+// dispatch) against its twin, the same op composed from the unfused ops on the CPU reference (src/reference/decodeSample.ts):
 // sampled tokens, pos and done equal, logp and the KV cache within tolerance, at temperature 1 and 0, with rows
 // stopped by eos and by their limit, a row already done left untouched, and a population of 2 members (rowRng);
 // then whole turns through the Generator against the reference Generator (which composes the ops it always has).

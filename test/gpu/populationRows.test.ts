@@ -2,7 +2,7 @@
 // calls: test/reference/populationRows.test.ts): clipLoss with perSequenceNorm, every aggregation,
 // and sample with rowRng, token for token.
 import { describe, expect, it } from 'vitest';
-import { LOSS_IDS } from '../../src/losses';
+import { LOSS_IDS } from '../../src/contract/losses';
 import type { Backend } from '../../src/backend';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { divisors, lossCase } from '../reference/populationRowsCase';

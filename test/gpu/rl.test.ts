@@ -5,10 +5,10 @@
 import { describe, expect, it } from 'vitest';
 import type { AdvantageMode, Algorithm } from '../../src/backend';
 import { ADV_STATS, RL_STATS } from '../../src/backend';
-import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES } from '../../src/losses';
+import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES } from '../../src/contract/losses';
 import { aggregationNorm } from '../../src/reference/rl';
 import { CpuBackend } from '../../src/reference/cpuBackend';
-import { policyLossOutputs } from '../../src/policyLoss';
+import { policyLossOutputs } from '../../src/contract/policyLoss';
 import { POLICY_LOSS_MAX_TOKENS } from '../../src/gpu/kernels/rl';
 import type { Backend, LossArgs, Tensor } from '../../src/backend';
 import { readFileSync } from 'node:fs';

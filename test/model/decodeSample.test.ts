@@ -1,4 +1,4 @@
-// Backend.decodeSample composed from the ops (src/decodeSample.ts, the twin of WebGPU's fused kernel) on the CPU
+// Backend.decodeSample composed from the ops (src/reference/decodeSample.ts, the twin of WebGPU's fused kernel) on the CPU
 // reference and the wasm engine: a turn through it draws what the Generator's own path draws (GPT.prefill, GPT.decode
 // and `sample`), token for token, for a lone model and a population of 2 members.
 import { describe, expect, it } from 'vitest';

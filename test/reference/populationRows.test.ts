@@ -3,7 +3,7 @@
 // - clipLoss with perSequenceNorm: each member normalised over its own sequences (every aggregation);
 // - sample with rowRng: each member's rows draw from its own seed, numbered within the member.
 import { describe, expect, it } from 'vitest';
-import { LOSS_IDS } from '../../src/losses';
+import { LOSS_IDS } from '../../src/contract/losses';
 import { aggregationNorm, clipLoss } from '../../src/reference/rl';
 import { sample } from '../../src/reference/sample';
 import { Rng } from '../gpu/random';

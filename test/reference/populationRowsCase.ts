@@ -1,6 +1,6 @@
 // A population's loss rows (shared by the CPU and WebGPU checks of the row ops).
 import type { Algorithm } from '../../src/backend';
-import { LOSSES } from '../../src/losses';
+import { LOSSES } from '../../src/contract/losses';
 import { aggregationNorm } from '../../src/reference/rl';
 import { Rng } from '../gpu/random';
 

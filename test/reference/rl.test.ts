@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import * as rl from '../../src/reference/rl';
 import { RL_STATS } from '../../src/backend';
 import { expectGradMatches, randn } from './fd';
-import { CLIP_CODE, LOSS_IDS, LOSSES } from '../../src/losses';
+import { CLIP_CODE, LOSS_IDS, LOSSES } from '../../src/contract/losses';
 
 const z = (n: number) => new Float64Array(n);
 

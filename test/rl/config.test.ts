@@ -1,7 +1,7 @@
 // config.ts: validateConfig / parseField against docs/rl.md section 10 and FIELDS' declared ranges.
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, FIELDS, parseField, validateConfig } from '../../src/config';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 
 function errorOf(fn: () => unknown): Error {
   try { fn(); } catch (e) { return e as Error; }

@@ -1,4 +1,4 @@
-// The loss table (src/losses.ts): every row has every part, the config, the page,
+// The loss table (src/contract/losses.ts): every row has every part, the config, the page,
 // the numpy oracle and the export read the same rows, and the export's names are
 // real TRL / verl names.
 import { spawnSync } from 'node:child_process';
@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS, FIELDS, validateConfig } from '../../src/config';
 import { mappingRows, trlOptions, verlOptions } from '../../src/export/mapping';
 import { TRL_OPTIONS, VERL_KEYS, VERL_LOSS_MODES } from '../../src/export/optionNames';
-import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES, twinSettings, type LossRow } from '../../src/losses';
+import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSS_IDS, LOSSES, twinSettings, type LossRow } from '../../src/contract/losses';
 import { algorithmExplain } from '../../src/ui/explain';
 import { optionLabel } from '../../src/ui/labels';
 

@@ -2,7 +2,7 @@
 // live change it could not apply at its step: the CLI's `sweep --backend webgpu --at 1:advantage=batch` exits 2
 // with one line instead of every member failing at step 1. Where members train one per lane the change is theirs.
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { createRelay } from '../../src/envs/relay';
 import { placeMembers } from '../../src/rl/placement';
 import type { MemberChange } from '../../src/rl/population';

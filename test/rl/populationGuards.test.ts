@@ -3,7 +3,7 @@
 // in the members' lone runs), and every K reads back once per minibatch.
 import { describe, expect, it } from 'vitest';
 import type { FloatArray, Tensor } from '../../src/backend';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { createRelay } from '../../src/envs/relay';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { Trainer } from '../../src/rl/trainer';

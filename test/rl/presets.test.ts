@@ -1,7 +1,7 @@
 // envs/presets.ts: every preset is a valid config; the presets say what their names promise.
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS, validateConfig } from '../../src/config';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { findPreset, presetConfig, PRESETS } from '../../src/envs/presets';
 
 describe('presets', () => {

@@ -1,7 +1,7 @@
 // rl/sweep.ts and rl/dualStatic.ts: value parsing with named errors, the planned
 // runs' overrides, and the settle measures on hand-made token series.
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { defaultSweep, parseOver, parseValues, planSweep } from '../../src/rl/sweep';
 import { settleReport } from '../../src/rl/dualStatic';
 import { DEFAULTS } from '../../src/config';

@@ -9,7 +9,7 @@ import { MemoryRunStorage } from '../../src/store/runsDb';
 import type { AppDeps, PickedFile } from '../../src/store/types';
 import { METRIC_NAMES } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient, settle } from './fakeClient';
-import { LOSS_IDS } from '../../src/losses';
+import { LOSS_IDS } from '../../src/contract/losses';
 
 /** A link naming the default preset: a bare first visit opens on the first screen's population instead (test/store/firstVisit.test.ts). */
 const DEFAULT_LINK = '?preset=relay-silence';

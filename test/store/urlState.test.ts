@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { DEFAULTS, FIELDS, validateConfig, type RunConfig } from '../../src/config';
 import { findPreset, presetConfig, PRESETS } from '../../src/envs/presets';
 import { decodeSetup, encodeSetup, overridesOf, URL_VERSION } from '../../src/store/urlState';
-import { LOSS_IDS } from '../../src/losses';
+import { LOSS_IDS } from '../../src/contract/losses';
 
 const applied = (search: string) => { const d = decodeSetup(search); return { ...d, config: presetConfig(findPreset(d.preset), d.overrides) }; };
 

@@ -13,7 +13,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../..');
  * The layers, top to bottom. A file may import its own folder and any layer below its own, never above, and never a
  * sibling folder of the same layer. Taken from what the code does (and docs/architecture.md): the page's entry file, the two front ends (page and CLI),
  * the store, the worker and the lessons (neither imports the other), the export (which reads rl's records and the
- * envs' Python), rl, then the envs and the CPU engine, then the backends and the model, then the root contract files.
+ * envs' Python), rl, then the envs and the CPU engine, then the backends and the model, then the contract (src/'s root files and src/contract/).
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['main'],
@@ -28,12 +28,11 @@ const LAYERS: readonly (readonly string[])[] = [
 ];
 
 /**
- * Files whose layer is not their folder's, each with its reason. Root files are the contract layer (config, errors,
- * the Backend interface, the loss table, ...) unless named here.
+ * Files whose layer is not their folder's, each with its reason. Root files (backend.ts, config.ts) and src/contract/
+ * are the contract layer unless named here.
  */
 const FILE_LAYER: Record<string, { layer: string; why: string }> = {
   'src/main.tsx': { layer: 'main', why: 'the page entry point: it mounts the ui on the store' },
-  'src/recordSchema.ts': { layer: 'rl', why: "the checker of rl's own records (runRecord, evalRanges) that the store and the worker read back through" },
 };
 
 /**

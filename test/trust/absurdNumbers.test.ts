@@ -8,7 +8,7 @@ import { readCheckpoint, writeCheckpoint } from '../../src/model/checkpoint';
 import { initParams, paramSpecs, type GPTConfig } from '../../src/model/params';
 import { parseBatchFile } from '../../src/rl/batch';
 import { SafetensorsError } from '../../src/model/safetensors';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { gspo, tempDir } from '../cli/run';
 
 const config: GPTConfig = { nLayer: 1, nHead: 2, nEmbd: 8, blockSize: 6, vocabSize: 5 };

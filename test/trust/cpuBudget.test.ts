@@ -5,7 +5,7 @@ import { totalmem } from 'node:os';
 import { existsSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { checkCpuBudget, cpuLimitBytes, MACHINE_SHARE } from '../../src/cli/cpuBudget';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { setup } from '../../src/cli/commands/runSetup';
 import { modelConfigFor } from '../../src/rl/pretrain';
 import { gspo, tempDir } from '../cli/run';

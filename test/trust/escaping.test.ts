@@ -1,10 +1,10 @@
-// Every user string that goes into a file is escaped for that file's format (src/textFormats.ts, one function per
+// Every user string that goes into a file is escaped for that file's format (src/store/textFormats.ts, one function per
 // format): a run's name in LIVE_CHANGES.md with raw HTML, markdown or a newline cannot start new structure (it came
 // through as is: a heading of its own, an <img onerror>), a path in robustness.md's command cannot close its block.
 import { describe, expect, it } from 'vitest';
 import { presetConfig, findPreset } from '../../src/envs/presets';
 import { liveChangesNote } from '../../src/store/runsSlice';
-import { csvField, htmlText, markdownCodeBlock, markdownText, yamlString } from '../../src/textFormats';
+import { csvField, htmlText, markdownCodeBlock, markdownText, yamlString } from '../../src/store/textFormats';
 import { pyString } from '../../src/export/literal';
 import { robustnessMarkdown } from '../../src/cli/commands/robustness';
 

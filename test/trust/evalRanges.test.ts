@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createEnv } from '../../src/envs/registry';
 import { PRESETS, presetConfig } from '../../src/envs/presets';
 import { EVAL_RANGES, evalRecordProblem } from '../../src/rl/evalRanges';
-import { evalRecord } from '../../src/recordSchema';
+import { evalRecord } from '../../src/rl/recordSchema';
 import { gspo, tempDir } from '../cli/run';
 
 const line = (o: Record<string, unknown>) => JSON.stringify(o) + '\n';

@@ -3,7 +3,7 @@
 // refused before anything runs (exit 2, one line naming the flags); --help works on every command.
 import { describe, expect, it } from 'vitest';
 import { checkChangeSteps, checkExclusive, checkShorthands, confirmRuns, RUNS_WITHOUT_YES } from '../../src/cli/flagChecks';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { benchFlags } from '../../src/cli/commands/bench';
 import { gradFlags } from '../../src/cli/commands/grad';
 import { logprobsFlags } from '../../src/cli/commands/logprobs';

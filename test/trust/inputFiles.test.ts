@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { readInputBytes, readInputText, readJsonLines } from '../../src/cli/inputFile';
 import { readEvalsFile } from '../../src/cli/evalsFile';
 import { gspo, tempDir } from '../cli/run';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { parseFlags, type FlagSpec } from '../../src/cli/args';
 import { parseDecimal, parseField } from '../../src/config';
 import { findPreset, presetConfig } from '../../src/envs/presets';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { parseValues } from '../../src/rl/sweep';
 import { decodeSetup } from '../../src/store/urlState';
 import { gspo } from '../cli/run';

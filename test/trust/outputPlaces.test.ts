@@ -4,7 +4,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { prepareOutDir, writeAtomic } from '../../src/cli/io';
 import { planSweep } from '../../src/rl/sweep';
 import { gspo, tempDir } from '../cli/run';

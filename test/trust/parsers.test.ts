@@ -4,7 +4,7 @@
 // duplicate keys are errors, and a tiny file cannot make the reader allocate a model.
 import { describe, expect, it } from 'vitest';
 import { checkLiveChange, parseField, validateConfig } from '../../src/config';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { parseFlags } from '../../src/cli/args';
 import { parseSets } from '../../src/cli/commands/runSetup';
 import { trainFlags } from '../../src/cli/commands/train';
@@ -14,7 +14,7 @@ import { parseBatchFile } from '../../src/rl/batch';
 import { parseRunFile, RunFileError } from '../../src/store/runFile';
 import { decodeSetup } from '../../src/store/urlState';
 import { gspo } from '../cli/run';
-import { LOSS_IDS } from '../../src/losses';
+import { LOSS_IDS } from '../../src/contract/losses';
 
 const deep = (n: number) => JSON.parse('['.repeat(n) + ']'.repeat(n)) as unknown;
 const errorOf = (fn: () => unknown): Error => { try { fn(); } catch (e) { return e as Error; } throw new Error('expected a throw'); };

@@ -1,7 +1,7 @@
 // The last door of the CLI: a result holding NaN or Infinity is a fault naming where, never
 // `null` with exit 0; the commands whose tables mark missing figures with NaN are let through.
 import { describe, expect, it } from 'vitest';
-import { RunFault } from '../../src/errors';
+import { RunFault } from '../../src/contract/errors';
 import { checkResult, firstNonFinite } from '../../src/cli/resultCheck';
 
 describe('the result check', () => {

@@ -3,7 +3,7 @@
 // that fails says why. The cases are the ones that used to pass through.
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/config';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { memoryKv } from '../../src/store/appStore';
 import { initialSweep, parseSweepRecord, SWEEP_KEY, type SweepRecord } from '../../src/store/sweepSlice';
 import { parseRunFile, runToJson } from '../../src/store/runFile';

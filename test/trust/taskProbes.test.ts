@@ -2,7 +2,7 @@
 // line (under 300 characters, no control characters) that names the function, and nothing escapes
 // to the host. Short limits (250 ms a call, 16 MB) keep the whole set quick.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { InputError } from '../../src/errors';
+import { InputError } from '../../src/contract/errors';
 import { checkUserTask, loadUserTask, prepareUserTasks, type UserTaskState } from '../../src/envs/userTask';
 import { probes } from './taskProbes';
 

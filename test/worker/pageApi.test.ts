@@ -7,7 +7,7 @@ import type { Tensor } from '../../src/backend';
 import type { RunConfig } from '../../src/config';
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import { createEnv } from '../../src/envs/registry';
-import { LOSSES } from '../../src/losses';
+import { LOSSES } from '../../src/contract/losses';
 import { readCheckpoint } from '../../src/model/checkpoint';
 import { WasmBackend } from '../../src/simd/wasmBackend';
 import type { BackendPreference } from '../../src/worker/protocol';

@@ -14,7 +14,7 @@ import { paramCount, type GPTConfig } from '../../model/params';
 import { mulberry32 } from '../../model/random';
 import { PolicyObjective, type ObjectiveConfig } from '../../rl/objective';
 import { randomPolicyBatch } from '../../rl/randomBatch';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { engineName, parseFlags, type FlagSpec } from '../args';
 import { Trainer } from '../../rl/trainer';
 import { findPreset, presetConfig } from '../../envs/presets';

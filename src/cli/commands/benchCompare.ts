@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Backend } from '../../backend';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
 import type { GPT } from '../../model/gpt';

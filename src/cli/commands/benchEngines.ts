@@ -3,7 +3,7 @@
 // in one side-by-side table: ms per step, GFLOP/s, and the ratios of the ms columns
 // (docs/speed.md, "Several engines side by side").
 import type { Backend } from '../../backend';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { backendFlagValue } from '../args';
 import { BACKEND_CHOICES, checkBackendFlag, cpuEngine, log, webgpuBackend, type BackendChoice } from '../io';
 import { compareTorch, formatCompare, measureEngine, type CompareOptions, type CompareResult, type TorchCompare } from './benchCompare';

@@ -1,12 +1,12 @@
 // `compare --preset P --losses A,B[,..] [--seed S] [--steps N] [--set k=v]... [--out DIR] [--backend cpu|webgpu]`:
 // the same run once per loss variant, on the same seed and warm start, one after another, each in
 // DIR/<variant>/ (train's files), and compare.json with each run's settings, evals and final / best eval.
-// The runs differ in the loss alone (src/losses.ts twinSettings: the clip range moves only when the
+// The runs differ in the loss alone (src/contract/losses.ts twinSettings: the clip range moves only when the
 // importance level changes between sequence and token scale), the page's runs-table twin in the CLI.
 import { join } from 'node:path';
-import { clip, InputError } from '../../errors';
+import { clip, InputError } from '../../contract/errors';
 import { checkRuns, type FailedRun } from '../jobRuns';
-import { LOSS_IDS, twinSettings, type LossId } from '../../losses';
+import { LOSS_IDS, twinSettings, type LossId } from '../../contract/losses';
 import { type EvalRecord } from '../../rl/runRecord';
 import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { log, outOrDefault, writeAtomic, BACKEND_HELP } from '../io';

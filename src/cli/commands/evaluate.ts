@@ -10,7 +10,7 @@ import { type TrainerSlots } from '../../rl/slots';
 import { comparePlayers } from '../../rl/compare';
 import { trainableSlot } from '../../rl/warmStart';
 import { checkpointFit, presetTrainableSlot } from '../../rl/checkpointFit';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { checkShorthands } from '../flagChecks';
 import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
 import { CpuBackend } from '../../reference/cpuBackend';

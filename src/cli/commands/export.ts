@@ -4,7 +4,7 @@
 // the script continues it by default. Writes the files and prints where they went: every flag, the
 // checkpoint and the output folder are checked first, then all the files are written or none.
 import { join } from 'node:path';
-import { clip, InputError } from '../../errors';
+import { clip, InputError } from '../../contract/errors';
 import { findPreset } from '../../envs/presets';
 import { checkpointPolicyFiles, POLICY_DIR } from '../../export/policy';
 import { exportRecipe, parseTarget } from '../../export/recipe';

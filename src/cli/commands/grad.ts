@@ -7,7 +7,7 @@ import { AdamW, ADAMW_RL } from '../../model/optimizer';
 import { PolicyObjective } from '../../rl/objective';
 import { parseBatchFile } from '../../rl/batch';
 import { firstNonFiniteTensor } from '../../rl/faults';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { chooseBackend, loadCheckpoint, log, prepareOutFile, writeAtomic, BACKEND_HELP } from '../io';
 import { readInputJson } from '../inputFile';

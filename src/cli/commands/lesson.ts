@@ -5,7 +5,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { clip, escapeControls, InputError, quote, RunFault } from '../../errors';
+import { clip, escapeControls, InputError, quote, RunFault } from '../../contract/errors';
 import { decodeSetup, populationAxis } from '../../store/urlState';
 import {
   checkLessonText, comparisonOf, evaluateCheck, findLesson, scaleCheck, SHIPPED_LESSONS, TRAINING_ACTIONS,

@@ -2,7 +2,7 @@
 import { GPT } from '../../model/gpt';
 import { engineName, type FlagSpec, parseFlags, parseTokens, requireFlag } from '../args';
 import { chooseBackend, loadCheckpoint, BACKEND_HELP } from '../io';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { parseField } from '../../config';
 
 export const logprobsFlags: FlagSpec = {

@@ -12,7 +12,7 @@ import { envRecord } from '../../rl/checkpointFit';
 import { engineName, type FlagSpec, parseFlags, requireFlag } from '../args';
 import { chooseBackend, log, prepareOutFile, writeAtomic, BACKEND_HELP } from '../io';
 import { CHECKPOINT_DIR, parseSets, setup, startSlots } from './runSetup';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { WebGpuBackend } from '../../gpu/webgpuBackend';
 import { checkCpuBudget, cpuLimitBytes } from '../cpuBudget';
 

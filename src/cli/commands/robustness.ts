@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { clip, hasKey, InputError } from '../../errors';
+import { clip, hasKey, InputError } from '../../contract/errors';
 import { readEvalsFile } from '../evalsFile';
 import type { EvalRecord } from '../../rl/runRecord';
 import { judgeClean, judgeNoisy, robustnessCells, type Check, type Grid, type RobustnessCell } from '../../rl/robustness';
@@ -19,7 +19,7 @@ import type { MemberJob, MemberOutcome } from '../memberPool';
 import { placeRuns, runLanes, type LaneRun } from '../runLanes';
 import { parseSets, recipeOverrides, setup, type RunSetup } from './runSetup';
 import { checkExclusive } from '../flagChecks';
-import { markdownCodeBlock } from '../../textFormats';
+import { markdownCodeBlock } from '../../store/textFormats';
 import { shellWord } from '../../export/literal';
 import { checkRuns, failedRuns, oneLine } from '../jobRuns';
 

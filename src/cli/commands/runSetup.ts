@@ -2,7 +2,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { clip, InputError } from '../../errors';
+import { clip, InputError } from '../../contract/errors';
 import { findPreset, presetConfig, type Preset } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
 import type { Environment } from '../../envs/types';

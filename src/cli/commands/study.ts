@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { clip, InputError } from '../../errors';
+import { clip, InputError } from '../../contract/errors';
 import { confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { checkRuns, failedRuns, oneLine } from '../jobRuns';
 import { dualRows, estimate, planDualStatic, planPhilosophers, planScouts, summarizeDual, type Estimate, type Finished, type StudyRun } from '../../rl/studies';

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { mkdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { clip, hasKey, InputError } from '../../errors';
+import { clip, hasKey, InputError } from '../../contract/errors';
 import { checkRuns, type FailedRun } from '../jobRuns';
 import { checkChangeSteps, confirmRuns, RUNS_WITHOUT_YES } from '../flagChecks';
 import { parseChange, changesFor, type MemberChange } from '../../rl/population';

@@ -22,7 +22,7 @@ import type { StepPoint } from '../../rl/dualStatic';
 import type { TrainResult, TrainSummary } from '../trainResult';
 import { comparePlayers } from '../../rl/compare';
 import { SkipStreak } from '../../rl/faults';
-import { InputError, RunFault } from '../../errors';
+import { InputError, RunFault } from '../../contract/errors';
 import { evalRecordProblem } from '../../rl/evalRanges';
 import { envRecord, presetTrainableSlot } from '../../rl/checkpointFit';
 import { checkChangeSteps, checkShorthands } from '../flagChecks';

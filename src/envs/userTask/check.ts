@@ -1,6 +1,6 @@
 // The format's checks (docs/your-task.md "Check"): what Check on the page and every CLI --task
 // run before anything trains. Each problem names its rule and the task function it is about.
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import type { TranscriptLine } from '../types';
 import { UserTask, userTaskEnvironment, type UserTaskItem, type UserTaskState } from './environment';
 import type { TaskSpec } from './format';

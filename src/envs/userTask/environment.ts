@@ -9,7 +9,7 @@
 // The boundary: each role's view is computed with the task in the sampler's batch (one call per
 // sampleTasks), and the scores of a rollout in one call too: score(state) of the first episode
 // scores every finished episode started since (they are pure functions of the task and the text).
-import { clip, hasKey, InputError, quote } from '../../errors';
+import { clip, hasKey, InputError, quote } from '../../contract/errors';
 import type { Demonstration, Environment, Score, TranscriptLine, Turn } from '../types';
 import { readSpec, TOK, Tokens, vocabOf, type Described, type TaskSpec } from './format';
 import { TaskError, TaskSandbox, type SandboxLimits } from './sandbox';

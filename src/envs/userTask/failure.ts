@@ -1,7 +1,7 @@
 // A failed task call as the one line a person reads: the task function, the limit or the error, the
 // line in task.js; capped in length and with control characters escaped (a task's text can hold
 // terminal escapes and newlines, which would clear a screen or forge a `gspo:` line).
-import { escapeControls, InputError } from '../../errors';
+import { escapeControls, InputError } from '../../contract/errors';
 
 export { escapeControls };
 import type { Failure } from './engine.mjs';

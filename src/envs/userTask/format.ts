@@ -1,7 +1,7 @@
 // The task format's declarations, read once from the module and checked (docs/your-task.md):
 // the vocabulary, the roles, the lengths, the run settings and the warm start. Also the token
 // layout every task shares and the two ways text becomes tokens (characters or words).
-import { clip, hasKey, InputError, quote } from '../../errors';
+import { clip, hasKey, InputError, quote } from '../../contract/errors';
 import { validateConfig, type RunConfig } from '../../config';
 import { escapeControls } from './failure';
 

@@ -2,7 +2,7 @@
 // each thread that meets one (the page, its workers, a lane) loads the sandbox's engine and registers
 // the task's preset before looking the name up, so a task run travels like a shipped one.
 import { findPreset, registerPreset, type Preset } from '../presets';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { prepareUserTasks } from './sandbox';
 import { sandboxReady } from './webSpawner';
 import { userTaskPreset } from './preset';

@@ -15,7 +15,7 @@
 //                { length: 2 ** 53 - 1 }) is not stopped.
 import variant from '@jitl/quickjs-singlefile-mjs-release-sync';
 import { newQuickJSWASMModuleFromVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import { TaskEngine, type Failure } from './engine.mjs';
 import { taskError, TaskError, type Where } from './failure';
 import { FAILED, PRELUDE } from './prelude';

@@ -3,7 +3,7 @@
 // page plans with (a model's parameter count, a population's memory and placement, a checkpoint's fit) needs
 // no more; every method that would run the task says it runs in a worker.
 import type { Environment } from '../types';
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 
 export interface TaskShape { vocab: string[]; eos: number; blockSize: number }
 

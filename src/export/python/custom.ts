@@ -1,6 +1,6 @@
 // Your own task (env 'custom') has no Python: its reward is JavaScript run in a sandbox, and a TRL / verl
 // script that ran another reward would train another task. Every part refuses, saying so (docs/your-task.md).
-import { InputError } from '../../errors';
+import { InputError } from '../../contract/errors';
 import type { EnvPython } from './types';
 
 export const CUSTOM_EXPORT_REFUSAL = 'a run of your own task cannot be exported as a TRL or verl recipe: its sampler and reward are JavaScript '

@@ -2,7 +2,7 @@
 // 8 logS, 9 ratio, 10 tokRatio, 11 logp, 12 oldLogp, 13 mask, 14 lossSeq, 15 klSeq, 16 clipSeq,
 // 17 dlogp, 18 seqAdv, 19 refLogp, 20 stats, 21 outs (policy_loss's outputs).
 import type { AdvantageMode, Algorithm, LossArgs, PolicyLossArgs } from '../../backend';
-import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSSES } from '../../losses';
+import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSSES } from '../../contract/losses';
 import { grid1D, type Bindings, type KernelContext } from '../runtime';
 import { GpuTensor, asGpu } from '../tensor';
 

@@ -1,7 +1,7 @@
 // Fused ops as the unfused ops they stand for: the CPU engines' implementation (on a CPU a fused kernel saves no
 // dispatch), and so the twin of WebGPU's fused kernels (shaders/layernorm_matmul.wgsl, shaders/linear_backward.wgsl's
-// GELU mode, shaders/adamw.wgsl's adamw_clip_update). The decode step's composition is in src/decodeSample.ts.
-import type { AdamWParams, Backend, MemberOptim, Members, Tensor } from './backend';
+// GELU mode, shaders/adamw.wgsl's adamw_clip_update). The decode step's composition is in src/reference/decodeSample.ts.
+import type { AdamWParams, Backend, MemberOptim, Members, Tensor } from '../backend';
 
 /** layernormMatmulForward: the layer norm, then the Linear (with its GELU when geluOut is given). */
 export function layernormMatmulComposed(b: Backend, ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor,

@@ -2,10 +2,10 @@
 // stored runs, resume states, sweep records, a worker's resume state): primitives that
 // check a value's type, range and size, and the run record's evals and flags. Each throws
 // a RunFileError naming the field. Beside config.ts: the worker and the store both use them.
-import { FIELDS } from './config';
-import { clip, hasKey, quote } from './errors';
-import type { EvalRecord, Flag } from './rl/runRecord';
-import { evalMetricProblem } from './rl/evalRanges';
+import { FIELDS } from '../config';
+import { clip, hasKey, quote } from '../contract/errors';
+import type { EvalRecord, Flag } from './runRecord';
+import { evalMetricProblem } from './evalRanges';
 
 export class RunFileError extends Error {
   override name = 'RunFileError';

@@ -1,6 +1,6 @@
 // policyLoss (src/backend.ts) composed from the four RL ops: the CPU engines' implementation, WebGPU's fallback, and
 // the twin of WebGPU's one-dispatch kernel (shaders/rl.wgsl, policy_loss; test: test/gpu/rl.test.ts).
-import type { Backend, PolicyLossArgs, Tensor } from './backend';
+import type { Backend, PolicyLossArgs, Tensor } from '../backend';
 
 export function composePolicyLoss(b: Backend, a: PolicyLossArgs): void {
   const { S, T, loss } = a;

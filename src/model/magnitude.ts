@@ -3,7 +3,7 @@
 // These bounds refuse such inputs at the boundary, naming the tensor or field. They sit far
 // outside anything a run makes: the shipped warm starts' weights are within 2.4 in magnitude,
 // rewards are O(1), a log-prob below -1e4 is a probability of exp(-10,000).
-import { InputError } from './errors';
+import { InputError } from '../contract/errors';
 
 /** |weight| at most this: squares and dot products over n_embd <= 1024 stay far inside float32 (3.4e38). */
 export const MAX_WEIGHT = 1e4;

@@ -3,7 +3,7 @@
 // The prefill is a full forward over all T positions of every row, its q, k, v written straight into the cache
 // (rows past pos[b] - 1 hold whatever follows the context: causal, they change no row before them, and a decode
 // step overwrites each before it reads it); a decode step is GPT.decode's chain. Both end in `sample`.
-import { decodeCacheStride, memberRows, type Backend, type DecodeSampleArgs, type Members, type Tensor } from './backend';
+import { decodeCacheStride, memberRows, type Backend, type DecodeSampleArgs, type Members, type Tensor } from '../backend';
 
 interface Scratch {
   ln1: Tensor; ln1Mean: Tensor; ln1Rstd: Tensor; qkv: Tensor; att: Tensor; atty: Tensor; residual2: Tensor;
