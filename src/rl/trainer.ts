@@ -6,23 +6,23 @@
 // with its own seed; rewards and the dual lambda per member; one set of advantages; stacked
 // minibatch updates). What K > 1 cannot hold (several slots, a curriculum, dynamic sampling,
 // batch advantages, per-member shapes) populationPlan.ts refuses, at construction and on every live change.
+// A step's update phase (minibatches, pi_old, the optimizer's updates) is update.ts.
 import type { Backend, Tensor } from '../backend';
 import type { BaselineResult, CurriculumSpec, Environment } from '../envs/types';
 import { GPT } from '../model/gpt';
 import { AdamW } from '../model/optimizer';
 import { initParams, type GPTConfig } from '../model/params';
-import { mulberry32 } from '../model/random';
 import type { RunConfig } from '../config';
 import { InputError } from '../contract/errors';
-import { PolicyObjective, type MemberSplit, type ObjectiveStats } from './objective';
+import { PolicyObjective } from './objective';
 import { oldLogpOf, type OldLogpSource } from './oldLogp';
 import { dualUpdate, lambdaAt, messageParts, reward, rewardWeights, type RewardParts } from './reward';
 import { createEnv } from '../envs/registry';
 import { curriculumUpdate, type CurriculumState } from './curriculum';
-import { firstNonFiniteTensor } from './faults';
 import { Generator, rollout, sequencesByEpisode, type Rollout, type Sequence } from './rollout';
 import { EVAL_SEED, envMeans, evalRecordOf, mean, type EvalRecord, type StepHooks, type StepMetrics, type TrainerSnapshot } from './runRecord';
-import { concatRollouts, flatGroups, keptGroups, memberRollouts, REFILL_INDEX, refillSeed, rowLength, sequencesToBatch } from './stepBatch';
+import { concatRollouts, flatGroups, keptGroups, memberRollouts, REFILL_INDEX, refillSeed } from './stepBatch';
+import { memberOrders, minibatchPlans, runUpdates } from './update';
 import { slotNames, type TrainerSlots } from './slots';
 import { Member, stepMetricsOf } from './member';
 import { checkStackable, plannedConfigs } from './populationPlan';
@@ -252,70 +252,18 @@ export class Trainer<Task = unknown, State = unknown> {
     const tReward = performance.now();
     this.objective.advantages(rewards, groupStart, c0.advantage);
 
-    // each member's minibatches split its whole episodes in its own seeded order, as its lone run's
+    // each member's minibatches split its whole episodes in its own seeded order, as its lone run's (src/rl/update.ts)
     const flat = c0.dynamicSampling === 'on' ? flatGroups(rewards, G) : null;
     const choice = flat ? keptGroups(flat, P, P) : null;
-    const orders = cs.map((c) => {
-      const all = Array.from({ length: E }, (_, i) => i), rand = mulberry32(c.seed * 7919 + step);
-      for (let i = E - 1; i > 0; i--) { const j = Math.floor(rand() * (i + 1)); [all[i], all[j]] = [all[j], all[i]]; }
-      // dynamic sampling: the episodes of groups with all-equal rewards (A = 0) leave the loss, and at most P groups stay
-      const inLoss = choice ? new Set(choice.kept) : null;
-      return inLoss ? all.filter((e) => inLoss.has(Math.floor(e / G))) : all;
-    });
+    const orders = memberOrders(cs, E, G, step, choice ? choice.kept : null);
     const fracZeroStd = K === 1 ? [] : parts.map((ps) => { const f = flatGroups(ps.map((p) => p.reward), G); return f.filter(Boolean).length / Math.max(1, f.length); });
     const nMb = Math.min(c0.minibatches, orders[0].length);
     for (const m of this.members) { m.lossShapes = []; m.mbStats = []; m.gradNorms = []; }
     this.lastStepUpdates = 0;
-    // Minibatch m+1 is recorded and submitted before m's stats are awaited, so the device never idles while
-    // the host reads back and builds the next batch. The read is issued at call time, before m+1 overwrites it.
-    let pending: { reading: Promise<ObjectiveStats[]>; m: number } | null = null;
-    const settle = async (p: NonNullable<typeof pending>) => {
-      const stats = await p.reading;
-      // which tensor: read back only on this rare path. The gradient buffer holds the last minibatch recorded
-      // (m, or m + 1 when it was already on its way); when that one is finite, no tensor is named.
-      for (let k = 0; k < K; k++) {
-        await this.members[k].settle(step, stats[k], async () => firstNonFiniteTensor(this.model.config, await this.model.readMember(k, this.model.grads)));
-      }
-      hooks.progress?.(p.m + 1, nMb);
-    };
-    // every minibatch's rows first: pi_old must come from the step's starting weights, before any update
-    const plans = Array.from({ length: nMb }, (_, mb) => {
-      const own = orders.map((order, k) => {
-        const rows: Sequence[] = []; // a loop, not flatMap: this gathers every loss row of the step
-        for (let i = Math.floor((mb * order.length) / nMb); i < Math.floor(((mb + 1) * order.length) / nMb); i++) for (const q of lossByEpisode[k * E + order[i]]) rows.push(q);
-        return rows;
-      });
-      const empty = own.findIndex((s) => s.length === 0);
-      if (empty >= 0) {
-        // a lone run skips such a minibatch (no update); stacked members cannot skip alone
-        if (own.every((s) => s.length === 0)) return null;
-        throw new Error(`step ${step}: member ${empty} has no loss rows in minibatch ${mb} while others do`);
-      }
-      const seqs = ([] as Sequence[]).concat(...own); // concat, not flat(): V8's flat is slow on the step's every loss row
-      const batch = sequencesToBatch(seqs, (e) => e, rowLength(seqs, this.model.config.blockSize));
-      const split: MemberSplit | undefined = K === 1 ? undefined : { seqs: own.map((s) => s.length), tMax: own.map((s) => s.reduce((a, q) => Math.max(a, q.maxNew), 1)) };
-      return { own, seqs, batch, split };
-    });
-    this.oldLogpPasses = await oldLogpOf(this.backend, this.model, plans, c0.temperature, this.oldLogp);
-    for (let mb = 0; mb < nMb; mb++) {
-      if (mb > 0 && hooks.stopRequested?.()) break;
-      const plan = plans[mb];
-      if (!plan) continue;
-      const { own, batch, split } = plan;
-      own.forEach((s, k) => this.members[k].lossShapes.push({ rows: s.length, T: K === 1 ? batch.T : rowLength(s, this.model.config.blockSize) }));
-      cs.forEach((c, k) => { this.opt.memberLr[k] = c.lr; });
-      this.model.zeroGrad();
-      this.objective.recordMinibatch(this.model, batch, c0, this.ref ?? undefined, split);
-      this.opt.measure();
-      this.objective.keepGradNormSq(this.opt.normSq); // the norms come back with the stats: one readback per minibatch
-      this.opt.apply(); // a member whose gradient is not finite keeps its weights (the guard, per member)
-      const next = { reading: split ? this.objective.readMemberStats(batch, split, c0, fracZeroStd) : this.objective.readStats(batch).then((s) => [s]), m: mb };
-      b.submit(); // the minibatch and its stats' copy: one submission
-      this.lastStepUpdates++;
-      if (pending) await settle(pending);
-      pending = next;
-    }
-    if (pending) await settle(pending);
+    const plans = minibatchPlans(orders, lossByEpisode, E, nMb, this.model.config.blockSize, step);
+    this.oldLogpPasses = await oldLogpOf(b, this.model, plans, c0.temperature, this.oldLogp);
+    const { model, opt, objective, members, ref } = this;
+    await runUpdates({ backend: b, model, opt, objective, members, ref }, plans, cs, step, fracZeroStd, hooks, () => { this.lastStepUpdates++; });
     this.stepCount++;
     const tUpdate = performance.now();
     Object.assign(this.phases, { rollout: tRollout - t0, reward: tReward - tRollout, update: tUpdate - tReward });
