@@ -4,7 +4,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { NoAdapterError } from './device';
-import { WebGpuBackend, type BackendOptions } from './webgpuBackend';
+import type { BackendOptions } from './load';
+import { WebGpuBackend } from './webgpuBackend';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const SHADER_DIR = fileURLToPath(new URL('../../shaders/', import.meta.url));

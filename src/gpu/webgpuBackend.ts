@@ -1,10 +1,10 @@
 // The WebGPU implementation of the Backend interface (src/backend.ts).
 // Memory and recording live in GpuRuntime; each op is a thin call into its
-// kernel wrapper in ./kernels, the only code that knows a kernel's bindings.
-import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type LossArgs, type DType, type FloatArray,
-  type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
+// kernel wrapper in ./kernels, the only code that knows a kernel's bindings. Loading (device, shaders,
+// pipelines) is load.ts; members as the kernels take them, members.ts.
+import { checkRange, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type LossArgs,
+  type DType, type FloatArray, type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
 import { composePolicyLoss } from '../contract/policyLoss';
-import { requestGpuDevice } from './device';
 import * as adamwK from './kernels/adamw';
 import * as attentionK from './kernels/attention';
 import * as decodeK from './kernels/decode';
@@ -18,50 +18,14 @@ import * as matmulK from './kernels/matmul';
 import * as residualK from './kernels/residual';
 import * as rlK from './kernels/rl';
 import * as sampleK from './kernels/sample';
-import { rowMode } from './kernels/rows';
-import { pipelineVariants } from './kernels/variants';
-import type { PipelineFailure } from './pipelines';
-import { GpuRuntime, type GpuCounters } from './runtime';
-import { GpuProfiler } from './profiler';
+import { loadRuntime, type BackendOptions } from './load';
+import { embeddingMembers, linearMembers, lnLinearMembers, optimMembers, rowMembers, sameStride } from './members';
+import type { GpuRuntime, GpuCounters } from './runtime';
+import type { GpuProfiler } from './profiler';
 import { asGpu, GpuTensor } from './tensor';
 
 /** 64 f32 elements = 256 bytes = minStorageBufferOffsetAlignment. */
 const VIEW_ALIGN = 64;
-
-// Members (src/backend.ts) as each kernel wrapper takes them: the device offsets and the strides of its tensors.
-function linearMembers(m: Members | undefined, N: number, weight: Tensor, bias: Tensor | null): matmulK.LinearMembers | undefined {
-  if (!m) return undefined;
-  checkMemberRows(m, N);
-  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wStride: memberStride(weight, m), bStride: bias ? memberStride(bias, m) : 0 };
-}
-function rowMembers(m: Members | undefined, N: number, ...params: Tensor[]): layernormK.RowMembers | undefined {
-  if (!m) return undefined;
-  checkMemberRows(m, N);
-  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, stride: sameStride(m, params) };
-}
-/** The kernels take one stride for a parameter, its bias and their gradients: the tensors must agree. */
-function sameStride(m: Members, ts: Tensor[]): number {
-  const s = memberStride(ts[0], m);
-  if (ts.some((t) => memberStride(t, m) !== s)) throw new Error('members: tensors of one shape with different member strides');
-  return s;
-}
-function embeddingMembers(m: Members | undefined, N: number, wte: Tensor, wpe: Tensor): embeddingK.EmbeddingMembers | undefined {
-  if (!m) return undefined;
-  checkMemberRows(m, N);
-  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wteStride: memberStride(wte, m), wpeStride: memberStride(wpe, m) };
-}
-const optimMembers = (m: MemberStack | undefined, n: number) => (m ? { K: m.K, stride: m.paramStride ?? n } : undefined);
-
-/** Pipelines that failed to compile or validate at load, each named (shader:entry:constants). */
-export class PipelineLoadError extends Error {
-  constructor(readonly failures: PipelineFailure[]) {
-    super(`WebGPU pipelines failed at load: ${failures.map((f) => `${f.key} (${f.message})`).join('; ')}`);
-    this.name = 'PipelineLoadError';
-  }
-}
-
-/** `profile`: time every dispatch with timestamp queries (profiler.ts; needs the adapter's 'timestamp-query'). */
-export interface BackendOptions { prepare?: 'all' | 'lazy'; limits?: 'adapter' | 'default'; profile?: boolean }
 
 export class WebGpuBackend implements Backend {
   readonly name = 'webgpu' as const;
@@ -76,29 +40,9 @@ export class WebGpuBackend implements Backend {
     readonly adapterInfo: string,
   ) {}
 
-  /**
-   * `shaders` maps a file name in shaders/ (without .wgsl) to its source. `prepare: 'lazy'` skips building
-   * every pipeline variant at load (each is then built on first use): for test processes on a CPU adapter,
-   * where a build costs most of a second and a test file needs a few of them. `limits: 'default'`: see requestGpuDevice.
-   */
-  static async create(gpu: GPU, shaders: Record<string, string>,
-    { prepare = 'all', limits = 'adapter', profile = false }: BackendOptions = {}): Promise<WebGpuBackend> {
-    const { device, adapter, adapterInfo, cpuAdapter, health } = await requestGpuDevice(gpu, { limits, features: profile ? ['timestamp-query'] : [] });
-    const rt = new GpuRuntime(device, health, shaders, cpuAdapter);
-    if (profile) rt.profiler = new GpuProfiler(device);
-    rt.keepAlive.push(gpu, adapter);
-    try {
-      await rt.pipelines.checkAll();
-      // every variant this adapter's layouts can dispatch, now: a pipeline the browser rejects is
-      // named here, before a run, instead of failing mid-step
-      if (prepare === 'all') {
-        const failures = await rt.pipelines.prepare(pipelineVariants(rowMode(rt)));
-        if (failures.length > 0) throw new PipelineLoadError(failures);
-      }
-    } catch (e) {
-      rt.destroy();
-      throw e;
-    }
+  /** `shaders` maps a file name in shaders/ (without .wgsl) to its source (node.ts, shaders.browser.ts); options: load.ts. */
+  static async create(gpu: GPU, shaders: Record<string, string>, options: BackendOptions = {}): Promise<WebGpuBackend> {
+    const { rt, adapterInfo } = await loadRuntime(gpu, shaders, options);
     return new WebGpuBackend(rt, adapterInfo);
   }
 
@@ -226,12 +170,8 @@ export class WebGpuBackend implements Backend {
 
   layernormMatmulForward(ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor, lnWeight: Tensor, lnBias: Tensor,
     weight: Tensor, bias: Tensor | null, N: number, C: number, OC: number, members?: Members): void {
-    const ps = [lnWeight, lnBias, weight, ...(bias ? [bias] : [])];
-    const stride = members ? memberStride(weight, members) : 0;
-    if (members) checkMemberRows(members, N);
     // one stride for the four parameters (the model's flat vectors); else the two ops
-    const one = !members || ps.every((t) => memberStride(t, members) === stride);
-    const lm = members ? { K: members.K, rowStart: asGpu(members.rowStart), maxRows: members.maxRows, stride } : undefined;
+    const { one, lm } = lnLinearMembers(members, N, [weight, lnWeight, lnBias, ...(bias ? [bias] : [])]);
     if (one && lnMatmulK.layernormMatmulForward(this.rt, asGpu(ln), asGpu(mean), asGpu(rstd), asGpu(out), geluOut ? asGpu(geluOut) : null,
       asGpu(inp), asGpu(lnWeight), asGpu(lnBias), asGpu(weight), bias ? asGpu(bias) : null, N, C, OC, lm,
       this.rt.device.limits.maxStorageBufferBindingSize)) return;

@@ -1,0 +1,45 @@
+// Members (src/backend.ts) as each kernel wrapper takes them: the device offsets and the strides of its tensors.
+import { checkMemberRows, memberStride, type Members, type MemberStack, type Tensor } from '../backend';
+import type { EmbeddingMembers } from './kernels/embedding';
+import type { RowMembers } from './kernels/layernorm';
+import type { LnLinearMembers } from './kernels/layernormMatmul';
+import type { LinearMembers } from './kernels/matmul';
+import { asGpu } from './tensor';
+
+export function linearMembers(m: Members | undefined, N: number, weight: Tensor, bias: Tensor | null): LinearMembers | undefined {
+  if (!m) return undefined;
+  checkMemberRows(m, N);
+  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wStride: memberStride(weight, m), bStride: bias ? memberStride(bias, m) : 0 };
+}
+
+export function rowMembers(m: Members | undefined, N: number, ...params: Tensor[]): RowMembers | undefined {
+  if (!m) return undefined;
+  checkMemberRows(m, N);
+  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, stride: sameStride(m, params) };
+}
+
+/** The kernels take one stride for a parameter, its bias and their gradients: the tensors must agree. */
+export function sameStride(m: Members, ts: Tensor[]): number {
+  const s = memberStride(ts[0], m);
+  if (ts.some((t) => memberStride(t, m) !== s)) throw new Error('members: tensors of one shape with different member strides');
+  return s;
+}
+
+export function embeddingMembers(m: Members | undefined, N: number, wte: Tensor, wpe: Tensor): EmbeddingMembers | undefined {
+  if (!m) return undefined;
+  checkMemberRows(m, N);
+  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wteStride: memberStride(wte, m), wpeStride: memberStride(wpe, m) };
+}
+
+export const optimMembers = (m: MemberStack | undefined, n: number) => (m ? { K: m.K, stride: m.paramStride ?? n } : undefined);
+
+/**
+ * A LayerNorm and its Linear's members: the fused kernel takes one stride for the four parameters (the model's flat
+ * vectors); `one` false when they differ (then the two ops run apart).
+ */
+export function lnLinearMembers(m: Members | undefined, N: number, params: Tensor[]): { one: boolean; lm: LnLinearMembers | undefined } {
+  if (!m) return { one: true, lm: undefined };
+  checkMemberRows(m, N);
+  const stride = memberStride(params[0], m);
+  return { one: params.every((t) => memberStride(t, m) === stride), lm: { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, stride } };
+}
