@@ -1,0 +1,139 @@
+// The CPU engine's memory: tensors as byte offsets in WebAssembly memory (one thread's, or the thread pool's shared
+// one), the kernels instantiated over it, and the checks every op makes before a kernel touches an address. The ops
+// themselves are WasmBackend's (wasmBackend.ts), which extends this.
+import { checkRange, type DType, type Tensor } from '../backend';
+import { Arena, MAX_BYTES } from './arena';
+import { instantiateKernels, kernelVariant, type KernelVariant, type Kernels } from './kernels';
+import { checkThreads, ThreadPool } from './threads';
+
+/** A tensor: a byte offset and an element count in the engine's memory; views of it are rebuilt after the memory grows. */
+export class WasmTensor implements Tensor {
+  private cache: Float32Array | Int32Array | null = null;
+  private cacheOf: ArrayBuffer | null = null;
+  freed = false;
+  /** base: the tensor a view was cut from (null for an allocation): a view dies with it. */
+  constructor(readonly engine: WasmMemory, readonly ptr: number, readonly size: number, readonly dtype: DType, readonly base: WasmTensor | null) {}
+  get data(): Float32Array | Int32Array {
+    if (this.freed || this.base?.freed) throw new Error('wasm backend: a freed tensor (or a view of one) was used');
+    const buf = this.engine.memory.buffer;
+    if (this.cacheOf !== buf || this.cache === null) {
+      this.cache = this.dtype === 'i32' ? new Int32Array(buf, this.ptr, this.size) : new Float32Array(buf, this.ptr, this.size);
+      this.cacheOf = buf;
+    }
+    return this.cache;
+  }
+}
+
+/** pool: a started one (WasmBackend.start passes it; its thread count and variant win). */
+export interface WasmBackendOptions { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean; pool?: ThreadPool }
+
+/** The engine's memory and kernels, and the tensor checks its ops make (WasmBackend adds the ops). */
+export class WasmMemory {
+  readonly viewAlign = 64; // the reference's rule, so layouts are identical
+  protected readonly k: Kernels;
+  private readonly arena: Arena;
+  // one scratch block: matmulBackward's nonzero-row list, LayerNorm's dw/db sums, a decode step's probabilities, a logits row's exponentials
+  private scratchAt = 0;
+  private scratchCap = 0; // in 4-byte elements
+
+  /** Which build of the kernels runs: 'fma' (relaxed-simd) where the engine validates it, else 'simd'. */
+  readonly variant: KernelVariant;
+
+  /** Threads the matmul family runs on (1: the calling thread only, the single-thread build). */
+  readonly threads: number;
+  protected readonly pool: ThreadPool | null = null;
+
+  /**
+   * threads > 1: the threaded build (of the same variant) on a shared memory, the matmul family split over worker threads
+   * (src/simd/threads.ts); results equal one thread's bit for bit. threadMinWork: multiply-adds below which an op
+   * stays on the calling thread (tests set 0 to split the smallest shapes); threadCallerIdle (tests): the calling
+   * thread runs no chunk, so every chunk runs in a worker.
+   */
+  constructor(opts: WasmBackendOptions = {}) {
+    this.threads = checkThreads(opts.pool?.threads ?? opts.threads ?? 1);
+    if (this.threads > 1) {
+      // the variant one thread would run (the threaded build has both), so results do not depend on the thread count;
+      // in Node the pool starts here (a blocking wait), a page's in WasmBackend.start (an asynchronous one)
+      this.pool = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant()).pool;
+      this.variant = this.pool.variant;
+      this.k = this.pool.kernels as Kernels;
+    } else {
+      this.variant = opts.variant ?? defaultVariant();
+      this.k = instantiateKernels(this.variant);
+    }
+    this.arena = new Arena(this.k.memory, this.k.heapStart(), opts.maxBytes);
+  }
+
+  get memory(): WebAssembly.Memory { return this.k.memory; }
+  /** Bytes of tensors allocated and not freed; bytes reserved from the memory (high-water mark). */
+  get memoryUse(): { live: number; reserved: number } { return { live: this.arena.live, reserved: this.arena.reserved }; }
+
+  // ---- memory ----
+  alloc(size: number, dtype: DType = 'f32'): Tensor {
+    if (!Number.isInteger(size) || size < 0) throw new Error(`wasm backend: alloc of ${size} elements`);
+    return new WasmTensor(this, this.arena.alloc(size * 4), size, dtype, null);
+  }
+  view(base: Tensor, offset: number, size: number): Tensor {
+    if (offset % this.viewAlign !== 0) throw new Error(`view offset ${offset} is not a multiple of ${this.viewAlign}`);
+    if (offset + size > base.size) throw new Error(`view [${offset}, ${offset + size}) is outside a tensor of ${base.size}`);
+    const b = this.own(base), root = b.base ?? b;
+    return new WasmTensor(this, b.ptr + offset * 4, size, b.dtype, root);
+  }
+  write(t: Tensor, data: ArrayLike<number>, offset = 0): void { this.own(t).data.set(data, offset); }
+  async read(t: Tensor, offset = 0, size = t.size - offset): Promise<Float32Array | Int32Array> {
+    checkRange(t, offset, size);
+    return this.own(t).data.slice(offset, offset + size);
+  }
+  zero(t: Tensor): void { this.own(t).data.fill(0); }
+  copy(dst: Tensor, src: Tensor): void { this.own(dst).data.set(this.own(src).data); }
+  free(t: Tensor): void {
+    const w = this.own(t);
+    if (w.base !== null || w.freed) return; // a view owns nothing; a second free is harmless
+    w.freed = true;
+    this.arena.release(w.ptr, w.size * 4);
+  }
+  submit(): void {}
+  async sync(): Promise<void> {}
+  /** Chunks of split ops that worker threads ran so far (0 on one thread). */
+  get workerChunks(): number { return this.pool?.workerChunks ?? 0; }
+  /** Stops the worker threads (threads > 1); the backend's ops then refuse to run the split kernels. */
+  destroy(): void { void this.pool?.close(); }
+  /** destroy(), resolving when the worker threads have exited (at once on one thread). */
+  async destroyAndWait(): Promise<void> { await this.pool?.close(); }
+
+  protected own(t: Tensor): WasmTensor {
+    if (!(t instanceof WasmTensor) || t.engine !== this) throw new Error('wasm backend: expected a tensor of this backend');
+    return t;
+  }
+  /** Float view, with a size check: wasm kernels would otherwise read or write past a tensor into its neighbours. */
+  protected f(t: Tensor, need = 0, what = 'tensor'): Float32Array {
+    const w = this.own(t);
+    if (w.dtype !== 'f32') throw new Error('wasm backend: expected a float tensor');
+    if (w.size < need) throw new Error(`wasm backend: ${what} holds ${w.size} elements, the op needs ${need}`);
+    return w.data as Float32Array;
+  }
+  protected i32(t: Tensor): Int32Array {
+    const w = this.own(t);
+    if (w.dtype !== 'i32') throw new Error('wasm backend: expected an i32 tensor');
+    return w.data as Int32Array;
+  }
+  /** Byte address of a float tensor of at least `need` elements (0 for null: the kernels' "absent"). */
+  protected ptr(t: Tensor | null, need: number, what: string): number {
+    if (t === null) return 0;
+    this.f(t, need, what);
+    return (t as WasmTensor).ptr;
+  }
+  /** The scratch block, at least n 4-byte elements; taken before any view of an op (growth detaches views). */
+  protected scratch(n: number): number {
+    if (n > this.scratchCap) {
+      if (this.scratchCap > 0) this.arena.release(this.scratchAt, this.scratchCap * 4);
+      this.scratchCap = Math.max(n, 2 * this.scratchCap);
+      this.scratchAt = this.arena.alloc(this.scratchCap * 4);
+    }
+    return this.scratchAt;
+  }
+}
+
+let chosenVariant: KernelVariant | null = null;
+/** Decided once per process or worker: whether relaxed-simd validates does not change. */
+export const defaultVariant = (): KernelVariant => (chosenVariant ??= kernelVariant());
