@@ -111,7 +111,7 @@ export type LossId = keyof typeof TABLE;
 export const LOSS_IDS = Object.keys(TABLE) as LossId[];
 export const LOSSES: Readonly<Record<LossId, LossRow>> = TABLE;
 
-/** The numbers the kernels and the CPU twin switch on (shaders/rl.wgsl declares the same constants; a test compares). */
+/** The numbers the kernels and the CPU twin switch on (shaders/rl.loss.wgsl declares the same constants; a test compares). */
 export const LEVEL_CODE: Record<ImportanceLevel, number> = { token: 0, sequence: 1, 'sequence-token': 1 };
 export const CLIP_CODE: Record<ClipRule, number> = { ppo: 0, 'two-sided': 1, cispo: 2 };
 export const AGG_CODE: Record<Aggregation, number> = { 'token-mean': 0, 'seq-mean-token-mean': 1, 'seq-mean-token-sum-norm': 2 };

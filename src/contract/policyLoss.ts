@@ -1,5 +1,5 @@
 // policyLoss (src/backend.ts) composed from the four RL ops: the CPU engines' implementation, WebGPU's fallback, and
-// the twin of WebGPU's one-dispatch kernel (shaders/rl.wgsl, policy_loss; test: test/gpu/rl.test.ts).
+// the twin of WebGPU's one-dispatch kernel (shaders/rl.policy_loss.wgsl, policy_loss; test: test/gpu/rl.test.ts).
 import type { Backend, PolicyLossArgs, Tensor } from '../backend';
 
 export function composePolicyLoss(b: Backend, a: PolicyLossArgs): void {

@@ -5,7 +5,7 @@ import type { GpuTensor } from './tensor';
 import type { ParamFormat } from './uniformArena';
 
 export interface Kernel {
-  shader: string; // file name in shaders/ without .wgsl
+  shader: string; // module name: shaders/<shader>.wgsl and its parts (shaderModules.ts)
   entry: string;
   constants?: Record<string, number>; // WGSL override constants (e.g. workgroup size)
 }

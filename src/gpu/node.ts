@@ -4,18 +4,20 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { NoAdapterError } from './device';
+import { composeModules } from './shaderModules';
 import type { BackendOptions } from './load';
 import { WebGpuBackend } from './webgpuBackend';
 
 const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
 const SHADER_DIR = fileURLToPath(new URL('../../shaders/', import.meta.url));
 
+/** Every WGSL module, its parts joined (shaderModules.ts), keyed by module name. */
 export function loadShaders(dir = SHADER_DIR): Record<string, string> {
-  const shaders: Record<string, string> = {};
+  const files: Record<string, string> = {};
   for (const file of readdirSync(dir)) {
-    if (file.endsWith('.wgsl')) shaders[file.slice(0, -'.wgsl'.length)] = readFileSync(dir + file, 'utf8');
+    if (file.endsWith('.wgsl')) files[file.slice(0, -'.wgsl'.length)] = readFileSync(dir + file, 'utf8');
   }
-  return shaders;
+  return composeModules(files);
 }
 
 const keepAlive = new Set<GPU>();

@@ -1,9 +1,10 @@
-// Compute pipelines, created once per (shader file, entry point, override constants).
-// Shader sources are injected (file name without extension -> WGSL text) so the
+// Compute pipelines, created once per (shader module, entry point, override constants).
+// Shader sources are injected (module name -> WGSL text, its parts joined: shaderModules.ts) so the
 // same code runs under Vite in the browser and under Node.
 // `prepare` creates the variants a backend will use up front, asynchronously and inside error
 // scopes, so a pipeline a browser's compiler rejects is known (by name) before a run starts and the
 // first step does not stall compiling; `get` still creates anything else on first use.
+import { sourceLine } from './shaderModules';
 
 export interface PipelineVariant {
   shader: string;
@@ -62,7 +63,9 @@ export class PipelineCache {
     for (const name of Object.keys(this.shaders)) {
       const info = await this.module(name).getCompilationInfo();
       for (const msg of info.messages) {
-        if (msg.type === 'error') problems.push(`${name}.wgsl:${msg.lineNum}:${msg.linePos}: ${msg.message}`);
+        if (msg.type !== 'error') continue;
+        const at = sourceLine(name, this.shaders[name], msg.lineNum); // the file of a module's part, not the joined text's line
+        problems.push(`${at.file}:${at.line}:${msg.linePos}: ${msg.message}`);
       }
     }
     if (problems.length > 0) throw new Error(`WGSL compilation failed:\n${problems.join('\n')}`);

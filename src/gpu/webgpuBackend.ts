@@ -40,7 +40,7 @@ export class WebGpuBackend implements Backend {
     readonly adapterInfo: string,
   ) {}
 
-  /** `shaders` maps a file name in shaders/ (without .wgsl) to its source (node.ts, shaders.browser.ts); options: load.ts. */
+  /** `shaders` maps a module name to its WGSL (node.ts, shaders.browser.ts: shaderModules.ts); options: load.ts. */
   static async create(gpu: GPU, shaders: Record<string, string>, options: BackendOptions = {}): Promise<WebGpuBackend> {
     const { rt, adapterInfo } = await loadRuntime(gpu, shaders, options);
     return new WebGpuBackend(rt, adapterInfo);

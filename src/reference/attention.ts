@@ -2,7 +2,7 @@
 // time: scores and their gradients in f64 scratch matrices [T, T], dot products
 // 4 keys at a time, outputs and gradients summed in local accumulators 4 lanes
 // at a time and written once. No allocation per call once scratch has grown.
-// Kernel twins: shaders/attention.wgsl, shaders/decode.wgsl; tests: test/gpu/nn.test.ts, test/gpu/decode.test.ts.
+// Kernel twins: shaders/attention.wgsl (with shaders/attention.forward.wgsl, shaders/attention.backward.wgsl), shaders/decode.wgsl; tests: test/gpu/nn.test.ts, test/gpu/decode.test.ts.
 import type { F } from './gemm';
 
 let S64 = new Float64Array(0); // [T, T] scores, then probabilities, of one (b, h)

@@ -1,7 +1,8 @@
 // The RL objective on plain arrays: advantages, ratios and every loss variant of
 // the loss table (src/contract/losses.ts; the math in docs/losses.md). The CPU twin of
 // shaders/rl.wgsl.
-// Kernel twin: shaders/rl.wgsl; test: test/gpu/rl.test.ts.
+// Kernel twin: shaders/rl.wgsl (with its parts shaders/rl.loss.wgsl, shaders/rl.stats.wgsl, shaders/rl.policy_loss.wgsl);
+// test: test/gpu/rl.test.ts.
 import type { AdvantageMode, Algorithm, LossArgs } from '../backend';
 import { RL_STATS } from '../backend';
 import { AGG_CODE, CLIP_CODE, LEVEL_CODE, LOSSES, tokenStats } from '../contract/losses';

@@ -1,6 +1,6 @@
 // Parity of the model kernels (shaders/embedding, layernorm, matmul, attention, gelu,
 // residual, logsoftmax) with the f32 CPU reference, odd shapes included.
-// Kernels: shaders/attention.wgsl, shaders/embedding.wgsl, shaders/gelu.wgsl, shaders/layernorm.wgsl, shaders/logsoftmax.wgsl, shaders/residual.wgsl; CPU twins: src/reference/attention.ts, src/reference/nn.ts, src/reference/logsoftmax.ts.
+// Kernels: shaders/attention.wgsl (+ shaders/attention.forward.wgsl, shaders/attention.backward.wgsl), shaders/embedding.wgsl, shaders/gelu.wgsl, shaders/layernorm.wgsl, shaders/logsoftmax.wgsl, shaders/residual.wgsl; CPU twins: src/reference/attention.ts, src/reference/nn.ts, src/reference/logsoftmax.ts.
 import { describe, it } from 'vitest';
 import { noGpu, theGpu } from './device';
 import { parity, TOL } from './parity';

@@ -1,7 +1,7 @@
 // Parity of the RL kernels (shaders/rl.wgsl) with the f32 CPU reference: every
 // advantage mode, G = 1, all-equal rewards, all-masked sequences, T = 1, every row
 // of the loss table with clipping active on both sides, beta 0 and > 0.
-// Kernel: shaders/rl.wgsl; CPU twin: src/reference/rl.ts.
+// Kernel: shaders/rl.wgsl (+ shaders/rl.loss.wgsl, shaders/rl.stats.wgsl, shaders/rl.policy_loss.wgsl); CPU twin: src/reference/rl.ts.
 import { describe, expect, it } from 'vitest';
 import type { AdvantageMode, Algorithm } from '../../src/backend';
 import { ADV_STATS, RL_STATS } from '../../src/backend';
@@ -11,8 +11,7 @@ import { CpuBackend } from '../../src/reference/cpuBackend';
 import { policyLossOutputs } from '../../src/contract/policyLoss';
 import { POLICY_LOSS_MAX_TOKENS } from '../../src/gpu/kernels/rl';
 import type { Backend, LossArgs, Tensor } from '../../src/backend';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { loadShaders } from '../../src/gpu/node';
 import { noGpu, theGpu } from './device';
 import { expectClose, parity } from './parity';
 import { Rng } from './random';
@@ -172,7 +171,7 @@ describe.skipIf(noGpu)('WebGPU RL kernels vs CPU reference', () => {
   });
 
   it('the WGSL mode codes are the loss table\'s', () => {
-    const src = readFileSync(join(__dirname, '../../shaders/rl.wgsl'), 'utf8');
+    const src = loadShaders().rl; // the module, its parts joined (the codes are in rl.loss.wgsl)
     const code = (name: string) => Number(new RegExp(`const ${name}: u32 = (\\d+)u;`).exec(src)?.[1]);
     const snake = (x: string) => x.toUpperCase().replace(/-/g, '_');
     for (const [k, v] of Object.entries(CLIP_CODE)) expect(code(`CLIP_${k === 'ppo' ? 'PPO' : snake(k)}`), k).toBe(v);
