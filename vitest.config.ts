@@ -1,13 +1,21 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * Files that run one at a time, after the rest: real browsers (timed first-screen checks, SwiftShader), the
+ * real TRL (torch on both cores) and the WebGPU tests (Dawn on SwiftShader uses every core). The rest are
+ * one-process unit and CLI tests, two files at a time (a core each).
+ */
+const ALONE = ['test/e2e/**/*.test.ts', 'test/export/trlReal.test.ts', 'test/gpu/**/*.test.ts'];
+
 export default defineConfig({
   test: {
-    include: ['test/**/*.test.ts'],
-    globalSetup: ['test/e2e/globalSetup.ts'],
     environment: 'node',
-    // SwiftShader is slow and GPU tests share one device: run files one at a time.
-    fileParallelism: false,
     testTimeout: 120_000,
     hookTimeout: 120_000,
+    maxWorkers: 2,
+    projects: [
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ALONE, fileParallelism: true, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'alone', include: ALONE, globalSetup: ['test/e2e/globalSetup.ts'], fileParallelism: false, sequence: { groupOrder: 1 } } },
+    ],
   },
 });
