@@ -63,7 +63,7 @@ const RETURNS: [string, string, RegExp][] = [
   ['a Promise (import())', 'import("node:fs")', /returned a Promise/],
   ['a Promise rejected with a looping getter', 'Promise.reject({ get message() { for (;;) {} } })', /returned a Promise/],
   ['a 32 MB string', '"a".repeat(2 ** 25)', /characters of JSON|out of memory|grew past|did not return/],
-  // building 1e5 levels takes the sandbox about a third of the suite's 250 ms call limit, so on a loaded machine
+  // building 1e5 levels takes a good part of the suite's 250 ms call limit, so on a loaded machine
   // the time limit can stop it first: either cause is a clean stop naming the function
   ['a value nested 100000 deep', '(function () { let v = []; for (let i = 0; i < 1e5; i++) v = [v]; return v; })()', new RegExp(`${STACK.source}|${TIME.source}`)],
   ['a value nested 80 deep', '(function () { let v = []; for (let i = 0; i < 80; i++) v = [v]; return v; })()', /./],
