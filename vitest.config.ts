@@ -1,11 +1,11 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * Files that run one at a time, after the rest: real browsers (timed first-screen checks, SwiftShader), the
- * real TRL (torch on both cores) and the WebGPU tests (Dawn on SwiftShader uses every core). The rest are
- * one-process unit and CLI tests, two files at a time (a core each).
+ * Files that run one at a time, after the rest: real browsers (timed first-screen checks; pages that train on
+ * both cores) and the real TRL (torch on both cores). The rest, the WebGPU tests among them (most of their time
+ * is SwiftShader compiling pipelines, one at a time), run two files at a time.
  */
-const ALONE = ['test/e2e/**/*.test.ts', 'test/export/trlReal.test.ts', 'test/gpu/**/*.test.ts'];
+const ALONE = ['test/e2e/**/*.test.ts', 'test/export/trlReal.test.ts'];
 
 export default defineConfig({
   test: {
