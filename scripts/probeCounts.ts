@@ -25,9 +25,10 @@ const CANARY = `probe-canary-${process.pid}-${Date.now()}`;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u2028\u2029]/;
 const MAX_LINE = 300;
+const FUNCTIONS = ['sample', 'solver', 'messenger', 'score', 'demo', 'heldOut', 'module'];
 
 type Outcome = 'hang' | 'internal error' | 'escape' | 'unclear' | 'ok';
-interface Result { name: string; outcome: Outcome; why: string; code: number | null; signal: string | null; ms: number; message: string }
+interface Result { name: string; outcome: Outcome; why: string; code: number | null; signal: string | null; ms: number; length: number; message: string }
 
 /**
  * The probe's code made to pass the CLI's checks when it is harmless, so that it trains: two tasks held
@@ -36,8 +37,9 @@ interface Result { name: string; outcome: Outcome; why: string; code: number | n
  * a minute-long run). A probe about heldOut or the pretrain field keeps its own.
  */
 function quick(code: string): string {
-  let c = code.replace("t === 'a'", "t < 'c'");
-  if (!/heldOut/.test(c)) c = c.replace(/export default \{/, "export default { heldOut: (t) => t < 'c',");
+  // strict equality: a comparison such as t < 'c' would call a returned value's Symbol.toPrimitive here, in heldOut
+  let c = code.replace("t === 'a'", "t === 'a' || t === 'b'");
+  if (!/heldOut/.test(c)) c = c.replace(/export default \{/, "export default { heldOut: (t) => t === 'a' || t === 'b',");
   if (!/pretrain/.test(c)) c = c.replace(/export default \{/, 'export default { pretrain: { steps: 2 },');
   return c;
 }
@@ -65,7 +67,10 @@ function run(p: Probe): Promise<Result> {
     rmSync(dir, { recursive: true, force: true });
     const at = stderr.search(/^gspo: /m);
     const message = at >= 0 ? stderr.slice(at).replace(/\n$/, '') : '';
-    const r = (outcome: Outcome, why: string): Result => ({ name: p.name, outcome, why, code, signal, ms, message: message.slice(0, 400) });
+    // the line the CLI composes from the task ("[rule: fn] ..."), without the prefix that names the file: its length must not depend on the path
+    const line = message.replace(/^gspo: (--task \S+: )?/, '');
+    const specific = p.expect !== undefined && p.expect.source !== '.' && p.expect.source !== '^$';
+    const r = (outcome: Outcome, why: string): Result => ({ name: p.name, outcome, why, code, signal, ms, length: line.length, message: message.slice(0, 400) });
     if (killed) return done(r('hang', `killed after ${LIMIT_MS / 1000} s`));
     // the escapes a probe tries: process.exit(3) from the task, a file beside the task, the host's environment
     if (code === 3) return done(r('escape', 'exit code 3: the task reached process.exit'));
@@ -77,20 +82,23 @@ function run(p: Probe): Promise<Result> {
     if (code === 0) {
       try { JSON.parse(stdout); } catch { return done(r('internal error', 'exit 0 without its JSON result')); }
       if (CONTROL.test(stderr) || CONTROL.test(stdout)) return done(r('unclear', 'a control character in the output'));
-      const specific = p.expect && p.expect.source !== '.' && p.expect.source !== '^$';
       // a probe the suite expects a message from, trained without one
       if (specific && !p.expect!.test(stderr)) return done(r('unclear', `trained without saying ${p.expect}`));
       return done(r('ok', 'trained'));
     }
     const lines = message.split('\n');
     if (lines.length > 1) return done(r('unclear', `${lines.length} lines`));
-    if (message.length >= MAX_LINE) return done(r('unclear', `${message.length} characters`));
+    if (line.length >= MAX_LINE) return done(r('unclear', `${line.length} characters`));
     if (CONTROL.test(message)) return done(r('unclear', 'a control character in the message'));
-    if (p.expect && p.expect.source !== '.' && p.expect.source !== '^$' && !p.expect.test(message)) return done(r('unclear', `does not say ${p.expect}`));
-    // the watchdog names the call's entry: a view or heldOut runs inside sample's call (as the suite's probe test allows)
-    if (p.fn && p.fn !== 'module') {
+    if (specific && !p.expect!.test(message)) return done(r('unclear', `does not say ${p.expect}`));
+    // the function named: Check's "[rule: fn]" tag, else (a run's own message) the first function named in it
+    const fn = /^\[[^:\]]+: ([^\]]+)\]/.exec(line)?.[1] ?? new RegExp(`\\b(${FUNCTIONS.join('|')})\\b`).exec(line)?.[1];
+    if (!fn || !FUNCTIONS.includes(fn)) return done(r('unclear', `names no function${fn ? ` ("${fn}")` : ''}`));
+    // where the suite asks the probe's own function (a specific expected message), the same: the watchdog
+    // names the call's entry, and a view or heldOut runs inside sample's call
+    if (specific && p.fn && p.fn !== 'module') {
       const names = [p.fn, ...(['solver', 'messenger', 'heldOut'].includes(p.fn) ? ['sample'] : [])];
-      if (!names.some((n) => new RegExp(`\\b${n}\\b`).test(message))) return done(r('unclear', `does not name ${names.join(' or ')}`));
+      if (!names.includes(fn)) return done(r('unclear', `names ${fn}, not ${names.join(' or ')}`));
     }
     return done(r('ok', 'one clean line'));
   }));
