@@ -1,7 +1,8 @@
 // The probe set (test/trust/taskProbes.ts) run through the CLI as a person would meet it: each probe is
 // `train --task FILE` in a process of its own under a hard wall-clock limit (SIGKILL: a CLI blocked in a
 // task's C loop may never see SIGTERM), and each outcome counted as a hang, an internal error, an
-// escape, an unclear message or ok (docs/your-task.md "The sandbox"). The probes come from this tree;
+// escape, an unclear message (not one line, 300 characters or more, a control character, no function
+// named) or ok (docs/your-task.md "The sandbox"). The probes come from this tree;
 // --cli names the checkout whose CLI runs them, so an older commit can be measured the same way:
 //   npx tsx scripts/probeCounts.ts [--cli DIR] [--limit-s 30] [--only REGEX] [--out results.jsonl]
 import { spawn } from 'node:child_process';
@@ -28,7 +29,12 @@ const MAX_LINE = 300;
 const FUNCTIONS = ['sample', 'solver', 'messenger', 'score', 'demo', 'heldOut', 'module'];
 
 type Outcome = 'hang' | 'internal error' | 'escape' | 'unclear' | 'ok';
-interface Result { name: string; outcome: Outcome; why: string; code: number | null; signal: string | null; ms: number; length: number; message: string }
+/**
+ * Besides its outcome, whether an ok probe the suite expects a refusal from says what the suite expects
+ * (its `expect`, worded for today's code), says it otherwise, or trains without a refusal.
+ */
+type Wording = 'as expected' | 'other wording' | 'not refused';
+interface Result { name: string; outcome: Outcome; why: string; wording: Wording | null; code: number | null; signal: string | null; ms: number; length: number; message: string; stderrTail: string }
 
 /**
  * The probe's code made to pass the CLI's checks when it is harmless, so that it trains: two tasks held
@@ -70,7 +76,8 @@ function run(p: Probe): Promise<Result> {
     // the line the CLI composes from the task ("[rule: fn] ..."), without the prefix that names the file: its length must not depend on the path
     const line = message.replace(/^gspo: (--task \S+: )?/, '');
     const specific = p.expect !== undefined && p.expect.source !== '.' && p.expect.source !== '^$';
-    const r = (outcome: Outcome, why: string): Result => ({ name: p.name, outcome, why, code, signal, ms, length: line.length, message: message.slice(0, 400) });
+    const wording: Wording | null = !specific ? null : code === 0 ? 'not refused' : p.expect!.test(message) ? 'as expected' : 'other wording';
+    const r = (outcome: Outcome, why: string): Result => ({ name: p.name, outcome, why, wording: outcome === 'ok' ? wording : null, code, signal, ms, length: line.length, message: message.slice(0, 400), stderrTail: stderr.slice(-1000) });
     if (killed) return done(r('hang', `killed after ${LIMIT_MS / 1000} s`));
     // the escapes a probe tries: process.exit(3) from the task, a file beside the task, the host's environment
     if (code === 3) return done(r('escape', 'exit code 3: the task reached process.exit'));
@@ -82,15 +89,12 @@ function run(p: Probe): Promise<Result> {
     if (code === 0) {
       try { JSON.parse(stdout); } catch { return done(r('internal error', 'exit 0 without its JSON result')); }
       if (CONTROL.test(stderr) || CONTROL.test(stdout)) return done(r('unclear', 'a control character in the output'));
-      // a probe the suite expects a message from, trained without one
-      if (specific && !p.expect!.test(stderr)) return done(r('unclear', `trained without saying ${p.expect}`));
       return done(r('ok', 'trained'));
     }
     const lines = message.split('\n');
     if (lines.length > 1) return done(r('unclear', `${lines.length} lines`));
     if (line.length >= MAX_LINE) return done(r('unclear', `${line.length} characters`));
     if (CONTROL.test(message)) return done(r('unclear', 'a control character in the message'));
-    if (specific && !p.expect!.test(message)) return done(r('unclear', `does not say ${p.expect}`));
     // the function named: Check's "[rule: fn]" tag, else (a run's own message) the first function named in it
     const fn = /^\[[^:\]]+: ([^\]]+)\]/.exec(line)?.[1] ?? new RegExp(`\\b(${FUNCTIONS.join('|')})\\b`).exec(line)?.[1];
     if (!fn || !FUNCTIONS.includes(fn)) return done(r('unclear', `names no function${fn ? ` ("${fn}")` : ''}`));
@@ -106,13 +110,15 @@ function run(p: Probe): Promise<Result> {
 
 const all = probes().filter((p) => !ONLY || ONLY.test(p.name));
 const counts: Record<Outcome, number> = { hang: 0, 'internal error': 0, escape: 0, unclear: 0, ok: 0 };
+const wordings: Record<Wording, number> = { 'as expected': 0, 'other wording': 0, 'not refused': 0 };
 const t0 = performance.now();
 if (OUT) writeFileSync(OUT, '');
 for (const [i, p] of all.entries()) {
   const r = await run(p);
   counts[r.outcome]++;
+  if (r.wording) wordings[r.wording]++;
   if (OUT) writeFileSync(OUT, JSON.stringify(r) + '\n', { flag: 'a' });
-  process.stderr.write(`${i + 1}/${all.length} ${r.outcome.padEnd(14)} ${(r.ms / 1000).toFixed(1).padStart(5)} s  ${p.name}${r.outcome === 'ok' ? '' : `: ${r.why}`}\n`);
+  process.stderr.write(`${i + 1}/${all.length} ${r.outcome.padEnd(14)} ${(r.ms / 1000).toFixed(1).padStart(5)} s  ${p.name}${r.outcome === 'ok' ? (r.wording && r.wording !== 'as expected' ? ` (${r.wording})` : '') : `: ${r.why}`}\n`);
 }
 const wallS = Math.round((performance.now() - t0) / 1000);
-process.stdout.write(JSON.stringify({ cli: CLI, probes: all.length, limitS: LIMIT_MS / 1000, wallS, ...counts }) + '\n');
+process.stdout.write(JSON.stringify({ cli: CLI, probes: all.length, limitS: LIMIT_MS / 1000, wallS, ...counts, okWordings: wordings }) + '\n');
