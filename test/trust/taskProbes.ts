@@ -7,7 +7,11 @@ export interface Probe { name: string; code: string; expect?: RegExp; fn?: strin
 const FNS = ['sample', 'solver', 'messenger', 'score', 'demo', 'heldOut'] as const;
 type Fn = (typeof FNS)[number];
 
-/** A valid task with `pre` run first in function `fn` (and `ret` as its return value when given). */
+/**
+ * A valid task with `pre` run first in function `fn` (and `ret` as its return value when given). Two held-out
+ * tasks (strict equality: a comparison would run a returned value's toPrimitive here): Check refuses an eval
+ * stream of one, and a probe that passes Check goes on to load, sample and score.
+ */
 export function task(o: { fn?: Fn; pre?: string; ret?: string; fields?: string; top?: string } = {}): string {
   const two = o.fn === 'messenger';
   const body = (fn: Fn, dflt: string) => `${o.fn === fn ? o.pre ?? '' : ''}; return ${o.fn === fn && o.ret !== undefined ? o.ret : dflt};`;
@@ -19,7 +23,7 @@ export default {
   ${two ? `messenger(t) { ${body('messenger', 't')} },` : ''}
   score(t, a) { ${body('score', 'a === t ? 1 : 0')} },
   demo(t) { ${body('demo', two ? '{ message: t, answer: t }' : 't')} },
-  ${o.fn === 'heldOut' ? `heldOut(t) { ${body('heldOut', "t === 'a'")} },` : ''}
+  heldOut(t) { ${body('heldOut', "t === 'a' || t === 'b'")} },
 };`;
 }
 

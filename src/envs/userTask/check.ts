@@ -133,7 +133,7 @@ export function checkUserTask(code: string, limits?: SandboxLimits): TaskCheck {
 /** The checks as one line for the CLI: every problem, rule and function first (empty when none). */
 export function problemsLine(check: TaskCheck): string {
   const all = check.problems.map((p) => `[${p.rule}: ${p.fn}] ${p.message}`);
-  let line = all[0] ?? '';
+  let line = oneLine(all[0] ?? ''); // the tag goes before a message already at its cap: cut the whole again
   let shown = all.length > 0 ? 1 : 0;
   while (shown < all.length && line.length + all[shown].length + 2 <= MESSAGE_MAX) line += `; ${all[shown++]}`;
   return shown < all.length ? `${line}; and ${all.length - shown} more` : line;

@@ -21,10 +21,12 @@ export class TaskError extends InputError {
   constructor(message: string, readonly where: Where, readonly kind: FailureKind = 'threw') { super(oneLine(message)); }
 }
 
-/** A message as one bounded line: controls escaped, at most MESSAGE_MAX characters. */
+/** A message as one bounded line: controls escaped, under `max` characters (the cut says how long it was). */
 export function oneLine(s: string, max = MESSAGE_MAX): string {
   const e = escapeControls(s);
-  return e.length > max ? `${e.slice(0, max - 24)}... (${s.length} characters)` : e;
+  if (e.length < max) return e;
+  const tail = `... (${s.length} characters)`;
+  return `${e.slice(0, max - 1 - tail.length)}${tail}`;
 }
 
 /** A line number from a QuickJS stack ("at f (task.js:12:5)"), or null. */

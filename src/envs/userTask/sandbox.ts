@@ -113,7 +113,11 @@ export class TaskSandbox {
       r = this.engine!.call(name, JSON.stringify(arg));
       if ('failure' in r && this.engine!.broken) this.close();
     }
-    if ('failure' in r) throw this.error(r.failure);
+    if ('failure' in r) {
+      // a failure the engine could not place (the task broke what reads its position) is the call's own
+      if (!r.failure.fn || r.failure.fn === 'unknown') r.failure = { ...r.failure, fn };
+      throw this.error(r.failure);
+    }
     return parseReply(r.text, fn) as T;
   }
 }
