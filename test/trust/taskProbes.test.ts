@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/contract/errors';
 import { checkUserTask, loadUserTask, prepareUserTasks, type UserTaskState } from '../../src/envs/userTask';
+import { problemsLine } from '../../src/envs/userTask/check';
 import { probes } from './taskProbes';
 
 beforeAll(() => prepareUserTasks(), 30_000);
@@ -18,6 +19,8 @@ const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
 function run(code: string): { messages: string[]; fns: string[] } {
   const check = checkUserTask(code, LIMITS);
   const messages = check.problems.map((p) => p.message), fns = check.problems.map((p) => p.fn);
+  // the CLI's line: every problem with its rule and function in front, still one line under 300 characters
+  if (!check.ok) { messages.push(problemsLine(check)); fns.push(check.problems[0].fn); }
   if (check.spec) {
     messages.push(check.spec.name);
     expect(check.spec.about).not.toMatch(CONTROL);
