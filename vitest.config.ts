@@ -14,7 +14,7 @@ export default defineConfig({
     hookTimeout: 120_000,
     maxWorkers: 2,
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ALONE, fileParallelism: true, maxWorkers: 2, sequence: { groupOrder: 0 } } },
+      { extends: true, test: { name: 'unit', include: ['test/**/*.test.ts'], exclude: ALONE, fileParallelism: true, sequence: { groupOrder: 0 } } },
       { extends: true, test: { name: 'alone', include: ALONE, globalSetup: ['test/e2e/globalSetup.ts'], fileParallelism: false, sequence: { groupOrder: 1 } } },
     ],
   },

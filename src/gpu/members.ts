@@ -6,16 +6,20 @@ import type { LnLinearMembers } from './kernels/layernormMatmul';
 import type { LinearMembers } from './kernels/matmul';
 import { asGpu } from './tensor';
 
+/** What every member kernel takes of the rows: K, each member's first row on the device, the longest member's rows. */
+function memberRows(m: Members, N: number): { K: number; rowStart: ReturnType<typeof asGpu>; maxRows: number } {
+  checkMemberRows(m, N);
+  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows };
+}
+
 export function linearMembers(m: Members | undefined, N: number, weight: Tensor, bias: Tensor | null): LinearMembers | undefined {
   if (!m) return undefined;
-  checkMemberRows(m, N);
-  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wStride: memberStride(weight, m), bStride: bias ? memberStride(bias, m) : 0 };
+  return { ...memberRows(m, N), wStride: memberStride(weight, m), bStride: bias ? memberStride(bias, m) : 0 };
 }
 
 export function rowMembers(m: Members | undefined, N: number, ...params: Tensor[]): RowMembers | undefined {
   if (!m) return undefined;
-  checkMemberRows(m, N);
-  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, stride: sameStride(m, params) };
+  return { ...memberRows(m, N), stride: sameStride(m, params) };
 }
 
 /** The kernels take one stride for a parameter, its bias and their gradients: the tensors must agree. */
@@ -27,8 +31,7 @@ export function sameStride(m: Members, ts: Tensor[]): number {
 
 export function embeddingMembers(m: Members | undefined, N: number, wte: Tensor, wpe: Tensor): EmbeddingMembers | undefined {
   if (!m) return undefined;
-  checkMemberRows(m, N);
-  return { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, wteStride: memberStride(wte, m), wpeStride: memberStride(wpe, m) };
+  return { ...memberRows(m, N), wteStride: memberStride(wte, m), wpeStride: memberStride(wpe, m) };
 }
 
 export const optimMembers = (m: MemberStack | undefined, n: number) => (m ? { K: m.K, stride: m.paramStride ?? n } : undefined);
@@ -39,7 +42,6 @@ export const optimMembers = (m: MemberStack | undefined, n: number) => (m ? { K:
  */
 export function lnLinearMembers(m: Members | undefined, N: number, params: Tensor[]): { one: boolean; lm: LnLinearMembers | undefined } {
   if (!m) return { one: true, lm: undefined };
-  checkMemberRows(m, N);
-  const stride = memberStride(params[0], m);
-  return { one: params.every((t) => memberStride(t, m) === stride), lm: { K: m.K, rowStart: asGpu(m.rowStart), maxRows: m.maxRows, stride } };
+  const rows = memberRows(m, N), stride = memberStride(params[0], m);
+  return { one: params.every((t) => memberStride(t, m) === stride), lm: { ...rows, stride } };
 }

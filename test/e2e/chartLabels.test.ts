@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import puppeteer from 'puppeteer-core';
-import { builtPage, FIREFOX, haveChromium, launchChromium, needBrowser, recordErrors, serveDir } from './servePage';
+import { builtPage, FIREFOX, haveChromium, launchChromium, needBrowser, recordErrors, serveDir, type Served } from './servePage';
 
 const haveFirefox = needBrowser('Firefox ESR', FIREFOX, 'firefox-esr');
 const LONG = 300_000;
@@ -146,7 +146,7 @@ async function checkScene(d: Driver, scene: Scene) {
   expect(d.errors).toEqual([]);
 }
 
-let served: Awaited<ReturnType<typeof serveDir>> | undefined;
+let served: Served | undefined;
 let url = '';
 
 beforeAll(async () => {

@@ -5,7 +5,7 @@
 // is the person's choice, kept over a reload. Under CI=true a missing Chromium fails; elsewhere it skips.
 import { describe, expect, it, beforeAll, afterAll } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { builtPage, haveChromium, launchChromium, recordErrors, serveDir } from './servePage';
+import { builtPage, haveChromium, launchChromium, recordErrors, serveDir, type Served } from './servePage';
 import { PREFS_KEY } from './webgpuPref';
 
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8';
@@ -14,7 +14,7 @@ const LONG = 600_000;
 const START_WITHIN_MS = 5_000;
 
 describe.runIf(haveChromium)('the CPU engine without a hardware GPU', () => {
-  let served: Awaited<ReturnType<typeof serveDir>> | undefined;
+  let served: Served | undefined;
   let url = '';
   const browsers: Browser[] = [];
 

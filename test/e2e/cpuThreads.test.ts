@@ -9,13 +9,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
-import { builtPage, haveChromium, launchChromium, recordErrors, serveDir } from './servePage';
+import { builtPage, haveChromium, launchChromium, recordErrors, serveDir, type Served } from './servePage';
 
 const QUERY = '?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8';
 const STEPS = 3;
 const LONG = 600_000;
-
-type Served = Awaited<ReturnType<typeof serveDir>>;
 
 describe.runIf(haveChromium)('the CPU engine on threads in a cross-origin isolated page, one thread elsewhere', () => {
   let isolated: Served, plain: Served;

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { findLesson } from '../../src/lessons';
-import { builtPage, FIREFOX, needBrowser, serveDir } from './servePage';
+import { builtPage, FIREFOX, needBrowser, serveDir, type Served } from './servePage';
 
 const haveFirefox = needBrowser('Firefox ESR', FIREFOX, 'firefox-esr');
 const LONG = 300_000;
@@ -18,7 +18,7 @@ const START_WITHIN_MS = 5_000;
 const APART_WITHIN_MS = 60_000;
 
 describe.runIf(haveFirefox)('the page in Firefox ESR (no WebGPU: the CPU engine)', () => {
-  let served: Awaited<ReturnType<typeof serveDir>> | undefined;
+  let served: Served | undefined;
   let browser: Browser;
   let url = '';
 

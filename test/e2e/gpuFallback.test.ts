@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { build, type Plugin } from 'vite';
 import type { Browser, Page } from 'playwright-core';
-import { haveChromium, launchChromium, ROOT, serveDir } from './servePage';
+import { haveChromium, launchChromium, ROOT, serveDir, type Served } from './servePage';
 import { preferWebGpu } from './webgpuPref';
 
 const SMALL = 'groupSize=4&promptsPerStep=2&minibatches=2&evalEvery=1&evalEpisodes=8';
@@ -42,7 +42,7 @@ function breakMatmulTile(): Plugin & { applied: () => number } {
 }
 
 describe.runIf(haveChromium)('a broken matmul tile in the built page', () => {
-  let served: Awaited<ReturnType<typeof serveDir>> | undefined;
+  let served: Served | undefined;
   let browser: Browser;
   let url = '';
   const plugin = breakMatmulTile();

@@ -4,35 +4,27 @@
 // and with the host gone (its server closed) a reload loads the page, still isolated, and a Start trains. Under
 // CI=true a missing Chromium fails; elsewhere it skips with a message.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { preview, type PreviewServer } from 'vite';
 import type { Browser, Page } from 'playwright-core';
-import { builtPage, haveChromium, launchChromium, ROOT } from './servePage';
+import { builtPage, haveChromium, launchChromium, serveDir, type Served } from './servePage';
 
-let OUT_DIR = '';
 const QUERY = '?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8';
 const LONG = 600_000;
 
 /** The built files with no config file: no headers, as a static host that sends none. */
-const plainHost = () => preview({ root: ROOT, configFile: false, logLevel: 'warn', build: { outDir: OUT_DIR }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-
-/** The host gone: no new connections, and the browser's kept-alive ones cut (close alone would let them serve on). */
-function stop(server: PreviewServer): Promise<void> {
-  return new Promise<void>((r) => { server.httpServer.close(() => r()); (server.httpServer as import('node:http').Server).closeAllConnections(); });
-}
+const plainHost = async () => serveDir(await builtPage(), true);
 
 describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, precached, offline after one visit (Chromium)', () => {
-  let plain: PreviewServer;
+  let plain: Served;
   let browser: Browser;
 
   beforeAll(async () => {
-    OUT_DIR = await builtPage();
     plain = await plainHost();
     browser = await launchChromium();
   }, LONG);
 
   afterAll(async () => {
     await browser?.close();
-    if (plain) await stop(plain);
+    await plain?.close();
   });
 
   const status = (page: Page) => page.getByTestId('run-status').textContent();
@@ -44,7 +36,7 @@ describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, p
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (e) => errors.push(e.message));
-      const res = await page.goto(plain.resolvedUrls!.local[0] + QUERY);
+      const res = await page.goto(plain.url + QUERY);
       const headers = await res!.allHeaders();
       expect([headers['cross-origin-opener-policy'] ?? null, headers['cross-origin-embedder-policy'] ?? null]).toEqual([null, null]);
       // the worker installs (the precache), takes the page, and the page reloads once, isolated
@@ -87,13 +79,13 @@ describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, p
       const page = await context.newPage();
       page.on('pageerror', (e) => errors.push(e.message));
       page.on('requestfailed', (r) => { if (stopped) failed.push(`${r.url()}: ${r.failure()?.errorText}`); });
-      await page.goto(host.resolvedUrls!.local[0] + '?v=1&preset=relay-noisy-quick&steps=3');
+      await page.goto(host.url + '?v=1&preset=relay-noisy-quick&steps=3');
       // the one visit: the worker precached, controls the page, and the page reloaded isolated
       await expect.poll(() => page.evaluate(() => crossOriginIsolated && !!navigator.serviceWorker.controller).catch(() => false), { timeout: 120_000, interval: 500 }).toBe(true);
       await expect.poll(() => status(page), { timeout: 120_000 }).toBe('idle');
 
       // the network off twice over: the host gone, and the browser told it is offline
-      await stop(host);
+      await host.close();
       await context.setOffline(true);
       stopped = true;
       const t0 = Date.now();
@@ -111,7 +103,7 @@ describe.runIf(haveChromium)('hosted anywhere: isolated by the service worker, p
     } finally {
       if (failed.length) console.log(`requests that failed with the network off:\n${failed.join('\n')}`); // when the page never loaded
       await context.close();
-      if (!stopped) await stop(host);
+      if (!stopped) await host.close();
     }
   }, LONG);
 });

@@ -44,10 +44,18 @@ export async function builtPage(): Promise<string> {
   return outDir;
 }
 
+/** A served folder: its address, and `close` (the host gone: no new connections, and kept-alive ones cut). */
+export interface Served { url: string; close(): Promise<void> }
+
 /** A preview server of `outDir` on a free port: with vite.config.ts's COOP/COEP headers, or `plain` (no config: no headers). */
-export async function serveDir(outDir: string, plain = false): Promise<{ url: string; server: PreviewServer; close(): Promise<void> }> {
-  const server = await preview({ root: ROOT, ...(plain ? { configFile: false as const } : {}), logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
-  return { url: server.resolvedUrls!.local[0], server, close: () => new Promise<void>((r) => server.httpServer.close(() => r())) };
+export async function serveDir(outDir: string, plain = false): Promise<Served> {
+  const server: PreviewServer = await preview({ root: ROOT, ...(plain ? { configFile: false as const } : {}), logLevel: 'warn', build: { outDir }, preview: { port: 0, host: '127.0.0.1', strictPort: false } });
+  const http = server.httpServer as import('node:http').Server;
+  return {
+    url: server.resolvedUrls!.local[0],
+    // close alone would let a browser's kept-alive connections go on being served
+    close: () => new Promise<void>((r) => { http.close(() => r()); http.closeAllConnections(); }),
+  };
 }
 
 export interface ServedPage { url: string; browser: Browser; close(): Promise<void> }

@@ -35,9 +35,12 @@ function lineOf(stack: string | undefined, file: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
-/** The TaskError of a failed call. */
-export function taskError(f: Failure, limits: { callMs: number; memoryBytes: number; file: string }): TaskError {
-  const fn = f.fn === 'unknown' || !f.fn ? 'a task function' : f.fn;
+/**
+ * The TaskError of a failed call to `call` (the function the host called). The engine names the function it was
+ * in; where it could not (the task broke what reads its position), the failure is the call's own.
+ */
+export function taskError(f: Failure, limits: { callMs: number; memoryBytes: number; file: string }, call: string): TaskError {
+  const fn = f.fn === 'unknown' || !f.fn ? call : f.fn;
   const who = fn === 'module' ? 'the module' : fn;
   const line = lineOf(f.stack, limits.file);
   const at = line !== null ? ` (${limits.file} line ${line})` : '';

@@ -86,7 +86,7 @@ export class TaskSandbox {
 
   private open(): void {
     const f = this.watched ? this.watched.open() : this.openInThread();
-    if (f) { this.close(); throw this.error(f); }
+    if (f) { this.close(); throw this.error(f, 'module'); }
   }
 
   private openInThread(): Failure | null {
@@ -94,8 +94,8 @@ export class TaskSandbox {
     return this.engine.load();
   }
 
-  private error(f: Failure): TaskError {
-    return taskError(f, { callMs: this.callMs, memoryBytes: this.memoryBytes, file: TASK_FILE });
+  private error(f: Failure, fn: string): TaskError {
+    return taskError(f, { callMs: this.callMs, memoryBytes: this.memoryBytes, file: TASK_FILE }, fn);
   }
 
   /** The engine is gone; the next call makes it anew. */
@@ -109,15 +109,11 @@ export class TaskSandbox {
     let r: Outcome;
     if (this.watched) r = this.watched.call(name, JSON.stringify(arg), fn);
     else {
-      if (!this.engine) { const f = this.openInThread(); if (f) { this.close(); throw this.error(f); } }
+      if (!this.engine) { const f = this.openInThread(); if (f) { this.close(); throw this.error(f, 'module'); } }
       r = this.engine!.call(name, JSON.stringify(arg));
       if ('failure' in r && this.engine!.broken) this.close();
     }
-    if ('failure' in r) {
-      // a failure the engine could not place (the task broke what reads its position) is the call's own
-      if (!r.failure.fn || r.failure.fn === 'unknown') r.failure = { ...r.failure, fn };
-      throw this.error(r.failure);
-    }
+    if ('failure' in r) throw this.error(r.failure, fn);
     return parseReply(r.text, fn) as T;
   }
 }
