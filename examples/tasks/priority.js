@@ -23,10 +23,10 @@ export default {
     return { score: Math.round(score * 1000) / 1000, extras: { firstRight: a[0] === String(code[0]) ? 1 : 0 } };
   },
   demo(code, rand) {
-    // mostly the whole code; a prefix of 2, 1 or 0 digits now and then (RL compresses toward what the
-    // warm start samples); the solver copies what it got and guesses the rest
-    const u = rand();
-    const n = u < 0.7 ? 3 : u < 0.8 ? 2 : u < 0.9 ? 1 : 0;
+    // a prefix of 3, 2, 1 or 0 digits, each as often: the token penalty can only compare lengths the
+    // warm start samples (with the whole code 70% of the time, RL kept all three at every lambda_tok);
+    // the solver copies what it got and guesses the rest
+    const n = rand.int(4);
     const message = code.slice(0, n).map(String);
     const answer = code.map((d, i) => (i < n ? String(d) : String(rand.int(10))));
     return { message, answer };

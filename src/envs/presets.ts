@@ -85,18 +85,18 @@ export const PRESETS: Preset[] = [
 // The noisy channel (eps 0.3): copies of s_j buy accuracy with diminishing returns,
 // P(right | n copies, unknown) = 1 - 0.9 * 0.3^n, so the best n falls as lambda_tok rises.
 // demos across channels eps 0 to 0.5: the warm start fits a run at any channelNoise in that range (checkpointFit DYNAMICS)
-const NOISY_WARM = { file: 'relay-noisy-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true, demoCopies: 6, demoNoise: [0, 0.5] as const }, seed: 1, steps: 1500, target: 0.95 };
+const NOISY_WARM = { file: 'relay-noisy-warm.safetensors', demo: { demoSilence: 0.1, flagAwareDemos: true, demoCopies: 6, demoLengths: 'every' as const, demoNoise: [0, 0.5] as const }, seed: 1, steps: 1500, target: 0.95 };
 const NOISY_BASE: Partial<RunConfig> = { ...RELAY_BASE, channelNoise: 0.3, promptsPerStep: 16, lr: 5e-4, evalEpisodes: 512, steps: 80, evalEvery: 20 };
 
 PRESETS.push(
   {
     name: 'relay-noisy', title: 'Relay: a noisy channel (GSPO, group normalization)',
-    explain: 'Each message token is erased with probability 0.3 before the Solver reads it, so one copy of the needed digit is right 73% of the time, two 92%, three 98%: redundancy buys accuracy with diminishing returns, and the best number of copies should fall as lambda_tok rises. The warm start sends six copies. Watch what group normalization does: dividing by a group\'s reward std makes the token penalty nearly scale-free (a group where every episode succeeded has a tiny std, so its token differences are blown up), and every lambda_tok compresses to one or two copies. Compare with relay-noisy-dr, and sweep lambda_tok to see both frontiers.',
+    explain: 'Each message token is erased with probability 0.3 before the Solver reads it, so one copy of the needed digit is right 73% of the time, two 92%, three 98%: redundancy buys accuracy with diminishing returns, and the best number of copies should fall as lambda_tok rises. The warm start sends anywhere from one to eight copies when the Solver does not know (each count as often), so RL can compare every length. Watch what group normalization does: dividing by a group\'s reward std makes the token penalty nearly scale-free (a group where every episode succeeded has a tiny std, so its token differences are blown up), and every lambda_tok compresses to one or two copies. Compare with relay-noisy-dr, and sweep lambda_tok to see both frontiers.',
     config: { ...NOISY_BASE }, warmStart: NOISY_WARM,
   },
   {
     name: 'relay-noisy-dr', title: 'Relay: a noisy channel, advantage r - mean (Dr. GRPO)',
-    explain: 'The noisy channel (eps 0.3) with advantages r - group mean, not divided by the group std. Now lambda_tok keeps its units: a copy is worth keeping while it adds more than lambda_tok of expected accuracy. At lambda_tok 0.1 the analytic optimum is two copies when the Solver does not know and silence when it does (accuracy about 0.95 at about 1.4 tokens); smaller penalties keep more copies, lambda 0 keeps the warm start\'s six. A lambda sweep traces a real accuracy-vs-tokens curve here.',
+    explain: 'The noisy channel (eps 0.3) with advantages r - group mean, not divided by the group std. Now lambda_tok keeps its units: a copy is worth keeping while it adds more than lambda_tok of expected accuracy. At lambda_tok 0.1 the analytic optimum is two copies when the Solver does not know and silence when it does (accuracy about 0.95 at about 1.4 tokens); smaller penalties keep more copies, lambda 0 keeps long messages (the warm start sends 7 to 8 copies greedily). A lambda sweep traces a real accuracy-vs-tokens curve here.',
     config: { ...NOISY_BASE, advantage: 'none' }, warmStart: NOISY_WARM,
   },
   {

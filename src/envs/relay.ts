@@ -37,6 +37,13 @@
 // of the flag. With several Scouts every Scout draws the short formats at the
 // same rate (the holder's about s_j, the others' about a digit of their own part):
 // like silence, the demos do not say who should speak or how briefly.
+//
+// The noisy channel's demos (demoCopies > 0) send s_j in copies. With demoLengths
+// 'verbose' most send demoCopies copies; with 'every', when the Solver does not know,
+// every count 1..M is equally likely (the token penalty can only compare lengths that a
+// group samples), and when it knows, the clean relay's verbose message and its short
+// formats: a message with no copies to count, so what RL learns about the number of
+// copies does not shorten it before silence is found (docs/recipe.md, "The length half").
 
 import { mulberry32 } from '../model/random';
 import { hashInts } from './hash';
@@ -78,6 +85,7 @@ function resolveParams(params: Partial<RelayParams>): Required<RelayParams> {
   if (p.scouts > p.digits) throw new Error(`relay: scouts (${p.scouts}) must be at most digits (${p.digits}): each Scout holds a part of the secret`);
   if (!(p.channelNoise >= 0 && p.channelNoise <= 0.9)) throw new Error(`relay: channelNoise must be in [0, 0.9], got ${p.channelNoise}`);
   intIn('demoCopies', p.demoCopies, 0, 12);
+  if (p.demoLengths !== 'verbose' && p.demoLengths !== 'every') throw new Error(`relay: demoLengths must be 'verbose' or 'every', got ${JSON.stringify(p.demoLengths)}`);
   if (p.demoNoise !== null && !(Array.isArray(p.demoNoise) && p.demoNoise.length === 2 && p.demoNoise[0] >= 0 && p.demoNoise[0] <= p.demoNoise[1] && p.demoNoise[1] <= 0.9)) {
     throw new Error(`relay: demoNoise must be [lo, hi] with 0 <= lo <= hi <= 0.9, got ${JSON.stringify(p.demoNoise)}`);
   }
@@ -116,6 +124,10 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
 
   /** Scout `scout`'s verbose demo message: the copy protocol, the whole secret (N = 1) or its part. */
   function verboseMessage(task: RelayTask, scout: number): DemoMessage {
+    if (p.demoCopies > 0 && p.demoLengths === 'every') {
+      const k = task.secret.length;
+      return task.known ? { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j, copiesAt: [task.j, task.j + k + 1] } : copyMessage(task, M, false);
+    }
     if (p.demoCopies > 0) return copyMessage(task, p.demoCopies, p.flagAwareDemos);
     if (N === 1) return { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j };
     return partMessage(task, scout, N, p.flagAwareDemos);
@@ -124,6 +136,13 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
   /** One demo episode's Scout message for Scout `scout` (N = 1 and no copy protocol: exactly the original demo mix). */
   function demoMessage(task: RelayTask, scout: number, rand: () => number): DemoMessage {
     if (rand() < p.demoSilence) return { tokens: [], answerAt: -1 };
+    if (p.demoCopies > 0 && p.demoLengths === 'every') {
+      if (!task.known) return copyMessage(task, 1 + Math.floor(rand() * M), false); // every count 1..M equally often
+      // known: the clean relay's verbose message (no copies to count), then the short formats
+      if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
+      const which = Math.floor(rand() * 5);
+      return which < 4 ? copyMessage(task, which + 1, false) : shortMessage(task, 0);
+    }
     if (p.demoCopies > 0) {
       if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
       const which = Math.floor(rand() * 5); // 1-4 copies, or POS j DIGIT s_j

@@ -44,6 +44,13 @@ export interface RelayParams {
   /** Demos for a noisy channel: the verbose message is s_j repeated this many times; short ones 1-4 copies (0 = the secret protocol). */
   demoCopies?: number;
   /**
+   * With demoCopies: 'verbose' (80% of non-silent demos send demoCopies copies, the rest 1-4 or POS j DIGIT s_j)
+   * or 'every' (on unknown tasks every count 1..M equally often; on known ones the clean relay's verbose message,
+   * which has no copies to count, and its short formats). A warm start samples the lengths its demos hold, and the token penalty can
+   * only compare lengths that groups sample (docs/recipe.md, "The length half").
+   */
+  demoLengths?: 'verbose' | 'every';
+  /**
    * Demos for a range of channels: each demo episode draws its own eps uniformly from [lo, hi] (null: the env's eps).
    * A warm start made on them reads messages through any eps in the range, so it fits runs across it.
    */
@@ -60,6 +67,7 @@ export const RELAY_DEFAULTS: Required<RelayParams> = {
   channelNoise: 0,
   scouts: 1,
   demoCopies: 0,
+  demoLengths: 'verbose',
   demoNoise: null,
 };
 

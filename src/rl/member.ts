@@ -71,6 +71,23 @@ export class Member<State = unknown> {
   }
 }
 
+/**
+ * Does the token penalty have anything to compare? Per group of G episodes (consecutive in `parts`): whether
+ * their message lengths differ, their spread, and the advantage r - mean a shorter-than-mean episode gets.
+ */
+export function lengthSignal(parts: readonly RewardParts[], G: number): Pick<StepMetrics, 'groups_len_varied' | 'len_spread' | 'shorter_adv'> {
+  let groups = 0, varied = 0, spread = 0, shortAdv = 0, shorter = 0;
+  for (let g = 0; g + G <= parts.length; g += G, groups++) {
+    const group = parts.slice(g, g + G), tokens = group.map((p) => p.tokens);
+    const meanTok = mean(tokens), meanReward = mean(group.map((p) => p.reward));
+    spread += std(tokens);
+    if (Math.max(...tokens) === Math.min(...tokens)) continue;
+    varied++;
+    for (const p of group) if (p.tokens < meanTok) { shortAdv += p.reward - meanReward; shorter++; }
+  }
+  return { groups_len_varied: varied / Math.max(1, groups), len_spread: spread / Math.max(1, groups), shorter_adv: shorter === 0 ? 0 : shortAdv / shorter };
+}
+
 /** What a step's metrics are built from, beside the member's own stats. */
 export interface StepFigures {
   step: number; ms: number; parts: RewardParts[]; rollout: Rollout; eos: number; lambdaUsed: number;
@@ -95,6 +112,7 @@ export function stepMetricsOf(m: Member, f: StepFigures): StepMetrics {
     groups_dropped: flat ? flat.filter(Boolean).length : 0, groups_refilled: f.refilled, policy_loss: avg('policyLoss'), kl: avg('kl'), entropy: avg('entropy'), clip_frac: avg('clipFrac'),
     ratio_mean: avg('ratioMean'), ratio_min: Math.min(...st.map((s) => s.ratioMin), Infinity), ratio_max: Math.max(...st.map((s) => s.ratioMax), -Infinity),
     grad_norm: meanOrNaN(m.gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
+    ...lengthSignal(parts, m.config.groupSize),
     step_time_ms: f.ms, tokens_per_s: genTokens / (f.ms / 1000), skipped_updates: m.skippedUpdates,
     step_flops: rlStepFlops(f.model, {
       sequences: ro.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })), minibatches: m.lossShapes, refForward: f.refForward,

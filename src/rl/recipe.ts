@@ -19,6 +19,12 @@ export interface Recipe {
 export const SMALL_PENALTY_TEMPERATURE = 0.7;
 /** How far inside its interval the start penalty sits (a penalty at the edge ties two optima). */
 const INSIDE = 0.1;
+/**
+ * The weakest start penalty at which silence on known tasks was learned (measured, docs/recipe.md "The length half":
+ * starts of 0.007 and 0.014 left it at 0 while 0.018 and up learned it). Fitted, not derived: silence pays
+ * lambda_tok per token of the known task's message, against what silence costs on unknown tasks.
+ */
+export const SILENCE_FLOOR = 0.02;
 
 /** The marginal accuracy of the n-th copy on a task the Solver does not know: 0.9 eps^(n-1) (1 - eps) (n = 1..maxCopies, else 0). */
 export function copyValue(eps: number, n: number, maxCopies: number): number {
@@ -36,18 +42,36 @@ export function sameOptimum(eps: number, lambdaTok: number, maxCopies: number): 
   return { copies: n, lo: copyValue(eps, n + 1, maxCopies), hi: n === 0 ? Infinity : copyValue(eps, n, maxCopies) };
 }
 
-/** The noisy relay with advantage r - mean: start at the penalty nearest the calibrated one with the same optimum, then settle. */
+/**
+ * The start penalty for a setting whose optimum is `copies`: the geometric middle of the same-optimum interval, so
+ * that copy n* is worth clearly more than the penalty and copy n*+1 clearly less (at the interval's top, copy n*
+ * is nearly worth nothing and a noisy run drops it: accuracy one copy short), raised to SILENCE_FLOOR where the
+ * interval allows. For silence or one copy, and where every copy pays, the penalty nearest the calibrated one,
+ * INSIDE from the interval's edge.
+ */
+export function startPenalty(copies: number, lo: number, hi: number, maxCopies: number, lambdaRef: number): number {
+  // one copy: the neighbour below is silence, which known tasks reward and unknown ones then drift to (eps 0.5 at
+  // lambda 0.3 fell silent as shipped), so the start stays low in the interval: the rule before, nearest the calibrated
+  if (copies <= 1 || copies === maxCopies || lo <= 0) return round3(Math.min(hi * (1 - INSIDE), Math.max(lo * (1 + INSIDE), lambdaRef)));
+  // below SILENCE_FLOOR the silence half is not learned: raised toward it, never closer to the top than INSIDE
+  return round3(Math.max(Math.sqrt(lo * hi), Math.min(hi * (1 - INSIDE), SILENCE_FLOOR)));
+}
+
+/** The noisy relay with advantage r - mean: start in the middle of the penalties with the same optimum, then settle. */
 function noisyRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
   const lines: RecipeLine[] = [];
   const lambdaRef = calibrated.lambdaTok, base = calibrated.steps;
   const { copies, lo, hi } = sameOptimum(c.channelNoise, c.lambdaTok, c.maxMessage);
-  const start = round3(Math.min(hi * (1 - INSIDE), Math.max(lo * (1 + INSIDE), lambdaRef)));
-  if (Math.abs(start - c.lambdaTok) > 0.05 * c.lambdaTok) {
+  const start = startPenalty(copies, lo, hi, c.maxMessage, lambdaRef);
+  // a start weaker than the calibrated penalty needs more steps even where it is the setting itself
+  if (Math.abs(start - c.lambdaTok) > 0.05 * c.lambdaTok || (start > 0 && start < lambdaRef * 0.95)) {
     const range = `${lo.toFixed(3)}-${Number.isFinite(hi) ? hi.toFixed(3) : 'inf'}`;
     // a weaker signal than the calibrated one needs more episodes to average the group's reward noise: the
     // measured need grows about as the square root of the signal's shortfall (docs/recipe.md)
     const hold = Math.ceil((base * Math.sqrt(Math.max(1, lambdaRef / start))) / 10) * 10;
-    const why = `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start} is the one nearest the calibrated ${lambdaRef}, so each episode carries the strongest signal that still leads there`;
+    const why = copies <= 1 || copies === c.maxMessage || lo <= 0
+      ? `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start} is the one nearest the calibrated ${lambdaRef}, so each episode carries the strongest signal that still leads there`
+      : `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start} is its middle, where copy ${copies} is worth clearly more than it costs and copy ${copies + 1} clearly less`;
     lines.push({ field: 'lambdaStart', value: start, why: `start at lambda_tok ${start}: ${why}` });
     lines.push({ field: 'lambdaHold', value: hold, why: `hold it ${hold} steps (the calibrated ${base}${hold > base ? `, times sqrt(${lambdaRef} / ${start}) for the weaker signal` : ''}), then settle at ${c.lambdaTok}` });
     lines.push({ field: 'steps', value: hold + base, why: `${hold} steps at the start penalty and ${base} more at ${c.lambdaTok}` });

@@ -8,7 +8,7 @@
 import type { RunConfig } from '../config';
 import type { EvalRecord } from './runRecord';
 
-export type Grid = 'clean' | 'noisy';
+export type Grid = 'clean' | 'noisy' | 'length';
 
 export interface RobustnessCell {
   grid: Grid;
@@ -27,6 +27,14 @@ export const CLEAN_MIX = [0.1, 0.5];
 export const NOISY_EPS = [0.1, 0.3, 0.5];
 export const NOISY_LAMBDAS = [0.01, 0.03, 0.1, 0.3];
 
+/**
+ * The length grid: settings off the noisy grid's points (none of them is a point the recipe was fitted to), each
+ * with three seeds of its own, judged like the noisy grid but with accuracy at least min(0.96, the optimum's - 0.03).
+ */
+export const LENGTH_EPS = [0.15, 0.25, 0.35, 0.45];
+export const LENGTH_LAMBDAS = [0.015, 0.04, 0.08];
+export const LENGTH_SEEDS = [101, 202, 303];
+
 export function robustnessCells(grids: readonly Grid[]): RobustnessCell[] {
   const cells: RobustnessCell[] = [];
   if (grids.includes('clean')) {
@@ -36,6 +44,11 @@ export function robustnessCells(grids: readonly Grid[]): RobustnessCell[] {
   if (grids.includes('noisy')) {
     for (const eps of NOISY_EPS) for (const lambdaTok of NOISY_LAMBDAS) {
       cells.push({ grid: 'noisy', label: `noisy-eps=${eps}-lambda=${lambdaTok}`, preset: 'relay-noisy-dr', overrides: { channelNoise: eps, lambdaTok } });
+    }
+  }
+  if (grids.includes('length')) {
+    for (const eps of LENGTH_EPS) for (const lambdaTok of LENGTH_LAMBDAS) for (const seed of LENGTH_SEEDS) {
+      cells.push({ grid: 'length', label: `length-eps=${eps}-lambda=${lambdaTok}-seed=${seed}`, preset: 'relay-noisy-dr', overrides: { channelNoise: eps, lambdaTok, seed } });
     }
   }
   return cells;
@@ -76,4 +89,15 @@ export function judgeNoisy(config: Pick<RunConfig, 'channelNoise' | 'lambdaTok' 
     { name: 'tokensUnknown', value: copies, want: `${opt.copies} +- 1 (the optimum)`, ok: Math.abs(copies - opt.copies) <= 1 },
     { name: 'accuracy', value: final.accuracy, want: `${opt.accuracy.toFixed(3)} +- 0.03 (the optimum)`, ok: Math.abs(final.accuracy - opt.accuracy) <= 0.03 },
   ];
+}
+
+/**
+ * The length grid's promise: the noisy relay's silence and length, and accuracy at least 0.96, or at least the
+ * optimum's - 0.03 where the optimum itself is below 0.99 (eps 0.45 at lambda 0.08 keeps 3 copies: 0.943 at best).
+ */
+export function judgeLength(config: Pick<RunConfig, 'channelNoise' | 'lambdaTok' | 'pKnown' | 'maxMessage'>, final: EvalRecord): Check[] {
+  const opt = noisyOptimum(config.channelNoise, config.lambdaTok, config.pKnown, config.maxMessage);
+  const floor = Math.min(0.96, opt.accuracy - 0.03);
+  const [silence, copies] = judgeNoisy(config, final);
+  return [silence, copies, { name: 'accuracy', value: final.accuracy, want: `>= ${floor.toFixed(3)}${floor < 0.96 ? ` (the optimum's ${opt.accuracy.toFixed(3)} - 0.03)` : ''}`, ok: final.accuracy >= floor }];
 }

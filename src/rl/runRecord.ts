@@ -22,6 +22,15 @@ export interface StepMetrics {
   groups_refilled: number;
   /** Matmul FLOPs of the step by src/model/flops.ts (generation at the KV-cache count, forward + backward of the loss rows). */
   step_flops: number;
+  /** Share of the step's groups whose episodes sent different numbers of message tokens (0: the token penalty has nothing to compare). */
+  groups_len_varied: number;
+  /** Mean over groups of the standard deviation of message tokens within the group. */
+  len_spread: number;
+  /**
+   * The advantage r - mean(group) an episode shorter than its group's mean gets, averaged over such episodes
+   * (0 when no group varies in length): what the token penalty, net of what the missing tokens cost in task reward, pays for brevity.
+   */
+  shorter_adv: number;
 }
 
 export interface EvalRecord {

@@ -17,6 +17,7 @@ export const METRIC_NAMES = [
   'step', 'reward', 'reward_std', 'r_task', 'tokens', 'turns', 'repetition', 'lambda_tok', 'frac_zero_std',
   'policy_loss', 'kl', 'entropy', 'clip_frac', 'ratio_mean', 'ratio_min', 'ratio_max', 'grad_norm',
   'seq_len_mean', 'silence_rate', 'step_time_ms', 'tokens_per_s', 'skipped_updates', 'step_flops', 'groups_dropped', 'groups_refilled',
+  'groups_len_varied', 'len_spread', 'shorter_adv',
 ] as const satisfies ReadonlyArray<keyof StepMetrics>;
 
 export type MetricName = (typeof METRIC_NAMES)[number];

@@ -67,26 +67,26 @@ describe('sweep', () => {
     expect(r.code, r.stderr).toBe(0);
     const cfg = (label: string) => JSON.parse(readFileSync(join(out, label, 'config.json'), 'utf8')).config;
     // by hand (docs/recipe.md): copy n is worth 0.9 x 0.5^(n-1) x 0.5. lambda 0.03 keeps 4 copies, as every penalty in
-    // (0.028125, 0.05625] does: start 10% under the top, 0.050625 -> 0.051, held ceil(80 sqrt(0.1 / 0.051) / 10) x 10 = 120
-    // steps; copy 6 adds 0.0141 >= 0.03 / 3, so temperature 0.7
+    // (0.028125, 0.05625] does: start in its middle, sqrt(0.028125 x 0.05625) = 0.0398 -> 0.04, held
+    // ceil(80 sqrt(0.1 / 0.04) / 10) x 10 = 130 steps; copy 6 adds 0.0141 >= 0.03 / 3, so temperature 0.7
     const small = cfg('lambda_tok=0.03');
     expect(small.lambdaTok).toBe(0.03);
-    expect(small.lambdaStart).toBe(0.051);
-    expect(small.lambdaHold).toBe(120);
+    expect(small.lambdaStart).toBe(0.04);
+    expect(small.lambdaHold).toBe(130);
     expect(small.temperature).toBe(0.7);
-    expect(small.steps).toBe(3); // --set steps=3 stays (the recipe says 200)
-    // lambda 0.3 keeps 1 copy, as (0.225, 0.45] does: 0.1 is below, so 10% over the bottom: 0.2475 -> 0.248, held 80; temperature 1
+    expect(small.steps).toBe(3); // --set steps=3 stays (the recipe says 210)
+    // lambda 0.3 keeps 1 copy, as (0.225, 0.45] does: one copy starts nearest 0.1, which is below, so 10% over the bottom: 0.2475 -> 0.248, held 80; temperature 1
     const big = cfg('lambda_tok=0.3');
     expect(big.lambdaStart).toBe(0.248);
     expect(big.lambdaHold).toBe(80);
     expect(big.temperature).toBe(1);
-    expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] steps kept at your 3 \(the recipe says 200\)/);
+    expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] steps kept at your 3 \(the recipe says 210\)/);
     // without a flag the recipe is the default off the calibrated point, said in one line per member
     const plain = join(tempDir(), 'default');
     const d = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', ...TINY, '--out', plain]);
     expect(d.code, d.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(plain, 'lambda_tok=0.03', 'config.json'), 'utf8')).config).toMatchObject({ lambdaStart: 0.051, lambdaHold: 120, temperature: 0.7 });
-    expect(d.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] off the preset's calibrated point, so its recipe applies \(--no-recipe trains the setting as typed\): lambdaStart = 0\.051, lambdaHold = 120, temperature = 0\.7/);
+    expect(JSON.parse(readFileSync(join(plain, 'lambda_tok=0.03', 'config.json'), 'utf8')).config).toMatchObject({ lambdaStart: 0.04, lambdaHold: 130, temperature: 0.7 });
+    expect(d.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] off the preset's calibrated point, so its recipe applies \(--no-recipe trains the setting as typed\): lambdaStart = 0\.04, lambdaHold = 130, temperature = 0\.7/);
     // --no-recipe: the members keep the preset's schedule
     const typed = join(tempDir(), 'typed');
     expect(gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', '--no-recipe', ...TINY, '--out', typed]).code).toBe(0);

@@ -51,7 +51,7 @@ describe('relay vocabulary', () => {
     expect(() => createRelay({ maxMessage: 13 })).toThrow();
     expect(() => createRelay({ pKnown: 1.5 })).toThrow();
     expect(() => createRelay({ digitz: 3 } as never)).toThrow(/unknown/);
-    expect(RELAY_DEFAULTS).toEqual({ digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8, demoSilence: 0.1, flagAwareDemos: true, channelNoise: 0, scouts: 1, demoCopies: 0, demoNoise: null });
+    expect(RELAY_DEFAULTS).toEqual({ digits: 3, pKnown: 0.3, pKnownTrain: 0.5, maxMessage: 8, demoSilence: 0.1, flagAwareDemos: true, channelNoise: 0, scouts: 1, demoCopies: 0, demoLengths: 'verbose', demoNoise: null });
   });
 });
 

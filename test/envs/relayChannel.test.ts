@@ -109,6 +109,42 @@ describe('relay channel noise', () => {
   });
 });
 
+describe('relay copy demonstrations of every length (demoLengths every)', () => {
+  it('unknown tasks: 1..M copies of s_j, each count about as often; known tasks: NOTE s_1..s_k REPEAT s_1..s_k, no copy count', () => {
+    const M = 8;
+    const env = createRelay({ channelNoise: 0.3, demoCopies: 6, demoLengths: 'every', demoSilence: 0.1, flagAwareDemos: true, maxMessage: M });
+    const counts = new Array(M + 1).fill(0);
+    let unknown = 0, silentUnknown = 0, known = 0, knownVerbose = 0, other = 0;
+    for (const demo of env.demonstrations(8000, 1)) {
+      const first = demo.target.indexOf(1);
+      const ctx = demo.tokens.slice(0, first), gen = demo.tokens.slice(first, -1); // EOS off
+      if (ctx[1] !== T.SCOUT) continue;
+      const secret = ctx.slice(2, 5), j = ctx[6] - d(0), sj = secret[j - 1];
+      if (ctx[7] === T.UNKNOWN) {
+        unknown++;
+        if (gen.length === 0) { silentUnknown++; continue; }
+        if (gen.every((x) => x === sj)) counts[gen.length]++; else other++;
+      } else {
+        known++;
+        if (gen.join() === [T.NOTE, ...secret, T.REPEAT, ...secret].join()) knownVerbose++;
+      }
+    }
+    expect(other, 'an unknown-task demo that is not copies of s_j').toBe(0);
+    // each count 1..M: 0.9 / M of the unknown demos (binomial, 5 sigma)
+    const spoke = unknown - silentUnknown, p = 1 / M;
+    for (let n = 1; n <= M; n++) expect(Math.abs(counts[n] - spoke * p), `${n} copies: ${counts[n]} of ${spoke}`).toBeLessThan(5 * Math.sqrt(spoke * p * (1 - p)));
+    expect(silentUnknown / unknown).toBeGreaterThan(0.07);
+    expect(silentUnknown / unknown).toBeLessThan(0.13);
+    // known: 90% non-silent x 80% verbose
+    expect(knownVerbose / known).toBeGreaterThan(0.68);
+    expect(knownVerbose / known).toBeLessThan(0.76);
+  });
+
+  it('refuses a demoLengths it does not know', () => {
+    expect(() => createRelay({ demoCopies: 6, demoLengths: 'uniform' as never })).toThrow(/demoLengths must be 'verbose' or 'every', got "uniform"/);
+  });
+});
+
 describe('relay with several Scouts', () => {
   it('splits the secret into contiguous parts, sizes differing by at most one', () => {
     const parts = (k: number, N: number) => Array.from({ length: k }, (_, p) => holderOf(p, k, N));

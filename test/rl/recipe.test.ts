@@ -1,6 +1,7 @@
 // The setting's recipe against hand-worked cases: the interval of penalties with the same optimum
 // (the n-th copy adds 0.9 eps^(n-1) (1 - eps) of accuracy on an unknown task), the start penalty
-// nearest the calibrated 0.1 inside it, the hold, and the calibrated point as a fixed point.
+// in its middle (raised to the silence floor; for one copy, nearest the calibrated 0.1 inside it),
+// the hold, and the calibrated point as a fixed point.
 import { describe, expect, it } from 'vitest';
 import { copyValue, memberRecipe, recipeFor, recipeInUse, sameOptimum, withRecipe, SMALL_PENALTY_TEMPERATURE } from '../../src/rl/recipe';
 import { noisyOptimum } from '../../src/rl/robustness';
@@ -43,20 +44,28 @@ describe('recipeFor', () => {
     expect(at(0.3, 0.1).lines).toEqual([]);
   });
 
-  it('starts at the penalty nearest 0.1 with the same optimum, holds it longer the weaker it is, then settles', () => {
-    // eps 0.1, lambda 0.01: same optimum on (0.0081, 0.081]; 10% inside the top: 0.0729 -> 0.073
+  it('starts in the middle of the penalties with the same optimum, holds it longer the weaker it is, then settles', () => {
+    // eps 0.1, lambda 0.01: same optimum on (0.0081, 0.081]; its geometric middle sqrt(0.0081 x 0.081) = 0.0256 -> 0.026
     const r = at(0.1, 0.01);
-    expect(field(r, 'lambdaStart')).toBe(0.073);
-    expect(field(r, 'lambdaHold')).toBe(100); // 80 sqrt(0.1 / 0.073) = 93.6, up to a multiple of 10
-    expect(field(r, 'steps')).toBe(180);
-    expect(r.steps).toBe(180);
+    expect(field(r, 'lambdaStart')).toBe(0.026);
+    expect(field(r, 'lambdaHold')).toBe(160); // 80 sqrt(0.1 / 0.026) = 156.9, up to a multiple of 10
+    expect(field(r, 'steps')).toBe(240);
+    expect(r.steps).toBe(240);
+    // eps 0.15, lambda 0.015: n* = 3 on (0.0026, 0.0172]; the middle 0.0067 is under the silence floor 0.02, which is past
+    // the top, so 10% inside the top: 0.0155 -> 0.015, the setting itself, still held longer (80 sqrt(0.1 / 0.015) = 206.6)
+    const weak = at(0.15, 0.015);
+    expect([field(weak, 'lambdaStart'), field(weak, 'lambdaHold'), field(weak, 'steps')]).toEqual([0.015, 210, 290]);
+    // lambda 0: every copy pays, there is no penalty to learn, and no line (no hold of 80 sqrt(0.1 / 0) steps)
+    expect(at(0.3, 0).lines.map((l) => l.field)).not.toContain('lambdaHold');
+    // eps 0.35, lambda 0.015: n* = 4 on (0.0088, 0.0251]; the middle 0.0149 is raised to the floor 0.02
+    expect(field(at(0.35, 0.015), 'lambdaStart')).toBe(0.02);
     // copy 4 adds 0.81 x 0.01 x 0.1 = 0.00081, under a third of 0.01: the hedge cannot tip it, temperature 1 stays
     expect(field(r, 'temperature')).toBeUndefined();
     // eps 0.5, lambda 0.03: n* = 4, copy 6 adds 0.45 x 0.5^5 = 0.0141 >= 0.01: temperature 0.7
     expect(field(at(0.5, 0.03), 'temperature')).toBe(SMALL_PENALTY_TEMPERATURE);
     // eps 0.3, lambda 0.01: n* = 4, copy 6 adds 0.63 x 0.3^5 = 0.0015 < 0.0033: temperature 1 (0.7 starves silence there)
     expect(field(at(0.3, 0.01), 'temperature')).toBeUndefined();
-    // eps 0.5, lambda 0.3: same optimum on (0.225, 0.45]; 0.1 is below it, so 10% inside the bottom: 0.2475 -> 0.248 (rounded to 3 places)
+    // eps 0.5, lambda 0.3: one copy on (0.225, 0.45]: nearest the calibrated 0.1, which is below it, so 10% inside the bottom: 0.2475 -> 0.248
     const big = at(0.5, 0.3);
     expect(field(big, 'lambdaStart')).toBeCloseTo(0.248, 12);
     expect(field(big, 'lambdaHold')).toBe(80); // a stronger signal than the calibrated one needs no more steps
@@ -89,7 +98,7 @@ describe('recipeFor', () => {
 });
 
 describe('a population member\'s own recipe (memberRecipe)', () => {
-  // the setup on screen: eps 0.5 at lambda 0.03 with its recipe applied (start 0.051 for 120 steps, 200 steps, temperature 0.7; by hand
+  // the setup on screen: eps 0.5 at lambda 0.03 with its recipe applied (start 0.04 for 130 steps, 210 steps, temperature 0.7; by hand
   // in test/cli/sweep.test.ts); its members at other lambdas must not inherit that schedule
   const shown = withRecipe(presetConfig(noisy, { channelNoise: 0.5, lambdaTok: 0.03 }), recipeFor(noisy, calibrated, presetConfig(noisy, { channelNoise: 0.5, lambdaTok: 0.03 })));
 
@@ -104,11 +113,11 @@ describe('a population member\'s own recipe (memberRecipe)', () => {
     // lambda 0.3 at eps 0.5: one copy on (0.225, 0.45]; start 0.2475 -> 0.248, held 80 steps, 160 in all, temperature back to 1
     const big = memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.3 });
     expect([big.lambdaStart, big.lambdaHold, big.steps, big.temperature]).toEqual([0.248, 80, 160, 1]);
-    // lambda 0.1 at eps 0.5: n* = 3 on (0.05625, 0.1125]: 0.1 itself is inside, so no start schedule: the calibrated 80 steps
+    // lambda 0.1 at eps 0.5: n* = 3 on (0.05625, 0.1125]: the middle 0.0795 -> 0.08, held 80 sqrt(0.1 / 0.08) = 89.4 -> 90, 170 in all
     const mid = memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.1 });
-    expect([mid.lambdaStart, mid.lambdaHold, mid.steps, mid.temperature]).toEqual([0, 0, 80, 1]);
+    expect([mid.lambdaStart, mid.lambdaHold, mid.steps, mid.temperature]).toEqual([0.08, 90, 170, 1]);
     const same = memberRecipe(noisy, calibrated, shown);
-    expect([same.lambdaStart, same.lambdaHold, same.steps, same.temperature]).toEqual([0.051, 120, 200, 0.7]);
+    expect([same.lambdaStart, same.lambdaHold, same.steps, same.temperature]).toEqual([0.04, 130, 210, 0.7]);
     // fields the rule does not set stay as the member has them
     expect(memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.3, lr: 1e-4 }).lr).toBe(1e-4);
   });

@@ -2,7 +2,7 @@
 // optimum (a copy pays while it adds more than lambda_tok: 0.9 eps^(n-1) (1 - eps) for the
 // n-th), and the pass/fail rules of each lesson.
 import { describe, expect, it } from 'vitest';
-import { judgeClean, judgeNoisy, noisyOptimum, robustnessCells } from '../../src/rl/robustness';
+import { judgeClean, judgeLength, judgeNoisy, noisyOptimum, robustnessCells } from '../../src/rl/robustness';
 import { robustnessMarkdown, type CellResult } from '../../src/cli/commands/robustness';
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import type { EvalRecord } from '../../src/rl/runRecord';
@@ -42,6 +42,32 @@ describe('judging a cell', () => {
     expect(judgeNoisy(cfg, evalOf({ accuracy: 0.93, tokensUnknown: 2.9, silenceKnown: 0.95 })).every((c) => c.ok)).toBe(true);
     const bad = judgeNoisy(cfg, evalOf({ accuracy: 0.91, tokensUnknown: 3.1, silenceKnown: 0.85 }));
     expect(bad.filter((c) => !c.ok).map((c) => c.name)).toEqual(['silenceKnown', 'tokensUnknown', 'accuracy']);
+  });
+});
+
+describe('judging a length cell', () => {
+  it('accuracy at least 0.96 where the optimum allows it, else the optimum - 0.03', () => {
+    // eps 0.25, lambda 0.015: gains 0.675, 0.169, 0.042, 0.0105 -> n* 3, accuracy 0.3 + 0.7 (1 - 0.9 / 64) = 0.99016
+    const easy = { channelNoise: 0.25, lambdaTok: 0.015, pKnown: 0.3, maxMessage: 8 };
+    expect(judgeLength(easy, evalOf({ accuracy: 0.961, tokensUnknown: 3.9, silenceKnown: 0.9 })).every((c) => c.ok)).toBe(true);
+    expect(judgeLength(easy, evalOf({ accuracy: 0.959, tokensUnknown: 4.1, silenceKnown: 0.89 })).filter((c) => !c.ok).map((c) => c.name))
+      .toEqual(['silenceKnown', 'tokensUnknown', 'accuracy']);
+    // eps 0.45, lambda 0.08: gains 0.495, 0.223, 0.100, 0.045 -> n* 3, accuracy 0.3 + 0.7 (1 - 0.9 x 0.091125) = 0.94259
+    const hard = { channelNoise: 0.45, lambdaTok: 0.08, pKnown: 0.3, maxMessage: 8 };
+    const floor = 0.3 + 0.7 * (1 - 0.9 * 0.45 ** 3) - 0.03;
+    expect(judgeLength(hard, evalOf({ accuracy: floor + 0.001, tokensUnknown: 3, silenceKnown: 1 }))[2].ok).toBe(true);
+    expect(judgeLength(hard, evalOf({ accuracy: floor - 0.001, tokensUnknown: 3, silenceKnown: 1 }))[2].ok).toBe(false);
+  });
+
+  it('the length grid: 4 channel noises x 3 penalties x 3 seeds, none of them a point of the noisy grid', () => {
+    const cells = robustnessCells(['length']);
+    expect(cells).toHaveLength(36);
+    const noisy = new Set(robustnessCells(['noisy']).map((c) => `${c.overrides.channelNoise}/${c.overrides.lambdaTok}`));
+    for (const c of cells) {
+      expect(noisy.has(`${c.overrides.channelNoise}/${c.overrides.lambdaTok}`)).toBe(false);
+      expect(() => presetConfig(findPreset(c.preset)!, c.overrides)).not.toThrow();
+    }
+    expect(new Set(cells.map((c) => c.overrides.seed))).toEqual(new Set([101, 202, 303]));
   });
 });
 

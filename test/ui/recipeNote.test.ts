@@ -27,9 +27,9 @@ describe('the recipe note', () => {
   it('off the point: the steps the setting needs, each change with why, and the button', () => {
     const h = render(RecipeNote, { preset: 'relay-noisy-dr', config: offPoint });
     const t = text(h);
-    expect(t).toMatch(/This setting needs about 180 steps ?; the preset's calibrated point takes 80\./); // 100 at 0.073, 80 at 0.01
-    expect(t).toMatch(/lambda at start 0\.073 ?: start at lambda_tok 0\.073/);
-    expect(t).toMatch(/Steps 180 ?: 100 steps at the start penalty and 80 more at 0\.01/);
+    expect(t).toMatch(/This setting needs about 240 steps ?; the preset's calibrated point takes 80\./); // 160 at 0.026, 80 at 0.01
+    expect(t).toMatch(/lambda at start 0\.026 ?: start at lambda_tok 0\.026/);
+    expect(t).toMatch(/Steps 240 ?: 160 steps at the start penalty and 80 more at 0\.01/);
     expect(h).toContain('data-testid="recipe-apply"');
   });
 
@@ -37,22 +37,22 @@ describe('the recipe note', () => {
     const at003 = presetConfig(preset, { channelNoise: 0.5, lambdaTok: 0.03 });
     const before = text(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003, population: [0.03, 0.3], recipeAtStart: false }));
     expect(before).toMatch(/With the recipe, each member of the population gets its own: /);
-    // by hand (test/rl/recipe.test.ts): 0.03 starts at 0.051 for 120 of 200 steps at temperature 0.7; 0.3 at 0.248 for 80 of 160
-    expect(before).toMatch(/lambda_tok 0\.03 ?: start 0\.051 for 120 steps, 200 steps, temperature 0\.7; lambda_tok 0\.3 ?: start 0\.248 for 80 steps, 160 steps\./);
+    // by hand (test/rl/recipe.test.ts): 0.03 starts at 0.04 for 130 of 210 steps at temperature 0.7; 0.3 at 0.248 for 80 of 160
+    expect(before).toMatch(/lambda_tok 0\.03 ?: start 0\.04 for 130 steps, 210 steps, temperature 0\.7; lambda_tok 0\.3 ?: start 0\.248 for 80 steps, 160 steps\./);
     const inUse = withRecipe(at003, recipeFor(preset, presetConfig(preset), at003));
     expect(text(render(RecipeNote, { preset: 'relay-noisy-dr', config: inUse, population: [0.03, 0.3] }))).toMatch(/Each member of the population trains with its own recipe: /);
     expect(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003 })).not.toContain('recipe-members'); // no population: no list
     // by default Start applies them: the note says so, and its box is ticked
     const byDefault = render(RecipeNote, { preset: 'relay-noisy-dr', config: at003, population: [0.03, 0.3] });
-    expect(text(byDefault)).toMatch(/Start applies the recipe to a run that has not trained yet\..*Each member of the population trains with its own recipe: lambda_tok 0\.03 ?: start 0\.051/);
+    expect(text(byDefault)).toMatch(/Start applies the recipe to a run that has not trained yet\..*Each member of the population trains with its own recipe: lambda_tok 0\.03 ?: start 0\.04 /);
     expect(byDefault).toMatch(/data-testid="recipe-at-start" checked=""/);
   });
 
-  it('with a run\'s speed, about how long here: 180 steps at 4 steps/s is about 45 s', () => {
+  it('with a run\'s speed, about how long here: 240 steps at 4 steps/s is about 60 s', () => {
     const hub = new MetricsHub(), C = METRIC_NAMES.length, rows = new Float64Array(3 * C);
     for (let r = 0; r < 3; r++) { rows[r * C + METRIC_INDEX.step] = r; rows[r * C + METRIC_INDEX.step_time_ms] = 250; }
     hub.append('r', rows, 3);
-    expect(text(render(RecipeNote, { preset: 'relay-noisy-dr', config: offPoint, runId: 'r' }, hub))).toMatch(/about 180 steps ?: about 45 s here/);
+    expect(text(render(RecipeNote, { preset: 'relay-noisy-dr', config: offPoint, runId: 'r' }, hub))).toMatch(/about 240 steps ?: about 60 s here/);
     expect(aboutDuration(600)).toBe('about 10 min');
   });
 
@@ -77,18 +77,18 @@ describe('the recipe note', () => {
       await store.getState().start();
       return { store, inits: main.callsOf('init') };
     };
-    // by hand (the note's test above): eps 0.1 at lambda 0.01 starts at 0.073, held 100 steps, 180 in all
+    // by hand (the note's test above): eps 0.1 at lambda 0.01 starts at 0.026, held 160 steps, 240 in all
     const d = await boot('?v=1&preset=relay-noisy-dr&channelNoise=0.1&lambdaTok=0.01');
-    expect(d.inits.at(-1)).toEqual(['relay-noisy-dr', expect.objectContaining({ channelNoise: 0.1, lambdaTok: 0.01, lambdaStart: 0.073, lambdaHold: 100, steps: 180 })]);
-    expect(d.store.getState().notice).toMatch(/^Recipe: off relay-noisy-dr's calibrated point, so its recipe applies .*: lambdaStart = 0\.073, lambdaHold = 100, steps = 180\.$/);
-    expect(d.store.getState().config.lambdaStart).toBe(0.073); // the setup on screen shows it
+    expect(d.inits.at(-1)).toEqual(['relay-noisy-dr', expect.objectContaining({ channelNoise: 0.1, lambdaTok: 0.01, lambdaStart: 0.026, lambdaHold: 160, steps: 240 })]);
+    expect(d.store.getState().notice).toMatch(/^Recipe: off relay-noisy-dr's calibrated point, so its recipe applies .*: lambdaStart = 0\.026, lambdaHold = 160, steps = 240\.$/);
+    expect(d.store.getState().config.lambdaStart).toBe(0.026); // the setup on screen shows it
     // recipe=off: the setting as typed, one init (the boot's)
     const off = await boot('?v=1&preset=relay-noisy-dr&channelNoise=0.1&lambdaTok=0.01&recipe=off');
     expect(off.inits).toHaveLength(1);
     expect(off.inits[0][1]).not.toHaveProperty('lambdaHold');
     // steps typed by hand stay: the start penalty and hold still apply
     const typed = await boot('?v=1&preset=relay-noisy-dr&channelNoise=0.1&lambdaTok=0.01&steps=7');
-    expect(typed.inits.at(-1)).toEqual(['relay-noisy-dr', expect.objectContaining({ lambdaStart: 0.073, lambdaHold: 100, steps: 7 })]);
+    expect(typed.inits.at(-1)).toEqual(['relay-noisy-dr', expect.objectContaining({ lambdaStart: 0.026, lambdaHold: 160, steps: 7 })]);
     // at the calibrated point nothing changes
     expect((await boot('?v=1&preset=relay-noisy-dr')).inits).toHaveLength(1);
   });
