@@ -40,7 +40,7 @@
 //
 // The noisy channel's demos (demoCopies > 0) send s_j in copies. With demoLengths
 // 'verbose' most send demoCopies copies; with 'every', when the Solver does not know,
-// every count 1..M is equally likely (the token penalty can only compare lengths that a
+// every count 1..demoCopies is equally likely (the token penalty can only compare lengths that a
 // group samples), and when it knows, the clean relay's verbose message and its short
 // formats: a message with no copies to count, so what RL learns about the number of
 // copies does not shorten it before silence is found (docs/recipe.md, "The length half").
@@ -126,7 +126,7 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
   function verboseMessage(task: RelayTask, scout: number): DemoMessage {
     if (p.demoCopies > 0 && p.demoLengths === 'every') {
       const k = task.secret.length;
-      return task.known ? { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j, copiesAt: [task.j, task.j + k + 1] } : copyMessage(task, M, false);
+      return task.known ? { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j, copiesAt: [task.j, task.j + k + 1] } : copyMessage(task, p.demoCopies, false);
     }
     if (p.demoCopies > 0) return copyMessage(task, p.demoCopies, p.flagAwareDemos);
     if (N === 1) return { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j };
@@ -137,7 +137,7 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
   function demoMessage(task: RelayTask, scout: number, rand: () => number): DemoMessage {
     if (rand() < p.demoSilence) return { tokens: [], answerAt: -1 };
     if (p.demoCopies > 0 && p.demoLengths === 'every') {
-      if (!task.known) return copyMessage(task, 1 + Math.floor(rand() * M), false); // every count 1..M equally often
+      if (!task.known) return copyMessage(task, 1 + Math.floor(rand() * Math.min(p.demoCopies, M)), false); // every count 1..demoCopies equally often
       // known: the clean relay's verbose message (no copies to count), then the short formats
       if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
       const which = Math.floor(rand() * 5);

@@ -45,7 +45,7 @@ export interface RelayParams {
   demoCopies?: number;
   /**
    * With demoCopies: 'verbose' (80% of non-silent demos send demoCopies copies, the rest 1-4 or POS j DIGIT s_j)
-   * or 'every' (on unknown tasks every count 1..M equally often; on known ones the clean relay's verbose message,
+   * or 'every' (on unknown tasks every count 1..demoCopies equally often; on known ones the clean relay's verbose message,
    * which has no copies to count, and its short formats). A warm start samples the lengths its demos hold, and the token penalty can
    * only compare lengths that groups sample (docs/recipe.md, "The length half").
    */

@@ -122,7 +122,7 @@ export interface Environment<Task = unknown, State = unknown> {
 /** How a warm start's demonstrations are made (a preset's `demo`; createEnv's second argument). */
 export interface DemoOptions {
   demoSilence?: number; flagAwareDemos?: boolean; demoCopies?: number;
-  /** relay with demoCopies: 'every' spreads unknown tasks' demos evenly over 1..M copies (RL then compares every length); see relayVocab.ts. */
+  /** relay with demoCopies: 'every' spreads unknown tasks' demos evenly over 1..demoCopies copies (RL then compares every length); see relayVocab.ts. */
   demoLengths?: 'verbose' | 'every';
   /** relay: demos across channels, eps uniform in [lo, hi] per episode (the warm start then fits any channelNoise in it). */
   demoNoise?: readonly [number, number];

@@ -71,7 +71,7 @@ function noisyRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
     const hold = Math.ceil((base * Math.sqrt(Math.max(1, lambdaRef / start))) / 10) * 10;
     const why = copies <= 1 || copies === c.maxMessage || lo <= 0
       ? `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start} is the one nearest the calibrated ${lambdaRef}, so each episode carries the strongest signal that still leads there`
-      : `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start} is its middle, where copy ${copies} is worth clearly more than it costs and copy ${copies + 1} clearly less`;
+      : `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start === round3(Math.sqrt(lo * hi)) ? `${start} is its middle` : `its middle ${round3(Math.sqrt(lo * hi))} is raised to ${start} (silence on known tasks needs about ${SILENCE_FLOOR} a token)`}, where copy ${copies} is worth clearly more than it costs and copy ${copies + 1} clearly less`;
     lines.push({ field: 'lambdaStart', value: start, why: `start at lambda_tok ${start}: ${why}` });
     lines.push({ field: 'lambdaHold', value: hold, why: `hold it ${hold} steps (the calibrated ${base}${hold > base ? `, times sqrt(${lambdaRef} / ${start}) for the weaker signal` : ''}), then settle at ${c.lambdaTok}` });
     lines.push({ field: 'steps', value: hold + base, why: `${hold} steps at the start penalty and ${base} more at ${c.lambdaTok}` });

@@ -8,6 +8,11 @@ import { SHIPPED_LESSONS } from '../../src/lessons';
 import { gspo, tempDir } from './run';
 
 const SCALE = '0.25';
+/**
+ * lambda-frontier trains its whole 40 steps (about 9 s): its warm start sends every number of copies, so in 10 steps
+ * the runs at lambda_tok 0, 0.03 and 0.1 all still hold 1.000 on the eval and only two are on the frontier.
+ */
+const scaleOf = (name: string) => (name === 'lambda-frontier' ? '1' : SCALE);
 
 describe('lesson --list', () => {
   it('lists the shipped lessons, one a line, the name first', () => {
@@ -19,15 +24,15 @@ describe('lesson --list', () => {
   });
 });
 
-describe('lesson NAME --check (steps x 0.25)', () => {
+describe('lesson NAME --check (steps x 0.25; lambda-frontier whole)', () => {
   for (const l of SHIPPED_LESSONS) {
     it(`${l.name}: every check passes`, () => {
-      const r = gspo(['lesson', l.name, '--check', '--steps-scale', SCALE], { GSPO_THREADS: '2' });
+      const r = gspo(['lesson', l.name, '--check', '--steps-scale', scaleOf(l.name)], { GSPO_THREADS: '2' });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       const lines = r.stdout.trim().split('\n');
       expect(lines).toHaveLength(l.steps.length);
       lines.forEach((line, i) => expect(line).toMatch(new RegExp(`^step ${i + 1} pass .*: expected .*, got .*`)));
-      expect(r.stderr).toMatch(new RegExp(`lesson ${l.name}: all ${l.steps.length} checks passed \\(.* s, steps x 0.25\\)`));
+      expect(r.stderr).toMatch(new RegExp(`lesson ${l.name}: all ${l.steps.length} checks passed \\(.* s${scaleOf(l.name) === '1' ? '' : ', steps x 0.25'}\\)`));
     });
   }
 });
