@@ -104,7 +104,7 @@ describe('bad tokens and flags', () => {
     expectBadInput(['grad', '--checkpoint', good, '--backend', 'cpu', '--batch', withFile('c.json', '{not json')], /not valid JSON/);
   });
   it('robustness and study name what is wrong before anything runs', () => {
-    expectBadInput(['robustness', '--grid', 'clean,loud', '--out', join(dir, 'r')], /--grid must be clean, noisy or clean,noisy; got "clean,loud"/);
+    expectBadInput(['robustness', '--grid', 'clean,loud', '--out', join(dir, 'r')], /--grid must be clean, noisy, length or a comma list of them; got "clean,loud"/);
     expectBadInput(['study', 'weather', '--out', join(dir, 's')], /unknown study "weather"; studies: dual-static, scouts, philosophers/);
     expectBadInput(['study', 'dual-static', '--budgets', '1,-2', '--out', join(dir, 's')], /--budgets: entry 2 \("-2"\)/);
     expectBadInput(['study', 'scouts', '--scouts', '1,9', '--out', join(dir, 's')], /--scouts: entry 2 \("9"\)/);
