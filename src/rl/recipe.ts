@@ -20,8 +20,9 @@ export const SMALL_PENALTY_TEMPERATURE = 0.7;
 /** How far inside its interval the start penalty sits (a penalty at the edge ties two optima). */
 const INSIDE = 0.1;
 /**
- * The weakest start penalty at which silence on known tasks was learned (measured, docs/recipe.md "The length half":
- * starts of 0.007 and 0.014 left it at 0 while 0.018 and up learned it). Fitted, not derived: silence pays
+ * The weakest start penalty at which silence on known tasks was learned (measured on a warm start with demos of 1..8
+ * copies, docs/recipe.md "The length half": starts of 0.007 and 0.014 left it at 0 while 0.018 and up learned it).
+ * Fitted, not derived: silence pays
  * lambda_tok per token of the known task's message, against what silence costs on unknown tasks.
  */
 export const SILENCE_FLOOR = 0.02;
