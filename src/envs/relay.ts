@@ -124,11 +124,8 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
 
   /** Scout `scout`'s verbose demo message: the copy protocol, the whole secret (N = 1) or its part. */
   function verboseMessage(task: RelayTask, scout: number): DemoMessage {
-    if (p.demoCopies > 0 && p.demoLengths === 'every') {
-      const k = task.secret.length;
-      return task.known ? { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j, copiesAt: [task.j, task.j + k + 1] } : copyMessage(task, p.demoCopies, false);
-    }
-    if (p.demoCopies > 0) return copyMessage(task, p.demoCopies, p.flagAwareDemos);
+    // 'every': a known task's verbose message is the clean relay's (no copies to count)
+    if (p.demoCopies > 0 && !(p.demoLengths === 'every' && task.known)) return copyMessage(task, p.demoCopies, p.flagAwareDemos);
     if (N === 1) return { tokens: greedyVerboseMessage(task, M, p.flagAwareDemos), answerAt: task.j };
     return partMessage(task, scout, N, p.flagAwareDemos);
   }
@@ -136,13 +133,8 @@ export function createRelay(params: Partial<RelayParams> = {}): Environment<Rela
   /** One demo episode's Scout message for Scout `scout` (N = 1 and no copy protocol: exactly the original demo mix). */
   function demoMessage(task: RelayTask, scout: number, rand: () => number): DemoMessage {
     if (rand() < p.demoSilence) return { tokens: [], answerAt: -1 };
-    if (p.demoCopies > 0 && p.demoLengths === 'every') {
-      if (!task.known) return copyMessage(task, 1 + Math.floor(rand() * Math.min(p.demoCopies, M)), false); // every count 1..demoCopies equally often
-      // known: the clean relay's verbose message (no copies to count), then the short formats
-      if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
-      const which = Math.floor(rand() * 5);
-      return which < 4 ? copyMessage(task, which + 1, false) : shortMessage(task, 0);
-    }
+    // 'every', unknown task: every count 1..demoCopies equally often (known tasks take the mix below)
+    if (p.demoCopies > 0 && p.demoLengths === 'every' && !task.known) return copyMessage(task, 1 + Math.floor(rand() * Math.min(p.demoCopies, M)), false);
     if (p.demoCopies > 0) {
       if (rand() < DEMO_VERBOSE_SHARE) return verboseMessage(task, scout);
       const which = Math.floor(rand() * 5); // 1-4 copies, or POS j DIGIT s_j

@@ -50,12 +50,13 @@ export function sameOptimum(eps: number, lambdaTok: number, maxCopies: number): 
  * interval allows. For silence or one copy, and where every copy pays, the penalty nearest the calibrated one,
  * INSIDE from the interval's edge.
  */
-export function startPenalty(copies: number, lo: number, hi: number, maxCopies: number, lambdaRef: number): number {
+export function startPenalty(copies: number, lo: number, hi: number, maxCopies: number, lambdaRef: number): { value: number; middle: number | null } {
   // one copy: the neighbour below is silence, which known tasks reward and unknown ones then drift to (eps 0.5 at
   // lambda 0.3 fell silent as shipped), so the start stays low in the interval: the rule before, nearest the calibrated
-  if (copies <= 1 || copies === maxCopies || lo <= 0) return round3(Math.min(hi * (1 - INSIDE), Math.max(lo * (1 + INSIDE), lambdaRef)));
+  if (copies <= 1 || copies === maxCopies || lo <= 0) return { value: round3(Math.min(hi * (1 - INSIDE), Math.max(lo * (1 + INSIDE), lambdaRef))), middle: null };
   // below SILENCE_FLOOR the silence half is not learned: raised toward it, never closer to the top than INSIDE
-  return round3(Math.max(Math.sqrt(lo * hi), Math.min(hi * (1 - INSIDE), SILENCE_FLOOR)));
+  const middle = Math.sqrt(lo * hi);
+  return { value: round3(Math.max(middle, Math.min(hi * (1 - INSIDE), SILENCE_FLOOR))), middle: round3(middle) };
 }
 
 /** The noisy relay with advantage r - mean: start in the middle of the penalties with the same optimum, then settle. */
@@ -63,16 +64,17 @@ function noisyRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
   const lines: RecipeLine[] = [];
   const lambdaRef = calibrated.lambdaTok, base = calibrated.steps;
   const { copies, lo, hi } = sameOptimum(c.channelNoise, c.lambdaTok, c.maxMessage);
-  const start = startPenalty(copies, lo, hi, c.maxMessage, lambdaRef);
+  const { value: start, middle } = startPenalty(copies, lo, hi, c.maxMessage, lambdaRef);
   // a start weaker than the calibrated penalty needs more steps even where it is the setting itself
   if (Math.abs(start - c.lambdaTok) > 0.05 * c.lambdaTok || (start > 0 && start < lambdaRef * 0.95)) {
     const range = `${lo.toFixed(3)}-${Number.isFinite(hi) ? hi.toFixed(3) : 'inf'}`;
     // a weaker signal than the calibrated one needs more episodes to average the group's reward noise: the
     // measured need grows about as the square root of the signal's shortfall (docs/recipe.md)
     const hold = Math.ceil((base * Math.sqrt(Math.max(1, lambdaRef / start))) / 10) * 10;
-    const why = copies <= 1 || copies === c.maxMessage || lo <= 0
-      ? `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start} is the one nearest the calibrated ${lambdaRef}, so each episode carries the strongest signal that still leads there`
-      : `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise}); ${start === round3(Math.sqrt(lo * hi)) ? `${start} is its middle` : `its middle ${round3(Math.sqrt(lo * hi))} is raised to ${start} (silence on known tasks needs about ${SILENCE_FLOOR} a token)`}, where copy ${copies} is worth clearly more than it costs and copy ${copies + 1} clearly less`;
+    const same = `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise})`;
+    const why = middle === null
+      ? `${same}; ${start} is the one nearest the calibrated ${lambdaRef}, so each episode carries the strongest signal that still leads there`
+      : `${same}; ${start === middle ? `${start} is its middle` : `its middle ${middle} is raised to ${start} (silence on known tasks needs about ${SILENCE_FLOOR} a token)`}, where copy ${copies} is worth clearly more than it costs and copy ${copies + 1} clearly less`;
     lines.push({ field: 'lambdaStart', value: start, why: `start at lambda_tok ${start}: ${why}` });
     lines.push({ field: 'lambdaHold', value: hold, why: `hold it ${hold} steps (the calibrated ${base}${hold > base ? `, times sqrt(${lambdaRef} / ${start}) for the weaker signal` : ''}), then settle at ${c.lambdaTok}` });
     lines.push({ field: 'steps', value: hold + base, why: `${hold} steps at the start penalty and ${base} more at ${c.lambdaTok}` });
