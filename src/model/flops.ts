@@ -42,11 +42,17 @@ export interface RlStepShape {
   refForward: boolean;
 }
 
-/** Matmul FLOPs of one RL step: generation (KV-cache count) + forward/backward of the loss rows (+ the reference forward). */
+/** Matmul FLOPs of one RL step's two parts: the rollout's generation (KV-cache count) and the update's forward/backward of the loss rows (+ the reference forward). */
+export function rlStepFlopParts(cfg: FlopShape, s: RlStepShape): { rollout: number; update: number } {
+  let rollout = 0;
+  for (const q of s.sequences) rollout += generationFlops(cfg, q.context, q.generated);
+  let update = 0;
+  for (const m of s.minibatches) update += trainFlops(cfg, m.rows, m.T) + (s.refForward ? forwardFlops(cfg, m.rows, m.T) : 0);
+  return { rollout, update };
+}
+
+/** Matmul FLOPs of one RL step: rollout + update (the reward computes none). */
 export function rlStepFlops(cfg: FlopShape, s: RlStepShape): number {
-  let gen = 0;
-  for (const q of s.sequences) gen += generationFlops(cfg, q.context, q.generated);
-  let train = 0;
-  for (const m of s.minibatches) train += trainFlops(cfg, m.rows, m.T) + (s.refForward ? forwardFlops(cfg, m.rows, m.T) : 0);
-  return gen + train;
+  const { rollout, update } = rlStepFlopParts(cfg, s);
+  return rollout + update;
 }

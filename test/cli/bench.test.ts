@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { benchPopulation, formatPopulation, type PopulationResult } from '../../src/cli/commands/benchPopulation';
 import { WasmBackend } from '../../src/simd/wasmBackend';
-import { formatCompare, parseTorchResult, torchArgs, type CaseResult, type CompareResult } from '../../src/cli/commands/benchCompare';
+import { formatCompare, limitShares, parseTorchResult, torchArgs, type CaseResult, type CompareResult } from '../../src/cli/commands/benchCompare';
 import { trainFlops } from '../../src/model/flops';
 import { gspo, ROOT, tempDir } from './run';
 
@@ -75,7 +75,7 @@ describe('the --compare table', () => {
     flops: 2e9, gflops: 40, perStep: { dispatches: 1000, clears: 12, submissions: 40, readbacks: 6, uploads: 30 }, floorMs: 25, pctOfFloor: 200,
     generation: { path: 'recompute (x)', fedTokens: 1, forwardRows: 9 },
   } as unknown as CaseResult;
-  const base: CompareResult = { backend: 'webgpu', device: 'GPU', floor: { dispatchUs: 5, submitMs: 0.5, dispatchesTimed: 2000 }, cases: [c], batchRatio: null, torch: { available: false, reason: 'torch is not installed (x)', results: [] } };
+  const base: CompareResult = { backend: 'webgpu', device: 'GPU', floor: { dispatchUs: 5, submitMs: 0.5, dispatchesTimed: 2000 }, cases: [c], batchRatio: null, limit: null, torch: { available: false, reason: 'torch is not installed (x)', results: [] } };
   it('without torch: one line saying so, and this project\'s figures', () => {
     const out = formatCompare(base);
     expect(out.match(/PyTorch/g)).toHaveLength(1);
@@ -89,6 +89,33 @@ describe('the --compare table', () => {
     expect(out).toMatch(/^PyTorch 2\.5\.0 on cuda \(H100\); generation there: recompute: y$/m);
     expect(out).toMatch(/^generation here: recompute \(x\)$/m);
     expect(out).toMatch(/^default +2x4x64 +32 x 8 +50\.0 +20\.0 +2\.50x$/m);
+  });
+});
+
+describe('the share of the limit per part (the CPU engine)', () => {
+  // a 50 ms step: rollout 30 ms for 0.6 GFLOP, reward 2, update 15 ms for 1.4 GFLOP, 3 ms between the phases
+  const c = {
+    name: 'default', model: '2x4x64', P: 32, G: 8, steps: 3, ms: 50, stepsPerSec: 20, phases: { rollout: 30, reward: 2, update: 15 }, evalMs: 12, evalEpisodes: 64,
+    flops: 2e9, gflops: 40, flopParts: { rollout: 0.6e9, update: 1.4e9 }, generation: { path: 'incremental (x)', fedTokens: 1, forwardRows: 1 },
+  } as unknown as CaseResult;
+  it('each part\'s GFLOP/s over threads x the core\'s limit, by hand; the whole step is the time-weighted sum of its parts', () => {
+    // the limit: 50 GFLOP/s a core x 2 threads = 100
+    const s = Object.fromEntries(limitShares(c, 50, 2).map((p) => [p.part, p]));
+    expect(Object.keys(s)).toEqual(['rollout', 'reward', 'update', 'rest', 'whole step']);
+    expect(s.rollout.gflops).toBeCloseTo(20, 9); // 0.6 GFLOP in 30 ms
+    expect(s.rollout.ofLimit).toBeCloseTo(0.2, 9);
+    expect(s.update.gflops).toBeCloseTo(1400 / 15, 9); // 1.4 GFLOP in 15 ms
+    expect(s.update.ofLimit).toBeCloseTo(1400 / 15 / 100, 9);
+    expect([s.reward.gflops, s.reward.ofLimit, s.rest.ms, s.rest.ofLimit]).toEqual([0, 0, 3, 0]);
+    expect(s['whole step'].ofLimit).toBeCloseTo(0.4, 9); // 2 GFLOP in 50 ms = 40 of 100
+    expect([s.rollout.ofStep, s.reward.ofStep, s.update.ofStep, s.rest.ofStep]).toEqual([0.6, 0.04, 0.3, 0.06]);
+  });
+  it('the table in the --compare output names the limit and prints each part\'s row', () => {
+    const out = formatCompare({ backend: 'cpu', device: 'cpu, 2 threads', floor: null, cases: [c], batchRatio: null, limit: { core: { gflops: 50, flopPerRun: 1, runs: 1, flopPerIter: 8 }, threads: 2 } });
+    expect(out).toMatch(/^share of the limit per part: 50\.0 GFLOP\/s a core \(128-bit SIMD, measured now\) x 2 threads = 100\.0 GFLOP\/s$/m);
+    expect(out).toMatch(/^default +rollout +30\.0 +60% +0\.600 +20\.00 +20%$/m);
+    expect(out).toMatch(/^default +rest +3\.0 +6% +0\.000 +0\.00 +0%$/m);
+    expect(out).toMatch(/^default +whole step +50\.0 +100% +2\.000 +40\.00 +40%$/m);
   });
 });
 

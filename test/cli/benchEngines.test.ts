@@ -37,7 +37,7 @@ const kase = (name: string, ms: number, flops: number) => ({
   phases: { rollout: 0, reward: 0, update: 0 }, evalMs: 0, evalEpisodes: 64, generation: { path: 'incremental (x)', fedTokens: 0, forwardRows: 0 },
 }) as unknown as CaseResult;
 const engine = (backend: string, ms: number[]): CompareResult => ({
-  backend, device: backend, floor: null, batchRatio: null,
+  backend, device: backend, floor: null, batchRatio: null, limit: null,
   cases: [kase('default', ms[0], 2e9), kase('largest', ms[1], 3e10)],
 });
 
@@ -142,10 +142,17 @@ describe('bench --compare --quick --backend reference,cpu', () => {
         expect(k.refForward).toBe(false);
         const byHand = (k.fedTokens + 3 * k.lossPositions) * (24 * L * C * C + 2 * C * V) + 2 * L * C * (k.fedPairs + 3 * k.lossPairs);
         expect(c.flops).toBeCloseTo(byHand, 0);
+        // by part: generation is the rollout's, the loss rows the update's
+        expect(c.flopParts.rollout).toBeCloseTo(k.fedTokens * (24 * L * C * C + 2 * C * V) + 2 * L * C * k.fedPairs, 0);
+        expect(c.flopParts.update).toBeCloseTo(3 * k.lossPositions * (24 * L * C * C + 2 * C * V) + 2 * L * C * 3 * k.lossPairs, 0);
         expect(c.gflops).toBeCloseTo(c.flops / c.ms / 1e6, 9);
       }
     }
     const [ref, cpu] = j.results;
+    // the limit is measured beside the CPU engine (its share per part), not beside the reference
+    expect(ref.limit).toBeNull();
+    expect(cpu.limit!.threads).toBe(1);
+    expect(cpu.limit!.core.gflops).toBeGreaterThan(0);
     j.rows.forEach((row, i) => {
       expect(row.ms).toEqual({ reference: ref.cases[i].ms, cpu: cpu.cases[i].ms, torch: 2.5 });
       expect(row.flops).toBe(ref.cases[i].flops); // PyTorch was given the first engine's shapes

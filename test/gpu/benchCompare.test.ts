@@ -23,7 +23,7 @@ describe.skipIf(noGpu)('bench --compare on WebGPU (tiny)', () => {
     // the path label follows the rows the forward ran during generation
     expect(c.generation.fedTokens).toBeGreaterThan(0);
     expect(c.generation.path.startsWith('recompute')).toBe(c.generation.forwardRows > 1.5 * c.generation.fedTokens);
-    const r: CompareResult = { backend: 'webgpu', device: 'test', floor, cases: [c], batchRatio: null, torch: { available: false, reason: 'not asked', results: [] } };
+    const r: CompareResult = { backend: 'webgpu', device: 'test', floor, cases: [c], batchRatio: null, limit: null, torch: { available: false, reason: 'not asked', results: [] } };
     const out = formatCompare(r);
     const row = out.split('\n').find((l) => l.startsWith('tiny'))!;
     expect(row).toContain(`${(c.pctOfFloor!).toFixed(0)}%`);

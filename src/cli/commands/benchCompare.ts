@@ -9,10 +9,12 @@ import type { Backend } from '../../backend';
 import { InputError } from '../../contract/errors';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
+import { rlStepFlopParts } from '../../model/flops';
 import type { GPT } from '../../model/gpt';
 import { Trainer } from '../../rl/trainer';
 import { log } from '../io';
 import { engineName } from '../args';
+import { measureLimit, ofLimit, type Limit } from './benchLimit';
 
 type Counted = Backend & { counters?: Readonly<Record<string, number>>; adapterInfo?: string };
 
@@ -70,6 +72,8 @@ export interface CaseResult {
   steps: number; ms: number; stepsPerSec: number;
   phases: { rollout: number; reward: number; update: number }; evalMs: number; evalEpisodes: number;
   flops: number; gflops: number;
+  /** The step's FLOP by part (the reward computes none): rollout + update = flops. */
+  flopParts: { rollout: number; update: number };
   perStep?: Record<string, number>;
   floorMs?: number; pctOfFloor?: number;
   generation: { path: string; fedTokens: number; forwardRows: number };
@@ -105,11 +109,18 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     const before = b.counters ? { ...b.counters } : undefined;
     const phases = { rollout: 0, reward: 0, update: 0 };
     let flops = 0, fed = 0, fedPairs = 0, lossRows = 0, lossPositions = 0, lossPairs = 0;
+    const flopParts = { rollout: 0, update: 0 };
     fwd.reset();
     const t0 = performance.now();
     for (let i = 0; i < reps; i++) {
       const m = await trainer.step();
       flops += m.step_flops;
+      const parts = rlStepFlopParts(trainer.model.config, {
+        sequences: trainer.lastRollout!.rollout.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })),
+        minibatches: trainer.lossShapes, refForward: cfg.beta > 0,
+      });
+      flopParts.rollout += parts.rollout;
+      flopParts.update += parts.update;
       for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += trainer.phases[k];
       for (const q of trainer.lastRollout!.rollout.sequences) {
         const n = q.generated.length > 0 ? q.context.length + q.generated.length - 1 : 0;
@@ -145,7 +156,7 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
       steps: reps, ms, stepsPerSec: 1000 / ms,
       phases: { rollout: phases.rollout / reps, reward: phases.reward / reps, update: phases.update / reps },
       evalMs: trainer.phases.eval, evalEpisodes: cfg.evalEpisodes,
-      flops: stepFlops, gflops: stepFlops / ms / 1e6, perStep,
+      flops: stepFlops, gflops: stepFlops / ms / 1e6, flopParts: { rollout: flopParts.rollout / reps, update: flopParts.update / reps }, perStep,
       floorMs, pctOfFloor: floorMs ? (100 * ms) / floorMs : undefined,
       generation: { path, fedTokens: fed, forwardRows: genRows },
       counted: { fedTokens: fed, fedPairs: fedPairs / reps, lossPositions: lossPositions / reps, lossPairs: lossPairs / reps, refForward: cfg.beta > 0 },
@@ -248,6 +259,8 @@ export interface CompareResult {
   floor: Floor | null;
   cases: CaseResult[];
   batchRatio: { stepTime: number; gflops: number; of: string } | null;
+  /** The CPU engine's 128-bit limit of one core, measured in the same run, and the engine's threads (null elsewhere). */
+  limit: { core: Limit; threads: number } | null;
   /** Absent where the PyTorch comparison is made once beside several engines (benchEngines.ts). */
   torch?: TorchCompare;
 }
@@ -276,7 +289,9 @@ export async function measureEngine(b: Counted, quick: boolean): Promise<Compare
   // a CPU engine's line says its threads: PyTorch's are on its own line, and the two may differ (GSPO_THREADS without --threads)
   const threads = (b as { threads?: number }).threads;
   const name = engineName(b.name);
-  return { backend: name, device: b.adapterInfo ?? (threads !== undefined ? `${name}, ${threads} thread${threads === 1 ? '' : 's'}` : name), floor, cases, batchRatio };
+  // the share of the limit is the CPU engine's question (the reference is plain JavaScript; WebGPU has its floor)
+  const limit = b.name === 'wasm' ? { core: measureLimit(undefined, quick ? 500_000 : 2_000_000, quick ? 4 : 8), threads: threads ?? 1 } : null;
+  return { backend: name, device: b.adapterInfo ?? (threads !== undefined ? `${name}, ${threads} thread${threads === 1 ? '' : 's'}` : name), floor, cases, batchRatio, limit };
 }
 
 /** PyTorch's time for each case at the case's shapes; `ratio` is the case's ms over PyTorch's. */
@@ -331,6 +346,7 @@ export function formatCompare(r: CompareResult): string {
   out += '(phase and eval times in ms; eval: one greedy evaluation of (N) episodes, not part of the step; GPU work per step: dispatch = the ops\' kernels, clear = zeroing dispatches, counted apart; the floor counts both)\n';
   if (r.batchRatio) out += `batch x8 (${r.batchRatio.of}): step time ${r.batchRatio.stepTime.toFixed(2)}x, GFLOP/s ${r.batchRatio.gflops.toFixed(2)}x\n`;
   out += `generation here: ${r.cases[0]?.generation.path}\n`;
+  if (r.limit) out += formatLimitShare(r.cases, r.limit.core.gflops, r.limit.threads);
   const torch = r.torch;
   if (!torch) return out;
   if (!torch.available) out += `PyTorch: not compared (${torch.reason})\n`;
@@ -344,6 +360,39 @@ export function formatCompare(r: CompareResult): string {
     if (first?.blas && first.device === 'cpu') out += `BLAS: ${first.blas}\n`;
     out += table(['case', 'model', 'P x G', 'this ms', 'torch ms', 'this / torch'], rows);
   }
+  return out;
+}
+
+/** One part of a step: its time, its matmul FLOP (none for the reward and the rest) and its share of the limit. */
+export interface PartShare { part: string; ms: number; ofStep: number; gflop: number; gflops: number; ofLimit: number }
+
+/**
+ * Where the step's time goes against the limit: rollout, reward and update (the trainer's phases), the rest of
+ * the step (between the phases), and the whole step. A part's share of the limit is its GFLOP/s over
+ * `threads` x the core's limit, so the whole step's share is the time-weighted sum of its parts'.
+ */
+export function limitShares(c: CaseResult, coreGflops: number, threads: number): PartShare[] {
+  const rest = Math.max(0, c.ms - c.phases.rollout - c.phases.reward - c.phases.update);
+  const rows: [string, number, number][] = [
+    ['rollout', c.phases.rollout, c.flopParts.rollout], ['reward', c.phases.reward, 0], ['update', c.phases.update, c.flopParts.update],
+    ['rest', rest, 0], ['whole step', c.ms, c.flops],
+  ];
+  return rows.map(([part, ms, flop]) => {
+    const gflops = ms > 0 ? flop / ms / 1e6 : 0;
+    return { part, ms, ofStep: c.ms > 0 ? ms / c.ms : 0, gflop: flop / 1e9, gflops, ofLimit: ofLimit(gflops, coreGflops, threads) };
+  });
+}
+
+export function formatLimitShare(cases: CaseResult[], coreGflops: number, threads: number): string {
+  let out = `\nshare of the limit per part: ${coreGflops.toFixed(1)} GFLOP/s a core (128-bit SIMD, measured now) x ${threads} thread${threads === 1 ? '' : 's'} = ${(coreGflops * threads).toFixed(1)} GFLOP/s\n`;
+  const body: string[][] = [];
+  for (const c of cases) {
+    for (const p of limitShares(c, coreGflops, threads)) {
+      body.push([c.name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`, fmt(p.gflop, 3), fmt(p.gflops, 2), `${(100 * p.ofLimit).toFixed(0)}%`]);
+    }
+  }
+  out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], body);
+  out += '(matmul FLOP only, src/model/flops.ts; the reward and the rest compute none: their time is what the step spends off the limit outright)\n';
   return out;
 }
 
