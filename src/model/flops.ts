@@ -12,14 +12,20 @@ import type { GPTConfig } from './params';
 
 export type FlopShape = Pick<GPTConfig, 'nLayer' | 'nEmbd' | 'vocabSize'>;
 
-/** Matmul FLOPs of one forward over B sequences of T tokens (causal attention). */
-export function forwardFlops(cfg: FlopShape, B: number, T: number): number {
+/** One forward's matmul FLOPs over B sequences of T tokens by kind: the dense layers and the head, and attention's q.k and att.v (causal). */
+export function forwardFlopKinds(cfg: FlopShape, B: number, T: number): { dense: number; attention: number } {
   const L = cfg.nLayer, C = cfg.nEmbd, V = cfg.vocabSize;
   // per token and layer: qkv 2*C*3C, attn proj 2*C*C, fc 2*C*4C, mlp proj 2*4C*C = 24 C^2; the head 2*C*V
   const dense = T * (L * 24 * C * C + 2 * C * V);
   // per layer: q.k and att.v, each 2*C*(t+1) for query t: sum over t = 2 C T (T + 1)
   const attention = L * 2 * C * T * (T + 1);
-  return B * (dense + attention);
+  return { dense: B * dense, attention: B * attention };
+}
+
+/** Matmul FLOPs of one forward over B sequences of T tokens (causal attention). */
+export function forwardFlops(cfg: FlopShape, B: number, T: number): number {
+  const { dense, attention } = forwardFlopKinds(cfg, B, T);
+  return dense + attention;
 }
 
 /** Forward and backward over B sequences of T tokens (backward = 2 x forward). */
@@ -49,6 +55,15 @@ export function rlStepFlopParts(cfg: FlopShape, s: RlStepShape): { rollout: numb
   let update = 0;
   for (const m of s.minibatches) update += trainFlops(cfg, m.rows, m.T) + (s.refForward ? forwardFlops(cfg, m.rows, m.T) : 0);
   return { rollout, update };
+}
+
+/** One RL step's FLOPs by kind (the dense layers and the head; attention), for the time each kind of op takes. */
+export function rlStepFlopKinds(cfg: FlopShape, s: RlStepShape): { dense: number; attention: number } {
+  const k = { dense: 0, attention: 0 };
+  const add = (x: { dense: number; attention: number }, times: number) => { k.dense += times * x.dense; k.attention += times * x.attention; };
+  for (const q of s.sequences) if (q.generated > 0) add(forwardFlopKinds(cfg, 1, q.context + q.generated - 1), 1);
+  for (const m of s.minibatches) add(forwardFlopKinds(cfg, m.rows, m.T), s.refForward ? 4 : 3);
+  return k;
 }
 
 /** Matmul FLOPs of one RL step: rollout + update (the reward computes none). */

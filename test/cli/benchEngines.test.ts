@@ -153,6 +153,16 @@ describe('bench --compare --quick --backend reference,cpu', () => {
     expect(ref.limit).toBeNull();
     expect(cpu.limit!.threads).toBe(1);
     expect(cpu.limit!.core.gflops).toBeGreaterThan(0);
+    // the step by kind of op on the CPU engine: its ops' times and the host's add up to the timed steps' wall time
+    for (const c of cpu.cases) {
+      const s = c.opSplit!;
+      expect(s.ops.layernormMatmulForward.calls).toBeGreaterThan(0);
+      const opsMs = Object.values(s.ops).reduce((a, o) => a + o.ms, 0);
+      expect(opsMs).toBeLessThanOrEqual(s.stepMs);
+      const [L, , C] = c.model.split('x').map(Number);
+      expect(s.flops.dense + s.flops.attention).toBeGreaterThan(3 * 24 * L * C * C); // at least one loss row's forward and backward
+    }
+    for (const c of ref.cases) expect(c.opSplit).toBeUndefined();
     j.rows.forEach((row, i) => {
       expect(row.ms).toEqual({ reference: ref.cases[i].ms, cpu: cpu.cases[i].ms, torch: 2.5 });
       expect(row.flops).toBe(ref.cases[i].flops); // PyTorch was given the first engine's shapes

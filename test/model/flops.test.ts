@@ -1,6 +1,6 @@
 // FLOP counts against shapes multiplied out by hand (independent of the formula's grouping).
 import { describe, expect, it } from 'vitest';
-import { forwardFlops, generationFlops, rlStepFlopParts, rlStepFlops, trainFlops } from '../../src/model/flops';
+import { forwardFlops, generationFlops, rlStepFlopKinds, rlStepFlopParts, rlStepFlops, trainFlops } from '../../src/model/flops';
 
 // 1 layer, C = 4, V = 3, one sequence of T = 2 tokens.
 const TINY = { nLayer: 1, nEmbd: 4, vocabSize: 3 };
@@ -36,6 +36,10 @@ describe('model FLOPs', () => {
     // by part: the sequences are the rollout's, the loss rows (and the reference forward) the update's
     expect(rlStepFlopParts(TINY, shape)).toEqual({ rollout: 864 + 424, update: 3 * 2 * 864 + 3 * 424 });
     expect(rlStepFlopParts(TINY, { ...shape, refForward: true })).toEqual({ rollout: 864 + 424, update: 4 * 2 * 864 + 4 * 424 });
+    // by kind: attention 2 L C T (T + 1) per sequence = 48 at T 2, 16 at T 1 (864 = 816 dense + 48, 424 = 408 + 16)
+    const k = rlStepFlopKinds(TINY, shape);
+    expect(k.attention).toBe(48 + 16 + 3 * 2 * 48 + 3 * 16);
+    expect(k.dense + k.attention).toBe(rlStepFlops(TINY, shape));
   });
   it('the default model (2 x 64, V 32) forward at B 1, T 47: a figure worked out by hand', () => {
     // dense per token: 2 * 24 * 4096 + 2 * 64 * 32 = 196608 + 4096 = 200704; x 47 = 9433088

@@ -9,12 +9,13 @@ import type { Backend } from '../../backend';
 import { InputError } from '../../contract/errors';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
-import { rlStepFlopParts } from '../../model/flops';
+import { rlStepFlopKinds, rlStepFlopParts, type RlStepShape } from '../../model/flops';
 import type { GPT } from '../../model/gpt';
 import { Trainer } from '../../rl/trainer';
 import { log } from '../io';
 import { engineName } from '../args';
 import { measureLimit, ofLimit, type Limit } from './benchLimit';
+import { opShares, splitByOp, type OpSplit } from './benchParts';
 
 type Counted = Backend & { counters?: Readonly<Record<string, number>>; adapterInfo?: string };
 
@@ -74,6 +75,8 @@ export interface CaseResult {
   flops: number; gflops: number;
   /** The step's FLOP by part (the reward computes none): rollout + update = flops. */
   flopParts: { rollout: number; update: number };
+  /** On the CPU engine: the same steps again with every op timed (benchParts.ts). */
+  opSplit?: OpSplit;
   perStep?: Record<string, number>;
   floorMs?: number; pctOfFloor?: number;
   generation: { path: string; fedTokens: number; forwardRows: number };
@@ -112,13 +115,14 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     const flopParts = { rollout: 0, update: 0 };
     fwd.reset();
     const t0 = performance.now();
+    const shapeOfStep = (): RlStepShape => ({
+      sequences: trainer.lastRollout!.rollout.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })),
+      minibatches: trainer.lossShapes, refForward: cfg.beta > 0,
+    });
     for (let i = 0; i < reps; i++) {
       const m = await trainer.step();
       flops += m.step_flops;
-      const parts = rlStepFlopParts(trainer.model.config, {
-        sequences: trainer.lastRollout!.rollout.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })),
-        minibatches: trainer.lossShapes, refForward: cfg.beta > 0,
-      });
+      const parts = rlStepFlopParts(trainer.model.config, shapeOfStep());
       flopParts.rollout += parts.rollout;
       flopParts.update += parts.update;
       for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += trainer.phases[k];
@@ -141,6 +145,10 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     // the recompute path runs a whole block per generated position: many more rows than tokens fed
     const path = genRows > 1.5 * fed ? 'recompute (a forward over the padded block per generated position, no KV cache)'
       : 'incremental (each token fed about once: a KV cache or equivalent)';
+    // the CPU engine's step by kind of op: the same number of steps again, every op timed (after the untimed figures above)
+    const opSplit = b.name === 'wasm'
+      ? await splitByOp(b, async () => { await trainer.step(); return rlStepFlopKinds(trainer.model.config, shapeOfStep()); }, reps)
+      : undefined;
     await trainer.evaluate();
     const seqs = trainer.lastRollout!.rollout.sequences;
     const turns = [...new Set(seqs.map((q) => q.turn))].sort((x, y) => x - y);
@@ -156,7 +164,7 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
       steps: reps, ms, stepsPerSec: 1000 / ms,
       phases: { rollout: phases.rollout / reps, reward: phases.reward / reps, update: phases.update / reps },
       evalMs: trainer.phases.eval, evalEpisodes: cfg.evalEpisodes,
-      flops: stepFlops, gflops: stepFlops / ms / 1e6, flopParts: { rollout: flopParts.rollout / reps, update: flopParts.update / reps }, perStep,
+      flops: stepFlops, gflops: stepFlops / ms / 1e6, flopParts: { rollout: flopParts.rollout / reps, update: flopParts.update / reps }, opSplit, perStep,
       floorMs, pctOfFloor: floorMs ? (100 * ms) / floorMs : undefined,
       generation: { path, fedTokens: fed, forwardRows: genRows },
       counted: { fedTokens: fed, fedPairs: fedPairs / reps, lossPositions: lossPositions / reps, lossPairs: lossPairs / reps, refForward: cfg.beta > 0 },
@@ -393,6 +401,16 @@ export function formatLimitShare(cases: CaseResult[], coreGflops: number, thread
   }
   out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], body);
   out += '(matmul FLOP only, src/model/flops.ts; the reward and the rest compute none: their time is what the step spends off the limit outright)\n';
+  const split = cases.filter((c) => c.opSplit);
+  if (split.length === 0) return out;
+  out += `\nthe step by kind of op (${split[0].steps} more step(s) with every op timed: an op's time includes its threads' hand-offs; a fused op counts with its matmul)\n`;
+  const rows: string[][] = [];
+  for (const c of split) {
+    for (const p of opShares(c.opSplit!, coreGflops, threads)) {
+      rows.push([c.name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`, p.gflop > 0 ? fmt(p.gflop, 3) : '-', p.gflop > 0 ? fmt(p.gflops, 2) : '-', p.gflop > 0 ? `${(100 * p.ofLimit).toFixed(0)}%` : '-']);
+    }
+  }
+  out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], rows);
   return out;
 }
 

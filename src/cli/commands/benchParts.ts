@@ -1,0 +1,95 @@
+// `bench --compare` on the CPU engine: where the step's time goes by the kind of op, against the 128-bit limit.
+// Every Backend method is timed for a few extra steps (host time from call to return, the kernel, its threads'
+// hand-offs and its JavaScript around it); the time between ops is the host's own (the model's, trainer's and
+// environment's JavaScript). The wrapper costs about a microsecond a call, so those steps run a little slower
+// than the untimed ones the main table reports.
+import type { Backend } from '../../backend';
+
+/** The kinds of op a step is split into (a fused op goes with its matmul: layernormMatmulForward is a matmul's time). */
+export const PARTS = ['matmuls', 'attention', 'layer norms', 'GELU', 'sampling', 'loss and RL ops', 'optimizer', 'embeddings and copies', 'other ops'] as const;
+export type Part = (typeof PARTS)[number];
+
+const PART_OF: Record<string, Part> = {
+  matmulForward: 'matmuls', matmulResidualForward: 'matmuls', layernormMatmulForward: 'matmuls', matmulGeluForward: 'matmuls',
+  matmulBackward: 'matmuls', matmulGeluBackward: 'matmuls',
+  attentionForward: 'attention', attentionBackward: 'attention', attentionDecode: 'attention',
+  layernormForward: 'layer norms', layernormBackward: 'layer norms',
+  geluForward: 'GELU', geluBackward: 'GELU',
+  sample: 'sampling', decodeSample: 'sampling', decodeSampleFused: 'sampling',
+  logprobForward: 'loss and RL ops', logprobBackward: 'loss and RL ops', crossEntropyForward: 'loss and RL ops', crossEntropyBackward: 'loss and RL ops',
+  gather: 'loss and RL ops', groupNormalize: 'loss and RL ops', seqRatio: 'loss and RL ops', clipLoss: 'loss and RL ops', policyLoss: 'loss and RL ops', rlStats: 'loss and RL ops',
+  sumSquares: 'optimizer', clipScale: 'optimizer', adamw: 'optimizer', clipAdamw: 'optimizer',
+  embeddingForward: 'embeddings and copies', embeddingBackward: 'embeddings and copies', embeddingLast: 'embeddings and copies', copyRows: 'embeddings and copies',
+  residualForward: 'embeddings and copies', accumulate: 'embeddings and copies', write: 'embeddings and copies', read: 'embeddings and copies',
+  zero: 'embeddings and copies', copy: 'embeddings and copies',
+};
+
+/** The part an op's time counts in (alloc, free, sync and any op not listed: other ops). */
+export const partOf = (op: string): Part => PART_OF[op] ?? 'other ops';
+
+export interface OpSplit {
+  /** The timed steps' mean wall time, and each op's mean time and calls a step. */
+  stepMs: number; ops: Record<string, { ms: number; calls: number }>;
+  /** The steps' matmul FLOPs by kind (src/model/flops.ts rlStepFlopKinds), a step's mean. */
+  flops: { dense: number; attention: number };
+}
+
+/** Times `reps` steps with every method of `b` wrapped (only the outermost call counts: an op's helpers are its time), then unwraps. */
+export async function splitByOp(b: Backend, step: () => Promise<{ dense: number; attention: number }>, reps: number): Promise<OpSplit> {
+  const ops: Record<string, { ms: number; calls: number }> = {};
+  const target = b as unknown as Record<string, unknown>;
+  const wrapped: string[] = [];
+  let depth = 0;
+  for (let proto = Object.getPrototypeOf(b) as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
+    for (const name of Object.getOwnPropertyNames(proto)) {
+      const f = Object.getOwnPropertyDescriptor(proto, name)?.value;
+      if (typeof f !== 'function' || name === 'constructor' || name.startsWith('_') || wrapped.includes(name)) continue;
+      wrapped.push(name);
+      target[name] = (...args: unknown[]) => {
+        if (depth > 0) return (f as (...a: unknown[]) => unknown).apply(b, args);
+        depth++;
+        const t0 = performance.now();
+        try { return (f as (...a: unknown[]) => unknown).apply(b, args); } finally {
+          depth--;
+          const o = (ops[name] ??= { ms: 0, calls: 0 });
+          o.ms += performance.now() - t0;
+          o.calls++;
+        }
+      };
+    }
+  }
+  const flops = { dense: 0, attention: 0 };
+  try {
+    const t0 = performance.now();
+    for (let i = 0; i < reps; i++) {
+      const k = await step();
+      flops.dense += k.dense;
+      flops.attention += k.attention;
+    }
+    const stepMs = (performance.now() - t0) / reps;
+    for (const o of Object.values(ops)) { o.ms /= reps; o.calls /= reps; }
+    return { stepMs, ops, flops: { dense: flops.dense / reps, attention: flops.attention / reps } };
+  } finally {
+    for (const name of wrapped) delete target[name];
+  }
+}
+
+/** One row of the split: a part's time a step, its share of the step, its FLOPs (matmuls and attention only) and its share of the limit. */
+export interface OpShare { part: string; ms: number; ofStep: number; gflop: number; gflops: number; ofLimit: number }
+
+/**
+ * The step by part: each kind of op, the host's time between ops (the step less every op), the whole step.
+ * A part's share of the limit is its GFLOP/s over `threads` x the core's limit (matmul FLOPs only: the parts
+ * that count none are time the step spends off the limit outright).
+ */
+export function opShares(s: OpSplit, coreGflops: number, threads: number): OpShare[] {
+  const ms: Record<string, number> = Object.fromEntries(PARTS.map((p) => [p, 0]));
+  for (const [op, o] of Object.entries(s.ops)) ms[partOf(op)] += o.ms;
+  const opsMs = PARTS.reduce((a, p) => a + ms[p], 0);
+  const flop: Record<string, number> = { matmuls: s.flops.dense, attention: s.flops.attention, 'whole step': s.flops.dense + s.flops.attention };
+  const rows: [string, number][] = [...PARTS.filter((p) => ms[p] > 0).map((p): [string, number] => [p, ms[p]]), ['host, between ops', Math.max(0, s.stepMs - opsMs)], ['whole step', s.stepMs]];
+  return rows.map(([part, t]) => {
+    const f = flop[part] ?? 0, gflops = t > 0 ? f / t / 1e6 : 0;
+    return { part, ms: t, ofStep: s.stepMs > 0 ? t / s.stepMs : 0, gflop: f / 1e9, gflops, ofLimit: gflops / (coreGflops * threads) };
+  });
+}
