@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { benchPopulation, formatPopulation, type PopulationResult } from '../../src/cli/commands/benchPopulation';
 import { WasmBackend } from '../../src/simd/wasmBackend';
-import { formatCompare, limitShares, parseTorchResult, torchArgs, type CaseResult, type CompareResult } from '../../src/cli/commands/benchCompare';
+import { formatCompare, parseTorchResult, torchArgs, type CaseResult, type CompareResult } from '../../src/cli/commands/benchCompare';
+import { limitShares } from '../../src/cli/commands/benchParts';
 import { trainFlops } from '../../src/model/flops';
 import { gspo, ROOT, tempDir } from './run';
 

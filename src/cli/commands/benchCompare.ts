@@ -14,8 +14,9 @@ import type { GPT } from '../../model/gpt';
 import { Trainer } from '../../rl/trainer';
 import { log } from '../io';
 import { engineName } from '../args';
-import { measureLimit, ofLimit, type Limit } from './benchLimit';
-import { opShares, splitByOp, type OpSplit } from './benchParts';
+import { measureLimit, type Limit } from './benchLimit';
+import { formatLimitShare, splitByOp, type OpSplit } from './benchParts';
+import { fmt, table } from './benchTable';
 
 type Counted = Backend & { counters?: Readonly<Record<string, number>>; adapterInfo?: string };
 
@@ -331,13 +332,6 @@ export async function benchCompare(b: Counted, opts: CompareOptions): Promise<Co
   return { ...r, torch: compareTorch(r.cases, opts, place) };
 }
 
-const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
-
-function table(head: string[], body: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n';
-}
 
 export function formatCompare(r: CompareResult): string {
   let out = `RL step (relay-silence, random weights) on ${r.backend} (${r.device}), mean of ${r.cases[0]?.steps ?? 0} step(s) after a warm-up\n`;
@@ -368,49 +362,6 @@ export function formatCompare(r: CompareResult): string {
     if (first?.blas && first.device === 'cpu') out += `BLAS: ${first.blas}\n`;
     out += table(['case', 'model', 'P x G', 'this ms', 'torch ms', 'this / torch'], rows);
   }
-  return out;
-}
-
-/** One part of a step: its time, its matmul FLOP (none for the reward and the rest) and its share of the limit. */
-export interface PartShare { part: string; ms: number; ofStep: number; gflop: number; gflops: number; ofLimit: number }
-
-/**
- * Where the step's time goes against the limit: rollout, reward and update (the trainer's phases), the rest of
- * the step (between the phases), and the whole step. A part's share of the limit is its GFLOP/s over
- * `threads` x the core's limit, so the whole step's share is the time-weighted sum of its parts'.
- */
-export function limitShares(c: CaseResult, coreGflops: number, threads: number): PartShare[] {
-  const rest = Math.max(0, c.ms - c.phases.rollout - c.phases.reward - c.phases.update);
-  const rows: [string, number, number][] = [
-    ['rollout', c.phases.rollout, c.flopParts.rollout], ['reward', c.phases.reward, 0], ['update', c.phases.update, c.flopParts.update],
-    ['rest', rest, 0], ['whole step', c.ms, c.flops],
-  ];
-  return rows.map(([part, ms, flop]) => {
-    const gflops = ms > 0 ? flop / ms / 1e6 : 0;
-    return { part, ms, ofStep: c.ms > 0 ? ms / c.ms : 0, gflop: flop / 1e9, gflops, ofLimit: ofLimit(gflops, coreGflops, threads) };
-  });
-}
-
-export function formatLimitShare(cases: CaseResult[], coreGflops: number, threads: number): string {
-  let out = `\nshare of the limit per part: ${coreGflops.toFixed(1)} GFLOP/s a core (128-bit SIMD, measured now) x ${threads} thread${threads === 1 ? '' : 's'} = ${(coreGflops * threads).toFixed(1)} GFLOP/s\n`;
-  const body: string[][] = [];
-  for (const c of cases) {
-    for (const p of limitShares(c, coreGflops, threads)) {
-      body.push([c.name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`, fmt(p.gflop, 3), fmt(p.gflops, 2), `${(100 * p.ofLimit).toFixed(0)}%`]);
-    }
-  }
-  out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], body);
-  out += '(matmul FLOP only, src/model/flops.ts; the reward and the rest compute none: their time is what the step spends off the limit outright)\n';
-  const split = cases.filter((c) => c.opSplit);
-  if (split.length === 0) return out;
-  out += `\nthe step by kind of op (${split[0].steps} more step(s) with every op timed: an op's time includes its threads' hand-offs; a fused op counts with its matmul)\n`;
-  const rows: string[][] = [];
-  for (const c of split) {
-    for (const p of opShares(c.opSplit!, coreGflops, threads)) {
-      rows.push([c.name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`, p.gflop > 0 ? fmt(p.gflop, 3) : '-', p.gflop > 0 ? fmt(p.gflops, 2) : '-', p.gflop > 0 ? `${(100 * p.ofLimit).toFixed(0)}%` : '-']);
-    }
-  }
-  out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], rows);
   return out;
 }
 

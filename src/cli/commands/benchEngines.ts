@@ -7,6 +7,7 @@ import { InputError } from '../../contract/errors';
 import { backendFlagValue } from '../args';
 import { BACKEND_CHOICES, checkBackendFlag, cpuEngine, log, webgpuBackend, type BackendChoice } from '../io';
 import { compareTorch, formatCompare, measureEngine, type CompareOptions, type CompareResult, type TorchCompare } from './benchCompare';
+import { fmt, table } from './benchTable';
 
 /**
  * `--backend a,b,...` as a list of engines (the code's names, io.ts BackendChoice); throws naming the flag for an
@@ -87,13 +88,6 @@ export async function benchEngines(engines: BackendChoice[], opts: CompareOption
   return { engines: results.map((r) => r.backend), threads, skipped, results, torch, rows: sideRows(ordered, torch) };
 }
 
-const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
-
-function table(head: string[], body: string[][]): string {
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((r) => r[i].length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i])).join('  ').trimEnd();
-  return [line(head), line(widths.map((w) => '-'.repeat(w))), ...body.map(line)].join('\n') + '\n';
-}
 
 const WHAT: Record<string, string> = { reference: 'the plain TypeScript reference', cpu: 'the CPU engine (WebAssembly SIMD)', webgpu: 'WebGPU' };
 

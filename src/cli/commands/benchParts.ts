@@ -4,6 +4,8 @@
 // environment's JavaScript). The wrapper costs about a microsecond a call, so those steps run a little slower
 // than the untimed ones the main table reports.
 import type { Backend } from '../../backend';
+import { ofLimit } from './benchLimit';
+import { fmt, table } from './benchTable';
 
 /** The kinds of op a step is split into (a fused op goes with its matmul: layernormMatmulForward is a matmul's time). */
 export const PARTS = ['matmuls', 'attention', 'layer norms', 'GELU', 'sampling', 'loss and RL ops', 'optimizer', 'embeddings and copies', 'other ops'] as const;
@@ -92,4 +94,55 @@ export function opShares(s: OpSplit, coreGflops: number, threads: number): OpSha
     const f = flop[part] ?? 0, gflops = t > 0 ? f / t / 1e6 : 0;
     return { part, ms: t, ofStep: s.stepMs > 0 ? t / s.stepMs : 0, gflop: f / 1e9, gflops, ofLimit: gflops / (coreGflops * threads) };
   });
+}
+
+/** What the share tables read of a --compare case (benchCompare.ts CaseParts has these and more). */
+export interface CaseParts {
+  name: string; steps: number; ms: number; flops: number;
+  phases: { rollout: number; reward: number; update: number };
+  flopParts: { rollout: number; update: number };
+  opSplit?: OpSplit;
+}
+
+/** One part of a step: its time, its matmul FLOP (none for the reward and the rest) and its share of the limit. */
+export interface PartShare { part: string; ms: number; ofStep: number; gflop: number; gflops: number; ofLimit: number }
+
+/**
+ * Where the step's time goes against the limit: rollout, reward and update (the trainer's phases), the rest of
+ * the step (between the phases), and the whole step. A part's share of the limit is its GFLOP/s over
+ * `threads` x the core's limit, so the whole step's share is the time-weighted sum of its parts'.
+ */
+export function limitShares(c: CaseParts, coreGflops: number, threads: number): PartShare[] {
+  const rest = Math.max(0, c.ms - c.phases.rollout - c.phases.reward - c.phases.update);
+  const rows: [string, number, number][] = [
+    ['rollout', c.phases.rollout, c.flopParts.rollout], ['reward', c.phases.reward, 0], ['update', c.phases.update, c.flopParts.update],
+    ['rest', rest, 0], ['whole step', c.ms, c.flops],
+  ];
+  return rows.map(([part, ms, flop]) => {
+    const gflops = ms > 0 ? flop / ms / 1e6 : 0;
+    return { part, ms, ofStep: c.ms > 0 ? ms / c.ms : 0, gflop: flop / 1e9, gflops, ofLimit: ofLimit(gflops, coreGflops, threads) };
+  });
+}
+
+export function formatLimitShare(cases: CaseParts[], coreGflops: number, threads: number): string {
+  let out = `\nshare of the limit per part: ${coreGflops.toFixed(1)} GFLOP/s a core (128-bit SIMD, measured now) x ${threads} thread${threads === 1 ? '' : 's'} = ${(coreGflops * threads).toFixed(1)} GFLOP/s\n`;
+  const body: string[][] = [];
+  for (const c of cases) {
+    for (const p of limitShares(c, coreGflops, threads)) {
+      body.push([c.name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`, fmt(p.gflop, 3), fmt(p.gflops, 2), `${(100 * p.ofLimit).toFixed(0)}%`]);
+    }
+  }
+  out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], body);
+  out += '(matmul FLOP only, src/model/flops.ts; the reward and the rest compute none: their time is what the step spends off the limit outright)\n';
+  const split = cases.filter((c) => c.opSplit);
+  if (split.length === 0) return out;
+  out += `\nthe step by kind of op (${split[0].steps} more step(s) with every op timed: an op's time includes its threads' hand-offs; a fused op counts with its matmul)\n`;
+  const rows: string[][] = [];
+  for (const c of split) {
+    for (const p of opShares(c.opSplit!, coreGflops, threads)) {
+      rows.push([c.name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`, p.gflop > 0 ? fmt(p.gflop, 3) : '-', p.gflop > 0 ? fmt(p.gflops, 2) : '-', p.gflop > 0 ? `${(100 * p.ofLimit).toFixed(0)}%` : '-']);
+    }
+  }
+  out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], rows);
+  return out;
 }

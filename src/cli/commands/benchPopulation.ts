@@ -12,6 +12,7 @@ import { Trainer } from '../../rl/trainer';
 import type { RunConfig } from '../../config';
 import { THREAD_BOOT } from '../memberPool';
 import { log } from '../io';
+import { fmt } from './benchTable';
 
 type Counted = Backend & { counters?: Readonly<Record<string, number>> };
 
@@ -85,8 +86,6 @@ export async function benchPopulation(b: Counted, quick: boolean): Promise<Popul
     model: '2x4x64', P: c.promptsPerStep, G: c.groupSize, steps: reps, cores: availableParallelism(), rows,
   };
 }
-
-const fmt = (x: number | undefined, d = 1) => (x === undefined || !Number.isFinite(x) ? '-' : x.toFixed(d));
 
 export function formatPopulation(p: PopulationResult): string {
   const head = ['K', 'step ms', 'x K=1', 'per member ms', 'GFLOP/s', 'dispatch', 'clear', 'submit', 'readback/minibatch', 'GPU wait ms', 'host ms'];
