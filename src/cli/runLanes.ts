@@ -8,7 +8,7 @@ import { WebGpuBackend } from '../gpu/webgpuBackend';
 import { checkGpuBudget, checkStackedBudget, memoryShare } from '../rl/memoryBudget';
 import { MAX_MEMBERS, placeMembers, type Placement } from '../rl/placement';
 import { failure, oneLine } from './jobRuns';
-import { inLanes, type MemberChange } from '../rl/population';
+import { cpuThreadBytes, inLanes, type MemberChange } from '../rl/population';
 import { modelConfigFor } from '../rl/pretrain';
 import { slotNames } from '../rl/slots';
 import type { WarmStarts } from '../rl/warmStart';
@@ -73,6 +73,7 @@ export function placeRuns(runs: readonly LaneRun[], device: LaneDevice, opts: { 
     const idx = runs.slice(at, at + MAX_MEMBERS).map((_, j) => at + j), wave = idx.map((i) => runs[i]);
     const placement = placeMembers(wave.map((r) => r.s.config), wave.map((r) => r.s.env), {
       backend: gpu ? 'webgpu' : 'cpu', lanesAtOnce: gpu ? 1 : wave.length, memoryBytes, asked: opts.members as number | undefined, changes: laneChanges(wave),
+      memberCost: gpu ? undefined : cpuThreadBytes, // each member in a thread of its own
     });
     // a stacked lane must fit whole; a lone run may generate its rollouts in chunks, as `train` does
     const budget = opts.memoryFlag !== undefined ? memoryLimit(opts.memoryFlag) : memoryShare(totalmem() / 2 ** 30);

@@ -59,6 +59,13 @@ function viewParams(b: Backend, flat: Tensor, specs: ParamSpec[], nLayer: number
 
 /** Row offsets a population GPT keeps (by member counts); far more than one step records. */
 const MEMBERS_CACHED = 256;
+/**
+ * Activation sets and KV caches kept by shape, least recently used out first: an RL step uses up to 4 and 3, an
+ * evaluation 2 and 2, but the shapes drift as messages change length (a relay-noisy-dr run saw 24 in 120 steps),
+ * and every set kept stays allocated. Only on engines whose ops finish before they return (the CPU engines): a
+ * WebGPU buffer freed here could be handed to a write that runs before the queued work still reading it.
+ */
+const KEEP_ACTS = 8, KEEP_KV = 6;
 
 export class GPT {
   readonly specs: ParamSpec[];
@@ -131,7 +138,15 @@ export class GPT {
   private activations(B: number, T: number): Acts {
     const key = `${B}x${T}`;
     const cached = this.actsByShape.get(key);
-    if (cached) return cached;
+    if (cached) {
+      this.actsByShape.delete(key); // most recently used last
+      this.actsByShape.set(key, cached);
+      return cached;
+    }
+    if (this.evicts()) {
+      // never the last forward's: a backward or decode steps may still read it
+      for (const [k, a] of this.actsByShape) if (this.actsByShape.size >= KEEP_ACTS && a !== this.acts) { this.freeActs(a); this.actsByShape.delete(k); }
+    }
     const b = this.backend, { nLayer, nHead: NH, nEmbd: C, vocabSize: V } = this.config, BT = B * T;
     const layers: LayerActs[] = [];
     for (let l = 0; l < nLayer; l++) {
@@ -150,6 +165,9 @@ export class GPT {
     this.actsByShape.set(key, acts);
     return acts;
   }
+
+  /** Whether shapes not in use are freed (KEEP_ACTS): on the CPU engines, whose ops are done when they return. */
+  private evicts(): boolean { return this.backend.name !== 'webgpu'; }
 
   private freeActs(a: Acts): void {
     for (const v of Object.values(a)) if (typeof v === 'object' && v !== null && 'size' in v) this.backend.free(v as Tensor);
@@ -206,7 +224,13 @@ export class GPT {
   private kvCache(B: number, T: number): { all: Tensor; layers: Tensor[] } {
     const key = `${B}x${T}`, { nLayer: L, nEmbd: C } = this.config, stride = decodeCacheStride(B, T, C);
     let kv = this.kvByShape.get(key);
-    if (!kv) {
+    if (kv) {
+      this.kvByShape.delete(key);
+      this.kvByShape.set(key, kv);
+    } else {
+      if (this.evicts()) {
+        for (const [k, c] of this.kvByShape) if (this.kvByShape.size >= KEEP_KV && k !== this.kvFilled) { this.backend.free(c.all); this.kvByShape.delete(k); }
+      }
       const all = this.backend.alloc(Math.max(1, L) * stride);
       kv = { all, layers: Array.from({ length: L }, (_, l) => this.backend.view(all, l * stride, B * T * 3 * C)) };
       this.kvByShape.set(key, kv);

@@ -38,6 +38,8 @@ export interface PlaceWhere {
   asked?: number;
   /** Live changes (member: an index into the configs): a shared field changed in one member keeps them apart. */
   changes?: readonly MemberChange[];
+  /** What a member takes where it trains, from memberBytes' tensors (the CLI's member threads: cpuThreadBytes); default the tensors. */
+  memberCost?: (tensorBytes: number) => number;
 }
 
 export interface Placement {
@@ -49,7 +51,7 @@ export interface Placement {
   layout: string;
   /** Why the members do not stack (null when they do, or when there is one). */
   refusal: string | null;
-  /** The heaviest member's estimate in bytes (population.ts memberBytes). */
+  /** The heaviest member's estimate in bytes (population.ts memberBytes, through PlaceWhere.memberCost). */
   memberBytes: number;
 }
 
@@ -62,7 +64,8 @@ export function placeMembers(configs: readonly RunConfig[], env: Environment<any
   const refusal = K > 1 ? stackRefusal(configs, envs[0], where.changes) : null;
   // throws, naming the limit, when not even one member fits the memory given, or fewer than asked (the GPU's own
   // budget is checked where it runs)
-  const perMember = Math.max(...configs.map((c, k) => memberBytes(c, modelConfigFor(envs[k], c), slotNames(envs[k]).length)));
+  const tensors = Math.max(...configs.map((c, k) => memberBytes(c, modelConfigFor(envs[k], c), slotNames(envs[k]).length)));
+  const perMember = where.memberCost ? where.memberCost(tensors) : tensors;
   const fit = membersAtOnce(K, perMember, where.memoryBytes, where.asked);
   const stack = where.asked ?? K;
   if (where.backend === 'webgpu' && stack > 1 && refusal === null) {

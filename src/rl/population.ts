@@ -53,6 +53,17 @@ export function memberBytes(config: RunConfig, model: GPTConfig, slots = 1, roun
   return params + slots * perSlot + acts(minibatch);
 }
 
+/**
+ * What a member takes in a CLI member thread on the CPU engine, from memberBytes' tensors: the arena's high-water
+ * mark runs above the live tensors (a freed block serves other sizes up to 2x, gpt.ts keeps the shapes it used
+ * last), and the thread has its own V8 isolate, compiled kernels and the run's JavaScript. Measured on
+ * relay-noisy-dr (236 MiB of tensors): the arena peaked at 271 MiB in one member, and a 4-member sweep took about
+ * 410 MB a member more than one (docs/cpu-engine.md, "Memory").
+ */
+export function cpuThreadBytes(tensorBytes: number): number {
+  return Math.ceil(tensorBytes * 1.25) + 128 * MiB;
+}
+
 /** How many members of `perMember` bytes fit in `limit` bytes at once (0 when not even one does). */
 export function membersThatFit(perMember: number, limit: number): number {
   return Math.max(0, Math.floor(limit / Math.max(1, perMember)));

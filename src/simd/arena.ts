@@ -1,17 +1,22 @@
 // One allocator over the WebAssembly memory the kernels work in. Blocks are 64-byte aligned
 // (cache lines; f32x4 loads never straddle two), freed blocks go to a free list per size and are
 // reused by the next allocation of that size, so a training loop that frees and reallocates the
-// same shapes stops growing the memory after its first step. Growing detaches the old
-// ArrayBuffer: tensors hold byte offsets and rebuild their views (see WasmTensor).
+// same shapes stops growing the memory after its first step; else by the smallest freed block up
+// to REUSE_SLACK times the request, so the sets of a shape the model no longer keeps (gpt.ts
+// KEEP_ACTS) serve the nearby shapes that replace them. Growing detaches the old ArrayBuffer:
+// tensors hold byte offsets and rebuild their views (see WasmTensor).
 
 const ALIGN = 64;
 const PAGE = 65536;
 /** wasm32's ceiling: 65536 pages of 64 KiB. */
 export const MAX_BYTES = 4 * 1024 * 1024 * 1024;
+/** A freed block serves a request up to this many times smaller (what it wastes while held is bounded by it). */
+export const REUSE_SLACK = 2;
 
 export class Arena {
   private top: number;
   private readonly free = new Map<number, number[]>(); // block bytes -> freed offsets
+  private readonly held = new Map<number, number>(); // offset -> bytes of the block handed out there
   /** Bytes handed out and not freed (for tests and messages). */
   live = 0;
 
@@ -27,22 +32,31 @@ export class Arena {
   /** A block of at least `bytes`, zero-filled; its byte offset. */
   alloc(bytes: number): number {
     const size = Arena.blockBytes(bytes);
-    const reuse = this.free.get(size);
+    let block = size;
+    if (!this.free.get(size)?.length) {
+      // no freed block of this size: the smallest freed one that serves it within REUSE_SLACK
+      block = 0;
+      for (const [s, list] of this.free) if (list.length > 0 && s > size && s <= size * REUSE_SLACK && (block === 0 || s < block)) block = s;
+    }
     let at: number;
-    if (reuse && reuse.length > 0) {
-      at = reuse.pop()!;
-      new Uint8Array(this.memory.buffer, at, size).fill(0);
+    if (block > 0) {
+      at = this.free.get(block)!.pop()!;
+      new Uint8Array(this.memory.buffer, at, size).fill(0); // the tensor sees `size` bytes of it
     } else {
+      block = size;
       at = this.top;
       this.ensure(at + size);
       this.top = at + size; // fresh pages are zero
     }
-    this.live += size;
+    this.held.set(at, block);
+    this.live += block;
     return at;
   }
 
+  /** Frees the block at `at`, allocated for `bytes`: it goes back to the list of the size it was handed out with. */
   release(at: number, bytes: number): void {
-    const size = Arena.blockBytes(bytes);
+    const size = this.held.get(at) ?? Arena.blockBytes(bytes);
+    this.held.delete(at);
     let list = this.free.get(size);
     if (!list) this.free.set(size, (list = []));
     list.push(at);

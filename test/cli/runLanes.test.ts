@@ -8,7 +8,7 @@ import { setup } from '../../src/cli/commands/runSetup';
 import { placeRuns, type LaneDevice, type LaneRun } from '../../src/cli/runLanes';
 import type { WebGpuBackend } from '../../src/gpu/webgpuBackend';
 import { MAX_MEMBERS } from '../../src/rl/placement';
-import { memberBytes, parseChange } from '../../src/rl/population';
+import { cpuThreadBytes, memberBytes, parseChange } from '../../src/rl/population';
 import { modelConfigFor } from '../../src/rl/pretrain';
 import { slotNames } from '../../src/rl/slots';
 
@@ -22,7 +22,8 @@ const runs = (n: number) => Array.from({ length: n }, (_, i) => run(i + 1));
 const cpu: LaneDevice = { engine: 'cpu' };
 // a device binding and holding far more than these tiny runs need
 const gpu: LaneDevice = { gpu: { limits: { maxStorageBufferBindingSize: 2 ** 30, maxBufferSize: 2 ** 30 } } as unknown as WebGpuBackend };
-const one = (r: LaneRun) => memberBytes(r.s.config, modelConfigFor(r.s.env, r.s.config), slotNames(r.s.env).length);
+// what a member takes in a thread of its own: the tensors, the arena's slack and the thread's own
+const one = (r: LaneRun) => cpuThreadBytes(memberBytes(r.s.config, modelConfigFor(r.s.env, r.s.config), slotNames(r.s.env).length));
 
 describe('placeRuns: the CLI\'s lanes', () => {
   it('on the CPU: one lane per run, as many at once as the memory limit holds; --members past that refused', () => {

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/config';
 import { paramCount } from '../../src/model/params';
-import { changesFor, memberBytes, membersAtOnce, parseChange } from '../../src/rl/population';
+import { changesFor, cpuThreadBytes, memberBytes, membersAtOnce, parseChange } from '../../src/rl/population';
 
 const MiB = 2 ** 20;
 
@@ -18,6 +18,13 @@ describe('membersAtOnce', () => {
     expect(() => membersAtOnce(5, 100 * MiB, 350 * MiB, 4)).toThrow(/K=4 members needs about 400 MiB \(100 MiB each\), more than the limit of 350 MiB: at most 3 fit/);
     expect(() => membersAtOnce(5, 400 * MiB, 350 * MiB)).toThrow(/a population member needs about 400 MiB .*limit of 350 MiB/);
     expect(() => membersAtOnce(5, 1, 350 * MiB, 0)).toThrow(/integer >= 1/);
+  });
+});
+
+describe('cpuThreadBytes: a member in a CLI thread, from its tensors', () => {
+  it('a quarter more than the tensors (the arena\'s slack) and 128 MiB for the thread, by hand', () => {
+    expect(cpuThreadBytes(100 * MiB)).toBe(125 * MiB + 128 * MiB);
+    expect(cpuThreadBytes(0)).toBe(128 * MiB);
   });
 });
 

@@ -49,6 +49,24 @@ describe('WasmBackend memory', () => {
     b.free(base);
     expect(() => b.write(view, [1])).toThrow(/a view of one/);
   });
+  it('a freed block serves a smaller request up to half its size, zero-filled, and goes back to its own size', async () => {
+    const b = new WasmBackend();
+    const big = b.alloc(1024 * 1024); // 4 MiB
+    b.write(big, [7], 1000);
+    b.free(big);
+    const reserved = b.memoryUse.reserved, live = b.memoryUse.live;
+    const smaller = b.alloc(600 * 1024); // 2.34 MiB: within 2x of the freed 4 MiB block, so it takes it
+    expect(b.memoryUse.reserved).toBe(reserved);
+    expect(b.memoryUse.live).toBe(live + 4 * 1024 * 1024); // the whole block is held
+    expect((await b.read(smaller, 1000, 1))[0]).toBe(0);
+    b.free(smaller);
+    const same = b.alloc(1024 * 1024); // the block went back as 4 MiB: the original size fits it again
+    expect(b.memoryUse.reserved).toBe(reserved);
+    b.free(same);
+    const tiny = b.alloc(400 * 1024); // 1.56 MiB: past 2x, a fresh block
+    expect(b.memoryUse.reserved).toBeGreaterThan(reserved);
+    b.free(tiny);
+  });
   it('tensors of another backend and memory beyond the budget get clear messages', () => {
     const b = new WasmBackend({ maxBytes: 4 * 1024 * 1024 }), other = new WasmBackend();
     expect(() => b.zero(other.alloc(4))).toThrow(/tensor of this backend/);
