@@ -48,22 +48,31 @@ export interface RlStepShape {
   refForward: boolean;
 }
 
-/** Matmul FLOPs of one RL step's two parts: the rollout's generation (KV-cache count) and the update's forward/backward of the loss rows (+ the reference forward). */
-export function rlStepFlopParts(cfg: FlopShape, s: RlStepShape): { rollout: number; update: number } {
-  let rollout = 0;
-  for (const q of s.sequences) rollout += generationFlops(cfg, q.context, q.generated);
-  let update = 0;
-  for (const m of s.minibatches) update += trainFlops(cfg, m.rows, m.T) + (s.refForward ? forwardFlops(cfg, m.rows, m.T) : 0);
-  return { rollout, update };
+/** FLOPs by kind: the dense layers and the head; attention's q.k and att.v. */
+export interface FlopKinds { dense: number; attention: number }
+
+/**
+ * One RL step's matmul FLOPs by part and kind: the rollout's generation (KV-cache count: each generated sequence
+ * one forward over the tokens it fed) and the update's forward and backward of the loss rows (+ the reference forward).
+ */
+export function rlStepFlopSplit(cfg: FlopShape, s: RlStepShape): { rollout: FlopKinds; update: FlopKinds } {
+  const split = { rollout: { dense: 0, attention: 0 }, update: { dense: 0, attention: 0 } };
+  const add = (into: FlopKinds, x: FlopKinds, times: number) => { into.dense += times * x.dense; into.attention += times * x.attention; };
+  for (const q of s.sequences) if (q.generated > 0) add(split.rollout, forwardFlopKinds(cfg, 1, q.context + q.generated - 1), 1);
+  for (const m of s.minibatches) add(split.update, forwardFlopKinds(cfg, m.rows, m.T), s.refForward ? 4 : 3);
+  return split;
 }
 
-/** One RL step's FLOPs by kind (the dense layers and the head; attention), for the time each kind of op takes. */
-export function rlStepFlopKinds(cfg: FlopShape, s: RlStepShape): { dense: number; attention: number } {
-  const k = { dense: 0, attention: 0 };
-  const add = (x: { dense: number; attention: number }, times: number) => { k.dense += times * x.dense; k.attention += times * x.attention; };
-  for (const q of s.sequences) if (q.generated > 0) add(forwardFlopKinds(cfg, 1, q.context + q.generated - 1), 1);
-  for (const m of s.minibatches) add(forwardFlopKinds(cfg, m.rows, m.T), s.refForward ? 4 : 3);
-  return k;
+/** Matmul FLOPs of one RL step's two parts (rlStepFlopSplit summed over kinds). */
+export function rlStepFlopParts(cfg: FlopShape, s: RlStepShape): { rollout: number; update: number } {
+  const { rollout, update } = rlStepFlopSplit(cfg, s);
+  return { rollout: rollout.dense + rollout.attention, update: update.dense + update.attention };
+}
+
+/** One RL step's FLOPs by kind (rlStepFlopSplit summed over parts), for the time each kind of op takes. */
+export function rlStepFlopKinds(cfg: FlopShape, s: RlStepShape): FlopKinds {
+  const { rollout, update } = rlStepFlopSplit(cfg, s);
+  return { dense: rollout.dense + update.dense, attention: rollout.attention + update.attention };
 }
 
 /** Matmul FLOPs of one RL step: rollout + update (the reward computes none). */

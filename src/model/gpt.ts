@@ -67,6 +67,18 @@ const MEMBERS_CACHED = 256;
  */
 const KEEP_ACTS = 8, KEEP_KV = 6;
 
+/** `m`'s entry for `key`, moved to the newest end (a Map iterates in insertion order); undefined when absent. */
+function touch<V>(m: Map<string, V>, key: string): V | undefined {
+  const v = m.get(key);
+  if (v !== undefined) { m.delete(key); m.set(key, v); }
+  return v;
+}
+
+/** Frees `m`'s oldest entries until fewer than `keep` remain, passing over those `pinned` names. */
+function evictOldest<V>(m: Map<string, V>, keep: number, pinned: (key: string, v: V) => boolean, free: (v: V) => void): void {
+  for (const [k, v] of m) if (m.size >= keep && !pinned(k, v)) { free(v); m.delete(k); }
+}
+
 export class GPT {
   readonly specs: ParamSpec[];
   readonly numParams: number; // flat length (with alignment padding), of one member
@@ -119,15 +131,10 @@ export class GPT {
     const total = seqs.reduce((a, x) => a + x, 0);
     if (total !== B) throw new Error(`GPT: the members' sequences (${seqs.join(' + ')} = ${total}) are not the batch's ${B}`);
     const key = `${per}:${seqs.join(',')}`;
-    let m = this.membersByCounts.get(key);
-    if (m) { this.membersByCounts.delete(key); this.membersByCounts.set(key, m); } // most recently used last
-    else {
+    let m = touch(this.membersByCounts, key);
+    if (!m) {
       // minibatches' counts vary step to step: the least recently used offsets go, long since submitted (every step submits)
-      if (this.membersByCounts.size >= MEMBERS_CACHED) {
-        const [oldest, old] = this.membersByCounts.entries().next().value!;
-        this.backend.free(old.rowStart);
-        this.membersByCounts.delete(oldest);
-      }
+      evictOldest(this.membersByCounts, MEMBERS_CACHED, () => false, (old) => this.backend.free(old.rowStart));
       m = memberRows(this.backend, seqs.map((s) => s * per), this.numParams);
       this.membersByCounts.set(key, m);
     }
@@ -137,16 +144,10 @@ export class GPT {
   /** Activations for B sequences of T positions; reused while the shape fits. */
   private activations(B: number, T: number): Acts {
     const key = `${B}x${T}`;
-    const cached = this.actsByShape.get(key);
-    if (cached) {
-      this.actsByShape.delete(key); // most recently used last
-      this.actsByShape.set(key, cached);
-      return cached;
-    }
-    if (this.evicts()) {
-      // never the last forward's: a backward or decode steps may still read it
-      for (const [k, a] of this.actsByShape) if (this.actsByShape.size >= KEEP_ACTS && a !== this.acts) { this.freeActs(a); this.actsByShape.delete(k); }
-    }
+    const cached = touch(this.actsByShape, key);
+    if (cached) return cached;
+    // never the last forward's: a backward or decode steps may still read it
+    if (this.evicts()) evictOldest(this.actsByShape, KEEP_ACTS, (_, a) => a === this.acts, (a) => this.freeActs(a));
     const b = this.backend, { nLayer, nHead: NH, nEmbd: C, vocabSize: V } = this.config, BT = B * T;
     const layers: LayerActs[] = [];
     for (let l = 0; l < nLayer; l++) {
@@ -223,14 +224,10 @@ export class GPT {
    */
   private kvCache(B: number, T: number): { all: Tensor; layers: Tensor[] } {
     const key = `${B}x${T}`, { nLayer: L, nEmbd: C } = this.config, stride = decodeCacheStride(B, T, C);
-    let kv = this.kvByShape.get(key);
-    if (kv) {
-      this.kvByShape.delete(key);
-      this.kvByShape.set(key, kv);
-    } else {
-      if (this.evicts()) {
-        for (const [k, c] of this.kvByShape) if (this.kvByShape.size >= KEEP_KV && k !== this.kvFilled) { this.backend.free(c.all); this.kvByShape.delete(k); }
-      }
+    let kv = touch(this.kvByShape, key);
+    if (!kv) {
+      // never the cache the last prefill filled: decode steps read it
+      if (this.evicts()) evictOldest(this.kvByShape, KEEP_KV, (k) => k === this.kvFilled, (c) => this.backend.free(c.all));
       const all = this.backend.alloc(Math.max(1, L) * stride);
       kv = { all, layers: Array.from({ length: L }, (_, l) => this.backend.view(all, l * stride, B * T * 3 * C)) };
       this.kvByShape.set(key, kv);

@@ -24,7 +24,7 @@ import { WasmBackend } from '../../simd/wasmBackend';
 import { benchCompare, checkCompareFlags, DEFAULT_PYTHONS, formatCompare, TORCH_SCRIPT, type CompareOptions } from './benchCompare';
 import { benchEngines, formatEngines, parseEngineList } from './benchEngines';
 import { benchPopulation, formatPopulation } from './benchPopulation';
-import { formatOfLimit, measureLimit, type Limit } from './benchLimit';
+import { benchLimit, formatOfLimit, type Limit } from './benchLimit';
 
 export const benchFlags: FlagSpec = {
   backend: { kind: 'string', help: 'reference | cpu | webgpu (default: all three; cpu is the CPU engine, WebAssembly SIMD; reference the plain TypeScript reference; wasm = cpu); with --compare a list, e.g. reference,cpu: the engines side by side' },
@@ -207,7 +207,7 @@ export async function bench(argv: string[]): Promise<unknown> {
   }
   const quick = flags.quick === true;
   // the 128-bit limit of this core, measured first (each CPU engine's kernels run on one thread here)
-  const limit = backends.some((b) => b.name !== 'webgpu') ? measureLimit(undefined, quick ? 500_000 : 2_000_000, quick ? 4 : 8) : null;
+  const limit = backends.some((b) => b.name !== 'webgpu') ? benchLimit(quick) : null;
   const rows: Row[] = [];
   for (const c of cases(quick)) {
     const row: Row = { kernel: c.name, size: c.size, ms: {} };

@@ -14,7 +14,7 @@ import type { GPT } from '../../model/gpt';
 import { Trainer } from '../../rl/trainer';
 import { log } from '../io';
 import { engineName } from '../args';
-import { measureLimit, type Limit } from './benchLimit';
+import { benchLimit, type Limit } from './benchLimit';
 import { formatLimitShare, splitByOp, type OpSplit } from './benchParts';
 import { fmt, table } from './benchTable';
 
@@ -299,7 +299,7 @@ export async function measureEngine(b: Counted, quick: boolean): Promise<Compare
   const threads = (b as { threads?: number }).threads;
   const name = engineName(b.name);
   // the share of the limit is the CPU engine's question (the reference is plain JavaScript; WebGPU has its floor)
-  const limit = b.name === 'wasm' ? { core: measureLimit(undefined, quick ? 500_000 : 2_000_000, quick ? 4 : 8), threads: threads ?? 1 } : null;
+  const limit = b.name === 'wasm' ? { core: benchLimit(quick), threads: threads ?? 1 } : null;
   return { backend: name, device: b.adapterInfo ?? (threads !== undefined ? `${name}, ${threads} thread${threads === 1 ? '' : 's'}` : name), floor, cases, batchRatio, limit };
 }
 

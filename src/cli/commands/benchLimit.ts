@@ -32,6 +32,9 @@ export function measureLimit(k: Kernels = instantiateKernels('simd'), iters = 2_
   return { gflops: best, flopPerRun: calibrationFlop(iters, flopPerIter), runs, flopPerIter };
 }
 
+/** The limit as bench measures it: shorter and fewer runs with --quick. */
+export const benchLimit = (quick: boolean): Limit => measureLimit(undefined, quick ? 500_000 : 2_000_000, quick ? 4 : 8);
+
 /** A kernel's GFLOP/s as a fraction of the limit of `threads` cores. */
 export function ofLimit(gflops: number, limitGflops: number, threads = 1): number {
   return gflops / (limitGflops * threads);

@@ -4,6 +4,7 @@
 // environment's JavaScript). The wrapper costs about a microsecond a call, so those steps run a little slower
 // than the untimed ones the main table reports.
 import type { Backend } from '../../backend';
+import type { FlopKinds } from '../../model/flops';
 import { ofLimit } from './benchLimit';
 import { fmt, table } from './benchTable';
 
@@ -33,11 +34,15 @@ export interface OpSplit {
   /** The timed steps' mean wall time, and each op's mean time and calls a step. */
   stepMs: number; ops: Record<string, { ms: number; calls: number }>;
   /** The steps' matmul FLOPs by kind (src/model/flops.ts rlStepFlopKinds), a step's mean. */
-  flops: { dense: number; attention: number };
+  flops: FlopKinds;
 }
 
-/** Times `reps` steps with every method of `b` wrapped (only the outermost call counts: an op's helpers are its time), then unwraps. */
-export async function splitByOp(b: Backend, step: () => Promise<{ dense: number; attention: number }>, reps: number): Promise<OpSplit> {
+/**
+ * Times `reps` steps with every method of `b` wrapped (only the outermost call counts: an op's helpers are its time),
+ * then unwraps. `onCall` sees each timed call (scripts/profileStep.ts groups them by shape).
+ */
+export async function splitByOp(b: Backend, step: () => Promise<FlopKinds>, reps: number,
+  onCall?: (op: string, args: readonly unknown[], ms: number) => void): Promise<OpSplit> {
   const ops: Record<string, { ms: number; calls: number }> = {};
   const target = b as unknown as Record<string, unknown>;
   const wrapped: string[] = [];
@@ -53,9 +58,10 @@ export async function splitByOp(b: Backend, step: () => Promise<{ dense: number;
         const t0 = performance.now();
         try { return (f as (...a: unknown[]) => unknown).apply(b, args); } finally {
           depth--;
-          const o = (ops[name] ??= { ms: 0, calls: 0 });
-          o.ms += performance.now() - t0;
+          const ms = performance.now() - t0, o = (ops[name] ??= { ms: 0, calls: 0 });
+          o.ms += ms;
           o.calls++;
+          onCall?.(name, args, ms);
         }
       };
     }
@@ -76,36 +82,36 @@ export async function splitByOp(b: Backend, step: () => Promise<{ dense: number;
   }
 }
 
-/** One row of the split: a part's time a step, its share of the step, its FLOPs (matmuls and attention only) and its share of the limit. */
-export interface OpShare { part: string; ms: number; ofStep: number; gflop: number; gflops: number; ofLimit: number }
+/** One row of a share table: a part's time a step, its share of the step, its FLOPs and its share of the limit. */
+export interface PartShare { part: string; ms: number; ofStep: number; gflop: number; gflops: number; ofLimit: number }
+
+/** A part of `ms` a step and `flop` FLOPs, in a step of `stepMs`: its GFLOP/s over `threads` x the core's limit. */
+function share(part: string, ms: number, flop: number, stepMs: number, coreGflops: number, threads: number): PartShare {
+  const gflops = ms > 0 ? flop / ms / 1e6 : 0;
+  return { part, ms, ofStep: stepMs > 0 ? ms / stepMs : 0, gflop: flop / 1e9, gflops, ofLimit: ofLimit(gflops, coreGflops, threads) };
+}
 
 /**
  * The step by part: each kind of op, the host's time between ops (the step less every op), the whole step.
  * A part's share of the limit is its GFLOP/s over `threads` x the core's limit (matmul FLOPs only: the parts
  * that count none are time the step spends off the limit outright).
  */
-export function opShares(s: OpSplit, coreGflops: number, threads: number): OpShare[] {
+export function opShares(s: OpSplit, coreGflops: number, threads: number): PartShare[] {
   const ms: Record<string, number> = Object.fromEntries(PARTS.map((p) => [p, 0]));
   for (const [op, o] of Object.entries(s.ops)) ms[partOf(op)] += o.ms;
   const opsMs = PARTS.reduce((a, p) => a + ms[p], 0);
   const flop: Record<string, number> = { matmuls: s.flops.dense, attention: s.flops.attention, 'whole step': s.flops.dense + s.flops.attention };
   const rows: [string, number][] = [...PARTS.filter((p) => ms[p] > 0).map((p): [string, number] => [p, ms[p]]), ['host, between ops', Math.max(0, s.stepMs - opsMs)], ['whole step', s.stepMs]];
-  return rows.map(([part, t]) => {
-    const f = flop[part] ?? 0, gflops = t > 0 ? f / t / 1e6 : 0;
-    return { part, ms: t, ofStep: s.stepMs > 0 ? t / s.stepMs : 0, gflop: f / 1e9, gflops, ofLimit: gflops / (coreGflops * threads) };
-  });
+  return rows.map(([part, t]) => share(part, t, flop[part] ?? 0, s.stepMs, coreGflops, threads));
 }
 
-/** What the share tables read of a --compare case (benchCompare.ts CaseParts has these and more). */
+/** What the share tables read of a --compare case (benchCompare.ts CaseResult has these and more). */
 export interface CaseParts {
   name: string; steps: number; ms: number; flops: number;
   phases: { rollout: number; reward: number; update: number };
   flopParts: { rollout: number; update: number };
   opSplit?: OpSplit;
 }
-
-/** One part of a step: its time, its matmul FLOP (none for the reward and the rest) and its share of the limit. */
-export interface PartShare { part: string; ms: number; ofStep: number; gflop: number; gflops: number; ofLimit: number }
 
 /**
  * Where the step's time goes against the limit: rollout, reward and update (the trainer's phases), the rest of
@@ -118,31 +124,21 @@ export function limitShares(c: CaseParts, coreGflops: number, threads: number): 
     ['rollout', c.phases.rollout, c.flopParts.rollout], ['reward', c.phases.reward, 0], ['update', c.phases.update, c.flopParts.update],
     ['rest', rest, 0], ['whole step', c.ms, c.flops],
   ];
-  return rows.map(([part, ms, flop]) => {
-    const gflops = ms > 0 ? flop / ms / 1e6 : 0;
-    return { part, ms, ofStep: c.ms > 0 ? ms / c.ms : 0, gflop: flop / 1e9, gflops, ofLimit: ofLimit(gflops, coreGflops, threads) };
-  });
+  return rows.map(([part, ms, flop]) => share(part, ms, flop, c.ms, coreGflops, threads));
 }
 
 export function formatLimitShare(cases: CaseParts[], coreGflops: number, threads: number): string {
   let out = `\nshare of the limit per part: ${coreGflops.toFixed(1)} GFLOP/s a core (128-bit SIMD, measured now) x ${threads} thread${threads === 1 ? '' : 's'} = ${(coreGflops * threads).toFixed(1)} GFLOP/s\n`;
-  const body: string[][] = [];
-  for (const c of cases) {
-    for (const p of limitShares(c, coreGflops, threads)) {
-      body.push([c.name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`, fmt(p.gflop, 3), fmt(p.gflops, 2), `${(100 * p.ofLimit).toFixed(0)}%`]);
-    }
-  }
-  out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], body);
+  out += shareTable(cases.flatMap((c) => limitShares(c, coreGflops, threads).map((p) => row(c.name, p, true))));
   out += '(matmul FLOP only, src/model/flops.ts; the reward and the rest compute none: their time is what the step spends off the limit outright)\n';
   const split = cases.filter((c) => c.opSplit);
   if (split.length === 0) return out;
   out += `\nthe step by kind of op (${split[0].steps} more step(s) with every op timed: an op's time includes its threads' hand-offs; a fused op counts with its matmul)\n`;
-  const rows: string[][] = [];
-  for (const c of split) {
-    for (const p of opShares(c.opSplit!, coreGflops, threads)) {
-      rows.push([c.name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`, p.gflop > 0 ? fmt(p.gflop, 3) : '-', p.gflop > 0 ? fmt(p.gflops, 2) : '-', p.gflop > 0 ? `${(100 * p.ofLimit).toFixed(0)}%` : '-']);
-    }
-  }
-  out += table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], rows);
+  out += shareTable(split.flatMap((c) => opShares(c.opSplit!, coreGflops, threads).map((p) => row(c.name, p, p.gflop > 0))));
   return out;
 }
+
+/** A share row; `counted`: the part counts FLOPs (else dashes: the op split's parts that compute none). */
+const row = (name: string, p: PartShare, counted: boolean): string[] => [name, p.part, fmt(p.ms), `${(100 * p.ofStep).toFixed(0)}%`,
+  ...(counted ? [fmt(p.gflop, 3), fmt(p.gflops, 2), `${(100 * p.ofLimit).toFixed(0)}%`] : ['-', '-', '-'])];
+const shareTable = (rows: string[][]) => table(['case', 'part', 'ms', '% of step', 'GFLOP', 'GFLOP/s', '% of limit'], rows);
