@@ -1,4 +1,5 @@
-// Where the CPU engine's RL step goes: `npx tsx scripts/profileStep.ts [default|largest|batch] [threads] [steps]`.
+// Where the CPU engine's RL step goes: `npx tsx scripts/profileStep.ts [default|largest|batch] [threads] [steps] [spin]`
+// (spin: the thread pool's polls before it sleeps, THREAD_SPIN by default; 0 sleeps at once).
 // Every Backend method is timed (benchParts.ts splitByOp: host time from call to return, the kernel and its JS
 // around it), per op name and per shape; the step's phases come from the Trainer. The wrapper costs about a
 // microsecond a call, so "untimed" (the step less the ops) is the host's own work: the model's and trainer's JS
@@ -10,13 +11,14 @@ import { Trainer } from '../src/rl/trainer';
 import { WasmBackend } from '../src/simd/wasmBackend';
 
 const which = process.argv[2] ?? 'default', threads = Number(process.argv[3] ?? 2), steps = Number(process.argv[4] ?? 3);
+const threadSpin = process.argv[5] === undefined ? undefined : Number(process.argv[5]);
 const shapes: Record<string, object> = {
   default: { nLayer: 2, nHead: 4, nEmbd: 64, promptsPerStep: 32, groupSize: 8 },
   batch: { nLayer: 2, nHead: 4, nEmbd: 64, promptsPerStep: 128, groupSize: 16 },
   largest: { nLayer: 8, nHead: 8, nEmbd: 256, promptsPerStep: 32, groupSize: 8 },
 };
 const cfg = presetConfig(findPreset('relay-silence'), { ...shapes[which], evalEpisodes: 64 });
-const b = new WasmBackend({ threads });
+const b = new WasmBackend({ threads, threadSpin });
 const byShape: Record<string, { ms: number; calls: number }> = {};
 const trainer = new Trainer(b, createEnv(cfg), cfg);
 await trainer.step();

@@ -26,6 +26,12 @@ const INSIDE = 0.1;
  * lambda_tok per token of the known task's message, against what silence costs on unknown tasks.
  */
 export const SILENCE_FLOOR = 0.02;
+/**
+ * The start penalty's margin over copy n*+1 (start - its value) under which a step takes twice the prompts. Fitted
+ * (docs/recipe.md, "Twice the prompts where the margin is thin"): the cells with margins 0.0099 and 0.0119 kept
+ * copies past n* at every seed with the preset's 16 prompts a step, those of 0.0124 and up reached n*.
+ */
+export const THIN_MARGIN = 0.012;
 
 /** The marginal accuracy of the n-th copy on a task the Solver does not know: 0.9 eps^(n-1) (1 - eps) (n = 1..maxCopies, else 0). */
 export function copyValue(eps: number, n: number, maxCopies: number): number {
@@ -78,6 +84,15 @@ function noisyRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
     lines.push({ field: 'lambdaStart', value: start, why: `start at lambda_tok ${start}: ${why}` });
     lines.push({ field: 'lambdaHold', value: hold, why: `hold it ${hold} steps (the calibrated ${base}${hold > base ? `, times sqrt(${lambdaRef} / ${start}) for the weaker signal` : ''}), then settle at ${c.lambdaTok}` });
     lines.push({ field: 'steps', value: hold + base, why: `${hold} steps at the start penalty and ${base} more at ${c.lambdaTok}` });
+    // each episode's signal against copy n*+1 is the margin; the task reward's noise is not smaller for it, so where the
+    // margin is thin a step averages twice the episodes (same groups: the group size stays the person's)
+    if (copies >= 1 && lo > 0 && start - lo < THIN_MARGIN) {
+      const prompts = 2 * calibrated.promptsPerStep;
+      lines.push({
+        field: 'promptsPerStep', value: prompts,
+        why: `${prompts} prompts a step (the calibrated ${calibrated.promptsPerStep}, twice): at the start penalty copy ${copies + 1} costs only ${(start - lo).toFixed(4)} more than it adds, less than ${THIN_MARGIN}, against a task reward that varies by 0.05-0.2 an episode, so each step averages twice the episodes; each step takes about twice as long`,
+      });
+    }
   }
   // the first copy outside the lesson's tolerance (n* + 2): at temperature 1 about 5% of sampled messages are wrong, and
   // a copy also hedges those; where that copy is still worth a third of its price, the hedge tips it (measured: docs/recipe.md)
@@ -114,7 +129,7 @@ export function withRecipe(config: RunConfig, recipe: Recipe): RunConfig {
 
 /** The fields a preset's rule may set (reset to the calibrated point's before a member's own recipe applies). */
 export function recipeFields(preset: Preset): (keyof RunConfig)[] {
-  return preset.name === 'relay-noisy-dr' ? ['lambdaStart', 'lambdaHold', 'steps', 'temperature'] : [];
+  return preset.name === 'relay-noisy-dr' ? ['lambdaStart', 'lambdaHold', 'steps', 'temperature', 'promptsPerStep'] : [];
 }
 
 /** The config carries its setting's recipe: the rule has lines for it, and every one is applied. */

@@ -38,6 +38,12 @@ const GELU_WORK = 16;
 const LAYERNORM_WORK = 4, ADAMW_WORK = 16, LOGPROB_WORK = 8;
 /** Multiply-adds below which a matmul stays on the calling thread: waking the workers would cost more than it saves. */
 export const THREAD_MIN_WORK = 1 << 18;
+/**
+ * Polls of the control block a thread makes before it sleeps in Atomics.wait (a few tens of microseconds): a
+ * sleeping thread takes that long or longer to wake, and a rollout hands out ops far more often than that (each
+ * decoded token runs a dozen), so each hand-off would pay a wake-up twice. Bounded, so an idle pool sleeps.
+ */
+export const THREAD_SPIN = 1 << 14;
 /** The most threads a backend may ask for (the control block's acknowledgements and the sanity of a setting). */
 export const MAX_THREADS = 64;
 
@@ -77,7 +83,7 @@ export function checkThreads(n: unknown, option = 'threads'): number {
 // Web Worker; only how the start data arrives differs (workerData in Node, the first message in a page, where the
 // worker runs from a Blob URL). A kernel that throws marks FAILED and still acknowledges.
 const SERVE = `
-function serve({ module, memory, control, slot }) {
+function serve({ module, memory, control, slot, spin }) {
   const ctl = new Int32Array(control, 0, 16), arg = new Float64Array(control, ${ARGS_AT}, ${NARGS});
   let k = null, gen = 0;
   try {
@@ -89,6 +95,7 @@ function serve({ module, memory, control, slot }) {
   Atomics.add(ctl, ${READY}, 1);
   Atomics.notify(ctl, ${READY});
   for (;;) {
+    for (let i = 0; i < spin && Atomics.load(ctl, ${GEN}) === gen; i++);
     Atomics.wait(ctl, ${GEN}, gen);
     gen = Atomics.load(ctl, ${GEN});
     const op = Atomics.load(ctl, ${OP});
@@ -117,7 +124,7 @@ const WEB_WORKER_SOURCE = `${SERVE}self.onmessage = (e) => { self.onmessage = nu
 type PoolWorker = { terminate(): unknown };
 type NodeWorker = PoolWorker & { unref(): void };
 type NodeWorkerCtor = new (src: string, opts: { eval: true; workerData: unknown; execArgv: string[] }) => NodeWorker;
-interface StartData { module: WebAssembly.Module; memory: WebAssembly.Memory; control: SharedArrayBuffer }
+interface StartData { module: WebAssembly.Module; memory: WebAssembly.Memory; control: SharedArrayBuffer; spin: number }
 /** What a worker is sent: the start data and its slot (1, 2, ...; the calling thread is 0), which picks its scratch. */
 type WorkerData = StartData & { slot: number };
 
@@ -187,10 +194,10 @@ export class ThreadPool {
    * The threaded build's instance on a shared memory (of at most maxBytes), its kernels, and a pool of `threads` over
    * it, in Node: the start-up wait blocks (Atomics.wait), which Node's threads allow.
    */
-  static create(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd'): { kernels: unknown; pool: ThreadPool } {
+  static create(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd', spin = THREAD_SPIN): { kernels: unknown; pool: ThreadPool } {
     const Worker = nodeWorkerCtor();
     if (!Worker) throw new Error('wasm backend: ThreadPool.create needs Node 20.16+ worker_threads; in a page, await ThreadPool.start');
-    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant);
+    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant, spin);
     pool.workers = spawnNode(Worker, threads - 1, pool.startData);
     const end = Date.now() + START_MS;
     for (let r = pool.ready; r < threads - 1 && Date.now() < end && pool.failure === null; r = pool.ready) Atomics.wait(pool.ctl, READY, r, 100);
@@ -203,10 +210,10 @@ export class ThreadPool {
    * browser a worker may not start while the thread that created it blocks in Atomics.wait. Rejects (the workers
    * terminated) when one does not start within 30 s or fails; the per-op waits later block, as a worker may.
    */
-  static async start(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd'): Promise<{ kernels: unknown; pool: ThreadPool }> {
+  static async start(threads: number, maxBytes: number, minWork = THREAD_MIN_WORK, callerIdle = false, variant: KernelVariant = 'simd', spin = THREAD_SPIN): Promise<{ kernels: unknown; pool: ThreadPool }> {
     const Worker = nodeWorkerCtor();
     if (!Worker && typeof globalThis.Worker !== 'function') throw new Error('wasm backend: threads > 1 needs workers (Node worker_threads or Web Workers), and this host has neither');
-    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant);
+    const pool = ThreadPool.unstarted(threads, maxBytes, minWork, callerIdle, variant, spin);
     const url = Worker ? null : URL.createObjectURL(new Blob([WEB_WORKER_SOURCE], { type: 'text/javascript' }));
     try {
       pool.workers = Worker ? spawnNode(Worker, threads - 1, pool.startData) : spawnWeb(url!, threads - 1, pool.startData, (why) => { pool.failure ??= why; });
@@ -219,13 +226,14 @@ export class ThreadPool {
     return { kernels: pool.kernels, pool };
   }
 
-  private static unstarted(threads: number, maxBytes: number, minWork: number, callerIdle: boolean, variant: KernelVariant): ThreadPool {
+  private static unstarted(threads: number, maxBytes: number, minWork: number, callerIdle: boolean, variant: KernelVariant, spin: number): ThreadPool {
     checkThreads(threads);
     if (!(minWork >= 0)) throw new Error(`wasm backend: threadMinWork must be a number >= 0, got ${minWork}`);
+    if (!(Number.isInteger(spin) && spin >= 0)) throw new Error(`wasm backend: threadSpin must be an integer >= 0, got ${spin}`);
     const module = threadsKernelModule(variant);
     const memory = new WebAssembly.Memory({ initial: 2, maximum: Math.min(65536, Math.ceil(maxBytes / 65536)), shared: true });
     const kernels = new WebAssembly.Instance(module, { env: { memory } }).exports;
-    return new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle, module, variant);
+    return new ThreadPool(threads, memory, kernels as unknown as ThreadExports, minWork, callerIdle, module, variant, spin);
   }
 
   /** Why a worker failed to load (a page's worker error event), null while none has. */
@@ -234,14 +242,14 @@ export class ThreadPool {
 
   /** minWork: see THREAD_MIN_WORK; callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
   private constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly minWork: number,
-    readonly callerIdle: boolean, module: WebAssembly.Module, readonly variant: KernelVariant) {
+    readonly callerIdle: boolean, module: WebAssembly.Module, readonly variant: KernelVariant, readonly spin: number) {
     const control = new SharedArrayBuffer(ARGS_AT + 8 * NARGS);
     this.ctl = new Int32Array(control, 0, 16);
     this.args = new Float64Array(control, ARGS_AT, NARGS);
     this.chunk = k.CHUNK.value as number;
     this.geluChunk = k.GELU_CHUNK.value as number;
     this.adamwChunk = k.ADAMW_CHUNK.value as number;
-    this.startData = { module, memory, control };
+    this.startData = { module, memory, control, spin };
   }
 
   /** The calling thread's instance of the threaded build (the backend's kernels). */
@@ -330,6 +338,7 @@ export class ThreadPool {
     Atomics.notify(ctl, GEN);
     if (!this.callerIdle) for (let c = Atomics.add(ctl, NEXT, 1); c < n; c = Atomics.add(ctl, NEXT, 1)) this.k.threadChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d);
     // every worker acknowledges this generation (a late one finds no chunk left): then no chunk is still running
+    for (let i = 0; i < this.spin && Atomics.load(ctl, ACKS) < w; i++);
     for (let acks = Atomics.load(ctl, ACKS); acks < w; acks = Atomics.load(ctl, ACKS)) Atomics.wait(ctl, ACKS, acks, 10_000);
     if (Atomics.load(ctl, FAILED) !== 0) throw new Error('wasm backend: a worker thread failed (its instance or a kernel); the result is incomplete');
   }

@@ -31,7 +31,7 @@ export class WasmBackend extends WasmMemory implements Backend {
   static async start(opts: Omit<WasmBackendOptions, 'pool'> = {}): Promise<WasmBackend> {
     const threads = checkThreads(opts.threads ?? 1);
     if (threads === 1) return new WasmBackend(opts);
-    const { pool } = await ThreadPool.start(threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant());
+    const { pool } = await ThreadPool.start(threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant(), opts.threadSpin);
     return new WasmBackend({ ...opts, pool });
   }
 

@@ -25,7 +25,7 @@ export class WasmTensor implements Tensor {
 }
 
 /** pool: a started one (WasmBackend.start passes it; its thread count and variant win). */
-export interface WasmBackendOptions { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean; pool?: ThreadPool }
+export interface WasmBackendOptions { maxBytes?: number; variant?: KernelVariant; threads?: number; threadMinWork?: number; threadCallerIdle?: boolean; threadSpin?: number; pool?: ThreadPool }
 
 /** The engine's memory and kernels, and the tensor checks its ops make (WasmBackend adds the ops). */
 export class WasmMemory {
@@ -47,14 +47,15 @@ export class WasmMemory {
    * threads > 1: the threaded build (of the same variant) on a shared memory, the matmul family split over worker threads
    * (src/simd/threads.ts); results equal one thread's bit for bit. threadMinWork: multiply-adds below which an op
    * stays on the calling thread (tests set 0 to split the smallest shapes); threadCallerIdle (tests): the calling
-   * thread runs no chunk, so every chunk runs in a worker.
+   * thread runs no chunk, so every chunk runs in a worker. threadSpin: polls before a thread sleeps between ops
+   * (threads.ts THREAD_SPIN; 0 sleeps at once, as the engine did before: the A/B of scripts/profileStep.ts).
    */
   constructor(opts: WasmBackendOptions = {}) {
     this.threads = checkThreads(opts.pool?.threads ?? opts.threads ?? 1);
     if (this.threads > 1) {
       // the variant one thread would run (the threaded build has both), so results do not depend on the thread count;
       // in Node the pool starts here (a blocking wait), a page's in WasmBackend.start (an asynchronous one)
-      this.pool = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant()).pool;
+      this.pool = opts.pool ?? ThreadPool.create(this.threads, opts.maxBytes ?? MAX_BYTES, opts.threadMinWork, opts.threadCallerIdle, opts.variant ?? defaultVariant(), opts.threadSpin).pool;
       this.variant = this.pool.variant;
       this.k = this.pool.kernels as Kernels;
     } else {

@@ -2,7 +2,7 @@
 // preset's calibrated point, how many steps the setting needs and about how long that takes on this
 // engine, what the recipe changes and why, and one click to use it.
 import { findPreset, presetConfig } from '../envs/presets';
-import { memberRecipe, recipeFor, typedRecipeFields } from '../rl/recipe';
+import { memberRecipe, recipeFor, typedRecipeFields, withRecipe } from '../rl/recipe';
 import { fmt, labelOf } from './labels';
 import { runSpeed } from './runSpeed';
 import { useApp, useHub, useHubFrame } from './storeContext';
@@ -35,7 +35,9 @@ export function RecipeNote() {
   if (recipe.lines.length === 0 && !membersOff) return null;
   const applied = recipe.lines.every((l) => config[l.field] === l.value);
   const speed = runSpeed(runId ? hub.get(runId) : undefined);
-  const time = speed ? aboutDuration(recipe.steps / speed.stepsPerSec) : '';
+  // a step's time grows with its episodes: the recipe may double the prompts a step of the run that sets the speed
+  const perStep = withRecipe(config, recipe).promptsPerStep / config.promptsPerStep;
+  const time = speed ? aboutDuration((recipe.steps * perStep) / speed.stepsPerSec) : '';
   return (
     <div className="recipe-note" data-testid="recipe-note" role="note">
       {recipe.lines.length > 0 && <>
@@ -52,7 +54,7 @@ export function RecipeNote() {
       {members.length > 0 && (
         <p className="small" data-testid="recipe-members">
           {applied || atStart ? 'Each member of the population trains with its own recipe: ' : 'With the recipe, each member of the population gets its own: '}
-          {members.map(({ v, c }) => `lambda_tok ${fmt(v, 4)}: ${c.lambdaHold > 0 ? `start ${fmt(c.lambdaStart, 4)} for ${c.lambdaHold} steps, ` : ''}${c.steps} steps${c.temperature !== cal.temperature ? `, temperature ${fmt(c.temperature, 4)}` : ''}`).join('; ')}.
+          {members.map(({ v, c }) => `lambda_tok ${fmt(v, 4)}: ${c.lambdaHold > 0 ? `start ${fmt(c.lambdaStart, 4)} for ${c.lambdaHold} steps, ` : ''}${c.steps} steps${c.temperature !== cal.temperature ? `, temperature ${fmt(c.temperature, 4)}` : ''}${c.promptsPerStep !== cal.promptsPerStep ? `, ${c.promptsPerStep} prompts a step` : ''}`).join('; ')}.
         </p>
       )}
       <label className="small" title="Off the preset's calibrated point, Start applies the setting's recipe to a run that has not trained yet (fields you set by hand stay). Untick to train the setting as typed.">

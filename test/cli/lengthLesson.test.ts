@@ -26,6 +26,6 @@ describe('the noisy relay reaches the optimum length off the grid (reduced lengt
       expect(r.code, r.stderr.slice(-2000)).toBe(0);
       const checks = judgeLength(config, r.json.final);
       expect(checks.filter((c) => !c.ok).map((c) => `${c.name} ${c.value.toFixed(3)}, needs ${c.want}`)).toEqual([]);
-    }, 300_000);
+    }, 600_000);
   }
 });

@@ -81,6 +81,9 @@ describe('sweep', () => {
     expect(big.lambdaHold).toBe(80);
     expect(big.temperature).toBe(1);
     expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] steps kept at your 3 \(the recipe says 210\)/);
+    // its margin 0.04 - 0.028125 = 0.0119 is thin: the recipe says 32 prompts a step, and --set promptsPerStep=2 stays
+    expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] promptsPerStep kept at your 2 \(the recipe says 32\)/);
+    expect(small.promptsPerStep).toBe(2);
     // without a flag the recipe is the default off the calibrated point, said in one line per member
     const plain = join(tempDir(), 'default');
     const d = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', ...TINY, '--out', plain]);

@@ -3,7 +3,7 @@
 // in its middle (raised to the silence floor; for one copy, nearest the calibrated 0.1 inside it),
 // the hold, and the calibrated point as a fixed point.
 import { describe, expect, it } from 'vitest';
-import { copyValue, memberRecipe, recipeFor, recipeInUse, sameOptimum, withRecipe, SMALL_PENALTY_TEMPERATURE } from '../../src/rl/recipe';
+import { copyValue, memberRecipe, recipeFor, recipeInUse, sameOptimum, withRecipe, SMALL_PENALTY_TEMPERATURE, THIN_MARGIN } from '../../src/rl/recipe';
 import { noisyOptimum } from '../../src/rl/robustness';
 import { findPreset, presetConfig, PRESETS } from '../../src/envs/presets';
 
@@ -74,6 +74,21 @@ describe('recipeFor', () => {
     expect(field(at(0.1, 0.3), 'lambdaStart')).toBe(0.1);
   });
 
+  it('doubles the prompts a step where the start penalty\'s margin over copy n* + 1 is under THIN_MARGIN (hand-computed)', () => {
+    expect(THIN_MARGIN).toBe(0.012);
+    // eps 0.3, lambda 0.01: start 0.015 against copy 5's 0.9 x 0.3^4 x 0.7 = 0.0051: a margin of 0.0099, thin
+    expect(field(at(0.3, 0.01), 'promptsPerStep')).toBe(2 * calibrated.promptsPerStep);
+    // eps 0.5, lambda 0.03: start 0.04 against copy 5's 0.9 x 0.5^4 x 0.5 = 0.028125: 0.0119, thin
+    expect(field(at(0.5, 0.03), 'promptsPerStep')).toBe(32);
+    // eps 0.15, lambda 0.015: start 0.015 against copy 4's 0.9 x 0.15^3 x 0.85 = 0.00258: 0.0124, not thin
+    expect(field(at(0.15, 0.015), 'promptsPerStep')).toBeUndefined();
+    // eps 0.3, lambda 0.03: start 0.031 against copy 4's 0.017: 0.014; one copy (eps 0.5, lambda 0.3): no line either
+    expect(field(at(0.3, 0.03), 'promptsPerStep')).toBeUndefined();
+    expect(field(at(0.5, 0.3), 'promptsPerStep')).toBeUndefined();
+    // the group size, a lesson's own slider, is never the recipe's
+    for (const eps of [0.1, 0.2, 0.3, 0.4, 0.5]) for (const lambdaTok of [0.005, 0.01, 0.03, 0.1]) expect(field(at(eps, lambdaTok), 'groupSize')).toBeUndefined();
+  });
+
   it('the recipe\'s start penalty always has the same optimum as the setting', () => {
     for (const eps of [0.1, 0.2, 0.3, 0.4, 0.5]) {
       for (const lambdaTok of [0.005, 0.01, 0.03, 0.05, 0.1, 0.2, 0.3, 0.6]) {
@@ -112,12 +127,12 @@ describe('a population member\'s own recipe (memberRecipe)', () => {
   it('each lambda its own start, hold, steps and temperature (hand-computed); the shown member keeps its own', () => {
     // lambda 0.3 at eps 0.5: one copy on (0.225, 0.45]; start 0.2475 -> 0.248, held 80 steps, 160 in all, temperature back to 1
     const big = memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.3 });
-    expect([big.lambdaStart, big.lambdaHold, big.steps, big.temperature]).toEqual([0.248, 80, 160, 1]);
+    expect([big.lambdaStart, big.lambdaHold, big.steps, big.temperature, big.promptsPerStep]).toEqual([0.248, 80, 160, 1, 16]);
     // lambda 0.1 at eps 0.5: n* = 3 on (0.05625, 0.1125]: the middle 0.0795 -> 0.08, held 80 sqrt(0.1 / 0.08) = 89.4 -> 90, 170 in all
     const mid = memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.1 });
     expect([mid.lambdaStart, mid.lambdaHold, mid.steps, mid.temperature]).toEqual([0.08, 90, 170, 1]);
     const same = memberRecipe(noisy, calibrated, shown);
-    expect([same.lambdaStart, same.lambdaHold, same.steps, same.temperature]).toEqual([0.04, 130, 210, 0.7]);
+    expect([same.lambdaStart, same.lambdaHold, same.steps, same.temperature, same.promptsPerStep]).toEqual([0.04, 130, 210, 0.7, 32]);
     // fields the rule does not set stay as the member has them
     expect(memberRecipe(noisy, calibrated, { ...shown, lambdaTok: 0.3, lr: 1e-4 }).lr).toBe(1e-4);
   });

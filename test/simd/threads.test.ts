@@ -153,6 +153,11 @@ describe('training on threads', () => {
       expectBits('weights after 3 steps', got.params, want.params);
       expect(two.workerChunks).toBeGreaterThan(100);
     } finally { two.destroy(); single.destroy(); }
+    // threads that sleep at once between ops (no polling first) hand out the same chunks: the same weights
+    const sleepy = new WasmBackend({ threads: 2, threadMinWork: 0, threadSpin: 0 }), one = new WasmBackend({ threads: 1 });
+    try {
+      expectBits('weights after 3 steps, threadSpin 0', (await train(sleepy)).params, (await train(one)).params);
+    } finally { sleepy.destroy(); one.destroy(); }
   });
   it('WasmBackend.start (the page\'s asynchronous start-up, here on Node\'s threads): the same weights, chunks on the workers', async () => {
     const two = await WasmBackend.start({ threads: 2, threadMinWork: 0, threadCallerIdle: true }), single = await WasmBackend.start({ threads: 1 });
@@ -197,6 +202,7 @@ describe('options and shutdown', () => {
     // the threaded relaxed-simd build needs an engine that validates it (Node 20: a flag; the page's Chromium: yes, tested in test/e2e/cpuThreads.test.ts)
     if (!WebAssembly.validate(Buffer.from(KERNELS_THREADS_FMA_WASM_BASE64, 'base64'))) expect(() => new WasmBackend({ threads: 2, variant: 'fma' })).toThrow(/does not validate the threaded relaxed-simd build/);
     expect(() => new WasmBackend({ threads: 2, threadMinWork: -1 })).toThrow(/threadMinWork must be a number >= 0, got -1/);
+    for (const bad of [-1, 0.5, Number.NaN]) expect(() => new WasmBackend({ threads: 2, threadSpin: bad })).toThrow(/threadSpin must be an integer >= 0, got/);
     return Promise.all([
       expect(WasmBackend.start({ threads: 65 })).rejects.toThrow(/threads must be an integer from 1 to 64/),
       expect(WasmBackend.start({ threads: 2, threadMinWork: -1 })).rejects.toThrow(/threadMinWork must be a number >= 0, got -1/),

@@ -37,8 +37,8 @@ describe('the recipe note', () => {
     const at003 = presetConfig(preset, { channelNoise: 0.5, lambdaTok: 0.03 });
     const before = text(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003, population: [0.03, 0.3], recipeAtStart: false }));
     expect(before).toMatch(/With the recipe, each member of the population gets its own: /);
-    // by hand (test/rl/recipe.test.ts): 0.03 starts at 0.04 for 130 of 210 steps at temperature 0.7; 0.3 at 0.248 for 80 of 160
-    expect(before).toMatch(/lambda_tok 0\.03 ?: start 0\.04 for 130 steps, 210 steps, temperature 0\.7; lambda_tok 0\.3 ?: start 0\.248 for 80 steps, 160 steps\./);
+    // by hand (test/rl/recipe.test.ts): 0.03 starts at 0.04 for 130 of 210 steps at temperature 0.7 and 32 prompts a step; 0.3 at 0.248 for 80 of 160
+    expect(before).toMatch(/lambda_tok 0\.03 ?: start 0\.04 for 130 steps, 210 steps, temperature 0\.7, 32 prompts a step; lambda_tok 0\.3 ?: start 0\.248 for 80 steps, 160 steps\./);
     const inUse = withRecipe(at003, recipeFor(preset, presetConfig(preset), at003));
     expect(text(render(RecipeNote, { preset: 'relay-noisy-dr', config: inUse, population: [0.03, 0.3] }))).toMatch(/Each member of the population trains with its own recipe: /);
     expect(render(RecipeNote, { preset: 'relay-noisy-dr', config: at003 })).not.toContain('recipe-members'); // no population: no list
@@ -53,6 +53,9 @@ describe('the recipe note', () => {
     for (let r = 0; r < 3; r++) { rows[r * C + METRIC_INDEX.step] = r; rows[r * C + METRIC_INDEX.step_time_ms] = 250; }
     hub.append('r', rows, 3);
     expect(text(render(RecipeNote, { preset: 'relay-noisy-dr', config: offPoint, runId: 'r' }, hub))).toMatch(/about 240 steps ?: about 60 s here/);
+    // eps 0.3, lambda 0.01: 290 steps at twice the prompts a step, so twice the run's 250 ms: 290 x 0.5 s = 145 s
+    const thin = presetConfig(preset, { channelNoise: 0.3, lambdaTok: 0.01 });
+    expect(text(render(RecipeNote, { preset: 'relay-noisy-dr', config: thin, runId: 'r' }, hub))).toMatch(/about 290 steps ?: about 2 min here/);
     expect(aboutDuration(600)).toBe('about 10 min');
   });
 
