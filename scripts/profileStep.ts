@@ -5,19 +5,15 @@
 // microsecond a call, so "untimed" (the step less the ops) is the host's own work: the model's and trainer's JS
 // between ops. `bench --compare` prints the same split grouped by kind of op.
 import { splitByOp } from '../src/cli/commands/benchParts';
-import { findPreset, presetConfig } from '../src/envs/presets';
+import { benchCase, caseConfig } from '../src/cli/commands/benchCompare';
 import { createEnv } from '../src/envs/registry';
 import { Trainer } from '../src/rl/trainer';
 import { WasmBackend } from '../src/simd/wasmBackend';
 
 const which = process.argv[2] ?? 'default', threads = Number(process.argv[3] ?? 2), steps = Number(process.argv[4] ?? 3);
 const threadSpin = process.argv[5] === undefined ? undefined : Number(process.argv[5]);
-const shapes: Record<string, object> = {
-  default: { nLayer: 2, nHead: 4, nEmbd: 64, promptsPerStep: 32, groupSize: 8 },
-  batch: { nLayer: 2, nHead: 4, nEmbd: 64, promptsPerStep: 128, groupSize: 16 },
-  largest: { nLayer: 8, nHead: 8, nEmbd: 256, promptsPerStep: 32, groupSize: 8 },
-};
-const cfg = presetConfig(findPreset('relay-silence'), { ...shapes[which], evalEpisodes: 64 });
+// bench --compare's cases, by short name (one table of the shapes: src/cli/commands/benchCompare.ts)
+const cfg = caseConfig(benchCase(which), false);
 const b = new WasmBackend({ threads, threadSpin });
 const byShape: Record<string, { ms: number; calls: number }> = {};
 const trainer = new Trainer(b, createEnv(cfg), cfg);

@@ -1,17 +1,13 @@
 // The thread pool's polling between ops, A/B: `npx tsx scripts/threadSpinAB.ts [default|batch] [threads] [steps] [spins] [rounds]`
 // (spins: a comma list of THREAD_SPIN values, e.g. 16384,0; rounds alternate them so drift in the machine's speed
 // falls on both). The RL step's wall time alone (no op timing), the median per value. docs/cpu-engine.md, "Threads".
-import { findPreset, presetConfig } from '../src/envs/presets';
+import { benchCase, caseConfig } from '../src/cli/commands/benchCompare';
 import { createEnv } from '../src/envs/registry';
 import { Trainer } from '../src/rl/trainer';
 import { WasmBackend } from '../src/simd/wasmBackend';
-const shapes: Record<string, object> = {
-  default: { nLayer: 2, nHead: 4, nEmbd: 64, promptsPerStep: 32, groupSize: 8 },
-  batch: { nLayer: 2, nHead: 4, nEmbd: 64, promptsPerStep: 128, groupSize: 16 },
-};
 const which = process.argv[2] ?? 'default', threads = Number(process.argv[3] ?? 2), steps = Number(process.argv[4] ?? 8);
 const spins = (process.argv[5] ?? '16384,0').split(',').map(Number), rounds = Number(process.argv[6] ?? 3);
-const cfg = presetConfig(findPreset('relay-silence'), { ...shapes[which], evalEpisodes: 64 });
+const cfg = caseConfig(benchCase(which), false); // bench --compare's case of that short name
 const res: Record<number, number[]> = {};
 for (let r = 0; r < rounds; r++) for (const spin of spins) {
   const b = new WasmBackend({ threads, threadSpin: spin });

@@ -48,7 +48,7 @@ export class WasmMemory {
    * (src/simd/threads.ts); results equal one thread's bit for bit. threadMinWork: multiply-adds below which an op
    * stays on the calling thread (tests set 0 to split the smallest shapes); threadCallerIdle (tests): the calling
    * thread runs no chunk, so every chunk runs in a worker. threadSpin: polls before a thread sleeps between ops
-   * (threads.ts THREAD_SPIN; 0 sleeps at once, as the engine did before: the A/B of scripts/profileStep.ts).
+   * (threads.ts THREAD_SPIN; 0 sleeps at once, as the engine did before: the A/B of scripts/threadSpinAB.ts).
    */
   constructor(opts: WasmBackendOptions = {}) {
     this.threads = checkThreads(opts.pool?.threads ?? opts.threads ?? 1);

@@ -6,6 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import type { Backend } from '../../backend';
+import type { RunConfig } from '../../config';
 import { InputError } from '../../contract/errors';
 import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
@@ -28,6 +29,13 @@ export function compareCases(quick: boolean): CompareCase[] {
   return quick
     ? [{ name: 'default', ...def, P: 1, G: 2 }, { name: 'default, batch x8', ...def, P: 4, G: 4 }, { name: 'largest', ...big, P: 1, G: 2 }]
     : [{ name: 'default', ...def, P: 32, G: 8 }, { name: 'default, batch x8', ...def, P: 128, G: 16 }, { name: 'largest', ...big, P: 32, G: 8 }];
+}
+
+/** A full-size case by short name (default, batch, largest), for the profiling scripts. */
+export function benchCase(short: string): CompareCase {
+  const i = ['default', 'batch', 'largest'].indexOf(short);
+  if (i < 0) throw new InputError(`the case is one of default, batch, largest; got ${short}`);
+  return compareCases(false)[i];
 }
 
 export interface Floor { dispatchUs: number; submitMs: number; dispatchesTimed: number }
@@ -102,10 +110,15 @@ function countForwardRows(models: GPT[]): { rows: () => number; reset: () => voi
   return { rows: () => rows, reset: () => { rows = 0; } };
 }
 
-export async function measureCase(b: Counted, c: CompareCase, reps: number, floor: Floor | null, quick: boolean): Promise<CaseResult> {
-  const cfg = presetConfig(findPreset('relay-silence'), {
+/** A case's run config (relay-silence at the case's model and batch); scripts/profileStep.ts and threadSpinAB.ts step it too. */
+export function caseConfig(c: CompareCase, quick: boolean): RunConfig {
+  return presetConfig(findPreset('relay-silence'), {
     nLayer: c.nLayer, nHead: c.nHead, nEmbd: c.nEmbd, promptsPerStep: c.P, groupSize: c.G, evalEpisodes: quick ? c.P * c.G : 64,
   });
+}
+
+export async function measureCase(b: Counted, c: CompareCase, reps: number, floor: Floor | null, quick: boolean): Promise<CaseResult> {
+  const cfg = caseConfig(c, quick);
   const trainer = new Trainer(b, createEnv(cfg), cfg);
   const fwd = countForwardRows(trainer.policies.map((p) => p.model));
   try {
