@@ -32,6 +32,13 @@ export const SILENCE_FLOOR = 0.02;
  * copies past n* at every seed with the preset's 16 prompts a step, those of 0.0124 and up reached n*.
  */
 export const THIN_MARGIN = 0.012;
+/**
+ * The setting's own margin over copy n*+1 (lambda_tok - its value) under which the settle phase is short and, where the
+ * start's margin is thin as well, the start comes from below. Fitted (docs/recipe.md, "Where the setting sits at the
+ * bottom of its interval"): the two grid cells at 0.0019 drifted past n* or fell in accuracy in an 80-step settle; the
+ * next cells up (0.0030 and more) held.
+ */
+export const SETTLE_MARGIN = 0.0025;
 
 /** The marginal accuracy of the n-th copy on a task the Solver does not know: 0.9 eps^(n-1) (1 - eps) (n = 1..maxCopies, else 0). */
 export function copyValue(eps: number, n: number, maxCopies: number): number {
@@ -70,23 +77,36 @@ function noisyRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
   const lines: RecipeLine[] = [];
   const lambdaRef = calibrated.lambdaTok, base = calibrated.steps;
   const { copies, lo, hi } = sameOptimum(c.channelNoise, c.lambdaTok, c.maxMessage);
-  const { value: start, middle } = startPenalty(copies, lo, hi, c.maxMessage, lambdaRef);
+  const same = startPenalty(copies, lo, hi, c.maxMessage, lambdaRef);
+  // at the bottom of its interval the setting barely charges copy n*+1 more than it adds, so training at it holds n* only
+  // briefly; where the start's margin is thin too, the start comes from below (n*-1's interval), where the setting's
+  // pull toward copy n* (hi - lambda_tok) is strong
+  const thinSettle = copies >= 1 && lo > 0 && c.lambdaTok - lo < SETTLE_MARGIN;
+  const fromBelow = thinSettle && copies >= 2 && same.value - lo < THIN_MARGIN;
+  const below = fromBelow ? sameOptimum(c.channelNoise, hi, c.maxMessage) : null;
+  const { value: start, middle } = below ? startPenalty(below.copies, below.lo, below.hi, c.maxMessage, lambdaRef) : same;
+  const settle = thinSettle ? base / 2 : base;
   // a start weaker than the calibrated penalty needs more steps even where it is the setting itself
   if (Math.abs(start - c.lambdaTok) > 0.05 * c.lambdaTok || (start > 0 && start < lambdaRef * 0.95)) {
     const range = `${lo.toFixed(3)}-${Number.isFinite(hi) ? hi.toFixed(3) : 'inf'}`;
     // a weaker signal than the calibrated one needs more episodes to average the group's reward noise: the
     // measured need grows about as the square root of the signal's shortfall (docs/recipe.md)
-    const hold = Math.ceil((base * Math.sqrt(Math.max(1, lambdaRef / start))) / 10) * 10;
-    const same = `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise})`;
-    const why = middle === null
-      ? `${same}; ${start} is the one nearest the calibrated ${lambdaRef}, so each episode carries the strongest signal that still leads there`
-      : `${same}; ${start === middle ? `${start} is its middle` : `its middle ${middle} is raised to ${start} (silence on known tasks needs about ${SILENCE_FLOOR} a token)`}, where copy ${copies} is worth clearly more than it costs and copy ${copies + 1} clearly less`;
+    const signalHold = Math.ceil((base * Math.sqrt(Math.max(1, lambdaRef / start))) / 10) * 10;
+    const hold = signalHold + base - settle; // a short settle's other half is held at the start: the same steps in all
+    const sameText = `every penalty in ${range} has the same optimum (${copies} copies at eps ${c.channelNoise})`;
+    const why = below
+      ? `${sameText}, but ${c.lambdaTok} sits at its bottom (copy ${copies + 1} adds ${lo.toFixed(4)}) and its middle ${same.value} is only ${(same.value - lo).toFixed(4)} above that, too weak a pull down from the warm start's longer messages; ${start} is the middle of ${below.lo.toFixed(3)}-${below.hi.toFixed(3)} (${below.copies} copies), so the run comes to ${copies} copies from below, where copy ${copies} adds ${hi.toFixed(4)} against ${c.lambdaTok}`
+      : middle === null
+        ? `${sameText}; ${start} is the one nearest the calibrated ${lambdaRef}, so each episode carries the strongest signal that still leads there`
+        : `${sameText}; ${start === middle ? `${start} is its middle` : `its middle ${middle} is raised to ${start} (silence on known tasks needs about ${SILENCE_FLOOR} a token)`}, where copy ${copies} is worth clearly more than it costs and copy ${copies + 1} clearly less`;
+    const settleWhy = thinSettle ? `, half the calibrated ${base}: at ${c.lambdaTok} copy ${copies + 1} costs only ${(c.lambdaTok - lo).toFixed(4)} more than it adds, less than ${SETTLE_MARGIN}, and a longer settle drifts past ${copies} copies or loses accuracy` : '';
+    const heldMore = hold > signalHold ? `, and the settle's other ${hold - signalHold}` : '';
     lines.push({ field: 'lambdaStart', value: start, why: `start at lambda_tok ${start}: ${why}` });
-    lines.push({ field: 'lambdaHold', value: hold, why: `hold it ${hold} steps (the calibrated ${base}${hold > base ? `, times sqrt(${lambdaRef} / ${start}) for the weaker signal` : ''}), then settle at ${c.lambdaTok}` });
-    lines.push({ field: 'steps', value: hold + base, why: `${hold} steps at the start penalty and ${base} more at ${c.lambdaTok}` });
+    lines.push({ field: 'lambdaHold', value: hold, why: `hold it ${hold} steps (the calibrated ${base}${signalHold > base ? `, times sqrt(${lambdaRef} / ${start}) for the weaker signal` : ''}${heldMore}), then settle at ${c.lambdaTok}` });
+    lines.push({ field: 'steps', value: hold + settle, why: `${hold} steps at the start penalty and ${settle} more at ${c.lambdaTok}${settleWhy}` });
     // each episode's signal against copy n*+1 is the margin; the task reward's noise is not smaller for it, so where the
     // margin is thin a step averages twice the episodes (same groups: the group size stays the person's)
-    if (copies >= 1 && lo > 0 && start - lo < THIN_MARGIN) {
+    if (!below && copies >= 1 && lo > 0 && start - lo < THIN_MARGIN) {
       const prompts = 2 * calibrated.promptsPerStep;
       lines.push({
         field: 'promptsPerStep', value: prompts,

@@ -63,33 +63,33 @@ describe('sweep', () => {
 
   it('--recipe gives each member its own setting\'s recipe; a field given with --set stays', () => {
     const out = join(tempDir(), 'sweep');
-    const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--recipe', '--set', 'channelNoise=0.5', ...TINY, '--out', out]);
+    const r = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.01,0.3', '--recipe', '--set', 'channelNoise=0.5', ...TINY, '--out', out]);
     expect(r.code, r.stderr).toBe(0);
     const cfg = (label: string) => JSON.parse(readFileSync(join(out, label, 'config.json'), 'utf8')).config;
-    // by hand (docs/recipe.md): copy n is worth 0.9 x 0.5^(n-1) x 0.5. lambda 0.03 keeps 4 copies, as every penalty in
-    // (0.028125, 0.05625] does: start in its middle, sqrt(0.028125 x 0.05625) = 0.0398 -> 0.04, held
-    // ceil(80 sqrt(0.1 / 0.04) / 10) x 10 = 130 steps; copy 6 adds 0.0141 >= 0.03 / 3, so temperature 0.7
-    const small = cfg('lambda_tok=0.03');
-    expect(small.lambdaTok).toBe(0.03);
-    expect(small.lambdaStart).toBe(0.04);
-    expect(small.lambdaHold).toBe(130);
+    // by hand (docs/recipe.md): copy n is worth 0.9 x 0.5^(n-1) x 0.5. lambda 0.01 keeps 6 copies, as every penalty in
+    // (0.00703, 0.01406] does: its middle 0.0099 is raised toward the silence floor, to 10% inside the top, 0.01266 -> 0.013,
+    // held ceil(80 sqrt(0.1 / 0.013) / 10) x 10 = 230 steps, then 80: 310; copy 8 adds 0.0035 >= 0.01 / 3, so temperature 0.7
+    const small = cfg('lambda_tok=0.01');
+    expect(small.lambdaTok).toBe(0.01);
+    expect(small.lambdaStart).toBe(0.013);
+    expect(small.lambdaHold).toBe(230);
     expect(small.temperature).toBe(0.7);
-    expect(small.steps).toBe(3); // --set steps=3 stays (the recipe says 210)
+    expect(small.steps).toBe(3); // --set steps=3 stays (the recipe says 310)
     // lambda 0.3 keeps 1 copy, as (0.225, 0.45] does: one copy starts nearest 0.1, which is below, so 10% over the bottom: 0.2475 -> 0.248, held 80; temperature 1
     const big = cfg('lambda_tok=0.3');
     expect(big.lambdaStart).toBe(0.248);
     expect(big.lambdaHold).toBe(80);
     expect(big.temperature).toBe(1);
-    expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] steps kept at your 3 \(the recipe says 210\)/);
-    // its margin 0.04 - 0.028125 = 0.0119 is thin: the recipe says 32 prompts a step, and --set promptsPerStep=2 stays
-    expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] promptsPerStep kept at your 2 \(the recipe says 32\)/);
+    expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.01\] steps kept at your 3 \(the recipe says 310\)/);
+    // its margin 0.013 - 0.00703 = 0.006 is thin: the recipe says 32 prompts a step, and --set promptsPerStep=2 stays
+    expect(r.stderr).toMatch(/recipe: \[lambda_tok=0\.01\] promptsPerStep kept at your 2 \(the recipe says 32\)/);
     expect(small.promptsPerStep).toBe(2);
     // without a flag the recipe is the default off the calibrated point, said in one line per member
     const plain = join(tempDir(), 'default');
-    const d = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', ...TINY, '--out', plain]);
+    const d = gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.01,0.3', '--set', 'channelNoise=0.5', ...TINY, '--out', plain]);
     expect(d.code, d.stderr).toBe(0);
-    expect(JSON.parse(readFileSync(join(plain, 'lambda_tok=0.03', 'config.json'), 'utf8')).config).toMatchObject({ lambdaStart: 0.04, lambdaHold: 130, temperature: 0.7 });
-    expect(d.stderr).toMatch(/recipe: \[lambda_tok=0\.03\] off the preset's calibrated point, so its recipe applies \(--no-recipe trains the setting as typed\): lambdaStart = 0\.04, lambdaHold = 130, temperature = 0\.7/);
+    expect(JSON.parse(readFileSync(join(plain, 'lambda_tok=0.01', 'config.json'), 'utf8')).config).toMatchObject({ lambdaStart: 0.013, lambdaHold: 230, temperature: 0.7 });
+    expect(d.stderr).toMatch(/recipe: \[lambda_tok=0\.01\] off the preset's calibrated point, so its recipe applies \(--no-recipe trains the setting as typed\): lambdaStart = 0\.013, lambdaHold = 230, temperature = 0\.7/);
     // --no-recipe: the members keep the preset's schedule
     const typed = join(tempDir(), 'typed');
     expect(gspo(['sweep', '--preset', 'relay-noisy-dr', '--lambdas', '0.03,0.3', '--set', 'channelNoise=0.5', '--no-recipe', ...TINY, '--out', typed]).code).toBe(0);

@@ -86,13 +86,13 @@ describe('the page sweep as a population', () => {
   it('a setup that carries its recipe gives each member its own (not the schedule of the lambda on screen); the record keeps it', async () => {
     const { store, members, release } = world();
     // eps 0.5 at lambda 0.03 with its recipe applied (by hand: test/cli/sweep.test.ts)
-    await store.getState().boot('?v=1&preset=relay-noisy-dr&channelNoise=0.5&lambdaTok=0.03&lambdaStart=0.04&lambdaHold=130&steps=210&temperature=0.7&promptsPerStep=32');
+    await store.getState().boot('?v=1&preset=relay-noisy-dr&channelNoise=0.5&lambdaTok=0.03&lambdaStart=0.08&lambdaHold=130&steps=170&temperature=0.7');
     store.getState().setSweepDraft('0.03, 0.3');
     const done = store.getState().startSweep();
     await until(() => members.length === 2 && members.every((m) => m.startedAt >= 0));
     const got = members.map((m) => { const c = m.state.config!; return [c.channelNoise, c.lambdaTok, c.lambdaStart, c.lambdaHold, c.steps, c.temperature, c.promptsPerStep]; });
     // lambda 0.3 keeps one copy on (0.225, 0.45]: start 0.2475 -> 0.248 held 80 steps, 160 in all, temperature 1, the calibrated 16 prompts
-    expect(got).toEqual([[0.5, 0.03, 0.04, 130, 210, 0.7, 32], [0.5, 0.3, 0.248, 80, 160, 1, 16]]);
+    expect(got).toEqual([[0.5, 0.03, 0.08, 130, 170, 0.7, 16], [0.5, 0.3, 0.248, 80, 160, 1, 16]]);
     const s = store.getState().sweep!;
     expect(s.recipe).toBe(true);
     expect(parseSweepRecord(JSON.stringify(s)).sweep!.recipe).toBe(true); // a reload resumes the members with their own recipes
@@ -129,9 +129,9 @@ describe('the page sweep as a population', () => {
     store.getState().setSweepDraft('0.03, 0.3');
     const done = store.getState().startSweep();
     await until(() => members.length === 2 && members.every((m) => m.startedAt >= 0));
-    // by hand (test/cli/sweep.test.ts): 0.03 starts at 0.04 for 130 of 210 steps at temperature 0.7, 32 prompts a step (its margin
-    // 0.04 - 0.028 is thin); 0.3 at 0.248 for 80 of 160
-    expect(members.map((m) => { const c = m.state.config!; return [c.lambdaTok, c.lambdaStart, c.lambdaHold, c.steps, c.temperature, c.promptsPerStep]; })).toEqual([[0.03, 0.04, 130, 210, 0.7, 32], [0.3, 0.248, 80, 160, 1, 16]]);
+    // by hand (test/cli/sweep.test.ts): 0.03 starts from below at 0.08 for 130 of 170 steps at temperature 0.7 (0.03 sits
+    // 0.0019 over copy 5's value); 0.3 at 0.248 for 80 of 160
+    expect(members.map((m) => { const c = m.state.config!; return [c.lambdaTok, c.lambdaStart, c.lambdaHold, c.steps, c.temperature, c.promptsPerStep]; })).toEqual([[0.03, 0.08, 130, 170, 0.7, 16], [0.3, 0.248, 80, 160, 1, 16]]);
     expect(store.getState().sweep!.recipeKept).toBeUndefined();
     release();
     await done;
