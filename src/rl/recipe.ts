@@ -85,7 +85,7 @@ function noisyRecipe(calibrated: RunConfig, c: RunConfig): RecipeLine[] {
   const fromBelow = thinSettle && copies >= 2 && same.value - lo < THIN_MARGIN;
   const below = fromBelow ? sameOptimum(c.channelNoise, hi, c.maxMessage) : null;
   const { value: start, middle } = below ? startPenalty(below.copies, below.lo, below.hi, c.maxMessage, lambdaRef) : same;
-  const settle = thinSettle ? base / 2 : base;
+  const settle = thinSettle ? Math.ceil(base / 2) : base;
   // a start weaker than the calibrated penalty needs more steps even where it is the setting itself
   if (Math.abs(start - c.lambdaTok) > 0.05 * c.lambdaTok || (start > 0 && start < lambdaRef * 0.95)) {
     const range = `${lo.toFixed(3)}-${Number.isFinite(hi) ? hi.toFixed(3) : 'inf'}`;
