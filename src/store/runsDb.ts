@@ -11,6 +11,8 @@ export type CheckpointKind = 'last' | 'best';
 
 export interface RunStorage {
   readonly kind: 'indexeddb' | 'memory';
+  /** Why runs are kept in memory only (the page's banner says it); null for IndexedDB. */
+  readonly why?: string | null;
   listRuns(): Promise<RunMeta[]>;
   putRun(meta: RunMeta): Promise<void>;
   /** The run, its metrics and its checkpoints. */
@@ -48,6 +50,7 @@ function seriesFromChunks(chunks: MetricsChunk[]): MetricsSeries {
 
 export class MemoryRunStorage implements RunStorage {
   readonly kind = 'memory' as const;
+  constructor(readonly why: string = 'this browser offers no IndexedDB here') {}
   private readonly runs = new Map<string, RunMeta>();
   private readonly chunks = new Map<string, MetricsChunk[]>();
   private readonly ckpts = new Map<string, Uint8Array>();
@@ -94,7 +97,11 @@ function done(tx: IDBTransaction): Promise<void> {
 
 export class IndexedDbRunStorage implements RunStorage {
   readonly kind = 'indexeddb' as const;
+  readonly why = null;
   private constructor(private readonly db: IDBDatabase) {}
+
+  /** Closes the connection (a store opened too late to be used). */
+  close(): void { this.db.close(); }
 
   static async open(factory: IDBFactory = indexedDB): Promise<IndexedDbRunStorage> {
     const req = factory.open(DB_NAME, DB_VERSION);
@@ -167,8 +174,23 @@ export class IndexedDbRunStorage implements RunStorage {
   }
 }
 
-/** IndexedDB when the browser has it, else memory (the page says runs will not survive a reload). */
-export async function openRunStorage(): Promise<RunStorage> {
-  if (typeof indexedDB === 'undefined') return new MemoryRunStorage();
-  try { return await IndexedDbRunStorage.open(); } catch { return new MemoryRunStorage(); }
+/** How long the page waits for IndexedDB to open before it goes on in memory: it opens before the page renders, so a store that never answers would hold the page blank. */
+export const STORAGE_OPEN_MS = 5000;
+
+/** IndexedDB when the browser has it and it opens within `ms`, else memory with the reason (the page says runs will not survive a reload). */
+export async function openRunStorage(factory: IDBFactory | null = globalThis.indexedDB ?? null, ms = STORAGE_OPEN_MS): Promise<RunStorage> {
+  if (factory === null) return new MemoryRunStorage();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const opening = IndexedDbRunStorage.open(factory);
+  try {
+    const late = new Promise<null>((resolve) => { timer = setTimeout(() => resolve(null), ms); });
+    const opened = await Promise.race([opening, late]);
+    if (opened) return opened;
+    void opening.then((s) => s.close(), () => undefined); // opened after the page went on: closed, so it holds no connection
+    return new MemoryRunStorage(`IndexedDB did not open within ${ms / 1000} s`);
+  } catch (e) {
+    return new MemoryRunStorage(`IndexedDB did not open (${e instanceof Error ? e.message : String(e)})`);
+  } finally {
+    clearTimeout(timer);
+  }
 }

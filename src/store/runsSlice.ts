@@ -63,9 +63,9 @@ export function freeName(name: string, taken: readonly string[]): string {
   for (let k = 2; ; k++) if (!used.has(`${name} (${k})`)) return `${name} (${k})`;
 }
 
-export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'pinned' | 'storageKind' | 'notice' | 'importError'>;
+export type RunsState = Pick<RunsSlice, 'runs' | 'overlay' | 'pinned' | 'storageKind' | 'storageWhy' | 'notice' | 'importError'>;
 
-export const initialRuns = (): RunsState => ({ runs: [], overlay: [], pinned: [], storageKind: null, notice: null, importError: null });
+export const initialRuns = (): RunsState => ({ runs: [], overlay: [], pinned: [], storageKind: null, storageWhy: null, notice: null, importError: null });
 
 export function runsActions(ctx: StoreContext): Omit<RunsSlice, keyof RunsState> {
   const { set, get, deps } = ctx;

@@ -168,7 +168,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
   return {
     async boot(search) {
       search = lessonAtBoot(ctx, search); // a lesson's link boots on its step's setting
-      set({ storageKind: deps.storage.kind });
+      set({ storageKind: deps.storage.kind, storageWhy: deps.storage.why ?? null });
       const savedPrefs = deps.prefs.load();
       const prefs = parsePrefs(savedPrefs);
       let storedRuns = 0;

@@ -155,6 +155,8 @@ export interface RunsSlice {
   /** Runs kept on the charts when a new run starts; other overlays are cleared then. */
   pinned: string[];
   storageKind: RunStorage['kind'] | null;
+  /** Why runs are kept in memory only (null: in IndexedDB, or not known yet). */
+  storageWhy: string | null;
   notice: string | null;
   importError: string | null;
   toggleOverlay(id: string): Promise<void>;

@@ -213,6 +213,7 @@ function Messages() {
   const notice = useApp((s) => s.notice);
   const importError = useApp((s) => s.importError);
   const storage = useApp((s) => s.storageKind);
+  const storageWhy = useApp((s) => s.storageWhy);
   const store = useAppStore();
   return (
     <>
@@ -235,7 +236,7 @@ function Messages() {
           <button type="button" onClick={() => store.getState().dismissNotice()}>Dismiss</button>
         </div>
       )}
-      {storage === 'memory' && <div role="status" className="banner warn">This browser offers no IndexedDB here: runs will not survive a reload. Export them to keep them.</div>}
+      {storage === 'memory' && <div role="status" className="banner warn" data-testid="storage-memory">Runs are kept in memory only ({storageWhy ?? 'this browser offers no IndexedDB here'}): they will not survive a reload. Export them to keep them.</div>}
     </>
   );
 }

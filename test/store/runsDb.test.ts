@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { findPreset, presetConfig } from '../../src/envs/presets';
 import { createAppStore } from '../../src/store/appStore';
 import { MetricsHub } from '../../src/store/metricsHub';
-import { IndexedDbRunStorage, MemoryRunStorage, type RunStorage } from '../../src/store/runsDb';
+import { IndexedDbRunStorage, MemoryRunStorage, openRunStorage, type RunStorage } from '../../src/store/runsDb';
 import type { RunMeta } from '../../src/store/runTypes';
 import { METRIC_NAMES, type ResumeState } from '../../src/worker/protocol';
 import { FakeTrainer, fakeClient } from './fakeClient';
@@ -30,6 +30,54 @@ const kinds: [string, () => Promise<RunStorage>][] = [
   ['memory', async () => new MemoryRunStorage()],
   ['indexeddb', () => IndexedDbRunStorage.open(new IDBFactory())], // a fresh database each time
 ];
+
+/** An IDBFactory whose open request answers after `ms` (never, with Infinity) with a database whose close is counted, or fails. */
+function slowFactory(ms: number, fail = false): { factory: IDBFactory; closed: () => number } {
+  let closed = 0;
+  const factory = {
+    open() {
+      const req = { result: undefined as unknown, error: null as unknown, onsuccess: null as null | (() => void), onerror: null as null | (() => void), onupgradeneeded: null };
+      if (Number.isFinite(ms)) {
+        setTimeout(() => {
+          if (fail) { req.error = new Error('the profile\'s storage is locked'); req.onerror?.(); return; }
+          req.result = { close: () => { closed++; } };
+          req.onsuccess?.();
+        }, ms);
+      }
+      return req;
+    },
+  } as unknown as IDBFactory;
+  return { factory, closed: () => closed };
+}
+
+describe('opening the run storage (before the page renders)', () => {
+  it('IndexedDB that opens: the runs are kept there', async () => {
+    const s = await openRunStorage(new IDBFactory(), 1000);
+    expect(s.kind).toBe('indexeddb');
+    expect(s.why ?? null).toBeNull();
+  });
+  it('IndexedDB that never answers: memory after the wait, saying why, and the page goes on', async () => {
+    const t0 = Date.now();
+    const s = await openRunStorage(slowFactory(Infinity).factory, 50);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(s.kind).toBe('memory');
+    expect(s.why).toBe('IndexedDB did not open within 0.05 s');
+  });
+  it('IndexedDB that answers after the wait: memory, and the late connection is closed', async () => {
+    const slow = slowFactory(80);
+    const s = await openRunStorage(slow.factory, 20);
+    expect(s.kind).toBe('memory');
+    expect(slow.closed()).toBe(0);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(slow.closed()).toBe(1);
+  });
+  it('IndexedDB that fails to open: memory, naming the error; no IndexedDB at all: memory, saying so', async () => {
+    const s = await openRunStorage(slowFactory(5, true).factory, 1000);
+    expect([s.kind, s.why]).toEqual(['memory', 'IndexedDB did not open (the profile\'s storage is locked)']);
+    const none = await openRunStorage(null);
+    expect([none.kind, none.why]).toEqual(['memory', 'this browser offers no IndexedDB here']);
+  });
+});
 
 describe.each(kinds)('run storage (%s)', (kind, open) => {
   it('keeps runs as put (non-finite eval extras too), and replaces one by id', async () => {
