@@ -4,6 +4,7 @@
 // around it), per op name and per shape; the step's phases come from the Trainer. The wrapper costs about a
 // microsecond a call, so "untimed" (the step less the ops) is the host's own work: the model's and trainer's JS
 // between ops. `bench --compare` prints the same split grouped by kind of op.
+import '../src/cli/wasmFeatures'; // the CLI's kernels: the fused build unless GSPO_KERNELS=simd
 import { splitByOp } from '../src/cli/commands/benchParts';
 import { benchCase, caseConfig } from '../src/cli/commands/benchCompare';
 import { createEnv } from '../src/envs/registry';

@@ -9,7 +9,7 @@ export { layernormForward, layernormBackward } from './layernorm';
 export { logprobForward, logprobBackward, crossEntropyForward, crossEntropyBackward } from './logsoftmax';
 export { adamw, residualForward, sumSquares, copyRows } from './optim';
 export { embeddingForward, embeddingBackward, embeddingLast } from './embedding';
-export { peakMaddChains, PEAK_FLOP_PER_ITER } from './peak';
+export { peakMaddChains, peakFmaChains, PEAK_FLOP_PER_ITER } from './peak';
 
 /** First byte the host may allocate: above this module's static data (matmul.ts's constant 1) and its stack. */
 export function heapStart(): usize {

@@ -1,5 +1,6 @@
 // The headless CLI: `npm run gspo -- <command> [flags]`. Progress to stderr, one JSON
 // document to stdout; bad input exits 2 with one line naming the problem.
+import './wasmFeatures'; // first: V8's relaxed-simd flag before any WebAssembly module is compiled
 import { clip, escapeControls, hasKey, InputError, RunFault } from '../contract/errors';
 import { checkResult } from './resultCheck';
 import { SafetensorsError } from '../model/safetensors';

@@ -37,6 +37,8 @@ export interface Kernels {
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;
   /** The calibration of the 128-bit limit (shaders/simd/peak.ts): iters of x <- x * mul + add on independent f32x4 chains. */
   peakMaddChains(iters: number, x0: number, mul: number, add: number): number;
+  /** The same with the kernels' madd: one fused multiply-add in the relaxed-simd build (its limit), mul then add in the plain one. */
+  peakFmaChains(iters: number, x0: number, mul: number, add: number): number;
   /** FLOP per iteration of peakMaddChains (chains x 4 lanes x 2). */
   readonly PEAK_FLOP_PER_ITER: WebAssembly.Global;
 }

@@ -112,8 +112,10 @@ describe('the share of the limit per part (the CPU engine)', () => {
     expect([s.rollout.ofStep, s.reward.ofStep, s.update.ofStep, s.rest.ofStep]).toEqual([0.6, 0.04, 0.3, 0.06]);
   });
   it('the table in the --compare output names the limit and prints each part\'s row', () => {
-    const out = formatCompare({ backend: 'cpu', device: 'cpu, 2 threads', floor: null, cases: [c], batchRatio: null, limit: { core: { gflops: 50, flopPerRun: 1, runs: 1, flopPerIter: 8 }, threads: 2 } });
-    expect(out).toMatch(/^share of the limit per part: 50\.0 GFLOP\/s a core \(128-bit SIMD, measured now\) x 2 threads = 100\.0 GFLOP\/s$/m);
+    const out = formatCompare({ backend: 'cpu', device: 'cpu, 2 threads', floor: null, cases: [c], batchRatio: null, limit: { core: { gflops: 50, variant: 'fma', mulAddGflops: 32, flopPerRun: 1, runs: 1, flopPerIter: 8 }, threads: 2 } });
+    expect(out).toMatch(/^share of the limit per part: 50\.0 GFLOP\/s a core \(128-bit SIMD with fused multiply-adds, the build that runs; 32\.0 with a multiply then an add\), measured now x 2 threads = 100\.0 GFLOP\/s$/m);
+    const plain = formatCompare({ backend: 'cpu', device: 'cpu, 2 threads', floor: null, cases: [c], batchRatio: null, limit: { core: { gflops: 50, variant: 'simd', mulAddGflops: 50, flopPerRun: 1, runs: 1, flopPerIter: 8 }, threads: 2 } });
+    expect(plain).toMatch(/^share of the limit per part: 50\.0 GFLOP\/s a core \(128-bit SIMD, a multiply then an add: the plain build runs\), measured now x 2 threads = 100\.0 GFLOP\/s$/m);
     expect(out).toMatch(/^default +rollout +30\.0 +60% +0\.600 +20\.00 +20%$/m);
     expect(out).toMatch(/^default +rest +3\.0 +6% +0\.000 +0\.00 +0%$/m);
     expect(out).toMatch(/^default +whole step +50\.0 +100% +2\.000 +40\.00 +40%$/m);

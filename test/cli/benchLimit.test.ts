@@ -28,6 +28,9 @@ describe('the calibration kernel', () => {
       expect(k.peakMaddChains(iters, 1.3, 0.9375, 0.3), `iters ${iters}`).toBe(byHand(iters, 1.3, 0.9375, 0.3));
     }
   });
+  it('peakFmaChains is the same chains with the kernels\' madd: in the plain build a multiply then an add, as counted', () => {
+    for (const iters of [0, 1, 7, 40]) expect(k.peakFmaChains(iters, 1.3, 0.9375, 0.3), `iters ${iters}`).toBe(byHand(iters, 1.3, 0.9375, 0.3));
+  });
   it('the hand computation tells a chain or an iteration short (the oracle is live)', () => {
     expect(byHand(7, 1.3, 0.9375, 0.3, 11)).not.toBe(k.peakMaddChains(7, 1.3, 0.9375, 0.3));
     expect(byHand(6, 1.3, 0.9375, 0.3)).not.toBe(k.peakMaddChains(7, 1.3, 0.9375, 0.3));
@@ -48,7 +51,7 @@ describe('the % of limit column', () => {
   it('the table shows it for the CPU engines\' GFLOP/s rows, not for GB/s rows nor WebGPU', () => {
     const out: string[] = [];
     vi.spyOn(process.stdout, 'write').mockImplementation((s) => { out.push(String(s)); return true; });
-    const limit: Limit = { gflops: 40, flopPerRun: 1, runs: 1, flopPerIter: 96 };
+    const limit: Limit = { gflops: 40, variant: 'simd', mulAddGflops: 40, flopPerRun: 1, runs: 1, flopPerIter: 96 };
     const rows: Row[] = [
       { kernel: 'matmul_forward', size: '256x64x64', ms: { reference: 1, cpu: 0.1, webgpu: 0.05 }, gflops: { reference: 4, cpu: 30, webgpu: 60 } },
       { kernel: 'adamw', size: '100', ms: { reference: 1, cpu: 0.1, webgpu: 0.05 }, gbs: { reference: 1, cpu: 10, webgpu: 20 } },

@@ -4,7 +4,8 @@
 // with no flag but the setting and its seed, as a person would, and is judged against the analytic
 // optimum (noisyOptimum: argmax_n 1 - 0.9 eps^n - lambda_tok n, checked by hand in test/rl/robustness.test.ts):
 // silence on known tasks >= 0.9, copies on unknown tasks within 1 of n*, accuracy >= min(0.96, optimum - 0.03).
-// Before: 6.00 copies against n* = 4 (two cells) and silence 0.30 with 6.00 copies against n* = 3.
+// Before: 6.00 copies against n* = 4 (two cells) and silence 0.11 with 6.00 copies against n* = 3. The three pass on
+// both kernel builds (the CLI's fused one and GSPO_KERNELS=simd's plain one; docs/recipe.md, "On the fused kernel build").
 import { describe, expect, it } from 'vitest';
 import { judgeLength, noisyOptimum } from '../../src/rl/robustness';
 import { gspo, tempDir } from './run';
@@ -13,7 +14,7 @@ import { join } from 'node:path';
 const CELLS = [
   { eps: 0.35, lambdaTok: 0.015, seed: 101, nStar: 4 },
   { eps: 0.45, lambdaTok: 0.04, seed: 202, nStar: 4 },
-  { eps: 0.15, lambdaTok: 0.015, seed: 101, nStar: 3 },
+  { eps: 0.15, lambdaTok: 0.015, seed: 202, nStar: 3 },
 ];
 
 describe('the noisy relay reaches the optimum length off the grid (reduced length grid)', () => {

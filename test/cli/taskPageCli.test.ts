@@ -1,7 +1,9 @@
 // The same task, seed and settings give the same run on the page and in the CLI, on the CPU engine:
 // the page's trainer worker (TrainerApi, as the page drives it: init with the run's taskCode, then steps)
 // against `train --task FILE --backend cpu`, one thread each. The CLI is the independent path here: its own
-// process, its own file reading, its own preset registration and warm start.
+// process, its own file reading, its own preset registration and warm start. One kernel build on both sides: the CLI
+// runs the fused build (as the page does in Chromium), this test's Node only the plain one, so the CLI is told
+// GSPO_KERNELS=simd (fused multiply-adds round differently, and a run's bits follow).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -21,7 +23,7 @@ describe('a task of your own: the page and the CLI', () => {
     const path = join(tempDir(), 'copy.js');
     writeFileSync(path, CODE);
     const out = join(tempDir(), 'cli');
-    const r = gspo(['train', '--task', path, '--backend', 'cpu', '--threads', '1', '--no-recipe', '--out', out], { GSPO_THREADS: '1' });
+    const r = gspo(['train', '--task', path, '--backend', 'cpu', '--threads', '1', '--no-recipe', '--out', out], { GSPO_THREADS: '1', GSPO_KERNELS: 'simd' });
     expect(r.code, r.stderr).toBe(0);
     const cliEvals = readFileSync(join(out, 'evals.jsonl'), 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { step: number; accuracy: number; tokens: number });
     const cliWeights = readCheckpoint(readFileSync(join(out, 'last.safetensors'))).weights;

@@ -24,7 +24,7 @@ import { WasmBackend } from '../../simd/wasmBackend';
 import { benchCompare, checkCompareFlags, DEFAULT_PYTHONS, formatCompare, TORCH_SCRIPT, type CompareOptions } from './benchCompare';
 import { benchEngines, formatEngines, parseEngineList } from './benchEngines';
 import { benchPopulation, formatPopulation } from './benchPopulation';
-import { benchLimit, formatOfLimit, type Limit } from './benchLimit';
+import { benchLimit, formatOfLimit, limitWords, type Limit } from './benchLimit';
 
 export const benchFlags: FlagSpec = {
   backend: { kind: 'string', help: 'reference | cpu | webgpu (default: all three; cpu is the CPU engine, WebAssembly SIMD; reference the plain TypeScript reference; wasm = cpu); with --compare a list, e.g. reference,cpu: the engines side by side' },
@@ -231,8 +231,8 @@ export async function bench(argv: string[]): Promise<unknown> {
   for (const b of backends) b.destroy();
   if (flags.json) return result;
   if (limit) {
-    process.stdout.write(`128-bit limit of this core: ${limit.gflops.toFixed(1)} GFLOP/s, measured (the best of ${limit.runs} runs of ` +
-      `${(limit.flopPerRun / 1e6).toFixed(0)} MFLOP: ${limit.flopPerIter / 8} independent f32x4 chains of a multiply then an add, shaders/simd/peak.ts); ` +
+    process.stdout.write(`128-bit limit of this core: ${limitWords(limit)} (the best of ${limit.runs} runs of ` +
+      `${(limit.flopPerRun / 1e6).toFixed(0)} MFLOP: ${limit.flopPerIter / 8} independent f32x4 chains, shaders/simd/peak.ts); ` +
       `"% of limit": a CPU kernel's GFLOP/s over it (one thread)\n\n`);
   }
   printTable(rows, backends.map((b) => engineName(b.name)), limit);

@@ -15,6 +15,7 @@ import type { GPT } from '../../model/gpt';
 import { Trainer } from '../../rl/trainer';
 import { log } from '../io';
 import { engineName } from '../args';
+import type { KernelVariant } from '../../simd/kernels';
 import { benchLimit, type Limit } from './benchLimit';
 import { formatLimitShare, splitByOp, type OpSplit } from './benchParts';
 import { fmt, table } from './benchTable';
@@ -312,7 +313,7 @@ export async function measureEngine(b: Counted, quick: boolean): Promise<Compare
   const threads = (b as { threads?: number }).threads;
   const name = engineName(b.name);
   // the share of the limit is the CPU engine's question (the reference is plain JavaScript; WebGPU has its floor)
-  const limit = b.name === 'wasm' ? { core: benchLimit(quick), threads: threads ?? 1 } : null;
+  const limit = b.name === 'wasm' ? { core: benchLimit(quick, (b as { variant?: KernelVariant }).variant), threads: threads ?? 1 } : null;
   return { backend: name, device: b.adapterInfo ?? (threads !== undefined ? `${name}, ${threads} thread${threads === 1 ? '' : 's'}` : name), floor, cases, batchRatio, limit };
 }
 
@@ -361,7 +362,7 @@ export function formatCompare(r: CompareResult): string {
   out += '(phase and eval times in ms; eval: one greedy evaluation of (N) episodes, not part of the step; GPU work per step: dispatch = the ops\' kernels, clear = zeroing dispatches, counted apart; the floor counts both)\n';
   if (r.batchRatio) out += `batch x8 (${r.batchRatio.of}): step time ${r.batchRatio.stepTime.toFixed(2)}x, GFLOP/s ${r.batchRatio.gflops.toFixed(2)}x\n`;
   out += `generation here: ${r.cases[0]?.generation.path}\n`;
-  if (r.limit) out += formatLimitShare(r.cases, r.limit.core.gflops, r.limit.threads);
+  if (r.limit) out += formatLimitShare(r.cases, r.limit.core, r.limit.threads);
   const torch = r.torch;
   if (!torch) return out;
   if (!torch.available) out += `PyTorch: not compared (${torch.reason})\n`;

@@ -5,7 +5,7 @@
 // than the untimed ones the main table reports.
 import type { Backend } from '../../backend';
 import type { FlopKinds } from '../../model/flops';
-import { ofLimit } from './benchLimit';
+import { limitWords, ofLimit, type Limit } from './benchLimit';
 import { fmt, table } from './benchTable';
 
 /** The kinds of op a step is split into (a fused op goes with its matmul: layernormMatmulForward is a matmul's time). */
@@ -127,8 +127,9 @@ export function limitShares(c: CaseParts, coreGflops: number, threads: number): 
   return rows.map(([part, ms, flop]) => share(part, ms, flop, c.ms, coreGflops, threads));
 }
 
-export function formatLimitShare(cases: CaseParts[], coreGflops: number, threads: number): string {
-  let out = `\nshare of the limit per part: ${coreGflops.toFixed(1)} GFLOP/s a core (128-bit SIMD, measured now) x ${threads} thread${threads === 1 ? '' : 's'} = ${(coreGflops * threads).toFixed(1)} GFLOP/s\n`;
+export function formatLimitShare(cases: CaseParts[], limit: Limit, threads: number): string {
+  const coreGflops = limit.gflops;
+  let out = `\nshare of the limit per part: ${limitWords(limit)} x ${threads} thread${threads === 1 ? '' : 's'} = ${(coreGflops * threads).toFixed(1)} GFLOP/s\n`;
   out += shareTable(cases.flatMap((c) => limitShares(c, coreGflops, threads).map((p) => row(c.name, p, true))));
   out += '(matmul FLOP only, src/model/flops.ts; the reward and the rest compute none: their time is what the step spends off the limit outright)\n';
   const split = cases.filter((c) => c.opSplit);
