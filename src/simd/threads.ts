@@ -171,12 +171,20 @@ function f32Bits(x: number): number { asF32[0] = x; return bits[0]; }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Resolves when READY changes from r, or after ms: Atomics.waitAsync where the engine has it, else a short poll. */
-async function readyChanged(ctl: Int32Array, r: number, ms: number): Promise<void> {
-  const waitAsync = (Atomics as unknown as { waitAsync?: (a: Int32Array, i: number, v: number, t: number) => { async: boolean; value: Promise<string> | string } }).waitAsync;
+type WaitAsync = (a: Int32Array, i: number, v: number, t: number) => { async: boolean; value: Promise<string> | string };
+
+/**
+ * Resolves when READY changes from r, or after ms: Atomics.waitAsync where the engine has it (raced with a timer of
+ * its own, so a wait whose timeout never fires cannot hold the pool's start past START_MS), else a short poll.
+ */
+export async function readyChanged(ctl: Int32Array, r: number, ms: number,
+  waitAsync: WaitAsync | undefined = (Atomics as unknown as { waitAsync?: WaitAsync }).waitAsync?.bind(Atomics)): Promise<void> {
   if (waitAsync) {
     const w = waitAsync(ctl, READY, r, ms);
-    if (w.async) await w.value;
+    if (!w.async) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([w.value, new Promise((resolve) => { timer = setTimeout(resolve, ms + 10); })]);
+    clearTimeout(timer);
   } else await sleep(Math.min(ms, 10));
 }
 
