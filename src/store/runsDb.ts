@@ -48,9 +48,12 @@ function seriesFromChunks(chunks: MetricsChunk[]): MetricsSeries {
   return s;
 }
 
+/** Why runs are kept in memory where the browser has no IndexedDB at all (the page's banner says it). */
+export const NO_INDEXEDDB = 'this browser offers no IndexedDB here';
+
 export class MemoryRunStorage implements RunStorage {
   readonly kind = 'memory' as const;
-  constructor(readonly why: string = 'this browser offers no IndexedDB here') {}
+  constructor(readonly why: string = NO_INDEXEDDB) {}
   private readonly runs = new Map<string, RunMeta>();
   private readonly chunks = new Map<string, MetricsChunk[]>();
   private readonly ckpts = new Map<string, Uint8Array>();

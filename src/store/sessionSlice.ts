@@ -110,6 +110,8 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       void refreshSnapshot(ev.runId);
     },
     status(st) {
+      // a run being born: its stage (and warm-start progress) on the busy line while the page waits on init
+      if (st.starting) { if (get().busy !== null && st.runId !== get().runId) set({ busy: st.message ?? get().busy, progress: st.progress ?? null }); return; }
       const current = st.runId === get().runId;
       if (st.within) { if (current) set({ stepWithin: st.within }); return; } // inside a long step: progress only
       if (current) set({ status: st.status, message: st.message ?? null, progress: st.progress ?? null });

@@ -5,6 +5,7 @@
 import { LessonPanel } from './LessonPanel';
 import type { Flag } from '../rl/runRecord';
 import { softwareOf } from '../store/adapter';
+import { NO_INDEXEDDB } from '../store/runsDb';
 import { useState } from 'react';
 import { flagAdvice } from './flagAdvice';
 import { taskCodeOf } from '../config';
@@ -124,7 +125,7 @@ function Progress() {
   if (busy === null && progress === null) return null;
   return (
     <div className="banner info" role="status" data-testid="progress">
-      <p>{progress !== null ? message : busy}</p>
+      <p>{busy ?? message}</p>
       <progress max={1} value={progress ?? undefined} aria-label="Warm start progress" />
     </div>
   );
@@ -236,7 +237,7 @@ function Messages() {
           <button type="button" onClick={() => store.getState().dismissNotice()}>Dismiss</button>
         </div>
       )}
-      {storage === 'memory' && <div role="status" className="banner warn" data-testid="storage-memory">Runs are kept in memory only ({storageWhy ?? 'this browser offers no IndexedDB here'}): they will not survive a reload. Export them to keep them.</div>}
+      {storage === 'memory' && <div role="status" className="banner warn" data-testid="storage-memory">Runs are kept in memory only ({storageWhy ?? NO_INDEXEDDB}): they will not survive a reload. Export them to keep them.</div>}
     </>
   );
 }

@@ -8,6 +8,7 @@ import { startCpuEngine, type CpuEngine } from './cpuEngine';
 import { pageThreads, threadHost } from './cpuThreads';
 import { chooseBackend, indexedDbVerdictStore } from './gpuChoice';
 import type { BackendPreference } from './protocol';
+import { fetchWarmStart } from './warmFetch';
 
 // Why WebGPU was there but the CPU was chosen (pipelines failing at load, or the engine self-check), or why the CPU
 // engine is the reference, for the page.
@@ -34,11 +35,6 @@ export async function makeBackend(prefer: BackendPreference, lanes = 1): Promise
 }
 
 /** public/checkpoints/<file> from this origin; null when it is not there (404, or the dev server's HTML fallback). */
-export async function loadWarmStart(file: string): Promise<Uint8Array | null> {
-  const url = new URL(`${import.meta.env.BASE_URL}checkpoints/${encodeURIComponent(file)}`, self.location.origin);
-  const res = await fetch(url, { credentials: 'same-origin' });
-  if (res.status === 404) return null;
-  if (!res.ok) throw new Error(`GET ${url.pathname}: HTTP ${res.status}`);
-  if ((res.headers.get('content-type') ?? '').includes('text/html')) return null;
-  return new Uint8Array(await res.arrayBuffer());
+export function loadWarmStart(file: string): Promise<Uint8Array | null> {
+  return fetchWarmStart(new URL(`${import.meta.env.BASE_URL}checkpoints/${encodeURIComponent(file)}`, self.location.origin));
 }

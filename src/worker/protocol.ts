@@ -43,9 +43,10 @@ export interface MetricsEvent { kind: 'metrics'; runId: string; columns: number;
 export interface EvalEvent { kind: 'eval'; runId: string; record: EvalRecord }
 /**
  * `progress` in [0, 1] while something long runs (the warm start's pretraining); `within`: how far a
- * long step is (`done` of `of` minibatch updates made; 0 when its rollout is done; `step` is its index).
+ * long step is (`done` of `of` minibatch updates made; 0 when its rollout is done; `step` is its index);
+ * `starting`: the run is being born in init() (the page has no such run yet): its stage, for the page's busy line.
  */
-export interface StatusEvent { kind: 'status'; runId: string; status: RunStatus; message?: string; progress?: number; within?: StepWithin }
+export interface StatusEvent { kind: 'status'; runId: string; status: RunStatus; message?: string; progress?: number; within?: StepWithin; starting?: true }
 export interface StepWithin { step: number; done: number; of: number }
 export interface FlagEvent { kind: 'flag'; runId: string; flag: Flag }
 

@@ -232,6 +232,11 @@ export abstract class RunHost {
     return this.trainer;
   }
 
+  /** A stage of init() for the run being born (the page shows it while it waits). */
+  protected stage(runId: string, message: string): void {
+    this.telemetry.status({ runId, status: 'idle', message, starting: true });
+  }
+
   protected nextRunId(): string {
     return `run-${++this.runCounter}-${Math.floor(Math.random() * 0x7fffffff).toString(36)}`;
   }
@@ -280,14 +285,16 @@ export abstract class RunHost {
   }
 
   /** Every slot's shipped warm start when it fits this model, else one pretrained here (cached per model and env). */
-  protected async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number | undefined, runId: string, shared = false): Promise<WarmStart> {
+  protected async warmStartFor(preset: Preset, config: RunConfig, env: Environment, steps: number | undefined, runId: string, shared = false, starting = false): Promise<WarmStart> {
     // a population's members share one per warm key (they differ in seed or the reward's fields, not in what pretrains)
     const key = JSON.stringify([preset.name, presetSlots(preset), shared ? warmKey(config) : config, env.blockSize, env.vocab.length, steps]);
     const cached = this.warmCache.get(key);
     if (cached) return cached;
     const backend = await this.getBackend();
-    const progress = (message: string, p: number) => this.telemetry.status({ runId, status: 'idle', message, progress: p });
-    const warm = await warmStarts(backend, preset, config, env, this.loadWarmStart, steps, progress);
+    const progress = (message: string, p: number) => this.telemetry.status({ runId, status: 'idle', message, progress: p, ...(starting ? { starting: true } : {}) });
+    // a run being born says which file it waits on, so a load that never answers is named on the page
+    const load: WarmStartLoader = starting ? (file) => { this.stage(runId, `Fetching the warm start (${file})…`); return this.loadWarmStart(file); } : this.loadWarmStart;
+    const warm = await warmStarts(backend, preset, config, env, load, steps, progress);
     if (this.warmCache.size >= 4) this.warmCache.delete(this.warmCache.keys().next().value!);
     this.warmCache.set(key, warm);
     return warm;

@@ -61,12 +61,13 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
     return this.exclusive(async () => {
       const runIds = configs.map(() => this.nextRunId());
       try {
+        if (!this.cpuBackend) this.stage(runIds[0], 'Starting the compute engine…');
         const backend = await this.getBackend();
         const env = createEnv(config);
         if (K > 1) checkStackable(configs, env);
         this.checkMemory(backend, config, env, K); // before the warm start: a run that cannot fit starts nothing
         const warms: WarmStart[] = [];
-        for (const c of configs) warms.push(await this.warmStartFor(preset, c, env, steps, runIds[0], K > 1));
+        for (const c of configs) warms.push(await this.warmStartFor(preset, c, env, steps, runIds[0], K > 1, true));
         const trainer = this.newTrainer(backend, env, configs, warms);
         this.install(trainer, env, preset, warms, runIds);
         const warm = warms[0], members = K > 1 ? `, ${K} members stepping together (one set of dispatches per step)` : '';

@@ -24,7 +24,9 @@ const metrics = (p: string) => readFileSync(p, 'utf8').trim().split('\n').map((l
   return Object.fromEntries(Object.entries(m).filter(([k]) => !/time|_ms$|Ms$|per_s$/.test(k)));
 });
 
-/** Starts the sweep in a process group of its own, waits until every member saved a state at a step >= `atLeast`, kills it. */
+/** Starts the sweep in a process group of its own, waits until every member saved a state at a step >= `atLeast`,
+ * kills it. Members train side by side at their own pace, and a finished member keeps no resume state: so the wait
+ * also ends when one member nears its end, and then only that one need be mid-way (the other resumes or starts over). */
 async function killMidway(args: string[], out: string, signal: 'SIGINT' | 'SIGKILL', atLeast: number): Promise<{ code: number | null; signal: string | null; stderr: string; savedSteps: number[] }> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
@@ -34,10 +36,10 @@ async function killMidway(args: string[], out: string, signal: 'SIGINT' | 'SIGKI
   let savedSteps: number[] = [];
   for (let t = 0; t < 1200; t++) {
     savedSteps = MEMBERS.map((m) => savedAt(out, m));
-    if (savedSteps.every((s) => s >= atLeast)) break;
+    if (savedSteps.every((s) => s >= atLeast) || savedSteps.some((s) => s >= STEPS - 8)) break;
     await new Promise((r) => setTimeout(r, 50));
   }
-  expect(savedSteps.every((s) => s >= atLeast && s < STEPS), `saved steps ${savedSteps}; ${stderr}`).toBe(true);
+  expect(savedSteps.some((s) => s >= atLeast && s < STEPS), `saved steps ${savedSteps}; ${stderr}`).toBe(true);
   if (signal === 'SIGINT') process.kill(-child.pid!, 'SIGINT'); // Ctrl-C: the whole group
   else process.kill(child.pid!, 'SIGKILL');
   const e = await exited;
@@ -76,13 +78,13 @@ describe('sweep resume', () => {
     expect(k.code, k.stderr).toBe(130);
     const said = k.stderr.split('\n').filter((l) => l.startsWith('sweep: interrupted'));
     expect(said).toHaveLength(1);
-    expect(said[0]).toMatch(new RegExp(`saved in ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: 0 of 2 runs finished, 2 saved at step \\d+/${STEPS}, \\d+/${STEPS}; resume with: npm run gspo -- sweep --preset relay-noisy-dr .*--out ${out}`));
+    expect(said[0]).toMatch(new RegExp(`saved in ${out.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: [01] of 2 runs finished(, [12] saved at step \\d+/${STEPS}(, \\d+/${STEPS})?)?(, 1 with nothing saved yet \\(they start over\\))?; resume with: npm run gspo -- sweep --preset relay-noisy-dr .*--out ${out}`));
     const t0 = performance.now();
     const r = gspo(sweepArgs(out));
     const resumedSeconds = (performance.now() - t0) / 1000;
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toMatch(/continuing the sweep in .*: 0 of 2 runs finished and kept, 2 resume from their saved state/);
-    expect(r.stderr).toMatch(/\[lambda_tok=0\] resumed at step \d+ of 40/);
+    expect(r.stderr).toMatch(/continuing the sweep in .*: [01] of 2 runs finished and kept, [12] resume from their saved state/);
+    expect(r.stderr).toMatch(/\[lambda_tok=0(\.1)?\] resumed at step \d+ of 40/);
     expectSame(full, out);
     console.log(`sweep resume: uninterrupted ${fullSeconds.toFixed(1)} s; resumed from steps ${k.savedSteps.join(', ')} of ${STEPS}: ${resumedSeconds.toFixed(1)} s`);
   }, 300_000);

@@ -316,3 +316,34 @@ describe('progress inside a long step', () => {
     expect(w.store.getState().stepWithin).toBeNull();
   });
 });
+
+describe('a run being born', () => {
+  it('init\'s stages (the engine, the warm start\'s file, its progress) are the busy line while the page waits; other runs\' stages and stages after the wait are not', async () => {
+    const w = world();
+    await w.store.getState().boot(DEFAULT_LINK);
+    const old = w.store.getState().runId!;
+    let release = () => {};
+    const gate = new Promise<void>((r) => { release = r; });
+    const init = w.fake.init.bind(w.fake);
+    w.fake.init = async (preset, overrides) => { await gate; return init(preset, overrides); };
+    const loading = w.store.ctx.initRun('relay-silence', {});
+    await settle();
+    expect(w.store.getState().busy).toBe('Loading the warm start…');
+    w.fake.emit({ kind: 'status', runId: 'run-born', status: 'idle', message: 'Starting the compute engine…', starting: true });
+    expect(w.store.getState().busy).toBe('Starting the compute engine…');
+    w.fake.emit({ kind: 'status', runId: 'run-born', status: 'idle', message: 'Fetching the warm start (x.safetensors)…', starting: true });
+    expect(w.store.getState().busy).toBe('Fetching the warm start (x.safetensors)…');
+    w.fake.emit({ kind: 'status', runId: 'run-born', status: 'idle', message: 'pretraining 3/10', progress: 0.3, starting: true });
+    expect(w.store.getState()).toMatchObject({ busy: 'pretraining 3/10', progress: 0.3 });
+    w.fake.emit({ kind: 'status', runId: old, status: 'idle', message: 'not a birth', starting: true }); // a run the page holds: not a stage
+    expect(w.store.getState().busy).toBe('pretraining 3/10');
+    expect(w.store.getState().runId).toBe(old); // a stage does not make the run current, nor touch the current one's status
+    expect(w.store.getState().message).not.toMatch(/pretraining|Fetching|Starting/);
+    release();
+    await loading;
+    expect(w.store.getState().busy).toBeNull();
+    const message = w.store.getState().message;
+    w.fake.emit({ kind: 'status', runId: w.store.getState().runId!, status: 'idle', message: 'Fetching the warm start (late)…', starting: true });
+    expect(w.store.getState()).toMatchObject({ busy: null, progress: null, message }); // a stage that arrives after init answered changes nothing
+  });
+});

@@ -46,7 +46,7 @@ describe('banners', () => {
   it('lists URL parameters not applied, shows warm-start progress, a lost device and a diverged run with what to try', () => {
     const h = render(Banners, {
       urlProblems: ['groupSize must be in [1, 64]; got 999; not applied', 'unknown parameter "bogus" (not a config field)'],
-      progress: 0.25, message: 'warm start: pretraining step 150/600, loss 1.2345',
+      busy: null, progress: 0.25, message: 'warm start: pretraining step 150/600, loss 1.2345',
       flags: [{ kind: 'nonfinite-update', step: 6, message: 'step 6: skipped' }, { kind: 'diverged', step: 7, message: 'paused: 3 consecutive updates were skipped' }],
       trainer: { runId: 'r', preset: 'relay-silence', config, pending: {}, status: 'running', message: null, backend: 'webgpu', warmStart: null, stepCount: 9, lambdaTok: 0.1, evals: [], bestEval: null, flags: [], skippedUpdates: 0,
         recovery: { step: 8, lostAtStep: 11, reason: 'WebGPU device lost (unknown)', count: 1 } },
@@ -56,6 +56,10 @@ describe('banners', () => {
     expect(t).toMatch(/unknown parameter "bogus"/);
     expect(h).toMatch(/<progress[^>]*value="0.25"/);
     expect(t).toMatch(/pretraining step 150\/600/);
+    // a run being born: its stage is the busy line (the current run's message is not its progress)
+    const born = text(render(Banners, { busy: 'warm start: pretraining step 3/600', progress: 0.005, message: 'ready: the old run' }));
+    expect(born).toMatch(/warm start: pretraining step 3\/600/);
+    expect(born).not.toMatch(/the old run/);
     expect(t).toMatch(/The GPU device was lost at step 11 \(WebGPU device lost \(unknown\)\)\. The run resumed from its last checkpoint, step 8/);
     expect(t).toMatch(/Training diverged \(step 7\) paused: 3 consecutive updates were skipped/);
     expect(t).toMatch(/lower learning rate/);

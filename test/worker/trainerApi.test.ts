@@ -86,6 +86,14 @@ describe('TrainerApi over comlink on a worker thread', () => {
     expect(progress().length).toBeGreaterThan(1);
     expect(progress()[0]).toMatchObject({ status: 'idle', progress: 0 });
     expect(progress().at(-1)).toMatchObject({ status: 'idle', progress: 1 });
+    // the run was being born (the page shows these on its busy line): each is marked so; the engine's start (where
+    // no earlier call made it), the files asked for, then the pretraining's progress
+    const stages = events.filter((e) => e.kind === 'status' && e.runId === s.runId && e.starting).map((e) => e.kind === 'status' && e.message);
+    const fetched = stages.filter((m) => m && m.startsWith('Fetching'));
+    expect(fetched).toEqual(['relay-warm', 'relay-warm-digits4', 'relay-warm-digits5'].map((f) => `Fetching the warm start (${f}.safetensors)…`));
+    expect(stages.slice(stages.indexOf(fetched[0]), 3 + stages.indexOf(fetched[0]))).toEqual(fetched);
+    expect(progress().every((e) => e.kind === 'status' && e.starting)).toBe(true);
+    expect(events.filter((e) => e.kind === 'status' && e.runId === s.runId && !e.starting).at(-1)).toMatchObject({ message: expect.stringMatching(/^ready: /) });
   });
 
   it('step(2) counts 2 steps and delivers metrics rows in METRIC_NAMES order, batched as Float64Arrays', async () => {
