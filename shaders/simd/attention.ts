@@ -4,7 +4,7 @@
 // A decode step computes its row with the same function as the forward's row t, so the two
 // agree bit for bit, as the reference's do.
 import { madd } from './fma';
-import { dot, hsum4, tail4 } from './dot';
+import { dot, hsum4, tail4, zeroBytes } from './dot';
 import { rowAccumulate } from './matmul';
 
 /**
@@ -65,7 +65,7 @@ function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32,
   const s = f32x4.splat(sum);
   for (let j: usize = 0; j < n4; j += 16) v128.store(p + j, f32x4.div(v128.load(p + j), s));
   for (let j = n4; j < n; j += 4) store<f32>(p + j, load<f32>(p + j) / sum);
-  memory.fill(out, 0, hb);
+  zeroBytes(out, hb);
   rowAccumulate(out, hs, p, 4, v0, stride, 0, t + 1);
 }
 
@@ -78,7 +78,7 @@ export function attentionForward(out: usize, att: usize, qkv: usize, B: i32, T: 
     for (let t = 0; t < T; t++) {
       const row = a0 + <usize>t * tb;
       attendRow(out + ((<usize>(b * T + t) * C + <usize>h * hs) << 2), row, q0 + <usize>t * stride, k0, v0, t, hs, stride, scale);
-      memory.fill(row + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
+      zeroBytes(row + (<usize>(t + 1) << 2), <usize>(T - t - 1) << 2);
     }
   }
 }
@@ -123,7 +123,7 @@ export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv:
         const at = <usize>j << 2;
         store<f32>(d + at, load<f32>(a + at) * (load<f32>(d + at) - <f32>s) * <f32>scale);
       }
-      memory.fill(d + (<usize>(t + 1) << 2), 0, <usize>(T - t - 1) << 2);
+      zeroBytes(d + (<usize>(t + 1) << 2), <usize>(T - t - 1) << 2);
     }
     // 2. dq[t] += sum_{j<=t} D[t,j] k[j]
     for (let t = 0; t < T; t++) rowAccumulate(dq0 + <usize>t * stride, hs, d0 + <usize>t * tb, 4, k0, stride, 0, t + 1);

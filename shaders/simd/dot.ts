@@ -65,3 +65,16 @@ export function finish1(s: f32, at: usize, mo: usize, out: usize, bias: usize, r
   if (residual) s += load<f32>(residual + at);
   store<f32>((pre ? pre : out) + at, s);
 }
+
+/**
+ * Zeroes nb bytes (a multiple of 4) at p: 16 at a time, then 4. For the short rows of attention, where memory.fill
+ * is a call out of the module (V8 runs it as a runtime function) that costs more than the stores.
+ */
+// @ts-ignore: decorator
+@inline
+export function zeroBytes(p: usize, nb: usize): void {
+  const z = f32x4.splat(0), n16 = nb & ~15;
+  let i: usize = 0;
+  for (; i < n16; i += 16) v128.store(p + i, z);
+  for (; i < nb; i += 4) store<f32>(p + i, 0);
+}
