@@ -2,8 +2,8 @@
 // runs the model on one row per sequence and attends over the cached q, k, v of
 // the rows before it, instead of re-running the whole prefix.
 //   embedding_last:   out[b,c] = wte[tokens[b*T + t],c] + wpe[t,c],  t = pos[b] - 1     (=)
-//   copy_rows:        qkvCache[r*dstStride + i] = qkvNew[r*srcStride + i]  (a prefill's rows into the cache; Params
-//                     read as rows, width, dstStride, srcStride)                            (=)
+//   copy_rows:        qkvCache[r*dstStride + i] = qkvNew[(r / repeat)*srcStride + i]  (a prefill's rows into the
+//                     cache; Params read as rows, width, dstStride, srcStride, repeat)      (=)
 //   attention_decode: qkvCache[b,t,:] = qkvNew[b,:], then
 //                     out[b, h*hs + d] = sum_{t2<=t} softmax_t2(q . k_t2 * scale) v_t2[d]
 //                     over the cache rows of sequence b; one workgroup per (b, h)       (=)
@@ -68,7 +68,8 @@ fn embedding_last(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgr
   out[b * p.C + c] = wte[m * p.wteStride + tok * p.C + c] + wpe[m * p.wpeStride + t * p.C + c];
 }
 
-// One invocation per copied element; the four Params fields are (rows, width, dstStride, srcStride).
+// One invocation per copied element; the first five Params fields are (rows, width, dstStride, srcStride, repeat):
+// each source row fills `repeat` rows in turn (a group's one prefill into its G sequences; 0 reads as 1).
 @compute @workgroup_size(WG)
 fn copy_rows(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
   let i = flat(gid, nwg);
@@ -77,7 +78,7 @@ fn copy_rows(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
   if (i >= rows * width) { return; }
   let r = i / width;
   let c = i % width;
-  qkvCache[r * p.C + c] = qkvNew[r * p.NH + c];
+  qkvCache[r * p.C + c] = qkvNew[(r / max(p.members, 1u)) * p.NH + c];
 }
 
 // q . k over the head's hs channels, in channel order (as attention.wgsl's rows).

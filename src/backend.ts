@@ -255,8 +255,12 @@ export interface Backend {
    * valid below t), then out[b,:] [B,C] = attention of that q over cache rows 0..t, exactly as row t of attentionForward.
    */
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void;
-  /** dst[r*dstStride + i] = src[r*srcStride + i] for r < rows, i < width (e.g. a prefill's qkv [B,Tp,3C] into a cache [B,T,3C]). */
-  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void;
+  /**
+   * dst[r*dstStride + i] = src[floor(r / repeat)*srcStride + i] for r < rows, i < width (e.g. a prefill's qkv
+   * [B,Tp,3C] into a cache [B,T,3C]); repeat (default 1, an integer >= 1): each source row fills that many rows in
+   * turn (a group's one prefill into each of its G sequences).
+   */
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number, repeat?: number): void;
 
   // ---- GELU, tanh approximation ----
   geluForward(out: Tensor, inp: Tensor, n: number): void;
@@ -370,4 +374,9 @@ export function checkRange(t: Tensor, offset: number, size: number): void {
   if (!Number.isInteger(offset) || !Number.isInteger(size) || offset < 0 || size < 0 || offset + size > t.size) {
     throw new Error(`read: elements [${offset}, ${offset + size}) are not inside a tensor of ${t.size}`);
   }
+}
+
+/** Throws unless copyRows' `repeat` is an integer >= 1. */
+export function checkRepeat(repeat: number): void {
+  if (!Number.isInteger(repeat) || repeat < 1) throw new Error(`copyRows: repeat must be an integer >= 1; got ${repeat}`);
 }

@@ -51,8 +51,8 @@ export function sumSquares(x: usize, n: i32): f64 {
   return s;
 }
 
-/** dst[r * dstStride + i] = src[r * srcStride + i] for r < rows, i < width (strides and width in elements). */
-export function copyRows(dst: usize, src: usize, rows: i32, width: i32, dstStride: i32, srcStride: i32): void {
+/** dst[r * dstStride + i] = src[(r / repeat) * srcStride + i] for r < rows, i < width (strides and width in elements; repeat >= 1). */
+export function copyRows(dst: usize, src: usize, rows: i32, width: i32, dstStride: i32, srcStride: i32, repeat: i32): void {
   const wb = <usize>width << 2, db = <usize>dstStride << 2, sb = <usize>srcStride << 2;
-  for (let r = 0; r < rows; r++) memory.copy(dst + <usize>r * db, src + <usize>r * sb, wb);
+  for (let r = 0; r < rows; r++) memory.copy(dst + <usize>r * db, src + <usize>(r / repeat) * sb, wb);
 }

@@ -2,7 +2,7 @@
 // Memory and recording live in GpuRuntime; each op is a thin call into its
 // kernel wrapper in ./kernels, the only code that knows a kernel's bindings. Loading (device, shaders,
 // pipelines) is load.ts; members as the kernels take them, members.ts.
-import { checkRange, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type LossArgs,
+import { checkRange, checkRepeat, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape, type LossArgs,
   type DType, type FloatArray, type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
 import { composePolicyLoss } from '../contract/policyLoss';
 import * as adamwK from './kernels/adamw';
@@ -233,8 +233,9 @@ export class WebGpuBackend implements Backend {
     decodeK.attentionDecode(this.rt, asGpu(out), asGpu(qkvCache), asGpu(qkvNew), asGpu(pos), B, T, C, NH);
   }
 
-  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
-    decodeK.copyRows(this.rt, asGpu(dst), asGpu(src), rows, width, dstStride, srcStride);
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number, repeat = 1): void {
+    checkRepeat(repeat);
+    decodeK.copyRows(this.rt, asGpu(dst), asGpu(src), rows, width, dstStride, srcStride, repeat);
   }
 
   geluForward(out: Tensor, inp: Tensor, n: number): void {

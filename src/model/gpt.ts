@@ -90,6 +90,7 @@ export class GPT {
   private g: Params;
   private acts: Acts | null = null; // of the last forward
   private actsByShape = new Map<string, Acts>(); // rollouts, training and eval each keep their shape
+  private prefillLogits: Tensor | null = null; // a shared prefill's logits copied to each sequence of its group
   private kvByShape = new Map<string, { all: Tensor; layers: Tensor[] }>(); // KV caches [B,T,3C] per layer, by B x T
   private kvFilled: string | null = null; // the cache the last prefill filled
   private membersByCounts = new Map<string, Members>(); // row offsets by member row counts (written once, never rewritten)
@@ -239,13 +240,27 @@ export class GPT {
    * The prefill of incremental decoding (docs/rl.md section 1): a forward over the contexts' rows (tokens [B,Tp], each
    * context left-aligned; rows past a context are never read) whose q, k, v fill the first Tp rows of the KV cache
    * for B x T. Returns logits [B*Tp, V], valid until the next forward; `decode` continues from here.
+   * repeat > 1 (a lone model's groups): tokens hold B / repeat contexts, each shared by `repeat` sequences in a row
+   * (a group's G episodes of one prompt); the forward runs those rows once and its q, k, v and logits are copied to
+   * every sequence of the group. Rows do not depend on the batch they are in, so the cache and logits are those of
+   * a prefill over all B rows, for 1 / repeat of its work.
    */
-  prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number, seqs?: readonly number[]): Tensor {
+  prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number, seqs?: readonly number[], repeat = 1): Tensor {
     if (Tp > T) throw new Error(`prefill: ${Tp} context rows exceed the cache's ${T}`);
-    const logits = this.forward(tokens, B, Tp, undefined, seqs, false), C3 = 3 * this.config.nEmbd, kv = this.kvCache(B, T).layers;
-    this.acts!.layers.forEach((la, l) => this.backend.copyRows(kv[l], la.qkv, B, Tp * C3, T * C3, Tp * C3));
+    if (!Number.isInteger(repeat) || repeat < 1 || B % repeat !== 0) throw new Error(`prefill: repeat ${repeat} does not divide the ${B} sequences`);
+    if (repeat > 1 && seqs) throw new Error('prefill: repeat is for a lone model (a population\'s members run their own rows)');
+    const U = B / repeat, { nEmbd: C, vocabSize: V } = this.config, C3 = 3 * C;
+    const logits = this.forward(tokens, U, Tp, undefined, seqs, false), kv = this.kvCache(B, T).layers;
+    this.acts!.layers.forEach((la, l) => this.backend.copyRows(kv[l], la.qkv, B, Tp * C3, T * C3, Tp * C3, repeat));
     this.kvFilled = `${B}x${T}`;
-    return logits;
+    if (repeat === 1) return logits;
+    const n = B * Tp * V;
+    if (!this.prefillLogits || this.prefillLogits.size < n) {
+      if (this.prefillLogits) this.backend.free(this.prefillLogits);
+      this.prefillLogits = this.backend.alloc(n);
+    }
+    this.backend.copyRows(this.prefillLogits, logits, B, Tp * V, Tp * V, Tp * V, repeat);
+    return this.prefillLogits;
   }
 
   /**
@@ -344,6 +359,8 @@ export class GPT {
   releaseActivations(): void {
     for (const a of this.actsByShape.values()) this.freeActs(a);
     this.actsByShape.clear();
+    if (this.prefillLogits) this.backend.free(this.prefillLogits);
+    this.prefillLogits = null;
     this.acts = null;
     for (const kv of this.kvByShape.values()) this.backend.free(kv.all); // the layers are views of it
     this.kvByShape.clear();

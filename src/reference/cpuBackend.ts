@@ -2,7 +2,7 @@
 // precision 'f64' it is the float64 oracle used by finite-difference tests.
 // Kernel twins: of shaders/layernorm_matmul.wgsl, layernormMatmulForward (test: test/gpu/layernormMatmul.test.ts); of
 // shaders/linear_backward.wgsl's GELU mode, matmulGeluBackward (test: test/gpu/linearBackward.test.ts): the ops composed.
-import { checkMemberRows, checkRange, memberStride, type AdamWParams, type AdvantageMode, type DecodeSampleArgs, type DecodeShape, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
+import { checkMemberRows, checkRange, checkRepeat, memberStride, type AdamWParams, type AdvantageMode, type DecodeSampleArgs, type DecodeShape, type Algorithm, type Backend, type LossArgs, type DType, type FloatArray, type MemberOptim,
   type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
 import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from './composed';
 import { composeDecodeSample, DecodeScratch } from './decodeSample';
@@ -149,8 +149,9 @@ export class CpuBackend implements Backend {
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
     nn.attentionDecode(f(out), f(qkvCache), f(qkvNew), i32(pos), B, T, C, NH);
   }
-  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
-    nn.copyRows(f(dst), f(src), rows, width, dstStride, srcStride);
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number, repeat = 1): void {
+    checkRepeat(repeat);
+    nn.copyRows(f(dst), f(src), rows, width, dstStride, srcStride, repeat);
   }
   geluForward(out: Tensor, inp: Tensor, n: number): void { nn.geluForward(f(out), f(inp), n); }
   geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void { nn.geluBackward(f(dinp), f(inp), f(dout), n); }

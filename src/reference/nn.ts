@@ -117,9 +117,12 @@ export function attentionBackward(dqkv: F, dpreatt: F, dout: F, qkv: F, att: F, 
   attnBackward(dqkv, dpreatt, dout, qkv, att, B, T, C, NH);
 }
 
-/** dst[r*dstStride + i] = src[r*srcStride + i] for r < rows, i < width (a prefill's q, k, v into the KV cache). */
-export function copyRows(dst: F, src: F, rows: number, width: number, dstStride: number, srcStride: number): void {
-  for (let r = 0; r < rows; r++) dst.set(src.subarray(r * srcStride, r * srcStride + width), r * dstStride);
+/** dst[r*dstStride + i] = src[floor(r/repeat)*srcStride + i] for r < rows, i < width (a prefill's q, k, v into the KV cache). */
+export function copyRows(dst: F, src: F, rows: number, width: number, dstStride: number, srcStride: number, repeat = 1): void {
+  for (let r = 0; r < rows; r++) {
+    const s = Math.floor(r / repeat) * srcStride;
+    dst.set(src.subarray(s, s + width), r * dstStride);
+  }
 }
 
 /** A decode step over the KV cache (see attention.ts attentionDecode). */

@@ -56,6 +56,19 @@ function loneRows(seed: number, B: number): RowRng {
   return { rng, member: new Int32Array(B) };
 }
 
+/**
+ * The rows' group size where contexts come in runs of equal ones (a group's G episodes of one prompt, in a row): the
+ * first run's length G when B is a multiple of it and every row holds its run's first context; else 1.
+ */
+export function groupRun(contexts: readonly (readonly number[])[]): number {
+  const B = contexts.length, same = (a: readonly number[], b: readonly number[]) => a === b || (a.length === b.length && a.every((x, j) => x === b[j]));
+  let G = 1;
+  while (G < B && same(contexts[G], contexts[0])) G++;
+  if (G === 1 || B % G !== 0) return 1;
+  for (let i = 0; i < B; i++) if (i % G !== 0 && !same(contexts[i], contexts[i - (i % G)])) return 1;
+  return G;
+}
+
 /** Per-shape generation buffers, kept across steps. */
 export class Generator {
   private buffers = new Map<string, Record<string, Tensor>>();
@@ -64,6 +77,9 @@ export class Generator {
 
   /** kvCache false re-runs the whole prefix for every token (the path before the cache; kept for tests and comparisons). */
   constructor(private readonly backend: Backend, private readonly model: GPT, readonly kvCache = true) {}
+
+  /** Whether a group's shared context is prefilled once (groupRun); false prefills every row (tests compare the two). */
+  sharedPrefill = true;
 
   private get(B: number, T: number): Record<string, Tensor> {
     const key = `${B}x${T}`;
@@ -135,15 +151,17 @@ export class Generator {
     b.write(t.pos, pos);
     b.write(t.limit, limit);
     b.zero(t.done);
-    // the prefill covers the contexts' rows only: [B, Tp], Tp the longest context
-    const Tp = contexts.reduce((m, c) => Math.max(m, c.length), 0);
-    const prefix = new Int32Array(B * Tp);
-    contexts.forEach((c, i) => { for (let j = 0; j < c.length; j++) prefix[i * Tp + j] = c[j]; });
     // small models on a CPU adapter: a GPT.decodeSample call is the model and the draw in one dispatch. The prefill
     // and the decode steps are asked apart (one cache serves both paths, so fused steps may follow a per-op prefill:
     // measured slower on a GPU, docs/speed.md); fused tokens are submitted every 16 (and by the reads at the end),
     // per-op ones every ROLLOUT_SUBMIT.perOpTokens
     const fusedAt = this.kvCache ? [this.model.fusedDecode(B, T, true), this.model.fusedDecode(B, T, false)] : [false, false];
+    // the prefill covers the contexts' rows only: [B, Tp], Tp the longest context; a group's episodes share their
+    // context, so the per-op prefill runs each group's once (GPT.prefill's repeat)
+    const Tp = contexts.reduce((m, c) => Math.max(m, c.length), 0);
+    const repeat = this.kvCache && !fusedAt[0] && !seqs && this.sharedPrefill ? groupRun(contexts) : 1;
+    const prefix = new Int32Array((B / repeat) * Tp);
+    for (let u = 0; u < B / repeat; u++) { const c = contexts[u * repeat]; for (let j = 0; j < c.length; j++) prefix[u * Tp + j] = c[j]; }
     for (let k = 0; k < steps; k++) {
       if (fusedAt[k === 0 ? 0 : 1]) {
         this.model.decodeSample({ tokens: t.tokens, logp: t.logp, pos: t.pos, done: t.done, limit: t.limit, rowRng: rows ? t.rowRng : undefined }, B, T, k === 0, temperature, eos, seed, counter + k, seqs);
@@ -152,7 +170,7 @@ export class Generator {
       }
       let logits: Tensor, logitsT: number;
       if (!this.kvCache) [logits, logitsT] = [this.model.forward(t.tokens, B, T, undefined, seqs, false), T];
-      else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T, seqs), Tp];
+      else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T, seqs, repeat), Tp];
       else [logits, logitsT] = [this.model.decode(t.tokens, t.pos, B, T, seqs), 1];
       b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT,
         rows ? t.rowRng : undefined);

@@ -5,7 +5,7 @@
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
 // With threads > 1 the matmul family, attention and the GELU backward are split over worker threads (src/simd/threads.ts).
 // Tensors, memory and the kernels' instances: wasmMemory.ts. Twin tests: test/simd/*.test.ts.
-import { checkMemberRows, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape,
+import { checkMemberRows, checkRepeat, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
 import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from '../reference/composed';
 import { composeDecodeSample, DecodeScratch } from '../reference/decodeSample';
@@ -123,10 +123,11 @@ export class WasmBackend extends WasmMemory implements Backend {
       this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, acc, rows, C);
     }
   }
-  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number): void {
+  copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number, repeat = 1): void {
+    checkRepeat(repeat);
     if (rows <= 0) return;
-    const need = (stride: number) => (rows - 1) * stride + width;
-    this.k.copyRows(this.ptr(dst, need(dstStride), 'dst'), this.ptr(src, need(srcStride), 'src'), rows, width, dstStride, srcStride);
+    const need = (n: number, stride: number) => (n - 1) * stride + width;
+    this.k.copyRows(this.ptr(dst, need(rows, dstStride), 'dst'), this.ptr(src, need(Math.ceil(rows / repeat), srcStride), 'src'), rows, width, dstStride, srcStride, repeat);
   }
   residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void {
     this.k.residualForward(this.ptr(out, n, 'out'), this.ptr(a, n, 'a'), this.ptr(b, n, 'b'), n);

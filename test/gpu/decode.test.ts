@@ -9,7 +9,10 @@ import { noGpu, theGpu } from './device';
 import { forceRowMode } from '../../src/gpu/kernels/rows';
 import { expectClose, parity } from './parity';
 import { Rng } from './random';
-import { decodeVsForward, generateBoth } from '../model/decodeCases';
+import { decodeVsForward, generateBoth, sharpModel } from '../model/decodeCases';
+import type { Backend } from '../../src/backend';
+import type { GPT } from '../../src/model/gpt';
+import { Generator, groupRun } from '../../src/rl/rollout';
 import type { GPTConfig } from '../../src/model/params';
 
 describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
@@ -21,12 +24,13 @@ describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
       await parity(theGpu(), {
         tokens: r.ints(B * T, 0, V), pos, wte: r.normal(V * C), wpe: r.normal(T * C), emb: r.normal(B * C),
         qkvCache: r.normal(B * T * 3 * C), qkvNew: r.normal(B * 3 * C, 2), out: r.normal(B * C),
-        rows: r.normal(B * 2 * 3 * C), copied: r.normal(B * T * 3 * C),
+        rows: r.normal(B * 2 * 3 * C), copied: r.normal(B * T * 3 * C), repeated: r.normal(B * T * 3 * C),
       }, (b, t) => {
         b.embeddingLast(t.emb, t.tokens, t.pos, t.wte, t.wpe, B, T, C);
         b.attentionDecode(t.out, t.qkvCache, t.qkvNew, t.pos, B, T, C, NH);
         b.copyRows(t.copied, t.rows, B, Math.min(2, T) * 3 * C, T * 3 * C, 2 * 3 * C);
-      }, ['emb', 'qkvCache', 'out', 'copied']);
+        b.copyRows(t.repeated, t.rows, B, Math.min(2, T) * 3 * C, T * 3 * C, 2 * 3 * C, 2); // a group's one prefill, twice each
+      }, ['emb', 'qkvCache', 'out', 'copied', 'repeated']);
     }
     forceRowMode(null);
   });
@@ -62,4 +66,33 @@ describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
       expect(theGpu().takeErrors()).toEqual([]);
     });
   }
+
+  it('groups of one context: one prefill per group draws the tokens of a prefill of every row and of the CPU reference', async () => {
+    const cfg: GPTConfig = { nLayer: 2, nHead: 2, nEmbd: 16, blockSize: 20, vocabSize: 11 };
+    const r = new Rng(12), G = 4;
+    const prompts = Array.from({ length: 3 }, (_, i) => Array.from(r.ints(2 + 3 * i, 0, cfg.vocabSize)));
+    const contexts = prompts.flatMap((p) => Array.from({ length: G }, () => p)), maxNew = contexts.map(() => 6);
+    expect(groupRun(contexts)).toBe(G);
+    const draw = async (b: Backend, shared: boolean) => {
+      const model = sharpModel(b, cfg, 5), gen = new Generator(b, model);
+      gen.sharedPrefill = shared;
+      let rows = 0;
+      const forward = model.forward.bind(model);
+      model.forward = ((...a: Parameters<GPT['forward']>) => { rows += a[1] * a[2]; return forward(...a); }) as GPT['forward'];
+      const out = await gen.generate(contexts, maxNew, 1, 2, 31, 0);
+      model.destroy();
+      return { ...out, rows };
+    };
+    // the per-op path (SwiftShader, a CPU adapter, would run this small model's steps fused, prefill included)
+    const gpu = theGpu(), fused = gpu.decodeSampleFused;
+    gpu.decodeSampleFused = () => false;
+    let once, every;
+    try { [once, every] = [await draw(gpu, true), await draw(gpu, false)]; } finally { gpu.decodeSampleFused = fused; }
+    const cpu = await draw(new CpuBackend(), true);
+    expect(once.rows * G).toBe(every.rows); // the prefill ran each group's context once
+    expect(once.tokens).toEqual(every.tokens);
+    expect(once.tokens).toEqual(cpu.tokens);
+    expectClose('logp', once.logp.flat(), every.logp.flat(), { rtol: 1e-5, atol: 1e-5 });
+    expect(theGpu().takeErrors()).toEqual([]);
+  });
 });

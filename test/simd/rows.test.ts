@@ -70,9 +70,19 @@ describe('wasm sum of squares and row copies vs reference', () => {
       expect(got.out[1]).toBe(Infinity); // member 1's norm is not finite: clipScale's guard will see it
     });
   }
-  it('copyRows: a prefill [B, Tp, 3C] into a cache [B, T, 3C], odd widths', async () => {
+  it('copyRows: a prefill [B, Tp, 3C] into a cache [B, T, 3C], odd widths; each source row repeated (a group\'s one prefill)', async () => {
     const [rows, width, dstStride, srcStride] = [7, 13, 21, 15];
     await twin({ dst: randn(rows * dstStride, 1), src: randn(rows * srcStride, 2) }, (b, t) => b.copyRows(t.dst, t.src, rows, width, dstStride, srcStride), ['dst'],
       { rtol: 0, atol: 0 });
+    for (const repeat of [2, 3, 7]) {
+      // 7 rows from ceil(7 / repeat) source rows: the source holds no more (the engine's bounds check sees it)
+      const src = randn(Math.ceil(rows / repeat) * srcStride, 3);
+      const { got } = await twin({ dst: randn(rows * dstStride, 1), src }, (b, t) => b.copyRows(t.dst, t.src, rows, width, dstStride, srcStride, repeat), ['dst'],
+        { rtol: 0, atol: 0 });
+      // by hand: row r holds source row floor(r / repeat)
+      for (let r = 0; r < rows; r++) expect(Array.from(got.dst.subarray(r * dstStride, r * dstStride + width))).toEqual(Array.from(src.subarray(Math.floor(r / repeat) * srcStride, Math.floor(r / repeat) * srcStride + width)));
+    }
+    await expect(twin({ dst: randn(rows * dstStride, 1), src: randn(rows * srcStride, 2) }, (b, t) => b.copyRows(t.dst, t.src, rows, width, dstStride, srcStride, 0), ['dst'],
+      { rtol: 0, atol: 0 })).rejects.toThrow(/repeat must be an integer >= 1; got 0/);
   });
 });

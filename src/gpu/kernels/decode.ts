@@ -33,7 +33,7 @@ export function attentionDecode(k: KernelContext, out: GpuTensor, qkvCache: GpuT
   }
 }
 
-/** dst[r*dstStride + i] = src[r*srcStride + i] for r < rows, i < width. */
-export function copyRows(k: KernelContext, dst: GpuTensor, src: GpuTensor, rows: number, width: number, dstStride: number, srcStride: number): void {
-  k.dispatch(kernel('copy_rows'), 'uuuu', [rows, width, dstStride, srcStride], { 6: dst, 7: src }, grid1D(rows * width, WG));
+/** dst[r*dstStride + i] = src[floor(r/repeat)*srcStride + i] for r < rows, i < width. */
+export function copyRows(k: KernelContext, dst: GpuTensor, src: GpuTensor, rows: number, width: number, dstStride: number, srcStride: number, repeat = 1): void {
+  k.dispatch(kernel('copy_rows'), 'uuuuu', [rows, width, dstStride, srcStride, repeat], { 6: dst, 7: src }, grid1D(rows * width, WG));
 }

@@ -1,0 +1,72 @@
+// One prefill per group (Generator.sharedPrefill, GPT.prefill's repeat): a group's G episodes start from the same
+// context, so the rollout's prefill runs each group's once and copies its KV rows and logits to the G sequences.
+// Oracle: the same steps with every row prefilled (sharedPrefill off): the same tokens, log-probs, metrics, evals
+// and weights bit for bit on the CPU reference and the CPU engine (rows do not depend on their batch), with fewer
+// rows through the model. groupRun against hand-made batches.
+import { describe, expect, it } from 'vitest';
+import type { Backend } from '../../src/backend';
+import { validateConfig, type RunConfig } from '../../src/config';
+import { createRelay } from '../../src/envs/relay';
+import { GPT } from '../../src/model/gpt';
+import { CpuBackend } from '../../src/reference/cpuBackend';
+import { groupRun } from '../../src/rl/rollout';
+import { Trainer } from '../../src/rl/trainer';
+import { WasmBackend } from '../../src/simd/wasmBackend';
+import { untimed } from '../model/populationStepCase';
+
+const TINY: Partial<RunConfig> = { promptsPerStep: 3, groupSize: 4, minibatches: 2, evalEpisodes: 8, nLayer: 1, nHead: 2, nEmbd: 16, lr: 2 ** -8, lambdaTok: 0.1, seed: 9 };
+
+describe('groupRun', () => {
+  it('finds the run length of equal contexts when every run has it, else 1', () => {
+    const a = [1, 2], b = [1, 3], c = [4];
+    expect(groupRun([a, [1, 2], b, [1, 3], c, [4]])).toBe(2); // equal by content, not only the same array
+    expect(groupRun([a, a, a, b, b, b])).toBe(3);
+    expect(groupRun([a, b, c])).toBe(1); // no group
+    expect(groupRun([a, a, b, b, b, c])).toBe(1); // runs of unequal length
+    expect(groupRun([a, a, b, c])).toBe(1); // the second run is not one context
+    expect(groupRun([a, a, a])).toBe(3); // one group
+    expect(groupRun([a, a, a, b])).toBe(1); // 4 is not a multiple of 3
+    expect(groupRun([])).toBe(1);
+  });
+});
+
+/** Two steps and an eval with every generator's shared prefill on or off; the forward rows the models ran. */
+async function run(make: () => Backend, shared: boolean) {
+  const b = make(), t = new Trainer(b, createRelay({}), validateConfig(TINY));
+  let rows = 0;
+  for (const p of t.policies) {
+    p.gen.sharedPrefill = shared;
+    const forward = p.model.forward.bind(p.model);
+    p.model.forward = ((...a: Parameters<GPT['forward']>) => { rows += a[1] * a[2]; return forward(...a); }) as GPT['forward'];
+  }
+  const metrics = [untimed(await t.step()), untimed(await t.step())];
+  await t.evaluate();
+  const seqs = t.lastRollout!.rollout.sequences.map((s) => [s.generated, s.logp]);
+  const weights = await t.readWeights('last');
+  t.destroy();
+  return { result: { metrics, evals: t.evals, seqs, weights }, rows };
+}
+
+describe('one prefill per group', () => {
+  for (const [name, make] of [['the CPU reference', () => new CpuBackend()], ['the CPU engine, 2 threads', () => new WasmBackend({ threads: 2 })]] as const) {
+    it(`${name}: the same steps bit for bit as a prefill of every row, with fewer rows through the model`, async () => {
+      const shared = await run(make, true), every = await run(make, false);
+      expect(shared.result.seqs.length).toBeGreaterThan(12);
+      expect(shared.result).toEqual(every.result);
+      expect(shared.rows).toBeLessThan(every.rows);
+    });
+  }
+
+  it('GPT.prefill with repeat: the cache and logits of a prefill over every row, from the distinct rows only', async () => {
+    const b = new CpuBackend(), cfg = { vocabSize: 11, blockSize: 8, nLayer: 1, nHead: 2, nEmbd: 8 };
+    const model = new GPT(b, cfg, undefined, 3);
+    const distinct = [[1, 2, 3], [4, 5, 6]], G = 3, Tp = 3, T = 6, B = distinct.length * G;
+    const every = Int32Array.from(distinct.flatMap((c) => Array.from({ length: G }, () => c).flat()));
+    const all = Float32Array.from(await b.read(model.prefill(every, B, Tp, T)));
+    const shared = Float32Array.from(await b.read(model.prefill(Int32Array.from(distinct.flat()), B, Tp, T, undefined, G)));
+    expect(shared.length).toBeGreaterThanOrEqual(all.length);
+    expect(shared.subarray(0, all.length)).toEqual(all);
+    expect(() => model.prefill(every, B, Tp, T, undefined, 4)).toThrow(/repeat 4 does not divide the 6 sequences/);
+    model.destroy();
+  });
+});
