@@ -10,9 +10,12 @@
 
 One step, as the Trainer runs it (docs/rl.md), on the same model (gspo_torch.forward_logits over
 gspo_ref's parameter names, float32):
-  1. generation: for each --gen batch COUNT:CONTEXT:NEW, COUNT sequences of CONTEXT random tokens
+  1. generation: for each --gen batch COUNT:CONTEXT:NEW[:DISTINCT], COUNT sequences of CONTEXT random tokens
      continued by NEW sampled tokens (temperature --temperature, no early stop: the project's
      generator also runs every position of the turn's limit), recording each token's log-prob;
+     with DISTINCT (dividing COUNT), the contexts are DISTINCT random ones each repeated COUNT / DISTINCT
+     times in a row (a group's episodes of one prompt), and the kvcache path's prefill runs each once and
+     repeats its cache and logits (as the project's generator does);
   2. rewards: one random reward per episode (P prompts x G episodes; the env's scoring is not
      model work), advantages normalized within each group of G (docs/rl.md section 3);
   3. the update: --train-rows rows (the first sequences generated, row i in episode i mod E), each
@@ -43,13 +46,14 @@ class PlanError(ValueError):
 # ---------------------------------------------------------------- arguments and shapes (no torch)
 
 def parse_gen(text):
-    """'64:9:9,64:18:2' -> [(64, 9, 9), (64, 18, 2)]."""
+    """'64:9:9:8,64:18:2' -> [(64, 9, 9, 8), (64, 18, 2, 64)] (DISTINCT defaults to COUNT: every context its own)."""
     out = []
     for i, part in enumerate(text.split(",")):
         bits = part.strip().split(":")
-        if len(bits) != 3 or not all(b.strip().isdigit() for b in bits):
-            raise PlanError(f"--gen entry {i} ({part!r}) must be COUNT:CONTEXT:NEW, three whole numbers")
-        out.append(tuple(int(b) for b in bits))
+        if len(bits) not in (3, 4) or not all(b.strip().isdigit() for b in bits):
+            raise PlanError(f"--gen entry {i} ({part!r}) must be COUNT:CONTEXT:NEW or COUNT:CONTEXT:NEW:DISTINCT, whole numbers")
+        n = [int(b) for b in bits]
+        out.append((n[0], n[1], n[2], n[3] if len(n) == 4 else n[0]))
     return out
 
 
@@ -96,10 +100,12 @@ def plan(a):
     if not a.temperature > 0:
         raise PlanError(f"--temperature must be > 0, got {a.temperature}")
     E = a.prompts * a.group
-    gen = parse_gen(a.gen) if a.gen is not None else [(E, min(8, a.block_size // 2), min(8, a.block_size - a.block_size // 2))]
-    for i, (count, ctx, new) in enumerate(gen):
+    gen = parse_gen(a.gen) if a.gen is not None else [(E, min(8, a.block_size // 2), min(8, a.block_size - a.block_size // 2), E)]
+    for i, (count, ctx, new, distinct) in enumerate(gen):
         if count < 1 or ctx < 1 or new < 1:
             raise PlanError(f"--gen entry {i}: COUNT, CONTEXT and NEW must be at least 1")
+        if distinct < 1 or count % distinct:
+            raise PlanError(f"--gen entry {i}: DISTINCT ({distinct}) must divide COUNT ({count})")
         if ctx + new > a.block_size:
             raise PlanError(f"--gen entry {i}: CONTEXT + NEW = {ctx + new} exceeds --block-size {a.block_size}")
     n_seq = sum(g[0] for g in gen)
@@ -118,8 +124,8 @@ def plan(a):
         mbs.append([i for i in range(rows) if row_episode[i] in eps])
     return {
         "episodes": E, "prompts": a.prompts, "group": a.group,
-        "gen": [{"count": c, "context": x, "new": n} for c, x, n in gen],
-        "gen_positions": sum(n for _, _, n in gen), "sequences": n_seq,
+        "gen": [{"count": c, "context": x, "new": n, "distinct": d} for c, x, n, d in gen],
+        "gen_positions": sum(g[2] for g in gen), "sequences": n_seq,
         "train_rows": rows, "T": T, "row_seq": row_seq, "row_episode": row_episode,
         "minibatch_rows": [len(r) for r in mbs], "minibatches": mbs,
         "model": {"n_layer": a.n_layer, "n_head": a.n_head, "n_embd": a.n_embd, "vocab_size": a.vocab_size, "block_size": a.block_size},
@@ -174,15 +180,19 @@ def init_params(torch, cfg, device, dtype, seed):
     return W
 
 
-def generate(torch, cfg, W, context, new, temperature, path, gen):
-    """context: long [B, ctx]. Returns (tokens [B, ctx + new], logp [B, new])."""
+def generate(torch, cfg, W, context, new, temperature, path, gen, repeat=1):
+    """context: long [B, ctx], each row repeated `repeat` times in a row. Returns (tokens [B, ctx + new], logp [B, new]).
+    On the kvcache path the prefill runs the B / repeat distinct rows once, and repeats their cache and logits."""
     from gspo_torch import forward_logits
     toks, lps = context, []
     cache = [] if path == "kvcache" else None
     feed = context
-    for _ in range(new):
+    for k in range(new):
         if cache is None:
             logits = forward_logits(cfg, W, toks)[:, -1, :]
+        elif k == 0 and repeat > 1:
+            logits = forward_logits(cfg, W, feed[::repeat], cache)[:, -1, :].repeat_interleave(repeat, dim=0)
+            cache[:] = [(kk.repeat_interleave(repeat, dim=0), vv.repeat_interleave(repeat, dim=0)) for kk, vv in cache]
         else:
             logits = forward_logits(cfg, W, feed, cache)[:, -1, :]
         logsm = torch.log_softmax(logits.float() / temperature, dim=-1)
@@ -201,8 +211,10 @@ def rl_step(torch, a, p, cfg, W, opt, device, gen):
     seqs, logps = [], []
     with torch.no_grad():
         for g in p["gen"]:
-            ctx = torch.randint(0, cfg["vocab_size"], (g["count"], g["context"]), device=device, generator=gen)
-            toks, lp = generate(torch, cfg, W, ctx, g["new"], a.temperature, a.gen_path, gen)
+            repeat = g["count"] // g["distinct"]
+            ctx = torch.randint(0, cfg["vocab_size"], (g["distinct"], g["context"]), device=device, generator=gen)
+            ctx = ctx.repeat_interleave(repeat, dim=0)
+            toks, lp = generate(torch, cfg, W, ctx, g["new"], a.temperature, a.gen_path, gen, repeat)
             toks, lp = toks.cpu(), lp.cpu()  # read back once per turn, as the project's generator does
             for j in range(g["count"]):
                 seqs.append((toks[j], g["context"]))
@@ -324,6 +336,11 @@ def cmd_selfcheck():
     for t in range(4, 10):
         parts.append(forward_logits(cfg, W, torch.tensor(toks[:, t:t + 1]), cache))
     check("KV-cache forward vs full forward", torch.cat(parts, dim=1).numpy(), full.numpy(), 1e-10)
+    # a group's one prefill (contexts repeated 3 times in a row): the tokens and log-probs of a prefill of every row
+    ctx = torch.tensor(toks[:, :4]).repeat_interleave(3, dim=0)
+    draws = [generate(torch, cfg, W, ctx, 5, 1.0, "kvcache", torch.Generator().manual_seed(4), r) for r in (1, 3)]
+    check("one prefill per group vs a prefill of every row (tokens)", draws[1][0].numpy(), draws[0][0].numpy(), 0)
+    check("one prefill per group vs a prefill of every row (log-probs)", draws[1][1].numpy(), draws[0][1].numpy(), 1e-10)
 
     # advantages and the GSPO loss against gspo_ref, on a batch of 2 groups x 3 episodes
     G, seqs = 3, []

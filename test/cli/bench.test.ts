@@ -50,14 +50,14 @@ describe('the PyTorch JSON contract', () => {
   it('passes the case\'s model, batch, sequence lengths, generation path and settings', () => {
     const c = {
       model: '8x8x256', vocabSize: 32, blockSize: 24, P: 32, G: 8,
-      shape: { gen: [{ count: 256, context: 9, new: 9 }, { count: 256, context: 18, new: 2 }], trainRows: 512, T: 23, minibatches: 4 },
+      shape: { gen: [{ count: 256, context: 9, new: 9, distinct: 32 }, { count: 256, context: 18, new: 2, distinct: 256 }], trainRows: 512, T: 23, minibatches: 4 },
       generation: { path: 'recompute (...)', fedTokens: 0, forwardRows: 0 },
       settings: { lr: 3e-4, epsLow: 3e-4, epsHigh: 4e-4, gradClip: 1, weightDecay: 0, temperature: 1 },
     } as unknown as CaseResult;
     const a = torchArgs(c, 3, 0);
     expect([flag(a, '--n-layer'), flag(a, '--n-head'), flag(a, '--n-embd'), flag(a, '--vocab-size'), flag(a, '--block-size')]).toEqual(['8', '8', '256', '32', '24']);
     expect([flag(a, '--prompts'), flag(a, '--group'), flag(a, '--minibatches'), flag(a, '--train-rows'), flag(a, '--steps')]).toEqual(['32', '8', '4', '512', '3']);
-    expect(flag(a, '--gen')).toBe('256:9:9,256:18:2');
+    expect(flag(a, '--gen')).toBe('256:9:9:32,256:18:2:256'); // the first turn's 32 prompts, each prefilled once for its 8 episodes
     expect(flag(a, '--gen-path')).toBe('recompute');
     expect(flag(torchArgs({ ...c, generation: { ...c.generation, path: 'incremental (...)' } }, 3, 0), '--gen-path')).toBe('kvcache');
     // the real script accepts exactly these arguments (its --plan needs no torch)
@@ -66,6 +66,7 @@ describe('the PyTorch JSON contract', () => {
     const plan = JSON.parse(r.stdout);
     expect(plan.episodes).toBe(256);
     expect(plan.gen_positions).toBe(11);
+    expect(plan.gen.map((g: { distinct: number }) => g.distinct)).toEqual([32, 256]);
     expect(plan.T).toBe(23);
   });
 });
@@ -144,7 +145,10 @@ describe('scripts/torch_rl_step.py without torch', () => {
   it('bad arguments exit 2 naming the argument', () => {
     let r = py([SCRIPT, '--plan', '--gen', '4:3:x']);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/--gen entry 0 \('4:3:x'\) must be COUNT:CONTEXT:NEW/);
+    expect(r.stderr).toMatch(/--gen entry 0 \('4:3:x'\) must be COUNT:CONTEXT:NEW or COUNT:CONTEXT:NEW:DISTINCT/);
+    r = py([SCRIPT, '--plan', '--gen', '12:5:6:5', '--block-size', '16']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--gen entry 0: DISTINCT \(5\) must divide COUNT \(12\)/);
     r = py([SCRIPT, '--plan', '--gen', '4:20:8', '--block-size', '24']);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/CONTEXT \+ NEW = 28 exceeds --block-size 24/);
@@ -199,6 +203,8 @@ describe('bench --compare --quick', () => {
       expect(c.shape.T).toBeLessThanOrEqual(c.blockSize - 1);
       // relay: each turn generates one sequence per episode
       for (const g of c.shape.gen) expect(g.count % (c.P * c.G)).toBe(0);
+      // the first turn's contexts are the prompts, a group's G episodes in a row: prefilled once each, here and in PyTorch
+      expect(c.shape.gen[0].distinct).toBe(c.P);
     }
     expect(j.batchRatio.stepTime).toBeCloseTo(j.cases[1].ms / j.cases[0].ms, 9);
     expect(j.batchRatio.of).toBe('P4 G4 / P1 G2');

@@ -12,6 +12,7 @@ import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
 import { rlStepFlopKinds, rlStepFlopParts, type RlStepShape } from '../../model/flops';
 import type { GPT } from '../../model/gpt';
+import { groupRun } from '../../rl/rollout';
 import { Trainer } from '../../rl/trainer';
 import { log } from '../io';
 import { engineName } from '../args';
@@ -75,8 +76,11 @@ export async function measureFloor(b: Counted, quick: boolean): Promise<Floor | 
   return { dispatchUs: median(per) * 1000, submitMs, dispatchesTimed };
 }
 
-/** One generate call's shape for the PyTorch twin: `count` sequences, `context` tokens in, `new` positions generated. */
-export interface GenBatch { count: number; context: number; new: number }
+/**
+ * One generate call's shape for the PyTorch twin: `count` sequences, `context` tokens in, `new` positions generated;
+ * `distinct` contexts, each `count / distinct` sequences in a row (a group's episodes: one prefill each, as here).
+ */
+export interface GenBatch { count: number; context: number; new: number; distinct: number }
 
 export interface CaseResult {
   name: string; model: string; P: number; G: number; vocabSize: number; blockSize: number;
@@ -169,7 +173,11 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     const turns = [...new Set(seqs.map((q) => q.turn))].sort((x, y) => x - y);
     const gen = turns.map((t) => {
       const qs = seqs.filter((q) => q.turn === t);
-      return { count: qs.length, context: Math.round(qs.reduce((a, q) => a + q.context.length, 0) / qs.length), new: Math.max(...qs.map((q) => q.maxNew)) };
+      // the groups the generator prefills once (groupRun): none on the recompute path, nor where the prefill is one fused op
+      const T = Math.min(trainer.model.config.blockSize, Math.max(...qs.map((q) => q.context.length + q.maxNew)));
+      const fusedPrefill = trainer.model.fusedDecode(qs.length, T, true);
+      const shared = path.startsWith('incremental') && !fusedPrefill ? groupRun(qs.map((q) => q.context)) : 1;
+      return { count: qs.length, context: Math.round(qs.reduce((a, q) => a + q.context.length, 0) / qs.length), new: Math.max(...qs.map((q) => q.maxNew)), distinct: qs.length / shared };
     });
     const stepFlops = flops / reps;
     // a zeroing clear is a dispatch too (of the zero kernel; the counters keep it apart from the ops' kernels)
@@ -222,7 +230,7 @@ export function torchArgs(c: CaseResult, reps: number, seed: number, place?: Tor
   return [
     '--n-layer', nLayer, '--n-head', nHead, '--n-embd', nEmbd, '--vocab-size', String(c.vocabSize), '--block-size', String(c.blockSize),
     '--prompts', String(c.P), '--group', String(c.G), '--minibatches', String(c.shape.minibatches),
-    '--gen', c.shape.gen.map((g) => `${g.count}:${g.context}:${g.new}`).join(','), '--train-rows', String(c.shape.trainRows),
+    '--gen', c.shape.gen.map((g) => `${g.count}:${g.context}:${g.new}:${g.distinct}`).join(','), '--train-rows', String(c.shape.trainRows),
     '--gen-path', c.generation.path.startsWith('recompute') ? 'recompute' : 'kvcache',
     '--lr', String(c.settings.lr), '--eps-low', String(c.settings.epsLow), '--eps-high', String(c.settings.epsHigh),
     '--grad-clip', String(c.settings.gradClip), '--weight-decay', String(c.settings.weightDecay), '--temperature', String(c.settings.temperature),
