@@ -6,7 +6,8 @@
 // (at these widths they are a few percent). Attention is causal: query t
 // attends to t + 1 keys. Backward = 2 x forward (each matmul has a dinp and a
 // dweight product). Generation is counted as the work a KV cache needs (each
-// token fed once, attending to its prefix), whatever the implementation does:
+// token fed once, attending to its prefix; a context that several sequences of a
+// turn share, a group's prompt, prefilled once), whatever the implementation does:
 // a generator that recomputes the prefix per token executes more than this.
 import type { GPTConfig } from './params';
 
@@ -40,8 +41,11 @@ export function generationFlops(cfg: FlopShape, contextLen: number, newTokens: n
 
 /** The shape of one RL step, as the Trainer ran it. */
 export interface RlStepShape {
-  /** Every generated sequence: its context length and how many tokens it generated. */
-  sequences: { context: number; generated: number }[];
+  /**
+   * Every generated sequence: its context length, how many tokens it generated, and how many sequences share its
+   * context's prefill (`share`, default 1: a group's G episodes of one prompt share it, each counted 1 / G of it).
+   */
+  sequences: { context: number; generated: number; share?: number }[];
   /** Each minibatch's loss rows and their length T (padded to the longest sequence, see Trainer rowLength). */
   minibatches: { rows: number; T: number }[];
   /** A reference-model forward per row as well (beta > 0). */
@@ -58,7 +62,12 @@ export interface FlopKinds { dense: number; attention: number }
 export function rlStepFlopSplit(cfg: FlopShape, s: RlStepShape): { rollout: FlopKinds; update: FlopKinds } {
   const split = { rollout: { dense: 0, attention: 0 }, update: { dense: 0, attention: 0 } };
   const add = (into: FlopKinds, x: FlopKinds, times: number) => { into.dense += times * x.dense; into.attention += times * x.attention; };
-  for (const q of s.sequences) if (q.generated > 0) add(split.rollout, forwardFlopKinds(cfg, 1, q.context + q.generated - 1), 1);
+  for (const q of s.sequences) {
+    if (q.generated <= 0) continue;
+    // the whole causal forward over the tokens fed, less the context's positions' share that others prefilled
+    add(split.rollout, forwardFlopKinds(cfg, 1, q.context + q.generated - 1), 1);
+    if ((q.share ?? 1) > 1) add(split.rollout, forwardFlopKinds(cfg, 1, q.context), 1 / q.share! - 1);
+  }
   for (const m of s.minibatches) add(split.update, forwardFlopKinds(cfg, m.rows, m.T), s.refForward ? 4 : 3);
   return split;
 }

@@ -10,7 +10,7 @@ import { detectDegenerate, type DegenerateRecord, type DegenerateVerdict } from 
 import type { ObjectiveStats } from './objective';
 import { betterEval } from './pareto';
 import type { RewardParts } from './reward';
-import type { Rollout } from './rollout';
+import { prefillShares, type Rollout, type Sequence } from './rollout';
 import { mean, meanOrNaN, std, type EvalRecord, type Flag, type StepMetrics } from './runRecord';
 
 export class Member<State = unknown> {
@@ -114,8 +114,12 @@ export function stepMetricsOf(m: Member, f: StepFigures): StepMetrics {
     grad_norm: meanOrNaN(m.gradNorms), seq_len_mean: genTokens / Math.max(1, ro.sequences.length), silence_rate: silentTurns / Math.max(1, messageTurns),
     ...lengthSignal(parts, m.config.groupSize),
     step_time_ms: f.ms, tokens_per_s: genTokens / (f.ms / 1000), skipped_updates: m.skippedUpdates,
-    step_flops: rlStepFlops(f.model, {
-      sequences: ro.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })), minibatches: m.lossShapes, refForward: f.refForward,
-    }),
+    step_flops: rlStepFlops(f.model, { sequences: sequenceShapes(ro.sequences), minibatches: m.lossShapes, refForward: f.refForward }),
   };
+}
+
+/** The generated sequences as the FLOP count sees them: lengths, and how many share each context's prefill. */
+export function sequenceShapes(seqs: readonly Sequence[]): { context: number; generated: number; share: number }[] {
+  const share = prefillShares(seqs);
+  return seqs.map((q, i) => ({ context: q.context.length, generated: q.generated.length, share: share[i] }));
 }

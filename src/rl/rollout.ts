@@ -69,6 +69,13 @@ export function groupRun(contexts: readonly (readonly number[])[]): number {
   return G;
 }
 
+/** How many sequences of its turn and policy slot hold each sequence's context (what one prefill per distinct context serves). */
+export function prefillShares(seqs: readonly { turn: number; slot: string; context: readonly number[] }[]): number[] {
+  const key = (q: { turn: number; slot: string; context: readonly number[] }) => `${q.slot}:${q.turn}:${q.context.join(',')}`, count = new Map<string, number>();
+  for (const q of seqs) count.set(key(q), (count.get(key(q)) ?? 0) + 1);
+  return seqs.map((q) => count.get(key(q))!);
+}
+
 /** Per-shape generation buffers, kept across steps. */
 export class Generator {
   private buffers = new Map<string, Record<string, Tensor>>();

@@ -12,6 +12,7 @@ import { findPreset, presetConfig } from '../../envs/presets';
 import { createEnv } from '../../envs/registry';
 import { rlStepFlopKinds, rlStepFlopParts, type RlStepShape } from '../../model/flops';
 import type { GPT } from '../../model/gpt';
+import { sequenceShapes } from '../../rl/member';
 import { groupRun } from '../../rl/rollout';
 import { Trainer } from '../../rl/trainer';
 import { log } from '../io';
@@ -135,7 +136,7 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     fwd.reset();
     const t0 = performance.now();
     const shapeOfStep = (): RlStepShape => ({
-      sequences: trainer.lastRollout!.rollout.sequences.map((q) => ({ context: q.context.length, generated: q.generated.length })),
+      sequences: sequenceShapes(trainer.lastRollout!.rollout.sequences),
       minibatches: trainer.lossShapes, refForward: cfg.beta > 0,
     });
     for (let i = 0; i < reps; i++) {
