@@ -243,8 +243,11 @@ export interface Backend {
 
   // ---- causal multi-head attention. qkv [B,T,3C] (q,k,v in that order), out [B,T,C], att [B,NH,T,T] softmax probs ----
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void;
-  /** dpreatt [B,NH,T,T] is scratch (overwritten). */
-  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void;
+  /**
+   * dqkv += the gradient (dqkvOverwrite: dqkv = 0 + it, as zeroing it first would give; the CPU engine then makes no
+   * pass of zeros). dpreatt [B,NH,T,T] is scratch (overwritten).
+   */
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number, dqkvOverwrite?: boolean): void;
 
   // ---- incremental decoding (docs/rl.md section 1: a KV cache). pos [B] i32: sequence b's last written token sits at t = pos[b] - 1 ----
   /** out[b,:] = wte[tokens[b*T + t],:] + wpe[t,:] with t = pos[b] - 1: the embedding of each sequence's last token. */

@@ -84,10 +84,10 @@ export function attentionForward(out: usize, att: usize, qkv: usize, B: i32, T: 
 }
 
 /**
- * dqkv += the gradient of attentionForward; dpreatt [B,NH,T,T] is overwritten with the scaled pre-softmax
- * gradient (0 above the diagonal), then read back for dq and dk.
+ * dqkv += the gradient of attentionForward (overwrite: dqkv = 0 + it; every element of dqkv gets exactly one sum);
+ * dpreatt [B,NH,T,T] is overwritten with the scaled pre-softmax gradient (0 above the diagonal), then read back for dq and dk.
  */
-export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv: usize, att: usize, B: i32, T: i32, C: i32, NH: i32): void {
+export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv: usize, att: usize, B: i32, T: i32, C: i32, NH: i32, overwrite: bool): void {
   const hs = C / NH, scale = 1 / Math.sqrt(<f64>hs), stride = <usize>(3 * C) << 2, tb = <usize>T << 2, cb = <usize>C << 2;
   const hb = <usize>hs << 2, h4 = <usize>(hs & ~3) << 2;
   for (let b = 0; b < B; b++) for (let h = 0; h < NH; h++) {
@@ -126,12 +126,12 @@ export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv:
       zeroBytes(d + (<usize>(t + 1) << 2), <usize>(T - t - 1) << 2);
     }
     // 2. dq[t] += sum_{j<=t} D[t,j] k[j]
-    for (let t = 0; t < T; t++) rowAccumulate(dq0 + <usize>t * stride, hs, d0 + <usize>t * tb, 4, k0, stride, 0, t + 1);
+    for (let t = 0; t < T; t++) rowAccumulate(dq0 + <usize>t * stride, hs, d0 + <usize>t * tb, 4, k0, stride, 0, t + 1, false, overwrite);
     // 3. dk[j] += sum_{t>=j} D[t,j] q[t];  dv[j] += sum_{t>=j} att[t,j] dout[t]
     for (let j = 0; j < T; j++) {
       const diag = (<usize>j * T + j) << 2;
-      rowAccumulate(dk0 + <usize>j * stride, hs, d0 + diag, tb, q0 + <usize>j * stride, stride, 0, T - j);
-      rowAccumulate(dv0 + <usize>j * stride, hs, a0 + diag, tb, o0 + <usize>j * cb, cb, 0, T - j);
+      rowAccumulate(dk0 + <usize>j * stride, hs, d0 + diag, tb, q0 + <usize>j * stride, stride, 0, T - j, false, overwrite);
+      rowAccumulate(dv0 + <usize>j * stride, hs, a0 + diag, tb, o0 + <usize>j * cb, cb, 0, T - j, false, overwrite);
     }
   }
 }

@@ -45,25 +45,25 @@ export function geluForward(out: usize, inp: usize, n: i32): void {
   for (o = n4; o < nb; o += 4) store<f32>(out + o, f32x4.extract_lane(gelu4(f32x4.splat(load<f32>(inp + o))), 0));
 }
 
-/** dinp[i] += dout[i] * gelu'(inp[i]). */
-export function geluBackward(dinp: usize, inp: usize, dout: usize, n: i32): void {
-  const nb = <usize>n << 2, n4 = <usize>(n & ~3) << 2, n16 = <usize>(n & ~15) << 2;
+/** dinp[i] += dout[i] * gelu'(inp[i]); overwrite: dinp[i] = 0 + that (as zeroing dinp first would give). */
+export function geluBackward(dinp: usize, inp: usize, dout: usize, n: i32, overwrite: bool): void {
+  const nb = <usize>n << 2, n4 = <usize>(n & ~3) << 2, n16 = <usize>(n & ~15) << 2, zero = f32x4.splat(0);
   let o: usize = 0;
   for (; o < n16; o += 64) {
     // four independent vectors per iteration: each is a long dependent chain (exp, a division), and one at a time the
     // out-of-order window overlapped too few of them (1.5x on one Zen 4 core; the same values element by element)
     const g0 = geluGrad4(v128.load(inp + o), v128.load(dout + o)), g1 = geluGrad4(v128.load(inp + o, 16), v128.load(dout + o, 16));
     const g2 = geluGrad4(v128.load(inp + o, 32), v128.load(dout + o, 32)), g3 = geluGrad4(v128.load(inp + o, 48), v128.load(dout + o, 48));
-    v128.store(dinp + o, f32x4.add(v128.load(dinp + o), g0));
-    v128.store(dinp + o, f32x4.add(v128.load(dinp + o, 16), g1), 16);
-    v128.store(dinp + o, f32x4.add(v128.load(dinp + o, 32), g2), 32);
-    v128.store(dinp + o, f32x4.add(v128.load(dinp + o, 48), g3), 48);
+    v128.store(dinp + o, f32x4.add(overwrite ? zero : v128.load(dinp + o), g0));
+    v128.store(dinp + o, f32x4.add(overwrite ? zero : v128.load(dinp + o, 16), g1), 16);
+    v128.store(dinp + o, f32x4.add(overwrite ? zero : v128.load(dinp + o, 32), g2), 32);
+    v128.store(dinp + o, f32x4.add(overwrite ? zero : v128.load(dinp + o, 48), g3), 48);
   }
   for (; o < n4; o += 16) {
-    v128.store(dinp + o, f32x4.add(v128.load(dinp + o), geluGrad4(v128.load(inp + o), v128.load(dout + o))));
+    v128.store(dinp + o, f32x4.add(overwrite ? zero : v128.load(dinp + o), geluGrad4(v128.load(inp + o), v128.load(dout + o))));
   }
   for (o = n4; o < nb; o += 4) {
     const g = f32x4.extract_lane(geluGrad4(f32x4.splat(load<f32>(inp + o)), f32x4.splat(load<f32>(dout + o))), 0);
-    store<f32>(dinp + o, load<f32>(dinp + o) + g);
+    store<f32>(dinp + o, (overwrite ? <f32>0 : load<f32>(dinp + o)) + g);
   }
 }

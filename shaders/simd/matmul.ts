@@ -81,12 +81,14 @@ export function matmulForward(out: usize, inp: usize, w: usize, bias: usize, res
  * c[W] += sum_q a(q) * b_q[W] over Q terms: one output row of W elements. a(q) = load(aBase + q * aStep) or,
  * with a list, a(q) = load(aBase + list[q] * aStep); b_q = bBase + q * bStep (or list[q] * bStep). Columns in
  * strips of 32, then 16, then 4, then 1; the sum over q is kept in registers and added to c once. Every element
- * sums its q in order in one lane, whatever its strip: the numbers do not depend on W.
+ * sums its q in order in one lane, whatever its strip: the numbers do not depend on W. overwrite: c = 0 + the sum
+ * (what zeroing c first would give, -0 included, without the zeroing's pass over memory).
  */
 // @ts-ignore: decorator
 @inline
-export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32, aByTerm: bool = false): void {
-  const wb = <usize>W << 2, w32 = <usize>(W & ~31) << 2, w4 = <usize>(W & ~3) << 2;
+export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32, aByTerm: bool = false,
+  overwrite: bool = false): void {
+  const wb = <usize>W << 2, w32 = <usize>(W & ~31) << 2, w4 = <usize>(W & ~3) << 2, zero = f32x4.splat(0);
   for (let i: usize = 0; i < w32; i += 128) {
     let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
     let s4 = f32x4.splat(0), s5 = f32x4.splat(0), s6 = f32x4.splat(0), s7 = f32x4.splat(0);
@@ -99,10 +101,10 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
       s6 = madd(a, v128.load(b, 96), s6); s7 = madd(a, v128.load(b, 112), s7);
     }
     const o = c + i;
-    v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
-    v128.store(o, f32x4.add(v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(v128.load(o, 48), s3), 48);
-    v128.store(o, f32x4.add(v128.load(o, 64), s4), 64); v128.store(o, f32x4.add(v128.load(o, 80), s5), 80);
-    v128.store(o, f32x4.add(v128.load(o, 96), s6), 96); v128.store(o, f32x4.add(v128.load(o, 112), s7), 112);
+    v128.store(o, f32x4.add(overwrite ? zero : v128.load(o), s0)); v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 16), s1), 16);
+    v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 48), s3), 48);
+    v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 64), s4), 64); v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 80), s5), 80);
+    v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 96), s6), 96); v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 112), s7), 112);
   }
   const w16 = <usize>(W & ~15) << 2;
   for (let i = w32; i < w16; i += 64) {
@@ -115,8 +117,8 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
       s2 = madd(a, v128.load(b, 32), s2); s3 = madd(a, v128.load(b, 48), s3);
     }
     const o = c + i;
-    v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
-    v128.store(o, f32x4.add(v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(v128.load(o, 48), s3), 48);
+    v128.store(o, f32x4.add(overwrite ? zero : v128.load(o), s0)); v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 16), s1), 16);
+    v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 48), s3), 48);
   }
   for (let i = w16; i < w4; i += 16) {
     let s = f32x4.splat(0);
@@ -124,7 +126,7 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
       const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
       s = madd(v128.load32_splat(aBase + (aByTerm ? <usize>q : j) * aStep), v128.load(bBase + j * bStep + i), s);
     }
-    v128.store(c + i, f32x4.add(v128.load(c + i), s));
+    v128.store(c + i, f32x4.add(overwrite ? zero : v128.load(c + i), s));
   }
   for (let i = w4; i < wb; i += 4) {
     let s: f32 = 0;
@@ -132,7 +134,7 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
       const j: usize = list ? <usize>load<i32>(list + (<usize>q << 2)) : <usize>q;
       s += load<f32>(aBase + (aByTerm ? <usize>q : j) * aStep) * load<f32>(bBase + j * bStep + i);
     }
-    store<f32>(c + i, load<f32>(c + i) + s);
+    store<f32>(c + i, (overwrite ? <f32>0 : load<f32>(c + i)) + s);
   }
 }
 
@@ -142,8 +144,9 @@ export function rowAccumulate(c: usize, W: i32, aBase: usize, aStep: usize, bBas
  */
 // @ts-ignore: decorator
 @inline
-export function rowAccumulate2(c0: usize, c1: usize, W: i32, a0Base: usize, a1Base: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32, aByTerm: bool = false): void {
-  const w16 = <usize>(W & ~15) << 2;
+export function rowAccumulate2(c0: usize, c1: usize, W: i32, a0Base: usize, a1Base: usize, aStep: usize, bBase: usize, bStep: usize, list: usize, Q: i32,
+  aByTerm: bool = false, overwrite: bool = false): void {
+  const w16 = <usize>(W & ~15) << 2, zero = f32x4.splat(0);
   for (let i: usize = 0; i < w16; i += 64) {
     let s0 = f32x4.splat(0), s1 = f32x4.splat(0), s2 = f32x4.splat(0), s3 = f32x4.splat(0);
     let t0 = f32x4.splat(0), t1 = f32x4.splat(0), t2 = f32x4.splat(0), t3 = f32x4.splat(0);
@@ -158,16 +161,16 @@ export function rowAccumulate2(c0: usize, c1: usize, W: i32, a0Base: usize, a1Ba
       t2 = madd(a1, v2, t2); t3 = madd(a1, v3, t3);
     }
     const o = c0 + i, p = c1 + i;
-    v128.store(o, f32x4.add(v128.load(o), s0)); v128.store(o, f32x4.add(v128.load(o, 16), s1), 16);
-    v128.store(o, f32x4.add(v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(v128.load(o, 48), s3), 48);
-    v128.store(p, f32x4.add(v128.load(p), t0)); v128.store(p, f32x4.add(v128.load(p, 16), t1), 16);
-    v128.store(p, f32x4.add(v128.load(p, 32), t2), 32); v128.store(p, f32x4.add(v128.load(p, 48), t3), 48);
+    v128.store(o, f32x4.add(overwrite ? zero : v128.load(o), s0)); v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 16), s1), 16);
+    v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 32), s2), 32); v128.store(o, f32x4.add(overwrite ? zero : v128.load(o, 48), s3), 48);
+    v128.store(p, f32x4.add(overwrite ? zero : v128.load(p), t0)); v128.store(p, f32x4.add(overwrite ? zero : v128.load(p, 16), t1), 16);
+    v128.store(p, f32x4.add(overwrite ? zero : v128.load(p, 32), t2), 32); v128.store(p, f32x4.add(overwrite ? zero : v128.load(p, 48), t3), 48);
   }
   if (w16 < (<usize>W << 2)) {
     // the last W % 16 columns, one row at a time
     const rest = W & 15, off = w16;
-    rowAccumulate(c0 + off, rest, a0Base, aStep, bBase + off, bStep, list, Q, aByTerm);
-    rowAccumulate(c1 + off, rest, a1Base, aStep, bBase + off, bStep, list, Q, aByTerm);
+    rowAccumulate(c0 + off, rest, a0Base, aStep, bBase + off, bStep, list, Q, aByTerm, overwrite);
+    rowAccumulate(c1 + off, rest, a1Base, aStep, bBase + off, bStep, list, Q, aByTerm, overwrite);
   }
 }
 
@@ -182,44 +185,63 @@ const DINP_STRIPS_ABOVE: usize = 1 << 19;
  * L2 (256 x 1024 at the largest model), rows in blocks of DINP_BLOCK, and in a block each strip of 16 columns of w
  * (OC x 64 bytes) serves every pair before the next strip, instead of all of w coming from L3 for each pair (1.1x
  * at 2944 x 256 x 1024 on one Zen 4 core; 0.9x at the small shapes, so not there). Each element's sum is the same
- * in either order.
+ * in either order. N >= 0: dinp [N, IC] is overwritten (= 0 + the sums; unlisted rows zeroed), not accumulated into.
  */
-export function matmulDinp(dinp: usize, dout: usize, w: usize, rows: usize, R: i32, IC: i32, OC: i32): void {
+export function matmulDinp(dinp: usize, dout: usize, w: usize, rows: usize, R: i32, IC: i32, OC: i32, N: i32): void {
+  dinpRows(dinp, dout, w, rows, R, IC, OC, N >= 0, 0, N);
+}
+
+/**
+ * matmulDinp, or with overwrite (dinp = 0 + the sums, as zeroing dinp first would give): the listed rows are written
+ * once, and the rows before each listed one back to the previous listed row (from row 0 for the first of the whole
+ * list, `rows` being its entries [first, first + R)) and, when `last` >= 0, the rows after the last one up to row
+ * `last` are zeroed: a split of the list into chunks zeroes every unlisted row once (threads.ts).
+ */
+export function dinpRows(dinp: usize, dout: usize, w: usize, rows: usize, R: i32, IC: i32, OC: i32, overwrite: bool, first: i32 = 0, last: i32 = -1): void {
   const ib = <usize>IC << 2, ob = <usize>OC << 2;
+  if (overwrite) {
+    let prev = first == 0 ? 0 : load<i32>(rows - 4) + 1;
+    for (let j = 0; j < R; j++) {
+      const r = load<i32>(rows + (<usize>j << 2));
+      if (r > prev) memory.fill(dinp + <usize>prev * ib, 0, <usize>(r - prev) * ib);
+      prev = r + 1;
+    }
+    if (last > prev) memory.fill(dinp + <usize>prev * ib, 0, <usize>(last - prev) * ib);
+  }
   if (ib * <usize>OC > DINP_STRIPS_ABOVE) {
-    for (let j0 = 0; j0 < R; j0 += DINP_BLOCK) dinpBlock(dinp, dout, w, rows + (<usize>j0 << 2), min(DINP_BLOCK, R - j0), IC, OC);
+    for (let j0 = 0; j0 < R; j0 += DINP_BLOCK) dinpBlock(dinp, dout, w, rows + (<usize>j0 << 2), min(DINP_BLOCK, R - j0), IC, OC, overwrite);
     return;
   }
   let j = 0;
   for (; j + 1 < R; j += 2) {
     const r0 = <usize>load<i32>(rows + (<usize>j << 2)), r1 = <usize>load<i32>(rows + (<usize>j << 2), 4);
-    rowAccumulate2(dinp + r0 * ib, dinp + r1 * ib, IC, dout + r0 * ob, dout + r1 * ob, 4, w, ib, 0, OC);
+    rowAccumulate2(dinp + r0 * ib, dinp + r1 * ib, IC, dout + r0 * ob, dout + r1 * ob, 4, w, ib, 0, OC, false, overwrite);
   }
   if (j < R) {
     const r = <usize>load<i32>(rows + (<usize>j << 2));
-    rowAccumulate(dinp + r * ib, IC, dout + r * ob, 4, w, ib, 0, OC);
+    rowAccumulate(dinp + r * ib, IC, dout + r * ob, 4, w, ib, 0, OC, false, overwrite);
   }
 }
 
-function dinpBlock(dinp: usize, dout: usize, w: usize, rows: usize, R: i32, IC: i32, OC: i32): void {
+function dinpBlock(dinp: usize, dout: usize, w: usize, rows: usize, R: i32, IC: i32, OC: i32, overwrite: bool): void {
   const ib = <usize>IC << 2, ob = <usize>OC << 2, w16 = <usize>(IC & ~15) << 2, R2 = R & ~1;
   for (let i: usize = 0; i < w16; i += 64) {
     for (let j = 0; j < R2; j += 2) {
       const r0 = <usize>load<i32>(rows + (<usize>j << 2)), r1 = <usize>load<i32>(rows + (<usize>j << 2), 4);
-      rowAccumulate2(dinp + r0 * ib + i, dinp + r1 * ib + i, 16, dout + r0 * ob, dout + r1 * ob, 4, w + i, ib, 0, OC);
+      rowAccumulate2(dinp + r0 * ib + i, dinp + r1 * ib + i, 16, dout + r0 * ob, dout + r1 * ob, 4, w + i, ib, 0, OC, false, overwrite);
     }
   }
   if (w16 < ib) {
     // the last IC % 16 columns, as rowAccumulate2 does them: one row at a time
     for (let j = 0; j < R2; j += 2) {
       const r0 = <usize>load<i32>(rows + (<usize>j << 2)), r1 = <usize>load<i32>(rows + (<usize>j << 2), 4);
-      rowAccumulate(dinp + r0 * ib + w16, IC & 15, dout + r0 * ob, 4, w + w16, ib, 0, OC);
-      rowAccumulate(dinp + r1 * ib + w16, IC & 15, dout + r1 * ob, 4, w + w16, ib, 0, OC);
+      rowAccumulate(dinp + r0 * ib + w16, IC & 15, dout + r0 * ob, 4, w + w16, ib, 0, OC, false, overwrite);
+      rowAccumulate(dinp + r1 * ib + w16, IC & 15, dout + r1 * ob, 4, w + w16, ib, 0, OC, false, overwrite);
     }
   }
   if (R2 < R) {
     const r = <usize>load<i32>(rows + (<usize>R2 << 2));
-    rowAccumulate(dinp + r * ib, IC, dout + r * ob, 4, w, ib, 0, OC);
+    rowAccumulate(dinp + r * ib, IC, dout + r * ob, 4, w, ib, 0, OC, false, overwrite);
   }
 }
 

@@ -9,7 +9,7 @@
 // thread count.
 export * from './index';
 export { setThreadSlot } from './matmul';
-import { matmulForward, matmulDinp, dweightFeatures } from './matmul';
+import { matmulForward, dinpRows, dweightFeatures } from './matmul';
 import { attentionForward, attentionBackward, attentionDecode } from './attention';
 import { geluBackward } from './gelu';
 import { layernormForward } from './layernorm';
@@ -39,16 +39,18 @@ const LOGPROB_BACKWARD = 10;
 
 /**
  * One chunk c of an op. FORWARD (p0..p5 = out, inp, w, bias, residual, pre; a = N, b = K, d = M): rows
- * [c * CHUNK, +CHUNK) of out. BACKWARD (p0..p5 = dinp, dw, dout, inp, w, rows; a = R, b = IC, d = OC):
- * the first ceil(R / CHUNK) chunks are CHUNK listed rows of dinp, the rest CHUNK output features of dw.
+ * [c * CHUNK, +CHUNK) of out. BACKWARD (p0..p5 = dinp, dw, dout, inp, w, rows; a = R, b = IC, d = OC; e = N
+ * when dinp [N, IC] is overwritten, else -1): the first ceil(R / CHUNK) chunks are CHUNK listed rows of dinp (and,
+ * overwriting, the unlisted rows before them; the last chunk those after them too), the rest CHUNK output features of dw.
+ * ATTENTION_BACKWARD and GELU_BACKWARD: e = 1 when their output is overwritten (= 0 + the sums), else 0.
  */
-export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32): void {
+export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32, e: i32): void {
   if (op >= LAYERNORM_FORWARD) {
     rowwiseChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d);
     return;
   }
   if (op >= ATTENTION_FORWARD) {
-    otherChunk(op, c, p0, p1, p2, p3, p4, a, b, d);
+    otherChunk(op, c, p0, p1, p2, p3, p4, a, b, d, e != 0);
     return;
   }
   if (op == FORWARD) {
@@ -58,8 +60,8 @@ export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3
   }
   const nd = (a + CHUNK - 1) / CHUNK;
   if (c < nd) {
-    const j0 = c * CHUNK;
-    matmulDinp(p0, p2, p4, p5 + (<usize>j0 << 2), min(CHUNK, a - j0), b, d);
+    const j0 = c * CHUNK, n = min(CHUNK, a - j0);
+    dinpRows(p0, p2, p4, p5 + (<usize>j0 << 2), n, b, d, e >= 0, j0, j0 + n == a ? e : -1);
     return;
   }
   const o0 = (c - nd) * CHUNK;
@@ -73,16 +75,16 @@ export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3
  * qkvCache, qkvNew, pos, scratch (T floats per sequence: each chunk its own). GELU_BACKWARD (p0..p2 = dinp, inp, dout;
  * a = n): elements [c * GELU_CHUNK, +GELU_CHUNK).
  */
-function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, a: i32, b: i32, d: i32): void {
+function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, a: i32, b: i32, d: i32, overwrite: bool): void {
   if (op == GELU_BACKWARD) {
     const e0 = c * GELU_CHUNK, at = <usize>e0 << 2;
-    geluBackward(p0 + at, p1 + at, p2 + at, min(GELU_CHUNK, a - e0));
+    geluBackward(p0 + at, p1 + at, p2 + at, min(GELU_CHUNK, a - e0), overwrite);
     return;
   }
   const T = <usize>a, C = <usize>b, NH = <usize>d, seq = <usize>c;
   const rows3 = (seq * T * 3 * C) << 2, rows = (seq * T * C) << 2, att = (seq * NH * T * T) << 2;
   if (op == ATTENTION_FORWARD) attentionForward(p0 + rows, p1 + att, p2 + rows3, 1, a, b, d);
-  else if (op == ATTENTION_BACKWARD) attentionBackward(p0 + rows3, p1 + att, p2 + rows, p3 + rows3, p4 + att, 1, a, b, d);
+  else if (op == ATTENTION_BACKWARD) attentionBackward(p0 + rows3, p1 + att, p2 + rows, p3 + rows3, p4 + att, 1, a, b, d, overwrite);
   else attentionDecode(p0 + ((seq * C) << 2), p1 + rows3, p2 + ((seq * 3 * C) << 2), p3 + (seq << 2), p4 + ((seq * T) << 2), 1, a, b, d);
 }
 

@@ -221,7 +221,8 @@ export class WebGpuBackend implements Backend {
     attentionK.attentionForward(this.rt, asGpu(out), asGpu(att), asGpu(qkv), B, T, C, NH);
   }
 
-  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number, dqkvOverwrite = false): void {
+    if (dqkvOverwrite) this.zero(dqkv); // a clear, then the accumulating kernel (the clear is its own dispatch, as before)
     attentionK.attentionBackward(this.rt, asGpu(dqkv), asGpu(dpreatt), asGpu(dout), asGpu(qkv), asGpu(att), B, T, C, NH);
   }
 

@@ -333,8 +333,7 @@ export class GPT {
       b.layernormBackward(a.dresidual, lg.ln2w, lg.ln2b, a.dbtc, la.residual2, lp.ln2w, la.ln2Mean, la.ln2Rstd, BT, C, m);
       // attention branch: residual2 = residual + attproj
       b.matmulBackward(a.dbtc, lg.attprojw, lg.attprojb, a.dresidual, la.atty, lp.attprojw, BT, C, C, m, fill);
-      b.zero(a.dbt3c);
-      b.attentionBackward(a.dbt3c, a.dpreatt, a.dbtc, la.qkv, la.att, B, T, C, NH);
+      b.attentionBackward(a.dbt3c, a.dpreatt, a.dbtc, la.qkv, la.att, B, T, C, NH, fill);
       b.matmulBackward(a.dbtc, lg.qkvw, lg.qkvb, a.dbt3c, la.ln1, lp.qkvw, BT, C, 3 * C, m, fill);
       b.layernormBackward(a.dresidual, lg.ln1w, lg.ln1b, a.dbtc, residual, lp.ln1w, la.ln1Mean, la.ln1Rstd, BT, C, m);
     }

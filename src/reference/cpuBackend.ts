@@ -136,7 +136,8 @@ export class CpuBackend implements Backend {
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
     nn.attentionForward(f(out), f(att), f(qkv), B, T, C, NH);
   }
-  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number, dqkvOverwrite = false): void {
+    if (dqkvOverwrite) f(dqkv).fill(0, 0, B * T * 3 * C); // the twin of the engine's overwrite: zero, then the accumulating op
     nn.attentionBackward(f(dqkv), f(dpreatt), f(dout), f(qkv), f(att), B, T, C, NH);
   }
   embeddingLast(out: Tensor, tokens: Tensor, pos: Tensor, wte: Tensor, wpe: Tensor, B: number, T: number, C: number, members?: Members): void {

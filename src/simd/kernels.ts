@@ -12,12 +12,13 @@ export interface Kernels {
   readonly memory: WebAssembly.Memory;
   heapStart(): number;
   matmulForward(out: number, inp: number, w: number, bias: number, residual: number, pre: number, N: number, K: number, M: number): void;
-  matmulDinp(dinp: number, dout: number, w: number, rows: number, R: number, IC: number, OC: number): void;
+  /** N >= 0: dinp [N, IC] overwritten (unlisted rows zeroed), not accumulated into. */
+  matmulDinp(dinp: number, dout: number, w: number, rows: number, R: number, IC: number, OC: number, N: number): void;
   matmulDweight(dw: number, dout: number, inp: number, rows: number, R: number, IC: number, OC: number): void;
   matmulDbias(dbias: number, dout: number, rows: number, R: number, OC: number): void;
   nonzeroRows(rows: number, x: number, N: number, M: number): number;
   geluForward(out: number, inp: number, n: number): void;
-  geluBackward(dinp: number, inp: number, dout: number, n: number): void;
+  geluBackward(dinp: number, inp: number, dout: number, n: number, overwrite: number): void;
   layernormForward(out: number, mean: number, rstd: number, inp: number, w: number, b: number, N: number, C: number): void;
   layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, mean: number, rstd: number, acc: number, N: number, C: number): void;
   logprobForward(logp: number, entropy: number, logits: number, targets: number, e: number, N: number, V: number, tau: number): void;
@@ -33,7 +34,7 @@ export interface Kernels {
   embeddingBackward(dwte: number, dwpe: number, dout: number, tokens: number, N: number, T: number, C: number): void;
   embeddingLast(out: number, tokens: number, pos: number, wte: number, wpe: number, B: number, T: number, C: number): void;
   attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): void;
-  attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): void;
+  attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number, overwrite: number): void;
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;
   /** The calibration of the 128-bit limit (shaders/simd/peak.ts): iters of x <- x * mul + add on independent f32x4 chains. */
   peakMaddChains(iters: number, x0: number, mul: number, add: number): number;

@@ -15,7 +15,7 @@ import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 
 /** The threaded build's exports that the pool calls (the rest are those of Kernels). */
 interface ThreadExports {
-  threadChunk(op: number, c: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void;
+  threadChunk(op: number, c: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number, e: number): void;
   setThreadSlot(slot: number): void;
   CHUNK: WebAssembly.Global;
   GELU_CHUNK: WebAssembly.Global;
@@ -52,7 +52,7 @@ const GEN = 0, OP = 1, CHUNKS = 2, NEXT = 3, ACKS = 4, FAILED = 5, BY_WORKERS = 
 /** How long a backend waits for its workers to start (each compiles nothing: the module is passed in). */
 const START_MS = 30_000;
 const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
-const NARGS = 9;
+const NARGS = 10;
 
 const threadsModules = new Map<KernelVariant, WebAssembly.Module>();
 /**
@@ -103,9 +103,9 @@ function serve({ module, memory, control, slot, spin }) {
     try {
       if (k === null) throw new Error('no instance');
       const n = Atomics.load(ctl, ${CHUNKS});
-      const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8]];
+      const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8], arg[9]];
       for (let c = Atomics.add(ctl, ${NEXT}, 1); c < n; c = Atomics.add(ctl, ${NEXT}, 1)) {
-        k.threadChunk(op, c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8]);
+        k.threadChunk(op, c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
         Atomics.add(ctl, ${BY_WORKERS}, 1);
       }
     } catch (e) {
@@ -280,10 +280,13 @@ export class ThreadPool {
     this.run(OP_FORWARD, Math.ceil(N / this.chunk), out, inp, w, bias, residual, pre, N, K, M);
     return true;
   }
-  /** matmulDinp and matmulDweight over the R listed rows, split by dinp rows then dweight features (disjoint outputs: one hand-out), if it is worth it. */
-  backward(dinp: number, dw: number, dout: number, inp: number, w: number, rows: number, R: number, IC: number, OC: number): boolean {
+  /**
+   * matmulDinp and matmulDweight over the R listed rows, split by dinp rows then dweight features (disjoint outputs:
+   * one hand-out), if it is worth it. N >= 0: dinp [N, IC] is overwritten (its unlisted rows zeroed by the chunks).
+   */
+  backward(dinp: number, dw: number, dout: number, inp: number, w: number, rows: number, R: number, IC: number, OC: number, N: number): boolean {
     if (R * IC * OC < this.minWork) return false;
-    this.run(OP_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(OC / this.chunk), dinp, dw, dout, inp, w, rows, R, IC, OC);
+    this.run(OP_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(OC / this.chunk), dinp, dw, dout, inp, w, rows, R, IC, OC, N);
     return true;
   }
 
@@ -291,24 +294,24 @@ export class ThreadPool {
   attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): boolean {
     return this.bySequence(OP_ATTENTION_FORWARD, B * T * T * C, [out, att, qkv, 0, 0], B, T, C, NH);
   }
-  /** Attention backward (dqkv, dpreatt, dout, qkv, att) split by sequence, if it is worth it. */
-  attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number): boolean {
-    return this.bySequence(OP_ATTENTION_BACKWARD, B * T * T * C, [dqkv, dpreatt, dout, qkv, att], B, T, C, NH);
+  /** Attention backward (dqkv, dpreatt, dout, qkv, att; overwrite: dqkv = 0 + the gradient) split by sequence, if it is worth it. */
+  attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number, overwrite: boolean): boolean {
+    return this.bySequence(OP_ATTENTION_BACKWARD, B * T * T * C, [dqkv, dpreatt, dout, qkv, att], B, T, C, NH, overwrite ? 1 : 0);
   }
   /** One decode step split by sequence; `scratch` holds T floats per sequence. If it is worth it (about B T C multiply-adds). */
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, scratch: number, B: number, T: number, C: number, NH: number): boolean {
     return this.bySequence(OP_ATTENTION_DECODE, B * T * C, [out, qkvCache, qkvNew, pos, scratch], B, T, C, NH);
   }
   /** An attention op, one chunk per sequence, when there are several and `work` multiply-adds are worth waking the workers. */
-  private bySequence(op: number, work: number, p: [number, number, number, number, number], B: number, T: number, C: number, NH: number): boolean {
+  private bySequence(op: number, work: number, p: [number, number, number, number, number], B: number, T: number, C: number, NH: number, e = 0): boolean {
     if (B < 2 || work < this.minWork) return false;
-    this.run(op, B, p[0], p[1], p[2], p[3], p[4], 0, T, C, NH);
+    this.run(op, B, p[0], p[1], p[2], p[3], p[4], 0, T, C, NH, e);
     return true;
   }
-  /** dinp += dout * gelu'(inp) over n elements, split into fixed GELU_CHUNK blocks, if it is worth it. */
-  geluBackward(dinp: number, inp: number, dout: number, n: number): boolean {
+  /** dinp += dout * gelu'(inp) (overwrite: dinp = 0 + it) over n elements, split into fixed GELU_CHUNK blocks, if it is worth it. */
+  geluBackward(dinp: number, inp: number, dout: number, n: number, overwrite: boolean): boolean {
     if (n <= this.geluChunk || n * GELU_WORK < this.minWork) return false;
-    this.run(OP_GELU_BACKWARD, Math.ceil(n / this.geluChunk), dinp, inp, dout, 0, 0, 0, n, 0, 0);
+    this.run(OP_GELU_BACKWARD, Math.ceil(n / this.geluChunk), dinp, inp, dout, 0, 0, 0, n, 0, 0, overwrite ? 1 : 0);
     return true;
   }
 
@@ -334,17 +337,17 @@ export class ThreadPool {
   }
 
   /** Runs chunks 0..n-1 of an op over every thread; returns when all are done. */
-  private run(op: number, n: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number): void {
+  private run(op: number, n: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number, e = 0): void {
     if (this.closed) throw new Error('wasm backend: the thread pool was shut down (the backend was destroyed)');
     const ctl = this.ctl, w = this.workers.length;
-    this.args.set([p0, p1, p2, p3, p4, p5, a, b, d]);
+    this.args.set([p0, p1, p2, p3, p4, p5, a, b, d, e]);
     Atomics.store(ctl, OP, op);
     Atomics.store(ctl, CHUNKS, n);
     Atomics.store(ctl, NEXT, 0);
     Atomics.store(ctl, ACKS, 0);
     Atomics.add(ctl, GEN, 1);
     Atomics.notify(ctl, GEN);
-    if (!this.callerIdle) for (let c = Atomics.add(ctl, NEXT, 1); c < n; c = Atomics.add(ctl, NEXT, 1)) this.k.threadChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d);
+    if (!this.callerIdle) for (let c = Atomics.add(ctl, NEXT, 1); c < n; c = Atomics.add(ctl, NEXT, 1)) this.k.threadChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d, e);
     // every worker acknowledges this generation (a late one finds no chunk left): then no chunk is still running
     for (let i = 0; i < this.spin && Atomics.load(ctl, ACKS) < w; i++);
     for (let acks = Atomics.load(ctl, ACKS); acks < w; acks = Atomics.load(ctl, ACKS)) Atomics.wait(ctl, ACKS, acks, 10_000);

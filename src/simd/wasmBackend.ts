@@ -7,7 +7,7 @@
 // Tensors, memory and the kernels' instances: wasmMemory.ts. Twin tests: test/simd/*.test.ts.
 import { checkMemberRows, checkRepeat, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
-import { clipAdamwComposed, layernormMatmulComposed, matmulGeluBackwardComposed } from '../reference/composed';
+import { clipAdamwComposed, layernormMatmulComposed } from '../reference/composed';
 import { composeDecodeSample, DecodeScratch } from '../reference/decodeSample';
 import { composePolicyLoss } from '../contract/policyLoss';
 import * as mem from '../reference/members';
@@ -64,7 +64,7 @@ export class WasmBackend extends WasmMemory implements Backend {
   }
   matmulBackward(dinp: Tensor, dw: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, w: Tensor, N: number, IC: number, OC: number,
     members?: Members, dinpOverwrite = false): void {
-    if (dinpOverwrite) this.own(dinp).data.fill(0, 0, N * IC); // zero, then accumulate (the reference's composition)
+    // overwriting, the kernels write dinp = 0 + the sums and zero the rows they skip (no pass of zeros first)
     const m = members, K = m ? m.K : 1, ws = m ? memberStride(w, m) : 0, bs = m && dbias ? memberStride(dbias, m) : 0;
     if (m) {
       checkMemberRows(m, N);
@@ -79,9 +79,13 @@ export class WasmBackend extends WasmMemory implements Backend {
       // rows of dout that are all zero (masked positions) contribute nothing and are skipped, as in the reference
       const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
       const R = this.k.nonzeroRows(rowsAt, gk, rows, OC);
-      if (R === 0) continue;
-      if (!this.pool?.backward(dik, dwp + k * ws * 4, gk, xk, wp + k * ws * 4, rowsAt, R, IC, OC)) {
-        this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC);
+      if (R === 0) {
+        if (dinpOverwrite) this.own(dinp).data.fill(0, r0 * IC, (r0 + rows) * IC);
+        continue;
+      }
+      const over = dinpOverwrite ? rows : -1; // the rows dinp's kernels overwrite, or -1: accumulate
+      if (!this.pool?.backward(dik, dwp + k * ws * 4, gk, xk, wp + k * ws * 4, rowsAt, R, IC, OC, over)) {
+        this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC, over);
         this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
       }
       if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
@@ -91,9 +95,11 @@ export class WasmBackend extends WasmMemory implements Backend {
     weight: Tensor, bias: Tensor | null, N: number, C: number, OC: number, members?: Members): void {
     layernormMatmulComposed(this, ln, mean, rstd, out, geluOut, inp, lnWeight, lnBias, weight, bias, N, C, OC, members);
   }
+  /** matmulGeluBackwardComposed's ops, each writing its output (dinpScratch, then dpre = 0 + the GELU's): no pass of zeros. */
   matmulGeluBackward(dpre: Tensor, dinpScratch: Tensor, dweight: Tensor, dbias: Tensor | null, dout: Tensor, inp: Tensor, pre: Tensor, weight: Tensor,
     N: number, IC: number, OC: number, members?: Members): void {
-    matmulGeluBackwardComposed(this, (t, n) => this.own(t).data.fill(0, 0, n), dpre, dinpScratch, dweight, dbias, dout, inp, pre, weight, N, IC, OC, members);
+    this.matmulBackward(dinpScratch, dweight, dbias, dout, inp, weight, N, IC, OC, members, true);
+    this.geluBackward(dpre, pre, dinpScratch, N * IC, true);
   }
   layernormForward(out: Tensor, mean: Tensor, rstd: Tensor, inp: Tensor, w: Tensor, b: Tensor, N: number, C: number, members?: Members): void {
     const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, b) : 0;
@@ -234,12 +240,12 @@ export class WasmBackend extends WasmMemory implements Backend {
     const args = [this.ptr(out, BT * C, 'out'), this.ptr(att, BT * NH * T, 'att'), this.ptr(qkv, BT * 3 * C, 'qkv'), B, T, C, NH] as const;
     if (!this.pool?.attentionForward(...args)) this.k.attentionForward(...args);
   }
-  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number): void {
+  attentionBackward(dqkv: Tensor, dpreatt: Tensor, dout: Tensor, qkv: Tensor, att: Tensor, B: number, T: number, C: number, NH: number, dqkvOverwrite = false): void {
     heads(C, NH);
     const BT = B * T;
     const args = [this.ptr(dqkv, BT * 3 * C, 'dqkv'), this.ptr(dpreatt, BT * NH * T, 'dpreatt'), this.ptr(dout, BT * C, 'dout'),
       this.ptr(qkv, BT * 3 * C, 'qkv'), this.ptr(att, BT * NH * T, 'att'), B, T, C, NH] as const;
-    if (!this.pool?.attentionBackward(...args)) this.k.attentionBackward(...args);
+    if (!this.pool?.attentionBackward(...args, dqkvOverwrite)) this.k.attentionBackward(...args, dqkvOverwrite ? 1 : 0);
   }
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
@@ -255,9 +261,10 @@ export class WasmBackend extends WasmMemory implements Backend {
   geluForward(out: Tensor, inp: Tensor, n: number): void {
     this.k.geluForward(this.ptr(out, n, 'out'), this.ptr(inp, n, 'inp'), n);
   }
-  geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void {
+  /** overwrite (the engine's own matmulGeluBackward): dinp = 0 + the gradient, as zeroing it first would give. */
+  geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number, overwrite = false): void {
     const args = [this.ptr(dinp, n, 'dinp'), this.ptr(inp, n, 'inp'), this.ptr(dout, n, 'dout'), n] as const;
-    if (!this.pool?.geluBackward(...args)) this.k.geluBackward(...args);
+    if (!this.pool?.geluBackward(...args, overwrite)) this.k.geluBackward(...args, overwrite ? 1 : 0);
   }
 
   // ---- the reference code on views of wasm memory (not in wasm yet) ----

@@ -32,6 +32,14 @@ describe('matmuls with weights beyond L2', () => {
       dout.fill(0, 2 * OC, 3 * OC); // a masked row: the listed rows are not 0..N-1
       const g = { dinp: randn(N * IC, 7), dw: randn(OC * IC, 8), db: randn(OC, 9), dout, inp: randn(N * IC, 11), w: randn(OC * IC, 12, 0.1) };
       await twin(g, (b, t) => b.matmulBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC), ['dinp', 'dw', 'db'], tolFor(Math.max(N, OC)));
+      // dinp overwritten: the strips write each listed row once, the masked and the last rows are zeroed
+      const last = g.dout.slice();
+      last.fill(0, (N - 1) * OC);
+      const h = { ...g, dout: last };
+      const overwrite = (b: Backend, t: Record<string, Tensor>) => b.matmulBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC, undefined, true);
+      await twin(h, overwrite, ['dinp', 'dw', 'db'], tolFor(Math.max(N, OC)));
+      const zeroed = await bits(one, { ...h, dinp: new Float32Array(N * IC) }, (t) => one.matmulBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC), 'dinp');
+      for (const b of [one, two]) expect(Array.from(await bits(b, h, (t) => overwrite(b, t), 'dinp'))).toEqual(Array.from(zeroed));
       for (const [label, inputs, op, out] of [
         ['gelu forward', f, (b: Backend, t: Record<string, Tensor>) => b.matmulGeluForward(t.pre, t.out, t.inp, t.w, t.bias, N, IC, OC), 'out'],
         ['dinp', g, (b: Backend, t: Record<string, Tensor>) => b.matmulBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC), 'dinp'],

@@ -57,6 +57,27 @@ function dout(N: number, OC: number, seed: number): Float32Array {
   return d;
 }
 
+/** dout's masked rows as dout's, and its first and last rows masked too (the skipped rows at both ends). */
+function doutEnds(N: number, OC: number, seed: number): Float32Array {
+  const d = dout(N, OC, seed);
+  d.fill(0, 0, OC);
+  d.fill(0, (N - 1) * OC, N * OC);
+  return d;
+}
+
+/**
+ * An op's overwrite mode against its accumulating mode on a zeroed output (`out`), on the one-thread engine and
+ * every pool: the same bits (so -0 sums too come out as a zeroed output's 0 + -0 = +0).
+ */
+async function expectOverwrite(inputs: Host, out: string, op: (b: Backend, t: Record<string, Tensor>, overwrite: boolean) => void, outs: string[]): Promise<void> {
+  const zeroed = { ...inputs, [out]: new Float32Array(inputs[out].length) };
+  for (const b of [one, ...pools]) {
+    const want = await run(b, zeroed, (x, t) => op(x, t, false), outs);
+    const got = await run(b, inputs, (x, t) => op(x, t, true), outs);
+    for (const k of outs) expectBits(`${k}, overwritten, on ${b === one ? 'the one-thread engine' : `${b.threads} threads`}`, got[k], want[k]);
+  }
+}
+
 /** splits: the op is split over the workers (a forward of at most one chunk of rows runs on the calling thread). */
 async function expectSame(inputs: Host, op: (b: Backend, t: Record<string, Tensor>) => void, outs: string[], K: number, splits = true): Promise<void> {
   const want = await run(one, inputs, op, outs);
@@ -79,6 +100,10 @@ describe('threaded matmul family equals one thread bit for bit (1, 2, 3 threads)
       await expectSame(fwd, (b, t) => b.matmulGeluForward(t.pre, t.out, t.inp, t.w, t.bias, N, IC, OC), ['pre', 'out'], IC, N > 16);
       const bwd = { dinp: randn(N * IC, 7), dw: randn(OC * IC, 8), db: randn(OC, 9), dout: dout(N, OC, 10), inp: randn(N * IC, 11), w: randn(OC * IC, 12) };
       await expectSame(bwd, (b, t) => b.matmulBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC), ['dinp', 'dw', 'db'], Math.max(N, OC));
+      // overwriting dinp: its old values are gone, the skipped rows (the first and last among them) are zeros
+      const over = { ...bwd, dout: doutEnds(N, OC, 13) };
+      await expectSame(over, (b, t) => b.matmulBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC, undefined, true), ['dinp', 'dw', 'db'], Math.max(N, OC), N > 2);
+      await expectOverwrite(over, 'dinp', (b, t, o) => b.matmulBackward(t.dinp, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC, undefined, o), ['dinp', 'dw', 'db']);
     });
   }
   it('members (a weight per member, an empty member): forward and backward', async () => {
@@ -107,6 +132,10 @@ describe('threaded attention and GELU backward equal one thread bit for bit (1, 
       // the backward reads att as the forward wrote it
       await expectSame(inputs, (b, t) => { b.attentionForward(t.out, t.att, t.qkv, B, T, C, NH); b.attentionBackward(t.dqkv, t.dpre, t.dout, t.qkv, t.att, B, T, C, NH); },
         ['dqkv', 'dpre'], T * C, B > 1);
+      // dqkv overwritten: every element gets its one sum, none of dqkv's old values
+      const both = (o: boolean) => (b: Backend, t: Record<string, Tensor>) => { b.attentionForward(t.out, t.att, t.qkv, B, T, C, NH); b.attentionBackward(t.dqkv, t.dpre, t.dout, t.qkv, t.att, B, T, C, NH, o); };
+      await expectSame(inputs, both(true), ['dqkv', 'dpre'], T * C, B > 1);
+      await expectOverwrite(inputs, 'dqkv', (b, t, o) => both(o)(b, t), ['dqkv', 'dpre']);
       // decode: sequence b's new row goes to position pos[b] (every position 1..T over the sequences)
       const pos = Int32Array.from({ length: B }, (_, b) => 1 + ((b * 5) % T));
       const withPos = (f: (b: Backend, t: Record<string, Tensor>, p: Tensor) => void) => (b: Backend, t: Record<string, Tensor>) => {
@@ -122,6 +151,20 @@ describe('threaded attention and GELU backward equal one thread bit for bit (1, 
   for (const n of [4096, 4097, 3 * 4096 + 5, 10_003]) {
     it(`GELU backward over ${n} elements (chunks of 4096 and a tail)`, async () => {
       await expectSame({ dinp: randn(n, 1), inp: randn(n, 2), dout: randn(n, 3) }, (b, t) => b.geluBackward(t.dinp, t.inp, t.dout, n), ['dinp'], 1, n > 4096);
+    });
+  }
+  // the engine's matmulGeluBackward writes its outputs (dinpScratch, then dpre through the GELU backward's overwrite)
+  for (const [N, IC, OC] of [[37, 33, 35], [67, 130, 40]] as const) {
+    it(`matmul + GELU backward ${N}x${IC}x${OC}: dpre and the scratch overwritten, whatever they held`, async () => {
+      const inputs = { dpre: randn(N * IC, 1), scratch: randn(N * IC, 2), dw: randn(OC * IC, 3), db: randn(OC, 4), dout: doutEnds(N, OC, 5), inp: randn(N * IC, 6),
+        pre: randn(N * IC, 7), w: randn(OC * IC, 8) };
+      const op = (b: Backend, t: Record<string, Tensor>) => b.matmulGeluBackward(t.dpre, t.scratch, t.dw, t.db, t.dout, t.inp, t.pre, t.w, N, IC, OC);
+      await expectSame(inputs, op, ['dpre', 'scratch', 'dw', 'db'], Math.max(N, OC));
+      // against the composition on zeroed outputs (matmulBackward accumulating, then the GELU backward accumulating)
+      const zeroed = { ...inputs, dpre: new Float32Array(N * IC), scratch: new Float32Array(N * IC) };
+      const composed = await run(one, zeroed, (b, t) => { b.matmulBackward(t.scratch, t.dw, t.db, t.dout, t.inp, t.w, N, IC, OC); b.geluBackward(t.dpre, t.pre, t.scratch, N * IC); }, ['dpre', 'dw', 'db']);
+      const got = await run(one, inputs, op, ['dpre', 'dw', 'db']);
+      for (const k of ['dpre', 'dw', 'db']) expectBits(k, got[k], composed[k]);
     });
   }
 });
