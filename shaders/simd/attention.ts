@@ -4,7 +4,7 @@
 // A decode step computes its row with the same function as the forward's row t, so the two
 // agree bit for bit, as the reference's do.
 import { madd } from './fma';
-import { dot, hsum4, tail4, zeroBytes } from './dot';
+import { copyBytes, dot, hsum4, tail4, zeroBytes } from './dot';
 import { rowAccumulate } from './matmul';
 
 /**
@@ -65,8 +65,7 @@ function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32,
   const s = f32x4.splat(sum);
   for (let j: usize = 0; j < n4; j += 16) v128.store(p + j, f32x4.div(v128.load(p + j), s));
   for (let j = n4; j < n; j += 4) store<f32>(p + j, load<f32>(p + j) / sum);
-  zeroBytes(out, hb);
-  rowAccumulate(out, hs, p, 4, v0, stride, 0, t + 1);
+  rowAccumulate(out, hs, p, 4, v0, stride, 0, t + 1, false, true); // out = 0 + the sum: no zeroing pass first
 }
 
 /** qkv [B,T,3C], out [B,T,C], att [B,NH,T,T] (softmax probabilities, 0 above the diagonal). */
@@ -145,7 +144,7 @@ export function attentionDecode(out: usize, qkvCache: usize, qkvNew: usize, pos:
   for (let b = 0; b < B; b++) {
     const t = load<i32>(pos + (<usize>b << 2)) - 1;
     const row = qkvCache + (<usize>b * T + t) * stride;
-    memory.copy(row, qkvNew + <usize>b * stride, stride);
+    copyBytes(row, qkvNew + <usize>b * stride, stride);
     for (let h = 0; h < NH; h++) {
       const q0 = qkvCache + ((<usize>b * T * 3 * C + <usize>h * hs) << 2), k0 = q0 + (<usize>C << 2), v0 = k0 + (<usize>C << 2);
       attendRow(out + ((<usize>b * C + <usize>h * hs) << 2), p, row + ((<usize>h * hs) << 2), k0, v0, t, hs, stride, scale);

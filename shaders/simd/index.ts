@@ -2,7 +2,7 @@
 // into src/simd/kernels.wasm.ts). Every kernel takes byte pointers into this module's
 // memory, which the host's allocator (src/simd/arena.ts) owns above `heapStart`: the kernels
 // allocate nothing. Twins: the reference ops in src/reference; tests: test/simd/*.test.ts.
-export { matmulForward, matmulDinp, matmulDweight, matmulDbias, nonzeroRows } from './matmul';
+export { matmulForward, matmulDinp, matmulDweight, matmulDbias, nonzeroRows, flagsToRows } from './matmul';
 export { geluForward, geluBackward } from './gelu';
 export { attentionForward, attentionBackward, attentionDecode } from './attention';
 export { layernormForward, layernormBackward } from './layernorm';

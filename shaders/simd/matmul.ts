@@ -295,19 +295,45 @@ const ONE = memory.data<f32>([1.0]);
 
 /** dbias[o] += sum over the R listed rows r of dout[r,o]: row by row over contiguous strips. */
 export function matmulDbias(dbias: usize, dout: usize, rows: usize, R: i32, OC: i32): void {
-  rowAccumulate(dbias, OC, ONE, 0, dout, <usize>OC << 2, rows, R);
+  dbiasFeatures(dbias, dout, rows, R, OC, 0, OC);
+}
+
+/** matmulDbias restricted to features [o0, o1) (the threads' chunks): each sum over the same rows in the same order. */
+export function dbiasFeatures(dbias: usize, dout: usize, rows: usize, R: i32, OC: i32, o0: i32, o1: i32): void {
+  const at = <usize>o0 << 2;
+  rowAccumulate(dbias + at, o1 - o0, ONE, 0, dout + at, <usize>OC << 2, rows, R);
+}
+
+/** Whether row `row` of M floats holds a nonzero (NaN counts, -0 does not). */
+// @ts-ignore: decorator
+@inline
+function rowHasNonzero(row: usize, M: i32): bool {
+  const mb = <usize>M << 2, m4 = <usize>(M & ~3) << 2, zero = f32x4.splat(0);
+  let any = false;
+  for (let m: usize = 0; m < m4 && !any; m += 16) any = v128.any_true(f32x4.ne(v128.load(row + m), zero));
+  for (let m = m4; m < mb && !any; m += 4) any = load<f32>(row + m) != 0;
+  return any;
 }
 
 /** Writes the indices of the rows of x [N, M] that hold a nonzero (NaN counts, -0 does not) to rows; returns their count. */
 export function nonzeroRows(rows: usize, x: usize, N: i32, M: i32): i32 {
-  const mb = <usize>M << 2, m4 = <usize>(M & ~3) << 2, zero = f32x4.splat(0);
   let R = 0;
   for (let n = 0; n < N; n++) {
-    const row = x + <usize>n * mb;
-    let any = false;
-    for (let m: usize = 0; m < m4 && !any; m += 16) any = v128.any_true(f32x4.ne(v128.load(row + m), zero));
-    for (let m = m4; m < mb && !any; m += 4) any = load<f32>(row + m) != 0;
-    if (any) { store<i32>(rows + (<usize>R << 2), n); R++; }
+    if (rowHasNonzero(x + <usize>n * (<usize>M << 2), M)) { store<i32>(rows + (<usize>R << 2), n); R++; }
+  }
+  return R;
+}
+
+/** flags[n] = 1 where row n of x [N, M] holds a nonzero, else 0, for n in [n0, n1) (the threads' chunks of nonzeroRows). */
+export function nonzeroFlags(flags: usize, x: usize, n0: i32, n1: i32, M: i32): void {
+  for (let n = n0; n < n1; n++) store<i32>(flags + (<usize>n << 2), rowHasNonzero(x + <usize>n * (<usize>M << 2), M) ? 1 : 0);
+}
+
+/** Turns N flags (nonzeroFlags) into the list of the flagged indices in order, in place; returns its length. */
+export function flagsToRows(rows: usize, N: i32): i32 {
+  let R = 0;
+  for (let n = 0; n < N; n++) {
+    if (load<i32>(rows + (<usize>n << 2)) != 0) { store<i32>(rows + (<usize>R << 2), n); R++; }
   }
   return R;
 }

@@ -9,7 +9,7 @@
 // thread count.
 export * from './index';
 export { setThreadSlot } from './matmul';
-import { matmulForward, dinpRows, dweightFeatures } from './matmul';
+import { matmulForward, dinpRows, dweightFeatures, dbiasFeatures, nonzeroFlags } from './matmul';
 import { attentionForward, attentionBackward, attentionDecode } from './attention';
 import { geluBackward } from './gelu';
 import { layernormForward } from './layernorm';
@@ -36,15 +36,18 @@ const LAYERNORM_FORWARD = 7;
 const ADAMW = 8;
 const LOGPROB_FORWARD = 9;
 const LOGPROB_BACKWARD = 10;
+const NONZERO_FLAGS = 11;
 
 /**
  * One chunk c of an op. FORWARD (p0..p5 = out, inp, w, bias, residual, pre; a = N, b = K, d = M): rows
  * [c * CHUNK, +CHUNK) of out. BACKWARD (p0..p5 = dinp, dw, dout, inp, w, rows; a = R, b = IC, d = OC; e = N
  * when dinp [N, IC] is overwritten, else -1): the first ceil(R / CHUNK) chunks are CHUNK listed rows of dinp (and,
  * overwriting, the unlisted rows before them; the last chunk those after them too), the rest CHUNK output features of dw.
- * ATTENTION_BACKWARD and GELU_BACKWARD: e = 1 when their output is overwritten (= 0 + the sums), else 0.
+ * With p6 != 0 (dbias) each dw chunk sums its features' dbias too. ATTENTION_BACKWARD and GELU_BACKWARD: e = 1
+ * when their output is overwritten (= 0 + the sums), else 0. NONZERO_FLAGS (p0 = flags, p1 = x; a = N, b = M): rows
+ * [c * CHUNK * 4, +CHUNK * 4) flagged (nonzeroRows's test); the caller then lists them (flagsToRows).
  */
-export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32, e: i32): void {
+export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32, e: i32, p6: usize): void {
   if (op >= LAYERNORM_FORWARD) {
     rowwiseChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d);
     return;
@@ -64,8 +67,9 @@ export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3
     dinpRows(p0, p2, p4, p5 + (<usize>j0 << 2), n, b, d, e >= 0, j0, j0 + n == a ? e : -1);
     return;
   }
-  const o0 = (c - nd) * CHUNK;
-  dweightFeatures(p1, p2, p3, p5, a, b, d, o0, min(o0 + CHUNK, d));
+  const o0 = (c - nd) * CHUNK, o1 = min(o0 + CHUNK, d);
+  dweightFeatures(p1, p2, p3, p5, a, b, d, o0, o1);
+  if (p6) dbiasFeatures(p6, p2, p5, a, d, o0, o1);
 }
 
 /**
@@ -97,6 +101,11 @@ function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize,
  * rows [c * CHUNK, +CHUNK), each chunk its own scratch of (V + 4) & ~3 floats.
  */
 function rowwiseChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32): void {
+  if (op == NONZERO_FLAGS) {
+    const n0 = c * CHUNK * 4;
+    nonzeroFlags(p0, p1, n0, min(n0 + CHUNK * 4, a), b);
+    return;
+  }
   if (op == ADAMW) {
     const e0 = c * ADAMW_CHUNK, at = <usize>e0 << 2;
     adamw(p0 + at, p1 + at, p2 + at, p3 + at, p4 + at, min(ADAMW_CHUNK, a - e0), load<f32>(p5), load<f32>(p5, 4), load<f32>(p5, 8),

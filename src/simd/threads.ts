@@ -15,7 +15,8 @@ import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 
 /** The threaded build's exports that the pool calls (the rest are those of Kernels). */
 interface ThreadExports {
-  threadChunk(op: number, c: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number, e: number): void;
+  threadChunk(op: number, c: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number, e: number, p6: number): void;
+  flagsToRows(rows: number, N: number): number;
   setThreadSlot(slot: number): void;
   CHUNK: WebAssembly.Global;
   GELU_CHUNK: WebAssembly.Global;
@@ -32,6 +33,9 @@ const OP_LAYERNORM_FORWARD = 7;
 const OP_ADAMW = 8;
 const OP_LOGPROB_FORWARD = 9;
 const OP_LOGPROB_BACKWARD = 10;
+const OP_NONZERO_FLAGS = 11;
+/** Reads a nonzero-row test makes of an element (a load and a compare), against minWork. */
+const NONZERO_WORK = 1;
 /** Multiply-adds a GELU backward element is counted as against minWork (a tanh, its derivative and a few products). */
 const GELU_WORK = 16;
 /** The same for an element of a layer norm (two passes and the affine), of AdamW (a square root, two divisions, a dozen products) and of a log-softmax head (an exp). */
@@ -52,7 +56,7 @@ const GEN = 0, OP = 1, CHUNKS = 2, NEXT = 3, ACKS = 4, FAILED = 5, BY_WORKERS = 
 /** How long a backend waits for its workers to start (each compiles nothing: the module is passed in). */
 const START_MS = 30_000;
 const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
-const NARGS = 10;
+const NARGS = 11;
 
 const threadsModules = new Map<KernelVariant, WebAssembly.Module>();
 /**
@@ -103,9 +107,9 @@ function serve({ module, memory, control, slot, spin }) {
     try {
       if (k === null) throw new Error('no instance');
       const n = Atomics.load(ctl, ${CHUNKS});
-      const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8], arg[9]];
+      const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8], arg[9], arg[10]];
       for (let c = Atomics.add(ctl, ${NEXT}, 1); c < n; c = Atomics.add(ctl, ${NEXT}, 1)) {
-        k.threadChunk(op, c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9]);
+        k.threadChunk(op, c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]);
         Atomics.add(ctl, ${BY_WORKERS}, 1);
       }
     } catch (e) {
@@ -284,10 +288,20 @@ export class ThreadPool {
    * matmulDinp and matmulDweight over the R listed rows, split by dinp rows then dweight features (disjoint outputs:
    * one hand-out), if it is worth it. N >= 0: dinp [N, IC] is overwritten (its unlisted rows zeroed by the chunks).
    */
-  backward(dinp: number, dw: number, dout: number, inp: number, w: number, rows: number, R: number, IC: number, OC: number, N: number): boolean {
+  backward(dinp: number, dw: number, dout: number, inp: number, w: number, rows: number, R: number, IC: number, OC: number, N: number, dbias: number): boolean {
     if (R * IC * OC < this.minWork) return false;
-    this.run(OP_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(OC / this.chunk), dinp, dw, dout, inp, w, rows, R, IC, OC, N);
+    this.run(OP_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(OC / this.chunk), dinp, dw, dout, inp, w, rows, R, IC, OC, N, dbias);
     return true;
+  }
+  /**
+   * nonzeroRows over the threads (each chunk of rows flags its rows, then the caller lists them in order), if it is
+   * worth it; else -1 (the caller scans). The list is nonzeroRows's, whatever the thread count.
+   */
+  nonzeroRows(rows: number, x: number, N: number, M: number): number {
+    const per = this.chunk * 4;
+    if (N <= per || N * M * NONZERO_WORK < this.minWork) return -1;
+    this.run(OP_NONZERO_FLAGS, Math.ceil(N / per), rows, x, 0, 0, 0, 0, N, M, 0);
+    return this.k.flagsToRows(rows, N);
   }
 
   /** Attention forward (out, att, qkv) split by sequence, if it is worth it (about B T^2 C multiply-adds). */
@@ -337,17 +351,17 @@ export class ThreadPool {
   }
 
   /** Runs chunks 0..n-1 of an op over every thread; returns when all are done. */
-  private run(op: number, n: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number, e = 0): void {
+  private run(op: number, n: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number, e = 0, p6 = 0): void {
     if (this.closed) throw new Error('wasm backend: the thread pool was shut down (the backend was destroyed)');
     const ctl = this.ctl, w = this.workers.length;
-    this.args.set([p0, p1, p2, p3, p4, p5, a, b, d, e]);
+    this.args.set([p0, p1, p2, p3, p4, p5, a, b, d, e, p6]);
     Atomics.store(ctl, OP, op);
     Atomics.store(ctl, CHUNKS, n);
     Atomics.store(ctl, NEXT, 0);
     Atomics.store(ctl, ACKS, 0);
     Atomics.add(ctl, GEN, 1);
     Atomics.notify(ctl, GEN);
-    if (!this.callerIdle) for (let c = Atomics.add(ctl, NEXT, 1); c < n; c = Atomics.add(ctl, NEXT, 1)) this.k.threadChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d, e);
+    if (!this.callerIdle) for (let c = Atomics.add(ctl, NEXT, 1); c < n; c = Atomics.add(ctl, NEXT, 1)) this.k.threadChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d, e, p6);
     // every worker acknowledges this generation (a late one finds no chunk left): then no chunk is still running
     for (let i = 0; i < this.spin && Atomics.load(ctl, ACKS) < w; i++);
     for (let acks = Atomics.load(ctl, ACKS); acks < w; acks = Atomics.load(ctl, ACKS)) Atomics.wait(ctl, ACKS, acks, 10_000);

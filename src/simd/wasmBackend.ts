@@ -78,17 +78,19 @@ export class WasmBackend extends WasmMemory implements Backend {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
       // rows of dout that are all zero (masked positions) contribute nothing and are skipped, as in the reference
       const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
-      const R = this.k.nonzeroRows(rowsAt, gk, rows, OC);
+      const pooled = this.pool ? this.pool.nonzeroRows(rowsAt, gk, rows, OC) : -1;
+      const R = pooled >= 0 ? pooled : this.k.nonzeroRows(rowsAt, gk, rows, OC);
       if (R === 0) {
         if (dinpOverwrite) this.own(dinp).data.fill(0, r0 * IC, (r0 + rows) * IC);
         continue;
       }
       const over = dinpOverwrite ? rows : -1; // the rows dinp's kernels overwrite, or -1: accumulate
-      if (!this.pool?.backward(dik, dwp + k * ws * 4, gk, xk, wp + k * ws * 4, rowsAt, R, IC, OC, over)) {
+      const dbk = dbp ? dbp + k * bs * 4 : 0;
+      if (!this.pool?.backward(dik, dwp + k * ws * 4, gk, xk, wp + k * ws * 4, rowsAt, R, IC, OC, over, dbk)) { // dbias in the dw chunks
         this.k.matmulDinp(dik, gk, wp + k * ws * 4, rowsAt, R, IC, OC, over);
         this.k.matmulDweight(dwp + k * ws * 4, gk, xk, rowsAt, R, IC, OC);
+        if (dbk) this.k.matmulDbias(dbk, gk, rowsAt, R, OC);
       }
-      if (dbp) this.k.matmulDbias(dbp + k * bs * 4, gk, rowsAt, R, OC);
     }
   }
   layernormMatmulForward(ln: Tensor, mean: Tensor, rstd: Tensor, out: Tensor, geluOut: Tensor | null, inp: Tensor, lnWeight: Tensor, lnBias: Tensor,
