@@ -86,3 +86,85 @@ export function layernormBackward(dinp: usize, dw: usize, db: usize, dout: usize
     store<f32>(db + c, load<f32>(db + c) + load<f32>(accB + c));
   }
 }
+
+/**
+ * layernormBackward's dinp for the R listed rows (rows[j], the rows of dout with a nonzero, in order): each row's
+ * numbers as the one-pass kernel's. overwrite: dinp = 0 + them, and the unlisted rows before each listed one (back to
+ * the previous listed row, or row 0 for the list's first, `first` being this chunk's index in it) and, with last >= 0,
+ * after the last one up to row `last` are zeroed. The threads' row chunks (threads.ts).
+ */
+export function layernormBackwardRows(dinp: usize, dout: usize, inp: usize, w: usize, mean: usize, rstd: usize, rows: usize, R: i32, C: i32,
+  overwrite: bool, first: i32, last: i32): void {
+  const cb = <usize>C << 2, c4 = <usize>(C & ~3) << 2, zero = f32x4.splat(0);
+  if (overwrite) {
+    let prev = first == 0 ? 0 : load<i32>(rows - 4) + 1;
+    for (let j = 0; j < R; j++) {
+      const r = load<i32>(rows + (<usize>j << 2));
+      if (r > prev) memory.fill(dinp + <usize>prev * cb, 0, <usize>(r - prev) * cb);
+      prev = r + 1;
+    }
+    if (last > prev) memory.fill(dinp + <usize>prev * cb, 0, <usize>(last - prev) * cb);
+  }
+  for (let j = 0; j < R; j++) {
+    const n = <usize>load<i32>(rows + (<usize>j << 2));
+    const x = inp + n * cb, g = dout + n * cb, d = dinp + n * cb;
+    const m = f32x4.splat(load<f32>(mean + (n << 2))), r = f32x4.splat(load<f32>(rstd + (n << 2)));
+    let a1 = zero, a2 = zero;
+    for (let c: usize = 0; c < c4; c += 16) {
+      const dn = f32x4.mul(v128.load(w + c), v128.load(g + c)), norm = f32x4.mul(f32x4.sub(v128.load(x + c), m), r);
+      a1 = f32x4.add(a1, dn);
+      a2 = f32x4.add(a2, f32x4.mul(dn, norm));
+    }
+    let s1 = hsum(a1), s2 = hsum(a2);
+    const ms = f32x4.extract_lane(m, 0), rs = f32x4.extract_lane(r, 0);
+    for (let c = c4; c < cb; c += 4) {
+      const dn = load<f32>(w + c) * load<f32>(g + c);
+      s1 += dn;
+      s2 += dn * (load<f32>(x + c) - ms) * rs;
+    }
+    const dm = f32x4.splat(s1 / <f32>C), dnm = f32x4.splat(s2 / <f32>C);
+    for (let c: usize = 0; c < c4; c += 16) {
+      const gv = v128.load(g + c), norm = f32x4.mul(f32x4.sub(v128.load(x + c), m), r);
+      const t = f32x4.sub(f32x4.sub(f32x4.mul(v128.load(w + c), gv), dm), f32x4.mul(norm, dnm));
+      v128.store(d + c, f32x4.add(overwrite ? zero : v128.load(d + c), f32x4.mul(t, r)));
+    }
+    const dms = f32x4.extract_lane(dm, 0), dnms = f32x4.extract_lane(dnm, 0);
+    for (let c = c4; c < cb; c += 4) {
+      const gs = load<f32>(g + c), norm = (load<f32>(x + c) - ms) * rs;
+      store<f32>(d + c, (overwrite ? <f32>0 : load<f32>(d + c)) + (load<f32>(w + c) * gs - dms - norm * dnms) * rs);
+    }
+  }
+}
+
+/**
+ * layernormBackward's dw += sum norm g, db += sum g for features [c0, c1) (c0 a multiple of 4) over the R listed rows
+ * in order, summed in registers and added once: each feature's numbers as the one-pass kernel's. The threads'
+ * feature chunks (threads.ts).
+ */
+export function layernormBackwardParams(dw: usize, db: usize, dout: usize, inp: usize, mean: usize, rstd: usize, rows: usize, R: i32, C: i32,
+  c0: i32, c1: i32): void {
+  const cb = <usize>C << 2, zero = f32x4.splat(0), v1 = <usize>(c0 + ((c1 - c0) & ~3)) << 2;
+  for (let c = <usize>c0 << 2; c < v1; c += 16) {
+    let aw = zero, ab = zero;
+    for (let j = 0; j < R; j++) {
+      const n = <usize>load<i32>(rows + (<usize>j << 2));
+      const gv = v128.load(dout + n * cb + c);
+      const norm = f32x4.mul(f32x4.sub(v128.load(inp + n * cb + c), f32x4.splat(load<f32>(mean + (n << 2)))), f32x4.splat(load<f32>(rstd + (n << 2))));
+      ab = f32x4.add(ab, gv);
+      aw = f32x4.add(aw, f32x4.mul(norm, gv));
+    }
+    v128.store(dw + c, f32x4.add(v128.load(dw + c), aw));
+    v128.store(db + c, f32x4.add(v128.load(db + c), ab));
+  }
+  for (let c = v1; c < (<usize>c1 << 2); c += 4) {
+    let aw: f32 = 0, ab: f32 = 0;
+    for (let j = 0; j < R; j++) {
+      const n = <usize>load<i32>(rows + (<usize>j << 2));
+      const gs = load<f32>(dout + n * cb + c), norm = (load<f32>(inp + n * cb + c) - load<f32>(mean + (n << 2))) * load<f32>(rstd + (n << 2));
+      ab += gs;
+      aw += norm * gs;
+    }
+    store<f32>(dw + c, load<f32>(dw + c) + aw);
+    store<f32>(db + c, load<f32>(db + c) + ab);
+  }
+}

@@ -12,7 +12,7 @@ export { setThreadSlot } from './matmul';
 import { matmulForward, dinpRows, dweightFeatures, dbiasFeatures, nonzeroFlags } from './matmul';
 import { attentionForward, attentionBackward, attentionDecode } from './attention';
 import { geluBackward } from './gelu';
-import { layernormForward } from './layernorm';
+import { layernormForward, layernormBackwardRows, layernormBackwardParams } from './layernorm';
 import { adamw } from './optim';
 import { logprobForward, logprobBackward } from './logsoftmax';
 
@@ -37,6 +37,7 @@ const ADAMW = 8;
 const LOGPROB_FORWARD = 9;
 const LOGPROB_BACKWARD = 10;
 const NONZERO_FLAGS = 11;
+const LAYERNORM_BACKWARD = 12;
 
 /**
  * One chunk c of an op. FORWARD (p0..p5 = out, inp, w, bias, residual, pre; a = N, b = K, d = M): rows
@@ -48,6 +49,10 @@ const NONZERO_FLAGS = 11;
  * [c * CHUNK * 4, +CHUNK * 4) flagged (nonzeroRows's test); the caller then lists them (flagsToRows).
  */
 export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32, e: i32, p6: usize): void {
+  if (op == LAYERNORM_BACKWARD) {
+    layernormBackwardChunk(c, p0, p1, p2, p3, p4, p5, p6, a, b, e);
+    return;
+  }
   if (op >= LAYERNORM_FORWARD) {
     rowwiseChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d);
     return;
@@ -121,4 +126,22 @@ function rowwiseChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usiz
   const rows = (r * <usize>b) << 2, e = p4 + ((<usize>c * <usize>((b + 4) & ~3)) << 2), tau = reinterpret<f32>(d);
   if (op == LOGPROB_FORWARD) logprobForward(p0 + (r << 2), p1 + (r << 2), p2 + rows, p3 + (r << 2), e, n, b, tau);
   else logprobBackward(p0 + rows, p1 + (r << 2), p2 + rows, p3 + (r << 2), e, n, b, tau);
+}
+
+/**
+ * LAYERNORM_BACKWARD (p0..p5 = dinp, dw, db, dout, inp, w; p6 = 3 u32: mean, rstd, rows (the R rows of dout with a
+ * nonzero, in order); a = R, b = C; e = N when dinp [N, C] is overwritten, else -1): the first ceil(R / CHUNK) chunks
+ * are CHUNK listed rows of dinp (overwriting, with the unlisted rows before them; the last chunk those after them
+ * too), the rest 16 features each of dw and db, summed over every listed row in order.
+ */
+function layernormBackwardChunk(c: i32, dinp: usize, dw: usize, db: usize, dout: usize, inp: usize, w: usize, block: usize, R: i32, C: i32, e: i32): void {
+  const mean = <usize>load<u32>(block), rstd = <usize>load<u32>(block, 4), rows = <usize>load<u32>(block, 8);
+  const nr = (R + CHUNK - 1) / CHUNK;
+  if (c < nr) {
+    const j0 = c * CHUNK, n = min(CHUNK, R - j0);
+    layernormBackwardRows(dinp, dout, inp, w, mean, rstd, rows + (<usize>j0 << 2), n, C, e >= 0, j0, j0 + n == R ? e : -1);
+    return;
+  }
+  const c0 = (c - nr) * 16;
+  layernormBackwardParams(dw, db, dout, inp, mean, rstd, rows, R, C, c0, min(c0 + 16, C));
 }

@@ -21,6 +21,7 @@ export interface Kernels {
   geluBackward(dinp: number, inp: number, dout: number, n: number, overwrite: number): void;
   layernormForward(out: number, mean: number, rstd: number, inp: number, w: number, b: number, N: number, C: number): void;
   layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, mean: number, rstd: number, acc: number, N: number, C: number): void;
+  flagsToRows(rows: number, N: number): number;
   logprobForward(logp: number, entropy: number, logits: number, targets: number, e: number, N: number, V: number, tau: number): void;
   logprobBackward(dlogits: number, dlogp: number, logits: number, targets: number, e: number, N: number, V: number, tau: number): void;
   crossEntropyForward(losses: number, logits: number, targets: number, e: number, N: number, V: number): void;

@@ -34,6 +34,7 @@ const OP_ADAMW = 8;
 const OP_LOGPROB_FORWARD = 9;
 const OP_LOGPROB_BACKWARD = 10;
 const OP_NONZERO_FLAGS = 11;
+const OP_LAYERNORM_BACKWARD = 12;
 /** Reads a nonzero-row test makes of an element (a load and a compare), against minWork. */
 const NONZERO_WORK = 1;
 /** Multiply-adds a GELU backward element is counted as against minWork (a tanh, its derivative and a few products). */
@@ -329,6 +330,16 @@ export class ThreadPool {
     return true;
   }
 
+  /**
+   * layernormBackward over the R listed rows (`block`: 3 u32, the mean, rstd and rows pointers), split by rows of
+   * dinp then 16 features each of dw and db (disjoint outputs: one hand-out), if it is worth it. N >= 0: dinp [N, C]
+   * is overwritten (its unlisted rows zeroed by the chunks).
+   */
+  layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, block: number, R: number, C: number, N: number): boolean {
+    if (R <= this.chunk || R * C * LAYERNORM_WORK < this.minWork) return false;
+    this.run(OP_LAYERNORM_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(C / 16), dinp, dw, db, dout, inp, w, R, C, 0, N, block);
+    return true;
+  }
   /** layernormForward split by rows, if it is worth it. */
   layernormForward(out: number, mean: number, rstd: number, inp: number, w: number, b: number, N: number, C: number): boolean {
     if (N <= this.chunk || N * C * LAYERNORM_WORK < this.minWork) return false;

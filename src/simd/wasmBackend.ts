@@ -117,10 +117,11 @@ export class WasmBackend extends WasmMemory implements Backend {
   }
   layernormBackward(dinp: Tensor, dw: Tensor, db: Tensor, dout: Tensor, inp: Tensor, w: Tensor, mean: Tensor, rstd: Tensor, N: number, C: number,
     members?: Members, dinpOverwrite = false): void {
-    if (dinpOverwrite) this.own(dinp).data.fill(0, 0, N * C); // zero, then accumulate (the reference's composition)
     const m = members, K = m ? m.K : 1, ws = m ? sameStride(m, w, dw, db) : 0;
     if (m) checkMemberRows(m, N);
-    const acc = this.scratch(Math.max(1, 2 * C)); // before any view: growth would detach them
+    // scratch (taken before any view: growth would detach them): the one-pass kernel's 2C sums, or on threads the
+    // list of rows with a nonzero gradient and the 3 pointers the split op reads
+    const maxRows = m ? m.maxRows : N, sc = this.scratch(Math.max(1, 2 * C, this.pool ? maxRows + 4 : 0)), block = sc + maxRows * 4;
     const di = this.ptr(dinp, N * C, 'dinp'), dwp = this.ptr(dw, (K - 1) * ws + C, 'dweight'), dbp = this.ptr(db, (K - 1) * ws + C, 'dbias');
     const g = this.ptr(dout, N * C, 'dout'), x = this.ptr(inp, N * C, 'inp'), wp = this.ptr(w, (K - 1) * ws + C, 'weight');
     const mp = this.ptr(mean, N, 'mean'), rp = this.ptr(rstd, N, 'rstd');
@@ -128,7 +129,14 @@ export class WasmBackend extends WasmMemory implements Backend {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
       if (rows === 0) continue;
       const at = r0 * C * 4, off = k * ws * 4;
-      this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, acc, rows, C);
+      if (this.pool) {
+        // the rows with a nonzero gradient, then dinp by rows and dw, db by features over the threads (the same sums)
+        const pooled = this.pool.nonzeroRows(sc, g + at, rows, C), R = pooled >= 0 ? pooled : this.k.nonzeroRows(sc, g + at, rows, C);
+        new Uint32Array(this.memory.buffer, block, 3).set([mp + r0 * 4, rp + r0 * 4, sc]);
+        if (R > 0 && this.pool.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, block, R, C, dinpOverwrite ? rows : -1)) continue;
+      }
+      if (dinpOverwrite) this.own(dinp).data.fill(0, r0 * C, (r0 + rows) * C); // zero, then accumulate (the reference's composition)
+      this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, sc, rows, C);
     }
   }
   copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number, repeat = 1): void {

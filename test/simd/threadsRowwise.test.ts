@@ -2,7 +2,7 @@
 // norm forward and the log-softmax heads by fixed chunks of 16 rows, AdamW by fixed blocks of 4096 elements, equal
 // the one-thread engine bit for bit at 1, 2 and 3 threads, and the reference within the twin tolerance.
 import { afterAll, describe, expect, it } from 'vitest';
-import type { AdamWParams, Backend, Tensor } from '../../src/backend';
+import { membersOf, type AdamWParams, type Backend, type Tensor } from '../../src/backend';
 import { CpuBackend } from '../../src/reference/cpuBackend';
 import { WasmBackend } from '../../src/simd/wasmBackend';
 import { expectClose, randn } from './twin';
@@ -48,6 +48,41 @@ describe('row-wise ops on threads equal one thread bit for bit (1, 2, 3 threads)
       await expectSame(inputs, (b, t) => b.layernormForward(t.out, t.mean, t.rstd, t.x, t.w, t.b, N, C), ['out', 'mean', 'rstd'], N > 16);
     });
   }
+
+  // [N, C]: one chunk of rows (not split), C % 4 = 1 under 16 features, several chunks, and 70 features (4 chunks of
+  // 16 and one of 6, its last 2 in the scalar tail)
+  for (const [N, C] of [[5, 8], [37, 13], [70, 64], [67, 70]]) {
+    it(`layer norm backward, ${N} rows of ${C} (rows without a gradient, the first and last among them): dinp accumulated and overwritten, dw, db`, async () => {
+      const dout = randn(N * C, 1);
+      for (let n = 0; n < N; n++) if (n % 3 === 1 || n === 0 || n === N - 1) dout.fill(0, n * C, (n + 1) * C);
+      const inputs = { dinp: randn(N * C, 2), dw: randn(C, 3), db: randn(C, 4), dout, x: randn(N * C, 5), w: randn(C, 6), mean: randn(N, 7), rstd: randn(N, 8) };
+      const R = Array.from({ length: N }, (_, n) => n).filter((n) => !(n % 3 === 1 || n === 0 || n === N - 1)).length;
+      for (const overwrite of [false, true]) {
+        // split: the rows with a gradient over 16 (a chunk), or the scan's rows over 64
+        await expectSame(inputs, (b, t) => b.layernormBackward(t.dinp, t.dw, t.db, t.dout, t.x, t.w, t.mean, t.rstd, N, C, undefined, overwrite), ['dinp', 'dw', 'db'], R > 16 || N > 64);
+      }
+      // overwriting is accumulating into zeros, bit for bit, on every thread count
+      const zeroed = { ...inputs, dinp: new Float32Array(N * C) };
+      for (const b of [one, ...pools]) {
+        const want = await run(b, zeroed, (x, t) => x.layernormBackward(t.dinp, t.dw, t.db, t.dout, t.x, t.w, t.mean, t.rstd, N, C), ['dinp', 'dw', 'db']);
+        const got = await run(b, inputs, (x, t) => x.layernormBackward(t.dinp, t.dw, t.db, t.dout, t.x, t.w, t.mean, t.rstd, N, C, undefined, true), ['dinp', 'dw', 'db']);
+        for (const k of ['dinp', 'dw', 'db']) expectBits(`${k} overwritten on ${b.threads} threads`, got[k], want[k]);
+      }
+    });
+  }
+
+  it('layer norm backward over members (a weight each, an empty member): dinp overwritten, each member\'s dw, db', async () => {
+    const [N, C] = [83, 20];
+    const dout = randn(N * C, 1);
+    for (let n = 0; n < N; n += 4) dout.fill(0, n * C, (n + 1) * C);
+    const inputs = { dinp: randn(N * C, 2), dw: randn(3 * C, 3), db: randn(3 * C, 4), dout, x: randn(N * C, 5), w: randn(3 * C, 6), mean: randn(N, 7), rstd: randn(N, 8) };
+    await expectSame(inputs, (b, t) => {
+      const host = Int32Array.from([0, 70, 70, N]), rs = b.alloc(4, 'i32');
+      b.write(rs, host);
+      b.layernormBackward(t.dinp, t.dw, t.db, t.dout, t.x, t.w, t.mean, t.rstd, N, C, membersOf(rs, host, C), true);
+      b.free(rs);
+    }, ['dinp', 'dw', 'db'], true);
+  });
 
   for (const [N, V] of [[9, 5], [37, 13], [70, 30]]) {
     it(`log-prob head forward and backward, ${N} rows of ${V} (rows without a target, zero gradients), temperature 0.7`, async () => {
