@@ -1,11 +1,10 @@
 // Worker threads for the CPU engine: every worker instantiates the threaded build of the kernels
 // (kernelsThreads.wasm.ts, or kernelsThreadsFma.wasm.ts with relaxed-simd) on the engine's shared WebAssembly.Memory, so a kernel in any thread
 // reads and writes the same tensors. An op is handed out through a control block (a small
-// SharedArrayBuffer): the caller writes the op and its arguments, bumps a generation counter and
-// notifies; every thread, the caller included, claims chunk indices from a shared counter
-// (Atomics.add) and runs them (threadChunk in shaders/simd/threads.ts); each worker acknowledges
-// the generation when no chunk is left, and the caller waits for all of them. No postMessage per
-// op. Which thread runs a chunk varies; what a chunk computes does not (fixed chunks of the
+// SharedArrayBuffer): the caller writes the op and its arguments, sets a claim counter tagged with
+// the op's generation, bumps the generation and notifies; every thread, the caller included, claims
+// chunks by compare-exchange on that counter and runs them (threadChunk in shaders/simd/threads.ts);
+// the caller waits until the op's chunks are done. No postMessage per op. Which thread runs a chunk varies; what a chunk computes does not (fixed chunks of the
 // output), so results do not depend on the number of threads. The workers are Node's worker_threads
 // or, in a page, Web Workers from a Blob URL (shared memory needs a cross-origin isolated page:
 // docs/cpu-engine.md, "Threads in the page").
@@ -49,11 +48,18 @@ export const THREAD_MIN_WORK = 1 << 18;
  * decoded token runs a dozen), so each hand-off would pay a wake-up twice. Bounded, so an idle pool sleeps.
  */
 export const THREAD_SPIN = 1 << 14;
-/** The most threads a backend may ask for (the control block's acknowledgements and the sanity of a setting). */
+/** The most threads a backend may ask for (the sanity of a setting). */
 export const MAX_THREADS = 64;
 
 // control block, Int32 slots
-const GEN = 0, OP = 1, CHUNKS = 2, NEXT = 3, ACKS = 4, FAILED = 5, BY_WORKERS = 6, READY = 7;
+const GEN = 0, OP = 1, CHUNKS = 2, NEXT = 3, DONE = 4, FAILED = 5, BY_WORKERS = 6, READY = 7;
+/**
+ * NEXT holds the op's generation (its low GEN_BITS) above the count of chunks not yet claimed (COUNT_BITS): a thread
+ * claims a chunk by a compare-exchange that succeeds only while the generation is the one it read the arguments of,
+ * so a thread that woke late can never run a chunk of a later op with an earlier op's arguments. The caller then waits
+ * for the op's chunks to be done (DONE), not for every worker to wake (a sleeping one took tens of microseconds).
+ */
+const COUNT_BITS = 18, GEN_MASK = (1 << 14) - 1, COUNT_MASK = (1 << COUNT_BITS) - 1;
 /** How long a backend waits for its workers to start (each compiles nothing: the module is passed in). */
 const START_MS = 30_000;
 const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
@@ -86,7 +92,7 @@ export function checkThreads(n: unknown, option = 'threads'): number {
 
 // The worker's program (a string: it imports nothing from the project). serve() is the same in Node and in a
 // Web Worker; only how the start data arrives differs (workerData in Node, the first message in a page, where the
-// worker runs from a Blob URL). A kernel that throws marks FAILED and still acknowledges.
+// worker runs from a Blob URL). A kernel that throws marks FAILED and its chunk still counts as done.
 const SERVE = `
 function serve({ module, memory, control, slot, spin }) {
   const ctl = new Int32Array(control, 0, 16), arg = new Float64Array(control, ${ARGS_AT}, ${NARGS});
@@ -105,19 +111,21 @@ function serve({ module, memory, control, slot, spin }) {
     gen = Atomics.load(ctl, ${GEN});
     const op = Atomics.load(ctl, ${OP});
     if (op === 0) break;
-    try {
-      if (k === null) throw new Error('no instance');
-      const n = Atomics.load(ctl, ${CHUNKS});
-      const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8], arg[9], arg[10]];
-      for (let c = Atomics.add(ctl, ${NEXT}, 1); c < n; c = Atomics.add(ctl, ${NEXT}, 1)) {
-        k.threadChunk(op, c, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]);
+    const tag = (gen & ${GEN_MASK}) << ${COUNT_BITS}, n = Atomics.load(ctl, ${CHUNKS});
+    const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8], arg[9], arg[10]];
+    for (;;) {
+      const v = Atomics.load(ctl, ${NEXT});
+      if ((v & ~${COUNT_MASK}) !== tag || (v & ${COUNT_MASK}) === 0) break; // a later op's, or none left
+      if (Atomics.compareExchange(ctl, ${NEXT}, v, v - 1) !== v) continue;
+      try {
+        if (k === null) throw new Error('no instance');
+        k.threadChunk(op, n - (v & ${COUNT_MASK}), a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]);
         Atomics.add(ctl, ${BY_WORKERS}, 1);
+      } catch (e) {
+        Atomics.store(ctl, ${FAILED}, 1);
       }
-    } catch (e) {
-      Atomics.store(ctl, ${FAILED}, 1);
+      if (Atomics.add(ctl, ${DONE}, 1) + 1 === n) Atomics.notify(ctl, ${DONE});
     }
-    Atomics.add(ctl, ${ACKS}, 1);
-    Atomics.notify(ctl, ${ACKS});
   }
 }
 `;
@@ -364,18 +372,29 @@ export class ThreadPool {
   /** Runs chunks 0..n-1 of an op over every thread; returns when all are done. */
   private run(op: number, n: number, p0: number, p1: number, p2: number, p3: number, p4: number, p5: number, a: number, b: number, d: number, e = 0, p6 = 0): void {
     if (this.closed) throw new Error('wasm backend: the thread pool was shut down (the backend was destroyed)');
-    const ctl = this.ctl, w = this.workers.length;
+    if (!(n >= 1 && n <= COUNT_MASK)) throw new Error(`wasm backend: an op of ${n} chunks (1 to ${COUNT_MASK})`);
+    const ctl = this.ctl;
     this.args.set([p0, p1, p2, p3, p4, p5, a, b, d, e, p6]);
     Atomics.store(ctl, OP, op);
     Atomics.store(ctl, CHUNKS, n);
-    Atomics.store(ctl, NEXT, 0);
-    Atomics.store(ctl, ACKS, 0);
-    Atomics.add(ctl, GEN, 1);
+    Atomics.store(ctl, DONE, 0);
+    // the previous op's chunks are all done (the wait below), so no thread holds one; this op's become claimable
+    const gen = (Atomics.load(ctl, GEN) + 1) | 0, tag = (gen & GEN_MASK) << COUNT_BITS;
+    Atomics.store(ctl, NEXT, tag | n);
+    Atomics.store(ctl, GEN, gen);
     Atomics.notify(ctl, GEN);
-    if (!this.callerIdle) for (let c = Atomics.add(ctl, NEXT, 1); c < n; c = Atomics.add(ctl, NEXT, 1)) this.k.threadChunk(op, c, p0, p1, p2, p3, p4, p5, a, b, d, e, p6);
-    // every worker acknowledges this generation (a late one finds no chunk left): then no chunk is still running
-    for (let i = 0; i < this.spin && Atomics.load(ctl, ACKS) < w; i++);
-    for (let acks = Atomics.load(ctl, ACKS); acks < w; acks = Atomics.load(ctl, ACKS)) Atomics.wait(ctl, ACKS, acks, 10_000);
+    let thrown: unknown = null; // a chunk of the calling thread that throws: rethrown once no chunk runs
+    if (!this.callerIdle) {
+      for (let v = Atomics.load(ctl, NEXT); (v & ~COUNT_MASK) === tag && (v & COUNT_MASK) > 0; v = Atomics.load(ctl, NEXT)) {
+        if (Atomics.compareExchange(ctl, NEXT, v, v - 1) !== v) continue;
+        try { this.k.threadChunk(op, n - (v & COUNT_MASK), p0, p1, p2, p3, p4, p5, a, b, d, e, p6); } catch (err) { thrown ??= err; }
+        Atomics.add(ctl, DONE, 1);
+      }
+    }
+    // every chunk done (a worker that wakes after the last was claimed finds none and runs nothing)
+    for (let i = 0; i < this.spin && Atomics.load(ctl, DONE) < n; i++);
+    for (let done = Atomics.load(ctl, DONE); done < n; done = Atomics.load(ctl, DONE)) Atomics.wait(ctl, DONE, done, 10_000);
+    if (thrown !== null) throw thrown;
     if (Atomics.load(ctl, FAILED) !== 0) throw new Error('wasm backend: a worker thread failed (its instance or a kernel); the result is incomplete');
   }
 

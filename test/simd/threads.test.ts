@@ -169,6 +169,34 @@ describe('threaded attention and GELU backward equal one thread bit for bit (1, 
   }
 });
 
+describe('hand-offs', () => {
+  it('workers that sleep between ops (no spin) and wake late never run a chunk with another op\'s arguments: 1,500 ops back to back', async () => {
+    // threadSpin 0: a worker sleeps as soon as it is idle, so it often wakes after the caller has claimed every chunk
+    // and moved on; a chunk run with a later op's arguments would write a row of the wrong output
+    const b = new WasmBackend({ threads: 3, threadMinWork: 0, threadSpin: 0 });
+    try {
+      const [N, K, M] = [40, 8, 12], w = b.alloc(M * K), x = [b.alloc(N * K), b.alloc(N * K)], out = [b.alloc(N * M), b.alloc(N * M)];
+      b.write(w, randn(M * K, 1));
+      b.write(x[0], randn(N * K, 2));
+      b.write(x[1], randn(N * K, 3));
+      const want = await Promise.all([0, 1].map(async (i) => {
+        const o = one.alloc(N * M), xi = one.alloc(N * K), wi = one.alloc(M * K);
+        one.write(xi, randn(N * K, 2 + i));
+        one.write(wi, randn(M * K, 1));
+        one.matmulForward(o, xi, wi, null, N, K, M);
+        return (await one.read(o)) as Float32Array;
+      }));
+      for (let r = 0; r < 750; r++) {
+        for (const i of [0, 1]) b.zero(out[i]);
+        b.matmulForward(out[0], x[0], w, null, N, K, M);
+        b.matmulForward(out[1], x[1], w, null, N, K, M);
+        if (r % 50 === 0 || r === 749) for (const i of [0, 1]) expectBits(`output ${i}, round ${r}`, (await b.read(out[i])) as Float32Array, want[i]);
+      }
+      expect(b.workerChunks).toBeGreaterThan(0);
+    } finally { b.destroy(); }
+  });
+});
+
 describe('training on threads', () => {
   const CONFIG: GPTConfig = { nLayer: 2, nHead: 2, nEmbd: 32, blockSize: 11, vocabSize: 13 };
   async function train(b: Backend): Promise<{ init: Float32Array; params: Float32Array }> {
