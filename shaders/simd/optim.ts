@@ -53,6 +53,11 @@ export function sumSquares(x: usize, n: i32): f64 {
 
 /** dst[r * dstStride + i] = src[(r / repeat) * srcStride + i] for r < rows, i < width (strides and width in elements; repeat >= 1). */
 export function copyRows(dst: usize, src: usize, rows: i32, width: i32, dstStride: i32, srcStride: i32, repeat: i32): void {
+  copyRowsFrom(dst, src, 0, rows, width, dstStride, srcStride, repeat);
+}
+
+/** copyRows' rows [r0, r1) (the threads' chunks). */
+export function copyRowsFrom(dst: usize, src: usize, r0: i32, r1: i32, width: i32, dstStride: i32, srcStride: i32, repeat: i32): void {
   const wb = <usize>width << 2, db = <usize>dstStride << 2, sb = <usize>srcStride << 2;
-  for (let r = 0; r < rows; r++) memory.copy(dst + <usize>r * db, src + <usize>(r / repeat) * sb, wb);
+  for (let r = r0; r < r1; r++) memory.copy(dst + <usize>r * db, src + <usize>(r / repeat) * sb, wb);
 }

@@ -13,7 +13,7 @@ import { matmulForward, dinpRows, dweightFeatures, dbiasFeatures, nonzeroFlags }
 import { attentionForward, attentionBackward, attentionDecode } from './attention';
 import { geluBackward } from './gelu';
 import { layernormForward, layernormBackwardRows, layernormBackwardParams } from './layernorm';
-import { adamw } from './optim';
+import { adamw, copyRowsFrom } from './optim';
 import { logprobForward, logprobBackward } from './logsoftmax';
 
 /** Rows (forward, dinp) or output features (dweight) per chunk: even, so the kernels' pairs of rows are the one-thread pairs. */
@@ -38,6 +38,7 @@ const LOGPROB_FORWARD = 9;
 const LOGPROB_BACKWARD = 10;
 const NONZERO_FLAGS = 11;
 const LAYERNORM_BACKWARD = 12;
+const COPY_ROWS = 13;
 
 /**
  * One chunk c of an op. FORWARD (p0..p5 = out, inp, w, bias, residual, pre; a = N, b = K, d = M): rows
@@ -106,6 +107,12 @@ function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize,
  * rows [c * CHUNK, +CHUNK), each chunk its own scratch of (V + 4) & ~3 floats.
  */
 function rowwiseChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32): void {
+  if (op == COPY_ROWS) {
+    // p0 = dst, p1 = src, p2 = repeat; a = rows, b = width, d = dstStride, and srcStride in p3: rows [c * CHUNK * 4, +CHUNK * 4)
+    const r0 = c * CHUNK * 4;
+    copyRowsFrom(p0, p1, r0, min(r0 + CHUNK * 4, a), b, d, <i32>p3, <i32>p2);
+    return;
+  }
   if (op == NONZERO_FLAGS) {
     const n0 = c * CHUNK * 4;
     nonzeroFlags(p0, p1, n0, min(n0 + CHUNK * 4, a), b);

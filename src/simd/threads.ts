@@ -34,6 +34,7 @@ const OP_LOGPROB_FORWARD = 9;
 const OP_LOGPROB_BACKWARD = 10;
 const OP_NONZERO_FLAGS = 11;
 const OP_LAYERNORM_BACKWARD = 12;
+const OP_COPY_ROWS = 13;
 /** Reads a nonzero-row test makes of an element (a load and a compare), against minWork. */
 const NONZERO_WORK = 1;
 /** Multiply-adds a GELU backward element is counted as against minWork (a tanh, its derivative and a few products). */
@@ -346,6 +347,12 @@ export class ThreadPool {
   layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, block: number, R: number, C: number, N: number): boolean {
     if (R <= this.chunk || R * C * LAYERNORM_WORK < this.minWork) return false;
     this.run(OP_LAYERNORM_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(C / 16), dinp, dw, db, dout, inp, w, R, C, 0, N, block);
+    return true;
+  }
+  /** copyRows by chunks of rows, if it is worth it (`width` floats a row, counted as one unit of work each). */
+  copyRows(dst: number, src: number, rows: number, width: number, dstStride: number, srcStride: number, repeat: number): boolean {
+    if (rows <= this.chunk * 4 || rows * width < this.minWork) return false;
+    this.run(OP_COPY_ROWS, Math.ceil(rows / (this.chunk * 4)), dst, src, repeat, srcStride, 0, 0, rows, width, dstStride);
     return true;
   }
   /** layernormForward split by rows, if it is worth it. */

@@ -143,7 +143,8 @@ export class WasmBackend extends WasmMemory implements Backend {
     checkRepeat(repeat);
     if (rows <= 0) return;
     const need = (n: number, stride: number) => (n - 1) * stride + width;
-    this.k.copyRows(this.ptr(dst, need(rows, dstStride), 'dst'), this.ptr(src, need(Math.ceil(rows / repeat), srcStride), 'src'), rows, width, dstStride, srcStride, repeat);
+    const args = [this.ptr(dst, need(rows, dstStride), 'dst'), this.ptr(src, need(Math.ceil(rows / repeat), srcStride), 'src'), rows, width, dstStride, srcStride, repeat] as const;
+    if (!this.pool?.copyRows(...args)) this.k.copyRows(...args);
   }
   residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void {
     this.k.residualForward(this.ptr(out, n, 'out'), this.ptr(a, n, 'a'), this.ptr(b, n, 'b'), n);

@@ -169,6 +169,16 @@ describe('threaded attention and GELU backward equal one thread bit for bit (1, 
   }
 });
 
+describe('copies on threads', () => {
+  for (const repeat of [1, 3]) {
+    it(`copyRows of 150 rows by chunks of 64 (repeat ${repeat}) equals one thread`, async () => {
+      const [rows, width, dstStride, srcStride] = [150, 13, 21, 15];
+      await expectSame({ dst: randn(rows * dstStride, 1), src: randn(Math.ceil(rows / repeat) * srcStride, 2) },
+        (b, t) => b.copyRows(t.dst, t.src, rows, width, dstStride, srcStride, repeat), ['dst'], 1);
+    });
+  }
+});
+
 describe('hand-offs', () => {
   it('workers that sleep between ops (no spin) and wake late never run a chunk with another op\'s arguments: 1,500 ops back to back', async () => {
     // threadSpin 0: a worker sleeps as soon as it is idle, so it often wakes after the caller has claimed every chunk
