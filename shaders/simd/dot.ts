@@ -88,3 +88,20 @@ export function copyBytes(dst: usize, src: usize, nb: usize): void {
   for (; i < n16; i += 16) v128.store(dst + i, v128.load(src + i));
   for (; i < nb; i += 4) store<f32>(dst + i, load<f32>(src + i));
 }
+
+/**
+ * Overwriting the listed rows of an output (rows[j], ascending; this chunk's entries [first, first + R) of the
+ * list): zeroes the unlisted rows before each listed one, back to the previous listed row (or row 0 for the list's
+ * first), and with last >= 0 those after the last one up to row `last`. Chunks of one list zero every unlisted row once.
+ */
+// @ts-ignore: decorator
+@inline
+export function zeroGaps(out: usize, rowBytes: usize, rows: usize, R: i32, first: i32, last: i32): void {
+  let prev = first == 0 ? 0 : load<i32>(rows - 4) + 1;
+  for (let j = 0; j < R; j++) {
+    const r = load<i32>(rows + (<usize>j << 2));
+    if (r > prev) memory.fill(out + <usize>prev * rowBytes, 0, <usize>(r - prev) * rowBytes);
+    prev = r + 1;
+  }
+  if (last > prev) memory.fill(out + <usize>prev * rowBytes, 0, <usize>(last - prev) * rowBytes);
+}

@@ -1,6 +1,7 @@
 // LayerNorm over the last dim C (eps 1e-5, biased variance), f32x4 over C (twin: nn.ts
 // layernormForward/Backward in src/reference; test: test/simd/layernorm.test.ts). Row sums are
 // taken in f32 lanes (the reference sums in f64): C is a model width, tens to hundreds.
+import { zeroGaps } from './dot';
 const EPS: f32 = 1e-5;
 
 // @ts-ignore: decorator
@@ -33,6 +34,27 @@ export function layernormForward(out: usize, mean: usize, rstd: usize, inp: usiz
   }
 }
 
+/** [mean(w g), mean(w g norm), 0, 0] over a row (norm = (x - m) r): f32 lanes over the vector part, then its tail. */
+// @ts-ignore: decorator
+@inline
+function gradMeans(x: usize, g: usize, w: usize, m: v128, r: v128, C: i32): v128 {
+  const cb = <usize>C << 2, c4 = <usize>(C & ~3) << 2;
+  let a1 = f32x4.splat(0), a2 = f32x4.splat(0);
+  for (let c: usize = 0; c < c4; c += 16) {
+    const dn = f32x4.mul(v128.load(w + c), v128.load(g + c)), norm = f32x4.mul(f32x4.sub(v128.load(x + c), m), r);
+    a1 = f32x4.add(a1, dn);
+    a2 = f32x4.add(a2, f32x4.mul(dn, norm));
+  }
+  let s1 = hsum(a1), s2 = hsum(a2);
+  const ms = f32x4.extract_lane(m, 0), rs = f32x4.extract_lane(r, 0);
+  for (let c = c4; c < cb; c += 4) {
+    const dn = load<f32>(w + c) * load<f32>(g + c);
+    s1 += dn;
+    s2 += dn * (load<f32>(x + c) - ms) * rs;
+  }
+  return f32x4.replace_lane(f32x4.splat(s1 / <f32>C), 1, s2 / <f32>C);
+}
+
 /**
  * dinp += (w g - mean(w g) - norm mean(w g norm)) rstd; dw += sum_n norm g; db += sum_n g. Rows of dout that are
  * all zero are skipped (as the reference). acc: scratch of 2C floats (the dw and db sums, added once).
@@ -48,20 +70,8 @@ export function layernormBackward(dinp: usize, dw: usize, db: usize, dout: usize
     for (let c = c4; c < cb && !any; c += 4) any = load<f32>(g + c) != 0;
     if (!any) continue;
     const m = f32x4.splat(load<f32>(mean + (<usize>n << 2))), r = f32x4.splat(load<f32>(rstd + (<usize>n << 2)));
-    let a1 = zero, a2 = zero;
-    for (let c: usize = 0; c < c4; c += 16) {
-      const dn = f32x4.mul(v128.load(w + c), v128.load(g + c)), norm = f32x4.mul(f32x4.sub(v128.load(x + c), m), r);
-      a1 = f32x4.add(a1, dn);
-      a2 = f32x4.add(a2, f32x4.mul(dn, norm));
-    }
-    let s1 = hsum(a1), s2 = hsum(a2);
+    const means = gradMeans(x, g, w, m, r, C), dm = f32x4.splat(f32x4.extract_lane(means, 0)), dnm = f32x4.splat(f32x4.extract_lane(means, 1));
     const ms = f32x4.extract_lane(m, 0), rs = f32x4.extract_lane(r, 0);
-    for (let c = c4; c < cb; c += 4) {
-      const dn = load<f32>(w + c) * load<f32>(g + c);
-      s1 += dn;
-      s2 += dn * (load<f32>(x + c) - ms) * rs;
-    }
-    const dm = f32x4.splat(s1 / <f32>C), dnm = f32x4.splat(s2 / <f32>C);
     for (let c: usize = 0; c < c4; c += 16) {
       const gv = v128.load(g + c), norm = f32x4.mul(f32x4.sub(v128.load(x + c), m), r);
       v128.store(accB + c, f32x4.add(v128.load(accB + c), gv));
@@ -96,33 +106,13 @@ export function layernormBackward(dinp: usize, dw: usize, db: usize, dout: usize
 export function layernormBackwardRows(dinp: usize, dout: usize, inp: usize, w: usize, mean: usize, rstd: usize, rows: usize, R: i32, C: i32,
   overwrite: bool, first: i32, last: i32): void {
   const cb = <usize>C << 2, c4 = <usize>(C & ~3) << 2, zero = f32x4.splat(0);
-  if (overwrite) {
-    let prev = first == 0 ? 0 : load<i32>(rows - 4) + 1;
-    for (let j = 0; j < R; j++) {
-      const r = load<i32>(rows + (<usize>j << 2));
-      if (r > prev) memory.fill(dinp + <usize>prev * cb, 0, <usize>(r - prev) * cb);
-      prev = r + 1;
-    }
-    if (last > prev) memory.fill(dinp + <usize>prev * cb, 0, <usize>(last - prev) * cb);
-  }
+  if (overwrite) zeroGaps(dinp, cb, rows, R, first, last);
   for (let j = 0; j < R; j++) {
     const n = <usize>load<i32>(rows + (<usize>j << 2));
     const x = inp + n * cb, g = dout + n * cb, d = dinp + n * cb;
     const m = f32x4.splat(load<f32>(mean + (n << 2))), r = f32x4.splat(load<f32>(rstd + (n << 2)));
-    let a1 = zero, a2 = zero;
-    for (let c: usize = 0; c < c4; c += 16) {
-      const dn = f32x4.mul(v128.load(w + c), v128.load(g + c)), norm = f32x4.mul(f32x4.sub(v128.load(x + c), m), r);
-      a1 = f32x4.add(a1, dn);
-      a2 = f32x4.add(a2, f32x4.mul(dn, norm));
-    }
-    let s1 = hsum(a1), s2 = hsum(a2);
+    const means = gradMeans(x, g, w, m, r, C), dm = f32x4.splat(f32x4.extract_lane(means, 0)), dnm = f32x4.splat(f32x4.extract_lane(means, 1));
     const ms = f32x4.extract_lane(m, 0), rs = f32x4.extract_lane(r, 0);
-    for (let c = c4; c < cb; c += 4) {
-      const dn = load<f32>(w + c) * load<f32>(g + c);
-      s1 += dn;
-      s2 += dn * (load<f32>(x + c) - ms) * rs;
-    }
-    const dm = f32x4.splat(s1 / <f32>C), dnm = f32x4.splat(s2 / <f32>C);
     for (let c: usize = 0; c < c4; c += 16) {
       const gv = v128.load(g + c), norm = f32x4.mul(f32x4.sub(v128.load(x + c), m), r);
       const t = f32x4.sub(f32x4.sub(f32x4.mul(v128.load(w + c), gv), dm), f32x4.mul(norm, dnm));

@@ -6,7 +6,7 @@
 // add pair, not the loads, bounds a step, so one row per pass is enough. Every multiply-add is
 // madd (fma.ts): a fused relaxed_madd in the relaxed-simd build, a mul then an add otherwise.
 import { madd } from './fma';
-import { dot, finish1, finish4, hsum4, tail4 } from './dot';
+import { dot, finish1, finish4, hsum4, tail4, zeroGaps } from './dot';
 import { geluForward } from './gelu';
 import { forwardBlock, FORWARD_BLOCK } from './forwardBlocked';
 
@@ -199,15 +199,7 @@ export function matmulDinp(dinp: usize, dout: usize, w: usize, rows: usize, R: i
  */
 export function dinpRows(dinp: usize, dout: usize, w: usize, rows: usize, R: i32, IC: i32, OC: i32, overwrite: bool, first: i32 = 0, last: i32 = -1): void {
   const ib = <usize>IC << 2, ob = <usize>OC << 2;
-  if (overwrite) {
-    let prev = first == 0 ? 0 : load<i32>(rows - 4) + 1;
-    for (let j = 0; j < R; j++) {
-      const r = load<i32>(rows + (<usize>j << 2));
-      if (r > prev) memory.fill(dinp + <usize>prev * ib, 0, <usize>(r - prev) * ib);
-      prev = r + 1;
-    }
-    if (last > prev) memory.fill(dinp + <usize>prev * ib, 0, <usize>(last - prev) * ib);
-  }
+  if (overwrite) zeroGaps(dinp, ib, rows, R, first, last);
   if (ib * <usize>OC > DINP_STRIPS_ABOVE) {
     for (let j0 = 0; j0 < R; j0 += DINP_BLOCK) dinpBlock(dinp, dout, w, rows + (<usize>j0 << 2), min(DINP_BLOCK, R - j0), IC, OC, overwrite);
     return;
