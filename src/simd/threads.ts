@@ -9,6 +9,7 @@
 // or, in a page, Web Workers from a Blob URL (shared memory needs a cross-origin isolated page:
 // docs/cpu-engine.md, "Threads in the page").
 import type { KernelVariant } from './kernels';
+import { ARGS_AT, BY_WORKERS, CHUNKS, COUNT_BITS, COUNT_MASK, DONE, FAILED, GEN, GEN_MASK, NARGS, NEXT, NODE_WORKER_SOURCE, OP, READY, WEB_WORKER_SOURCE } from './threadControl';
 import { KERNELS_THREADS_WASM_BASE64 } from './kernelsThreads.wasm';
 import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 
@@ -52,19 +53,8 @@ export const THREAD_SPIN = 1 << 14;
 /** The most threads a backend may ask for (the sanity of a setting). */
 export const MAX_THREADS = 64;
 
-// control block, Int32 slots
-const GEN = 0, OP = 1, CHUNKS = 2, NEXT = 3, DONE = 4, FAILED = 5, BY_WORKERS = 6, READY = 7;
-/**
- * NEXT holds the op's generation (its low GEN_BITS) above the count of chunks not yet claimed (COUNT_BITS): a thread
- * claims a chunk by a compare-exchange that succeeds only while the generation is the one it read the arguments of,
- * so a thread that woke late can never run a chunk of a later op with an earlier op's arguments. The caller then waits
- * for the op's chunks to be done (DONE), not for every worker to wake (a sleeping one took tens of microseconds).
- */
-const COUNT_BITS = 18, GEN_MASK = (1 << 14) - 1, COUNT_MASK = (1 << COUNT_BITS) - 1;
 /** How long a backend waits for its workers to start (each compiles nothing: the module is passed in). */
 const START_MS = 30_000;
-const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
-const NARGS = 11;
 
 const threadsModules = new Map<KernelVariant, WebAssembly.Module>();
 /**
@@ -90,49 +80,6 @@ export function checkThreads(n: unknown, option = 'threads'): number {
   }
   return n;
 }
-
-// The worker's program (a string: it imports nothing from the project). serve() is the same in Node and in a
-// Web Worker; only how the start data arrives differs (workerData in Node, the first message in a page, where the
-// worker runs from a Blob URL). A kernel that throws marks FAILED and its chunk still counts as done.
-const SERVE = `
-function serve({ module, memory, control, slot, spin }) {
-  const ctl = new Int32Array(control, 0, 16), arg = new Float64Array(control, ${ARGS_AT}, ${NARGS});
-  let k = null, gen = 0;
-  try {
-    k = new WebAssembly.Instance(module, { env: { memory } }).exports;
-    k.setThreadSlot(slot); // this thread's own scratch in the shared memory (dweight's gather buffer)
-  } catch (e) {
-    Atomics.store(ctl, ${FAILED}, 1);
-  }
-  Atomics.add(ctl, ${READY}, 1);
-  Atomics.notify(ctl, ${READY});
-  for (;;) {
-    for (let i = 0; i < spin && Atomics.load(ctl, ${GEN}) === gen; i++);
-    Atomics.wait(ctl, ${GEN}, gen);
-    gen = Atomics.load(ctl, ${GEN});
-    const op = Atomics.load(ctl, ${OP});
-    if (op === 0) break;
-    const tag = (gen & ${GEN_MASK}) << ${COUNT_BITS}, n = Atomics.load(ctl, ${CHUNKS});
-    const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8], arg[9], arg[10]];
-    for (;;) {
-      const v = Atomics.load(ctl, ${NEXT});
-      if ((v & ~${COUNT_MASK}) !== tag || (v & ${COUNT_MASK}) === 0) break; // a later op's, or none left
-      if (Atomics.compareExchange(ctl, ${NEXT}, v, v - 1) !== v) continue;
-      try {
-        if (k === null) throw new Error('no instance');
-        k.threadChunk(op, n - (v & ${COUNT_MASK}), a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], a[8], a[9], a[10]);
-        Atomics.add(ctl, ${BY_WORKERS}, 1);
-      } catch (e) {
-        Atomics.store(ctl, ${FAILED}, 1);
-      }
-      if (Atomics.add(ctl, ${DONE}, 1) + 1 === n) Atomics.notify(ctl, ${DONE});
-    }
-  }
-}
-`;
-const NODE_WORKER_SOURCE = `${SERVE}serve(require('node:worker_threads').workerData);`;
-/** In a page: the start data is the first message; the worker then blocks in Atomics.wait, which a worker may. */
-const WEB_WORKER_SOURCE = `${SERVE}self.onmessage = (e) => { self.onmessage = null; serve(e.data); };`;
 
 /** What the pool needs of a worker, in Node or in a page. */
 type PoolWorker = { terminate(): unknown };

@@ -96,8 +96,9 @@ export interface CaseResult {
   floorMs?: number; pctOfFloor?: number;
   generation: { path: string; fedTokens: number; forwardRows: number };
   /**
-   * What `flops` counts, per step: tokens fed in generation (each sequence's context + generated - 1) and the sum
-   * of n (n + 1) over those sequences' n; loss positions (rows x T per minibatch) and the sum of rows x T (T + 1).
+   * What `flops` counts, per step: tokens fed in generation (each sequence's context + generated - 1, a context
+   * that `share` sequences hold counted 1 / share in each) and the sum of n (n + 1) over those sequences' n (the
+   * same share of the context's c (c + 1)); loss positions (rows x T per minibatch) and the sum of rows x T (T + 1).
    * flops = (fed + 3 loss) (24 L C^2 + 2 C V) + 2 L C (fedPairs + 3 lossPairs), 4 for 3 with a reference forward.
    */
   counted: { fedTokens: number; fedPairs: number; lossPositions: number; lossPairs: number; refForward: boolean };
@@ -146,10 +147,12 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
       flopParts.rollout += parts.rollout;
       flopParts.update += parts.update;
       for (const k of Object.keys(phases) as (keyof typeof phases)[]) phases[k] += trainer.phases[k];
-      for (const q of trainer.lastRollout!.rollout.sequences) {
-        const n = q.generated.length > 0 ? q.context.length + q.generated.length - 1 : 0;
-        fed += n;
-        fedPairs += n * (n + 1);
+      for (const q of sequenceShapes(trainer.lastRollout!.rollout.sequences)) {
+        if (q.generated <= 0) continue;
+        // n positions fed, the context's c of them shared by q.share sequences (src/model/flops.ts)
+        const n = q.context + q.generated - 1, c = q.context, f = 1 / q.share;
+        fed += n - c + c * f;
+        fedPairs += n * (n + 1) - c * (c + 1) + c * (c + 1) * f;
       }
       lossRows += trainer.lossRows;
       lossPositions += trainer.lossShapes.reduce((a, s) => a + s.rows * s.T, 0);
