@@ -566,6 +566,8 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
    * The frontier of the trail heads on the main chart: the heads no other head beats on both accuracy and
    * tokens, counted here from the caption's head positions, is the chart's; it is drawn as a line and named
    * in the legend when it joins two heads or more. Read in one task of the page (a step may redraw the chart).
+   * The caption rounds to 3 decimals, so two heads level there may be either way round: the chart's count lies
+   * between the count that reads a rounded tie as beaten and the one that counts only heads beaten on both.
    */
   async function checkHeadFrontier(pareto: Locator, heads: number) {
     const seen = await pareto.evaluate((el) => {
@@ -573,10 +575,12 @@ describe.runIf(haveChromium)('the page in Chromium', () => {
       return { heads: c.getAttribute('data-heads') ?? '', front: Number(c.getAttribute('data-head-frontier')), legend: el.querySelector('.legend')?.textContent ?? '' };
     });
     const placed = seen.heads.split(' ').map((p) => p.split(':').map(Number));
-    const front = placed.filter(([t, a]) => !placed.some(([t2, a2]) => t2 <= t && a2 >= a && (t2 < t || a2 > a))).length;
+    const fewest = placed.filter(([t, a]) => !placed.some(([t2, a2]) => t2 <= t && a2 >= a && (t2 < t || a2 > a))).length;
+    const most = placed.filter(([t, a]) => !placed.some(([t2, a2]) => t2 < t && a2 > a)).length;
     expect(placed).toHaveLength(heads);
-    expect(seen.front, `heads ${seen.heads}`).toBe(front);
-    expect(/frontier of the live positions/.test(seen.legend), `heads ${seen.heads}`).toBe(front > 1);
+    expect(seen.front, `heads ${seen.heads}`).toBeGreaterThanOrEqual(fewest);
+    expect(seen.front, `heads ${seen.heads}`).toBeLessThanOrEqual(most);
+    expect(/frontier of the live positions/.test(seen.legend), `heads ${seen.heads}`).toBe(seen.front > 1);
   }
 
   /** The most heads that are pairwise at least `px` apart (at most 4 heads: every subset is tried). */
