@@ -4,7 +4,7 @@
 // A decode step computes its row with the same function as the forward's row t, so the two
 // agree bit for bit, as the reference's do.
 import { madd } from './fma';
-import { copyBytes, dot, hsum4, tail4, zeroBytes } from './dot';
+import { copyBytes, hsum4, tail4, zeroBytes } from './dot';
 import { rowAccumulate } from './matmul';
 
 /**
@@ -14,7 +14,24 @@ import { rowAccumulate } from './matmul';
 // @ts-ignore: decorator
 @inline
 function dot4(x: usize, y0: usize, stride: usize, h4: usize, hb: usize): v128 {
-  const y1 = y0 + stride, y2 = y1 + stride, y3 = y2 + stride;
+  return dot4p(x, y0, y0 + stride, y0 + 2 * stride, y0 + 3 * stride, h4, hb);
+}
+
+/**
+ * The last (t + 1) % 4 keys' dot products (keys t4 .. t) as dot4's lanes: lanes past t read key t again and are never
+ * used. One dot4 instead of up to three one-key dots; each lane's sum is dot()'s, in the same order (neither is ever -0).
+ */
+// @ts-ignore: decorator
+@inline
+function dotLast(x: usize, k0: usize, t4: i32, t: i32, stride: usize, h4: usize, hb: usize): v128 {
+  const y0 = k0 + <usize>t4 * stride, last = k0 + <usize>t * stride;
+  return dot4p(x, y0, min(y0 + stride, last), min(y0 + 2 * stride, last), min(y0 + 3 * stride, last), h4, hb);
+}
+
+/** x . y_j for the 4 rows y0..y3. */
+// @ts-ignore: decorator
+@inline
+function dot4p(x: usize, y0: usize, y1: usize, y2: usize, y3: usize, h4: usize, hb: usize): v128 {
   let a0 = f32x4.splat(0), a1 = f32x4.splat(0), a2 = f32x4.splat(0), a3 = f32x4.splat(0);
   for (let i: usize = 0; i < h4; i += 16) {
     const u = v128.load(x + i);
@@ -43,12 +60,17 @@ function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32,
     mv = f32x4.pmax(mv, s);
   }
   let top: f32 = max(max(f32x4.extract_lane(mv, 0), f32x4.extract_lane(mv, 1)), max(f32x4.extract_lane(mv, 2), f32x4.extract_lane(mv, 3)));
-  for (let j = t4; j <= t; j++) {
-    const s = dot(q, k0 + <usize>j * stride, h4, hb) * scale;
-    store<f32>(p + (<usize>j << 2), s);
-    top = s > top ? s : top;
+  // the last keys (t4 .. t, at most 3) in one vector's first lanes, kept in registers (p has no room past t)
+  const nt = t + 1 - t4;
+  let last = f32x4.splat(0);
+  if (nt > 0) {
+    last = f32x4.mul(dotLast(q, k0, t4, t, stride, h4, hb), sc);
+    const s0 = f32x4.extract_lane(last, 0);
+    top = s0 > top ? s0 : top;
+    if (nt > 1) { const s1 = f32x4.extract_lane(last, 1); top = s1 > top ? s1 : top; }
+    if (nt > 2) { const s2 = f32x4.extract_lane(last, 2); top = s2 > top ? s2 : top; }
   }
-  // e = exp(s - max) 4 keys at a time (lanes past t are never stored), summed in lanes, then the tail
+  // e = exp(s - max) 4 keys at a time (lanes past t are never stored), summed in lanes, then the last keys one by one
   const n = <usize>(t + 1) << 2, n4 = <usize>((t + 1) & ~3) << 2, m = f32x4.splat(top);
   let acc = f32x4.splat(0);
   for (let j: usize = 0; j < n4; j += 16) {
@@ -57,10 +79,12 @@ function attendRow(out: usize, p: usize, q: usize, k0: usize, v0: usize, t: i32,
     acc = f32x4.add(acc, e);
   }
   let sum = (f32x4.extract_lane(acc, 0) + f32x4.extract_lane(acc, 2)) + (f32x4.extract_lane(acc, 1) + f32x4.extract_lane(acc, 3));
-  for (let j = n4; j < n; j += 4) {
-    const e = f32x4.extract_lane(expf4(f32x4.splat(load<f32>(p + j) - top)), 0);
-    store<f32>(p + j, e);
-    sum += e;
+  if (nt > 0) {
+    const e = expf4(f32x4.sub(last, m)), e0 = f32x4.extract_lane(e, 0);
+    store<f32>(p + n4, e0);
+    sum += e0;
+    if (nt > 1) { const e1 = f32x4.extract_lane(e, 1); store<f32>(p + n4, e1, 4); sum += e1; }
+    if (nt > 2) { const e2 = f32x4.extract_lane(e, 2); store<f32>(p + n4, e2, 8); sum += e2; }
   }
   const s = f32x4.splat(sum);
   for (let j: usize = 0; j < n4; j += 16) v128.store(p + j, f32x4.div(v128.load(p + j), s));
@@ -107,10 +131,14 @@ export function attentionBackward(dqkv: usize, dpreatt: usize, dout: usize, qkv:
         sv = f32x4.add(sv, f32x4.mul(v128.load(a + at), g));
       }
       let s: f64 = (<f64>f32x4.extract_lane(sv, 0) + <f64>f32x4.extract_lane(sv, 2)) + (<f64>f32x4.extract_lane(sv, 1) + <f64>f32x4.extract_lane(sv, 3));
-      for (let j = t4; j <= t; j++) {
-        const g = dot(o, v0 + <usize>j * stride, h4, hb);
-        store<f32>(d + (<usize>j << 2), g);
-        s += <f64>load<f32>(a + (<usize>j << 2)) * <f64>g;
+      const nt = t + 1 - t4;
+      if (nt > 0) {
+        // the last keys (at most 3) by one dot4, then one by one as before
+        const g = dotLast(o, v0, t4, t, stride, h4, hb), at = <usize>t4 << 2, g0 = f32x4.extract_lane(g, 0);
+        store<f32>(d + at, g0);
+        s += <f64>load<f32>(a + at) * <f64>g0;
+        if (nt > 1) { const g1 = f32x4.extract_lane(g, 1); store<f32>(d + at, g1, 4); s += <f64>load<f32>(a + at, 4) * <f64>g1; }
+        if (nt > 2) { const g2 = f32x4.extract_lane(g, 2); store<f32>(d + at, g2, 8); s += <f64>load<f32>(a + at, 8) * <f64>g2; }
       }
       // D = att * (datt - s) * scale, four keys at a time in f32
       const sf = f32x4.splat(<f32>s), scv = f32x4.splat(<f32>scale);

@@ -59,7 +59,7 @@ export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3
     return;
   }
   if (op >= ATTENTION_FORWARD) {
-    otherChunk(op, c, p0, p1, p2, p3, p4, a, b, d, e != 0);
+    otherChunk(op, c, p0, p1, p2, p3, p4, p5, p6, a, b, d, e != 0);
     return;
   }
   if (op == FORWARD) {
@@ -79,23 +79,24 @@ export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3
 }
 
 /**
- * The chunks of the ops outside the matmul family. Attention (a = T, b = C, d = NH): chunk c is sequence c, the
- * one-thread kernel called with B = 1 on that sequence's rows (sequences never share an output). ATTENTION_FORWARD:
+ * The chunks of the ops outside the matmul family. Attention (a = T, b = C, d = NH; p5 = S sequences a chunk, p6 =
+ * B): chunk c is sequences [c * S, min(c * S + S, B)), the one-thread kernel called on those sequences' rows
+ * (sequences never share an output, so S changes no result). A decode chunk's sequences share their first one's scratch. ATTENTION_FORWARD:
  * p0..p2 = out, att, qkv. ATTENTION_BACKWARD: p0..p4 = dqkv, dpreatt, dout, qkv, att. ATTENTION_DECODE: p0..p4 = out,
  * qkvCache, qkvNew, pos, scratch (T floats per sequence: each chunk its own). GELU_BACKWARD (p0..p2 = dinp, inp, dout;
  * a = n): elements [c * GELU_CHUNK, +GELU_CHUNK).
  */
-function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, a: i32, b: i32, d: i32, overwrite: bool): void {
+function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, S: usize, B: usize, a: i32, b: i32, d: i32, overwrite: bool): void {
   if (op == GELU_BACKWARD) {
     const e0 = c * GELU_CHUNK, at = <usize>e0 << 2;
     geluBackward(p0 + at, p1 + at, p2 + at, min(GELU_CHUNK, a - e0), overwrite);
     return;
   }
-  const T = <usize>a, C = <usize>b, NH = <usize>d, seq = <usize>c;
+  const T = <usize>a, C = <usize>b, NH = <usize>d, seq = <usize>c * S, n = <i32>min(S, B - seq);
   const rows3 = (seq * T * 3 * C) << 2, rows = (seq * T * C) << 2, att = (seq * NH * T * T) << 2;
-  if (op == ATTENTION_FORWARD) attentionForward(p0 + rows, p1 + att, p2 + rows3, 1, a, b, d);
-  else if (op == ATTENTION_BACKWARD) attentionBackward(p0 + rows3, p1 + att, p2 + rows, p3 + rows3, p4 + att, 1, a, b, d, overwrite);
-  else attentionDecode(p0 + ((seq * C) << 2), p1 + rows3, p2 + ((seq * 3 * C) << 2), p3 + (seq << 2), p4 + ((seq * T) << 2), 1, a, b, d);
+  if (op == ATTENTION_FORWARD) attentionForward(p0 + rows, p1 + att, p2 + rows3, n, a, b, d);
+  else if (op == ATTENTION_BACKWARD) attentionBackward(p0 + rows3, p1 + att, p2 + rows, p3 + rows3, p4 + att, n, a, b, d, overwrite);
+  else attentionDecode(p0 + ((seq * C) << 2), p1 + rows3, p2 + ((seq * 3 * C) << 2), p3 + (seq << 2), p4 + ((seq * T) << 2), n, a, b, d);
 }
 
 /**

@@ -122,8 +122,9 @@ describe('threaded matmul family equals one thread bit for bit (1, 2, 3 threads)
 });
 
 describe('threaded attention and GELU backward equal one thread bit for bit (1, 2, 3 threads)', () => {
-  // [B, T, C, NH]: head sizes 4, 5 and 3 (the kernels' vector part and tails), one sequence (not split) and several
-  const SHAPES_ATT: [number, number, number, number][] = [[1, 6, 8, 2], [3, 7, 10, 2], [5, 9, 12, 4], [4, 13, 16, 4]];
+  // [B, T, C, NH]: head sizes 4, 5 and 3 (the kernels' vector part and tails), one sequence (not split) and several;
+  // 37 short sequences: chunks of several sequences (4 at 2 threads, 3 at 3), the last one short
+  const SHAPES_ATT: [number, number, number, number][] = [[1, 6, 8, 2], [3, 7, 10, 2], [5, 9, 12, 4], [4, 13, 16, 4], [37, 5, 8, 2]];
   for (const [B, T, C, NH] of SHAPES_ATT) {
     it(`B${B} T${T} C${C} NH${NH}: forward, backward (dqkv accumulated), decode`, async () => {
       const inputs = { out: randn(B * T * C, 1), att: randn(B * NH * T * T, 2), qkv: randn(B * T * 3 * C, 3), dqkv: randn(B * T * 3 * C, 4),
