@@ -9,7 +9,7 @@
 // or, in a page, Web Workers from a Blob URL (shared memory needs a cross-origin isolated page:
 // docs/cpu-engine.md, "Threads in the page").
 import type { KernelVariant } from './kernels';
-import { ARGS_AT, BY_WORKERS, CHUNKS, COUNT_BITS, COUNT_MASK, DONE, FAILED, GEN, GEN_MASK, NARGS, NEXT, NODE_WORKER_SOURCE, OP, READY, WEB_WORKER_SOURCE } from './threadControl';
+import { ARGS_AT, BY_WORKERS, CHUNKS, controlBytes, COUNT_BITS, COUNT_MASK, DONE, FAILED, GEN, GEN_MASK, NARGS, NODE_WORKER_SOURCE, OP, RANGES, rangeSlot, READY, WEB_WORKER_SOURCE } from './threadControl';
 import { KERNELS_THREADS_WASM_BASE64 } from './kernelsThreads.wasm';
 import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 
@@ -214,8 +214,8 @@ export class ThreadPool {
   /** minWork: see THREAD_MIN_WORK; callerIdle: the calling thread claims no chunk (tests: every chunk then runs in a worker). */
   private constructor(readonly threads: number, readonly memory: WebAssembly.Memory, private readonly k: ThreadExports, readonly minWork: number,
     readonly callerIdle: boolean, module: WebAssembly.Module, readonly variant: KernelVariant, readonly spin: number) {
-    const control = new SharedArrayBuffer(ARGS_AT + 8 * NARGS);
-    this.ctl = new Int32Array(control, 0, 16);
+    const control = new SharedArrayBuffer(controlBytes(threads));
+    this.ctl = new Int32Array(control);
     this.args = new Float64Array(control, ARGS_AT, NARGS);
     this.chunk = k.CHUNK.value as number;
     this.geluChunk = k.GELU_CHUNK.value as number;
@@ -340,16 +340,21 @@ export class ThreadPool {
     Atomics.store(ctl, CHUNKS, n);
     Atomics.store(ctl, DONE, 0);
     // the previous op's chunks are all done (the wait below), so no thread holds one; this op's become claimable
-    const gen = (Atomics.load(ctl, GEN) + 1) | 0, tag = (gen & GEN_MASK) << COUNT_BITS;
-    Atomics.store(ctl, NEXT, tag | n);
+    const gen = (Atomics.load(ctl, GEN) + 1) | 0, tag = (gen & GEN_MASK) << COUNT_BITS, P = this.threads;
+    Atomics.store(ctl, RANGES, P);
+    for (let r = 0; r < P; r++) Atomics.store(ctl, rangeSlot(r), tag | (Math.floor(((r + 1) * n) / P) - Math.floor((r * n) / P)));
     Atomics.store(ctl, GEN, gen);
     Atomics.notify(ctl, GEN);
     let thrown: unknown = null; // a chunk of the calling thread that throws: rethrown once no chunk runs
     if (!this.callerIdle) {
-      for (let v = Atomics.load(ctl, NEXT); (v & ~COUNT_MASK) === tag && (v & COUNT_MASK) > 0; v = Atomics.load(ctl, NEXT)) {
-        if (Atomics.compareExchange(ctl, NEXT, v, v - 1) !== v) continue;
-        try { this.k.threadChunk(op, n - (v & COUNT_MASK), p0, p1, p2, p3, p4, p5, a, b, d, e, p6); } catch (err) { thrown ??= err; }
-        Atomics.add(ctl, DONE, 1);
+      // its own range (0) first, then what the workers left of theirs (threadControl.ts)
+      for (let r = 0; r < P; r++) {
+        const at = rangeSlot(r), end = Math.floor(((r + 1) * n) / P);
+        for (let v = Atomics.load(ctl, at); (v & ~COUNT_MASK) === tag && (v & COUNT_MASK) > 0; v = Atomics.load(ctl, at)) {
+          if (Atomics.compareExchange(ctl, at, v, v - 1) !== v) continue;
+          try { this.k.threadChunk(op, end - (v & COUNT_MASK), p0, p1, p2, p3, p4, p5, a, b, d, e, p6); } catch (err) { thrown ??= err; }
+          Atomics.add(ctl, DONE, 1);
+        }
       }
     }
     // every chunk done (a worker that wakes after the last was claimed finds none and runs nothing)
