@@ -78,8 +78,7 @@ export class WasmBackend extends WasmMemory implements Backend {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
       // rows of dout that are all zero (masked positions) contribute nothing and are skipped, as in the reference
       const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
-      const pooled = this.pool ? this.pool.nonzeroRows(rowsAt, gk, rows, OC) : -1;
-      const R = pooled >= 0 ? pooled : this.k.nonzeroRows(rowsAt, gk, rows, OC);
+      const R = this.nonzeroRows(rowsAt, gk, rows, OC);
       if (R === 0) {
         if (dinpOverwrite) this.own(dinp).data.fill(0, r0 * IC, (r0 + rows) * IC);
         continue;
@@ -131,7 +130,7 @@ export class WasmBackend extends WasmMemory implements Backend {
       const at = r0 * C * 4, off = k * ws * 4;
       if (this.pool) {
         // the rows with a nonzero gradient, then dinp by rows and dw, db by features over the threads (the same sums)
-        const pooled = this.pool.nonzeroRows(sc, g + at, rows, C), R = pooled >= 0 ? pooled : this.k.nonzeroRows(sc, g + at, rows, C);
+        const R = this.nonzeroRows(sc, g + at, rows, C);
         new Uint32Array(this.memory.buffer, block, 3).set([mp + r0 * 4, rp + r0 * 4, sc]);
         if (R > 0 && this.pool.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, block, R, C, dinpOverwrite ? rows : -1)) continue;
       }
@@ -244,6 +243,11 @@ export class WasmBackend extends WasmMemory implements Backend {
       else if (dout) this.k.embeddingBackward(ek, pk, g + r0 * C * 4, t + r0 * 4, rows, T, C);
       else this.k.embeddingForward(o + r0 * C * 4, t + r0 * 4, ek, pk, rows, T, C);
     }
+  }
+  /** Lists at `rows` the rows of x [N, M] with a nonzero (the backward skips the others): on the threads where worth it. */
+  private nonzeroRows(rows: number, x: number, N: number, M: number): number {
+    const pooled = this.pool ? this.pool.nonzeroRows(rows, x, N, M) : -1;
+    return pooled >= 0 ? pooled : this.k.nonzeroRows(rows, x, N, M);
   }
   attentionForward(out: Tensor, att: Tensor, qkv: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);

@@ -45,8 +45,8 @@ export abstract class RunHost {
   protected backend: Promise<Backend> | null = null;
   protected backendName: 'cpu' | 'webgpu' | null = null;
   protected cpuEngine: 'wasm' | 'reference' | null = null;
-  /** The CPU engine's backend, whose thread count and worker chunks the state reports (null: none, or not built yet). */
-  protected cpuBackend: Backend | null = null;
+  /** The backend once started (any engine; null: none, or still starting): the state reports its CPU threads, if any. */
+  protected startedBackend: Backend | null = null;
   /** Training workers running at once on the page (useBackend's lanes): the next CPU engine's share of the cores. */
   protected lanes = 1;
   protected trainer: Trainer | null = null;
@@ -186,7 +186,7 @@ export abstract class RunHost {
       const made = this.makeBackend(this.prefer, this.lanes);
       this.backend = made;
       // the page names both CPU engines (reference and wasm) 'cpu', and says which in cpuEngine
-      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; this.cpuEngine = cpuEngineOf(b); this.cpuBackend = b; }, () => { this.backend = null; });
+      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; this.cpuEngine = cpuEngineOf(b); this.startedBackend = b; }, () => { this.backend = null; });
     }
     return this.backend;
   }
@@ -306,7 +306,7 @@ export abstract class RunHost {
     return {
       runId: this.runIds[k] ?? null, preset: this.preset?.name ?? null, config: t ? this.effectiveConfig(t, k) : null, pending: { ...pending },
       status: this.status, message: this.message, backend: this.backendName, cpuEngine: this.cpuEngine,
-      cpuThreads: this.cpuBackend ? cpuThreadsOf(this.cpuBackend) : null, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
+      cpuThreads: this.startedBackend ? cpuThreadsOf(this.startedBackend) : null, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
       stepCount: t?.stepCount ?? 0, lambdaTok: pending.lambdaTok ?? m?.lambdaTok ?? 0,
       evals: m ? m.evals.map((e) => ({ ...e })) : [], bestEval: m?.bestEval ? { ...m.bestEval } : null,
       flags: m ? m.flags.map((f) => ({ ...f })) : [], skippedUpdates: m?.skippedUpdates ?? 0,

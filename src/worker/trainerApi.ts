@@ -61,7 +61,7 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
     return this.exclusive(async () => {
       const runIds = configs.map(() => this.nextRunId());
       try {
-        if (!this.cpuBackend) this.stage(runIds[0], 'Starting the compute engine…');
+        if (!this.startedBackend) this.stage(runIds[0], 'Starting the compute engine…');
         const backend = await this.getBackend();
         const env = createEnv(config);
         if (K > 1) checkStackable(configs, env);
@@ -265,7 +265,7 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
       this.backend = null;
       this.backendName = null;
       this.cpuEngine = null;
-      this.cpuBackend = null;
+      this.startedBackend = null;
       this.warmCache.clear();
       this.setStatus('idle', `the next run trains on ${prefer === 'cpu' ? 'the CPU engine' : 'WebGPU when there is an adapter'}; init() a preset`);
       return this.snapshot();
@@ -297,7 +297,7 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
         this.backend = Promise.resolve(cpu);
         this.backendName = 'cpu';
         this.cpuEngine = cpuEngineOf(cpu);
-        this.cpuBackend = cpu;
+        this.startedBackend = cpu;
         this.warmCache.clear();
       }
       return { chosen: pick.chosen, timings, cached: false, line: pick.line };
