@@ -11,17 +11,49 @@ const ROUND: f32 = 12582912; // 1.5 * 2^23: its f32 bits are 0x4B400000
 // @ts-ignore: decorator
 @inline
 export function expf4(x: v128): v128 {
-  // pmin/pmax: one instruction each on x64 (min/max must order NaN and -0: a longer sequence); NaN still propagates
-  x = f32x4.pmin(f32x4.pmax(x, f32x4.splat(-87)), f32x4.splat(88));
-  const big = f32x4.add(f32x4.mul(x, f32x4.splat(LOG2E)), f32x4.splat(ROUND)); // bits 0x4B400000 + n
+  const c = expClamp(x), big = expBig(c), r = expR(c, big);
+  return expEnd(expPolyHi(expPolyLo(r), r), r, big);
+}
+
+// expf4 in stages (each a short dependent chain), for callers that run several vectors at once stage by stage
+// (gelu.ts): the engine issues the code in the order written, and four whole chains one after another kept too
+// few independent operations in flight. Each lane's operations are expf4's, in its order.
+
+/** x clamped to [-87, 88]. pmin/pmax: one instruction each on x64 (min/max must order NaN and -0); NaN propagates. */
+// @ts-ignore: decorator
+@inline
+export function expClamp(x: v128): v128 { return f32x4.pmin(f32x4.pmax(x, f32x4.splat(-87)), f32x4.splat(88)); }
+/** The bits 0x4B400000 + n, n = round(x / ln 2). */
+// @ts-ignore: decorator
+@inline
+export function expBig(c: v128): v128 { return f32x4.add(f32x4.mul(c, f32x4.splat(LOG2E)), f32x4.splat(ROUND)); }
+/** r = x - n ln 2, in two parts. */
+// @ts-ignore: decorator
+@inline
+export function expR(c: v128, big: v128): v128 {
   const n = f32x4.sub(big, f32x4.splat(ROUND));
-  const r = f32x4.sub(f32x4.sub(x, f32x4.mul(n, f32x4.splat(LN2_HI))), f32x4.mul(n, f32x4.splat(LN2_LO)));
+  return f32x4.sub(f32x4.sub(c, f32x4.mul(n, f32x4.splat(LN2_HI))), f32x4.mul(n, f32x4.splat(LN2_LO)));
+}
+/** The polynomial's first three steps. */
+// @ts-ignore: decorator
+@inline
+export function expPolyLo(r: v128): v128 {
   let p = f32x4.splat(1.9875691500e-4);
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.3981999507e-3));
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(8.3334519073e-3));
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(4.1665795894e-2));
+  return f32x4.add(f32x4.mul(p, r), f32x4.splat(4.1665795894e-2));
+}
+/** Its last two. */
+// @ts-ignore: decorator
+@inline
+export function expPolyHi(p: v128, r: v128): v128 {
   p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.6666665459e-1));
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(5.0000001201e-1));
+  return f32x4.add(f32x4.mul(p, r), f32x4.splat(5.0000001201e-1));
+}
+/** exp(r) = p r^2 + r + 1, times 2^n built in the exponent bits. */
+// @ts-ignore: decorator
+@inline
+export function expEnd(p: v128, r: v128, big: v128): v128 {
   const y = f32x4.add(f32x4.add(f32x4.mul(p, f32x4.mul(r, r)), r), f32x4.splat(1));
   const pow2n = i32x4.shl(i32x4.add(big, i32x4.splat(127 - 0x4B400000)), 23);
   return f32x4.mul(y, pow2n);

@@ -6,6 +6,7 @@
 // add pair, not the loads, bounds a step, so one row per pass is enough. Every multiply-add is
 // madd (fma.ts): a fused relaxed_madd in the relaxed-simd build, a mul then an add otherwise.
 import { madd } from './fma';
+import { MAX_SLOTS, threadScratch } from './slot';
 import { dot, finish1, finish4, hsum4, tail4, zeroGaps } from './dot';
 import { geluForward } from './gelu';
 import { forwardBlock, FORWARD_BLOCK } from './forwardBlocked';
@@ -252,7 +253,7 @@ export function matmulDweight(dw: usize, dout: usize, inp: usize, rows: usize, R
  * at 2944 x 256 x 1024). The same values in the same order: the results do not change.
  */
 export function dweightFeatures(dw: usize, dout: usize, inp: usize, rows: usize, R: i32, IC: i32, OC: i32, o0: i32, o1: i32): void {
-  const ib = <usize>IC << 2, ob = <usize>OC << 2, g = GATHER + <usize>threadSlot * (ROW_TILE * 8);
+  const ib = <usize>IC << 2, ob = <usize>OC << 2, g = threadScratch(GATHER, ROW_TILE * 8);
   for (let j0 = 0; j0 < R; j0 += ROW_TILE) {
     const tile = min(ROW_TILE, R - j0), list = rows + (<usize>j0 << 2);
     let o = o0;
@@ -270,17 +271,8 @@ export function dweightFeatures(dw: usize, dout: usize, inp: usize, rows: usize,
   }
 }
 
-/** Threads that can hold a gather buffer (src/simd/threads.ts MAX_THREADS). */
-const MAX_SLOTS = 64;
 /** dweight's gather buffers: one per thread, since the threaded build's memory is shared (2 x ROW_TILE floats each). */
 const GATHER = memory.data(ROW_TILE * 8 * MAX_SLOTS, 64);
-/** This instance's buffer: the pool gives each thread its own (setThreadSlot); 0 on one thread and for the caller. */
-let threadSlot: i32 = 0;
-
-/** Which gather buffer this instance's kernels use (0 to MAX_SLOTS - 1; the worker threads 1, 2, ...). */
-export function setThreadSlot(slot: i32): void {
-  threadSlot = min(max(slot, 0), MAX_SLOTS - 1);
-}
 
 /** 1.0f: the factor that turns rowAccumulate into a column sum (a product by 1 is exact). */
 const ONE = memory.data<f32>([1.0]);

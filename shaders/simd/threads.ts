@@ -8,7 +8,7 @@
 // the same terms in the same order as the one-thread kernel, so results are bit for bit those of any
 // thread count.
 export * from './index';
-export { setThreadSlot } from './matmul';
+export { setThreadSlot } from './slot';
 import { matmulForward, dinpRows, dweightFeatures, dbiasFeatures, nonzeroFlags } from './matmul';
 import { attentionForward, attentionBackward, attentionDecode } from './attention';
 import { geluBackward } from './gelu';
