@@ -101,7 +101,7 @@ function otherChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize,
 
 /**
  * The chunks of the row-wise and element-wise ops, each the one-thread kernel on its rows or elements.
- * LAYERNORM_FORWARD (p0..p5 = out, mean, rstd, inp, w, b; a = N, b = C): rows [c * CHUNK, +CHUNK).
+ * LAYERNORM_FORWARD (p0..p5 = out, mean, rstd, inp, w, b; a = N, b = C): rows [c * CHUNK * 4, +CHUNK * 4).
  * ADAMW (p0..p5 = params, grads, m, v, mask, hyper: 8 f32 lr, beta1, beta2, eps, wd, bc1, bc2, k; a = n):
  * elements [c * ADAMW_CHUNK, +ADAMW_CHUNK). LOGPROB_FORWARD (p0..p4 = logp, entropy, logits, targets, scratch) and
  * LOGPROB_BACKWARD (p0..p4 = dlogits, dlogp, logits, targets, scratch), a = N, b = V, d = the temperature's f32 bits:
@@ -125,12 +125,13 @@ function rowwiseChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usiz
       load<f32>(p5, 12), load<f32>(p5, 16), load<f32>(p5, 20), load<f32>(p5, 24), load<f32>(p5, 28));
     return;
   }
-  const r0 = c * CHUNK, n = min(CHUNK, a - r0), r = <usize>r0;
   if (op == LAYERNORM_FORWARD) {
-    const rows = (r * <usize>b) << 2;
-    layernormForward(p0 + rows, p1 + (r << 2), p2 + (r << 2), p3 + rows, p4, p5, n, b);
+    // CHUNK * 4 rows: a layer norm's row is a few hundred operations, so CHUNK rows were mostly the chunk's claim
+    const r0 = c * CHUNK * 4, r = <usize>r0, rows = (r * <usize>b) << 2;
+    layernormForward(p0 + rows, p1 + (r << 2), p2 + (r << 2), p3 + rows, p4, p5, min(CHUNK * 4, a - r0), b);
     return;
   }
+  const r0 = c * CHUNK, n = min(CHUNK, a - r0), r = <usize>r0;
   const rows = (r * <usize>b) << 2, e = p4 + ((<usize>c * <usize>((b + 4) & ~3)) << 2), tau = reinterpret<f32>(d);
   if (op == LOGPROB_FORWARD) logprobForward(p0 + (r << 2), p1 + (r << 2), p2 + rows, p3 + (r << 2), e, n, b, tau);
   else logprobBackward(p0 + rows, p1 + (r << 2), p2 + rows, p3 + (r << 2), e, n, b, tau);

@@ -309,10 +309,11 @@ export class ThreadPool {
     this.run(OP_COPY_ROWS, Math.ceil(rows / (this.chunk * 4)), dst, src, repeat, srcStride, 0, 0, rows, width, dstStride);
     return true;
   }
-  /** layernormForward split by rows, if it is worth it. */
+  /** layernormForward split by chunks of 4 x CHUNK rows, if it is worth it. */
   layernormForward(out: number, mean: number, rstd: number, inp: number, w: number, b: number, N: number, C: number): boolean {
-    if (N <= this.chunk || N * C * LAYERNORM_WORK < this.minWork) return false;
-    this.run(OP_LAYERNORM_FORWARD, Math.ceil(N / this.chunk), out, mean, rstd, inp, w, b, N, C, 0);
+    const per = this.chunk * 4;
+    if (N <= per || N * C * LAYERNORM_WORK < this.minWork) return false;
+    this.run(OP_LAYERNORM_FORWARD, Math.ceil(N / per), out, mean, rstd, inp, w, b, N, C, 0);
     return true;
   }
   /** AdamW over n elements in ADAMW_CHUNK blocks; `hyper` holds 8 f32 (lr, beta1, beta2, eps, wd, bc1, bc2, k). If it is worth it. */
