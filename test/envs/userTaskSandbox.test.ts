@@ -3,7 +3,8 @@
 // allocation at the memory limit, each naming the task function; the engine is made anew afterwards.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/contract/errors';
-import { checkUserTask, loadUserTask, prepareUserTasks, TaskError, type UserTaskState } from '../../src/envs/userTask';
+import { checkUserTask, loadUserTask, MEMORY_BYTES, prepareUserTasks, TaskError, type UserTaskState } from '../../src/envs/userTask';
+import { IN_THREAD_TASKS } from '../../src/envs/userTask/sandbox';
 
 beforeAll(() => prepareUserTasks(), 30_000);
 
@@ -86,7 +87,35 @@ describe('limits', () => {
   });
 
   it('a growing array is stopped too (memory, not time)', () => {
-    expect(() => scoreOne(scoring('const xs = []; for (;;) xs.push(new Float64Array(1 << 18))'), { memoryBytes: 8 * 2 ** 20, callMs: 10_000 })).toThrow(/^score ran out of memory/);
+    expect(() => scoreOne(scoring('const xs = []; for (;;) xs.push(new Float64Array(1 << 18))'), { memoryBytes: 32 * 2 ** 20, callMs: 10_000 })).toThrow('score ran out of memory: stopped at the task\'s limit of 32 MB');
+  });
+
+  // many allocations, each far under the limit: QuickJS's own count misses them (8 bytes each in this build), so the
+  // cap is the engine's wasm memory; a task that catches the failure says how much it held
+  const held = (mode: 'worker' | 'in-thread') => {
+    let err: unknown;
+    try {
+      const { env } = loadUserTask(scoring('const xs = []; try { for (;;) xs.push(new Uint8Array(1 << 20)); } catch (e) { throw new Error(`held ${xs.length} MB`); }'), { memoryBytes: 32 * 2 ** 20, mode });
+      const [task] = env.sampleTasks('train', 1, 0, 0);
+      const s = env.start(task) as UserTaskState;
+      env.applyTurn(s, 0, [[2]]);
+      env.score(s);
+    } catch (e) { err = e; }
+    const m = /^score threw Error: held (\d+) MB/.exec((err as Error)?.message ?? '');
+    expect(m, String(err)).not.toBeNull();
+    return Number(m![1]);
+  };
+
+  it('kept allocations stop at the limit: the engine\'s whole memory (its own 5 MB or so included)', () => {
+    const mb = held('worker');
+    expect(mb).toBeLessThanOrEqual(32);
+    expect(mb).toBeGreaterThanOrEqual(20);
+  });
+
+  it('in-thread, the thread\'s tasks share one engine memory: kept allocations stop at its cap, not at 2 GB', () => {
+    const mb = held('in-thread');
+    expect(mb).toBeLessThanOrEqual(IN_THREAD_TASKS * MEMORY_BYTES / 2 ** 20);
+    expect(mb).toBeGreaterThanOrEqual(32);
   });
 
   it('an endless loop at the module\'s top level is stopped as the module', () => {

@@ -82,7 +82,8 @@ describe('TrainerApi over comlink on a worker thread', () => {
     expect(s.backend).toBe('cpu');
     // the port and the comlink reply are separate channels: wait for the port to catch up
     const progress = () => events.filter((e) => e.kind === 'status' && e.runId === s.runId && e.progress !== undefined);
-    await until(() => progress().some((e) => e.kind === 'status' && e.progress === 1), 'the last progress report');
+    const settled = () => events.filter((e) => e.kind === 'status' && e.runId === s.runId && !e.starting);
+    await until(() => progress().some((e) => e.kind === 'status' && e.progress === 1) && settled().some((e) => e.kind === 'status' && /^ready: /.test(e.message ?? '')), 'the last progress report and the ready status');
     expect(progress().length).toBeGreaterThan(1);
     expect(progress()[0]).toMatchObject({ status: 'idle', progress: 0 });
     expect(progress().at(-1)).toMatchObject({ status: 'idle', progress: 1 });
@@ -93,7 +94,7 @@ describe('TrainerApi over comlink on a worker thread', () => {
     expect(fetched).toEqual(['relay-warm', 'relay-warm-digits4', 'relay-warm-digits5'].map((f) => `Fetching the warm start (${f}.safetensors)…`));
     expect(stages.slice(stages.indexOf(fetched[0]), 3 + stages.indexOf(fetched[0]))).toEqual(fetched);
     expect(progress().every((e) => e.kind === 'status' && e.starting)).toBe(true);
-    expect(events.filter((e) => e.kind === 'status' && e.runId === s.runId && !e.starting).at(-1)).toMatchObject({ message: expect.stringMatching(/^ready: /) });
+    expect(settled().at(-1)).toMatchObject({ message: expect.stringMatching(/^ready: /) });
   });
 
   it('step(2) counts 2 steps and delivers metrics rows in METRIC_NAMES order, batched as Float64Arrays', async () => {

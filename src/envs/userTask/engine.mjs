@@ -6,9 +6,29 @@
 // a thrown value happens inside `within`, and a thrown value is described by the prelude's
 // captured functions (never dumped here: a dump runs the task's getters and toJSON).
 // Failures come back as data ({ cause, fn, item, name, message, stack }); failure.ts words them.
+import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core';
 
 /** What stopped a call: the engine's limits, or the task. */
 const FAILED = '\u0001';
+
+/** A task's memory limit (bytes): the engine's whole wasm memory, its own static data and stack (about 5 MB) included. */
+export const MEMORY_BYTES = 64 * 2 ** 20;
+/** The engine's wasm memory at its start (its static data, stack and first heap): no limit is below it. */
+export const ENGINE_START_BYTES = 16 * 2 ** 20;
+const PAGE = 65536;
+
+/**
+ * Loads QuickJS with its wasm memory capped at `limitBytes` (at least ENGINE_START_BYTES): an allocation past
+ * it fails inside the engine as out of memory, at once. QuickJS's own limit (setMemoryLimit) refuses one
+ * allocation larger than the limit but counts a kept one as 8 bytes (this build has no malloc_usable_size), so
+ * without this cap many allocations under the limit grew the engine to 2 GB before anything stopped them.
+ * @param {import('quickjs-emscripten-core').QuickJSSyncVariant} variant
+ * @param {number} limitBytes
+ */
+export function loadEngineWasm(variant, limitBytes) {
+  const maximum = Math.ceil(Math.max(ENGINE_START_BYTES, limitBytes) / PAGE);
+  return newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmMemory: new WebAssembly.Memory({ initial: ENGINE_START_BYTES / PAGE, maximum }) }));
+}
 
 export class TaskEngine {
   /**
@@ -157,7 +177,8 @@ export class TaskEngine {
     this.broken = true;
     try {
       const h = this.rt.computeMemoryUsage();
-      const sizeH = this.ctx.getProp(h, 'malloc_size');
+      // what the runtime's values hold (malloc_size counts a kept allocation as 8 bytes in this build)
+      const sizeH = this.ctx.getProp(h, 'memory_used_size');
       const size = this.ctx.getNumber(sizeH);
       sizeH.dispose(); h.dispose();
       return size > 0.8 * this.o.memoryBytes;

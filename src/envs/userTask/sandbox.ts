@@ -2,7 +2,7 @@
 // single-file sync variant: the wasm is inside the JS, so Node, a Vite-built Web Worker and the
 // page load it without fetching files). The task gets a fresh JS engine of its own: no fetch,
 // storage, DOM, process, require or import (each named one says so when touched), a memory limit
-// for the whole runtime, a stack limit, and a time limit per call enforced twice: by the engine's
+// (the cap on the engine's wasm memory), a stack limit, and a time limit per call enforced twice: by the engine's
 // interrupt handler, and by a watchdog outside the engine that ends the engine's thread when a
 // call overruns (workerHost.ts). docs/your-task.md argues the design.
 //
@@ -12,11 +12,12 @@
 //   'in-thread'  the engine on this thread, where no thread can be waited for synchronously (a
 //                browser page, a worker without SharedArrayBuffer): only the engine's own deadline
 //                holds, and a QuickJS built-in that loops in C (Array.prototype.join on
-//                { length: 2 ** 53 - 1 }) is not stopped.
+//                { length: 2 ** 53 - 1 }) is not stopped; the thread's tasks share one engine module, so
+//                one memory cap (IN_THREAD_TASKS default limits).
 import variant from '@jitl/quickjs-singlefile-mjs-release-sync';
-import { newQuickJSWASMModuleFromVariant, type QuickJSWASMModule } from 'quickjs-emscripten-core';
+import type { QuickJSWASMModule } from 'quickjs-emscripten-core';
 import { InputError } from '../../contract/errors';
-import { TaskEngine, type Failure } from './engine.mjs';
+import { loadEngineWasm, MEMORY_BYTES, TaskEngine, type Failure } from './engine.mjs';
 import { taskError, TaskError, type Where } from './failure';
 import { FAILED, PRELUDE } from './prelude';
 import { canWaitHere } from './syncChannel';
@@ -26,8 +27,9 @@ export { TaskError, type Where };
 
 /** A call's time limit (ms): a batch of scores or a sampler that takes longer is stopped. */
 export const CALL_MS = 2000;
-/** The runtime's memory limit (bytes): everything the task's code allocates, the engine's own included. */
-export const MEMORY_BYTES = 64 * 2 ** 20;
+export { MEMORY_BYTES };
+/** In-thread, the thread's tasks share one engine module, so one wasm memory: capped at this many tasks' limits. */
+export const IN_THREAD_TASKS = 4;
 /** QuickJS's stack (bytes): below what the host's stack holds of wasm frames, so deep recursion is QuickJS's clean error. */
 export const STACK_BYTES = 128 * 1024;
 /** The file name syntax errors and stacks show. */
@@ -41,7 +43,7 @@ const isNode = typeof process !== 'undefined' && !!process.versions?.node;
 /** Loads the sandbox's engine once per thread (and, in Node, the watchdog's thread spawner); every task after that starts in milliseconds. */
 export function prepareUserTasks(): Promise<void> {
   loading ??= Promise.all([
-    newQuickJSWASMModuleFromVariant(variant).then((m) => (wasm = m)),
+    loadEngineWasm(variant, IN_THREAD_TASKS * MEMORY_BYTES).then((m) => (wasm = m)),
     isNode && !sandboxSpawner() ? nodeSpawner().then(setSandboxSpawner) : null,
   ]);
   return loading.then(() => undefined);

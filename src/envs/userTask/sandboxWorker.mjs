@@ -11,13 +11,14 @@
 //   control[2] 1 once the engine's wasm is compiled (a call's deadline counts from then)
 // A reply's first character: 'T' a result's JSON follows, 'F' a failure's description (engine.d.mts).
 import variant from '@jitl/quickjs-singlefile-mjs-release-sync';
-import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core';
-import { TaskEngine } from './engine.mjs';
+import { loadEngineWasm, MEMORY_BYTES, TaskEngine } from './engine.mjs';
 
 const STATE = 0, LENGTH = 1, READY = 2;
 const REQUEST = 1, REPLY = 2;
 
-async function serve(init, compiled = newQuickJSWASMModuleFromVariant(variant)) {
+// the thread holds one task's engine: its wasm memory is the task's memory, capped at the task's limit
+async function serve(init, spare = null) {
+  const compiled = spare && init.memoryBytes === MEMORY_BYTES ? spare : loadEngineWasm(variant, init.memoryBytes);
   const control = new Int32Array(init.control);
   const data = init.data;
   const bytes = new Uint8Array(data); // tracks the buffer's length as it grows
@@ -65,7 +66,7 @@ if (typeof process !== 'undefined' && process.versions?.node) {
 } else {
   // everything asynchronous (the engine's module, its wasm) is done before this thread says it is up: a parent
   // that then waits for it synchronously (Atomics.wait) cannot turn its event loop for anything it would need
-  const compiled = newQuickJSWASMModuleFromVariant(variant);
+  const compiled = loadEngineWasm(variant, MEMORY_BYTES); // a spare's engine, for the default limit (the page's)
   self.onmessage = (e) => { self.onmessage = null; void serve(e.data, compiled); };
   void compiled.then(() => self.postMessage('up')); // webSpawner.ts: a spare ready to take a task
 }
