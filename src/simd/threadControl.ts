@@ -2,9 +2,9 @@
 // the program every worker runs on it (src/simd/threads.ts starts them and hands out the ops).
 
 /** The control block's Int32 slots. */
-export const GEN = 0, OP = 1, CHUNKS = 2, RANGES = 3, DONE = 4, FAILED = 5, BY_WORKERS = 6, READY = 7;
+export const GEN = 0, OP = 1, CHUNKS = 2, DONE = 3, FAILED = 4, BY_WORKERS = 5, READY = 6;
 /**
- * An op's n chunks are cut into one range per thread: range r is [floor(r n / P), floor((r + 1) n / P)) of P threads.
+ * An op's n chunks are cut into one range per thread: range r is [rangeStart(r), rangeStart(r + 1)) of P threads.
  * A thread claims the chunks of its own range first (slot s, range s; the caller is slot 0), front to back, then those
  * left in the others, in turn. Consecutive ops over the same rows so give each thread mostly the rows it wrote last,
  * still in its core's cache, while a thread that wakes late or runs slow still has its chunks taken by the others.
@@ -17,6 +17,8 @@ export const GEN = 0, OP = 1, CHUNKS = 2, RANGES = 3, DONE = 4, FAILED = 5, BY_W
 export const COUNT_BITS = 18, GEN_MASK = (1 << 14) - 1, COUNT_MASK = (1 << COUNT_BITS) - 1;
 export const ARGS_AT = 64; // byte offset of the Float64 arguments (pointers above 2^31 do not fit an Int32 slot)
 export const NARGS = 11;
+/** The first chunk of range r, of n chunks over P threads (the workers' program embeds this function's source). */
+export const rangeStart = (r: number, n: number, P: number): number => Math.floor((r * n) / P);
 const RANGES_AT = 192; // byte offset of the range counters, after the arguments
 /** The Int32 slot of range r's counter. */
 export const rangeSlot = (r: number): number => RANGES_AT / 4 + 16 * r;
@@ -27,7 +29,8 @@ export const controlBytes = (P: number): number => RANGES_AT + 64 * P;
 // Web Worker; only how the start data arrives differs (workerData in Node, the first message in a page, where the
 // worker runs from a Blob URL). A kernel that throws marks FAILED and its chunk still counts as done.
 const SERVE = `
-function serve({ module, memory, control, slot, spin }) {
+const rangeStart = ${rangeStart};
+function serve({ module, memory, control, slot, spin, threads }) {
   const ctl = new Int32Array(control), arg = new Float64Array(control, ${ARGS_AT}, ${NARGS});
   let k = null, gen = 0;
   try {
@@ -44,10 +47,10 @@ function serve({ module, memory, control, slot, spin }) {
     gen = Atomics.load(ctl, ${GEN});
     const op = Atomics.load(ctl, ${OP});
     if (op === 0) break;
-    const tag = (gen & ${GEN_MASK}) << ${COUNT_BITS}, n = Atomics.load(ctl, ${CHUNKS}), threads = Atomics.load(ctl, ${RANGES});
+    const tag = (gen & ${GEN_MASK}) << ${COUNT_BITS}, n = Atomics.load(ctl, ${CHUNKS});
     const a = [arg[0], arg[1], arg[2], arg[3], arg[4], arg[5], arg[6], arg[7], arg[8], arg[9], arg[10]];
     for (let i = 0; i < threads; i++) {
-      const r = (slot + i) % threads, at = ${rangeSlot(0)} + 16 * r, end = Math.floor(((r + 1) * n) / threads);
+      const r = (slot + i) % threads, at = ${rangeSlot(0)} + 16 * r, end = rangeStart(r + 1, n, threads);
       for (;;) {
         const v = Atomics.load(ctl, at);
         if ((v & ~${COUNT_MASK}) !== tag || (v & ${COUNT_MASK}) === 0) break; // a later op's, or none left

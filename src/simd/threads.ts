@@ -9,7 +9,7 @@
 // or, in a page, Web Workers from a Blob URL (shared memory needs a cross-origin isolated page:
 // docs/cpu-engine.md, "Threads in the page").
 import type { KernelVariant } from './kernels';
-import { ARGS_AT, BY_WORKERS, CHUNKS, controlBytes, COUNT_BITS, COUNT_MASK, DONE, FAILED, GEN, GEN_MASK, NARGS, NODE_WORKER_SOURCE, OP, RANGES, rangeSlot, READY, WEB_WORKER_SOURCE } from './threadControl';
+import { ARGS_AT, BY_WORKERS, CHUNKS, controlBytes, COUNT_BITS, COUNT_MASK, DONE, FAILED, GEN, GEN_MASK, NARGS, NODE_WORKER_SOURCE, OP, rangeSlot, rangeStart, READY, WEB_WORKER_SOURCE } from './threadControl';
 import { KERNELS_THREADS_WASM_BASE64 } from './kernelsThreads.wasm';
 import { KERNELS_THREADS_FMA_WASM_BASE64 } from './kernelsThreadsFma.wasm';
 
@@ -87,7 +87,7 @@ export function checkThreads(n: unknown, option = 'threads'): number {
 type PoolWorker = { terminate(): unknown };
 type NodeWorker = PoolWorker & { unref(): void };
 type NodeWorkerCtor = new (src: string, opts: { eval: true; workerData: unknown; execArgv: string[] }) => NodeWorker;
-interface StartData { module: WebAssembly.Module; memory: WebAssembly.Memory; control: SharedArrayBuffer; spin: number }
+interface StartData { module: WebAssembly.Module; memory: WebAssembly.Memory; control: SharedArrayBuffer; spin: number; threads: number }
 /** What a worker is sent: the start data and its slot (1, 2, ...; the calling thread is 0), which picks its scratch. */
 type WorkerData = StartData & { slot: number };
 
@@ -220,7 +220,7 @@ export class ThreadPool {
     this.chunk = k.CHUNK.value as number;
     this.geluChunk = k.GELU_CHUNK.value as number;
     this.adamwChunk = k.ADAMW_CHUNK.value as number;
-    this.startData = { module, memory, control, spin };
+    this.startData = { module, memory, control, spin, threads };
   }
 
   /** The calling thread's instance of the threaded build (the backend's kernels). */
@@ -342,15 +342,14 @@ export class ThreadPool {
     Atomics.store(ctl, DONE, 0);
     // the previous op's chunks are all done (the wait below), so no thread holds one; this op's become claimable
     const gen = (Atomics.load(ctl, GEN) + 1) | 0, tag = (gen & GEN_MASK) << COUNT_BITS, P = this.threads;
-    Atomics.store(ctl, RANGES, P);
-    for (let r = 0; r < P; r++) Atomics.store(ctl, rangeSlot(r), tag | (Math.floor(((r + 1) * n) / P) - Math.floor((r * n) / P)));
+    for (let r = 0; r < P; r++) Atomics.store(ctl, rangeSlot(r), tag | (rangeStart(r + 1, n, P) - rangeStart(r, n, P)));
     Atomics.store(ctl, GEN, gen);
     Atomics.notify(ctl, GEN);
     let thrown: unknown = null; // a chunk of the calling thread that throws: rethrown once no chunk runs
     if (!this.callerIdle) {
       // its own range (0) first, then what the workers left of theirs (threadControl.ts)
       for (let r = 0; r < P; r++) {
-        const at = rangeSlot(r), end = Math.floor(((r + 1) * n) / P);
+        const at = rangeSlot(r), end = rangeStart(r + 1, n, P);
         for (let v = Atomics.load(ctl, at); (v & ~COUNT_MASK) === tag && (v & COUNT_MASK) > 0; v = Atomics.load(ctl, at)) {
           if (Atomics.compareExchange(ctl, at, v, v - 1) !== v) continue;
           try { this.k.threadChunk(op, end - (v & COUNT_MASK), p0, p1, p2, p3, p4, p5, a, b, d, e, p6); } catch (err) { thrown ??= err; }

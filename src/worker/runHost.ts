@@ -43,9 +43,7 @@ export type WarmStart = WarmStarts;
 
 export abstract class RunHost {
   protected backend: Promise<Backend> | null = null;
-  protected backendName: 'cpu' | 'webgpu' | null = null;
-  protected cpuEngine: 'wasm' | 'reference' | null = null;
-  /** The backend once started (any engine; null: none, or still starting): the state reports its CPU threads, if any. */
+  /** The backend once started (any engine; null: none, or still starting): the state names it from this. */
   protected startedBackend: Backend | null = null;
   /** Training workers running at once on the page (useBackend's lanes): the next CPU engine's share of the cores. */
   protected lanes = 1;
@@ -185,8 +183,7 @@ export abstract class RunHost {
     if (!this.backend) {
       const made = this.makeBackend(this.prefer, this.lanes);
       this.backend = made;
-      // the page names both CPU engines (reference and wasm) 'cpu', and says which in cpuEngine
-      made.then((b) => { this.backendName = b.name === 'wasm' ? 'cpu' : b.name; this.cpuEngine = cpuEngineOf(b); this.startedBackend = b; }, () => { this.backend = null; });
+      made.then((b) => { this.startedBackend = b; }, () => { this.backend = null; });
     }
     return this.backend;
   }
@@ -300,13 +297,19 @@ export abstract class RunHost {
     return warm;
   }
 
+  /** The started backend as the state names it: the page calls both CPU engines (reference and wasm) 'cpu', and says which in cpuEngine. */
+  private engineNames(): Pick<TrainerState, 'backend' | 'cpuEngine' | 'cpuThreads'> {
+    const b = this.startedBackend;
+    if (!b) return { backend: null, cpuEngine: null, cpuThreads: null };
+    return { backend: b.name === 'wasm' ? 'cpu' : b.name, cpuEngine: cpuEngineOf(b), cpuThreads: cpuThreadsOf(b) };
+  }
+
   /** Member k's state (a lone run's: k = 0). */
   protected snapshot(k = 0): TrainerState {
     const t = this.trainer, m = t?.members[k], pending = this.pending[k] ?? {};
     return {
       runId: this.runIds[k] ?? null, preset: this.preset?.name ?? null, config: t ? this.effectiveConfig(t, k) : null, pending: { ...pending },
-      status: this.status, message: this.message, backend: this.backendName, cpuEngine: this.cpuEngine,
-      cpuThreads: this.startedBackend ? cpuThreadsOf(this.startedBackend) : null, backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
+      status: this.status, message: this.message, ...this.engineNames(), backendNote: this.backendNote(), warmStart: this.warms[k]?.source ?? null,
       stepCount: t?.stepCount ?? 0, lambdaTok: pending.lambdaTok ?? m?.lambdaTok ?? 0,
       evals: m ? m.evals.map((e) => ({ ...e })) : [], bestEval: m?.bestEval ? { ...m.bestEval } : null,
       flags: m ? m.flags.map((f) => ({ ...f })) : [], skippedUpdates: m?.skippedUpdates ?? 0,

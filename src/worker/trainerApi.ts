@@ -26,7 +26,6 @@ import type { GpuProbe } from '../gpu/probe';
 import type { Backend } from '../backend';
 import type { Environment } from '../envs/types';
 import { pickFaster, timeWarmStep, type EngineChoice, type EngineTiming } from '../rl/engineTiming';
-import { cpuEngineOf } from './cpuEngine';
 import { stepAnatomy } from './anatomy';
 import type { BackendPreference, InitOptions, ResumeEntry, ResumeExport, ResumeState, StepAnatomy, TrainerState, TrainerWorkerApi, Transcripts } from './protocol';
 import { captureResumePoint } from './recovery';
@@ -263,8 +262,6 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
       this.trainer = null;
       if (this.backend) (await this.backend.catch(() => null))?.destroy();
       this.backend = null;
-      this.backendName = null;
-      this.cpuEngine = null;
       this.startedBackend = null;
       this.warmCache.clear();
       this.setStatus('idle', `the next run trains on ${prefer === 'cpu' ? 'the CPU engine' : 'WebGPU when there is an adapter'}; init() a preset`);
@@ -295,8 +292,6 @@ export class TrainerApi extends RunHost implements TrainerWorkerApi {
         gpu.destroy();
         this.prefer = 'cpu';
         this.backend = Promise.resolve(cpu);
-        this.backendName = 'cpu';
-        this.cpuEngine = cpuEngineOf(cpu);
         this.startedBackend = cpu;
         this.warmCache.clear();
       }

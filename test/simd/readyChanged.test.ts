@@ -2,6 +2,7 @@
 // whose promise never settles (its timeout not firing) must not hold the start, or the page would wait on it
 // forever instead of falling back to one thread after START_MS. Timed against generous bounds only.
 import { describe, expect, it } from 'vitest';
+import { READY } from '../../src/simd/threadControl';
 import { readyChanged } from '../../src/simd/threads';
 
 const ctl = () => new Int32Array(new SharedArrayBuffer(64));
@@ -25,7 +26,7 @@ describe('readyChanged: the pool start\'s wait for its workers', () => {
   });
   it('the engine\'s own waitAsync: READY already past r returns at once; unchanged, after about ms', async () => {
     const c = ctl();
-    c[7] = 1; // READY holds 1, the wait is for a change from 0
+    c[READY] = 1; // READY holds 1, the wait is for a change from 0
     const t0 = Date.now();
     await readyChanged(c, 0, 5_000);
     expect(Date.now() - t0).toBeLessThan(2_000);
