@@ -7,7 +7,7 @@ export { geluForward, geluBackward } from './gelu';
 export { attentionForward, attentionBackward, attentionDecode } from './attention';
 export { layernormForward, layernormBackward } from './layernorm';
 export { logprobForward, logprobBackward, crossEntropyForward, crossEntropyBackward } from './logsoftmax';
-export { adamw, residualForward, sumSquares, copyRows } from './optim';
+export { adamw, residualForward, sumSquares, copyRows, zeroFloats } from './optim';
 export { embeddingForward, embeddingBackward, embeddingLast } from './embedding';
 export { peakMaddChains, peakFmaChains, PEAK_FLOP_PER_ITER } from './peak';
 

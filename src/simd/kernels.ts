@@ -31,6 +31,7 @@ export interface Kernels {
   residualForward(out: number, a: number, b: number, n: number): void;
   sumSquares(x: number, n: number): number;
   copyRows(dst: number, src: number, rows: number, width: number, dstStride: number, srcStride: number, repeat: number): void;
+  zeroFloats(p: number, n: number): void;
   embeddingForward(out: number, tokens: number, wte: number, wpe: number, N: number, T: number, C: number): void;
   embeddingBackward(dwte: number, dwpe: number, dout: number, tokens: number, N: number, T: number, C: number): void;
   embeddingLast(out: number, tokens: number, pos: number, wte: number, wpe: number, B: number, T: number, C: number): void;

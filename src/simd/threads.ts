@@ -294,12 +294,22 @@ export class ThreadPool {
   }
 
   /**
+   * Whether layernormBackward over R rows of C splits. The split makes two passes over x and dout where the one-pass
+   * kernel makes one (dinp by rows, then dw and db by features, the norm computed in each), about twice its work W:
+   * it saves W - 2W / P on P threads, which must outweigh a hand-off (minWork). So never on 2 threads, where it ran
+   * 1.0x to 0.88x as fast as the one-pass kernel (scripts/sharedMemoryAB.ts).
+   */
+  splitsLayernormBackward(R: number, C: number): boolean {
+    return R > this.chunk && R * C * LAYERNORM_WORK * (1 - 2 / this.threads) >= this.minWork;
+  }
+
+  /**
    * layernormBackward over the R listed rows (`block`: 3 u32, the mean, rstd and rows pointers), split by rows of
    * dinp then 16 features each of dw and db (disjoint outputs: one hand-out), if it is worth it. N >= 0: dinp [N, C]
    * is overwritten (its unlisted rows zeroed by the chunks).
    */
   layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, block: number, R: number, C: number, N: number): boolean {
-    if (R <= this.chunk || R * C * LAYERNORM_WORK < this.minWork) return false;
+    if (!this.splitsLayernormBackward(R, C)) return false;
     this.run(OP_LAYERNORM_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(C / 16), dinp, dw, db, dout, inp, w, R, C, 0, N, block);
     return true;
   }

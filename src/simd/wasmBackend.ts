@@ -80,7 +80,7 @@ export class WasmBackend extends WasmMemory implements Backend {
       const gk = g + r0 * OC * 4, xk = x + r0 * IC * 4, dik = di + r0 * IC * 4;
       const R = this.nonzeroRows(rowsAt, gk, rows, OC);
       if (R === 0) {
-        if (dinpOverwrite) this.own(dinp).data.fill(0, r0 * IC, (r0 + rows) * IC);
+        if (dinpOverwrite) this.k.zeroFloats(dik, rows * IC);
         continue;
       }
       const over = dinpOverwrite ? rows : -1; // the rows dinp's kernels overwrite, or -1: accumulate
@@ -128,13 +128,13 @@ export class WasmBackend extends WasmMemory implements Backend {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
       if (rows === 0) continue;
       const at = r0 * C * 4, off = k * ws * 4;
-      if (this.pool) {
+      if (this.pool?.splitsLayernormBackward(rows, C)) {
         // the rows with a nonzero gradient, then dinp by rows and dw, db by features over the threads (the same sums)
         const R = this.nonzeroRows(sc, g + at, rows, C);
         new Uint32Array(this.memory.buffer, block, 3).set([mp + r0 * 4, rp + r0 * 4, sc]);
         if (R > 0 && this.pool.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, block, R, C, dinpOverwrite ? rows : -1)) continue;
       }
-      if (dinpOverwrite) this.own(dinp).data.fill(0, r0 * C, (r0 + rows) * C); // zero, then accumulate (the reference's composition)
+      if (dinpOverwrite) this.k.zeroFloats(di + at, rows * C); // zero, then accumulate (the reference's composition)
       this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, sc, rows, C);
     }
   }

@@ -113,3 +113,44 @@ describe('row-wise ops on threads equal one thread bit for bit (1, 2, 3 threads)
     });
   }
 });
+
+describe('on the threads\' shared memory', () => {
+  it('zero and copy (in the kernels, not the host\'s fill and set): zeros and the source\'s bits, a view\'s range only', async () => {
+    for (const b of [one, ...pools]) {
+      const src = randn(300, 1), t = b.alloc(300), dst = b.alloc(320), ints = b.alloc(40, 'i32'), intsTo = b.alloc(40, 'i32');
+      b.write(t, src);
+      b.zero(b.view(t, 64, 100)); // elements [64, 164)
+      const got = (await b.read(t)) as Float32Array;
+      expect(Array.from(got.subarray(64, 164))).toEqual(new Array(100).fill(0));
+      expectBits('outside the view', Float32Array.of(...got.subarray(0, 64), ...got.subarray(164)), Float32Array.of(...src.subarray(0, 64), ...src.subarray(164)));
+      b.write(t, src);
+      b.write(dst, new Float32Array(320).fill(7));
+      b.copy(dst, t);
+      const out = (await b.read(dst)) as Float32Array;
+      expectBits('copied', out.slice(0, 300), src);
+      expect(Array.from(out.subarray(300))).toEqual(new Array(20).fill(7)); // past the source: untouched
+      b.write(ints, Int32Array.from({ length: 40 }, (_, i) => i * 1_000_003 - 7));
+      b.copy(intsTo, ints);
+      expect(Array.from(await b.read(intsTo))).toEqual(Array.from({ length: 40 }, (_, i) => i * 1_000_003 - 7));
+      expect(() => b.copy(t, dst)).toThrow('wasm backend: copy of 320 elements into a tensor of 300');
+      for (const x of [t, dst, ints, intsTo]) b.free(x);
+    }
+  });
+
+  it('the layer norm backward stays on the calling thread on 2 threads (its split makes two passes: no gain there), and splits on 4', async () => {
+    const [N, C] = [2944, 64];
+    const inputs = { dinp: randn(N * C, 1), dw: randn(C, 2), db: randn(C, 3), dout: randn(N * C, 4), x: randn(N * C, 5), w: randn(C, 6),
+      mean: randn(N, 7), rstd: randn(N, 8).map((v) => 1 + Math.abs(v)) };
+    const op = (b: Backend, t: Record<string, Tensor>) => b.layernormBackward(t.dinp, t.dw, t.db, t.dout, t.x, t.w, t.mean, t.rstd, N, C, undefined, true);
+    const want = await run(one, inputs, op, ['dinp', 'dw', 'db']);
+    for (const [threads, splits] of [[2, false], [4, true]] as const) {
+      const b = await WasmBackend.start({ threads, threadCallerIdle: true }); // the default threadMinWork
+      try {
+        const before = b.workerChunks;
+        const got = await run(b, inputs, op, ['dinp', 'dw', 'db']);
+        expect(b.workerChunks > before, `split on ${threads} threads`).toBe(splits);
+        for (const k of ['dinp', 'dw', 'db']) expectBits(`${k} on ${threads} threads`, got[k], want[k]);
+      } finally { await b.destroyAndWait(); }
+    }
+  });
+});
