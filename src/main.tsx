@@ -1,5 +1,6 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
+import { probeWebGpu } from './gpu/probe';
 import { createAppStore } from './store/appStore';
 import { MetricsHub } from './store/metricsHub';
 import { localPrefs } from './store/pagePrefs';
@@ -12,9 +13,14 @@ import { StoreProvider } from './ui/storeContext';
 import { registerServiceWorker } from './ui/serviceWorker';
 import './ui/styles.css';
 
+// asked first, on this thread: the answer picks the engine, so it holds Start. The trainer worker could ask only once
+// loaded, and there its answer waited behind the page's first paint in the GPU process (1.3 s on SwiftShader here,
+// against 50 ms from here)
+const gpuProbe = probeWebGpu(navigator.gpu);
 const storage = await openRunStorage();
 const store = createAppStore({
   client: connectTrainer(),
+  probeGpu: () => gpuProbe,
   tasks: connectTaskWorker(), // Check and a task's preset: in a worker of its own, never on this thread
   storage,
   hub: new MetricsHub(),

@@ -43,7 +43,7 @@ export class StoreContext {
   private readonly ckptState = new Map<string, { at: number; stale: boolean }>();
 
   constructor(deps: AppDeps, readonly set: StoreApi<AppState>['setState'], readonly get: () => AppState) {
-    this.deps = { now: () => Date.now(), persistIntervalMs: 1000, publishDelayMs: 0, checkpointIntervalMs: 0, resumeIntervalMs: 0, prefs: new MemoryPrefs(), ...deps };
+    this.deps = { now: () => Date.now(), persistIntervalMs: 1000, publishDelayMs: 0, checkpointIntervalMs: 0, resumeIntervalMs: 0, prefs: new MemoryPrefs(), probeGpu: () => deps.client.api.probe(), ...deps };
     this.recorder = new Recorder(deps.storage, this.deps.persistIntervalMs, (e) => set({ error: `saving the run failed: ${errorText(e)}` }));
   }
 

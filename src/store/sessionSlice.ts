@@ -219,7 +219,7 @@ export function sessionActions(ctx: StoreContext): Omit<SessionSlice, keyof Sess
       ctx.syncUrl();
       deps.client.onTelemetry(onEvent);
       let probe;
-      try { probe = await api().probe(); } catch (e) { probe = { ok: false as const, reason: errorText(e) }; }
+      try { probe = await deps.probeGpu(); } catch (e) { probe = { ok: false as const, reason: errorText(e) }; }
       set({ gpu: probe.ok ? { state: 'ok', adapter: probe.adapter, ...(probe.fallback ? { fallback: true } : {}) } : { state: 'none', reason: probe.reason } });
       // the person's choice, else WebGPU only on a hardware adapter: a software one (SwiftShader, llvmpipe, WARP) is slower
       // than the CPU engine and would hold Start while its pipelines build, and no WebGPU leaves the CPU engine anyway

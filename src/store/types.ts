@@ -1,6 +1,7 @@
 // The app store's shape: three slices (setup, session, runs) in one zustand
 // store, and what the store needs from outside (the worker, storage, the URL).
 import type { TaskService } from '../envs/userTask/taskService';
+import type { GpuProbe } from '../gpu/probe';
 import type { RunConfig } from '../config';
 import type { Flag } from '../rl/runRecord';
 import type { ExportTarget } from '../export/recipe';
@@ -59,6 +60,11 @@ export interface AppDeps {
   population?: Partial<PopulationLimits>;
   /** Where a task's code is checked and its preset made (the page: a worker of its own, src/store/taskWorker.ts); absent: this thread (Node tests). */
   tasks?: TaskService;
+  /**
+   * Which WebGPU adapter the page has, asked on the page's thread as it loads (main.tsx) so the answer does not wait for
+   * the trainer worker; absent: the trainer worker is asked (Node tests).
+   */
+  probeGpu?: () => Promise<GpuProbe>;
 }
 
 export interface ConfirmRequest {

@@ -57,12 +57,20 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ title, unit, line
   const drawn = useRef<ReactElement | null>(null);
   const inView = useInView(box);
   if (!inView && drawn.current) return drawn.current; // off screen: the last drawing stands (the same element: React skips it)
-  const right = lines.some((l) => l.axis === 'right') || hrefs.some((h) => h.axis === 'right');
   const empty = lines.every((l) => l.data.length === 0);
   const legend = seriesLegend(lines);
+  const caption = empty ? <p className="muted">No data yet.</p> : undefined;
+  if (!inView) { // never on screen yet: its frame and an empty plot of the same height (17 charts drawn at load held Start up to a second)
+    return (
+      <div ref={box} className="series-box">
+        <ChartFrame title={title} className="series" legend={legend} caption={caption}><div className="series-undrawn" style={{ height: 150 }} /></ChartFrame>
+      </div>
+    );
+  }
+  const right = lines.some((l) => l.axis === 'right') || hrefs.some((h) => h.axis === 'right');
   drawn.current = (
     <div ref={box} className="series-box">
-    <ChartFrame title={title} className="series" legend={legend} caption={empty ? <p className="muted">No data yet.</p> : undefined}>
+    <ChartFrame title={title} className="series" legend={legend} caption={caption}>
       <ResponsiveContainer width="100%" height={150}>
         <LineChart margin={{ top: 6, right: right ? 4 : 12, bottom: 12, left: 4 }}>
           <CartesianGrid strokeDasharray="3 3" />

@@ -47,3 +47,22 @@ describe('the engine by measurement on the page', () => {
     expect(soft.store.getState().backendChoice).toBe('cpu');
   });
 });
+
+describe('the adapter asked on the page\'s thread', () => {
+  it('boot takes the page\'s own probe (main.tsx) and does not wait for the worker\'s: a software adapter there is the CPU engine', async () => {
+    const fake = new FakeTrainer();
+    fake.gpu = { ok: true, adapter: 'nvidia (hardware)' }; // what the worker would say: not asked
+    const asked: string[] = [];
+    const store = createAppStore({
+      client: fakeClient(fake), storage: new MemoryRunStorage(), hub: new MetricsHub(), replaceUrl: () => {}, download: () => {}, kv: memoryKv(), prefs: new MemoryPrefs(PREFS),
+      probeGpu: async () => { asked.push('page'); return { ok: true, adapter: 'google swiftshader' }; },
+    });
+    stores.push(store);
+    await store.getState().boot('?v=1&preset=relay-silence');
+    expect(asked).toEqual(['page']);
+    expect(fake.callsOf('probe')).toEqual([]);
+    expect(store.getState().gpu).toEqual({ state: 'ok', adapter: 'google swiftshader' });
+    expect(store.getState().backendChoice).toBe('cpu');
+    expect(fake.callsOf('chooseEngine')).toEqual([]);
+  });
+});

@@ -112,7 +112,7 @@ export class FakeTrainer implements TrainerWorkerApi {
   async loadCheckpoint(bytes: Uint8Array) { this.log('loadCheckpoint', bytes.length); return this.init('relay-silence'); }
   async telemetryPort() { /* the fake delivers through emit() */ }
   async lastTranscripts() { this.log('lastTranscripts'); return { train: null, eval: null }; }
-  async probe() { return this.gpu; }
+  async probe() { this.log('probe'); return this.gpu; }
   /** lanes is logged only when given (a population's lane workers are told how many train at once). */
   /** What chooseEngine answers (null: nothing to choose, as without WebGPU). */
   engineChoice: EngineChoice | null = null;
