@@ -304,12 +304,16 @@ export class ThreadPool {
   }
 
   /**
-   * layernormBackward over the R listed rows (`block`: 3 u32, the mean, rstd and rows pointers), split by rows of
-   * dinp then 16 features each of dw and db (disjoint outputs: one hand-out), if it is worth it. N >= 0: dinp [N, C]
-   * is overwritten (its unlisted rows zeroed by the chunks).
+   * layernormBackward over the rows with a nonzero gradient, split by rows of dinp then 16 features each of dw and db
+   * (disjoint outputs: one hand-out), if it is worth it. `listRows` lists them (writing `block`: 3 u32, the mean, rstd
+   * and rows pointers) and returns how many, R; it is called only when all `rows` would split, and the op splits only
+   * if R rows do. N >= 0: dinp [N, C] is overwritten (its unlisted rows zeroed by the chunks).
    */
-  layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, block: number, R: number, C: number, N: number): boolean {
-    if (!this.splitsLayernormBackward(R, C)) return false;
+  layernormBackward(dinp: number, dw: number, db: number, dout: number, inp: number, w: number, block: number, rows: number, C: number, N: number,
+    listRows: () => number): boolean {
+    if (!this.splitsLayernormBackward(rows, C)) return false; // not even every row would: no scan
+    const R = listRows();
+    if (R === 0 || !this.splitsLayernormBackward(R, C)) return false;
     this.run(OP_LAYERNORM_BACKWARD, Math.ceil(R / this.chunk) + Math.ceil(C / 16), dinp, dw, db, dout, inp, w, R, C, 0, N, block);
     return true;
   }

@@ -128,12 +128,13 @@ export class WasmBackend extends WasmMemory implements Backend {
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : N;
       if (rows === 0) continue;
       const at = r0 * C * 4, off = k * ws * 4;
-      if (this.pool?.splitsLayernormBackward(rows, C)) {
-        // the rows with a nonzero gradient, then dinp by rows and dw, db by features over the threads (the same sums)
+      // on threads: the rows with a nonzero gradient listed, then dinp by rows and dw, db by features (the same sums)
+      const listRows = () => {
         const R = this.nonzeroRows(sc, g + at, rows, C);
         new Uint32Array(this.memory.buffer, block, 3).set([mp + r0 * 4, rp + r0 * 4, sc]);
-        if (R > 0 && this.pool.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, block, R, C, dinpOverwrite ? rows : -1)) continue;
-      }
+        return R;
+      };
+      if (this.pool?.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, block, rows, C, dinpOverwrite ? rows : -1, listRows)) continue;
       if (dinpOverwrite) this.k.zeroFloats(di + at, rows * C); // zero, then accumulate (the reference's composition)
       this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, sc, rows, C);
     }

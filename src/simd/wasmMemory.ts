@@ -90,11 +90,10 @@ export class WasmMemory {
     return this.own(t).data.slice(offset, offset + size);
   }
   // in the kernels: the host's fill and set run 10x and 2x slower on the threads' shared memory (optim.ts zeroFloats)
-  zero(t: Tensor): void { const w = this.own(t); this.k.zeroFloats(w.livePtr, w.size); }
+  zero(t: Tensor): void { this.k.zeroFloats(this.ptr(t, 0, 'tensor', null), t.size); }
   copy(dst: Tensor, src: Tensor): void {
-    const d = this.own(dst), s = this.own(src);
-    if (s.size > d.size) throw new Error(`wasm backend: copy of ${s.size} elements into a tensor of ${d.size}`);
-    this.k.copyRows(d.livePtr, s.livePtr, 1, s.size, s.size, s.size, 1);
+    if (src.size > dst.size) throw new Error(`wasm backend: copy of ${src.size} elements into a tensor of ${dst.size}`);
+    this.k.copyRows(this.ptr(dst, src.size, 'dst', null), this.ptr(src, 0, 'src', null), 1, src.size, src.size, src.size, 1);
   }
   free(t: Tensor): void {
     const w = this.own(t);
@@ -117,21 +116,23 @@ export class WasmMemory {
   }
   /** Float view, with a size check: wasm kernels would otherwise read or write past a tensor into its neighbours. */
   protected f(t: Tensor, need = 0, what = 'tensor'): Float32Array {
-    const w = this.own(t);
-    if (w.dtype !== 'f32') throw new Error('wasm backend: expected a float tensor');
-    if (w.size < need) throw new Error(`wasm backend: ${what} holds ${w.size} elements, the op needs ${need}`);
-    return w.data as Float32Array;
+    this.ptr(t, need, what);
+    return (t as WasmTensor).data as Float32Array;
   }
   protected i32(t: Tensor): Int32Array {
-    const w = this.own(t);
-    if (w.dtype !== 'i32') throw new Error('wasm backend: expected an i32 tensor');
-    return w.data as Int32Array;
+    this.ptr(t, 0, 'tensor', 'i32');
+    return (t as WasmTensor).data as Int32Array;
   }
-  /** Byte address of a float tensor of at least `need` elements (0 for null: the kernels' "absent"). */
-  protected ptr(t: Tensor | null, need: number, what: string): number {
+  /**
+   * Byte address of a live tensor of at least `need` elements, a float one unless `dtype` says otherwise (null: any)
+   * (0 for null: the kernels' "absent"). A freed tensor, or a view of one, is refused (livePtr).
+   */
+  protected ptr(t: Tensor | null, need: number, what: string, dtype: DType | null = 'f32'): number {
     if (t === null) return 0;
-    this.f(t, need, what);
-    return (t as WasmTensor).ptr;
+    const w = this.own(t);
+    if (dtype !== null && w.dtype !== dtype) throw new Error(`wasm backend: expected ${dtype === 'f32' ? 'a float' : 'an i32'} tensor`);
+    if (w.size < need) throw new Error(`wasm backend: ${what} holds ${w.size} elements, the op needs ${need}`);
+    return w.livePtr;
   }
   /** The scratch block, at least n 4-byte elements; taken before any view of an op (growth detaches views). */
   protected scratch(n: number): number {

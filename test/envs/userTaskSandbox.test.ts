@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { InputError } from '../../src/contract/errors';
 import { checkUserTask, loadUserTask, MEMORY_BYTES, prepareUserTasks, TaskError, type UserTaskState } from '../../src/envs/userTask';
-import { IN_THREAD_TASKS } from '../../src/envs/userTask/sandbox';
+import { IN_THREAD_TASKS, type SandboxLimits } from '../../src/envs/userTask/sandbox';
 
 beforeAll(() => prepareUserTasks(), 30_000);
 
@@ -18,7 +18,7 @@ export default {
 };`;
 
 /** Plays one episode of `code` and scores it (what a rollout does). */
-function scoreOne(code: string, limits?: { callMs?: number; memoryBytes?: number }) {
+function scoreOne(code: string, limits?: SandboxLimits) {
   const { env } = loadUserTask(code, limits);
   const [task] = env.sampleTasks('train', 1, 0, 0);
   const s = env.start(task) as UserTaskState;
@@ -94,13 +94,7 @@ describe('limits', () => {
   // cap is the engine's wasm memory; a task that catches the failure says how much it held
   const held = (mode: 'worker' | 'in-thread') => {
     let err: unknown;
-    try {
-      const { env } = loadUserTask(scoring('const xs = []; try { for (;;) xs.push(new Uint8Array(1 << 20)); } catch (e) { throw new Error(`held ${xs.length} MB`); }'), { memoryBytes: 32 * 2 ** 20, mode });
-      const [task] = env.sampleTasks('train', 1, 0, 0);
-      const s = env.start(task) as UserTaskState;
-      env.applyTurn(s, 0, [[2]]);
-      env.score(s);
-    } catch (e) { err = e; }
+    try { scoreOne(scoring('const xs = []; try { for (;;) xs.push(new Uint8Array(1 << 20)); } catch (e) { throw new Error(`held ${xs.length} MB`); }'), { memoryBytes: 32 * 2 ** 20, mode }); } catch (e) { err = e; }
     const m = /^score threw Error: held (\d+) MB/.exec((err as Error)?.message ?? '');
     expect(m, String(err)).not.toBeNull();
     return Number(m![1]);
