@@ -44,4 +44,22 @@ describe.runIf(haveChromium)('the first load', () => {
     expect(errors).toEqual([]);
     await close();
   }, 300_000);
+
+  it('the task editor loads when opened; a chunk that does not load is said in its place, and the page goes on', async () => {
+    const { page, close } = await served.open('?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8');
+    await page.route(/TaskEditorPanel-[^/]+\.js$/, (r) => r.abort());
+    await page.getByLabel('Environment').selectOption('custom');
+    const failed = page.getByTestId('task-editor-failed');
+    await expect.poll(() => failed.count(), { timeout: 30_000 }).toBe(1);
+    expect(await failed.textContent()).toMatch(/^Your taskThe task editor could not be loaded \(.+\)\. Reload the page to try again/);
+    expect(await page.getByTestId('task-editor').count()).toBe(0);
+    expect(await page.locator('#start-button').count()).toBe(1); // the rest of the page still there
+    await close();
+    const again = await served.open('?preset=relay-silence&groupSize=4&promptsPerStep=2&minibatches=2&evalEpisodes=8');
+    await again.page.getByLabel('Environment').selectOption('custom');
+    await expect.poll(() => again.page.getByTestId('task-editor').count(), { timeout: 30_000 }).toBe(1);
+    expect(await again.page.locator('.cm-editor').count()).toBe(1);
+    expect(again.errors).toEqual([]);
+    await again.close();
+  }, 300_000);
 });

@@ -1,5 +1,5 @@
 // Your own task on the page, round two, in a real Chromium without a GPU (the CPU engine): Check of a task
-// whose score never returns runs in the task's own worker (the answer within 3 s, the page's main thread
+// whose score never returns runs in the task's own worker (the answer within 4 s: the 2 s call limit, then the rest of the Check; the page's main thread
 // never blocked over 200 ms, the editor wide at 1280x800); a task that loops mid-run stops it with a
 // banner naming the function, Continue refused; Copy link round-trips (the link asks, then uses the same
 // code, the address keeping the task while it asks); the first example has a message to pay for (its
@@ -49,7 +49,7 @@ describe.runIf(haveChromium)('your own task on the page, round two (Chromium, th
   });
   const gaps = (page: Page) => page.evaluate(() => { const w = window as unknown as { gaps: { interval: number; frame: number; stop: boolean } }; w.gaps.stop = true; return { interval: w.gaps.interval, frame: w.gaps.frame }; });
 
-  it('Check of a task whose score loops answers within 3 s from its own worker; the page is never blocked over 200 ms; the editor is wide', async () => {
+  it('Check of a task whose score loops answers within 4 s (the 2 s call limit, then the rest of the Check) from its own worker; the page is never blocked over 200 ms; the editor is wide', async () => {
     const { page, errors, close } = await served.open('?v=1&preset=relay-silence');
     try {
       await page.getByLabel('Environment').selectOption('custom');
@@ -69,7 +69,9 @@ describe.runIf(haveChromium)('your own task on the page, round two (Chromium, th
       const ms = Date.now() - t0;
       const g = await gaps(page);
       console.log(`Check of while (true) {}: ${ms} ms; the main thread's longest gaps: ${g.interval.toFixed(0)} ms (setInterval), ${g.frame.toFixed(0)} ms (frames)`);
-      expect(ms).toBeLessThan(3000);
+      // the call limit (2 s), then the Check's work before the score and the page's round trips: 0.4-0.6 s on a quiet
+      // 2-core machine, 1 s once in CI's slow phase; far from the task worker's own end (TASK_WORKER_MS, 30 s)
+      expect(ms).toBeLessThan(4000);
       expect(g.interval).toBeLessThan(200);
       expect(g.frame).toBeLessThan(200);
       expect(await page.getByTestId('task-busy').count()).toBe(0);
