@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build, preview } from 'vite';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, chromiumArgs } from '../test/e2e/chromiumArgs';
 
 const gpu = process.argv[2] ?? 'swiftshader';
 const loads = Number(process.argv[3] ?? 3);
@@ -16,10 +17,9 @@ const outDir = mkdtempSync(join(tmpdir(), 'start-time-'));
 await build({ root: process.cwd(), logLevel: 'error', build: { outDir, emptyOutDir: true } });
 const server = await preview({ root: process.cwd(), logLevel: 'error', build: { outDir }, preview: { port: 0, host: '127.0.0.1' } });
 const url = server.resolvedUrls!.local[0];
-const args = gpu === 'none' ? ['--disable-gpu'] : ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader'];
 const times: number[] = [];
 for (let i = 0; i < loads; i++) {
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: [...args, '--no-sandbox', '--disable-background-networking', '--no-first-run'] });
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs(gpu as 'none' | 'swiftshader') });
   const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
   const t0 = Date.now(), lines: string[] = [];
   await page.goto(url);

@@ -129,12 +129,11 @@ export class WasmBackend extends WasmMemory implements Backend {
       if (rows === 0) continue;
       const at = r0 * C * 4, off = k * ws * 4;
       // on threads: the rows with a nonzero gradient listed, then dinp by rows and dw, db by features (the same sums)
-      const listRows = () => {
+      if (this.pool?.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, block, rows, C, dinpOverwrite ? rows : -1, () => {
         const R = this.nonzeroRows(sc, g + at, rows, C);
         new Uint32Array(this.memory.buffer, block, 3).set([mp + r0 * 4, rp + r0 * 4, sc]);
         return R;
-      };
-      if (this.pool?.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, block, rows, C, dinpOverwrite ? rows : -1, listRows)) continue;
+      })) continue;
       if (dinpOverwrite) this.k.zeroFloats(di + at, rows * C); // zero, then accumulate (the reference's composition)
       this.k.layernormBackward(di + at, dwp + off, dbp + off, g + at, x + at, wp + off, mp + r0 * 4, rp + r0 * 4, sc, rows, C);
     }

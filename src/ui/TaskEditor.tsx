@@ -11,23 +11,23 @@ class LoadFailed extends Component<{ children: ReactNode }, { error: string | nu
   static getDerivedStateFromError(e: unknown) { return { error: e instanceof Error ? e.message : String(e) }; }
   override render() {
     if (this.state.error === null) return this.props.children;
-    return (
-      <section className="task-editor" role="alert" data-testid="task-editor-failed">
-        <h2>Your task</h2>
-        <p>The task editor could not be loaded ({this.state.error}). Reload the page to try again; your stored runs are kept.</p>
-      </section>
-    );
+    return <EditorPlace testId="task-editor-failed" role="alert">The task editor could not be loaded ({this.state.error}). Reload the page to try again; your stored runs are kept.</EditorPlace>;
   }
+}
+
+/** The editor's place while its panel is not there: the panel's heading and one line. */
+function EditorPlace({ testId, role, children }: { testId: string; role: 'alert' | 'status'; children: ReactNode }) {
+  return (
+    <section className="task-editor" aria-busy={role === 'status'} data-testid={testId}>
+      <h2>Your task</h2>
+      <p className={role === 'status' ? 'small muted' : undefined} role={role}>{children}</p>
+    </section>
+  );
 }
 
 export function TaskEditor() {
   const open = useApp((s) => s.taskDraft !== null);
   if (!open) return null;
-  const loading = (
-    <section className="task-editor" aria-busy="true" data-testid="task-editor-loading">
-      <h2>Your task</h2>
-      <p className="small muted" role="status">Loading the editor…</p>
-    </section>
-  );
+  const loading = <EditorPlace testId="task-editor-loading" role="status">Loading the editor…</EditorPlace>;
   return <LoadFailed><Suspense fallback={loading}><TaskEditorPanel /></Suspense></LoadFailed>;
 }

@@ -60,17 +60,13 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ title, unit, line
   const empty = lines.every((l) => l.data.length === 0);
   const legend = seriesLegend(lines);
   const caption = empty ? <p className="muted">No data yet.</p> : undefined;
-  if (!inView) { // never on screen yet: its frame and an empty plot of the same height (17 charts drawn at load held Start up to a second)
-    return (
-      <div ref={box} className="series-box">
-        <ChartFrame title={title} className="series" legend={legend} caption={caption}><div className="series-undrawn" style={{ height: 150 }} /></ChartFrame>
-      </div>
-    );
-  }
+  const framed = (plot: ReactElement) => (
+    <div ref={box} className="series-box"><ChartFrame title={title} className="series" legend={legend} caption={caption}>{plot}</ChartFrame></div>
+  );
+  // never on screen yet: its frame and an empty plot of the same height (17 charts drawn at load held Start up to a second)
+  if (!inView) return framed(<div className="series-undrawn" style={{ height: 150 }} />);
   const right = lines.some((l) => l.axis === 'right') || hrefs.some((h) => h.axis === 'right');
-  drawn.current = (
-    <div ref={box} className="series-box">
-    <ChartFrame title={title} className="series" legend={legend} caption={caption}>
+  drawn.current = framed(
       <ResponsiveContainer width="100%" height={150}>
         <LineChart margin={{ top: 6, right: right ? 4 : 12, bottom: 12, left: 4 }}>
           <CartesianGrid strokeDasharray="3 3" />
@@ -89,9 +85,7 @@ export const TimeSeriesChart = memo(function TimeSeriesChart({ title, unit, line
           {marks.map((m, i) => <ReferenceLine key={`v-${i}`} yAxisId="left" x={m.x} stroke={m.color} strokeDasharray="2 2" className="vmark"
             label={{ value: m.label, fontSize: 10, position: 'insideTopRight' }} />)}
         </LineChart>
-      </ResponsiveContainer>
-    </ChartFrame>
-    </div>
+      </ResponsiveContainer>,
   );
   return drawn.current;
 });

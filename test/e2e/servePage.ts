@@ -7,9 +7,10 @@ import { join } from 'node:path';
 import { build, preview, type PreviewServer } from 'vite';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, expect, inject } from 'vitest';
+import { CHROMIUM, chromiumArgs } from './chromiumArgs';
 
 export const ROOT = join(import.meta.dirname, '..', '..');
-export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+export { CHROMIUM };
 export const FIREFOX = process.env.FIREFOX_PATH ?? '/usr/bin/firefox-esr';
 
 /** Whether the browser at `path` is here: under CI=true its absence fails the file, elsewhere its tests skip with a line. */
@@ -22,13 +23,9 @@ export function needBrowser(name: string, path: string, apt: string): boolean {
 
 export const haveChromium = needBrowser('Chromium', CHROMIUM, 'chromium');
 
-const QUIET = ['--no-sandbox', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];
-/** WebGPU on SwiftShader (Chromium's CPU Vulkan), as on a machine whose only adapter is a software one. */
-const WEBGPU = ['--enable-unsafe-webgpu', '--enable-features=Vulkan', '--use-angle=swiftshader', '--use-vulkan=swiftshader'];
-
 /** Chromium without a GPU (the CPU engine trains, as on most first visits), or with SwiftShader's WebGPU. */
 export function launchChromium(gpu: 'none' | 'swiftshader' = 'none'): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, args: [...(gpu === 'none' ? ['--disable-gpu'] : WEBGPU), ...QUIET] });
+  return chromium.launch({ executablePath: CHROMIUM, args: chromiumArgs(gpu) });
 }
 
 /** The built page's folder: built once per test run (a rebuild per file cost a build each and tested nothing more). */
