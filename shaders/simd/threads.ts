@@ -43,8 +43,8 @@ const COPY_ROWS = 13;
 /**
  * One chunk c of an op. FORWARD (p0..p5 = out, inp, w, bias, residual, pre; a = N, b = K, d = M): rows
  * [c * CHUNK, +CHUNK) of out. BACKWARD (p0..p5 = dinp, dw, dout, inp, w, rows; a = R, b = IC, d = OC; e = N
- * when dinp [N, IC] is overwritten, else -1): the first ceil(R / CHUNK) chunks are CHUNK listed rows of dinp (and,
- * overwriting, the unlisted rows before them; the last chunk those after them too), the rest CHUNK output features of dw.
+ * when dinp [N, IC] is overwritten, else -1): the first ceil(OC / CHUNK) chunks are CHUNK output features of dw, the
+ * rest CHUNK listed rows of dinp each (and, overwriting, the unlisted rows before them; the last chunk those after them too).
  * With p6 != 0 (dbias) each dw chunk sums its features' dbias too. ATTENTION_BACKWARD and GELU_BACKWARD: e = 1
  * when their output is overwritten (= 0 + the sums), else 0. NONZERO_FLAGS (p0 = flags, p1 = x; a = N, b = M): rows
  * [c * CHUNK * 4, +CHUNK * 4) flagged (nonzeroRows's test); the caller then lists them (flagsToRows).
@@ -67,15 +67,17 @@ export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3
     matmulForward(p0 + ob, p1 + <usize>r0 * (<usize>b << 2), p2, p3, p4 ? p4 + ob : 0, p5 ? p5 + ob : 0, n, b, d);
     return;
   }
-  const nd = (a + CHUNK - 1) / CHUNK;
-  if (c < nd) {
-    const j0 = c * CHUNK, n = min(CHUNK, a - j0);
-    dinpRows(p0, p2, p4, p5 + (<usize>j0 << 2), n, b, d, e >= 0, j0, j0 + n == a ? e : -1);
+  // the dweight chunks first: each sums every listed row (R / CHUNK times a dinp chunk's work), so one claimed last
+  // kept the other threads waiting for it; claimed first, the small dinp chunks even out the end
+  const nw = (d + CHUNK - 1) / CHUNK;
+  if (c < nw) {
+    const o0 = c * CHUNK, o1 = min(o0 + CHUNK, d);
+    dweightFeatures(p1, p2, p3, p5, a, b, d, o0, o1);
+    if (p6) dbiasFeatures(p6, p2, p5, a, d, o0, o1);
     return;
   }
-  const o0 = (c - nd) * CHUNK, o1 = min(o0 + CHUNK, d);
-  dweightFeatures(p1, p2, p3, p5, a, b, d, o0, o1);
-  if (p6) dbiasFeatures(p6, p2, p5, a, d, o0, o1);
+  const j0 = (c - nw) * CHUNK, n = min(CHUNK, a - j0);
+  dinpRows(p0, p2, p4, p5 + (<usize>j0 << 2), n, b, d, e >= 0, j0, j0 + n == a ? e : -1);
 }
 
 /**

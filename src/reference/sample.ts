@@ -18,16 +18,21 @@ export function uniform(seed: number, counter: number, stream: number): number {
   return (h >>> 8) / 16777216;
 }
 
+/** A row's exponentials (f64, as the sums take them), kept across calls: sampling runs for every token of every row. */
+let expScratch = new Float64Array(0);
+
 export function sample(tokens: I, logp: F, pos: I, done: I, limit: I, logits: F,
   B: number, T: number, V: number, temperature: number, eos: number, seed: number, counter: number, logitsT = T, rowRng?: I): void {
   const greedy = temperature === 0, inv = greedy ? 1 : 1 / temperature;
+  if (expScratch.length < V) expScratch = new Float64Array(V);
+  const e = expScratch;
   for (let b = 0; b < B; b++) {
     if (done[b] !== 0) continue;
     const p = pos[b], o = (b * logitsT + Math.min(p, logitsT) - 1) * V;
     let max = -Infinity, arg = 0;
     for (let v = 0; v < V; v++) { const x = logits[o + v] * inv; if (x > max) { max = x; arg = v; } }
     let sum = 0;
-    for (let v = 0; v < V; v++) sum += Math.exp(logits[o + v] * inv - max);
+    for (let v = 0; v < V; v++) sum += (e[v] = Math.exp(logits[o + v] * inv - max)); // each exp once: the draw reads them again
     let tok = arg;
     if (!greedy) {
       // a population's row draws from its member's stream (seed, index in the member), as its lone run would
@@ -36,7 +41,7 @@ export function sample(tokens: I, logp: F, pos: I, done: I, limit: I, logits: F,
       let acc = 0;
       tok = V - 1;
       for (let v = 0; v < V; v++) {
-        acc += Math.exp(logits[o + v] * inv - max);
+        acc += e[v];
         if (acc > target) { tok = v; break; }
       }
     }

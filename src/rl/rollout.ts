@@ -69,11 +69,35 @@ export function groupRun(contexts: readonly (readonly number[])[]): number {
   return G;
 }
 
-/** How many sequences of its turn and policy slot hold each sequence's context (what one prefill per distinct context serves). */
+/**
+ * How many sequences of its turn and policy slot hold each sequence's context (what one prefill per distinct context
+ * serves). Contexts are bucketed by a hash of (slot, turn, tokens) and compared token by token within a bucket: no
+ * string is built per sequence (this runs every step over every sequence of every member).
+ */
 export function prefillShares(seqs: readonly { turn: number; slot: string; context: readonly number[] }[]): number[] {
-  const key = (q: { turn: number; slot: string; context: readonly number[] }) => `${q.slot}:${q.turn}:${q.context.join(',')}`, count = new Map<string, number>();
-  for (const q of seqs) count.set(key(q), (count.get(key(q)) ?? 0) + 1);
-  return seqs.map((q) => count.get(key(q))!);
+  const slots = new Map<string, number>(), buckets = new Map<number, number[]>(), count = new Int32Array(seqs.length), first = new Int32Array(seqs.length);
+  const same = (a: readonly number[], b: readonly number[]) => {
+    if (a === b) return true;
+    if (a.length !== b.length) return false;
+    for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return false;
+    return true;
+  };
+  for (let i = 0; i < seqs.length; i++) {
+    const q = seqs[i], c = q.context;
+    let slot = slots.get(q.slot);
+    if (slot === undefined) slots.set(q.slot, slot = slots.size);
+    let h = Math.imul(0x811c9dc5 ^ slot, 0x01000193) ^ q.turn; // FNV-1a over the slot, the turn and the tokens
+    for (let j = 0; j < c.length; j++) h = Math.imul(h ^ c[j], 0x01000193);
+    const bucket = buckets.get(h);
+    let f = -1;
+    if (bucket) for (const k of bucket) if (seqs[k].turn === q.turn && seqs[k].slot === q.slot && same(seqs[k].context, c)) { f = k; break; }
+    if (f < 0) { f = i; if (bucket) bucket.push(i); else buckets.set(h, [i]); }
+    first[i] = f;
+    count[f]++;
+  }
+  const out = new Array<number>(seqs.length);
+  for (let i = 0; i < seqs.length; i++) out[i] = count[first[i]];
+  return out;
 }
 
 /** Per-shape generation buffers, kept across steps. */

@@ -244,7 +244,7 @@ export class ThreadPool {
     return true;
   }
   /**
-   * matmulDinp and matmulDweight over the R listed rows, split by dinp rows then dweight features (disjoint outputs:
+   * matmulDinp and matmulDweight over the R listed rows, split by dweight features then dinp rows (disjoint outputs:
    * one hand-out), if it is worth it. N >= 0: dinp [N, IC] is overwritten (its unlisted rows zeroed by the chunks).
    */
   backward(dinp: number, dw: number, dout: number, inp: number, w: number, rows: number, R: number, IC: number, OC: number, N: number, dbias: number): boolean {

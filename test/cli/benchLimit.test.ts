@@ -2,7 +2,7 @@
 // it is counted for (its result recomputed in f32 by hand: every chain and lane, every iteration, a multiply then an
 // add), and the "% of limit" column's arithmetic. No time is asserted.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { calibrationFlop, formatOfLimit, ofLimit, type Limit } from '../../src/cli/commands/benchLimit';
+import { betterLimit, calibrationFlop, formatOfLimit, ofLimit, type Limit } from '../../src/cli/commands/benchLimit';
 import { printTable, type Row } from '../../src/cli/commands/bench';
 import { instantiateKernels } from '../../src/simd/kernels';
 
@@ -37,6 +37,18 @@ describe('the calibration kernel', () => {
   });
   it('stays finite and near 1 per lane however long it runs (no overflow or subnormals to slow it)', () => {
     expect(k.peakMaddChains(100_000, 1, 0.875, 0.125)).toBeCloseTo(48, 3);
+  });
+});
+
+describe('the limit measured twice (before and after bench --compare\'s cases)', () => {
+  const l = (gflops: number, mulAddGflops: number, variant: Limit['variant'] = 'fma'): Limit => ({ gflops, variant, mulAddGflops, flopPerRun: 1, runs: 8, flopPerIter: 96 });
+  it('keeps the better of each figure: a busy machine only ever slows a measurement', () => {
+    expect(betterLimit(l(45.1, 25.8), l(55.7, 47.7))).toEqual(l(55.7, 47.7));
+    expect(betterLimit(l(55.7, 25.8), l(45.1, 47.7))).toEqual(l(55.7, 47.7));
+    expect(betterLimit(l(50, 50, 'simd'), l(49, 49, 'simd'))).toEqual(l(50, 50, 'simd'));
+  });
+  it('refuses two builds\' limits (fused multiply-adds against a multiply then an add)', () => {
+    expect(() => betterLimit(l(55, 47), l(47, 47, 'simd'))).toThrow(/different builds \(fma, simd\)/);
   });
 });
 

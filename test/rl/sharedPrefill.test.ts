@@ -9,7 +9,7 @@ import { validateConfig, type RunConfig } from '../../src/config';
 import { createRelay } from '../../src/envs/relay';
 import { GPT } from '../../src/model/gpt';
 import { CpuBackend } from '../../src/reference/cpuBackend';
-import { groupRun } from '../../src/rl/rollout';
+import { groupRun, prefillShares } from '../../src/rl/rollout';
 import { Trainer } from '../../src/rl/trainer';
 import { WasmBackend } from '../../src/simd/wasmBackend';
 import { untimed } from '../model/populationStepCase';
@@ -27,6 +27,34 @@ describe('groupRun', () => {
     expect(groupRun([a, a, a])).toBe(3); // one group
     expect(groupRun([a, a, a, b])).toBe(1); // 4 is not a multiple of 3
     expect(groupRun([])).toBe(1);
+  });
+});
+
+describe('prefillShares', () => {
+  const q = (slot: string, turn: number, context: number[]) => ({ slot, turn, context });
+  it('counts the sequences of one slot and turn that hold each context, by content', () => {
+    const a = [1, 2, 3];
+    expect(prefillShares([q('p', 0, a), q('p', 0, [1, 2, 3]), q('p', 0, a), q('p', 0, [1, 2, 4])])).toEqual([3, 3, 3, 1]);
+    // another turn or slot is another prefill
+    expect(prefillShares([q('p', 0, a), q('p', 1, a), q('c', 0, a), q('p', 0, a)])).toEqual([2, 1, 1, 2]);
+    // prefixes, the empty context and a token past 2^31 are contexts of their own
+    expect(prefillShares([q('p', 0, [1, 2]), q('p', 0, [1, 2, 0]), q('p', 0, []), q('p', 0, []), q('p', 0, [2 ** 31 + 5]), q('p', 0, [5])]))
+      .toEqual([1, 1, 2, 2, 1, 1]);
+    expect(prefillShares([])).toEqual([]);
+  });
+  it('tells contexts apart whose hashes collide (compared token by token)', () => {
+    // two-token contexts whose 32-bit FNV-1a hashes (prefillShares's, slot 0 and turn 0) collide: a birthday search
+    const seen = new Map<number, number[]>();
+    let pair: [number[], number[]] | null = null;
+    const h = (c: number[]) => { let x = Math.imul(0x811c9dc5 ^ 0, 0x01000193) ^ 0; for (const t of c) x = Math.imul(x ^ t, 0x01000193); return x; };
+    for (let i = 0; i < 1 << 18 && !pair; i++) { // 2^36 / 2^33 pairs: about 8 collisions expected
+      const c = [i, Math.imul(i, 0x9e3779b1) >>> 1], k = h(c), o = seen.get(k);
+      if (o) pair = [o, c]; else seen.set(k, c);
+    }
+    expect(pair).not.toBeNull();
+    if (pair) expect(prefillShares([q('p', 0, pair[0]), q('p', 0, pair[1]), q('p', 0, pair[0])])).toEqual([2, 1, 2]);
+    // a collision made by hand: the same bucket holds different contexts whatever the hash
+    expect(prefillShares([q('p', 0, [7, 7]), q('p', 0, [7, 8]), q('p', 0, [7, 7]), q('p', 0, [7, 8]), q('p', 0, [7, 8])])).toEqual([2, 3, 2, 3, 3]);
   });
 });
 

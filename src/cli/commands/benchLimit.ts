@@ -43,6 +43,12 @@ export function measureLimit(variant: KernelVariant = defaultVariant(), iters = 
   return { gflops, variant, mulAddGflops, flopPerRun: calibrationFlop(iters, flopPerIter), runs, flopPerIter };
 }
 
+/** Of two measurements of one build's limit, the better of each figure (a shared machine only ever slows it). */
+export function betterLimit(a: Limit, b: Limit): Limit {
+  if (a.variant !== b.variant) throw new Error(`two limits of different builds (${a.variant}, ${b.variant})`);
+  return { ...(b.gflops > a.gflops ? b : a), mulAddGflops: Math.max(a.mulAddGflops, b.mulAddGflops) };
+}
+
 /** The limit's words for a table's heading: the build's, and the multiply-then-add figure beside a fused one. */
 export function limitWords(l: Limit): string {
   return l.variant === 'fma'
