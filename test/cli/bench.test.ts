@@ -57,6 +57,8 @@ describe('the PyTorch JSON contract', () => {
     const a = torchArgs(c, 3, 0);
     expect([flag(a, '--n-layer'), flag(a, '--n-head'), flag(a, '--n-embd'), flag(a, '--vocab-size'), flag(a, '--block-size')]).toEqual(['8', '8', '256', '32', '24']);
     expect([flag(a, '--prompts'), flag(a, '--group'), flag(a, '--minibatches'), flag(a, '--train-rows'), flag(a, '--steps')]).toEqual(['32', '8', '4', '512', '3']);
+    expect(flag(a, '--warmup')).toBe('1'); // a case measured without its warm-up count: one, as before
+    expect(flag(torchArgs({ ...c, warmup: 3 } as CaseResult, 3, 0), '--warmup')).toBe('3'); // as many untimed steps as the engine took
     expect(flag(a, '--gen')).toBe('256:9:9:32,256:18:2:256'); // the first turn's 32 prompts, each prefilled once for its 8 episodes
     expect(flag(a, '--gen-path')).toBe('recompute');
     expect(flag(torchArgs({ ...c, generation: { ...c.generation, path: 'incremental (...)' } }, 3, 0), '--gen-path')).toBe('kvcache');

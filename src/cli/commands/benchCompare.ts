@@ -85,7 +85,8 @@ export interface GenBatch { count: number; context: number; new: number; distinc
 
 export interface CaseResult {
   name: string; model: string; P: number; G: number; vocabSize: number; blockSize: number;
-  steps: number; ms: number; stepsPerSec: number;
+  /** Steps timed, after `warmup` untimed ones. */
+  steps: number; warmup: number; ms: number; stepsPerSec: number;
   phases: { rollout: number; reward: number; update: number }; evalMs: number; evalEpisodes: number;
   flops: number; gflops: number;
   /** The step's FLOP by part (the reward computes none): rollout + update = flops. */
@@ -129,7 +130,10 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
   const trainer = new Trainer(b, createEnv(cfg), cfg);
   const fwd = countForwardRows(trainer.policies.map((p) => p.model));
   try {
-    await trainer.step(); // warm-up: pipelines, buffers
+    // warm-up: pipelines, buffers, and the activation sets of the shapes a step meets (the first steps after one warm-up
+    // ran 1.1x the later ones on the CPU engine, its arena still growing); PyTorch's twin is given as many
+    const warmup = compareWarmup(quick);
+    for (let i = 0; i < warmup; i++) await trainer.step();
     const before = b.counters ? { ...b.counters } : undefined;
     const phases = { rollout: 0, reward: 0, update: 0 };
     let flops = 0, fed = 0, fedPairs = 0, lossRows = 0, lossPositions = 0, lossPairs = 0;
@@ -188,7 +192,7 @@ export async function measureCase(b: Counted, c: CompareCase, reps: number, floo
     const floorMs = floor && perStep ? (perStep.dispatches + perStep.clears) * floor.dispatchUs / 1000 + perStep.submissions * floor.submitMs : undefined;
     return {
       name: c.name, model: `${c.nLayer}x${c.nHead}x${c.nEmbd}`, P: c.P, G: c.G, vocabSize: trainer.model.config.vocabSize, blockSize: trainer.model.config.blockSize,
-      steps: reps, ms, stepsPerSec: 1000 / ms,
+      steps: reps, warmup, ms, stepsPerSec: 1000 / ms,
       phases: { rollout: phases.rollout / reps, reward: phases.reward / reps, update: phases.update / reps },
       evalMs: trainer.phases.eval, evalEpisodes: cfg.evalEpisodes,
       flops: stepFlops, gflops: stepFlops / ms / 1e6, flopParts: { rollout: flopParts.rollout / reps, update: flopParts.update / reps }, opSplit, perStep,
@@ -238,7 +242,7 @@ export function torchArgs(c: CaseResult, reps: number, seed: number, place?: Tor
     '--gen-path', c.generation.path.startsWith('recompute') ? 'recompute' : 'kvcache',
     '--lr', String(c.settings.lr), '--eps-low', String(c.settings.epsLow), '--eps-high', String(c.settings.epsHigh),
     '--grad-clip', String(c.settings.gradClip), '--weight-decay', String(c.settings.weightDecay), '--temperature', String(c.settings.temperature),
-    '--steps', String(reps), '--warmup', '1', '--seed', String(seed),
+    '--steps', String(reps), '--warmup', String(c.warmup ?? 1), '--seed', String(seed),
     ...(place ? ['--device', place.device, '--threads', String(place.threads)] : []),
   ];
 }
@@ -308,6 +312,8 @@ export interface TorchCompare {
 export interface CompareOptions { quick: boolean; pythons: string[]; script: string; threads?: number }
 
 export const compareReps = (quick: boolean) => (quick ? 1 : 3);
+/** Untimed steps before them, on both sides. */
+export const compareWarmup = (quick: boolean) => (quick ? 1 : 3);
 
 /** This project's figures on one engine, without PyTorch. */
 export async function measureEngine(b: Counted, quick: boolean): Promise<CompareResult> {
@@ -363,7 +369,8 @@ export async function benchCompare(b: Counted, opts: CompareOptions): Promise<Co
 
 
 export function formatCompare(r: CompareResult): string {
-  let out = `RL step (relay-silence, random weights) on ${r.backend} (${r.device}), mean of ${r.cases[0]?.steps ?? 0} step(s) after a warm-up\n`;
+  const w = r.cases[0]?.warmup ?? 1;
+  let out = `RL step (relay-silence, random weights) on ${r.backend} (${r.device}), mean of ${r.cases[0]?.steps ?? 0} step(s) after ${w === 1 ? 'a warm-up' : `${w} warm-up steps`}\n`;
   if (r.floor) out += `dispatch floor: ${r.floor.dispatchUs.toFixed(2)} us per dispatch (${r.floor.dispatchesTimed} trivial dispatches timed), ${r.floor.submitMs.toFixed(3)} ms per submit + sync round trip\n`;
   out += '\n' + table(
     ['case', 'model', 'P x G', 'step ms', 'steps/s', 'rollout', 'reward', 'update', 'eval', 'GFLOP/step', 'GFLOP/s', 'dispatch', 'clear', 'submit', 'readback', 'upload', 'floor ms', '% floor'],

@@ -100,7 +100,8 @@ export function formatEngines(r: EnginesResult): string {
   const ratioNames = [...new Set(r.rows.flatMap((x) => Object.keys(x.ratios)))];
   const cpuSide = r.engines.filter((n) => n !== 'webgpu').map((n) => `${n} = ${WHAT[n]}`).join(', ');
   const first = r.torch.results.find((x) => x.result)?.result;
-  out += `\nRL step side by side, mean of ${r.results[0]?.cases[0]?.steps ?? 0} step(s) after a warm-up: ${cpuSide}, on 1 thread each`
+  const w = r.results[0]?.cases[0]?.warmup ?? 1;
+  out += `\nRL step side by side, mean of ${r.results[0]?.cases[0]?.steps ?? 0} step(s) after ${w === 1 ? 'a warm-up' : `${w} warm-up steps`}: ${cpuSide}, on 1 thread each`
     + (r.engines.includes('webgpu') ? `; webgpu = ${r.results.find((x) => x.backend === 'webgpu')?.device}` : '')
     + (r.torch.available ? `; torch = PyTorch ${r.torch.version} on the CPU, ${first?.threads ?? r.threads} thread(s) (torch.set_num_threads(${r.threads}))\n` : '\n');
   out += table(
