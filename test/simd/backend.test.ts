@@ -67,6 +67,31 @@ describe('WasmBackend memory', () => {
     expect(b.memoryUse.reserved).toBeGreaterThan(reserved);
     b.free(tiny);
   });
+  it('at the budget, freed blocks that touch merge and a larger one is cut: a request fits that no single freed block holds', async () => {
+    const M = 1024 * 1024, b = new WasmBackend({ maxBytes: 16 * M });
+    const a = b.alloc(M), c = b.alloc(M), d = b.alloc(M); // 4 MiB each, one after another
+    b.write(a, [3], 5);
+    b.write(c, [4], 7);
+    b.write(d, [9], 11);
+    b.free(a);
+    b.free(c);
+    const reserved = b.memoryUse.reserved;
+    // 7 MiB: neither freed 4 MiB block holds it, and growing would pass 16 MiB; the two touch, so merged they do
+    const big = b.alloc(7 * M / 4);
+    expect(b.memoryUse.reserved).toBe(reserved);
+    expect((await b.read(big, 5, 1))[0]).toBe(0); // zero-filled
+    expect((await b.read(big, 1024 * 1024 + 7, 1))[0]).toBe(0);
+    expect((await b.read(d, 11, 1))[0]).toBe(9); // the live block is untouched
+    const rest = b.alloc(M / 4); // the 1 MiB cut off serves the next request
+    expect(b.memoryUse.reserved).toBe(reserved);
+    expect(b.memoryUse.live).toBe(12 * M);
+    // everything freed, the top block included: the merged space goes back to the top and a 12 MiB request fits
+    b.free(big); b.free(rest); b.free(d);
+    const all = b.alloc(3 * M);
+    expect(b.memoryUse.reserved).toBe(reserved);
+    expect((await b.read(all, 2 * M + 11, 1))[0]).toBe(0);
+    expect(() => b.alloc(M)).toThrow(/do not fit the 16.0 MiB the engine may use \(12.0 MiB live\)/); // still a budget
+  });
   it('tensors of another backend and memory beyond the budget get clear messages', () => {
     const b = new WasmBackend({ maxBytes: 4 * 1024 * 1024 }), other = new WasmBackend();
     expect(() => b.zero(other.alloc(4))).toThrow(/tensor of this backend/);
