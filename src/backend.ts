@@ -193,6 +193,8 @@ export interface Backend {
   zero(t: Tensor): void;
   copy(dst: Tensor, src: Tensor): void;
   free(t: Tensor): void;
+  /** Bytes that can still be allocated, where the backend has a fixed budget (the wasm engine's memory); else absent. */
+  memoryRoom?(): number;
   /** Sends everything recorded so far to the device (one command submission). */
   submit(): void;
   /** Waits until all submitted work is done. */

@@ -36,7 +36,6 @@ interface Acts {
   logits: Tensor; // (BT, V)
   // gradient scratch: zeroed before an op that accumulates into it, or overwritten by the one op that fills it
   dlogits: Tensor; dresidual: Tensor; dlnf: Tensor; dbt3c: Tensor; dbt4c: Tensor; dbt4c2: Tensor; dbtc: Tensor; dpreatt: Tensor;
-  floats: number; // the set's size, for the cache's budget
 }
 
 /** Views of each parameter; with K members, from member 0's copy long enough to reach member K-1's (stride numParams). */
@@ -76,17 +75,16 @@ function touch<V>(m: Map<string, V>, key: string): V | undefined {
 }
 
 /**
- * Floats the sets kept may hold with the one about to be made: the largest model's sets are hundreds of MiB each
- * (8 x 8 x 256 at P32 x G8: 8 sets and 6 caches passed the engine's 4 GiB within 24 steps), the default model's tens.
+ * Bytes left free besides a new set or cache where the backend's memory has a budget (Backend.memoryRoom): older
+ * sets go first until that much is left, so the largest model's sets (hundreds of MiB each: 8 x 8 x 256 at P32 x G8
+ * passed the engine's 4 GiB within 24 steps) fit, and nothing is freed while there is room.
  */
-export const CACHE_FLOATS = { acts: 2 ** 28, kv: 2 ** 27 }; // 1 GiB and 512 MiB of f32 (tests lower them)
+const ROOM_LEFT = 256 * 2 ** 20;
 
-/** Frees `m`'s oldest entries until fewer than `keep` remain, holding at most `budget` floats with `adding` to come; never `pinned` ones. */
+/** Frees `m`'s oldest entries until fewer than `keep` remain and, while room() is under `need` bytes, more; never `pinned` ones. */
 function evictOldest<V>(m: Map<string, V>, keep: number, pinned: (key: string, v: V) => boolean, free: (v: V) => void,
-  floats: (v: V) => number = () => 0, budget = Infinity, adding = 0): void {
-  let held = adding;
-  for (const v of m.values()) held += floats(v);
-  for (const [k, v] of m) if ((m.size >= keep || held > budget) && !pinned(k, v)) { held -= floats(v); free(v); m.delete(k); }
+  room: () => number = () => Infinity, need = 0): void {
+  for (const [k, v] of m) if ((m.size >= keep || room() < need) && !pinned(k, v)) { free(v); m.delete(k); }
 }
 
 export class GPT {
@@ -160,9 +158,8 @@ export class GPT {
     let floats = 0;
     this.makeActs(B, T, (n) => { floats += n; return null as unknown as Tensor; }); // counted, not allocated
     // never the last forward's: a backward or decode steps may still read it
-    if (this.evicts()) evictOldest(this.actsByShape, KEEP_ACTS, (_, a) => a === this.acts, (a) => this.freeActs(a), (a) => a.floats, CACHE_FLOATS.acts, floats);
+    if (this.evicts()) evictOldest(this.actsByShape, KEEP_ACTS, (_, a) => a === this.acts, (a) => this.freeActs(a), this.room, 4 * floats + ROOM_LEFT);
     const acts = this.makeActs(B, T, (n, dtype) => this.backend.alloc(n, dtype));
-    acts.floats = floats;
     this.actsByShape.set(key, acts);
     return acts;
   }
@@ -182,10 +179,12 @@ export class GPT {
       B, T, tokens: b.alloc(BT, 'i32'), encoded: b.alloc(BT * C), layers,
       lnf: b.alloc(BT * C), lnfMean: b.alloc(BT), lnfRstd: b.alloc(BT), logits: b.alloc(BT * V),
       dlogits: b.alloc(BT * V), dresidual: b.alloc(BT * C), dlnf: b.alloc(BT * C), dbt3c: b.alloc(BT * 3 * C),
-      dbt4c: b.alloc(BT * 4 * C), dbt4c2: b.alloc(BT * 4 * C), dbtc: b.alloc(BT * C), dpreatt: b.alloc(B * NH * T * T), floats: 0,
+      dbt4c: b.alloc(BT * 4 * C), dbt4c2: b.alloc(BT * 4 * C), dbtc: b.alloc(BT * C), dpreatt: b.alloc(B * NH * T * T),
     };
     return acts;
   }
+
+  private readonly room = () => this.backend.memoryRoom?.() ?? Infinity;
 
   /** Whether shapes not in use are freed (KEEP_ACTS): on the CPU engines, whose ops are done when they return. */
   private evicts(): boolean { return this.backend.name !== 'webgpu'; }
@@ -247,7 +246,7 @@ export class GPT {
     let kv = touch(this.kvByShape, key);
     if (!kv) {
       // never the cache the last prefill filled: decode steps read it
-      if (this.evicts()) evictOldest(this.kvByShape, KEEP_KV, (k) => k === this.kvFilled, (c) => this.backend.free(c.all), (c) => c.all.size, CACHE_FLOATS.kv, Math.max(1, L) * stride);
+      if (this.evicts()) evictOldest(this.kvByShape, KEEP_KV, (k) => k === this.kvFilled, (c) => this.backend.free(c.all), this.room, 4 * Math.max(1, L) * stride + ROOM_LEFT);
       const all = this.backend.alloc(Math.max(1, L) * stride);
       kv = { all, layers: Array.from({ length: L }, (_, l) => this.backend.view(all, l * stride, B * T * 3 * C)) };
       this.kvByShape.set(key, kv);

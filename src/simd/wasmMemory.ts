@@ -72,6 +72,8 @@ export class WasmMemory {
   get memory(): WebAssembly.Memory { return this.k.memory; }
   /** Bytes of tensors allocated and not freed; bytes reserved from the memory (high-water mark). */
   get memoryUse(): { live: number; reserved: number } { return { live: this.arena.live, reserved: this.arena.reserved }; }
+  /** The budget less the live bytes (at the budget the arena merges and cuts freed blocks to serve them). */
+  memoryRoom(): number { return this.arena.maxBytes - this.arena.live; }
 
   // ---- memory ----
   alloc(size: number, dtype: DType = 'f32'): Tensor {

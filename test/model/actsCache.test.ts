@@ -1,9 +1,9 @@
 // The model's activation cache (gpt.ts KEEP_ACTS): on the CPU engines it keeps the sets of the 8 shapes used
 // last and frees older ones, so a run whose shapes drift does not hold a set for every shape it has seen; a shape
-// freed and used again gives the same logits. The sets kept also hold at most CACHE_FLOATS.acts floats (the largest
-// model's are hundreds of MiB each), counted by hand below.
-import { afterEach, describe, expect, it } from 'vitest';
-import { CACHE_FLOATS, GPT } from '../../src/model/gpt';
+// freed and used again gives the same logits. Short of memory (the largest model's sets are hundreds of MiB each),
+// older sets go before a new one is made.
+import { describe, expect, it } from 'vitest';
+import { GPT } from '../../src/model/gpt';
 import { paramSpecs } from '../../src/model/params';
 import { Rng } from '../gpu/random';
 import { WasmBackend } from '../../src/simd/wasmBackend';
@@ -35,33 +35,24 @@ describe('the activation cache keeps the shapes used last', () => {
     expect(freed).toBe(5 * PER_SET); // T 8's set made room for T 3's
   });
 
-  const budget = { ...CACHE_FLOATS };
-  afterEach(() => Object.assign(CACHE_FLOATS, budget));
-  it('within the floats budget: older sets go to make room, the last forward\'s never', async () => {
-    // a set of B = 2 sequences of T (gpt.ts activations, C 16, NH 2, V 11, one layer): the model's tensors
-    // BT (3 + 2V + 15C) + B NH T^2, the layer's BT (16C + 4) + B NH T^2: 1050 T + 8 T^2
-    const floats = (T: number) => 1050 * T + 8 * T * T;
-    CACHE_FLOATS.acts = floats(3) + floats(4) + floats(5) - 1; // three sets do not fit, two do
-    const b = new WasmBackend();
+  it('short of memory (Backend.memoryRoom), older sets go before a new one is made, the last forward\'s never', async () => {
+    // 64 MiB: always short of a new set's size plus the 256 MiB kept free, so only the last forward's set stays
+    const b = new WasmBackend({ maxBytes: 64 * 1024 * 1024 }), roomy = new WasmBackend();
     const model = new GPT(b, cfg, new Rng(5).normal(paramSpecs(cfg).total, 0.3));
+    const twin = new GPT(roomy, cfg, new Rng(5).normal(paramSpecs(cfg).total, 0.3)); // keeps every set (the first test)
     let freed = 0;
     const free = b.free.bind(b);
     b.free = (t: Tensor) => { freed++; free(t); };
     const tokens = (B: number, T: number) => Array.from({ length: B * T }, (_, i) => (i * 5 + 1) % cfg.vocabSize);
-    const run = async (T: number) => Array.from(await b.read(model.forward(tokens(2, T), 2, T, undefined, undefined, false)));
-    const first = await run(3);
-    await run(4);
+    const run = async (m: GPT, T: number) => Array.from(await m.backend.read(m.forward(tokens(2, T), 2, T, undefined, undefined, false)));
+    await run(model, 3);
+    await run(model, 4); // 3's set is the last forward's: kept
     expect(freed).toBe(0);
-    const live = b.memoryUse.live;
-    await run(5); // 3, 4 and 5 pass the budget by one float: 3's set goes
+    await run(model, 5); // 3's goes, 4's is the last forward's
     expect(freed).toBe(PER_SET);
-    expect(b.memoryUse.live - live).toBeLessThan(4 * floats(5) - 4 * floats(3) + 64 * 2 * PER_SET); // 5's in, 3's out (64-byte blocks)
-    await run(6); // 4, 5, 6: 4 goes; 5 and 6 fit
+    await run(model, 6);
     expect(freed).toBe(2 * PER_SET);
-    CACHE_FLOATS.acts = 1; // no set fits: every set but the last forward's (6) goes, so 5
-    await run(7);
-    expect(freed).toBe(3 * PER_SET);
-    expect(await run(3)).toEqual(first); // made again, the same logits; 6 goes, 7 (the last forward's then) stays
-    expect(freed).toBe(4 * PER_SET);
+    for (const T of [3, 6, 4]) expect(await run(model, T), `T ${T}`).toEqual(await run(twin, T)); // made again: the same logits
+    expect(freed).toBe(4 * PER_SET); // 5's made room for 3's; 6's was kept (the last forward's), so 3's for 4's
   });
 });

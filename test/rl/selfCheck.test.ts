@@ -6,7 +6,7 @@ import { CpuBackend } from '../../src/reference/cpuBackend';
 import { kernelChecks, verifyEngine } from '../../src/rl/selfCheck';
 
 /** The CPU reference with one op's first output element nudged by 1% of 1 + its size, after the op. */
-function nudged(op: keyof Backend, outputArg: number): Backend {
+function nudged(op: keyof CpuBackend & keyof Backend, outputArg: number): Backend {
   const b = new CpuBackend();
   const original = (b[op] as (...a: unknown[]) => void).bind(b);
   (b as unknown as Record<string, unknown>)[op] = (...args: unknown[]) => {
