@@ -7,7 +7,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_PYTHONS, findTorch, type CaseResult, type CompareResult, type TorchCompare } from '../../src/cli/commands/benchCompare';
+import { type CaseResult, type CompareResult, type TorchCompare } from '../../src/cli/commands/benchCompare';
+import { DEFAULT_PYTHONS, findTorch } from '../../src/cli/commands/benchTorch';
 import { formatEngines, parseEngineList, sideRows, type EnginesResult } from '../../src/cli/commands/benchEngines';
 import { gspo, ROOT, tempDir } from './run';
 
