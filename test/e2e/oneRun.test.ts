@@ -111,7 +111,7 @@ describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () 
       expect(await runsCount(page)).toBe(runs); // no run added: the same runs trained on
       expect(await chips(page).evaluateAll((bs) => bs.map((b) => b.getAttribute('data-run-id')!))).toEqual(ids);
       expect(await setting(page, ids[0])).toBe(0);
-      expect(await headTokens(page, ids[1])).not.toBe(head); // its trail moved on
+      await expect.poll(() => headTokens(page, ids[1]), { timeout: 10_000 }).not.toBe(head); // its trail moved on (the chart draws after the status)
       // one legend entry per run: no name twice
       const legend = await page.getByRole('region', { name: 'Accuracy vs tokens' }).locator('.legend li[data-run-id]').allTextContents();
       expect(new Set(legend).size).toBe(legend.length);

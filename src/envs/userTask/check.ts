@@ -79,7 +79,9 @@ export function checkUserTask(code: string, limits?: SandboxLimits): TaskCheck {
     if (shared) add('streams-apart', spec.hasHeldOut ? 'heldOut' : 'sample', `the train and eval streams share the task ${JSON.stringify(shared.task)}${spec.hasHeldOut ? ': heldOut(task) must depend only on the task' : ''}`);
     if (new Set(evalTasks.map((x) => JSON.stringify(x.task))).size < 2) add('streams-apart', 'sample', `the eval stream has only one distinct task in ${CHECK_TASKS} draws: accuracy on it would measure one task`);
     // score: finite, in [0, 1] and repeatable on the demonstrations' answers, empty answers and random ones
-    const env = userTaskEnvironment(task);
+    // the environment draws a prompt to measure it (a sample call): a call stopped there is a problem, not a throw
+    let env: ReturnType<typeof userTaskEnvironment>;
+    try { env = userTaskEnvironment(task); } catch (e) { add(ruleOf(e, 'runs'), fnOf(e, 'sample'), messageOf(e)); return out; }
     const demo = new Map<UserTaskItem, { message: number[]; answer: number[] | null }>();
     if (spec.hasDemo) {
       try {
