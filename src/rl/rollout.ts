@@ -56,12 +56,20 @@ function loneRows(seed: number, B: number): RowRng {
   return { rng, member: new Int32Array(B) };
 }
 
+/** Whether two contexts hold the same tokens (the same array or equal by content). */
+function same(a: readonly number[], b: readonly number[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return false;
+  return true;
+}
+
 /**
  * The rows' group size where contexts come in runs of equal ones (a group's G episodes of one prompt, in a row): the
  * first run's length G when B is a multiple of it and every row holds its run's first context; else 1.
  */
 export function groupRun(contexts: readonly (readonly number[])[]): number {
-  const B = contexts.length, same = (a: readonly number[], b: readonly number[]) => a === b || (a.length === b.length && a.every((x, j) => x === b[j]));
+  const B = contexts.length;
   let G = 1;
   while (G < B && same(contexts[G], contexts[0])) G++;
   if (G === 1 || B % G !== 0) return 1;
@@ -76,12 +84,6 @@ export function groupRun(contexts: readonly (readonly number[])[]): number {
  */
 export function prefillShares(seqs: readonly { turn: number; slot: string; context: readonly number[] }[]): number[] {
   const slots = new Map<string, number>(), buckets = new Map<number, number[]>(), count = new Int32Array(seqs.length), first = new Int32Array(seqs.length);
-  const same = (a: readonly number[], b: readonly number[]) => {
-    if (a === b) return true;
-    if (a.length !== b.length) return false;
-    for (let j = 0; j < a.length; j++) if (a[j] !== b[j]) return false;
-    return true;
-  };
   for (let i = 0; i < seqs.length; i++) {
     const q = seqs[i], c = q.context;
     let slot = slots.get(q.slot);
