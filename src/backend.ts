@@ -330,8 +330,9 @@ export interface Backend {
    * model on its positions (the prefill: 0..pos[b]-1; a decode step: pos[b]-1 alone, over the cache rows below it), each
    * position's q, k, v written to row t of the cache, then samples from the logits of position pos[b]-1 exactly as
    * `sample` (same RNG streams, temperature, greedy, eos, limit; rowRng for a population). Rows already done are not
-   * run (their cache is left as it was). The CPU engines compose it from the ops above (the twin:
-   * src/reference/decodeSample.ts); WebGPU runs it as one kernel per call where decodeSampleFused says so.
+   * run (their cache is left as it was). The reference composes it from the ops above (the twin:
+   * src/reference/decodeSample.ts); WebGPU runs it as one kernel per call where decodeSampleFused says so; the wasm
+   * engine runs a lone model's decode step as one op (shaders/simd/decode.ts) and composes the rest.
    */
   decodeSample(a: DecodeSampleArgs): void;
   /** Whether decodeSample is one fused kernel at this shape (the rollout then takes it); false: compose the ops instead. */

@@ -9,6 +9,7 @@ export { layernormForward, layernormBackward } from './layernorm';
 export { logprobForward, logprobBackward, crossEntropyForward, crossEntropyBackward } from './logsoftmax';
 export { adamw, residualForward, sumSquares, copyRows, zeroFloats } from './optim';
 export { embeddingForward, embeddingBackward, embeddingLast } from './embedding';
+export { decodeRows } from './decode';
 export { peakMaddChains, peakFmaChains, PEAK_FLOP_PER_ITER } from './peak';
 
 /** First byte the host may allocate: above this module's static data (matmul.ts's constant 1) and its stack. */

@@ -1,7 +1,7 @@
 // The threaded build's entry (scripts/buildWasm.ts 'threads'): every kernel of index.ts, on a memory
 // imported from the host and shared with the worker threads (src/simd/threads.ts), plus
 // threadChunk, which runs one fixed chunk of a split op: the matmul family, attention (forward,
-// backward, decode), the GELU backward, the layer norm forward, AdamW and the log-softmax heads. Chunks
+// backward, decode), a whole decode step (decode.ts), the GELU backward, the layer norm forward, AdamW and the log-softmax heads. Chunks
 // are cut from the output (CHUNK rows of out, dinp, a layer norm or log-prob head, CHUNK output features of
 // dweight, one sequence of attention, GELU_CHUNK or ADAMW_CHUNK elements), never from a sum,
 // and their size does not depend on the thread count: each output element is summed by one call, over
@@ -15,6 +15,7 @@ import { geluBackward } from './gelu';
 import { layernormForward, layernormBackwardRows, layernormBackwardParams } from './layernorm';
 import { adamw, copyRowsFrom } from './optim';
 import { logprobForward, logprobBackward } from './logsoftmax';
+import { decodeRows } from './decode';
 
 /** Rows (forward, dinp) or output features (dweight) per chunk: even, so the kernels' pairs of rows are the one-thread pairs. */
 export const CHUNK = 16;
@@ -39,6 +40,7 @@ const LOGPROB_BACKWARD = 10;
 const NONZERO_FLAGS = 11;
 const LAYERNORM_BACKWARD = 12;
 const COPY_ROWS = 13;
+const DECODE_STEP = 14;
 
 /**
  * One chunk c of an op. FORWARD (p0..p5 = out, inp, w, bias, residual, pre; a = N, b = K, d = M): rows
@@ -50,6 +52,11 @@ const COPY_ROWS = 13;
  * [c * CHUNK * 4, +CHUNK * 4) flagged (nonzeroRows's test); the caller then lists them (flagsToRows).
  */
 export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32, e: i32, p6: usize): void {
+  if (op == DECODE_STEP) { // p0 = the block (decode.ts), a = B: sequences [c * CHUNK, +CHUNK) through every layer and the head
+    const r0 = c * CHUNK;
+    decodeRows(p0, r0, min(CHUNK, a - r0));
+    return;
+  }
   if (op == LAYERNORM_BACKWARD) {
     layernormBackwardChunk(c, p0, p1, p2, p3, p4, p5, p6, a, b, e);
     return;

@@ -78,10 +78,30 @@ export function rlStepFlopParts(cfg: FlopShape, s: RlStepShape): { rollout: numb
   return { rollout: rollout.dense + rollout.attention, update: update.dense + update.attention };
 }
 
-/** One RL step's FLOPs by kind (rlStepFlopSplit summed over parts), for the time each kind of op takes. */
-export function rlStepFlopKinds(cfg: FlopShape, s: RlStepShape): FlopKinds {
+/**
+ * One RL step's FLOPs by kind (rlStepFlopSplit summed over parts), for the time each kind of op takes; `decode`: the
+ * part of them in the rollout's decode steps (the tokens fed after the prefill), where a backend runs each step as one op.
+ */
+export function rlStepFlopKinds(cfg: FlopShape, s: RlStepShape): FlopKinds & { decode: FlopKinds } {
   const { rollout, update } = rlStepFlopSplit(cfg, s);
-  return { dense: rollout.dense + update.dense, attention: rollout.attention + update.attention };
+  return { dense: rollout.dense + update.dense, attention: rollout.attention + update.attention, decode: decodeFlopKinds(cfg, s) };
+}
+
+/**
+ * The rollout's decode steps by kind: a sequence of `context` tokens that generated g feeds positions context to
+ * context + g - 2 one at a time after its prefill, each the dense layers and the head for one token and attention
+ * over t + 1 cached keys at position t.
+ */
+export function decodeFlopKinds(cfg: FlopShape, s: RlStepShape): FlopKinds {
+  const L = cfg.nLayer, C = cfg.nEmbd, V = cfg.vocabSize, out = { dense: 0, attention: 0 };
+  for (const q of s.sequences) {
+    const steps = q.generated - 1;
+    if (steps <= 0) continue;
+    out.dense += steps * (L * 24 * C * C + 2 * C * V);
+    // sum over t = context .. context + steps - 1 of 4 L C (t + 1)
+    out.attention += 4 * L * C * (steps * (q.context + 1) + (steps * (steps - 1)) / 2);
+  }
+  return out;
 }
 
 /** Matmul FLOPs of one RL step: rollout + update (the reward computes none). */

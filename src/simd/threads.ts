@@ -23,19 +23,10 @@ interface ThreadExports {
   ADAMW_CHUNK: WebAssembly.Global;
 }
 
-const OP_FORWARD = 1;
-const OP_BACKWARD = 2;
-const OP_ATTENTION_FORWARD = 3;
-const OP_ATTENTION_BACKWARD = 4;
-const OP_ATTENTION_DECODE = 5;
-const OP_GELU_BACKWARD = 6;
-const OP_LAYERNORM_FORWARD = 7;
-const OP_ADAMW = 8;
-const OP_LOGPROB_FORWARD = 9;
-const OP_LOGPROB_BACKWARD = 10;
-const OP_NONZERO_FLAGS = 11;
-const OP_LAYERNORM_BACKWARD = 12;
-const OP_COPY_ROWS = 13;
+/** threadChunk's ops (shaders/simd/threads.ts). */
+const OP_FORWARD = 1, OP_BACKWARD = 2, OP_ATTENTION_FORWARD = 3, OP_ATTENTION_BACKWARD = 4, OP_ATTENTION_DECODE = 5, OP_GELU_BACKWARD = 6;
+const OP_LAYERNORM_FORWARD = 7, OP_ADAMW = 8, OP_LOGPROB_FORWARD = 9, OP_LOGPROB_BACKWARD = 10, OP_NONZERO_FLAGS = 11, OP_LAYERNORM_BACKWARD = 12;
+const OP_COPY_ROWS = 13, OP_DECODE_STEP = 14;
 /** Reads a nonzero-row test makes of an element (a load and a compare), against minWork. */
 const NONZERO_WORK = 1;
 /** Multiply-adds a GELU backward element is counted as against minWork (a tanh, its derivative and a few products). */
@@ -284,6 +275,15 @@ export class ThreadPool {
     if (B < 2 || work < this.minWork) return false;
     const S = Math.max(1, Math.min(Math.ceil(ATTENTION_CHUNK_WORK / (work / B)), Math.floor(B / (4 * this.threads))));
     this.run(op, Math.ceil(B / S), p[0], p[1], p[2], p[3], p[4], S, T, C, NH, e, B);
+    return true;
+  }
+  /**
+   * A whole decode step of B sequences (shaders/simd/decode.ts; `block` its pointers) by chunks of CHUNK sequences, each
+   * through every layer and the head: one hand-off a step, not one an op. If it is worth it (`work` multiply-adds).
+   */
+  decodeStep(block: number, B: number, work: number): boolean {
+    if (B <= this.chunk || work < this.minWork) return false;
+    this.run(OP_DECODE_STEP, Math.ceil(B / this.chunk), block, 0, 0, 0, 0, 0, B, 0, 0);
     return true;
   }
   /** dinp += dout * gelu'(inp) (overwrite: dinp = 0 + it) over n elements, split into fixed GELU_CHUNK blocks, if it is worth it. */

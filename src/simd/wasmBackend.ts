@@ -5,7 +5,7 @@
 // complete and agrees with the oracle from the first op, and ops move to wasm one at a time.
 // With threads > 1 the matmul family, attention and the GELU backward are split over worker threads (src/simd/threads.ts).
 // Tensors, memory and the kernels' instances: wasmMemory.ts. Twin tests: test/simd/*.test.ts.
-import { checkMemberRows, checkRepeat, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape,
+import { checkMemberRows, checkRepeat, decodeCacheStride, memberStride, type AdamWParams, type AdvantageMode, type Algorithm, type Backend, type DecodeSampleArgs, type DecodeShape,
   type LossArgs, type MemberOptim, type Members, type MemberStack, type PolicyLossArgs, type Tensor } from '../backend';
 import { clipAdamwComposed, layernormMatmulComposed } from '../reference/composed';
 import { composeDecodeSample, DecodeScratch } from '../reference/decodeSample';
@@ -19,6 +19,9 @@ import { ThreadPool, checkThreads } from './threads';
 import { defaultVariant, WasmMemory, type WasmBackendOptions, type WasmTensor } from './wasmMemory';
 
 export type { WasmBackendOptions } from './wasmMemory';
+
+/** decodeRows's block (shaders/simd/decode.ts): u32 fields before the layers, and a layer's. */
+const DECODE_HEAD = 32, DECODE_PER_LAYER = 12;
 
 export class WasmBackend extends WasmMemory implements Backend {
   readonly name = 'wasm' as const;
@@ -300,11 +303,48 @@ export class WasmBackend extends WasmMemory implements Backend {
   }
 
   private decodeScratch: DecodeScratch | null = null;
-  /** The ops composed (src/reference/decodeSample.ts): on a CPU a fused kernel would save no dispatch, so nothing is fused. */
+  /**
+   * A decode step of one model: one op through every layer and the head (shaders/simd/decode.ts; on threads one
+   * hand-off, each thread a chunk of sequences), then `sample`. The prefill and a population's steps are the ops
+   * composed (src/reference/decodeSample.ts). The same numbers either way: each row through the same kernels.
+   */
   decodeSample(a: DecodeSampleArgs): void {
-    composeDecodeSample(this, (this.decodeScratch ??= new DecodeScratch(this)), a);
+    const scratch = (this.decodeScratch ??= new DecodeScratch(this));
+    if (a.prefill || a.members) { composeDecodeSample(this, scratch, a); return; }
+    const s = scratch.acts(false, a.B, a.T, a.C, a.NH, a.V);
+    this.decodeStep(s, a);
+    this.sample(a.tokens, a.logp, a.pos, a.done, a.limit, s.logits, a.B, a.T, a.V, a.temperature, a.eos, a.seed, a.counter, 1, a.rowRng);
   }
-  decodeSampleFused(_s: DecodeShape): boolean { return false; }
+  /** A lone model's decode steps are one op (decodeSample); its prefill and a population's steps are not. */
+  decodeSampleFused(s: DecodeShape): boolean { return !s.prefill && s.K === 1; }
+
+  /** decodeRows over the B sequences, its pointers in a block of the scratch after the attention's T floats a sequence. */
+  private decodeStep(s: ReturnType<DecodeScratch['acts']>, a: DecodeSampleArgs): void {
+    const { B, T, C, NH, V, weights: w } = a, L = w.layers.length, stride = decodeCacheStride(B, T, C), blockAt = B * T;
+    heads(C, NH);
+    if (a.kv.size < L * stride) throw new Error(`decodeSample: the cache holds ${a.kv.size} values, not L x ${stride}`);
+    const sc = this.scratch(blockAt + DECODE_HEAD + DECODE_PER_LAYER * L); // before any view: growth would detach them
+    const pos = this.i32(a.pos), tok = this.i32(a.tokens);
+    if (pos.length < B || tok.length < B * T) throw new Error(`wasm backend: pos and tokens hold ${pos.length} and ${tok.length} elements, the op needs ${B} and ${B * T}`);
+    for (let b = 0; b < B; b++) {
+      if (!(pos[b] >= 1 && pos[b] <= T)) throw new Error(`embeddingLast: pos[${b}] = ${pos[b]} outside 1..${T}`);
+      const t = tok[b * T + pos[b] - 1];
+      if (!(t >= 0 && t < V)) throw new Error(`wasm backend: token ${t} at ${b * T + pos[b] - 1} is outside the vocabulary [0, ${V})`);
+    }
+    const f = (t: Tensor, n: number, what: string) => this.ptr(t, n, what), N = B * C;
+    const head = [B, T, C, NH, L, V, (a.tokens as WasmTensor).ptr, (a.pos as WasmTensor).ptr, f(a.kv, L * stride, 'kv'), stride * 4, sc,
+      f(s.encoded, N, 'encoded'), f(s.ln1, N, 'ln1'), f(s.ln1Mean, B, 'mean'), f(s.ln1Rstd, B, 'rstd'), f(s.qkv, 3 * N, 'qkv'), f(s.atty, N, 'atty'),
+      f(s.residual2, N, 'residual2'), f(s.ln2, N, 'ln2'), f(s.ln2Mean, B, 'mean'), f(s.ln2Rstd, B, 'rstd'), f(s.fch, 4 * N, 'fch'),
+      f(s.fchGelu, 4 * N, 'fchGelu'), f(s.residual3, N, 'residual3'), f(s.lnf, N, 'lnf'), f(s.lnfMean, B, 'mean'), f(s.lnfRstd, B, 'rstd'),
+      f(s.logits, B * V, 'logits'), f(w.wte, V * C, 'wte'), f(w.wpe, T * C, 'wpe'), f(w.lnfw, C, 'weight'), f(w.lnfb, C, 'bias')];
+    const layers = w.layers.flatMap((l) => [f(l.ln1w, C, 'weight'), f(l.ln1b, C, 'bias'), f(l.qkvw, 3 * C * C, 'weight'), f(l.qkvb, 3 * C, 'bias'),
+      f(l.attprojw, C * C, 'weight'), f(l.attprojb, C, 'bias'), f(l.ln2w, C, 'weight'), f(l.ln2b, C, 'bias'), f(l.fcw, 4 * C * C, 'weight'),
+      f(l.fcb, 4 * C, 'bias'), f(l.fcprojw, 4 * C * C, 'weight'), f(l.fcprojb, C, 'bias')]);
+    const block = sc + blockAt * 4;
+    new Uint32Array(this.memory.buffer, block, DECODE_HEAD + DECODE_PER_LAYER * L).set([...head, ...layers]);
+    const work = B * (L * (12 * C * C + T * C) + C * V); // multiply-adds: the matmuls and the attention over the cache
+    if (!this.pool?.decodeStep(block, B, work)) this.k.decodeRows(block, 0, B);
+  }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(this.f(out), this.f(src), this.i32(index), n); }
   groupNormalize(adv: Tensor, stats: Tensor, rewards: Tensor, groupStart: Tensor, E: number, P: number, mode: AdvantageMode): void {

@@ -32,7 +32,7 @@ describe('splitByOp: every op timed, outermost calls only, then unwrapped', () =
     expect(s.ops.matmulForward.ms).toBeGreaterThanOrEqual(4);
     expect(s.ops.attentionForward.ms).toBeGreaterThanOrEqual(6); // its own 2 ms and the nested 4
     expect(s.stepMs).toBeGreaterThanOrEqual(4 + 6 + 3);
-    expect(s.flops).toEqual({ dense: 100, attention: 10 });
+    expect(s.flops).toEqual({ dense: 100, attention: 10, decode: { dense: 0, attention: 0 } });
     expect(Object.getOwnPropertyNames(b)).toEqual(['calls']); // no wrapper left on the instance
     expect(b.calls.filter((c) => c === 'matmulForward')).toHaveLength(4); // 2 steps x (1 direct + 1 nested): the ops ran
   });
@@ -65,8 +65,23 @@ describe('opShares: the step by part, by hand', () => {
     expect(rows['whole step'].ofLimit).toBeCloseTo(0.32, 9);
     expect(Object.values(rows).filter((r) => r.part !== 'whole step').reduce((a, r) => a + r.ofStep, 0)).toBeCloseTo(1, 12);
   });
+  it('a decode step run as one op (decodeSample) is its own part, with the decode steps\' FLOPs taken from the matmuls\' and attention\'s', () => {
+    // the same step with 20 of the matmuls' ms and 4 of attention's in 12 decodeSample calls; of the FLOPs, 0.8e9 dense and 0.05e9 attention are theirs
+    const fused: OpSplit = { ...s, ops: { ...s.ops, layernormMatmulForward: { ms: 20, calls: 4 }, attentionForward: { ms: 6, calls: 1 }, decodeSample: { ms: 24, calls: 12 } },
+      flops: { ...s.flops, decode: { dense: 0.8e9, attention: 0.05e9 } } };
+    const rows = Object.fromEntries(opShares(fused, 50, 2).map((r) => [r.part, r]));
+    expect(Object.keys(rows)).toEqual(['matmuls', 'attention', 'decode steps', 'layer norms', 'optimizer', 'host, between ops', 'whole step']);
+    expect(rows.matmuls.gflop).toBeCloseTo(2.2, 9); // 3 - 0.8
+    expect(rows.attention.gflop).toBeCloseTo(0.15, 9);
+    expect(rows['decode steps'].ms).toBe(24);
+    expect(rows['decode steps'].gflops).toBeCloseTo(0.85e9 / 24 / 1e6, 9);
+    expect(rows['whole step'].gflop).toBeCloseTo(3.2, 9);
+    // where no decodeSample ran (the per-op path), the decode FLOPs stay with the matmuls and attention
+    const perOp = Object.fromEntries(opShares({ ...s, flops: fused.flops }, 50, 2).map((r) => [r.part, r]));
+    expect([perOp.matmuls.gflop, perOp.attention.gflop, 'decode steps' in perOp]).toEqual([3, 0.2, false]);
+  });
   it('names the part of each op; one it does not know is "other ops"', () => {
     expect(['matmulGeluBackward', 'attentionDecode', 'geluBackward', 'decodeSampleFused', 'policyLoss', 'sumSquares', 'copyRows', 'sync', 'somethingNew'].map(partOf))
-      .toEqual(['matmuls', 'attention', 'GELU', 'sampling', 'loss and RL ops', 'optimizer', 'embeddings and copies', 'other ops', 'other ops']);
+      .toEqual(['matmuls', 'attention', 'GELU', 'decode steps', 'loss and RL ops', 'optimizer', 'embeddings and copies', 'other ops', 'other ops']);
   });
 });

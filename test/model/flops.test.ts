@@ -1,6 +1,6 @@
 // FLOP counts against shapes multiplied out by hand (independent of the formula's grouping).
 import { describe, expect, it } from 'vitest';
-import { forwardFlops, generationFlops, rlStepFlopKinds, rlStepFlopParts, rlStepFlops, trainFlops } from '../../src/model/flops';
+import { decodeFlopKinds, forwardFlops, generationFlops, rlStepFlopKinds, rlStepFlopParts, rlStepFlops, trainFlops } from '../../src/model/flops';
 
 // 1 layer, C = 4, V = 3, one sequence of T = 2 tokens.
 const TINY = { nLayer: 1, nEmbd: 4, vocabSize: 3 };
@@ -40,6 +40,16 @@ describe('model FLOPs', () => {
     const k = rlStepFlopKinds(TINY, shape);
     expect(k.attention).toBe(48 + 16 + 3 * 2 * 48 + 3 * 16);
     expect(k.dense + k.attention).toBe(rlStepFlops(TINY, shape));
+  });
+  it('the decode steps are the tokens fed after the prefill: a forward over context + generated - 1 tokens less the context\'s', () => {
+    // context 1, 3 generated: positions 1 and 2 fed one at a time; dense 2 x 408; attention 4 L C (t + 1) = 16 x (2 + 3) = 80
+    const shape = { sequences: [{ context: 1, generated: 3 }, { context: 4, generated: 1 }], minibatches: [], refForward: false };
+    expect(decodeFlopKinds(TINY, shape)).toEqual({ dense: 816, attention: 80 }); // the second generated one token: no decode step
+    const fwd = (T: number) => forwardFlops(TINY, 1, T);
+    expect(816 + 80).toBe(fwd(3) - fwd(1));
+    const c = 5, g = 7, big = { nLayer: 2, nEmbd: 8, vocabSize: 5 }, k = decodeFlopKinds(big, { sequences: [{ context: c, generated: g }], minibatches: [], refForward: false });
+    expect(k.dense + k.attention).toBe(forwardFlops(big, 1, c + g - 1) - forwardFlops(big, 1, c));
+    expect(rlStepFlopKinds(TINY, shape).decode).toEqual({ dense: 816, attention: 80 });
   });
   it('a context shared by a group is counted once: each of its G sequences takes 1 / G of the context\'s positions', () => {
     // context 1 + 2 new, twice with one prefill: the context's position (T 1: 424) once, the fed new token (864 - 424) twice

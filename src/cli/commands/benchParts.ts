@@ -8,8 +8,11 @@ import type { FlopKinds } from '../../model/flops';
 import { limitWords, ofLimit, type Limit } from './benchLimit';
 import { fmt, table } from './benchTable';
 
-/** The kinds of op a step is split into (a fused op goes with its matmul: layernormMatmulForward is a matmul's time). */
-export const PARTS = ['matmuls', 'attention', 'layer norms', 'GELU', 'sampling', 'loss and RL ops', 'optimizer', 'embeddings and copies', 'other ops'] as const;
+/**
+ * The kinds of op a step is split into (a fused op goes with its matmul: layernormMatmulForward is a matmul's time;
+ * decodeSample, a rollout's decode step as one op, is its own part: its matmuls, attention and draw).
+ */
+export const PARTS = ['matmuls', 'attention', 'decode steps', 'layer norms', 'GELU', 'sampling', 'loss and RL ops', 'optimizer', 'embeddings and copies', 'other ops'] as const;
 export type Part = (typeof PARTS)[number];
 
 const PART_OF: Record<string, Part> = {
@@ -18,7 +21,7 @@ const PART_OF: Record<string, Part> = {
   attentionForward: 'attention', attentionBackward: 'attention', attentionDecode: 'attention',
   layernormForward: 'layer norms', layernormBackward: 'layer norms',
   geluForward: 'GELU', geluBackward: 'GELU',
-  sample: 'sampling', decodeSample: 'sampling', decodeSampleFused: 'sampling',
+  sample: 'sampling', decodeSample: 'decode steps', decodeSampleFused: 'decode steps',
   logprobForward: 'loss and RL ops', logprobBackward: 'loss and RL ops', crossEntropyForward: 'loss and RL ops', crossEntropyBackward: 'loss and RL ops',
   gather: 'loss and RL ops', groupNormalize: 'loss and RL ops', seqRatio: 'loss and RL ops', clipLoss: 'loss and RL ops', policyLoss: 'loss and RL ops', rlStats: 'loss and RL ops',
   sumSquares: 'optimizer', clipScale: 'optimizer', adamw: 'optimizer', clipAdamw: 'optimizer',
@@ -33,15 +36,15 @@ export const partOf = (op: string): Part => PART_OF[op] ?? 'other ops';
 export interface OpSplit {
   /** The timed steps' mean wall time, and each op's mean time and calls a step. */
   stepMs: number; ops: Record<string, { ms: number; calls: number }>;
-  /** The steps' matmul FLOPs by kind (src/model/flops.ts rlStepFlopKinds), a step's mean. */
-  flops: FlopKinds;
+  /** The steps' matmul FLOPs by kind (src/model/flops.ts rlStepFlopKinds), a step's mean; `decode`: those of the decode steps among them. */
+  flops: FlopKinds & { decode?: FlopKinds };
 }
 
 /**
  * Times `reps` steps with every method of `b` wrapped (only the outermost call counts: an op's helpers are its time),
  * then unwraps. `onCall` sees each timed call (scripts/profileStep.ts groups them by shape).
  */
-export async function splitByOp(b: Backend, step: () => Promise<FlopKinds>, reps: number,
+export async function splitByOp(b: Backend, step: () => Promise<FlopKinds & { decode?: FlopKinds }>, reps: number,
   onCall?: (op: string, args: readonly unknown[], ms: number) => void): Promise<OpSplit> {
   const ops: Record<string, { ms: number; calls: number }> = {};
   const target = b as unknown as Record<string, unknown>;
@@ -66,17 +69,19 @@ export async function splitByOp(b: Backend, step: () => Promise<FlopKinds>, reps
       };
     }
   }
-  const flops = { dense: 0, attention: 0 };
+  const flops = { dense: 0, attention: 0 }, decode = { dense: 0, attention: 0 };
   try {
     const t0 = performance.now();
     for (let i = 0; i < reps; i++) {
       const k = await step();
       flops.dense += k.dense;
       flops.attention += k.attention;
+      decode.dense += k.decode?.dense ?? 0;
+      decode.attention += k.decode?.attention ?? 0;
     }
     const stepMs = (performance.now() - t0) / reps;
     for (const o of Object.values(ops)) { o.ms /= reps; o.calls /= reps; }
-    return { stepMs, ops, flops: { dense: flops.dense / reps, attention: flops.attention / reps } };
+    return { stepMs, ops, flops: { dense: flops.dense / reps, attention: flops.attention / reps, decode: { dense: decode.dense / reps, attention: decode.attention / reps } } };
   } finally {
     for (const name of wrapped) delete target[name];
   }
@@ -100,7 +105,10 @@ export function opShares(s: OpSplit, coreGflops: number, threads: number): PartS
   const ms: Record<string, number> = Object.fromEntries(PARTS.map((p) => [p, 0]));
   for (const [op, o] of Object.entries(s.ops)) ms[partOf(op)] += o.ms;
   const opsMs = PARTS.reduce((a, p) => a + ms[p], 0);
-  const flop: Record<string, number> = { matmuls: s.flops.dense, attention: s.flops.attention, 'whole step': s.flops.dense + s.flops.attention };
+  // the decode steps' FLOPs are theirs where the backend ran them as one op (decodeSample timed), else the matmuls' and attention's
+  const d = ms['decode steps'] > 0 && s.flops.decode ? s.flops.decode : { dense: 0, attention: 0 };
+  const flop: Record<string, number> = { matmuls: s.flops.dense - d.dense, attention: s.flops.attention - d.attention, 'decode steps': d.dense + d.attention,
+    'whole step': s.flops.dense + s.flops.attention };
   const rows: [string, number][] = [...PARTS.filter((p) => ms[p] > 0).map((p): [string, number] => [p, ms[p]]), ['host, between ops', Math.max(0, s.stepMs - opsMs)], ['whole step', s.stepMs]];
   return rows.map(([part, t]) => share(part, t, flop[part] ?? 0, s.stepMs, coreGflops, threads));
 }
