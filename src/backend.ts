@@ -332,7 +332,7 @@ export interface Backend {
    * `sample` (same RNG streams, temperature, greedy, eos, limit; rowRng for a population). Rows already done are not
    * run (their cache is left as it was). The reference composes it from the ops above (the twin:
    * src/reference/decodeSample.ts); WebGPU runs it as one kernel per call where decodeSampleFused says so; the wasm
-   * engine runs a lone model's decode step as one op (shaders/simd/decode.ts) and composes the rest.
+   * engine runs a decode step as one op (shaders/simd/decode.ts) and composes the prefill.
    */
   decodeSample(a: DecodeSampleArgs): void;
   /** Whether decodeSample is one fused kernel at this shape (the rollout then takes it); false: compose the ops instead. */

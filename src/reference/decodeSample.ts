@@ -1,5 +1,5 @@
 // decodeSample (src/backend.ts) composed from the unfused ops: the reference's implementation (and the wasm engine's
-// for a prefill or a population), and the twin of WebGPU's fused kernel (shaders/sample.wgsl, decode_sample; test:
+// for a prefill), and the twin of WebGPU's fused kernel (shaders/sample.wgsl, decode_sample; test:
 // test/gpu/decodeFused.test.ts) and of the wasm engine's decode step as one op (shaders/simd/decode.ts; test/simd/decodeStep.test.ts).
 // The prefill is a full forward over all T positions of every row, its q, k, v written straight into the cache
 // (rows past pos[b] - 1 hold whatever follows the context: causal, they change no row before them, and a decode

@@ -35,8 +35,8 @@ export interface Kernels {
   embeddingForward(out: number, tokens: number, wte: number, wpe: number, N: number, T: number, C: number): void;
   embeddingBackward(dwte: number, dwpe: number, dout: number, tokens: number, N: number, T: number, C: number): void;
   embeddingLast(out: number, tokens: number, pos: number, wte: number, wpe: number, B: number, T: number, C: number): void;
-  /** Sequences [r0, r0 + n) of a decode step through every layer and the head (shaders/simd/decode.ts; blk: src/simd/decodeStep.ts). */
-  decodeRows(blk: number, r0: number, n: number): void;
+  /** Sequences [r0, r0 + n) of member k in a decode step, through every layer and the head (shaders/simd/decode.ts; blk: wasmBackend.ts decodeStep). */
+  decodeRows(blk: number, r0: number, n: number, k: number): void;
   attentionForward(out: number, att: number, qkv: number, B: number, T: number, C: number, NH: number): void;
   attentionBackward(dqkv: number, dpreatt: number, dout: number, qkv: number, att: number, B: number, T: number, C: number, NH: number, overwrite: number): void;
   attentionDecode(out: number, qkvCache: number, qkvNew: number, pos: number, p: number, B: number, T: number, C: number, NH: number): void;

@@ -20,8 +20,8 @@ import { defaultVariant, WasmMemory, type WasmBackendOptions, type WasmTensor } 
 
 export type { WasmBackendOptions } from './wasmMemory';
 
-/** decodeRows's block (shaders/simd/decode.ts): u32 fields before the layers, and a layer's. */
-const DECODE_HEAD = 32, DECODE_PER_LAYER = 12;
+/** decodeRows's block (shaders/simd/decode.ts): u32 fields before the layers, and a layer's; sequences a chunk (CHUNK there). */
+const DECODE_HEAD = 33, DECODE_PER_LAYER = 12, DECODE_CHUNK = 16;
 
 export class WasmBackend extends WasmMemory implements Backend {
   readonly name = 'wasm' as const;
@@ -304,26 +304,36 @@ export class WasmBackend extends WasmMemory implements Backend {
 
   private decodeScratch: DecodeScratch | null = null;
   /**
-   * A decode step of one model: one op through every layer and the head (shaders/simd/decode.ts; on threads one
-   * hand-off, each thread a chunk of sequences), then `sample`. The prefill and a population's steps are the ops
-   * composed (src/reference/decodeSample.ts). The same numbers either way: each row through the same kernels.
+   * A decode step: one op through every layer and the head (shaders/simd/decode.ts; on threads one hand-off, each
+   * thread a chunk of sequences of one member), then `sample`. The prefill is the ops composed
+   * (src/reference/decodeSample.ts). The same numbers either way: each row through the same kernels.
    */
   decodeSample(a: DecodeSampleArgs): void {
     const scratch = (this.decodeScratch ??= new DecodeScratch(this));
-    if (a.prefill || a.members) { composeDecodeSample(this, scratch, a); return; }
+    if (a.prefill || (a.members && a.members.paramStride === undefined)) { composeDecodeSample(this, scratch, a); return; }
     const s = scratch.acts(false, a.B, a.T, a.C, a.NH, a.V);
     this.decodeStep(s, a);
     this.sample(a.tokens, a.logp, a.pos, a.done, a.limit, s.logits, a.B, a.T, a.V, a.temperature, a.eos, a.seed, a.counter, 1, a.rowRng);
   }
-  /** A lone model's decode steps are one op (decodeSample); its prefill and a population's steps are not. */
-  decodeSampleFused(s: DecodeShape): boolean { return !s.prefill && s.K === 1; }
+  /** Decode steps are one op (decodeSample); the prefill is not. */
+  decodeSampleFused(s: DecodeShape): boolean { return !s.prefill; }
 
-  /** decodeRows over the B sequences, its pointers in a block of the scratch after the attention's T floats a sequence. */
+  /**
+   * decodeRows over the B sequences (a member's rows with its weights), its pointers in a block of the scratch after
+   * the attention's T floats a sequence, and on threads a population's chunks (first row, rows, member) after it.
+   */
   private decodeStep(s: ReturnType<DecodeScratch['acts']>, a: DecodeSampleArgs): void {
     const { B, T, C, NH, V, weights: w } = a, L = w.layers.length, stride = decodeCacheStride(B, T, C), blockAt = B * T;
+    const m = a.members, K = m ? m.K : 1, ps = m?.paramStride ?? 0, fields = DECODE_HEAD + DECODE_PER_LAYER * L;
     heads(C, NH);
+    if (m) checkMemberRows(m, B);
     if (a.kv.size < L * stride) throw new Error(`decodeSample: the cache holds ${a.kv.size} values, not L x ${stride}`);
-    const sc = this.scratch(blockAt + DECODE_HEAD + DECODE_PER_LAYER * L); // before any view: growth would detach them
+    const spans: number[] = []; // [first row, rows, member] of each chunk: CHUNK rows, none across two members
+    for (let k = 0; k < K; k++) {
+      const end = m ? m.rowStartHost[k + 1] : B;
+      for (let r = m ? m.rowStartHost[k] : 0; r < end; r += DECODE_CHUNK) spans.push(r, Math.min(DECODE_CHUNK, end - r), k);
+    }
+    const sc = this.scratch(blockAt + fields + spans.length); // before any view: growth would detach them
     const pos = this.i32(a.pos), tok = this.i32(a.tokens);
     if (pos.length < B || tok.length < B * T) throw new Error(`wasm backend: pos and tokens hold ${pos.length} and ${tok.length} elements, the op needs ${B} and ${B * T}`);
     for (let b = 0; b < B; b++) {
@@ -332,18 +342,24 @@ export class WasmBackend extends WasmMemory implements Backend {
       if (!(t >= 0 && t < V)) throw new Error(`wasm backend: token ${t} at ${b * T + pos[b] - 1} is outside the vocabulary [0, ${V})`);
     }
     const f = (t: Tensor, n: number, what: string) => this.ptr(t, n, what), N = B * C;
+    const mw = (t: Tensor, n: number, what: string) => f(t, (K - 1) * ps + n, what); // member 0's pointer, room for every member
     const head = [B, T, C, NH, L, V, (a.tokens as WasmTensor).ptr, (a.pos as WasmTensor).ptr, f(a.kv, L * stride, 'kv'), stride * 4, sc,
       f(s.encoded, N, 'encoded'), f(s.ln1, N, 'ln1'), f(s.ln1Mean, B, 'mean'), f(s.ln1Rstd, B, 'rstd'), f(s.qkv, 3 * N, 'qkv'), f(s.atty, N, 'atty'),
       f(s.residual2, N, 'residual2'), f(s.ln2, N, 'ln2'), f(s.ln2Mean, B, 'mean'), f(s.ln2Rstd, B, 'rstd'), f(s.fch, 4 * N, 'fch'),
       f(s.fchGelu, 4 * N, 'fchGelu'), f(s.residual3, N, 'residual3'), f(s.lnf, N, 'lnf'), f(s.lnfMean, B, 'mean'), f(s.lnfRstd, B, 'rstd'),
-      f(s.logits, B * V, 'logits'), f(w.wte, V * C, 'wte'), f(w.wpe, T * C, 'wpe'), f(w.lnfw, C, 'weight'), f(w.lnfb, C, 'bias')];
-    const layers = w.layers.flatMap((l) => [f(l.ln1w, C, 'weight'), f(l.ln1b, C, 'bias'), f(l.qkvw, 3 * C * C, 'weight'), f(l.qkvb, 3 * C, 'bias'),
-      f(l.attprojw, C * C, 'weight'), f(l.attprojb, C, 'bias'), f(l.ln2w, C, 'weight'), f(l.ln2b, C, 'bias'), f(l.fcw, 4 * C * C, 'weight'),
-      f(l.fcb, 4 * C, 'bias'), f(l.fcprojw, 4 * C * C, 'weight'), f(l.fcprojb, C, 'bias')]);
-    const block = sc + blockAt * 4;
-    new Uint32Array(this.memory.buffer, block, DECODE_HEAD + DECODE_PER_LAYER * L).set([...head, ...layers]);
+      f(s.logits, B * V, 'logits'), mw(w.wte, V * C, 'wte'), mw(w.wpe, T * C, 'wpe'), mw(w.lnfw, C, 'weight'), mw(w.lnfb, C, 'bias'), ps * 4];
+    const layers = w.layers.flatMap((l) => [mw(l.ln1w, C, 'weight'), mw(l.ln1b, C, 'bias'), mw(l.qkvw, 3 * C * C, 'weight'), mw(l.qkvb, 3 * C, 'bias'),
+      mw(l.attprojw, C * C, 'weight'), mw(l.attprojb, C, 'bias'), mw(l.ln2w, C, 'weight'), mw(l.ln2b, C, 'bias'), mw(l.fcw, 4 * C * C, 'weight'),
+      mw(l.fcb, 4 * C, 'bias'), mw(l.fcprojw, 4 * C * C, 'weight'), mw(l.fcprojb, C, 'bias')]);
+    const block = sc + blockAt * 4, table = block + fields * 4;
+    new Uint32Array(this.memory.buffer, block, fields).set([...head, ...layers]);
+    new Int32Array(this.memory.buffer, table, spans.length).set(spans);
     const work = B * (L * (12 * C * C + T * C) + C * V); // multiply-adds: the matmuls and the attention over the cache
-    if (!this.pool?.decodeStep(block, B, work)) this.k.decodeRows(block, 0, B);
+    if (this.pool?.decodeStep(block, m ? table : 0, spans.length / 3, B, work)) return;
+    for (let k = 0; k < K; k++) { // one thread: each member's rows in one call
+      const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : B;
+      if (rows > 0) this.k.decodeRows(block, r0, rows, k);
+    }
   }
 
   gather(out: Tensor, src: Tensor, index: Tensor, n: number): void { rl.gather(this.f(out), this.f(src), this.i32(index), n); }

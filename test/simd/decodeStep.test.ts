@@ -1,7 +1,8 @@
 // The wasm engine's decode step as one op (shaders/simd/decode.ts: every layer and the head for a chunk of sequences,
 // one hand-off a step on threads) against the per-op path it replaces (GPT.decode's ops, then `sample`): a rollout
 // draws the same tokens with the same log-probs, bit for bit, on one thread and on two, with sequences that end at
-// different steps and chunks of 16 sequences that do not divide the batch; the reference engine within f32 rounding.
+// different steps and chunks of 16 sequences that do not divide the batch, for a lone model and a population of 2
+// (the second member's rows from an odd row on); the reference engine within f32 rounding.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Backend } from '../../src/backend';
 import { GPT } from '../../src/model/gpt';
@@ -12,17 +13,19 @@ import { WasmBackend } from '../../src/simd/wasmBackend';
 import { Rng } from '../gpu/random';
 
 const cfg: GPTConfig = { nLayer: 3, nHead: 4, nEmbd: 32, blockSize: 40, vocabSize: 13 };
-const weights = new Rng(9).normal(paramSpecs(cfg).total, 0.3);
+const weights = new Rng(9).normal(paramSpecs(cfg).total, 0.3), weights2 = new Rng(10).normal(paramSpecs(cfg).total, 0.3);
 const r = new Rng(5);
-const B = 37; // two chunks of 16 and one of 5
+const B = 38; // alone: two chunks of 16 and one of 6; a population of 2: 19 sequences each, chunks of 16 and 3
+const pop = { episodesPerMember: 19, seeds: [123, 456] };
 const contexts = Array.from({ length: B }, (_, i) => Array.from(r.ints(1 + (i * 7) % 11, 0, cfg.vocabSize)));
 const maxNew = contexts.map((_, i) => 3 + (i * 5) % 17);
 const EOS = 2, SEED = 31, COUNTER = 3;
 
 /** A rollout on `b`, per op (decodeSampleFused answered false on this instance) or as the engine chooses. */
-async function rollout(b: Backend, perOp: boolean, temperature: number) {
+async function rollout(b: Backend, perOp: boolean, temperature: number, population = false) {
   if (perOp) b.decodeSampleFused = () => false;
-  const model = new GPT(b, cfg, weights), gen = new Generator(b, model);
+  const model = new GPT(b, cfg, population ? [weights, weights2] : weights), gen = new Generator(b, model);
+  if (population) gen.population = pop;
   try { return await gen.generate(contexts, maxNew, temperature, EOS, SEED, COUNTER, contexts.map((_, i) => i)); } finally { model.destroy(); }
 }
 
@@ -30,15 +33,15 @@ const pools: WasmBackend[] = [];
 afterAll(async () => { for (const b of pools) await b.destroyAndWait(); });
 
 describe('the wasm engine\'s decode step as one op', () => {
-  it('is taken for a lone model\'s decode steps, not for its prefill or a population', () => {
+  it('is taken for decode steps, alone or in a population, not for the prefill', () => {
     const b = new WasmBackend(), s = { B, T: 40, C: 32, NH: 4, L: 3, V: 13 };
-    expect([b.decodeSampleFused({ ...s, K: 1 }), b.decodeSampleFused({ ...s, K: 1, prefill: true }), b.decodeSampleFused({ ...s, K: 2 })]).toEqual([true, false, false]);
+    expect([b.decodeSampleFused({ ...s, K: 1 }), b.decodeSampleFused({ ...s, K: 1, prefill: true }), b.decodeSampleFused({ ...s, K: 2 })]).toEqual([true, false, true]);
   });
-  for (const threads of [1, 2]) for (const temperature of [1, 0]) {
-    it(`draws the per-op path's tokens and log-probs bit for bit (${threads} thread${threads > 1 ? 's' : ''}, temperature ${temperature})`, async () => {
+  for (const population of [false, true]) for (const threads of [1, 2]) for (const temperature of [1, 0]) {
+    it(`draws the per-op path's tokens and log-probs bit for bit (${population ? 'a population of 2' : 'alone'}, ${threads} thread${threads > 1 ? 's' : ''}, temperature ${temperature})`, async () => {
       const make = async () => { const b = await WasmBackend.start({ threads, threadMinWork: 1 }); pools.push(b); return b; };
       const fusedEngine = await make();
-      const want = await rollout(await make(), true, temperature), got = await rollout(fusedEngine, false, temperature);
+      const want = await rollout(await make(), true, temperature, population), got = await rollout(fusedEngine, false, temperature, population);
       expect(got.tokens).toEqual(want.tokens);
       expect(got.logp).toEqual(want.logp);
       if (threads > 1) expect(fusedEngine.workerChunks).toBeGreaterThan(0); // the step really was split
