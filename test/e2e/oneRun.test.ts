@@ -178,9 +178,9 @@ describe.runIf(haveChromium)('one current run in Chromium (the CPU engine)', () 
       await banner.waitFor({ timeout: 60_000 });
       const offered = Number(/from step (\d+)/.exec((await banner.textContent()) ?? '')?.[1]);
       console.log(`resume: the members showed steps ${before.join(', ')} (the slowest ${from} 5 s earlier), the banner offers step ${offered}`);
-      // no step the slowest member had not reached (the reload is a moment after the read: a telemetry batch of
-      // 2 steps may be on its way), and none from before the last 5 s
-      expect(offered).toBeLessThanOrEqual(Math.min(...before) + 3);
+      // no step the slowest member had not reached (the page shows a member's step as its last telemetry batch
+      // says: the worker is a few steps on, 3 in CI's busiest phase), and none from before the last 5 s
+      expect(offered).toBeLessThanOrEqual(Math.min(...before) + 6);
       expect(offered).toBeGreaterThanOrEqual(from);
       await banner.getByRole('button', { name: /^Resume/ }).click();
       await expect.poll(() => status(page), { timeout: 60_000 }).toBe('training');
