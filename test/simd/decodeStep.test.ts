@@ -33,9 +33,10 @@ const pools: WasmBackend[] = [];
 afterAll(async () => { for (const b of pools) await b.destroyAndWait(); });
 
 describe('the wasm engine\'s decode step as one op', () => {
-  it('is taken for decode steps, alone or in a population, not for the prefill', () => {
-    const b = new WasmBackend(), s = { B, T: 40, C: 32, NH: 4, L: 3, V: 13 };
-    expect([b.decodeSampleFused({ ...s, K: 1 }), b.decodeSampleFused({ ...s, K: 1, prefill: true }), b.decodeSampleFused({ ...s, K: 2 })]).toEqual([true, false, true]);
+  it('is taken for decode steps of up to 128 sequences a member, alone or in a population, not for the prefill', () => {
+    const b = new WasmBackend(), s = { B, T: 40, C: 32, NH: 4, L: 3, V: 13 }, fused = (x: Partial<typeof s> & { K: number; prefill?: boolean }) => b.decodeSampleFused({ ...s, ...x });
+    expect([fused({ K: 1 }), fused({ K: 1, prefill: true }), fused({ K: 2 }), fused({ K: 1, B: 128 }), fused({ K: 1, B: 129 }), fused({ K: 2, B: 256 }), fused({ K: 2, B: 258 })])
+      .toEqual([true, false, true, true, false, true, false]);
   });
   for (const population of [false, true]) for (const threads of [1, 2]) for (const temperature of [1, 0]) {
     it(`draws the per-op path's tokens and log-probs bit for bit (${population ? 'a population of 2' : 'alone'}, ${threads} thread${threads > 1 ? 's' : ''}, temperature ${temperature})`, async () => {
