@@ -2,8 +2,8 @@
 // sequences, every layer and the head in one call: the rollout's per-token step as one op, so a thread takes its
 // rows through the whole model without a hand-off per layer op (a dozen an op before, each a wake and a wait).
 // Each op is the kernel the per-op path calls, on these rows: a row's numbers are the per-op path's bit for bit
-// (the matmuls' row pairs are the same pairs when the run starts at an even row). The host (src/simd/decodeStep.ts)
-// checks tokens and positions and writes the block.
+// (the matmuls' row pairs are the same pairs when the run starts at an even row). The host (src/simd/wasmBackend.ts
+// decodeStep) checks tokens and positions and writes the block.
 import { matmulForward } from './matmul';
 import { layernormForward } from './layernorm';
 import { attentionDecode } from './attention';

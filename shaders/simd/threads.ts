@@ -52,14 +52,9 @@ const DECODE_STEP = 14;
  * [c * CHUNK * 4, +CHUNK * 4) flagged (nonzeroRows's test); the caller then lists them (flagsToRows).
  */
 export function threadChunk(op: i32, c: i32, p0: usize, p1: usize, p2: usize, p3: usize, p4: usize, p5: usize, a: i32, b: i32, d: i32, e: i32, p6: usize): void {
-  if (op == DECODE_STEP) { // p0 = the block (decode.ts), a = B: sequences [c * CHUNK, +CHUNK) through every layer and the head
-    if (p1) { // a population: chunk c is the i32 triple (first row, rows, member) at p1 + 12 c (no chunk spans two members)
-      const t = p1 + <usize>c * 12;
-      decodeRows(p0, load<i32>(t), load<i32>(t, 4), load<i32>(t, 8));
-      return;
-    }
-    const r0 = c * CHUNK;
-    decodeRows(p0, r0, min(CHUNK, a - r0), 0);
+  if (op == DECODE_STEP) { // p0 = the block (decode.ts); chunk c is the i32 triple (first row, rows, member) at p1 + 12 c
+    const t = p1 + <usize>c * 12;
+    decodeRows(p0, load<i32>(t), load<i32>(t, 4), load<i32>(t, 8));
     return;
   }
   if (op == LAYERNORM_BACKWARD) {

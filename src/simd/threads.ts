@@ -277,10 +277,10 @@ export class ThreadPool {
     this.run(op, Math.ceil(B / S), p[0], p[1], p[2], p[3], p[4], S, T, C, NH, e, B);
     return true;
   }
-  /** A decode step of B sequences (shaders/simd/decode.ts: `block`; a population's `table` of n chunks, else CHUNK sequences a chunk). */
+  /** A decode step of B sequences (shaders/simd/decode.ts: `block`), by the n chunks of `table` (first row, rows, member). */
   decodeStep(block: number, table: number, n: number, B: number, work: number): boolean {
     if (B <= this.chunk || work < this.minWork) return false;
-    this.run(OP_DECODE_STEP, table ? n : Math.ceil(B / this.chunk), block, table, 0, 0, 0, 0, B, 0, 0);
+    this.run(OP_DECODE_STEP, n, block, table, 0, 0, 0, 0, B, 0, 0);
     return true;
   }
   /** dinp += dout * gelu'(inp) (overwrite: dinp = 0 + it) over n elements, split into fixed GELU_CHUNK blocks, if it is worth it. */

@@ -222,19 +222,8 @@ export class WasmBackend extends WasmMemory implements Backend {
     const K = m ? m.K : 1, es = m ? memberStride(wte, m) : wte.size, ps = m ? memberStride(wpe, m) : 0;
     if (m) checkMemberRows(m, N);
     // wte's rows: a member tensor reaches from member 0's copy to the end of member K-1's
-    const V = Math.floor((wte.size - (K - 1) * es) / C), perRow = pos ? T : 1; // perRow: tokens per output row
-    const tk = this.i32(tokens);
-    if (tk.length < N * perRow) throw new Error(`wasm backend: tokens holds ${tk.length} elements, the op needs ${N * perRow}`);
-    const at = pos ? this.i32(pos) : null;
-    if (at && at.length < N) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${N}`);
-    for (let n = 0; n < N; n++) {
-      let i = n;
-      if (at) {
-        if (!(at[n] >= 1 && at[n] <= T)) throw new Error(`embeddingLast: pos[${n}] = ${at[n]} outside 1..${T}`);
-        i = n * T + at[n] - 1;
-      }
-      if (!(tk[i] >= 0 && tk[i] < V)) throw new Error(`wasm backend: token ${tk[i]} at ${i} is outside the vocabulary [0, ${V})`);
-    }
+    const V = Math.floor((wte.size - (K - 1) * es) / C);
+    this.checkTokens(tokens, pos, N, T, V);
     const o = out ? this.ptr(out, N * C, 'out') : 0, g = dout ? this.ptr(dout, N * C, 'dout') : 0;
     const e = this.ptr(wte, (K - 1) * es + V * C, 'wte'), p = this.ptr(wpe, (K - 1) * ps + T * C, 'wpe');
     const t = (tokens as WasmTensor).ptr, q = pos ? (pos as WasmTensor).ptr : 0;
@@ -264,6 +253,21 @@ export class WasmBackend extends WasmMemory implements Backend {
     const args = [this.ptr(dqkv, BT * 3 * C, 'dqkv'), this.ptr(dpreatt, BT * NH * T, 'dpreatt'), this.ptr(dout, BT * C, 'dout'),
       this.ptr(qkv, BT * 3 * C, 'qkv'), this.ptr(att, BT * NH * T, 'att'), B, T, C, NH] as const;
     if (!this.pool?.attentionBackward(...args, dqkvOverwrite)) this.k.attentionBackward(...args, dqkvOverwrite ? 1 : 0);
+  }
+  /** Tokens in [0, V) (a row's, or with pos row n's token at pos[n] - 1 of its T) and positions in 1..T, before any kernel reads a row. */
+  private checkTokens(tokens: Tensor, pos: Tensor | null, N: number, T: number, V: number): void {
+    const perRow = pos ? T : 1, tk = this.i32(tokens); // perRow: tokens per output row
+    if (tk.length < N * perRow) throw new Error(`wasm backend: tokens holds ${tk.length} elements, the op needs ${N * perRow}`);
+    const at = pos ? this.i32(pos) : null;
+    if (at && at.length < N) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${N}`);
+    for (let n = 0; n < N; n++) {
+      let i = n;
+      if (at) {
+        if (!(at[n] >= 1 && at[n] <= T)) throw new Error(`embeddingLast: pos[${n}] = ${at[n]} outside 1..${T}`);
+        i = n * T + at[n] - 1;
+      }
+      if (!(tk[i] >= 0 && tk[i] < V)) throw new Error(`wasm backend: token ${tk[i]} at ${i} is outside the vocabulary [0, ${V})`);
+    }
   }
   attentionDecode(out: Tensor, qkvCache: Tensor, qkvNew: Tensor, pos: Tensor, B: number, T: number, C: number, NH: number): void {
     heads(C, NH);
@@ -323,7 +327,7 @@ export class WasmBackend extends WasmMemory implements Backend {
 
   /**
    * decodeRows over the B sequences (a member's rows with its weights), its pointers in a block of the scratch after
-   * the attention's T floats a sequence, and on threads a population's chunks (first row, rows, member) after it.
+   * the attention's T floats a sequence, and its chunks for the threads (first row, rows, member) after it.
    */
   private decodeStep(s: ReturnType<DecodeScratch['acts']>, a: DecodeSampleArgs): void {
     const { B, T, C, NH, V, weights: w } = a, L = w.layers.length, stride = decodeCacheStride(B, T, C), blockAt = B * T;
@@ -337,13 +341,7 @@ export class WasmBackend extends WasmMemory implements Backend {
       for (let r = m ? m.rowStartHost[k] : 0; r < end; r += DECODE_CHUNK) spans.push(r, Math.min(DECODE_CHUNK, end - r), k);
     }
     const sc = this.scratch(blockAt + fields + spans.length); // before any view: growth would detach them
-    const pos = this.i32(a.pos), tok = this.i32(a.tokens);
-    if (pos.length < B || tok.length < B * T) throw new Error(`wasm backend: pos and tokens hold ${pos.length} and ${tok.length} elements, the op needs ${B} and ${B * T}`);
-    for (let b = 0; b < B; b++) {
-      if (!(pos[b] >= 1 && pos[b] <= T)) throw new Error(`embeddingLast: pos[${b}] = ${pos[b]} outside 1..${T}`);
-      const t = tok[b * T + pos[b] - 1];
-      if (!(t >= 0 && t < V)) throw new Error(`wasm backend: token ${t} at ${b * T + pos[b] - 1} is outside the vocabulary [0, ${V})`);
-    }
+    this.checkTokens(a.tokens, a.pos, B, T, V);
     const f = (t: Tensor, n: number, what: string) => this.ptr(t, n, what), N = B * C;
     const mw = (t: Tensor, n: number, what: string) => f(t, (K - 1) * ps + n, what); // member 0's pointer, room for every member
     const head = [B, T, C, NH, L, V, (a.tokens as WasmTensor).ptr, (a.pos as WasmTensor).ptr, f(a.kv, L * stride, 'kv'), stride * 4, sc,
@@ -358,7 +356,7 @@ export class WasmBackend extends WasmMemory implements Backend {
     new Uint32Array(this.memory.buffer, block, fields).set([...head, ...layers]);
     new Int32Array(this.memory.buffer, table, spans.length).set(spans);
     const work = B * (L * (12 * C * C + T * C) + C * V); // multiply-adds: the matmuls and the attention over the cache
-    if (this.pool?.decodeStep(block, m ? table : 0, spans.length / 3, B, work)) return;
+    if (this.pool?.decodeStep(block, table, spans.length / 3, B, work)) return;
     for (let k = 0; k < K; k++) { // one thread: each member's rows in one call
       const r0 = m ? m.rowStartHost[k] : 0, rows = m ? m.rowStartHost[k + 1] - r0 : B;
       if (rows > 0) this.k.decodeRows(block, r0, rows, k);
