@@ -21,7 +21,7 @@ const PART_OF: Record<string, Part> = {
   attentionForward: 'attention', attentionBackward: 'attention', attentionDecode: 'attention',
   layernormForward: 'layer norms', layernormBackward: 'layer norms',
   geluForward: 'GELU', geluBackward: 'GELU',
-  sample: 'sampling', decodeSample: 'decode steps', decodeSampleFused: 'decode steps',
+  sample: 'sampling', decodeSample: 'decode steps', // decodeSampleFused only asks which path a step takes: other ops
   logprobForward: 'loss and RL ops', logprobBackward: 'loss and RL ops', crossEntropyForward: 'loss and RL ops', crossEntropyBackward: 'loss and RL ops',
   gather: 'loss and RL ops', groupNormalize: 'loss and RL ops', seqRatio: 'loss and RL ops', clipLoss: 'loss and RL ops', policyLoss: 'loss and RL ops', rlStats: 'loss and RL ops',
   sumSquares: 'optimizer', clipScale: 'optimizer', adamw: 'optimizer', clipAdamw: 'optimizer',
@@ -105,8 +105,9 @@ export function opShares(s: OpSplit, coreGflops: number, threads: number): PartS
   const ms: Record<string, number> = Object.fromEntries(PARTS.map((p) => [p, 0]));
   for (const [op, o] of Object.entries(s.ops)) ms[partOf(op)] += o.ms;
   const opsMs = PARTS.reduce((a, p) => a + ms[p], 0);
-  // the decode steps' FLOPs are theirs where the backend ran them as one op (decodeSample timed), else the matmuls' and attention's
-  const d = ms['decode steps'] > 0 && s.flops.decode ? s.flops.decode : { dense: 0, attention: 0 };
+  // the decode steps' FLOPs are theirs where the backend ran them as one op (decodeSample called), else the matmuls' and
+  // attention's (the per-op path: the question decodeSampleFused, timed too, is not a decode step)
+  const d = (s.ops.decodeSample?.calls ?? 0) > 0 && s.flops.decode ? s.flops.decode : { dense: 0, attention: 0 };
   const flop: Record<string, number> = { matmuls: s.flops.dense - d.dense, attention: s.flops.attention - d.attention, 'decode steps': d.dense + d.attention,
     'whole step': s.flops.dense + s.flops.attention };
   const rows: [string, number][] = [...PARTS.filter((p) => ms[p] > 0).map((p): [string, number] => [p, ms[p]]), ['host, between ops', Math.max(0, s.stepMs - opsMs)], ['whole step', s.stepMs]];
