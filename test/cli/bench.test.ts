@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { benchPopulation, formatPopulation, type PopulationResult } from '../../src/cli/commands/benchPopulation';
 import { WasmBackend } from '../../src/simd/wasmBackend';
-import { formatCompare, type CaseResult, type CompareResult } from '../../src/cli/commands/benchCompare';
+import { formatCompare, moreSteps, stepsRule, type CaseResult, type CompareResult } from '../../src/cli/commands/benchCompare';
 import { parseTorchResult, torchArgs } from '../../src/cli/commands/benchTorch';
 import { limitShares } from '../../src/cli/commands/benchParts';
 import { trainFlops } from '../../src/model/flops';
@@ -74,6 +74,23 @@ describe('the PyTorch JSON contract', () => {
   });
 });
 
+describe('how many steps a case takes (stepsRule, moreSteps)', () => {
+  const r = stepsRule(false);
+  it('the JIT\'s warm-up: at least 1 step, then more while under 5 s, at most 25; then 3 untimed and 3 timed', () => {
+    expect([moreSteps(0, 9e9, r.jit), moreSteps(1, 9e9, r.jit)]).toEqual([true, false]); // the minimum, however long
+    expect([moreSteps(3, 4999, r.jit), moreSteps(3, 5000, r.jit)]).toEqual([true, false]);
+    expect([moreSteps(24, 0, r.jit), moreSteps(25, 0, r.jit)]).toEqual([true, false]);
+    // steps of 120 ms: 5 s / 120 ms = 41.7, so the cap of 25 ends it; of 900 ms: 6 (5.4 s); of 4 s: 2; of a minute: 1
+    const count = (stepMs: number) => { let n = 0; while (moreSteps(n, n * stepMs, r.jit)) n++; return n; };
+    expect([count(120), count(900), count(4000), count(60_000)]).toEqual([25, 6, 2, 1]);
+    expect([r.warmup, r.timed]).toEqual([3, 3]);
+  });
+  it('--quick: no JIT warm-up, one untimed step and one timed', () => {
+    const q = stepsRule(true);
+    expect([moreSteps(0, 0, q.jit), q.warmup, q.timed]).toEqual([false, 1, 1]);
+  });
+});
+
 describe('the --compare table', () => {
   const c = {
     name: 'default', model: '2x4x64', P: 32, G: 8, steps: 3, ms: 50, stepsPerSec: 20, phases: { rollout: 30, reward: 1, update: 19 }, evalMs: 12, evalEpisodes: 64,
@@ -85,7 +102,7 @@ describe('the --compare table', () => {
     const out = formatCompare(base);
     expect(out.match(/PyTorch/g)).toHaveLength(1);
     expect(out).toMatch(/^PyTorch: not compared \(torch is not installed \(x\)\)$/m);
-    expect(out).toMatch(/^default +2x4x64 +32 x 8 +50\.0 +20\.000 +30\.0 +1\.0 +19\.0 +12\.0 \(64\) +2\.000 +40\.00 +1000 +12 +40 +6 +30 +25\.0 +200%$/m);
+    expect(out).toMatch(/^default +2x4x64 +32 x 8 +50\.0 +20\.000 +30\.0 +1\.0 +19\.0 +12\.0 \(64\) +2\.000 +40\.00 +1000 +12 +40 +6 +30 +25\.0 +200% +3 \+ 1$/m); // 3 timed steps after 1 untimed (a case without its count: one)
     expect(out).toMatch(/dispatch floor: 5\.00 us per dispatch \(2000 trivial dispatches timed\), 0\.500 ms per submit \+ sync round trip/);
   });
   it('with torch: this ms, torch ms and their ratio (50 / 20 = 2.50x), and both generation paths', () => {

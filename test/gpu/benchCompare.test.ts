@@ -12,7 +12,7 @@ describe.skipIf(noGpu)('bench --compare on WebGPU (tiny)', () => {
     expect(floor.dispatchesTimed).toBe(200); // one dispatch per trivial GELU
     expect(floor.dispatchUs).toBeGreaterThanOrEqual(0);
     expect(floor.submitMs).toBeGreaterThan(0);
-    const c = await measureCase(b, { name: 'tiny', nLayer: 1, nHead: 2, nEmbd: 16, P: 1, G: 2 }, 1, floor, true);
+    const c = await measureCase(b, { name: 'tiny', nLayer: 1, nHead: 2, nEmbd: 16, P: 1, G: 2 }, floor, true);
     const w = c.perStep!;
     expect(w.dispatches).toBeGreaterThan(0);
     expect(w.submissions).toBeGreaterThan(0);

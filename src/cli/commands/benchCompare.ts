@@ -119,15 +119,25 @@ export function caseConfig(c: CompareCase, quick: boolean): RunConfig {
   });
 }
 
-export async function measureCase(b: Counted, c: CompareCase, reps: number, floor: Floor | null, quick: boolean): Promise<CaseResult> {
-  const cfg = caseConfig(c, quick);
+export async function measureCase(b: Counted, c: CompareCase, floor: Floor | null, quick: boolean): Promise<CaseResult> {
+  const cfg = caseConfig(c, quick), rule = stepsRule(quick);
+  // the JIT's warm-up (stepsRule), on a trainer of the same configuration that is then discarded: the timed steps are
+  // a fresh run's, the work they always measured, with the host's JavaScript compiled
+  let jitSteps = 0;
+  const first = new Trainer(b, createEnv(cfg), cfg);
+  try {
+    for (const t0 = performance.now(); moreSteps(jitSteps, performance.now() - t0, rule.jit); jitSteps++) await first.step();
+  } finally {
+    first.destroy();
+  }
   const trainer = new Trainer(b, createEnv(cfg), cfg);
   const fwd = countForwardRows(trainer.policies.map((p) => p.model));
   try {
     // warm-up: pipelines, buffers, and the activation sets of the shapes a step meets (the first steps after one warm-up
-    // ran 1.1x the later ones on the CPU engine, its arena still growing); PyTorch's twin is given as many
-    const warmup = compareWarmup(quick);
-    for (let i = 0; i < warmup; i++) await trainer.step();
+    // ran 1.1x the later ones on the CPU engine, its arena still growing); PyTorch's twin is given as many untimed steps
+    // as both trainers took, and as many timed ones
+    for (let i = 0; i < rule.warmup; i++) await trainer.step();
+    const warmup = jitSteps + rule.warmup, reps = rule.timed;
     const before = b.counters ? { ...b.counters } : undefined;
     const phases = { rollout: 0, reward: 0, update: 0 };
     let flops = 0, fed = 0, fedPairs = 0, lossRows = 0, lossPositions = 0, lossPairs = 0;
@@ -221,13 +231,28 @@ export interface TorchCompare {
 
 export interface CompareOptions { quick: boolean; pythons: string[]; script: string; threads?: number }
 
-export const compareReps = (quick: boolean) => (quick ? 1 : 3);
-/** Untimed steps before them, on both sides. */
-export const compareWarmup = (quick: boolean) => (quick ? 1 : 3);
+/** How many steps a run takes: at least `min`, then more while it is under `seconds`, at most `max`. */
+export interface StepsBound { min: number; max: number; seconds: number }
+/**
+ * A case's steps: `jit` on a trainer then discarded, then `warmup` untimed and `timed` timed steps of a fresh one (PyTorch's
+ * twin takes as many untimed steps as both, and as many timed). The JIT's warm-up: on the CPU engine V8 compiles the
+ * host's hot functions (the rollout's, the trainer's) with TurboFan on a thread of its own through the first 20-odd
+ * steps of the default case, 50-100 ms of compiling each for a few of them, again after deopts; on 2 cores that
+ * thread takes the second thread's core, and those steps ran 1.3x to 1.6x the others (`node --trace-opt
+ * --trace-deopt`, docs/cpu-engine.md "Figures"). A step of seconds (the largest case, or any case on the reference)
+ * spreads those compiles thin, so it is bounded in time. The timed steps stay a fresh run's 4th to 6th: the work every figure here has measured
+ * (a longer run's steps change as the policy learns: its messages shorten).
+ */
+export function stepsRule(quick: boolean): { jit: StepsBound; warmup: number; timed: number } {
+  return quick ? { jit: { min: 0, max: 0, seconds: 0 }, warmup: 1, timed: 1 } : { jit: { min: 1, max: 25, seconds: 5 }, warmup: 3, timed: 3 };
+}
+/** Whether a run of `n` steps so far, `ms` long, takes another. */
+export function moreSteps(n: number, ms: number, r: StepsBound): boolean {
+  return n < r.min || (n < r.max && ms < r.seconds * 1000);
+}
 
 /** This project's figures on one engine, without PyTorch. */
 export async function measureEngine(b: Counted, quick: boolean): Promise<CompareResult> {
-  const reps = compareReps(quick);
   log(`bench --compare on ${engineName(b.name)}${b.adapterInfo ? ` (${b.adapterInfo})` : ''}: measuring the dispatch floor`);
   // the CPU engine's limit is measured before the cases and after them, and the better kept: one measurement of a few
   // tens of milliseconds may meet the machine busy (V8's own threads after a large case: 45 against 52-58 GFLOP/s)
@@ -236,7 +261,7 @@ export async function measureEngine(b: Counted, quick: boolean): Promise<Compare
   const cases: CaseResult[] = [];
   for (const c of compareCases(quick)) {
     log(`bench --compare: ${c.name} ${c.nLayer}x${c.nHead}x${c.nEmbd} P${c.P} G${c.G}`);
-    cases.push(await measureCase(b, c, reps, floor, quick));
+    cases.push(await measureCase(b, c, floor, quick));
   }
   const base = cases[0], grown = cases[1];
   const batchRatio = { stepTime: grown.ms / base.ms, gflops: grown.gflops / base.gflops, of: `P${grown.P} G${grown.G} / P${base.P} G${base.G}` };
@@ -257,7 +282,7 @@ export function compareTorch(cases: CaseResult[], opts: CompareOptions, place: T
   for (const c of cases) {
     log(`bench --compare: PyTorch ${c.name} (${python}, ${place ? `${place.device}, ${place.threads} thread(s)` : status.device})`);
     try {
-      const r = runTorch(python, opts.script, torchArgs(c, compareReps(opts.quick), 0, place));
+      const r = runTorch(python, opts.script, torchArgs(c, c.steps, 0, place));
       torch.results.push({ case: c.name, ms: r.ms_per_step, ratio: c.ms / r.ms_per_step, result: r });
     } catch (e) {
       torch.results.push({ case: c.name, error: (e as Error).message });
@@ -279,16 +304,15 @@ export async function benchCompare(b: Counted, opts: CompareOptions): Promise<Co
 
 
 export function formatCompare(r: CompareResult): string {
-  const w = r.cases[0]?.warmup ?? 1;
-  let out = `RL step (relay-silence, random weights) on ${r.backend} (${r.device}), mean of ${r.cases[0]?.steps ?? 0} step(s) after ${w === 1 ? 'a warm-up' : `${w} warm-up steps`}\n`;
+  let out = `RL step (relay-silence, random weights) on ${r.backend} (${r.device}), each case the mean of its timed steps after its untimed ones (steps: timed + warm-up)\n`;
   if (r.floor) out += `dispatch floor: ${r.floor.dispatchUs.toFixed(2)} us per dispatch (${r.floor.dispatchesTimed} trivial dispatches timed), ${r.floor.submitMs.toFixed(3)} ms per submit + sync round trip\n`;
   out += '\n' + table(
-    ['case', 'model', 'P x G', 'step ms', 'steps/s', 'rollout', 'reward', 'update', 'eval', 'GFLOP/step', 'GFLOP/s', 'dispatch', 'clear', 'submit', 'readback', 'upload', 'floor ms', '% floor'],
+    ['case', 'model', 'P x G', 'step ms', 'steps/s', 'rollout', 'reward', 'update', 'eval', 'GFLOP/step', 'GFLOP/s', 'dispatch', 'clear', 'submit', 'readback', 'upload', 'floor ms', '% floor', 'steps'],
     r.cases.map((c) => [
       c.name, c.model, `${c.P} x ${c.G}`, fmt(c.ms), fmt(c.stepsPerSec, 3), fmt(c.phases.rollout), fmt(c.phases.reward), fmt(c.phases.update),
       `${fmt(c.evalMs)} (${c.evalEpisodes})`, fmt(c.flops / 1e9, 3), fmt(c.gflops, 2),
       fmt(c.perStep?.dispatches, 0), fmt(c.perStep?.clears, 0), fmt(c.perStep?.submissions, 0), fmt(c.perStep?.readbacks, 0), fmt(c.perStep?.uploads, 0),
-      fmt(c.floorMs), c.pctOfFloor === undefined ? '-' : `${c.pctOfFloor.toFixed(0)}%`,
+      fmt(c.floorMs), c.pctOfFloor === undefined ? '-' : `${c.pctOfFloor.toFixed(0)}%`, `${c.steps} + ${c.warmup ?? 1}`,
     ]),
   );
   out += '(phase and eval times in ms; eval: one greedy evaluation of (N) episodes, not part of the step; GPU work per step: dispatch = the ops\' kernels, clear = zeroing dispatches, counted apart; the floor counts both)\n';
