@@ -120,22 +120,20 @@ export function caseConfig(c: CompareCase, quick: boolean): RunConfig {
 }
 
 export async function measureCase(b: Counted, c: CompareCase, floor: Floor | null, quick: boolean): Promise<CaseResult> {
-  const cfg = caseConfig(c, quick), rule = stepsRule(quick);
-  // the JIT's warm-up (stepsRule), on a trainer of the same configuration that is then discarded: the timed steps are
-  // a fresh run's, the work they always measured, with the host's JavaScript compiled
+  const cfg = caseConfig(c, quick), rule = stepsRule(quick), fresh = () => new Trainer(b, createEnv(cfg), cfg);
+  // the JIT's warm-up (stepsRule) on a run then discarded: the timed steps are a fresh run's, the work they always measured
   let jitSteps = 0;
-  const first = new Trainer(b, createEnv(cfg), cfg);
+  const first = fresh();
   try {
     for (const t0 = performance.now(); moreSteps(jitSteps, performance.now() - t0, rule.jit); jitSteps++) await first.step();
   } finally {
     first.destroy();
   }
-  const trainer = new Trainer(b, createEnv(cfg), cfg);
+  const trainer = fresh();
   const fwd = countForwardRows(trainer.policies.map((p) => p.model));
   try {
     // warm-up: pipelines, buffers, and the activation sets of the shapes a step meets (the first steps after one warm-up
-    // ran 1.1x the later ones on the CPU engine, its arena still growing); PyTorch's twin is given as many untimed steps
-    // as both trainers took, and as many timed ones
+    // ran 1.1x the later ones on the CPU engine, its arena still growing)
     for (let i = 0; i < rule.warmup; i++) await trainer.step();
     const warmup = jitSteps + rule.warmup, reps = rule.timed;
     const before = b.counters ? { ...b.counters } : undefined;
@@ -240,8 +238,8 @@ export interface StepsBound { min: number; max: number; seconds: number }
  * steps of the default case, 50-100 ms of compiling each for a few of them, again after deopts; on 2 cores that
  * thread takes the second thread's core, and those steps ran 1.3x to 1.6x the others (`node --trace-opt
  * --trace-deopt`, docs/cpu-engine.md "Figures"). A step of seconds (the largest case, or any case on the reference)
- * spreads those compiles thin, so it is bounded in time. The timed steps stay a fresh run's 4th to 6th: the work every figure here has measured
- * (a longer run's steps change as the policy learns: its messages shorten).
+ * spreads those compiles thin, so it is bounded in time. The timed steps stay a fresh run's 4th to 6th: the work
+ * every figure here has measured (a longer run's steps change as the policy learns: its messages shorten).
  */
 export function stepsRule(quick: boolean): { jit: StepsBound; warmup: number; timed: number } {
   return quick ? { jit: { min: 0, max: 0, seconds: 0 }, warmup: 1, timed: 1 } : { jit: { min: 1, max: 25, seconds: 5 }, warmup: 3, timed: 3 };
