@@ -36,13 +36,15 @@ def blas_library():
     return ", ".join(libs) if libs else "none loaded (torch's own or MKL's kernels)"
 
 
-def forward_logits(cfg, W, tokens, cache=None):
+def forward_logits(cfg, W, tokens, cache=None, last_only=False):
     """W: dict name -> tensor (gspo_ref.param_names, lm_head tied to wte). tokens: long [N, T].
     Returns logits [N, T, V].
 
     cache: None for a plain causal forward over positions 0..T-1. Otherwise a list (one entry per
     layer, empty at first) that this call extends: the tokens are the positions that follow the
     ones already cached, and each query attends to the cached keys and to the new ones up to itself.
+    last_only: the last position's logits alone, [N, 1, V]; the last layer runs past its q, k, v (every
+    position's, for the cache) on that position alone, as the project's prefill does (GPT.prefill).
     """
     N, T = tokens.shape
     C, nh = cfg["n_embd"], cfg["n_head"]
@@ -66,6 +68,8 @@ def forward_logits(cfg, W, tokens, cache=None):
                 cache[i] = (k, v)
             else:
                 cache.append((k, v))
+        if last_only and i == cfg["n_layer"] - 1:
+            q, x, causal, T = q[:, :, -1:], x[:, -1:], causal[-1:], 1
         att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(hs))
         att = F.softmax(att.masked_fill(causal, float("-inf")), dim=-1)
         y = (att @ v).transpose(1, 2).contiguous().view(N, T, C)

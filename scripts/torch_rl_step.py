@@ -191,10 +191,10 @@ def generate(torch, cfg, W, context, new, temperature, path, gen, repeat=1):
         if cache is None:
             logits = forward_logits(cfg, W, toks)[:, -1, :]
         elif k == 0 and repeat > 1:
-            logits = forward_logits(cfg, W, feed[::repeat], cache)[:, -1, :].repeat_interleave(repeat, dim=0)
+            logits = forward_logits(cfg, W, feed[::repeat], cache, True)[:, -1, :].repeat_interleave(repeat, dim=0)
             cache[:] = [(kk.repeat_interleave(repeat, dim=0), vv.repeat_interleave(repeat, dim=0)) for kk, vv in cache]
         else:
-            logits = forward_logits(cfg, W, feed, cache)[:, -1, :]
+            logits = forward_logits(cfg, W, feed, cache, True)[:, -1, :]
         logsm = torch.log_softmax(logits.float() / temperature, dim=-1)
         nxt = torch.multinomial(logsm.exp(), 1, generator=gen)
         lps.append(logsm.gather(1, nxt))
@@ -336,6 +336,13 @@ def cmd_selfcheck():
     for t in range(4, 10):
         parts.append(forward_logits(cfg, W, torch.tensor(toks[:, t:t + 1]), cache))
     check("KV-cache forward vs full forward", torch.cat(parts, dim=1).numpy(), full.numpy(), 1e-10)
+    # the prefill's last layer on the last position alone: that row's logits, and the cache a full prefill fills
+    caches = ([], [])
+    last = forward_logits(cfg, W, torch.tensor(toks[:, :4]), caches[0], True)
+    forward_logits(cfg, W, torch.tensor(toks[:, :4]), caches[1])
+    check("a prefill's last-position logits vs the full forward's", last[:, 0].numpy(), full[:, 3].numpy(), 1e-10)
+    kvs = [torch.stack([torch.stack(kv) for kv in c]).numpy() for c in caches]
+    check("a last-position prefill's cache vs a full prefill's", kvs[0], kvs[1], 0)
     # a group's one prefill (contexts repeated 3 times in a row): the tokens and log-probs of a prefill of every row
     ctx = torch.tensor(toks[:, :4]).repeat_interleave(3, dim=0)
     draws = [generate(torch, cfg, W, ctx, 5, 1.0, "kvcache", torch.Generator().manual_seed(4), r) for r in (1, 3)]

@@ -4,6 +4,8 @@
 //   embedding_last:   out[b,c] = wte[tokens[b*T + t],c] + wpe[t,c],  t = pos[b] - 1     (=)
 //   copy_rows:        qkvCache[r*dstStride + i] = qkvNew[(r / repeat)*srcStride + i]  (a prefill's rows into the
 //                     cache; Params read as rows, width, dstStride, srcStride, repeat)      (=)
+//   gather_last:      out[b*width + i] = qkvNew[((b / repeat)*T + pos[b] - 1)*width + i]  (each sequence's last
+//                     row of a prefill's; Params read as B, T, width, -, repeat)            (=)
 //   attention_decode: qkvCache[b,t,:] = qkvNew[b,:], then
 //                     out[b, h*hs + d] = sum_{t2<=t} softmax_t2(q . k_t2 * scale) v_t2[d]
 //                     over the cache rows of sequence b; one workgroup per (b, h)       (=)
@@ -79,6 +81,16 @@ fn copy_rows(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups)
   let r = i / width;
   let c = i % width;
   qkvCache[r * p.C + c] = qkvNew[(r / max(p.members, 1u)) * p.NH + c];
+}
+
+// One invocation per copied element; the Params fields are (B, T, width, -, repeat) (0 reads as 1).
+@compute @workgroup_size(WG)
+fn gather_last(@builtin(global_invocation_id) gid: vec3u, @builtin(num_workgroups) nwg: vec3u) {
+  let i = flat(gid, nwg);
+  let width = p.C;
+  if (i >= p.B * width) { return; }
+  let b = i / width;
+  out[i] = qkvNew[((b / max(p.members, 1u)) * p.T + last_pos(b)) * width + i % width];
 }
 
 // q . k over the head's hs channels, in channel order (as attention.wgsl's rows).

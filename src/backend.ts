@@ -266,6 +266,12 @@ export interface Backend {
    * turn (a group's one prefill into each of its G sequences).
    */
   copyRows(dst: Tensor, src: Tensor, rows: number, width: number, dstStride: number, srcStride: number, repeat?: number): void;
+  /**
+   * dst[b*width + i] = src[(floor(b / repeat)*T + pos[b] - 1)*width + i] for b < B, i < width: each sequence's row at its
+   * last position (pos[b] in 1..T), out of a forward's rows [B / repeat, T, width] (a prefill's, whose last layer then
+   * runs on these rows alone); repeat as copyRows'.
+   */
+  gatherLast(dst: Tensor, src: Tensor, pos: Tensor, B: number, T: number, width: number, repeat?: number): void;
 
   // ---- GELU, tanh approximation ----
   geluForward(out: Tensor, inp: Tensor, n: number): void;

@@ -239,6 +239,11 @@ export class WebGpuBackend implements Backend {
     decodeK.copyRows(this.rt, asGpu(dst), asGpu(src), rows, width, dstStride, srcStride, repeat);
   }
 
+  gatherLast(dst: Tensor, src: Tensor, pos: Tensor, B: number, T: number, width: number, repeat = 1): void {
+    checkRepeat(repeat);
+    decodeK.gatherLast(this.rt, asGpu(dst), asGpu(src), asGpu(pos), B, T, width, repeat);
+  }
+
   geluForward(out: Tensor, inp: Tensor, n: number): void {
     geluK.geluForward(this.rt, asGpu(out), asGpu(inp), n);
   }

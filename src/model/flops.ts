@@ -7,8 +7,10 @@
 // attends to t + 1 keys. Backward = 2 x forward (each matmul has a dinp and a
 // dweight product). Generation is counted as the work a KV cache needs (each
 // token fed once, attending to its prefix; a context that several sequences of a
-// turn share, a group's prompt, prefilled once), whatever the implementation does:
-// a generator that recomputes the prefix per token executes more than this.
+// turn share, a group's prompt, prefilled once; of a context's positions before
+// its last, only every layer's q, k, v and the layers below the last: no logits
+// are sampled there), whatever the implementation does: a generator that
+// recomputes the prefix per token executes more than this.
 import type { GPTConfig } from './params';
 
 export type FlopShape = Pick<GPTConfig, 'nLayer' | 'nEmbd' | 'vocabSize'>;
@@ -34,9 +36,24 @@ export function trainFlops(cfg: FlopShape, B: number, T: number): number {
   return 3 * forwardFlops(cfg, B, T);
 }
 
-/** Generating `newTokens` after `contextLen` tokens: one causal forward over the tokens fed (the last one sampled is never fed). */
+/**
+ * A prefill of one context of c tokens: the last position whole; the c - 1 before it through every layer's q, k, v
+ * (the cache) and the layers below the last, without the last layer's attention, projections and MLP, nor the head
+ * (18 C^2 + 2 C V each, and 4 C (t + 1) of attention at position t).
+ */
+export function prefillFlopKinds(cfg: FlopShape, c: number): FlopKinds {
+  const { dense, attention } = forwardFlopKinds(cfg, 1, c), C = cfg.nEmbd, V = cfg.vocabSize, before = Math.max(0, c - 1);
+  return { dense: dense - before * (18 * C * C + 2 * C * V), attention: attention - 2 * C * before * (before + 1) };
+}
+
+/**
+ * Generating `newTokens` after `contextLen` tokens: the context's prefill, then the tokens fed after it (the last one
+ * sampled is never fed), each attending to its prefix.
+ */
 export function generationFlops(cfg: FlopShape, contextLen: number, newTokens: number): number {
-  return newTokens > 0 ? forwardFlops(cfg, 1, contextLen + newTokens - 1) : 0;
+  if (newTokens <= 0) return 0;
+  const p = prefillFlopKinds(cfg, contextLen);
+  return p.dense + p.attention + forwardFlops(cfg, 1, contextLen + newTokens - 1) - forwardFlops(cfg, 1, contextLen);
 }
 
 /** The shape of one RL step, as the Trainer ran it. */
@@ -57,16 +74,17 @@ export interface FlopKinds { dense: number; attention: number }
 
 /**
  * One RL step's matmul FLOPs by part and kind: the rollout's generation (KV-cache count: each generated sequence
- * one forward over the tokens it fed) and the update's forward and backward of the loss rows (+ the reference forward).
+ * one forward over the tokens it fed, its context's as a prefill, prefillFlopKinds) and the update's forward and backward of the loss rows (+ the reference forward).
  */
 export function rlStepFlopSplit(cfg: FlopShape, s: RlStepShape): { rollout: FlopKinds; update: FlopKinds } {
   const split = { rollout: { dense: 0, attention: 0 }, update: { dense: 0, attention: 0 } };
   const add = (into: FlopKinds, x: FlopKinds, times: number) => { into.dense += times * x.dense; into.attention += times * x.attention; };
   for (const q of s.sequences) {
     if (q.generated <= 0) continue;
-    // the whole causal forward over the tokens fed, less the context's positions' share that others prefilled
+    // the tokens fed after the context, each attending to its prefix; then the context's prefill, shared by q.share sequences
     add(split.rollout, forwardFlopKinds(cfg, 1, q.context + q.generated - 1), 1);
-    if ((q.share ?? 1) > 1) add(split.rollout, forwardFlopKinds(cfg, 1, q.context), 1 / q.share! - 1);
+    add(split.rollout, forwardFlopKinds(cfg, 1, q.context), -1);
+    add(split.rollout, prefillFlopKinds(cfg, q.context), 1 / (q.share ?? 1));
   }
   for (const m of s.minibatches) add(split.update, forwardFlopKinds(cfg, m.rows, m.T), s.refForward ? 4 : 3);
   return split;

@@ -7,6 +7,7 @@
 // one batch of their sequences (member-major), every op that reads weights given the rows' members.
 import { decodeCacheStride, memberRows, type Backend, type Members, type Tensor } from '../backend';
 import { decayMask, initParams, paramSpecs, type GPTConfig, type ParamSpec } from './params';
+import { evictOldest, KEEP_ACTS, KEEP_KV, MEMBERS_CACHED, ROOM_LEFT, touch } from './shapeCache';
 
 interface LayerParams {
   ln1w: Tensor; ln1b: Tensor; qkvw: Tensor; qkvb: Tensor; attprojw: Tensor; attprojb: Tensor;
@@ -57,36 +58,6 @@ function viewParams(b: Backend, flat: Tensor, specs: ParamSpec[], nLayer: number
   return { wte: get('transformer.wte.weight'), wpe: get('transformer.wpe.weight'), layers, lnfw: get('transformer.ln_f.weight'), lnfb: get('transformer.ln_f.bias') };
 }
 
-/** Row offsets a population GPT keeps (by member counts); far more than one step records. */
-const MEMBERS_CACHED = 256;
-/**
- * Activation sets and KV caches kept by shape, least recently used out first: an RL step uses up to 4 and 3, an
- * evaluation 2 and 2, but the shapes drift as messages change length (a relay-noisy-dr run saw 24 in 120 steps),
- * and every set kept stays allocated. Only on engines whose ops finish before they return (the CPU engines): a
- * WebGPU buffer freed here could be handed to a write that runs before the queued work still reading it.
- */
-const KEEP_ACTS = 8, KEEP_KV = 6;
-
-/** `m`'s entry for `key`, moved to the newest end (a Map iterates in insertion order); undefined when absent. */
-function touch<V>(m: Map<string, V>, key: string): V | undefined {
-  const v = m.get(key);
-  if (v !== undefined) { m.delete(key); m.set(key, v); }
-  return v;
-}
-
-/**
- * Bytes left free besides a new set or cache where the backend's memory has a budget (Backend.memoryRoom): older
- * sets go first until that much is left, so the largest model's sets (hundreds of MiB each: 8 x 8 x 256 at P32 x G8
- * passed the engine's 4 GiB within 24 steps) fit, and nothing is freed while there is room.
- */
-const ROOM_LEFT = 256 * 2 ** 20;
-
-/** Frees `m`'s oldest entries until fewer than `keep` remain and, while room() is under `need` bytes, more; never `pinned` ones. */
-function evictOldest<V>(m: Map<string, V>, keep: number, pinned: (key: string, v: V) => boolean, free: (v: V) => void,
-  room: () => number = () => Infinity, need = 0): void {
-  for (const [k, v] of m) if ((m.size >= keep || room() < need) && !pinned(k, v)) { free(v); m.delete(k); }
-}
-
 export class GPT {
   readonly specs: ParamSpec[];
   readonly numParams: number; // flat length (with alignment padding), of one member
@@ -98,7 +69,6 @@ export class GPT {
   private g: Params;
   private acts: Acts | null = null; // of the last forward
   private actsByShape = new Map<string, Acts>(); // rollouts, training and eval each keep their shape
-  private prefillLogits: Tensor | null = null; // a shared prefill's logits copied to each sequence of its group
   private kvByShape = new Map<string, { all: Tensor; layers: Tensor[] }>(); // KV caches [B,T,3C] per layer, by B x T
   private kvFilled: string | null = null; // the cache the last prefill filled
   private membersByCounts = new Map<string, Members>(); // row offsets by member row counts (written once, never rewritten)
@@ -203,38 +173,55 @@ export class GPT {
    */
   forward(tokens: ArrayLike<number> | Tensor, B: number, T: number, params?: Tensor, seqs?: readonly number[],
     forBackward = params === undefined): Tensor {
+    const p = params ? this.viewOf(params) : this.p, a = this.embed(tokens, B, T, p, seqs, forBackward), { nHead: NH, nEmbd: C } = this.config;
+    // attention works per sequence: it needs no member
+    return this.layersAndHead(p, a, B * T, (la) => this.backend.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH), a.members);
+  }
+
+  /** A forward's first op: the activations of B x T (they become the last forward's) and the rows' embedding in a.encoded. */
+  private embed(tokens: ArrayLike<number> | Tensor, B: number, T: number, p: Params, seqs: readonly number[] | undefined, forBackward: boolean): Acts {
     if (T > this.config.blockSize) throw new Error(`sequence length ${T} exceeds block_size ${this.config.blockSize}`);
-    const b = this.backend, a = (this.acts = this.activations(B, T)), { nHead: NH, nEmbd: C } = this.config, BT = B * T;
+    const b = this.backend, a = (this.acts = this.activations(B, T)), { nEmbd: C } = this.config, BT = B * T;
     this.passes.forward++;
     const m = (a.members = this.members(seqs, B, T));
-    const p = params ? this.viewOf(params) : this.p;
     if ('dtype' in tokens && 'size' in tokens) b.copy(a.tokens, tokens as Tensor);
     else b.write(a.tokens, tokens as ArrayLike<number>);
     b.embeddingForward(a.encoded, a.tokens, p.wte, p.wpe, BT, T, C, m, forBackward ? this.config.vocabSize : undefined);
-    // attention works per sequence: it needs no member
-    return this.layersAndHead(p, a, BT, (la) => b.attentionForward(la.atty, la.att, la.qkv, B, T, C, NH), m);
+    return a;
   }
 
   /**
-   * The blocks and the head over N rows whose embedding is in a.encoded (nanoGPT's Block, with the residual adds
-   * fused into the projections): x = x + c_proj(attn(ln_1(x))); x = x + mlp.c_proj(gelu(c_fc(ln_2(x)))).
-   * `attend` fills la.atty from la.qkv: causal attention over the rows (forward) or over the KV cache (decode).
+   * The blocks from layer `from` on and the head over N rows whose embedding (or layer `from`'s input) is `residual`
+   * (nanoGPT's Block, with the residual adds fused into the projections): x = x + c_proj(attn(ln_1(x)));
+   * x = x + mlp.c_proj(gelu(c_fc(ln_2(x)))). `attend` fills la.atty from la.qkv: causal attention over the rows
+   * (forward) or over the KV cache (decode).
    */
-  private layersAndHead(p: Params, a: Acts, N: number, attend: (la: LayerActs, l: number) => void, m: Members | undefined): Tensor {
+  private layersAndHead(p: Params, a: Acts, N: number, attend: (la: LayerActs, l: number) => void, m: Members | undefined,
+    from = 0, residual = a.encoded): Tensor {
     const b = this.backend, { nEmbd: C, vocabSize: V } = this.config;
-    let residual = a.encoded;
-    p.layers.forEach((lp, l) => {
-      const la = a.layers[l];
-      // each LayerNorm in the prologue of the Linear that reads it (one op; ln, mean and rstd kept for the backward)
-      b.layernormMatmulForward(la.ln1, la.ln1Mean, la.ln1Rstd, la.qkv, null, residual, lp.ln1w, lp.ln1b, lp.qkvw, lp.qkvb, N, C, 3 * C, m);
+    for (let l = from; l < p.layers.length; l++) {
+      const lp = p.layers[l], la = a.layers[l];
+      this.qkvOf(lp, la, residual, N, m);
       attend(la, l);
-      b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, residual, N, C, C, m); // x + c_proj(attn)
-      b.layernormMatmulForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.fch, la.fchGelu, la.residual2, lp.ln2w, lp.ln2b, lp.fcw, lp.fcb, N, C, 4 * C, m);
-      b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, N, 4 * C, C, m); // x + mlp
-      residual = la.residual3;
-    });
+      residual = this.projAndMlp(lp, la, residual, N, m);
+    }
     b.layernormMatmulForward(a.lnf, a.lnfMean, a.lnfRstd, a.logits, null, residual, p.lnfw, p.lnfb, p.wte, null, N, C, V, m);
     return a.logits;
+  }
+
+  /** The block past its attention (la.atty): x + c_proj(attn), then that + mlp; returns la.residual3. */
+  private projAndMlp(lp: LayerParams, la: LayerActs, x: Tensor, N: number, m: Members | undefined): Tensor {
+    const b = this.backend, { nEmbd: C } = this.config;
+    b.matmulResidualForward(la.residual2, la.atty, lp.attprojw, lp.attprojb, x, N, C, C, m);
+    b.layernormMatmulForward(la.ln2, la.ln2Mean, la.ln2Rstd, la.fch, la.fchGelu, la.residual2, lp.ln2w, lp.ln2b, lp.fcw, lp.fcb, N, C, 4 * C, m);
+    b.matmulResidualForward(la.residual3, la.fchGelu, lp.fcprojw, lp.fcprojb, la.residual2, N, 4 * C, C, m);
+    return la.residual3;
+  }
+
+  /** la.qkv = c_attn(ln_1(x)) over N rows: the LayerNorm in the prologue of the Linear that reads it (ln, mean and rstd kept for the backward). */
+  private qkvOf(lp: LayerParams, la: LayerActs, x: Tensor, N: number, m: Members | undefined): void {
+    const { nEmbd: C } = this.config;
+    this.backend.layernormMatmulForward(la.ln1, la.ln1Mean, la.ln1Rstd, la.qkv, null, x, lp.ln1w, lp.ln1b, lp.qkvw, lp.qkvb, N, C, 3 * C, m);
   }
 
   /**
@@ -256,29 +243,35 @@ export class GPT {
 
   /**
    * The prefill of incremental decoding (docs/rl.md section 1): a forward over the contexts' rows (tokens [B,Tp], each
-   * context left-aligned; rows past a context are never read) whose q, k, v fill the first Tp rows of the KV cache
-   * for B x T. Returns logits [B*Tp, V], valid until the next forward; `decode` continues from here.
+   * context left-aligned, pos[b] its length, 1..Tp; rows past a context are never read) whose q, k, v fill the first
+   * Tp rows of the KV cache for B x T. Returns the logits [B, V] of each context's last row (those a sample reads),
+   * valid until the next forward; `decode` continues from here. Every layer's q, k, v need every row, but nothing
+   * else of the last layer does: it runs past its q, k, v as a decode step on the B last rows (a 1/Tp of its work).
    * repeat > 1 (a lone model's groups): tokens hold B / repeat contexts, each shared by `repeat` sequences in a row
-   * (a group's G episodes of one prompt); the forward runs those rows once and its q, k, v and logits are copied to
-   * every sequence of the group. Rows do not depend on the batch they are in, so the cache and logits are those of
-   * a prefill over all B rows, for 1 / repeat of its work.
+   * (a group's G episodes of one prompt); the forward runs those rows once and its q, k, v are copied to every
+   * sequence of the group. Rows do not depend on the batch they are in, so the cache and logits are those of a
+   * prefill over all B rows, for 1 / repeat of its work.
    */
-  prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number, seqs?: readonly number[], repeat = 1): Tensor {
+  prefill(tokens: ArrayLike<number> | Tensor, B: number, Tp: number, T: number, pos: Tensor, seqs?: readonly number[], repeat = 1): Tensor {
     if (Tp > T) throw new Error(`prefill: ${Tp} context rows exceed the cache's ${T}`);
     if (!Number.isInteger(repeat) || repeat < 1 || B % repeat !== 0) throw new Error(`prefill: repeat ${repeat} does not divide the ${B} sequences`);
     if (repeat > 1 && seqs) throw new Error('prefill: repeat is for a lone model (a population\'s members run their own rows)');
-    const U = B / repeat, { nEmbd: C, vocabSize: V } = this.config, C3 = 3 * C;
-    const logits = this.forward(tokens, U, Tp, undefined, seqs, false), kv = this.kvCache(B, T).layers;
-    this.acts!.layers.forEach((la, l) => this.backend.copyRows(kv[l], la.qkv, B, Tp * C3, T * C3, Tp * C3, repeat));
-    this.kvFilled = `${B}x${T}`;
-    if (repeat === 1) return logits;
-    const n = B * Tp * V;
-    if (!this.prefillLogits || this.prefillLogits.size < n) {
-      if (this.prefillLogits) this.backend.free(this.prefillLogits);
-      this.prefillLogits = this.backend.alloc(n);
+    const b = this.backend, p = this.p, U = B / repeat, { nLayer: L, nHead: NH, nEmbd: C } = this.config, C3 = 3 * C;
+    const a = this.embed(tokens, U, Tp, p, seqs, false), kv = this.kvCache(B, T).layers;
+    let residual = a.encoded;
+    for (let l = 0; l < L; l++) {
+      const la = a.layers[l];
+      this.qkvOf(p.layers[l], la, residual, U * Tp, a.members);
+      b.copyRows(kv[l], la.qkv, B, Tp * C3, T * C3, Tp * C3, repeat);
+      if (l === L - 1) break;
+      b.attentionForward(la.atty, la.att, la.qkv, U, Tp, C, NH);
+      residual = this.projAndMlp(p.layers[l], la, residual, U * Tp, a.members);
     }
-    this.backend.copyRows(this.prefillLogits, logits, B, Tp * V, Tp * V, Tp * V, repeat);
-    return this.prefillLogits;
+    this.kvFilled = `${B}x${T}`;
+    // the last layer's input at each context's last row; its q, k, v there are recomputed (the decode step's own row)
+    const d = this.activations(B, 1);
+    b.gatherLast(d.encoded, residual, pos, B, Tp, C, repeat);
+    return this.layersAndHead(p, d, B, (la, l) => b.attentionDecode(la.atty, kv[l], la.qkv, pos, B, T, C, NH), this.members(seqs, B, 1), Math.max(0, L - 1));
   }
 
   /**
@@ -376,8 +369,6 @@ export class GPT {
   releaseActivations(): void {
     for (const a of this.actsByShape.values()) this.freeActs(a);
     this.actsByShape.clear();
-    if (this.prefillLogits) this.backend.free(this.prefillLogits);
-    this.prefillLogits = null;
     this.acts = null;
     for (const kv of this.kvByShape.values()) this.backend.free(kv.all); // the layers are views of it
     this.kvByShape.clear();

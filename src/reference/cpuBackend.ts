@@ -154,6 +154,10 @@ export class CpuBackend implements Backend {
     checkRepeat(repeat);
     nn.copyRows(f(dst), f(src), rows, width, dstStride, srcStride, repeat);
   }
+  gatherLast(dst: Tensor, src: Tensor, pos: Tensor, B: number, T: number, width: number, repeat = 1): void {
+    checkRepeat(repeat);
+    nn.gatherLast(f(dst), f(src), i32(pos), B, T, width, repeat);
+  }
   geluForward(out: Tensor, inp: Tensor, n: number): void { nn.geluForward(f(out), f(inp), n); }
   geluBackward(dinp: Tensor, inp: Tensor, dout: Tensor, n: number): void { nn.geluBackward(f(dinp), f(inp), f(dout), n); }
   residualForward(out: Tensor, a: Tensor, b: Tensor, n: number): void { nn.residualForward(f(out), f(a), f(b), n); }

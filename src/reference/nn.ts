@@ -125,6 +125,15 @@ export function copyRows(dst: F, src: F, rows: number, width: number, dstStride:
   }
 }
 
+/** dst[b,:] = src's row floor(b/repeat)*T + pos[b] - 1 of `width` floats (each sequence's last row; Backend.gatherLast). */
+export function gatherLast(dst: F, src: F, pos: I, B: number, T: number, width: number, repeat = 1): void {
+  for (let b = 0; b < B; b++) if (!(pos[b] >= 1 && pos[b] <= T)) throw new Error(`gatherLast: pos[${b}] = ${pos[b]} outside 1..${T}`);
+  for (let b = 0; b < B; b++) {
+    const s = (Math.floor(b / repeat) * T + pos[b] - 1) * width;
+    dst.set(src.subarray(s, s + width), b * width);
+  }
+}
+
 /** A decode step over the KV cache (see attention.ts attentionDecode). */
 export function attentionDecode(out: F, qkvCache: F, qkvNew: F, pos: I, B: number, T: number, C: number, NH: number): void {
   attnDecode(out, qkvCache, qkvNew, pos, B, T, C, NH);

@@ -203,7 +203,7 @@ export class Generator {
       }
       let logits: Tensor, logitsT: number;
       if (!this.kvCache) [logits, logitsT] = [this.model.forward(t.tokens, B, T, undefined, seqs, false), T];
-      else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T, seqs, repeat), Tp];
+      else if (k === 0) [logits, logitsT] = [this.model.prefill(prefix, B, Tp, T, t.pos, seqs, repeat), 1];
       else [logits, logitsT] = [this.model.decode(t.tokens, t.pos, B, T, seqs), 1];
       b.sample(t.tokens, t.logp, t.pos, t.done, t.limit, logits, B, T, cfg.vocabSize, temperature, eos, seed, counter + k, logitsT,
         rows ? t.rowRng : undefined);

@@ -1,7 +1,7 @@
 // The CPU engine's memory: tensors as byte offsets in WebAssembly memory (one thread's, or the thread pool's shared
 // one), the kernels instantiated over it, and the checks every op makes before a kernel touches an address. The ops
 // themselves are WasmBackend's (wasmBackend.ts), which extends this.
-import { checkRange, type DType, type Tensor } from '../backend';
+import { checkRange, checkRepeat, type DType, type Tensor } from '../backend';
 import { Arena, MAX_BYTES } from './arena';
 import { instantiateKernels, kernelVariant, type KernelVariant, type Kernels } from './kernels';
 import { checkThreads, ThreadPool } from './threads';
@@ -96,6 +96,17 @@ export class WasmMemory {
   copy(dst: Tensor, src: Tensor): void {
     if (src.size > dst.size) throw new Error(`wasm backend: copy of ${src.size} elements into a tensor of ${dst.size}`);
     this.k.copyRows(this.ptr(dst, src.size, 'dst', null), this.ptr(src, 0, 'src', null), 1, src.size, src.size, src.size, 1);
+  }
+  /** Backend.gatherLast on the host: B rows of `width` floats, a few microseconds (every pos checked before a row is written). */
+  gatherLast(dst: Tensor, src: Tensor, pos: Tensor, B: number, T: number, width: number, repeat = 1): void {
+    checkRepeat(repeat);
+    const d = this.f(dst, B * width, 'dst'), s = this.f(src, Math.ceil(B / repeat) * T * width, 'src'), at = this.i32(pos);
+    if (at.length < B) throw new Error(`wasm backend: pos holds ${at.length} elements, the op needs ${B}`);
+    for (let b = 0; b < B; b++) if (!(at[b] >= 1 && at[b] <= T)) throw new Error(`gatherLast: pos[${b}] = ${at[b]} outside 1..${T}`);
+    for (let b = 0; b < B; b++) {
+      const from = (Math.floor(b / repeat) * T + at[b] - 1) * width;
+      d.set(s.subarray(from, from + width), b * width);
+    }
   }
   free(t: Tensor): void {
     const w = this.own(t);

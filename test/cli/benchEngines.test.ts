@@ -138,13 +138,16 @@ describe('bench --compare --quick --backend reference,cpu', () => {
     expect(j.rows.map((x) => [x.model, x.P, x.G])).toEqual([['2x4x64', 1, 2], ['2x4x64', 4, 4], ['8x8x256', 1, 2]]);
     for (const e of j.results) {
       for (const c of e.cases) {
-        // matmul FLOPs by hand: per token fed 24 L C^2 + 2 C V, per causal pair 2 L C; the loss rows forward + backward = 3x
+        // matmul FLOPs by hand: per token fed 24 L C^2 + 2 C V, per causal pair 2 L C; the loss rows forward + backward = 3x;
+        // a context's positions before its last skip the last layer's proj and MLP (18 C^2), the head and that layer's pairs
         const [L, , C] = c.model.split('x').map(Number), V = c.vocabSize, k = c.counted;
         expect(k.refForward).toBe(false);
-        const byHand = (k.fedTokens + 3 * k.lossPositions) * (24 * L * C * C + 2 * C * V) + 2 * L * C * (k.fedPairs + 3 * k.lossPairs);
+        expect(k.prefillRows).toBeGreaterThan(0);
+        const skipped = k.prefillRows * (18 * C * C + 2 * C * V) + 2 * C * k.prefillPairs;
+        const byHand = (k.fedTokens + 3 * k.lossPositions) * (24 * L * C * C + 2 * C * V) + 2 * L * C * (k.fedPairs + 3 * k.lossPairs) - skipped;
         expect(c.flops).toBeCloseTo(byHand, 0);
         // by part: generation is the rollout's, the loss rows the update's
-        expect(c.flopParts.rollout).toBeCloseTo(k.fedTokens * (24 * L * C * C + 2 * C * V) + 2 * L * C * k.fedPairs, 0);
+        expect(c.flopParts.rollout).toBeCloseTo(k.fedTokens * (24 * L * C * C + 2 * C * V) + 2 * L * C * k.fedPairs - skipped, 0);
         expect(c.flopParts.update).toBeCloseTo(3 * k.lossPositions * (24 * L * C * C + 2 * C * V) + 2 * L * C * 3 * k.lossPairs, 0);
         expect(c.gflops).toBeCloseTo(c.flops / c.ms / 1e6, 9);
       }

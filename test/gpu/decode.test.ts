@@ -16,7 +16,7 @@ import { Generator, groupRun } from '../../src/rl/rollout';
 import type { GPTConfig } from '../../src/model/params';
 
 describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
-  it('embeddingLast, attentionDecode (cache append included; both layouts) and copyRows match the CPU reference', async () => {
+  it('embeddingLast, attentionDecode (cache append included; both layouts), copyRows and gatherLast match the CPU reference', async () => {
     for (const mode of ['lanes', 'single'] as const) for (const [B, T, C, NH] of [[3, 5, 12, 3], [2, 1, 8, 2], [3, 70, 16, 4], [2, 130, 10, 2], [65, 4, 4, 1]]) {
       forceRowMode(mode);
       const r = new Rng(B * 1000 + T * 10 + C), V = 9;
@@ -25,20 +25,24 @@ describe.skipIf(noGpu)('WebGPU KV-cache decoding', () => {
         tokens: r.ints(B * T, 0, V), pos, wte: r.normal(V * C), wpe: r.normal(T * C), emb: r.normal(B * C),
         qkvCache: r.normal(B * T * 3 * C), qkvNew: r.normal(B * 3 * C, 2), out: r.normal(B * C),
         rows: r.normal(B * 2 * 3 * C), copied: r.normal(B * T * 3 * C), repeated: r.normal(B * T * 3 * C),
+        gathered: r.normal(B * C), gatheredRep: r.normal(B * C),
       }, (b, t) => {
+        b.gatherLast(t.gathered, t.qkvCache, t.pos, B, T, C); // read before attentionDecode appends to the cache
+        if (B % 3 === 0) b.gatherLast(t.gatheredRep, t.qkvCache, t.pos, B, T, C, 3); // a group's rows: 3 sequences a row
         b.embeddingLast(t.emb, t.tokens, t.pos, t.wte, t.wpe, B, T, C);
         b.attentionDecode(t.out, t.qkvCache, t.qkvNew, t.pos, B, T, C, NH);
         b.copyRows(t.copied, t.rows, B, Math.min(2, T) * 3 * C, T * 3 * C, 2 * 3 * C);
         b.copyRows(t.repeated, t.rows, B, Math.min(2, T) * 3 * C, T * 3 * C, 2 * 3 * C, 2); // a group's one prefill, twice each
-      }, ['emb', 'qkvCache', 'out', 'copied', 'repeated']);
+      }, ['emb', 'qkvCache', 'out', 'copied', 'repeated', 'gathered', 'gatheredRep']);
     }
     forceRowMode(null);
   });
 
   it('a prefill and a decode step equal the full forward\'s rows', async () => {
     const cfg: GPTConfig = { nLayer: 2, nHead: 3, nEmbd: 12, blockSize: 80, vocabSize: 11 };
-    const { got, want } = await decodeVsForward(theGpu(), cfg, 7, 75, 5);
+    const { got, want, pre, preWant } = await decodeVsForward(theGpu(), cfg, 7, 75, 5);
     expectClose('decode logits', got, want, { rtol: 1e-4, atol: 1e-4 });
+    expectClose('prefill logits', pre, preWant, { rtol: 1e-4, atol: 1e-4 });
   });
 
   it('in the GPU layouts (workgroup per row, tiled attention) generation still draws the CPU reference\'s tokens', async () => {

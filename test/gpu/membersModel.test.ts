@@ -29,11 +29,11 @@ describe.skipIf(noGpu)('a stacked population through the GPT layers (WebGPU vs l
       expectClose('grads', got.grads, want.grads, TOL);
     });
   }
-  it('K = 3 members, a prefill then a decode step: the decode logits of three lone GPTs on the CPU', async () => {
+  it('K = 3 members, a prefill then a decode step: the prefill\'s and decode\'s logits of three lone GPTs on the CPU', async () => {
     const { config, weights, B, T, tokens } = modelCase();
     const pos = Int32Array.from({ length: 5 }, (_, i) => 2 + (i % 3));
     const got = await decodeBoth(theGpu(), config, weights, B, T, 3, tokens, pos);
     const want = await decodeBoth(new CpuBackend('f32'), config, weights, B, T, 3, tokens, pos);
-    expectClose('decode logits', got.stacked, want.lone, TOL);
+    expectClose('prefill and decode logits', got.stacked, want.lone, TOL);
   });
 });

@@ -14,14 +14,17 @@ const CFGS: GPTConfig[] = [
 describe('KV-cache decoding (CPU reference)', () => {
   it('a prefill and a decode step equal the full forward\'s rows, bit for bit (pos 1 and pos Tp + 1 included)', async () => {
     for (const [i, cfg] of CFGS.entries()) {
-      const { got, want } = await decodeVsForward(new CpuBackend(), cfg, 6, cfg.blockSize - 1, 11 + i);
+      const { got, want, pre, preWant } = await decodeVsForward(new CpuBackend(), cfg, 6, cfg.blockSize - 1, 11 + i);
       expect(Array.from(got)).toEqual(Array.from(want));
+      expect(Array.from(pre)).toEqual(Array.from(preWant));
     }
   });
 
   it('decode without a prefill of that shape first is refused', () => {
     const b = new CpuBackend(), cfg = CFGS[0], model = sharpModel(b, cfg, 1);
-    model.prefill(new Int32Array(2 * 4), 2, 4, 5);
+    const pos = b.alloc(2, 'i32');
+    b.write(pos, [4, 2]);
+    model.prefill(new Int32Array(2 * 4), 2, 4, 5, pos);
     expect(() => model.decode(b.alloc(3 * 5, 'i32'), b.alloc(3, 'i32'), 3, 5)).toThrow(/needs a prefill of that shape/);
   });
 

@@ -1,6 +1,6 @@
 // FLOP counts against shapes multiplied out by hand (independent of the formula's grouping).
 import { describe, expect, it } from 'vitest';
-import { decodeFlopKinds, forwardFlops, generationFlops, rlStepFlopKinds, rlStepFlopParts, rlStepFlops, trainFlops } from '../../src/model/flops';
+import { decodeFlopKinds, forwardFlops, generationFlops, prefillFlopKinds, rlStepFlopKinds, rlStepFlopParts, rlStepFlops, trainFlops } from '../../src/model/flops';
 
 // 1 layer, C = 4, V = 3, one sequence of T = 2 tokens.
 const TINY = { nLayer: 1, nEmbd: 4, vocabSize: 3 };
@@ -29,6 +29,22 @@ describe('model FLOPs', () => {
     // T 1: dense 1 * (24*16 + 2*4*3) = 408, attention 2*4*1*2 = 16
     expect(generationFlops(TINY, 1, 1)).toBe(424);
   });
+  it('a prefill of 3 tokens (1 layer, C 4, V 3): the last position whole, the two before it their q, k, v alone', () => {
+    const C = 4, V = 3;
+    const qkv = 2 * C * (3 * C); // 96 a position
+    // the last position (t = 2): qkv 96, proj 32, fc 128, fc proj 128, head 24; attention over 3 keys, q.k and att.v 2 C each: 48
+    const last = qkv + 2 * C * C + 2 * C * 4 * C + 2 * 4 * C * C + 2 * C * V + 2 * (2 * C) * 3;
+    expect(last).toBe(456);
+    const p = prefillFlopKinds(TINY, 3);
+    expect(p.dense + p.attention).toBe(2 * qkv + last); // 648, against a forward's 1320
+    expect(p.attention).toBe(48);
+    expect(forwardFlops(TINY, 1, 3)).toBe(1320);
+    // a context of 3, 2 generated: the prefill, then one token fed at position 3 (408 dense, attention over 4 keys: 64)
+    expect(generationFlops(TINY, 3, 2)).toBe(648 + 408 + 64);
+    // 2 layers: the first layer whole at every position, the second's q, k, v alone before the last
+    const two = { nLayer: 2, nEmbd: 4, vocabSize: 3 }, q = prefillFlopKinds(two, 3);
+    expect(q.dense + q.attention).toBe(forwardFlops(TINY, 1, 3) - 3 * 2 * C * V + 648);
+  });
   it('an RL step sums its sequences, its loss rows and the reference forward', () => {
     const shape = { sequences: [{ context: 1, generated: 2 }, { context: 1, generated: 1 }], minibatches: [{ rows: 2, T: 2 }, { rows: 1, T: 1 }], refForward: false };
     expect(rlStepFlops(TINY, shape)).toBe(864 + 424 + 3 * 2 * 864 + 3 * 424);
@@ -51,7 +67,7 @@ describe('model FLOPs', () => {
     expect(k.dense + k.attention).toBe(forwardFlops(big, 1, c + g - 1) - forwardFlops(big, 1, c));
     expect(rlStepFlopKinds(TINY, shape).decode).toEqual({ dense: 816, attention: 80 });
   });
-  it('a context shared by a group is counted once: each of its G sequences takes 1 / G of the context\'s positions', () => {
+  it('a context shared by a group is counted once: each of its G sequences takes 1 / G of the context\'s prefill', () => {
     // context 1 + 2 new, twice with one prefill: the context's position (T 1: 424) once, the fed new token (864 - 424) twice
     const shape = { sequences: [{ context: 1, generated: 2, share: 2 }, { context: 1, generated: 2, share: 2 }], minibatches: [], refForward: false };
     expect(rlStepFlops(TINY, shape)).toBe(424 + 2 * (864 - 424));
@@ -84,7 +100,14 @@ describe('the Trainer\'s step_flops', () => {
     // a context that k sequences of the same turn (and slot) hold is fed once: each counts 1 / k of its positions
     const holders = (q: (typeof seqs)[number]) => seqs.filter((o) => o.turn === q.turn && o.slot === q.slot && o.context.join() === q.context.join()).length;
     expect(seqs.filter((q) => q.turn === seqs[0].turn).map(holders)).toEqual(new Array(6).fill(3)); // the first turn: 2 prompts x 3 episodes
-    const gen = seqs.reduce((a, q) => a + (q.generated.length ? byToken(q.context.length + q.generated.length - 1) - (1 - 1 / holders(q)) * byToken(q.context.length) : 0), 0);
+    // a prefill of c tokens: the positions before the last through every layer's q, k, v and the layers below the last; the last whole
+    const byPrefill = (c: number) => {
+      let f = 0;
+      for (let t = 0; t < c - 1; t++) f += (L - 1) * (2 * C * 3 * C + 2 * C * C + 2 * C * 4 * C + 2 * 4 * C * C + 2 * 2 * C * (t + 1)) + 2 * C * 3 * C;
+      return f + byToken(c) - byToken(c - 1);
+    };
+    const gen = seqs.reduce((a, q) => a + (q.generated.length
+      ? byToken(q.context.length + q.generated.length - 1) - byToken(q.context.length) + byPrefill(q.context.length) / holders(q) : 0), 0);
     expect(trainer.lossRows).toBeGreaterThan(0);
     // each minibatch's rows run at its own length: the longest sequence less one, rounded up to 8, within blockSize - 1
     const byMinibatch = trainer.lossShapes.reduce((a, s) => a + 3 * s.rows * byToken(s.T), 0);

@@ -52,30 +52,35 @@ export async function loneForwardBackward(b: Backend, config: GPTConfig, weights
 
 /**
  * A prefill of the first Tp positions then one decode step at positions pos (one per sequence) through the population
- * GPT, and the same per member through lone GPTs: the decode step's logits [sum(B), V], member-major.
+ * GPT, and the same per member through lone GPTs: the prefill's logits (each context's last row, a context min(pos, Tp)
+ * long) then the decode step's, [2 sum(B), V], member-major in each.
  */
 export async function decodeBoth(b: Backend, config: GPTConfig, weights: Float32Array[], B: number[], T: number, Tp: number,
   tokens: Int32Array, pos: Int32Array): Promise<{ stacked: Float64Array; lone: Float64Array }> {
   const Bsum = B.reduce((s, x) => s + x, 0), V = config.vocabSize;
   const run = async (gpt: GPT, from: number, n: number, seqs?: number[]) => {
-    const tok = b.alloc(n * T, 'i32'), p = b.alloc(n, 'i32'), prefix = new Int32Array(n * Tp);
+    const tok = b.alloc(n * T, 'i32'), p = b.alloc(n, 'i32'), ctx = b.alloc(n, 'i32'), prefix = new Int32Array(n * Tp);
     b.write(tok, tokens.subarray(from * T, (from + n) * T));
     b.write(p, pos.subarray(from, from + n));
+    b.write(ctx, pos.subarray(from, from + n).map((x) => Math.min(x, Tp))); // the contexts' lengths, 1..Tp
     for (let i = 0; i < n; i++) prefix.set(tokens.subarray((from + i) * T, (from + i) * T + Tp), i * Tp);
-    gpt.prefill(prefix, n, Tp, T, seqs);
+    const pre = Float64Array.from(await b.read(gpt.prefill(prefix, n, Tp, T, ctx, seqs))).subarray(0, n * V);
     const out = Float64Array.from(await b.read(gpt.decode(tok, p, n, T, seqs)));
-    b.free(tok); b.free(p);
-    return out;
+    b.free(tok); b.free(p); b.free(ctx);
+    return { pre, out };
   };
   const pop = new GPT(b, config, weights);
-  const stacked = await run(pop, 0, Bsum, B);
+  const both = await run(pop, 0, Bsum, B), stacked = new Float64Array(2 * Bsum * V);
+  stacked.set(both.pre);
+  stacked.set(both.out, Bsum * V);
   pop.destroy();
-  const lone = new Float64Array(Bsum * V);
+  const lone = new Float64Array(2 * Bsum * V);
   let at = 0;
   for (const [k, n] of B.entries()) {
     if (n === 0) continue;
-    const gpt = new GPT(b, config, weights[k]);
-    lone.set(await run(gpt, at, n), at * V);
+    const gpt = new GPT(b, config, weights[k]), got = await run(gpt, at, n);
+    lone.set(got.pre, at * V);
+    lone.set(got.out, (Bsum + at) * V);
     gpt.destroy();
     at += n;
   }

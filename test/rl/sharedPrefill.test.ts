@@ -62,11 +62,10 @@ describe('prefillShares', () => {
 async function run(make: () => Backend, shared: boolean) {
   const b = make(), t = new Trainer(b, createRelay({}), validateConfig(TINY));
   let rows = 0;
-  for (const p of t.policies) {
-    p.gen.sharedPrefill = shared;
-    const forward = p.model.forward.bind(p.model);
-    p.model.forward = ((...a: Parameters<GPT['forward']>) => { rows += a[1] * a[2]; return forward(...a); }) as GPT['forward'];
-  }
+  for (const p of t.policies) p.gen.sharedPrefill = shared;
+  // every forward and prefill starts with the rows' embedding: its N counts the rows through the model
+  const embed = b.embeddingForward.bind(b);
+  b.embeddingForward = (...a: Parameters<Backend['embeddingForward']>) => { rows += a[4]; return embed(...a); };
   const metrics = [untimed(await t.step()), untimed(await t.step())];
   await t.evaluate();
   const seqs = t.lastRollout!.rollout.sequences.map((s) => [s.generated, s.logp]);
@@ -88,13 +87,18 @@ describe('one prefill per group', () => {
   it('GPT.prefill with repeat: the cache and logits of a prefill over every row, from the distinct rows only', async () => {
     const b = new CpuBackend(), cfg = { vocabSize: 11, blockSize: 8, nLayer: 1, nHead: 2, nEmbd: 8 };
     const model = new GPT(b, cfg, undefined, 3);
-    const distinct = [[1, 2, 3], [4, 5, 6]], G = 3, Tp = 3, T = 6, B = distinct.length * G;
+    const distinct = [[1, 2, 3], [4, 5, 0]], lengths = [3, 2], G = 3, Tp = 3, T = 6, B = distinct.length * G;
     const every = Int32Array.from(distinct.flatMap((c) => Array.from({ length: G }, () => c).flat()));
-    const all = Float32Array.from(await b.read(model.prefill(every, B, Tp, T)));
-    const shared = Float32Array.from(await b.read(model.prefill(Int32Array.from(distinct.flat()), B, Tp, T, undefined, G)));
-    expect(shared.length).toBeGreaterThanOrEqual(all.length);
-    expect(shared.subarray(0, all.length)).toEqual(all);
-    expect(() => model.prefill(every, B, Tp, T, undefined, 4)).toThrow(/repeat 4 does not divide the 6 sequences/);
+    const pos = b.alloc(B, 'i32');
+    b.write(pos, lengths.flatMap((n) => Array.from({ length: G }, () => n)));
+    const all = Float32Array.from(await b.read(model.prefill(every, B, Tp, T, pos)));
+    const cacheAll = await b.read(model['kvCache'](B, T).all);
+    const shared = Float32Array.from(await b.read(model.prefill(Int32Array.from(distinct.flat()), B, Tp, T, pos, undefined, G)));
+    expect(all.length).toBeGreaterThanOrEqual(B * cfg.vocabSize);
+    expect(shared).toEqual(all);
+    expect(all.subarray(0, cfg.vocabSize)).not.toEqual(all.subarray(G * cfg.vocabSize, (G + 1) * cfg.vocabSize)); // two prompts
+    expect(await b.read(model['kvCache'](B, T).all)).toEqual(cacheAll);
+    expect(() => model.prefill(every, B, Tp, T, pos, undefined, 4)).toThrow(/repeat 4 does not divide the 6 sequences/);
     model.destroy();
   });
 });

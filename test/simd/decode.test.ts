@@ -16,8 +16,9 @@ const CFGS: GPTConfig[] = [
 describe('KV-cache decoding (wasm engine)', () => {
   it('a prefill and a decode step equal the full forward\'s rows, bit for bit', async () => {
     for (const [i, cfg] of CFGS.entries()) {
-      const { got, want } = await decodeVsForward(new WasmBackend(), cfg, 6, cfg.blockSize - 1, 11 + i);
+      const { got, want, pre, preWant } = await decodeVsForward(new WasmBackend(), cfg, 6, cfg.blockSize - 1, 11 + i);
       expect(Array.from(got)).toEqual(Array.from(want));
+      expect(Array.from(pre)).toEqual(Array.from(preWant));
     }
   });
   for (const temperature of [1, 0]) {

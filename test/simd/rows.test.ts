@@ -85,4 +85,24 @@ describe('wasm sum of squares and row copies vs reference', () => {
     await expect(twin({ dst: randn(rows * dstStride, 1), src: randn(rows * srcStride, 2) }, (b, t) => b.copyRows(t.dst, t.src, rows, width, dstStride, srcStride, 0), ['dst'],
       { rtol: 0, atol: 0 })).rejects.toThrow(/repeat must be an integer >= 1; got 0/);
   });
+  it('gatherLast: each sequence\'s row at its last position, of B / repeat sequences of T rows; a bad position is refused before a row is written', async () => {
+    const [B, T, width] = [6, 5, 7], pos = Int32Array.from([5, 1, 3, 3, 2, 4]);
+    for (const repeat of [1, 2, 3]) {
+      const src = randn(Math.ceil(B / repeat) * T * width, 4);
+      const { got } = await twin({ dst: randn(B * width, 1), src, pos }, (b, t) => b.gatherLast(t.dst, t.src, t.pos, B, T, width, repeat), ['dst'], { rtol: 0, atol: 0 });
+      // by hand: row b is source row floor(b / repeat) * T + pos[b] - 1
+      for (let b = 0; b < B; b++) {
+        const from = (Math.floor(b / repeat) * T + pos[b] - 1) * width;
+        expect(Array.from(got.dst.subarray(b * width, (b + 1) * width))).toEqual(Array.from(src.subarray(from, from + width)));
+      }
+    }
+    for (const bad of [0, T + 1]) {
+      const dst = randn(B * width, 1), badPos = Int32Array.from(pos);
+      badPos[4] = bad;
+      const { got } = await twin({ dst, src: randn(B * T * width, 4), pos: badPos }, (b, t) => {
+        expect(() => b.gatherLast(t.dst, t.src, t.pos, B, T, width)).toThrow(new RegExp(`gatherLast: pos\\[4\\] = ${bad} outside 1\\.\\.${T}`));
+      }, ['dst'], { rtol: 0, atol: 0 });
+      expect(Array.from(got.dst)).toEqual(Array.from(dst)); // nothing written
+    }
+  });
 });

@@ -93,21 +93,24 @@ export interface CaseResult {
   /**
    * What `flops` counts, per step: tokens fed in generation (each sequence's context + generated - 1, a context
    * that `share` sequences hold counted 1 / share in each) and the sum of n (n + 1) over those sequences' n (the
-   * same share of the context's c (c + 1)); loss positions (rows x T per minibatch) and the sum of rows x T (T + 1).
-   * flops = (fed + 3 loss) (24 L C^2 + 2 C V) + 2 L C (fedPairs + 3 lossPairs), 4 for 3 with a reference forward.
+   * same share of the context's c (c + 1)); the context positions before each context's last, whose last layer runs
+   * its q, k, v alone (prefillRows, the sum of c - 1, and prefillPairs, of (c - 1) c, the same share of each); loss
+   * positions (rows x T per minibatch) and the sum of rows x T (T + 1). flops = (fed + 3 loss) (24 L C^2 + 2 C V)
+   * - prefillRows (18 C^2 + 2 C V) + 2 L C (fedPairs + 3 lossPairs) - 2 C prefillPairs, 4 for 3 with a reference forward.
    */
-  counted: { fedTokens: number; fedPairs: number; lossPositions: number; lossPairs: number; refForward: boolean };
+  counted: { fedTokens: number; fedPairs: number; prefillRows: number; prefillPairs: number; lossPositions: number; lossPairs: number; refForward: boolean };
   shape: { gen: GenBatch[]; trainRows: number; T: number; minibatches: number };
   /** The optimizer and loss settings of the step (relay-silence's), passed to the PyTorch twin. */
   settings: { lr: number; epsLow: number; epsHigh: number; gradClip: number; weightDecay: number; temperature: number };
 }
 
-/** Wraps each policy's forward to count the rows (B x T) it runs: the generation path shows in it. */
+/** Wraps each policy's forward and prefill to count the rows (B x T) they run: the generation path shows in it. */
 function countForwardRows(models: GPT[]): { rows: () => number; reset: () => void } {
   let rows = 0;
   for (const m of models) {
-    const orig = m.forward.bind(m);
-    (m as { forward: GPT['forward'] }).forward = (tokens, B, T, params) => { rows += B * T; return orig(tokens, B, T, params); };
+    const forward = m.forward.bind(m), prefill = m.prefill.bind(m);
+    (m as { forward: GPT['forward'] }).forward = (...a) => { rows += a[1] * a[2]; return forward(...a); };
+    (m as { prefill: GPT['prefill'] }).prefill = (...a) => { rows += (a[1] / (a[6] ?? 1)) * a[2]; return prefill(...a); };
   }
   return { rows: () => rows, reset: () => { rows = 0; } };
 }
@@ -138,7 +141,7 @@ export async function measureCase(b: Counted, c: CompareCase, floor: Floor | nul
     const warmup = jitSteps + rule.warmup, reps = rule.timed;
     const before = b.counters ? { ...b.counters } : undefined;
     const phases = { rollout: 0, reward: 0, update: 0 };
-    let flops = 0, fed = 0, fedPairs = 0, lossRows = 0, lossPositions = 0, lossPairs = 0;
+    let flops = 0, fed = 0, fedPairs = 0, prefillRows = 0, prefillPairs = 0, lossRows = 0, lossPositions = 0, lossPairs = 0;
     const flopParts = { rollout: 0, update: 0 };
     fwd.reset();
     const t0 = performance.now();
@@ -159,6 +162,8 @@ export async function measureCase(b: Counted, c: CompareCase, floor: Floor | nul
         const n = q.context + q.generated - 1, c = q.context, f = 1 / q.share;
         fed += n - c + c * f;
         fedPairs += n * (n + 1) - c * (c + 1) + c * (c + 1) * f;
+        prefillRows += (c - 1) * f;
+        prefillPairs += (c - 1) * c * f;
       }
       lossRows += trainer.lossRows;
       lossPositions += trainer.lossShapes.reduce((a, s) => a + s.rows * s.T, 0);
@@ -200,7 +205,7 @@ export async function measureCase(b: Counted, c: CompareCase, floor: Floor | nul
       flops: stepFlops, gflops: stepFlops / ms / 1e6, flopParts: { rollout: flopParts.rollout / reps, update: flopParts.update / reps }, opSplit, perStep,
       floorMs, pctOfFloor: floorMs ? (100 * ms) / floorMs : undefined,
       generation: { path, fedTokens: fed, forwardRows: genRows },
-      counted: { fedTokens: fed, fedPairs: fedPairs / reps, lossPositions: lossPositions / reps, lossPairs: lossPairs / reps, refForward: cfg.beta > 0 },
+      counted: { fedTokens: fed, fedPairs: fedPairs / reps, prefillRows: prefillRows / reps, prefillPairs: prefillPairs / reps, lossPositions: lossPositions / reps, lossPairs: lossPairs / reps, refForward: cfg.beta > 0 },
       shape: { gen, trainRows: Math.round(lossRows / reps), T, minibatches: cfg.minibatches },
       settings: { lr: cfg.lr, epsLow: cfg.epsLow, epsHigh: cfg.epsHigh, gradClip: cfg.gradClip, weightDecay: cfg.weightDecay, temperature: cfg.temperature },
     };

@@ -25,7 +25,7 @@ const PART_OF: Record<string, Part> = {
   logprobForward: 'loss and RL ops', logprobBackward: 'loss and RL ops', crossEntropyForward: 'loss and RL ops', crossEntropyBackward: 'loss and RL ops',
   gather: 'loss and RL ops', groupNormalize: 'loss and RL ops', seqRatio: 'loss and RL ops', clipLoss: 'loss and RL ops', policyLoss: 'loss and RL ops', rlStats: 'loss and RL ops',
   sumSquares: 'optimizer', clipScale: 'optimizer', adamw: 'optimizer', clipAdamw: 'optimizer',
-  embeddingForward: 'embeddings and copies', embeddingBackward: 'embeddings and copies', embeddingLast: 'embeddings and copies', copyRows: 'embeddings and copies',
+  embeddingForward: 'embeddings and copies', embeddingBackward: 'embeddings and copies', embeddingLast: 'embeddings and copies', copyRows: 'embeddings and copies', gatherLast: 'embeddings and copies',
   residualForward: 'embeddings and copies', accumulate: 'embeddings and copies', write: 'embeddings and copies', read: 'embeddings and copies',
   zero: 'embeddings and copies', copy: 'embeddings and copies',
 };

@@ -1,4 +1,5 @@
-// Bindings of shaders/decode.wgsl: 1 out, 2 tokens, 3 pos, 4 wte, 5 wpe, 6 qkvCache, 7 qkvNew (copy_rows: 6 dst, 7 src),
+// Bindings of shaders/decode.wgsl: 1 out, 2 tokens, 3 pos, 4 wte, 5 wpe, 6 qkvCache, 7 qkvNew (copy_rows: 6 dst, 7 src;
+// gather_last: 1 dst, 7 src),
 // 8 rowStart.
 import { grid1D, type KernelContext } from '../runtime';
 import type { GpuTensor } from '../tensor';
@@ -36,4 +37,9 @@ export function attentionDecode(k: KernelContext, out: GpuTensor, qkvCache: GpuT
 /** dst[r*dstStride + i] = src[floor(r/repeat)*srcStride + i] for r < rows, i < width. */
 export function copyRows(k: KernelContext, dst: GpuTensor, src: GpuTensor, rows: number, width: number, dstStride: number, srcStride: number, repeat = 1): void {
   k.dispatch(kernel('copy_rows'), 'uuuuu', [rows, width, dstStride, srcStride, repeat], { 6: dst, 7: src }, grid1D(rows * width, WG));
+}
+
+/** dst[b,:] = the row of sequence b's last position (pos[b] - 1) in src [B / repeat, T, width]. */
+export function gatherLast(k: KernelContext, dst: GpuTensor, src: GpuTensor, pos: GpuTensor, B: number, T: number, width: number, repeat = 1): void {
+  k.dispatch(kernel('gather_last'), 'uuuuu', [B, T, width, 0, repeat], { 1: dst, 3: pos, 7: src }, grid1D(B * width, WG));
 }
