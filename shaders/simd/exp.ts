@@ -3,6 +3,10 @@
 // of exp in f32; x is clamped to [-87, 88] so 2^n stays a normal f32 (no inf, no denormals).
 // n comes from adding 1.5 * 2^23 (the sum's low mantissa bits are round(x / ln 2)): no floor and
 // no float-to-int conversion, both long instruction sequences on x64 without AVX-512.
+// Each multiply-then-add is madd (fma.ts): the plain build's operations and bits are as before (c + a * b is
+// a * b + c in IEEE, and c - n * K is c + n * -K), the fused build's one rounding each and fewer instructions.
+import { madd } from './fma';
+
 const LOG2E: f32 = 1.44269504088896341;
 const LN2_HI: f32 = 0.693359375;
 const LN2_LO: f32 = -2.12194440e-4;
@@ -26,35 +30,34 @@ export function expClamp(x: v128): v128 { return f32x4.pmin(f32x4.pmax(x, f32x4.
 /** The bits 0x4B400000 + n, n = round(x / ln 2). */
 // @ts-ignore: decorator
 @inline
-export function expBig(c: v128): v128 { return f32x4.add(f32x4.mul(c, f32x4.splat(LOG2E)), f32x4.splat(ROUND)); }
+export function expBig(c: v128): v128 { return madd(c, f32x4.splat(LOG2E), f32x4.splat(ROUND)); }
 /** r = x - n ln 2, in two parts. */
 // @ts-ignore: decorator
 @inline
 export function expR(c: v128, big: v128): v128 {
   const n = f32x4.sub(big, f32x4.splat(ROUND));
-  return f32x4.sub(f32x4.sub(c, f32x4.mul(n, f32x4.splat(LN2_HI))), f32x4.mul(n, f32x4.splat(LN2_LO)));
+  return madd(n, f32x4.splat(-LN2_LO), madd(n, f32x4.splat(-LN2_HI), c));
 }
 /** The polynomial's first three steps. */
 // @ts-ignore: decorator
 @inline
 export function expPolyLo(r: v128): v128 {
-  let p = f32x4.splat(1.9875691500e-4);
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.3981999507e-3));
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(8.3334519073e-3));
-  return f32x4.add(f32x4.mul(p, r), f32x4.splat(4.1665795894e-2));
+  let p = madd(f32x4.splat(1.9875691500e-4), r, f32x4.splat(1.3981999507e-3));
+  p = madd(p, r, f32x4.splat(8.3334519073e-3));
+  return madd(p, r, f32x4.splat(4.1665795894e-2));
 }
 /** Its last two. */
 // @ts-ignore: decorator
 @inline
 export function expPolyHi(p: v128, r: v128): v128 {
-  p = f32x4.add(f32x4.mul(p, r), f32x4.splat(1.6666665459e-1));
-  return f32x4.add(f32x4.mul(p, r), f32x4.splat(5.0000001201e-1));
+  p = madd(p, r, f32x4.splat(1.6666665459e-1));
+  return madd(p, r, f32x4.splat(5.0000001201e-1));
 }
 /** exp(r) = p r^2 + r + 1, times 2^n built in the exponent bits. */
 // @ts-ignore: decorator
 @inline
 export function expEnd(p: v128, r: v128, big: v128): v128 {
-  const y = f32x4.add(f32x4.add(f32x4.mul(p, f32x4.mul(r, r)), r), f32x4.splat(1));
+  const y = f32x4.add(madd(p, f32x4.mul(r, r), r), f32x4.splat(1));
   const pow2n = i32x4.shl(i32x4.add(big, i32x4.splat(127 - 0x4B400000)), 23);
   return f32x4.mul(y, pow2n);
 }

@@ -3,18 +3,21 @@
 // expf4 (exp.ts); -2u is capped by expf4's clamp, where the result is x * 1e-38 (0 in effect).
 // f32 throughout (the reference is f64 inside): within a few ulp of it.
 import { expBig, expClamp, expEnd, expf4, expPolyHi, expPolyLo, expR } from './exp';
+import { madd } from './fma';
 import { MAX_SLOTS, threadScratch } from './slot';
 
 const GELU_S: f32 = 0.7978845608028654; // sqrt(2 / pi)
 const GELU_C: f32 = 0.044715;
 
-/** -2u for each lane (exp's argument). */
+/**
+ * -2u for each lane (exp's argument): -2 S (x + C x^3), the x + C x^3 a madd (fma.ts); (S s) (-2) and s (-2 S) are
+ * the same bits (a power of two scales exactly), so one multiply does both.
+ */
 // @ts-ignore: decorator
 @inline
 function minus2u(x: v128): v128 {
   const x3 = f32x4.mul(f32x4.mul(x, x), x);
-  const u = f32x4.mul(f32x4.splat(GELU_S), f32x4.add(x, f32x4.mul(f32x4.splat(GELU_C), x3)));
-  return f32x4.mul(u, f32x4.splat(-2));
+  return f32x4.mul(madd(f32x4.splat(GELU_C), x3, x), f32x4.splat(-2 * GELU_S));
 }
 
 /** exp(-2u) for each lane. */
@@ -42,7 +45,7 @@ function geluGrad4(x: v128, g: v128): v128 {
 @inline
 function geluGradOf(x: v128, g: v128, en: v128): v128 {
   const sg = f32x4.div(f32x4.splat(1), f32x4.add(f32x4.splat(1), en)), d = f32x4.mul(en, sg);
-  const du = f32x4.mul(f32x4.splat(GELU_S), f32x4.add(f32x4.splat(1), f32x4.mul(f32x4.splat(3 * GELU_C), f32x4.mul(x, x))));
+  const du = f32x4.mul(f32x4.splat(GELU_S), madd(f32x4.splat(3 * GELU_C), f32x4.mul(x, x), f32x4.splat(1)));
   const two = f32x4.mul(f32x4.mul(f32x4.mul(f32x4.add(x, x), sg), d), du);
   return f32x4.mul(g, f32x4.add(sg, two));
 }

@@ -1,5 +1,6 @@
 // How far one build of the kernels ('simd' or 'fma', the relaxed-simd build) is from the f32 reference on the
-// ops the fused multiply-add touches (matmul forward and backward, attention), and how many outputs the two
+// ops the fused multiply-add touches (matmul forward and backward, attention, and exp's users: the GELU and the
+// log-softmax), and how many outputs the two
 // builds give differently. Imported by fma.test.ts; run as a script (in a Node started with
 // --experimental-wasm-relaxed-simd where the relaxed build does not validate by default) it prints the JSON.
 // Self-contained: no vitest import, so it runs outside the test runner.
@@ -10,7 +11,7 @@ import { CpuBackend } from '../../src/reference/cpuBackend';
 import type { KernelVariant } from '../../src/simd/kernels';
 import { WasmBackend } from '../../src/simd/wasmBackend';
 
-type Inputs = Record<string, Float32Array>;
+type Inputs = Record<string, Float32Array | Int32Array>;
 interface Case { name: string; inputs: () => Inputs; outputs: string[]; sumLength: number; op: (b: Backend, t: Record<string, Tensor>) => void }
 
 const randn = (n: number, seed: number, scale = 1) => { const r = mulberry32(seed); return Float32Array.from({ length: n }, () => (r() - 0.5) * 2 * scale); };
@@ -29,12 +30,20 @@ function cases(): Case[] {
   out.push({ name: `attentionForward B${B} T${T} C${C} H${NH}`, outputs: ['out', 'att'], sumLength: T + C / NH,
     inputs: () => ({ out: new Float32Array(B * T * C), att: new Float32Array(B * NH * T * T), qkv: randn(B * T * 3 * C, 12) }),
     op: (b, t) => b.attentionForward(t.out, t.att, t.qkv, B, T, C, NH) });
+  // the GELU over its whole range (exp's clamp included) and the log-softmax: exp's polynomial and reduction are madds
+  const n = 1001, V = 37, N = 13;
+  out.push({ name: `geluForward and geluBackward n${n}`, outputs: ['y', 'dx'], sumLength: 1,
+    inputs: () => ({ y: new Float32Array(n), dx: randn(n, 13), x: randn(n, 14, 12), dy: randn(n, 15) }),
+    op: (b, t) => { b.geluForward(t.y, t.x, n); b.geluBackward(t.dx, t.x, t.dy, n); } });
+  out.push({ name: `logprobForward N${N} V${V}`, outputs: ['logp', 'ent'], sumLength: V,
+    inputs: () => ({ logp: new Float32Array(N), ent: new Float32Array(N), logits: randn(N * V, 16, 6), tg: Int32Array.from({ length: N }, (_, i) => (i * 5) % V) }),
+    op: (b, t) => b.logprobForward(t.logp, t.ent, t.logits, t.tg, N, V, 1) });
   return out;
 }
 
 async function run(b: Backend, c: Case): Promise<Float64Array[]> {
   const t: Record<string, Tensor> = {};
-  for (const [name, data] of Object.entries(c.inputs())) { t[name] = b.alloc(data.length); b.write(t[name], data); }
+  for (const [name, data] of Object.entries(c.inputs())) { t[name] = b.alloc(data.length, data instanceof Int32Array ? 'i32' : 'f32'); b.write(t[name], data); }
   c.op(b, t);
   const res = await Promise.all(c.outputs.map(async (o) => Float64Array.from(await b.read(t[o]))));
   for (const x of Object.values(t)) b.free(x);
